@@ -1,0 +1,97 @@
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "zot-discovery.h"
+#include "zot-frame-channel.h"
+#include "zot-manifest.h"
+
+G_BEGIN_DECLS
+
+/**
+ * ZotExtensionState:
+ * @ZOT_EXTENSION_STATE_DISABLED: the manifest says `enabled: false`; never started
+ * @ZOT_EXTENSION_STATE_STARTING: spawned, waiting for `hello`
+ * @ZOT_EXTENSION_STATE_REGISTERING: `hello` answered, taking registrations until `ready`
+ * @ZOT_EXTENSION_STATE_READY: running; its commands are routed to it
+ * @ZOT_EXTENSION_STATE_STOPPING: the shutdown ladder is running
+ * @ZOT_EXTENSION_STATE_EXITED: stopped by the host
+ * @ZOT_EXTENSION_STATE_FAILED: could not start, or crashed; see #ZotExtension:last-error
+ */
+typedef enum
+{
+  ZOT_EXTENSION_STATE_DISABLED,
+  ZOT_EXTENSION_STATE_STARTING,
+  ZOT_EXTENSION_STATE_REGISTERING,
+  ZOT_EXTENSION_STATE_READY,
+  ZOT_EXTENSION_STATE_STOPPING,
+  ZOT_EXTENSION_STATE_EXITED,
+  ZOT_EXTENSION_STATE_FAILED,
+} ZotExtensionState;
+
+/**
+ * ZotExtensionCommand:
+ * @name: the spelling the extension registered
+ * @description: (nullable): what it does
+ * @conflict: (nullable): why it is not routed, when another command wins
+ */
+typedef struct
+{
+  char *name;
+  char *description;
+  char *conflict;
+} ZotExtensionCommand;
+
+#define ZOT_TYPE_EXTENSION (zot_extension_get_type ())
+G_DECLARE_FINAL_TYPE (ZotExtension, zot_extension, ZOT, EXTENSION, GObject)
+
+ZotExtension      *zot_extension_new                 (ZotManifest          *manifest,
+                                                      ZotExtensionScope     scope,
+                                                      JsonObject           *hello_ack);
+ZotExtension      *zot_extension_new_failed          (const char           *directory,
+                                                      ZotExtensionScope     scope,
+                                                      const GError         *error);
+ZotManifest       *zot_extension_get_manifest        (ZotExtension         *self);
+const char        *zot_extension_get_name            (ZotExtension         *self);
+const char        *zot_extension_get_directory       (ZotExtension         *self);
+ZotExtensionScope  zot_extension_get_scope           (ZotExtension         *self);
+ZotExtensionState  zot_extension_get_state           (ZotExtension         *self);
+const char        *zot_extension_get_last_error      (ZotExtension         *self);
+const char        *zot_extension_get_log_path        (ZotExtension         *self);
+const char        *zot_extension_get_hello_version   (ZotExtension         *self);
+gboolean           zot_extension_has_capability      (ZotExtension         *self,
+                                                      const char           *capability);
+GPtrArray         *zot_extension_get_commands        (ZotExtension         *self);
+gboolean           zot_extension_is_running          (ZotExtension         *self);
+
+void               zot_extension_request_async       (ZotExtension         *self,
+                                                      JsonObject           *frame,
+                                                      guint                 timeout_ms,
+                                                      GCancellable         *cancellable,
+                                                      GAsyncReadyCallback   callback,
+                                                      gpointer              user_data);
+JsonObject        *zot_extension_request_finish      (ZotExtension         *self,
+                                                      GAsyncResult         *result,
+                                                      GError              **error);
+gboolean           zot_extension_notify              (ZotExtension         *self,
+                                                      JsonObject           *frame,
+                                                      GError              **error);
+
+void               zot_extension_stop_async          (ZotExtension         *self,
+                                                      GCancellable         *cancellable,
+                                                      GAsyncReadyCallback   callback,
+                                                      gpointer              user_data);
+gboolean           zot_extension_stop_finish         (ZotExtension         *self,
+                                                      GAsyncResult         *result,
+                                                      GError              **error);
+
+void               zot_extension_log                 (ZotExtension         *self,
+                                                      const char           *format,
+                                                      ...) G_GNUC_PRINTF (2, 3);
+void               zot_extension_set_trace           (ZotExtension         *self,
+                                                      gboolean              trace);
+
+const char        *zot_extension_state_to_string     (ZotExtensionState     state);
+
+G_END_DECLS

@@ -1,0 +1,827 @@
+/* zot-frame-channel.c — newline-delimited JSON over a pair of GIO streams.
+ *
+ * The reader enforces the frame cap while the line is still arriving, so a
+ * peer that never sends a newline cannot make the host buffer more than
+ * ZOT_FRAME_MAX_BYTES. The writer coalesces whatever is queued into one
+ * writev, which keeps event fan-out at one system call per extension per
+ * main loop iteration instead of one per frame.
+ */
+#define G_LOG_DOMAIN "zot-protocol"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "zot-error.h"
+#include "zot-frame-channel.h"
+#include "zot-limits.h"
+
+#define READ_CHUNK_SIZE   (256 * 1024)
+#define MAX_BATCH_VECTORS 1024
+
+typedef struct
+{
+  GBytes   *bytes;
+  gint64    enqueued_at;
+  gboolean  is_request;
+} QueuedFrame;
+
+struct _ZotFrameChannel
+{
+  GObject        parent_instance;
+
+  GInputStream  *input;
+  GOutputStream *output;
+  GCancellable  *cancellable;
+  JsonParser    *parser;
+
+  /* reading */
+  guint8        *read_buffer;
+  GByteArray    *partial;
+
+  /* writing */
+  GQueue         queue;
+  gsize          queued_bytes;
+  GPtrArray     *batch;
+  GOutputVector *vectors;
+  GSource       *deadline;
+  GQueue         flush_waiters;
+
+  guint          started : 1;
+  guint          reading : 1;
+  guint          writing : 1;
+  guint          closed : 1;
+  guint          close_output_requested : 1;
+  guint          output_closed : 1;
+  guint          trace : 1;
+};
+
+enum {
+  FRAME_RECEIVED,
+  BAD_LINE,
+  CLOSED,
+  TRAFFIC,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (ZotFrameChannel, zot_frame_channel, G_TYPE_OBJECT)
+
+static void close_with_error (ZotFrameChannel *self,
+                              GError          *error);
+static void start_read       (ZotFrameChannel *self);
+static void start_write      (ZotFrameChannel *self);
+
+static void
+queued_frame_free (QueuedFrame *frame)
+{
+  g_bytes_unref (frame->bytes);
+  g_free (frame);
+}
+
+/**
+ * zot_frame_excerpt:
+ *
+ * Returns: a short, printable, valid UTF-8 excerpt of a line, for logs
+ */
+char *
+zot_frame_excerpt (const char *data,
+                   gsize       length)
+{
+  g_autofree char *valid = NULL;
+  g_autofree char *head = NULL;
+  gsize take = MIN (length, 120);
+
+  valid = g_utf8_make_valid (data, (gssize) take);
+  head = g_strescape (valid, "\xff");
+  if (take < length)
+    return g_strdup_printf ("%s… (%" G_GSIZE_FORMAT " bytes)", head, length);
+  return g_steal_pointer (&head);
+}
+
+static void
+emit_bad_line (ZotFrameChannel *self,
+               const char      *data,
+               gsize            length,
+               const char      *reason)
+{
+  g_autofree char *excerpt = zot_frame_excerpt (data, length);
+  g_autofree char *message = g_strdup_printf ("%s: %s", reason, excerpt);
+
+  g_signal_emit (self, signals[BAD_LINE], 0, message);
+}
+
+static void
+process_line (ZotFrameChannel *self,
+              const char      *data,
+              gsize            length)
+{
+  g_autoptr(GError) error = NULL;
+  JsonNode *root;
+  JsonObject *object;
+  JsonNode *type;
+
+  if (length > 0 && data[length - 1] == '\r')
+    length--;
+  if (length == 0)
+    return;
+
+  if G_UNLIKELY (self->trace)
+    {
+      g_autofree char *line = g_strndup (data, length);
+      g_signal_emit (self, signals[TRAFFIC], 0, ZOT_FRAME_DIRECTION_IN, line);
+    }
+
+  if (!g_utf8_validate_len (data, length, NULL))
+    {
+      emit_bad_line (self, data, length, _("line is not valid UTF-8, skipped"));
+      return;
+    }
+
+  if (!json_parser_load_from_data (self->parser, data, (gssize) length, &error))
+    {
+      g_autofree char *reason = g_strdup_printf (_("line is not JSON (%s), skipped"), error->message);
+      emit_bad_line (self, data, length, reason);
+      return;
+    }
+
+  root = json_parser_get_root (self->parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      emit_bad_line (self, data, length, _("line is not a JSON object, skipped"));
+      return;
+    }
+
+  object = json_node_get_object (root);
+  type = json_object_get_member (object, "type");
+  if (type == NULL || !JSON_NODE_HOLDS_VALUE (type) ||
+      json_node_get_value_type (type) != G_TYPE_STRING)
+    {
+      emit_bad_line (self, data, length, _("frame has no string \"type\", skipped"));
+      return;
+    }
+
+  /* Keep the object alive across the emission even if the parser is reused
+   * by a handler that feeds the channel synchronously. */
+  json_object_ref (object);
+  g_signal_emit (self, signals[FRAME_RECEIVED], 0, object);
+  json_object_unref (object);
+}
+
+static void
+frame_too_large (ZotFrameChannel *self)
+{
+  close_with_error (self,
+                    g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_FRAME_TOO_LARGE,
+                                 _("a frame exceeded the %u MiB limit; the read loop was disconnected"),
+                                 (guint) (ZOT_FRAME_MAX_BYTES / (1024 * 1024))));
+}
+
+static void
+process_chunk (ZotFrameChannel *self,
+               const guint8    *data,
+               gsize            length)
+{
+  gsize pos = 0;
+
+  while (pos < length && !self->closed)
+    {
+      const guint8 *newline = memchr (data + pos, '\n', length - pos);
+      gsize segment;
+
+      if (newline == NULL)
+        {
+          segment = length - pos;
+          if (self->partial->len + segment > ZOT_FRAME_MAX_BYTES)
+            {
+              frame_too_large (self);
+              return;
+            }
+          g_byte_array_append (self->partial, data + pos, (guint) segment);
+          return;
+        }
+
+      segment = (gsize) (newline - (data + pos));
+
+      if (self->partial->len + segment > ZOT_FRAME_MAX_BYTES)
+        {
+          frame_too_large (self);
+          return;
+        }
+
+      if (self->partial->len == 0)
+        {
+          /* The common case: the whole line is in this chunk, parse it in place. */
+          process_line (self, (const char *) data + pos, segment);
+        }
+      else
+        {
+          g_autoptr(GByteArray) line = NULL;
+
+          g_byte_array_append (self->partial, data + pos, (guint) segment);
+          line = g_steal_pointer (&self->partial);
+          self->partial = g_byte_array_new ();
+          process_line (self, (const char *) line->data, line->len);
+        }
+
+      pos += segment + 1;
+    }
+}
+
+static void
+read_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(ZotFrameChannel) self = user_data;
+  g_autoptr(GError) error = NULL;
+  gssize n_read;
+
+  n_read = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
+  self->reading = FALSE;
+
+  if (self->closed)
+    {
+      g_input_stream_close (self->input, NULL, NULL);
+      return;
+    }
+
+  if (n_read < 0)
+    {
+      g_prefix_error (&error, _("reading failed: "));
+      close_with_error (self, g_steal_pointer (&error));
+      return;
+    }
+
+  if (n_read == 0)
+    {
+      if (self->partial->len > 0)
+        emit_bad_line (self, (const char *) self->partial->data, self->partial->len,
+                       _("incomplete line at end of stream, discarded"));
+      close_with_error (self, g_error_new_literal (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED,
+                                                   _("the extension closed its output")));
+      return;
+    }
+
+  process_chunk (self, self->read_buffer, (gsize) n_read);
+
+  if (!self->closed)
+    start_read (self);
+}
+
+static void
+start_read (ZotFrameChannel *self)
+{
+  g_assert (!self->reading);
+
+  self->reading = TRUE;
+  g_input_stream_read_async (self->input,
+                             self->read_buffer,
+                             READ_CHUNK_SIZE,
+                             G_PRIORITY_DEFAULT,
+                             self->cancellable,
+                             read_cb,
+                             g_object_ref (self));
+}
+
+static void
+complete_flush_waiters (ZotFrameChannel *self,
+                        const GError    *error)
+{
+  GTask *task;
+
+  while ((task = g_queue_pop_head (&self->flush_waiters)))
+    {
+      if (error != NULL)
+        g_task_return_error (task, g_error_copy (error));
+      else
+        g_task_return_boolean (task, TRUE);
+      g_object_unref (task);
+    }
+}
+
+static gboolean
+deadline_cb (gpointer user_data)
+{
+  ZotFrameChannel *self = user_data;
+
+  g_clear_pointer (&self->deadline, g_source_unref);
+  close_with_error (self,
+                    g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_WRITE_TIMEOUT,
+                                 _("a request could not be written within %u ms; the input pipe was closed"),
+                                 zot_timeout_get_ms (ZOT_TIMEOUT_WRITE)));
+  return G_SOURCE_REMOVE;
+}
+
+/* The write deadline covers the oldest request that is not yet written,
+ * counted from when it was queued. Notifications have no deadline: the
+ * queue bound is what stops a consumer that never reads. */
+static void
+update_deadline (ZotFrameChannel *self)
+{
+  gint64 oldest = 0;
+
+  for (guint i = 0; self->batch != NULL && i < self->batch->len && oldest == 0; i++)
+    {
+      QueuedFrame *frame = g_ptr_array_index (self->batch, i);
+      if (frame->is_request)
+        oldest = frame->enqueued_at;
+    }
+
+  for (GList *l = self->queue.head; l != NULL && oldest == 0; l = l->next)
+    {
+      QueuedFrame *frame = l->data;
+      if (frame->is_request)
+        oldest = frame->enqueued_at;
+    }
+
+  if (oldest == 0)
+    {
+      if (self->deadline != NULL)
+        {
+          g_source_destroy (self->deadline);
+          g_clear_pointer (&self->deadline, g_source_unref);
+        }
+      return;
+    }
+
+  if (self->deadline == NULL)
+    {
+      self->deadline = g_timeout_source_new (0);
+      g_source_set_callback (self->deadline, deadline_cb, self, NULL);
+      g_source_set_static_name (self->deadline, "[zot] write deadline");
+      g_source_attach (self->deadline, g_main_context_get_thread_default ());
+    }
+
+  g_source_set_ready_time (self->deadline,
+                           oldest + (gint64) zot_timeout_get_ms (ZOT_TIMEOUT_WRITE) * 1000);
+}
+
+static void
+maybe_close_output (ZotFrameChannel *self)
+{
+  if (self->close_output_requested && !self->writing && !self->output_closed)
+    {
+      self->output_closed = TRUE;
+      g_output_stream_close (self->output, NULL, NULL);
+    }
+}
+
+static void
+write_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(ZotFrameChannel) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_output_stream_writev_all_finish (G_OUTPUT_STREAM (object), result, NULL, &error);
+  self->writing = FALSE;
+  g_clear_pointer (&self->batch, g_ptr_array_unref);
+
+  if (self->closed)
+    {
+      if (!self->output_closed)
+        {
+          self->output_closed = TRUE;
+          g_output_stream_close (self->output, NULL, NULL);
+        }
+      return;
+    }
+
+  if (error != NULL)
+    {
+      g_prefix_error (&error, _("writing to the extension failed: "));
+      close_with_error (self, g_steal_pointer (&error));
+      return;
+    }
+
+  if (self->queue.length > 0)
+    {
+      start_write (self);
+      return;
+    }
+
+  update_deadline (self);
+  maybe_close_output (self);
+  complete_flush_waiters (self, NULL);
+}
+
+static void
+start_write (ZotFrameChannel *self)
+{
+  guint n;
+
+  g_assert (!self->writing);
+  g_assert (self->queue.length > 0);
+
+  n = MIN (self->queue.length, MAX_BATCH_VECTORS);
+  self->batch = g_ptr_array_new_full (n, (GDestroyNotify) queued_frame_free);
+  self->vectors = g_renew (GOutputVector, self->vectors, n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      QueuedFrame *frame = g_queue_pop_head (&self->queue);
+      gsize size;
+
+      self->vectors[i].buffer = g_bytes_get_data (frame->bytes, &size);
+      self->vectors[i].size = size;
+      self->queued_bytes -= size - 1;
+      g_ptr_array_add (self->batch, frame);
+    }
+
+  self->writing = TRUE;
+  update_deadline (self);
+
+  g_output_stream_writev_all_async (self->output,
+                                    self->vectors,
+                                    n,
+                                    G_PRIORITY_DEFAULT,
+                                    self->cancellable,
+                                    write_cb,
+                                    g_object_ref (self));
+}
+
+static void
+close_with_error (ZotFrameChannel *self,
+                  GError          *error)
+{
+  g_autoptr(GError) owned = error;
+
+  if (self->closed)
+    return;
+
+  g_object_ref (self);
+
+  self->closed = TRUE;
+  g_cancellable_cancel (self->cancellable);
+
+  g_queue_clear_full (&self->queue, (GDestroyNotify) queued_frame_free);
+  self->queued_bytes = 0;
+
+  if (self->deadline != NULL)
+    {
+      g_source_destroy (self->deadline);
+      g_clear_pointer (&self->deadline, g_source_unref);
+    }
+
+  /* With no operation pending the streams can be closed now; otherwise the
+   * cancelled operation's callback closes them. */
+  if (!self->writing && !self->output_closed)
+    {
+      self->output_closed = TRUE;
+      g_output_stream_close (self->output, NULL, NULL);
+    }
+  if (!self->reading && self->started)
+    g_input_stream_close (self->input, NULL, NULL);
+
+  if (owned != NULL)
+    complete_flush_waiters (self, owned);
+  else
+    {
+      g_autoptr(GError) closed = g_error_new_literal (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED,
+                                                      _("the channel was closed"));
+      complete_flush_waiters (self, closed);
+    }
+
+  g_signal_emit (self, signals[CLOSED], 0, owned);
+
+  g_object_unref (self);
+}
+
+static void
+zot_frame_channel_dispose (GObject *object)
+{
+  ZotFrameChannel *self = (ZotFrameChannel *)object;
+
+  if (!self->closed)
+    {
+      /* Nobody can be listening any more: close quietly. */
+      g_signal_handlers_destroy (self);
+      close_with_error (self, NULL);
+    }
+
+  G_OBJECT_CLASS (zot_frame_channel_parent_class)->dispose (object);
+}
+
+static void
+zot_frame_channel_finalize (GObject *object)
+{
+  ZotFrameChannel *self = (ZotFrameChannel *)object;
+
+  g_clear_object (&self->input);
+  g_clear_object (&self->output);
+  g_clear_object (&self->cancellable);
+  g_clear_object (&self->parser);
+  g_clear_pointer (&self->read_buffer, g_free);
+  g_clear_pointer (&self->partial, g_byte_array_unref);
+  g_clear_pointer (&self->batch, g_ptr_array_unref);
+  g_clear_pointer (&self->vectors, g_free);
+  g_queue_clear_full (&self->queue, (GDestroyNotify) queued_frame_free);
+
+  G_OBJECT_CLASS (zot_frame_channel_parent_class)->finalize (object);
+}
+
+static void
+zot_frame_channel_class_init (ZotFrameChannelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = zot_frame_channel_dispose;
+  object_class->finalize = zot_frame_channel_finalize;
+
+  /**
+   * ZotFrameChannel::frame-received:
+   * @frame: a JSON object with a string "type"
+   */
+  signals[FRAME_RECEIVED] =
+    g_signal_new ("frame-received",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, JSON_TYPE_OBJECT | G_SIGNAL_TYPE_STATIC_SCOPE);
+
+  /**
+   * ZotFrameChannel::bad-line:
+   * @message: why the line was skipped, with an excerpt
+   */
+  signals[BAD_LINE] =
+    g_signal_new ("bad-line",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+
+  /**
+   * ZotFrameChannel::closed:
+   * @error: (nullable): why, or %NULL when the owner closed the channel
+   */
+  signals[CLOSED] =
+    g_signal_new ("closed",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_ERROR | G_SIGNAL_TYPE_STATIC_SCOPE);
+
+  /**
+   * ZotFrameChannel::traffic:
+   * @direction: a #ZotFrameDirection
+   * @line: the raw line, without its newline
+   *
+   * Emitted only while tracing is on, so that nobody pays for it otherwise.
+   */
+  signals[TRAFFIC] =
+    g_signal_new ("traffic",
+                  G_TYPE_FROM_CLASS (klass),
+                  G_SIGNAL_RUN_LAST,
+                  0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_INT, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+}
+
+static void
+zot_frame_channel_init (ZotFrameChannel *self)
+{
+  self->cancellable = g_cancellable_new ();
+  self->parser = json_parser_new_immutable ();
+  self->partial = g_byte_array_new ();
+  g_queue_init (&self->queue);
+  g_queue_init (&self->flush_waiters);
+}
+
+ZotFrameChannel *
+zot_frame_channel_new (GInputStream  *input,
+                       GOutputStream *output)
+{
+  ZotFrameChannel *self;
+
+  g_return_val_if_fail (G_IS_INPUT_STREAM (input), NULL);
+  g_return_val_if_fail (G_IS_OUTPUT_STREAM (output), NULL);
+
+  self = g_object_new (ZOT_TYPE_FRAME_CHANNEL, NULL);
+  self->input = g_object_ref (input);
+  self->output = g_object_ref (output);
+
+  return self;
+}
+
+/**
+ * zot_frame_channel_start:
+ *
+ * Starts the read loop. Frames arrive through #ZotFrameChannel::frame-received.
+ */
+void
+zot_frame_channel_start (ZotFrameChannel *self)
+{
+  g_return_if_fail (ZOT_IS_FRAME_CHANNEL (self));
+  g_return_if_fail (!self->started);
+
+  self->started = TRUE;
+  self->read_buffer = g_malloc (READ_CHUNK_SIZE);
+
+  if (!self->closed)
+    start_read (self);
+}
+
+/**
+ * zot_frame_channel_send_line:
+ * @line: one serialized frame, without a newline
+ *
+ * Queues a frame. Never waits: when the queue is past its bound the channel
+ * is closed with %ZOT_PROTOCOL_ERROR_QUEUE_OVERFLOW, since dropping a frame
+ * silently and going on would lie to the extension.
+ */
+gboolean
+zot_frame_channel_send_line (ZotFrameChannel  *self,
+                             const char       *line,
+                             gsize             length,
+                             ZotFrameFlags     flags,
+                             GError          **error)
+{
+  QueuedFrame *frame;
+  char *data;
+
+  g_return_val_if_fail (ZOT_IS_FRAME_CHANNEL (self), FALSE);
+  g_return_val_if_fail (line != NULL, FALSE);
+
+  if (self->closed || self->close_output_requested)
+    {
+      g_set_error_literal (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED,
+                           _("the extension's input is closed"));
+      return FALSE;
+    }
+
+  if (length > ZOT_FRAME_MAX_BYTES)
+    {
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_FRAME_TOO_LARGE,
+                   _("refusing to send a %" G_GSIZE_FORMAT "-byte frame; the limit is %" G_GSIZE_FORMAT),
+                   length, ZOT_FRAME_MAX_BYTES);
+      return FALSE;
+    }
+
+  if (self->writing &&
+      (self->queue.length + 1 > ZOT_QUEUE_MAX_FRAMES ||
+       self->queued_bytes + length > ZOT_QUEUE_MAX_BYTES))
+    {
+      g_autoptr(GError) overflow = NULL;
+
+      overflow = g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_QUEUE_OVERFLOW,
+                              _("the extension is not reading its input: more than %u frames or %u MiB queued; disconnected"),
+                              ZOT_QUEUE_MAX_FRAMES, (guint) (ZOT_QUEUE_MAX_BYTES / (1024 * 1024)));
+      if (error != NULL)
+        *error = g_error_copy (overflow);
+      close_with_error (self, g_steal_pointer (&overflow));
+      return FALSE;
+    }
+
+  if G_UNLIKELY (self->trace)
+    {
+      g_autofree char *copy = g_strndup (line, length);
+      g_signal_emit (self, signals[TRAFFIC], 0, ZOT_FRAME_DIRECTION_OUT, copy);
+    }
+
+  data = g_malloc (length + 1);
+  memcpy (data, line, length);
+  data[length] = '\n';
+
+  frame = g_new0 (QueuedFrame, 1);
+  frame->bytes = g_bytes_new_take (data, length + 1);
+  frame->is_request = (flags & ZOT_FRAME_REQUEST) != 0;
+  frame->enqueued_at = g_get_monotonic_time ();
+
+  g_queue_push_tail (&self->queue, frame);
+  self->queued_bytes += length;
+
+  if (!self->writing)
+    start_write (self);
+  else if (frame->is_request)
+    update_deadline (self);
+
+  return TRUE;
+}
+
+gboolean
+zot_frame_channel_send (ZotFrameChannel  *self,
+                        JsonObject       *frame,
+                        ZotFrameFlags     flags,
+                        GError          **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(JsonGenerator) generator = NULL;
+  g_autofree char *line = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (ZOT_IS_FRAME_CHANNEL (self), FALSE);
+  g_return_val_if_fail (frame != NULL, FALSE);
+
+  node = json_node_init_object (json_node_alloc (), frame);
+  generator = json_generator_new ();
+  json_generator_set_root (generator, node);
+  line = json_generator_to_data (generator, &length);
+
+  /* json-glib escapes control characters, so the line holds no newline. */
+  return zot_frame_channel_send_line (self, line, length, flags, error);
+}
+
+/**
+ * zot_frame_channel_flush_async:
+ *
+ * Completes once everything queued so far has been written, or fails when
+ * the channel closes first. Used to drain events before `shutdown`.
+ */
+void
+zot_frame_channel_flush_async (ZotFrameChannel     *self,
+                               GCancellable        *cancellable,
+                               GAsyncReadyCallback  callback,
+                               gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (ZOT_IS_FRAME_CHANNEL (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_frame_channel_flush_async);
+
+  if (self->closed)
+    {
+      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED,
+                               _("the channel is closed"));
+      return;
+    }
+
+  if (!self->writing)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+
+  g_queue_push_tail (&self->flush_waiters, g_steal_pointer (&task));
+}
+
+gboolean
+zot_frame_channel_flush_finish (ZotFrameChannel  *self,
+                                GAsyncResult     *result,
+                                GError          **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * zot_frame_channel_close_output:
+ *
+ * Closes the peer's input once the queue has drained; reading goes on so
+ * that a final reply can still arrive.
+ */
+void
+zot_frame_channel_close_output (ZotFrameChannel *self)
+{
+  g_return_if_fail (ZOT_IS_FRAME_CHANNEL (self));
+
+  self->close_output_requested = TRUE;
+  if (!self->closed)
+    maybe_close_output (self);
+}
+
+void
+zot_frame_channel_close (ZotFrameChannel *self)
+{
+  g_return_if_fail (ZOT_IS_FRAME_CHANNEL (self));
+
+  close_with_error (self, NULL);
+}
+
+gboolean
+zot_frame_channel_is_closed (ZotFrameChannel *self)
+{
+  g_return_val_if_fail (ZOT_IS_FRAME_CHANNEL (self), TRUE);
+
+  return self->closed;
+}
+
+guint
+zot_frame_channel_get_queued_frames (ZotFrameChannel *self)
+{
+  g_return_val_if_fail (ZOT_IS_FRAME_CHANNEL (self), 0);
+
+  return self->queue.length;
+}
+
+gsize
+zot_frame_channel_get_queued_bytes (ZotFrameChannel *self)
+{
+  g_return_val_if_fail (ZOT_IS_FRAME_CHANNEL (self), 0);
+
+  return self->queued_bytes;
+}
+
+void
+zot_frame_channel_set_trace (ZotFrameChannel *self,
+                             gboolean         trace)
+{
+  g_return_if_fail (ZOT_IS_FRAME_CHANNEL (self));
+
+  self->trace = !!trace;
+}

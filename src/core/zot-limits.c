@@ -1,0 +1,91 @@
+#define G_LOG_DOMAIN "zot-limits"
+
+#include "zot-limits-private.h"
+
+#include <stdlib.h>
+
+static const struct {
+  const char *name;
+  guint       default_ms;
+} timeouts[ZOT_N_TIMEOUTS] = {
+  [ZOT_TIMEOUT_WRITE]              = { "write",              ZOT_WRITE_TIMEOUT_MS },
+  [ZOT_TIMEOUT_HELLO]              = { "hello",              ZOT_HELLO_TIMEOUT_MS },
+  [ZOT_TIMEOUT_REGISTRATION_IDLE]  = { "registration-idle",  ZOT_REGISTRATION_IDLE_MS },
+  [ZOT_TIMEOUT_REGISTRATION_MAX]   = { "registration-max",   ZOT_REGISTRATION_MAX_MS },
+  [ZOT_TIMEOUT_COMMAND]            = { "command",            ZOT_COMMAND_TIMEOUT_MS },
+  [ZOT_TIMEOUT_TOOL]               = { "tool",               ZOT_TOOL_TIMEOUT_MS },
+  [ZOT_TIMEOUT_INTERCEPT]          = { "intercept",          ZOT_INTERCEPT_TIMEOUT_MS },
+  [ZOT_TIMEOUT_BEFORE_AGENT_START] = { "before-agent-start", ZOT_BEFORE_AGENT_START_TIMEOUT_MS },
+  [ZOT_TIMEOUT_CALL_TOOL]          = { "call-tool",          ZOT_CALL_TOOL_TIMEOUT_MS },
+  [ZOT_TIMEOUT_SHUTDOWN_GRACE]     = { "shutdown-grace",     ZOT_SHUTDOWN_GRACE_MS },
+  [ZOT_TIMEOUT_SIGTERM_GRACE]      = { "sigterm-grace",      ZOT_SIGTERM_GRACE_MS },
+};
+
+static guint overrides[ZOT_N_TIMEOUTS];
+static gsize env_loaded;
+
+static void
+load_env_overrides (void)
+{
+  const char *spec = g_getenv ("ZOT_TEST_TIMEOUTS");
+  g_auto(GStrv) items = NULL;
+
+  if (spec == NULL || *spec == '\0')
+    return;
+
+  items = g_strsplit (spec, ",", -1);
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      g_auto(GStrv) kv = g_strsplit (items[i], "=", 2);
+      guint64 ms;
+
+      if (kv[0] == NULL || kv[1] == NULL)
+        continue;
+      if (!g_ascii_string_to_unsigned (kv[1], 10, 1, G_MAXUINT, &ms, NULL))
+        continue;
+
+      for (guint t = 0; t < ZOT_N_TIMEOUTS; t++)
+        if (g_str_equal (g_strstrip (kv[0]), timeouts[t].name) && overrides[t] == 0)
+          overrides[t] = (guint) ms;
+    }
+}
+
+guint
+zot_timeout_get_ms (ZotTimeout timeout)
+{
+  g_return_val_if_fail (timeout < ZOT_N_TIMEOUTS, 0);
+
+  if (g_once_init_enter (&env_loaded))
+    {
+      load_env_overrides ();
+      g_once_init_leave (&env_loaded, 1);
+    }
+
+  return overrides[timeout] != 0 ? overrides[timeout] : timeouts[timeout].default_ms;
+}
+
+guint
+zot_timeout_get_default (ZotTimeout timeout)
+{
+  g_return_val_if_fail (timeout < ZOT_N_TIMEOUTS, 0);
+
+  return timeouts[timeout].default_ms;
+}
+
+const char *
+zot_timeout_get_name (ZotTimeout timeout)
+{
+  g_return_val_if_fail (timeout < ZOT_N_TIMEOUTS, NULL);
+
+  return timeouts[timeout].name;
+}
+
+void
+_zot_timeout_override_for_testing (ZotTimeout timeout,
+                                   guint      ms)
+{
+  g_return_if_fail (timeout < ZOT_N_TIMEOUTS);
+
+  (void) zot_timeout_get_ms (timeout);
+  overrides[timeout] = ms;
+}

@@ -1,0 +1,60 @@
+/* zot-limits.h — every number of the extension protocol, in one place.
+ *
+ * The values come from spec/PROTOCOL.md. Deadlines are read through
+ * zot_timeout_get_ms() so that tests can shorten them instead of sleeping;
+ * the constants themselves never change at run time.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define ZOT_PROTOCOL_VERSION               1
+
+/* §0 framing */
+#define ZOT_FRAME_MAX_BYTES                ((gsize) 4 * 1024 * 1024)
+#define ZOT_QUEUE_MAX_FRAMES               256
+#define ZOT_QUEUE_MAX_BYTES                ((gsize) 16 * 1024 * 1024)
+
+/* §0 deadlines, in milliseconds */
+#define ZOT_WRITE_TIMEOUT_MS               5000
+#define ZOT_HELLO_TIMEOUT_MS               10000
+#define ZOT_REGISTRATION_IDLE_MS           250
+#define ZOT_REGISTRATION_MAX_MS            3000
+#define ZOT_COMMAND_TIMEOUT_MS             30000
+#define ZOT_TOOL_TIMEOUT_MS                60000
+#define ZOT_INTERCEPT_TIMEOUT_MS           5000
+#define ZOT_BEFORE_AGENT_START_TIMEOUT_MS  5000
+#define ZOT_CALL_TOOL_TIMEOUT_MS           60000
+#define ZOT_SHUTDOWN_GRACE_MS              2000
+#define ZOT_SIGTERM_GRACE_MS               1000
+
+/* §0 sizes beyond framing */
+#define ZOT_SYSTEM_PROMPT_MAX_BYTES        ((gsize) 1024 * 1024)
+#define ZOT_OBSERVATION_MAX_BYTES          ((gsize) 256 * 1024)
+#define ZOT_OBSERVATION_MAX_BLOCKS         128
+#define ZOT_TOOL_CHAIN_MAX_CALLS           4
+#define ZOT_DURABLE_KEY_MAX_BYTES          128
+
+typedef enum
+{
+  ZOT_TIMEOUT_WRITE,
+  ZOT_TIMEOUT_HELLO,
+  ZOT_TIMEOUT_REGISTRATION_IDLE,
+  ZOT_TIMEOUT_REGISTRATION_MAX,
+  ZOT_TIMEOUT_COMMAND,
+  ZOT_TIMEOUT_TOOL,
+  ZOT_TIMEOUT_INTERCEPT,
+  ZOT_TIMEOUT_BEFORE_AGENT_START,
+  ZOT_TIMEOUT_CALL_TOOL,
+  ZOT_TIMEOUT_SHUTDOWN_GRACE,
+  ZOT_TIMEOUT_SIGTERM_GRACE,
+  ZOT_N_TIMEOUTS
+} ZotTimeout;
+
+guint        zot_timeout_get_ms      (ZotTimeout  timeout);
+const char  *zot_timeout_get_name    (ZotTimeout  timeout);
+guint        zot_timeout_get_default (ZotTimeout  timeout);
+
+G_END_DECLS

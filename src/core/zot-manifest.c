@@ -1,0 +1,349 @@
+#define G_LOG_DOMAIN "zot-manifest"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <json-glib/json-glib.h>
+
+#include "zot-error.h"
+#include "zot-manifest.h"
+
+struct _ZotManifest
+{
+  GObject   parent_instance;
+
+  char     *directory;
+  char     *path;
+  char     *name;
+  char     *exec;
+  GStrv     args;
+  char     *version;
+  char     *description;
+  char     *language;
+  gboolean  enabled;
+};
+
+G_DEFINE_FINAL_TYPE (ZotManifest, zot_manifest, G_TYPE_OBJECT)
+
+static void
+zot_manifest_finalize (GObject *object)
+{
+  ZotManifest *self = (ZotManifest *)object;
+
+  g_clear_pointer (&self->directory, g_free);
+  g_clear_pointer (&self->path, g_free);
+  g_clear_pointer (&self->name, g_free);
+  g_clear_pointer (&self->exec, g_free);
+  g_clear_pointer (&self->args, g_strfreev);
+  g_clear_pointer (&self->version, g_free);
+  g_clear_pointer (&self->description, g_free);
+  g_clear_pointer (&self->language, g_free);
+
+  G_OBJECT_CLASS (zot_manifest_parent_class)->finalize (object);
+}
+
+static void
+zot_manifest_class_init (ZotManifestClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = zot_manifest_finalize;
+}
+
+static void
+zot_manifest_init (ZotManifest *self)
+{
+  self->enabled = TRUE;
+}
+
+gboolean
+zot_manifest_name_is_valid (const char *name)
+{
+  /* The name becomes a directory and a log file name. */
+  if (name == NULL || *name == '\0' || strlen (name) > 128)
+    return FALSE;
+  if (g_str_equal (name, ".") || g_str_equal (name, ".."))
+    return FALSE;
+  for (const char *p = name; *p; p++)
+    if (*p == '/' || *p == '\\' || g_ascii_iscntrl (*p))
+      return FALSE;
+  return g_utf8_validate (name, -1, NULL);
+}
+
+static gboolean
+read_optional_string (JsonObject  *object,
+                      const char  *path,
+                      const char  *field,
+                      char       **out,
+                      GError     **error)
+{
+  JsonNode *node = json_object_get_member (object, field);
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                   _("%s: field \"%s\" must be a string"), path, field);
+      return FALSE;
+    }
+
+  *out = g_strdup (json_node_get_string (node));
+  return TRUE;
+}
+
+ZotManifest *
+zot_manifest_new_from_data (const char  *directory,
+                            const char  *data,
+                            gssize       length,
+                            GError     **error)
+{
+  g_autoptr(ZotManifest) self = NULL;
+  g_autoptr(JsonParser) parser = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *path = NULL;
+  JsonObject *object;
+  JsonNode *node;
+
+  g_return_val_if_fail (directory != NULL, NULL);
+  g_return_val_if_fail (data != NULL, NULL);
+
+  path = g_build_filename (directory, ZOT_MANIFEST_FILENAME, NULL);
+
+  parser = json_parser_new_immutable ();
+  if (!json_parser_load_from_data (parser, data, length, &local_error))
+    {
+      g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_PARSE,
+                   _("%s: not valid JSON (%s); fix the syntax"), path, local_error->message);
+      return NULL;
+    }
+
+  node = json_parser_get_root (parser);
+  if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                   _("%s: the top level must be a JSON object"), path);
+      return NULL;
+    }
+  object = json_node_get_object (node);
+
+  self = g_object_new (ZOT_TYPE_MANIFEST, NULL);
+  self->directory = g_strdup (directory);
+  self->path = g_steal_pointer (&path);
+
+  if (!read_optional_string (object, self->path, "name", &self->name, error) ||
+      !read_optional_string (object, self->path, "exec", &self->exec, error) ||
+      !read_optional_string (object, self->path, "version", &self->version, error) ||
+      !read_optional_string (object, self->path, "description", &self->description, error) ||
+      !read_optional_string (object, self->path, "language", &self->language, error))
+    return NULL;
+
+  if (self->name == NULL || *self->name == '\0')
+    {
+      g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                   _("%s: field \"name\" is missing; add the extension's name"), self->path);
+      return NULL;
+    }
+
+  if (!zot_manifest_name_is_valid (self->name))
+    {
+      g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                   _("%s: field \"name\" (\"%s\") may not contain \"/\" or control characters, nor be \".\" or \"..\""),
+                   self->path, self->name);
+      return NULL;
+    }
+
+  if (self->exec == NULL || *self->exec == '\0')
+    {
+      g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                   _("%s: field \"exec\" is missing; add the program to run, e.g. \"exec\": \"./main.py\""),
+                   self->path);
+      return NULL;
+    }
+
+  node = json_object_get_member (object, "args");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    {
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+      JsonArray *array;
+
+      if (!JSON_NODE_HOLDS_ARRAY (node))
+        {
+          g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                       _("%s: field \"args\" must be an array of strings"), self->path);
+          return NULL;
+        }
+
+      array = json_node_get_array (node);
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+
+          if (!JSON_NODE_HOLDS_VALUE (element) ||
+              json_node_get_value_type (element) != G_TYPE_STRING)
+            {
+              g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                           _("%s: field \"args\" must be an array of strings (element %u is not)"),
+                           self->path, i);
+              return NULL;
+            }
+          g_strv_builder_add (builder, json_node_get_string (element));
+        }
+      self->args = g_strv_builder_end (builder);
+    }
+  else
+    {
+      self->args = g_new0 (char *, 1);
+    }
+
+  node = json_object_get_member (object, "enabled");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    {
+      if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+        {
+          g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                       _("%s: field \"enabled\" must be true or false"), self->path);
+          return NULL;
+        }
+      self->enabled = json_node_get_boolean (node);
+    }
+
+  return g_steal_pointer (&self);
+}
+
+ZotManifest *
+zot_manifest_new_for_directory (const char  *directory,
+                                GError     **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *absolute = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (directory != NULL, NULL);
+
+  absolute = g_canonicalize_filename (directory, NULL);
+  path = g_build_filename (absolute, ZOT_MANIFEST_FILENAME, NULL);
+
+  if (!g_file_get_contents (path, &contents, &length, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND,
+                     _("%s: no such file; an extension directory needs an extension.json"), path);
+      else
+        g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND,
+                     _("%s: cannot be read (%s)"), path, local_error->message);
+      return NULL;
+    }
+
+  return zot_manifest_new_from_data (absolute, contents, (gssize) length, error);
+}
+
+/* Resolution per PROTOCOL.md §1: absolute as is; "./", "../" or any "/"
+ * relative to the extension directory; a bare name through $PATH. */
+char *
+zot_manifest_resolve_exec (ZotManifest  *self,
+                           GError      **error)
+{
+  g_autofree char *resolved = NULL;
+
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+
+  if (g_path_is_absolute (self->exec))
+    resolved = g_strdup (self->exec);
+  else if (strchr (self->exec, '/') != NULL)
+    resolved = g_canonicalize_filename (self->exec, self->directory);
+  else
+    {
+      resolved = g_find_program_in_path (self->exec);
+      if (resolved == NULL)
+        {
+          g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_EXEC,
+                       _("%s: exec \"%s\" was not found in $PATH; install it or give a path"),
+                       self->path, self->exec);
+          return NULL;
+        }
+      return g_steal_pointer (&resolved);
+    }
+
+  if (!g_file_test (resolved, G_FILE_TEST_IS_REGULAR))
+    {
+      g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_EXEC,
+                   _("%s: exec \"%s\" does not exist (looked for %s)"),
+                   self->path, self->exec, resolved);
+      return NULL;
+    }
+
+  if (!g_file_test (resolved, G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_EXEC,
+                   _("%s: exec \"%s\" is not executable; run chmod +x %s"),
+                   self->path, self->exec, resolved);
+      return NULL;
+    }
+
+  return g_steal_pointer (&resolved);
+}
+
+const char *
+zot_manifest_get_directory (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+  return self->directory;
+}
+
+const char *
+zot_manifest_get_path (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+  return self->path;
+}
+
+const char *
+zot_manifest_get_name (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+  return self->name;
+}
+
+const char *
+zot_manifest_get_exec (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+  return self->exec;
+}
+
+const char * const *
+zot_manifest_get_args (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+  return (const char * const *) self->args;
+}
+
+const char *
+zot_manifest_get_version (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+  return self->version;
+}
+
+const char *
+zot_manifest_get_description (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+  return self->description;
+}
+
+const char *
+zot_manifest_get_language (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+  return self->language;
+}
+
+gboolean
+zot_manifest_get_enabled (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), FALSE);
+  return self->enabled;
+}

@@ -1,0 +1,13 @@
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+char *zot_paths_get_home           (void);
+char *zot_paths_get_extensions_dir (void);
+char *zot_paths_get_project_extensions_dir (const char *cwd);
+char *zot_paths_get_logs_dir       (void);
+char *zot_paths_get_log_file       (const char *extension_name);
+
+G_END_DECLS

@@ -1,0 +1,1230 @@
+/* test-manager.c — the extension manager against real processes: fixture
+ * extensions in C (fake-extension), Python and shell, hostile ones among
+ * them, each loaded beside a well-behaved one that must keep answering. */
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <signal.h>
+
+#include "zot-error.h"
+#include "zot-test-util.h"
+
+typedef struct
+{
+  ZotTestEnv  env;
+  GPtrArray  *notes;       /* "ext|level|message" */
+  GPtrArray  *displays;    /* "ext|text" */
+  GPtrArray  *inserts;
+  GPtrArray  *prompts;
+  GPtrArray  *failures;    /* "path|message|log" */
+  GPtrArray  *crashes;
+  guint       n_cleared;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  zot_test_env_setup (&f->env);
+  f->notes = g_ptr_array_new_with_free_func (g_free);
+  f->displays = g_ptr_array_new_with_free_func (g_free);
+  f->inserts = g_ptr_array_new_with_free_func (g_free);
+  f->prompts = g_ptr_array_new_with_free_func (g_free);
+  f->failures = g_ptr_array_new_with_free_func (g_free);
+  f->crashes = g_ptr_array_new_with_free_func (g_free);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  zot_test_env_teardown (&f->env);
+  g_ptr_array_unref (f->notes);
+  g_ptr_array_unref (f->displays);
+  g_ptr_array_unref (f->inserts);
+  g_ptr_array_unref (f->prompts);
+  g_ptr_array_unref (f->failures);
+  g_ptr_array_unref (f->crashes);
+}
+
+static void
+on_note_added (ZotExtensionManager *manager,
+               ZotExtension        *extension,
+               const char          *level,
+               const char          *message,
+               Fixture             *f)
+{
+  g_ptr_array_add (f->notes, g_strdup_printf ("%s|%s|%s", zot_extension_get_name (extension), level, message));
+}
+
+static void
+on_notes_cleared (ZotExtensionManager *manager,
+                  ZotExtension        *extension,
+                  Fixture             *f)
+{
+  f->n_cleared++;
+}
+
+static void
+on_display (ZotExtensionManager *manager,
+            ZotExtension        *extension,
+            const char          *text,
+            Fixture             *f)
+{
+  g_ptr_array_add (f->displays, g_strdup_printf ("%s|%s", zot_extension_get_name (extension), text));
+}
+
+static void
+on_insert (ZotExtensionManager *manager,
+           ZotExtension        *extension,
+           const char          *text,
+           Fixture             *f)
+{
+  g_ptr_array_add (f->inserts, g_strdup (text));
+}
+
+static void
+on_prompt (ZotExtensionManager *manager,
+           ZotExtension        *extension,
+           const char          *text,
+           Fixture             *f)
+{
+  g_ptr_array_add (f->prompts, g_strdup (text));
+}
+
+static void
+on_load_failed (ZotExtensionManager *manager,
+                const char          *path,
+                const char          *message,
+                const char          *log_path,
+                Fixture             *f)
+{
+  g_ptr_array_add (f->failures, g_strdup_printf ("%s|%s|%s", path, message, log_path ? log_path : ""));
+}
+
+static void
+on_crashed (ZotExtensionManager *manager,
+            ZotExtension        *extension,
+            const char          *message,
+            Fixture             *f)
+{
+  g_ptr_array_add (f->crashes, g_strdup (message));
+}
+
+static void
+connect_fixture (Fixture             *f,
+                 ZotExtensionManager *manager)
+{
+  g_signal_connect (manager, "note-added", G_CALLBACK (on_note_added), f);
+  g_signal_connect (manager, "notes-cleared", G_CALLBACK (on_notes_cleared), f);
+  g_signal_connect (manager, "display", G_CALLBACK (on_display), f);
+  g_signal_connect (manager, "insert", G_CALLBACK (on_insert), f);
+  g_signal_connect (manager, "prompt", G_CALLBACK (on_prompt), f);
+  g_signal_connect (manager, "load-failed", G_CALLBACK (on_load_failed), f);
+  g_signal_connect (manager, "extension-crashed", G_CALLBACK (on_crashed), f);
+}
+
+static void
+load_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (zot_extension_manager_load_finish (ZOT_EXTENSION_MANAGER (object), result, NULL));
+  *done = TRUE;
+}
+
+/* Like zot_test_load_manager, but with the fixture's signals connected
+ * before loading, so load failures are seen. */
+static ZotExtensionManager *
+load (Fixture            *f,
+      const char * const *paths)
+{
+  ZotExtensionManager *manager = zot_extension_manager_new ();
+  gboolean done = FALSE;
+
+  connect_fixture (f, manager);
+  zot_extension_manager_set_cwd (manager, f->env.cwd);
+  zot_extension_manager_set_explicit_paths (manager, paths);
+  zot_extension_manager_load_async (manager, NULL, load_cb, &done);
+  zot_test_wait_for (&done, 30000);
+
+  return manager;
+}
+
+static void
+assert_display (Fixture    *f,
+                const char *expected)
+{
+  for (guint i = 0; i < f->displays->len; i++)
+    if (g_str_equal (g_ptr_array_index (f->displays, i), expected))
+      return;
+
+  g_error ("no display \"%s\" among %u", expected, f->displays->len);
+}
+
+static gboolean
+has_prefix_in (GPtrArray  *array,
+               const char *needle)
+{
+  for (guint i = 0; i < array->len; i++)
+    if (strstr (g_ptr_array_index (array, i), needle) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static char *
+fake (Fixture    *f,
+      const char *name,
+      ...)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  const char *arg;
+  va_list ap;
+
+  va_start (ap, name);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+
+  return zot_test_make_fake (f->env.root, name, (const char * const *) args->pdata);
+}
+
+/* Handshake */
+
+static void
+test_hello_ack (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *record = g_build_filename (f->env.root, "record.jsonl", NULL);
+  g_autofree char *dir = fake (f, "acked", "--record", record, "--command", "ping",
+                               "--capabilities", "commands,tool_cancel", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  g_autoptr(GPtrArray) frames = NULL;
+  JsonObject *ack;
+  JsonArray *caps;
+
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "acked");
+  g_assert_nonnull (extension);
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
+  g_assert_true (zot_extension_has_capability (extension, "tool_cancel"));
+  g_assert_false (zot_extension_has_capability (extension, "tool"));
+  g_assert_cmpstr (zot_extension_get_hello_version (extension), ==, "1.0.0");
+
+  /* One command round trip guarantees the hello_ack was recorded. */
+  g_assert_true (zot_test_run_command (manager, "ping", "", NULL));
+
+  frames = zot_test_read_frames (record);
+  g_assert_cmpuint (frames->len, >=, 2);
+  ack = g_ptr_array_index (frames, 0);
+  g_assert_cmpstr (json_object_get_string_member (ack, "type"), ==, "hello_ack");
+  g_assert_cmpint (json_object_get_int_member (ack, "protocol_version"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (ack, "zot_version"), ==, PACKAGE_VERSION);
+  g_assert_cmpstr (json_object_get_string_member (ack, "provider"), ==, "demo");
+  g_assert_cmpstr (json_object_get_string_member (ack, "model"), ==, "demo");
+  g_assert_cmpstr (json_object_get_string_member (ack, "cwd"), ==, f->env.cwd);
+  g_assert_cmpstr (json_object_get_string_member (ack, "extension_dir"), ==, dir);
+  g_assert_cmpstr (json_object_get_string_member (ack, "data_dir"), ==, dir);
+  caps = json_object_get_array_member (ack, "capabilities");
+  g_assert_nonnull (caps);
+  /* call_tool is not offered until the host can run it. */
+  for (guint i = 0; i < json_array_get_length (caps); i++)
+    g_assert_cmpstr (json_array_get_string_element (caps, i), !=, "call_tool");
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_exit_before_hello (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *bad = fake (f, "early", "--exit-before-hello", "3", NULL);
+  g_autofree char *good = fake (f, "good", "--command", "ok", NULL);
+  const char *paths[] = { bad, good, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "early");
+  g_autofree char *log = NULL;
+  const char *failure;
+
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_FAILED);
+  g_assert_cmpuint (f->failures->len, ==, 1);
+  failure = g_ptr_array_index (f->failures, 0);
+  g_assert_true (g_str_has_prefix (failure, bad));
+  g_assert_nonnull (strstr (failure, "exited with status 3 before saying hello"));
+  g_assert_nonnull (strstr (failure, zot_extension_get_log_path (extension)));
+  g_assert_nonnull (strstr (zot_extension_get_last_error (extension), "status 3"));
+
+  /* Its stderr went to its log, after a header the host wrote. */
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (log, "=== early: started by zot"));
+  g_assert_nonnull (strstr (log, "exited with status 3"));
+
+  g_assert_true (zot_test_run_command (manager, "ok", "display still here", NULL));
+  assert_display (f, "good|still here");
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_shell_exit_before_hello (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_fixture_dir ("sh-exit3");
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "sh-exit3");
+  g_autofree char *log = zot_test_read_file (zot_extension_get_log_path (extension));
+
+  g_assert_cmpuint (f->failures->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->failures, 0), "exited with status 3"));
+  g_assert_nonnull (strstr (log, "dying before hello"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_never_hello (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *bad = fake (f, "silent", "--never-hello", NULL);
+  g_autofree char *good = fake (f, "good", "--command", "ok", NULL);
+  const char *paths[] = { bad, good, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_HELLO, 300);
+
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "silent");
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_FAILED);
+  g_assert_cmpuint (f->failures->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->failures, 0), "did not say hello within"));
+  g_assert_nonnull (strstr (g_ptr_array_index (f->failures, 0), zot_extension_get_log_path (extension)));
+
+  g_assert_true (zot_test_run_command (manager, "ok", "display fine", NULL));
+  assert_display (f, "good|fine");
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_shell_never_hello (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_fixture_dir ("sh-nohello");
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_HELLO, 200);
+  manager = load (f, paths);
+  g_assert_cmpuint (f->failures->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->failures, 0), "did not say hello"));
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_hello_within_deadline (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "slowish", "--hello-delay-ms", "100", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_HELLO, 2000);
+  manager = load (f, paths);
+  g_assert_cmpuint (f->failures->len, ==, 0);
+  g_assert_cmpint (zot_extension_get_state (zot_extension_manager_find (manager, "slowish")), ==,
+                   ZOT_EXTENSION_STATE_READY);
+  zot_test_shutdown_manager (manager);
+}
+
+/* Registration window */
+
+static void
+test_registration_idle (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "legacy", "--no-ready", "--command", "old", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  g_autofree char *log = NULL;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_REGISTRATION_IDLE, 100);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_REGISTRATION_MAX, 20000);
+
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "legacy");
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
+  g_assert_nonnull (zot_extension_manager_lookup_command (manager, "old", NULL));
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (log, "no \"ready\" frame and no frame for 100 ms"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_registration_cap (Fixture       *f,
+                       gconstpointer  data)
+{
+  /* A stream of frames keeps the idle timer from ever firing: only the cap
+   * ends registration. */
+  g_autofree char *dir = fake (f, "chatty", "--no-ready", "--flood", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  g_autofree char *log = NULL;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_REGISTRATION_IDLE, 200);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_REGISTRATION_MAX, 400);
+
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "chatty");
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (log, "no \"ready\" frame within 400 ms of hello"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_ready_ends_registration (Fixture       *f,
+                              gconstpointer  data)
+{
+  /* With ready, the extension is routed before either timer could fire. */
+  g_autofree char *dir = fake (f, "prompt-ready", "--command", "x", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  g_autofree char *log = NULL;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_REGISTRATION_IDLE, 20000);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_REGISTRATION_MAX, 20000);
+
+  manager = load (f, paths);
+  g_assert_cmpint (zot_extension_get_state (zot_extension_manager_find (manager, "prompt-ready")), ==,
+                   ZOT_EXTENSION_STATE_READY);
+  log = zot_test_read_file (zot_extension_get_log_path (zot_extension_manager_find (manager, "prompt-ready")));
+  g_assert_null (strstr (log, "treated as ready"));
+  zot_test_shutdown_manager (manager);
+}
+
+static gboolean
+has_command (gpointer data)
+{
+  return zot_extension_manager_lookup_command (data, "late", NULL) != NULL;
+}
+
+static void
+test_register_after_ready (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "afterwards", "--command", "early", "--register-after-ready", "late", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+
+  zot_test_wait_until (has_command, manager, 5000);
+  g_assert_true (zot_test_run_command (manager, "LATE", "display late works", NULL));
+  assert_display (f, "afterwards|late works");
+  zot_test_shutdown_manager (manager);
+}
+
+/* Commands */
+
+static void
+test_command_actions (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "actions", "--command", "Todo", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autoptr(GError) error = NULL;
+  const char *canonical = NULL;
+
+  /* Case-insensitive match; the extension hears its own spelling. */
+  g_assert_nonnull (zot_extension_manager_lookup_command (manager, "/tODO", &canonical));
+  g_assert_cmpstr (canonical, ==, "Todo");
+  g_assert_true (zot_test_run_command (manager, "/todo", "name", NULL));
+  assert_display (f, "actions|Todo");
+
+  /* Args are trimmed. */
+  g_assert_true (zot_test_run_command (manager, "TODO", "   display spaced out   ", NULL));
+  assert_display (f, "actions|spaced out");
+
+  g_assert_true (zot_test_run_command (manager, "todo", "insert some text", NULL));
+  g_assert_cmpuint (f->inserts->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->inserts, 0), ==, "some text");
+
+  g_assert_true (zot_test_run_command (manager, "todo", "prompt write a poem", NULL));
+  g_assert_cmpuint (f->prompts->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->prompts, 0), ==, "write a poem");
+
+  g_assert_true (zot_test_run_command (manager, "todo", "noop", NULL));
+
+  g_assert_false (zot_test_run_command (manager, "todo", "error the disk is on fire", &error));
+  g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_COMMAND_FAILED);
+  g_assert_nonnull (strstr (error->message, "the disk is on fire"));
+  g_clear_error (&error);
+
+  g_assert_false (zot_test_run_command (manager, "todo", "badaction", &error));
+  g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION);
+  g_assert_nonnull (strstr (error->message, "unknown command action"));
+  g_clear_error (&error);
+
+  g_assert_false (zot_test_run_command (manager, "nosuch", "", &error));
+  g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNKNOWN_COMMAND);
+  g_clear_error (&error);
+
+  zot_test_shutdown_manager (manager);
+}
+
+static gboolean
+log_mentions_expired (gpointer data)
+{
+  g_autofree char *log = zot_test_read_file (zot_extension_get_log_path (data));
+  return strstr (log, "unknown or expired request") != NULL;
+}
+
+static void
+test_command_timeout (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "sleepy", "--command", "s", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *log = NULL;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_COMMAND, 300);
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "sleepy");
+
+  g_assert_false (zot_test_run_command (manager, "s", "hang", &error));
+  g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT);
+  g_assert_nonnull (strstr (error->message, "did not answer"));
+  g_clear_error (&error);
+
+  /* A reply arriving after the deadline is dropped, and the extension
+   * goes on answering the next command. */
+  g_assert_false (zot_test_run_command (manager, "s", "late 600 too late", &error));
+  g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT);
+  g_clear_error (&error);
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_COMMAND, 5000);
+  g_assert_true (zot_test_run_command (manager, "s", "display on time", NULL));
+  assert_display (f, "sleepy|on time");
+  g_assert_false (has_prefix_in (f->displays, "too late"));
+  zot_test_wait_until (log_mentions_expired, extension, 5000);
+  g_assert_false (has_prefix_in (f->displays, "too late"));
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (log, "command_response for unknown or expired request"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_command_conflicts (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *echo = zot_test_fixture_dir ("py-echo");
+  g_autofree char *dupcase = zot_test_fixture_dir ("py-dupcase");
+  /* The first in load order is slow to start, and must still win. */
+  g_autofree char *slow = fake (f, "slow-first", "--hello-delay-ms", "300", "--command", "Shared", NULL);
+  g_autofree char *quick = fake (f, "quick-second", "--command", "shared", "--command", "help", NULL);
+  const char *paths[] = { slow, quick, dupcase, echo, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *winner;
+  ZotExtension *loser;
+  ZotExtension *dup;
+  GPtrArray *commands;
+  const char *canonical;
+  g_autofree char *log = NULL;
+  g_autofree char *dup_log = NULL;
+
+  winner = zot_extension_manager_lookup_command (manager, "SHARED", &canonical);
+  g_assert_cmpstr (zot_extension_get_name (winner), ==, "slow-first");
+  g_assert_cmpstr (canonical, ==, "Shared");
+
+  loser = zot_extension_manager_find (manager, "quick-second");
+  commands = zot_extension_get_commands (loser);
+  g_assert_cmpuint (commands->len, ==, 2);
+  g_assert_nonnull (((ZotExtensionCommand *) g_ptr_array_index (commands, 0))->conflict);
+  /* Built-ins win over every extension. */
+  g_assert_nonnull (strstr (((ZotExtensionCommand *) g_ptr_array_index (commands, 1))->conflict, "built-in"));
+  log = zot_test_read_file (zot_extension_get_log_path (loser));
+  g_assert_nonnull (strstr (log, "slow-first, earlier in the load order, wins"));
+
+  /* Within one extension, the first frame wins over a case variant. */
+  dup = zot_extension_manager_find (manager, "py-dupcase");
+  g_assert_nonnull (dup);
+  g_assert_cmpint (zot_extension_get_state (dup), ==, ZOT_EXTENSION_STATE_READY);
+  g_assert_true (zot_extension_manager_lookup_command (manager, "dup", &canonical) == dup);
+  g_assert_cmpstr (canonical, ==, "Dup");
+  dup_log = zot_test_read_file (zot_extension_get_log_path (dup));
+  g_assert_nonnull (strstr (dup_log, "conflicts with \"Dup\""));
+
+  /* Between extensions, the earlier in load order (py-dupcase) wins Echo. */
+  g_assert_true (zot_extension_manager_lookup_command (manager, "echo", &canonical) == dup);
+  g_assert_true (zot_test_run_command (manager, "echo", "x", NULL));
+  assert_display (f, "py-dupcase|dupcase-echo");
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_command_list (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *a = fake (f, "lister", "--command", "Beta", "--command", "alpha", NULL);
+  const char *paths[] = { a, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autoptr(GPtrArray) commands = zot_extension_manager_list_commands (manager);
+  gboolean saw_help = FALSE, saw_beta = FALSE;
+
+  for (guint i = 0; i < commands->len; i++)
+    {
+      ZotCommandInfo *info = g_ptr_array_index (commands, i);
+
+      if (g_str_equal (info->name, "help"))
+        {
+          saw_help = TRUE;
+          g_assert_null (info->extension);
+        }
+      if (g_str_equal (info->name, "Beta"))
+        {
+          saw_beta = TRUE;
+          g_assert_cmpstr (info->description, ==, "fake command Beta");
+          g_assert_true (info->extension == zot_extension_manager_find (manager, "lister"));
+        }
+    }
+  g_assert_true (saw_help && saw_beta);
+  g_assert_true (zot_extension_manager_is_builtin_command ("/Reload-Ext"));
+  g_assert_false (zot_extension_manager_is_builtin_command ("beta"));
+
+  g_clear_pointer (&commands, g_ptr_array_unref);
+  zot_test_shutdown_manager (manager);
+}
+
+/* Notes */
+
+static gboolean
+notes_at_least_two (gpointer data)
+{
+  Fixture *f = data;
+  return f->notes->len >= 2;
+}
+
+static void
+test_notes (Fixture       *f,
+            gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "noter", "--command", "n", "--notify-on-start", "success:up and running", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+
+  g_assert_true (zot_test_run_command (manager, "n", "notify warn careful now", NULL));
+  zot_test_wait_until (notes_at_least_two, f, 5000);
+  g_assert_true (has_prefix_in (f->notes, "noter|success|up and running"));
+  g_assert_true (has_prefix_in (f->notes, "noter|warn|careful now"));
+
+  g_assert_true (zot_test_run_command (manager, "n", "notify shouting LOUD", NULL));
+  /* An unknown level is shown as info rather than dropped. */
+  g_assert_true (has_prefix_in (f->notes, "noter|info|LOUD"));
+
+  g_assert_cmpuint (f->n_cleared, ==, 0);
+  g_assert_true (zot_test_run_command (manager, "n", "clear", NULL));
+  g_assert_cmpuint (f->n_cleared, ==, 1);
+
+  zot_test_shutdown_manager (manager);
+}
+
+/* Hostile extensions */
+
+static void
+test_garbage_lines (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "messy", "--garbage", "--command", "g", NULL);
+  g_autofree char *sh = zot_test_fixture_dir ("sh-garbage");
+  const char *paths[] = { dir, sh, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "messy");
+  g_autofree char *log = NULL;
+
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
+  g_assert_true (zot_test_run_command (manager, "g", "display survived", NULL));
+  assert_display (f, "messy|survived");
+  g_assert_true (zot_test_run_command (manager, "garb", "", NULL));
+  assert_display (f, "sh-garbage|garbage survived");
+
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (log, "line is not JSON"));
+  g_assert_nonnull (strstr (log, "line is not a JSON object"));
+  g_assert_nonnull (strstr (log, "frame has no string \"type\""));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_invalid_utf8 (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *py = zot_test_fixture_dir ("py-invalid-utf8");
+  g_autofree char *c = fake (f, "bytes", "--invalid-utf8", "--command", "b", NULL);
+  const char *paths[] = { py, c, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autofree char *log = NULL;
+
+  g_assert_true (zot_test_run_command (manager, "utf", "", NULL));
+  assert_display (f, "py-invalid-utf8|utf ok");
+  g_assert_true (has_prefix_in (f->notes, "py-invalid-utf8|info|after-invalid"));
+  g_assert_true (zot_test_run_command (manager, "b", "display fine", NULL));
+
+  log = zot_test_read_file (zot_extension_get_log_path (zot_extension_manager_find (manager, "bytes")));
+  g_assert_nonnull (strstr (log, "not valid UTF-8"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static gboolean
+is_failed (gpointer data)
+{
+  return zot_extension_get_state (data) == ZOT_EXTENSION_STATE_FAILED;
+}
+
+static void
+test_huge_frame (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *bad = fake (f, "huge", "--huge-frame-after-hello", "--command", "h", NULL);
+  g_autofree char *good = fake (f, "good", "--command", "ok", NULL);
+  const char *paths[] = { bad, good, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "huge");
+
+  zot_test_wait_until (is_failed, extension, 10000);
+  g_assert_nonnull (strstr (zot_extension_get_last_error (extension), "4 MiB"));
+  g_assert_true (has_prefix_in (f->crashes, "huge stopped unexpectedly"));
+  /* Its commands are gone; the neighbour still answers. */
+  g_assert_null (zot_extension_manager_lookup_command (manager, "h", NULL));
+  g_assert_true (zot_test_run_command (manager, "ok", "display alive", NULL));
+  assert_display (f, "good|alive");
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_flood_never_reading (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *bad = fake (f, "flood", "--flood", "--command", "fl", NULL);
+  g_autofree char *good = fake (f, "good", "--command", "ok", NULL);
+  const char *paths[] = { bad, good, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "flood");
+  g_autoptr(GError) error = NULL;
+  guint sent = 0;
+
+  /* The main loop keeps serving the good extension while notes pour in. */
+  for (guint i = 0; i < 5; i++)
+    g_assert_true (zot_test_run_command (manager, "ok", "display between", NULL));
+  g_assert_cmpuint (f->notes->len, >, 0);
+
+  /* Frames to an extension that never reads fill the pipe, then the queue;
+   * past its bound the extension is disconnected, never blocked on. */
+  while (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY && sent < 100000)
+    {
+      g_autoptr(JsonObject) frame = json_object_new ();
+
+      json_object_set_string_member (frame, "type", "event");
+      json_object_set_string_member (frame, "event", "padding");
+      json_object_set_string_member (frame, "text", "0123456789012345678901234567890123456789");
+      if (!zot_extension_notify (extension, frame, &error))
+        break;
+      sent++;
+      if (sent % 64 == 0)
+        while (g_main_context_iteration (NULL, FALSE));
+    }
+
+  zot_test_wait_until (is_failed, extension, 10000);
+  g_assert_nonnull (strstr (zot_extension_get_last_error (extension), "not reading its input"));
+  g_assert_true (zot_test_run_command (manager, "ok", "display after flood", NULL));
+  assert_display (f, "good|after flood");
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_crash_during_command (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "fragile", "--command", "boom", NULL);
+  g_autofree char *good = fake (f, "good", "--command", "ok", NULL);
+  const char *paths[] = { dir, good, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  g_autoptr(GError) error = NULL;
+  gint64 start;
+
+  /* A long deadline: the failure must come from the exit, not the clock. */
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_COMMAND, 60000);
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "fragile");
+
+  start = g_get_monotonic_time ();
+  g_assert_false (zot_test_run_command (manager, "boom", "crash 7", &error));
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
+  g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_EXITED);
+
+  zot_test_wait_until (is_failed, extension, 5000);
+  g_assert_true (has_prefix_in (f->crashes, "exited with status 7"));
+  g_assert_true (has_prefix_in (f->crashes, zot_extension_get_log_path (extension)));
+  g_assert_null (zot_extension_manager_lookup_command (manager, "boom", NULL));
+  g_assert_true (zot_test_run_command (manager, "ok", "display fine", NULL));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_broken_manifests (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *noexec = zot_test_fixture_dir ("no-exec");
+  g_autofree char *missing = zot_test_make_manifest (f->env.root, "missing-exec",
+                                                     "{\"name\":\"missing-exec\",\"exec\":\"./nope.sh\"}");
+  g_autofree char *good = fake (f, "good", "--command", "ok", NULL);
+  const char *paths[] = { noexec, missing, good, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autoptr(ZotExtension) first = g_list_model_get_item (G_LIST_MODEL (manager), 0);
+  ZotExtension *second;
+
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (manager)), ==, 3);
+  g_assert_cmpint (zot_extension_get_state (first), ==, ZOT_EXTENSION_STATE_FAILED);
+  g_assert_nonnull (strstr (zot_extension_get_last_error (first), "extension.json"));
+  g_assert_nonnull (strstr (zot_extension_get_last_error (first), "\"exec\""));
+
+  second = zot_extension_manager_find (manager, "missing-exec");
+  g_assert_cmpint (zot_extension_get_state (second), ==, ZOT_EXTENSION_STATE_FAILED);
+  g_assert_nonnull (strstr (zot_extension_get_last_error (second), "does not exist"));
+
+  g_assert_cmpuint (f->failures->len, ==, 2);
+  g_assert_true (zot_test_run_command (manager, "ok", "display fine", NULL));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_disabled (Fixture       *f,
+               gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_fixture_dir ("disabled");
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), 0);
+
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_DISABLED);
+  g_assert_false (g_file_test (zot_extension_get_log_path (extension), G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (f->failures->len, ==, 0);
+  g_clear_object (&extension);
+  zot_test_shutdown_manager (manager);
+}
+
+/* Languages */
+
+static void
+test_python_and_shell (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *py = zot_test_fixture_dir ("py-echo");
+  g_autofree char *sh = zot_test_fixture_dir ("sh-hello");
+  const char *paths[] = { py, sh, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+
+  g_assert_cmpuint (f->failures->len, ==, 0);
+  g_assert_true (zot_test_run_command (manager, "echo", "  hi there ", NULL));
+  assert_display (f, "py-echo|echo: hi there");
+  g_assert_true (zot_test_run_command (manager, "pynote", "from python", NULL));
+  g_assert_true (has_prefix_in (f->notes, "py-echo|info|from python"));
+  g_assert_true (zot_test_run_command (manager, "shhello", "", NULL));
+  assert_display (f, "sh-hello|hello from shell");
+
+  zot_test_shutdown_manager (manager);
+}
+
+/* Startup */
+
+static void
+test_concurrent_startup (Fixture       *f,
+                         gconstpointer  data)
+{
+  const guint n = 16;
+  const guint delay_ms = 400;
+  g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
+  ZotExtensionManager *manager;
+  gint64 start, elapsed_ms;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("par%02u", i);
+      g_autofree char *delay = g_strdup_printf ("%u", delay_ms);
+      g_ptr_array_add (dirs, fake (f, name, "--hello-delay-ms", delay, NULL));
+    }
+  g_ptr_array_add (dirs, NULL);
+
+  start = g_get_monotonic_time ();
+  manager = load (f, (const char * const *) dirs->pdata);
+  elapsed_ms = (g_get_monotonic_time () - start) / 1000;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+      g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
+    }
+
+  /* Sequential startup would take n × delay. */
+  g_test_message ("16 extensions with a %u ms hello delay each started in %" G_GINT64_FORMAT " ms",
+                  delay_ms, elapsed_ms);
+  g_assert_cmpint (elapsed_ms, <, (n * delay_ms) / 4);
+
+  zot_test_shutdown_manager (manager);
+}
+
+/* Shutdown ladder */
+
+static void
+stop_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (zot_extension_stop_finish (ZOT_EXTENSION (object), result, NULL));
+  *done = TRUE;
+}
+
+static void
+stop_and_wait (ZotExtension *extension)
+{
+  gboolean done = FALSE;
+
+  zot_extension_stop_async (extension, NULL, stop_cb, &done);
+  zot_test_wait_for (&done, 20000);
+}
+
+static void
+test_shutdown_polite (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *record = g_build_filename (f->env.root, "record.jsonl", NULL);
+  g_autofree char *dir = fake (f, "polite", "--record", record, NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "polite");
+  g_autoptr(GPtrArray) frames = NULL;
+  g_autofree char *log = NULL;
+
+  stop_and_wait (extension);
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_EXITED);
+  frames = zot_test_read_frames (record);
+  g_assert_nonnull (zot_test_find_frame (frames, "shutdown"));
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (log, "shutdown acknowledged"));
+  g_assert_nonnull (strstr (log, "exited with status 0"));
+  g_assert_null (strstr (log, "SIGTERM"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_shutdown_sigterm (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "stubborn", "--ignore-shutdown", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  g_autofree char *log = NULL;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_SHUTDOWN_GRACE, 200);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_SIGTERM_GRACE, 5000);
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "stubborn");
+
+  stop_and_wait (extension);
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (log, "did not exit within 200 ms of shutdown; sending SIGTERM"));
+  g_assert_nonnull (strstr (log, "killed by signal 15"));
+  g_assert_null (strstr (log, "SIGKILL"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_shutdown_sigkill (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "immortal", "--ignore-shutdown", "--ignore-sigterm", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  g_autofree char *log = NULL;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_SHUTDOWN_GRACE, 150);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_SIGTERM_GRACE, 150);
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "immortal");
+
+  stop_and_wait (extension);
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_EXITED);
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (log, "sending SIGTERM"));
+  g_assert_nonnull (strstr (log, "did not exit within 150 ms of SIGTERM; sending SIGKILL"));
+  g_assert_nonnull (strstr (log, "killed by signal 9"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_stop_fails_pending (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "busy", "--command", "b", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "busy");
+  gboolean stopped = FALSE;
+  g_autoptr(GError) error = NULL;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_COMMAND, 60000);
+  zot_extension_stop_async (extension, NULL, stop_cb, &stopped);
+  /* Once stopping, no command reaches it. */
+  g_assert_false (zot_test_run_command (manager, "b", "hang", &error));
+  g_assert_nonnull (error);
+  zot_test_wait_for (&stopped, 20000);
+
+  zot_test_shutdown_manager (manager);
+}
+
+/* Reload and restart */
+
+static void
+reload_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (zot_extension_manager_reload_finish (ZOT_EXTENSION_MANAGER (object), result, NULL));
+  *done = TRUE;
+}
+
+static void
+test_reload (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *project_dir = g_build_filename (f->env.cwd, ".zot", "extensions", NULL);
+  g_autofree char *dir = fake (f, "explicit", "--command", "one", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autoptr(ZotExtension) before = g_object_ref (zot_extension_manager_find (manager, "explicit"));
+  g_autofree char *added = NULL;
+  gboolean done = FALSE;
+
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (manager)), ==, 1);
+  g_assert_null (zot_extension_manager_lookup_command (manager, "two", NULL));
+
+  /* A project extension appears on disk; reload finds it and restarts the
+   * explicit one. */
+  added = zot_test_make_fake (project_dir, "discovered", (const char *[]) { "--command", "two", NULL });
+
+  zot_extension_manager_reload_async (manager, NULL, reload_cb, &done);
+  zot_test_wait_for (&done, 20000);
+
+  g_assert_cmpint (zot_extension_get_state (before), ==, ZOT_EXTENSION_STATE_EXITED);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (manager)), ==, 2);
+  g_assert_true (zot_extension_manager_find (manager, "explicit") != before);
+  g_assert_true (zot_test_run_command (manager, "one", "display 1", NULL));
+  g_assert_true (zot_test_run_command (manager, "two", "display 2", NULL));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+restart_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (zot_extension_manager_restart_finish (ZOT_EXTENSION_MANAGER (object), result, NULL));
+  *done = TRUE;
+}
+
+static void
+on_items_changed (GListModel *model,
+                  guint       position,
+                  guint       removed,
+                  guint       added,
+                  guint      *changes)
+{
+  g_assert_cmpuint (position, ==, 1);
+  g_assert_cmpuint (removed, ==, 1);
+  g_assert_cmpuint (added, ==, 1);
+  (*changes)++;
+}
+
+static void
+test_restart_one (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *a = fake (f, "steady", "--command", "a", NULL);
+  g_autofree char *b = fake (f, "flaky", "--command", "b", NULL);
+  const char *paths[] = { a, b, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *steady = zot_extension_manager_find (manager, "steady");
+  ZotExtension *flaky = zot_extension_manager_find (manager, "flaky");
+  g_autoptr(GError) error = NULL;
+  gboolean done = FALSE;
+  guint changes = 0;
+
+  /* Crash it first: a restart is how a user recovers. */
+  g_assert_false (zot_test_run_command (manager, "b", "crash 1", &error));
+  zot_test_wait_until (is_failed, flaky, 5000);
+  g_assert_null (zot_extension_manager_lookup_command (manager, "b", NULL));
+
+  g_signal_connect (manager, "items-changed", G_CALLBACK (on_items_changed), &changes);
+  zot_extension_manager_restart_async (manager, flaky, NULL, restart_cb, &done);
+  zot_test_wait_for (&done, 20000);
+  g_signal_handlers_disconnect_by_func (manager, on_items_changed, &changes);
+
+  g_assert_cmpuint (changes, ==, 1);
+  g_assert_true (zot_extension_manager_find (manager, "steady") == steady);
+  g_assert_cmpint (zot_extension_get_state (steady), ==, ZOT_EXTENSION_STATE_READY);
+  g_assert_true (zot_test_run_command (manager, "b", "display back", NULL));
+  assert_display (f, "flaky|back");
+
+  zot_test_shutdown_manager (manager);
+}
+
+/* Other frames */
+
+static gboolean
+record_has_tool_result (gpointer data)
+{
+  g_autoptr(GPtrArray) frames = zot_test_read_frames (data);
+  return zot_test_find_frame (frames, "tool_result") != NULL;
+}
+
+static void
+on_traffic (ZotExtensionManager *manager,
+            ZotExtension        *extension,
+            int                  direction,
+            const char          *line,
+            GPtrArray           *lines)
+{
+  g_ptr_array_add (lines, g_strdup_printf ("%s %s", direction == ZOT_FRAME_DIRECTION_IN ? "in" : "out", line));
+}
+
+static void
+test_traffic (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "traced", "--command", "t", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+
+  g_signal_connect (manager, "frame-traffic", G_CALLBACK (on_traffic), lines);
+
+  /* Off by default: nothing is traced. */
+  g_assert_true (zot_test_run_command (manager, "t", "display quiet", NULL));
+  g_assert_cmpuint (lines->len, ==, 0);
+
+  zot_extension_manager_set_trace_traffic (manager, TRUE);
+  g_assert_true (zot_test_run_command (manager, "t", "display loud", NULL));
+  g_assert_cmpuint (lines->len, ==, 2);
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (lines, 0), "out {\"type\":\"command_invoked\""));
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (lines, 1), "in {\"type\":\"command_response\""));
+
+  zot_extension_manager_set_trace_traffic (manager, FALSE);
+  g_signal_handlers_disconnect_by_func (manager, on_traffic, lines);
+  zot_test_shutdown_manager (manager);
+}
+
+static void
+test_call_tool_refused (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *record = g_build_filename (f->env.root, "record.jsonl", NULL);
+  g_autofree char *dir = fake (f, "caller", "--record", record, "--command", "c",
+                               "--capabilities", "call_tool", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autoptr(GPtrArray) frames = NULL;
+  JsonObject *result;
+
+  /* Until the host runs tools for extensions, every request still gets its
+   * one terminal result. */
+  g_assert_true (zot_test_run_command (manager, "c", "calltool read", NULL));
+  zot_test_wait_until (record_has_tool_result, record, 5000);
+
+  frames = zot_test_read_frames (record);
+  result = zot_test_find_frame (frames, "tool_result");
+  g_assert_cmpstr (json_object_get_string_member (result, "id"), ==, "request-1");
+  g_assert_cmpstr (json_object_get_string_member (result, "name"), ==, "read");
+  g_assert_true (json_object_get_boolean_member (result, "is_error"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add ("/zot/manager/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  ADD ("hello-ack", test_hello_ack);
+  ADD ("exit-before-hello", test_exit_before_hello);
+  ADD ("shell-exit-before-hello", test_shell_exit_before_hello);
+  ADD ("never-hello", test_never_hello);
+  ADD ("shell-never-hello", test_shell_never_hello);
+  ADD ("hello-within-deadline", test_hello_within_deadline);
+  ADD ("registration-idle", test_registration_idle);
+  ADD ("registration-cap", test_registration_cap);
+  ADD ("ready-ends-registration", test_ready_ends_registration);
+  ADD ("register-after-ready", test_register_after_ready);
+  ADD ("command-actions", test_command_actions);
+  ADD ("command-timeout", test_command_timeout);
+  ADD ("command-conflicts", test_command_conflicts);
+  ADD ("command-list", test_command_list);
+  ADD ("notes", test_notes);
+  ADD ("garbage-lines", test_garbage_lines);
+  ADD ("invalid-utf8", test_invalid_utf8);
+  ADD ("huge-frame", test_huge_frame);
+  ADD ("flood-never-reading", test_flood_never_reading);
+  ADD ("crash-during-command", test_crash_during_command);
+  ADD ("broken-manifests", test_broken_manifests);
+  ADD ("disabled", test_disabled);
+  ADD ("python-and-shell", test_python_and_shell);
+  ADD ("concurrent-startup", test_concurrent_startup);
+  ADD ("shutdown-polite", test_shutdown_polite);
+  ADD ("shutdown-sigterm", test_shutdown_sigterm);
+  ADD ("shutdown-sigkill", test_shutdown_sigkill);
+  ADD ("stop-fails-pending", test_stop_fails_pending);
+  ADD ("reload", test_reload);
+  ADD ("restart-one", test_restart_one);
+  ADD ("traffic", test_traffic);
+  ADD ("call-tool-refused", test_call_tool_refused);
+
+#undef ADD
+
+  return g_test_run ();
+}
