@@ -174,23 +174,7 @@ has_prefix_in (GPtrArray  *array,
   return FALSE;
 }
 
-static char *
-fake (Fixture    *f,
-      const char *name,
-      ...)
-{
-  g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  const char *arg;
-  va_list ap;
-
-  va_start (ap, name);
-  while ((arg = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (args, (gpointer) arg);
-  va_end (ap);
-  g_ptr_array_add (args, NULL);
-
-  return zot_test_make_fake (f->env.root, name, (const char * const *) args->pdata);
-}
+#define fake(f, name, ...) zot_test_make_fake_args ((f)->env.root, name, __VA_ARGS__)
 
 /* Handshake */
 
@@ -889,7 +873,7 @@ test_concurrent_startup (Fixture       *f,
   /* Sequential startup would take n × delay. */
   g_test_message ("16 extensions with a %u ms hello delay each started in %" G_GINT64_FORMAT " ms",
                   delay_ms, elapsed_ms);
-  g_assert_cmpint (elapsed_ms, <, (n * delay_ms) / 4);
+  g_assert_cmpint (elapsed_ms, <, (n * delay_ms) / 2);
 
   zot_test_shutdown_manager (manager);
 }

@@ -105,6 +105,24 @@ zot_test_make_fake (const char         *parent,
 }
 
 char *
+zot_test_make_fake_args (const char *parent,
+                         const char *name,
+                         ...)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  const char *arg;
+  va_list ap;
+
+  va_start (ap, name);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+
+  return zot_test_make_fake (parent, name, (const char * const *) args->pdata);
+}
+
+char *
 zot_test_fixture_dir (const char *name)
 {
   return g_test_build_filename (G_TEST_DIST, "extensions", name, NULL);

@@ -24,6 +24,9 @@ void        zot_test_env_teardown     (ZotTestEnv         *env);
 char       *zot_test_make_fake        (const char         *parent,
                                        const char         *name,
                                        const char * const *args);
+char       *zot_test_make_fake_args   (const char         *parent,
+                                       const char         *name,
+                                       ...) G_GNUC_NULL_TERMINATED;
 char       *zot_test_make_manifest    (const char         *parent,
                                        const char         *dirname,
                                        const char         *json);

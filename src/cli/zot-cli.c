@@ -142,8 +142,10 @@ on_load_failed (ZotExtensionManager *manager,
                 const char          *log_path,
                 ZotCli              *cli)
 {
-  /* The extension's own message already names its log when it has one. */
-  print_error (_("extension %s did not load: %s"), path, message);
+  if (log_path != NULL)
+    print_error (_("extension %s did not load: %s (log: %s)"), path, message, log_path);
+  else
+    print_error (_("extension %s did not load: %s"), path, message);
 }
 
 static void
@@ -410,7 +412,6 @@ static GOptionEntry main_entries[] = {
 
 static gboolean
 parse_main_options (ZotCli   *cli,
-                    int      *argc,
                     char   ***argv,
                     GError  **error)
 {
@@ -441,7 +442,7 @@ parse_main_options (ZotCli   *cli,
                                   "  zot update"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
 
-  return g_option_context_parse (context, argc, argv, error);
+  return g_option_context_parse_strv (context, argv, error);
 }
 
 int
@@ -467,16 +468,11 @@ zot_cli_main (int    argc,
     return zot_cli_update_main (argc - 1, argv + 1);
 
   args = g_strdupv (argv);
-  argc = (int) g_strv_length (args);
-  {
-    char **parse_argv = args;
-
-    if (!parse_main_options (&cli, &argc, &parse_argv, &error))
-      {
-        print_error ("%s (see zot --help)", error->message);
-        return 2;
-      }
-  }
+  if (!parse_main_options (&cli, &args, &error))
+    {
+      print_error ("%s (see zot --help)", error->message);
+      return 2;
+    }
 
   if (cli.version)
     {

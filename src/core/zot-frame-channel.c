@@ -43,6 +43,7 @@ struct _ZotFrameChannel
   /* writing */
   GQueue         queue;
   gsize          queued_bytes;
+  gsize          batch_extra_bytes;
   GPtrArray     *batch;
   GOutputVector *vectors;
   GSource       *deadline;
@@ -379,6 +380,7 @@ write_cb (GObject      *object,
 
   g_output_stream_writev_all_finish (G_OUTPUT_STREAM (object), result, NULL, &error);
   self->writing = FALSE;
+  self->batch_extra_bytes = 0;
   g_clear_pointer (&self->batch, g_ptr_array_unref);
 
   if (self->closed)
@@ -429,6 +431,8 @@ start_write (ZotFrameChannel *self)
       self->vectors[i].buffer = g_bytes_get_data (frame->bytes, &size);
       self->vectors[i].size = size;
       self->queued_bytes -= size - 1;
+      if (i > 0)
+        self->batch_extra_bytes += size - 1;
       g_ptr_array_add (self->batch, frame);
     }
 
@@ -660,9 +664,11 @@ zot_frame_channel_send_line (ZotFrameChannel  *self,
       return FALSE;
     }
 
+  /* Only one frame of a coalesced batch counts as the one in flight; the
+   * rest still count against the queue's bound. */
   if (self->writing &&
-      (self->queue.length + 1 > ZOT_QUEUE_MAX_FRAMES ||
-       self->queued_bytes + length > ZOT_QUEUE_MAX_BYTES))
+      (self->queue.length + (self->batch->len - 1) + 1 > ZOT_QUEUE_MAX_FRAMES ||
+       self->queued_bytes + self->batch_extra_bytes + length > ZOT_QUEUE_MAX_BYTES))
     {
       g_autoptr(GError) overflow = NULL;
 

@@ -1,0 +1,933 @@
+#define G_LOG_DOMAIN "zot-cli"
+
+#include "config.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <gio/gio.h>
+#include <glib-unix.h>
+#include <glib/gi18n.h>
+
+#include "zot-cli-private.h"
+#include "zot-discovery.h"
+#include "zot-error.h"
+#include "zot-installer.h"
+#include "zot-manifest.h"
+#include "zot-paths.h"
+
+#define ZOT_EXIT_OK     0
+#define ZOT_EXIT_FAILED 1
+#define ZOT_EXIT_USAGE  2
+
+#define LOG_READ_CHUNK  (64 * 1024)
+
+/* A GFileMonitor coalesces changes; a tail should feel immediate. */
+#define LOG_FOLLOW_RATE_LIMIT_MS 100
+
+typedef int (*ZotExtCommandFunc) (int    argc,
+                                  char **argv);
+
+typedef struct
+{
+  GMainLoop    *loop;
+  GCancellable *cancellable;
+  GAsyncResult *result;
+} AsyncWait;
+
+typedef struct
+{
+  GMainLoop        *loop;
+  GFile            *file;
+  GFileInputStream *stream;
+  int               status;
+} LogFollower;
+
+enum
+{
+  COLUMN_NAME,
+  COLUMN_VERSION,
+  COLUMN_STATE,
+  COLUMN_SCOPE,
+  COLUMN_DIRECTORY,
+  COLUMN_LANGUAGE,
+  COLUMN_DESCRIPTION,
+  N_COLUMNS
+};
+
+static int usage_error (const char *command,
+                        const char *format,
+                        ...) G_GNUC_PRINTF (2, 3);
+
+static int
+usage_error (const char *command,
+             const char *format,
+             ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_printerr (_("zot: %s: %s; see zot %s --help\n"), command, message, command);
+  return ZOT_EXIT_USAGE;
+}
+
+static int
+report_error (const GError *error)
+{
+  g_printerr ("zot: %s\n", error->message);
+  return ZOT_EXIT_FAILED;
+}
+
+/* Parses @argv, whose first element is the subcommand's own name, into the
+ * positional arguments that remain (element 0 is that name). Prints usage
+ * errors itself. --help prints and exits, as GOptionContext does. */
+static gboolean
+parse_options (const char          *command,
+               const char          *parameters,
+               const char          *summary,
+               const GOptionEntry  *entries,
+               int                  argc,
+               char               **argv,
+               GStrv               *out_args)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *prgname = NULL;
+  g_auto(GStrv) args = NULL;
+
+  args = g_new0 (char *, argc + 1);
+  for (int i = 0; i < argc; i++)
+    args[i] = g_strdup (argv[i]);
+
+  /* So that --help reads "zot ext install [OPTION…] PATH|URL". */
+  prgname = g_strdup_printf ("zot %s", command);
+  g_set_prgname (prgname);
+
+  context = g_option_context_new (parameters);
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  g_option_context_set_summary (context, summary);
+  if (entries != NULL)
+    g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+
+  if (!g_option_context_parse_strv (context, &args, &error))
+    {
+      usage_error (command, "%s", error->message);
+      return FALSE;
+    }
+
+  *out_args = g_steal_pointer (&args);
+  return TRUE;
+}
+
+static char *
+extensions_dir_for (gboolean    project,
+                    const char *cwd)
+{
+  if (project)
+    {
+      g_autofree char *absolute = cwd != NULL ? g_canonicalize_filename (cwd, NULL) : NULL;
+
+      return zot_paths_get_project_extensions_dir (absolute);
+    }
+
+  return zot_paths_get_extensions_dir ();
+}
+
+/* The directory named @name, else one whose manifest carries @name (an
+ * extension installed by hand under another directory name). */
+static char *
+find_installed (const char  *parent,
+                const char  *name,
+                GError     **error)
+{
+  g_autofree char *path = NULL;
+  g_autoptr(GPtrArray) found = NULL;
+
+  if (!zot_manifest_name_is_valid (name) || name[0] == '.')
+    {
+      g_set_error (error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_INVALID_NAME,
+                   _("\"%s\" is not a valid extension name; give the name that zot ext list shows"),
+                   name);
+      return NULL;
+    }
+
+  path = g_build_filename (parent, name, NULL);
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    return g_steal_pointer (&path);
+
+  found = zot_discover_in_directory (parent, ZOT_EXTENSION_SCOPE_USER);
+  for (guint i = 0; i < found->len; i++)
+    {
+      ZotDiscovered *discovered = g_ptr_array_index (found, i);
+
+      if (discovered->manifest != NULL &&
+          g_str_equal (zot_manifest_get_name (discovered->manifest), name))
+        return g_strdup (discovered->directory);
+    }
+
+  g_set_error (error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_NOT_INSTALLED,
+               _("no extension named \"%s\" is installed in %s; "
+                 "zot ext list shows the installed ones"),
+               name, parent);
+  return NULL;
+}
+
+static void
+on_async_done_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  AsyncWait *wait = user_data;
+
+  wait->result = g_object_ref (result);
+  g_main_loop_quit (wait->loop);
+}
+
+static gboolean
+on_interrupt_cancel_cb (gpointer user_data)
+{
+  AsyncWait *wait = user_data;
+
+  /* The installer then removes what it staged; dying here would not. */
+  g_cancellable_cancel (wait->cancellable);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+async_wait_init (AsyncWait *wait)
+{
+  wait->loop = g_main_loop_new (NULL, FALSE);
+  wait->cancellable = g_cancellable_new ();
+  wait->result = NULL;
+}
+
+static void
+async_wait_run (AsyncWait *wait)
+{
+  guint sigint_id = g_unix_signal_add (SIGINT, on_interrupt_cancel_cb, wait);
+  guint sigterm_id = g_unix_signal_add (SIGTERM, on_interrupt_cancel_cb, wait);
+
+  g_main_loop_run (wait->loop);
+
+  g_source_remove (sigint_id);
+  g_source_remove (sigterm_id);
+}
+
+static void
+async_wait_clear (AsyncWait *wait)
+{
+  g_clear_pointer (&wait->loop, g_main_loop_unref);
+  g_clear_object (&wait->cancellable);
+  g_clear_object (&wait->result);
+}
+
+/* ext list ---------------------------------------------------------------- */
+
+static void
+append_cell (GString    *line,
+             const char *text,
+             guint       width,
+             gboolean    last)
+{
+  g_string_append (line, text);
+  if (last)
+    return;
+  for (glong pad = (glong) width - g_utf8_strlen (text, -1); pad > 0; pad--)
+    g_string_append_c (line, ' ');
+  g_string_append (line, "  ");
+}
+
+static void
+print_row (const char * const *cells,
+           const guint        *widths)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+
+  for (guint column = 0; column < N_COLUMNS; column++)
+    append_cell (line, cells[column], widths[column], column == N_COLUMNS - 1);
+
+  /* An empty last cell would leave trailing blanks. */
+  while (line->len > 0 && line->str[line->len - 1] == ' ')
+    g_string_truncate (line, line->len - 1);
+
+  g_print ("%s\n", line->str);
+}
+
+static const char *
+or_default (const char *value,
+            const char *fallback)
+{
+  return value != NULL ? value : fallback;
+}
+
+static GStrv
+describe_extension (ZotDiscovered  *discovered,
+                    char          **out_failure)
+{
+  ZotManifest *manifest = discovered->manifest;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *exec = NULL;
+  GStrv cells = g_new0 (char *, N_COLUMNS + 1);
+  const char *state;
+
+  if (manifest == NULL)
+    {
+      state = _("failed");
+      *out_failure = g_strdup (discovered->error->message);
+    }
+  else if ((exec = zot_manifest_resolve_exec (manifest, &error)) == NULL)
+    {
+      state = _("failed");
+      *out_failure = g_strdup (error->message);
+    }
+  else
+    {
+      state = zot_manifest_get_enabled (manifest) ? _("enabled") : _("disabled");
+      *out_failure = NULL;
+    }
+
+  if (manifest != NULL)
+    {
+      cells[COLUMN_NAME] = g_strdup (zot_manifest_get_name (manifest));
+      cells[COLUMN_VERSION] = g_strdup (or_default (zot_manifest_get_version (manifest), "-"));
+      cells[COLUMN_LANGUAGE] = g_strdup (or_default (zot_manifest_get_language (manifest), "-"));
+      cells[COLUMN_DESCRIPTION] =
+        g_strdup (or_default (zot_manifest_get_description (manifest), ""));
+    }
+  else
+    {
+      cells[COLUMN_NAME] = g_path_get_basename (discovered->directory);
+      cells[COLUMN_VERSION] = g_strdup ("-");
+      cells[COLUMN_LANGUAGE] = g_strdup ("-");
+      cells[COLUMN_DESCRIPTION] = g_strdup ("");
+    }
+  cells[COLUMN_STATE] = g_strdup (state);
+  cells[COLUMN_SCOPE] = g_strdup (zot_extension_scope_to_string (discovered->scope));
+  cells[COLUMN_DIRECTORY] = g_strdup (discovered->directory);
+
+  /* One row per line, whatever a description holds. */
+  for (guint column = 0; column < N_COLUMNS; column++)
+    g_strdelimit (cells[column], "\r\n\t", ' ');
+
+  return cells;
+}
+
+static int
+ext_list (int    argc,
+          char **argv)
+{
+  g_autofree char *cwd = NULL;
+  g_autofree char *absolute_cwd = NULL;
+  g_auto(GStrv) args = NULL;
+  g_autoptr(GPtrArray) found = NULL;
+  g_autoptr(GPtrArray) rows = NULL;
+  g_autoptr(GPtrArray) failures = NULL;
+  const char *headers[N_COLUMNS] = {
+    _("NAME"), _("VERSION"), _("STATE"), _("SCOPE"),
+    _("DIRECTORY"), _("LANGUAGE"), _("DESCRIPTION"),
+  };
+  guint widths[N_COLUMNS] = { 0, };
+  const GOptionEntry entries[] = {
+    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
+      N_("Look for project extensions in DIR/.zot/extensions"), N_("DIR") },
+    { NULL }
+  };
+
+  if (!parse_options ("ext list", NULL,
+                      _("Show the extensions zot finds, in load order, and their state."),
+                      entries, argc, argv, &args))
+    return ZOT_EXIT_USAGE;
+  if (g_strv_length (args) > 1)
+    return usage_error ("ext list", _("unexpected argument \"%s\""), args[1]);
+
+  if (cwd != NULL)
+    absolute_cwd = g_canonicalize_filename (cwd, NULL);
+
+  found = zot_discover_extensions (absolute_cwd, NULL, FALSE);
+  if (found->len == 0)
+    {
+      g_autofree char *project = zot_paths_get_project_extensions_dir (absolute_cwd);
+      g_autofree char *user = zot_paths_get_extensions_dir ();
+
+      g_print (_("no extensions installed; zot looks for them in %s and %s\n"), project, user);
+      return ZOT_EXIT_OK;
+    }
+
+  rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  failures = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint column = 0; column < N_COLUMNS; column++)
+    widths[column] = g_utf8_strlen (headers[column], -1);
+
+  for (guint i = 0; i < found->len; i++)
+    {
+      char *failure = NULL;
+      GStrv cells = describe_extension (g_ptr_array_index (found, i), &failure);
+
+      for (guint column = 0; column < N_COLUMNS; column++)
+        widths[column] = MAX (widths[column], (guint) g_utf8_strlen (cells[column], -1));
+
+      g_ptr_array_add (rows, cells);
+      g_ptr_array_add (failures, failure);
+    }
+
+  print_row (headers, widths);
+  for (guint i = 0; i < rows->len; i++)
+    {
+      const char *failure = g_ptr_array_index (failures, i);
+
+      print_row ((const char * const *) g_ptr_array_index (rows, i), widths);
+      if (failure != NULL)
+        g_print (_("  error: %s\n"), failure);
+    }
+
+  return ZOT_EXIT_OK;
+}
+
+/* ext install ------------------------------------------------------------- */
+
+static int
+ext_install (int    argc,
+             char **argv)
+{
+  g_autofree char *cwd = NULL;
+  g_autofree char *target_parent = NULL;
+  g_autofree char *exec = NULL;
+  g_auto(GStrv) args = NULL;
+  g_autoptr(ZotManifest) manifest = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean project = FALSE;
+  gboolean force = FALSE;
+  AsyncWait wait;
+  const GOptionEntry entries[] = {
+    { "project", 0, 0, G_OPTION_ARG_NONE, &project,
+      N_("Install into the project's .zot/extensions instead of $ZOT_HOME/extensions"), NULL },
+    { "force", 0, 0, G_OPTION_ARG_NONE, &force,
+      N_("Replace an installed extension of the same name"), NULL },
+    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
+      N_("The project directory for --project (default: the current one)"), N_("DIR") },
+    { NULL }
+  };
+
+  if (!parse_options ("ext install", _("PATH|URL"),
+                      _("Copy an extension directory, or clone a git URL, into the extensions "
+                        "directory.\nextension.json decides the name; nothing is left behind "
+                        "on failure."),
+                      entries, argc, argv, &args))
+    return ZOT_EXIT_USAGE;
+  if (g_strv_length (args) < 2)
+    return usage_error ("ext install", _("missing the extension's directory or git URL"));
+  if (g_strv_length (args) > 2)
+    return usage_error ("ext install", _("unexpected argument \"%s\""), args[2]);
+
+  target_parent = extensions_dir_for (project, cwd);
+
+  async_wait_init (&wait);
+  zot_installer_install_async (args[1], target_parent, force, wait.cancellable,
+                               on_async_done_cb, &wait);
+  async_wait_run (&wait);
+  manifest = zot_installer_install_finish (wait.result, &error);
+  async_wait_clear (&wait);
+
+  if (manifest == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_printerr (_("zot: installing %s was interrupted; nothing was installed\n"), args[1]);
+          return ZOT_EXIT_FAILED;
+        }
+      return report_error (error);
+    }
+
+  g_print (_("installed %s %s into %s\n"),
+           zot_manifest_get_name (manifest),
+           zot_manifest_get_version (manifest) != NULL ? zot_manifest_get_version (manifest) : "",
+           zot_manifest_get_directory (manifest));
+
+  /* Installed all the same: the program may arrive later (a build step, a
+   * package), and zot ext list will show it as failed until then. */
+  exec = zot_manifest_resolve_exec (manifest, &error);
+  if (exec == NULL)
+    g_printerr (_("zot: warning: %s\n"), error->message);
+
+  return ZOT_EXIT_OK;
+}
+
+/* ext remove, enable, disable --------------------------------------------- */
+
+static gboolean
+parse_name_command (const char   *command,
+                    const char   *summary,
+                    int           argc,
+                    char        **argv,
+                    char        **out_name,
+                    char        **out_parent,
+                    int          *out_status)
+{
+  g_autofree char *cwd = NULL;
+  g_auto(GStrv) args = NULL;
+  gboolean project = FALSE;
+  const GOptionEntry entries[] = {
+    { "project", 0, 0, G_OPTION_ARG_NONE, &project,
+      N_("Act on the project's .zot/extensions instead of $ZOT_HOME/extensions"), NULL },
+    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
+      N_("The project directory for --project (default: the current one)"), N_("DIR") },
+    { NULL }
+  };
+
+  if (!parse_options (command, _("NAME"), summary, entries, argc, argv, &args))
+    {
+      *out_status = ZOT_EXIT_USAGE;
+      return FALSE;
+    }
+  if (g_strv_length (args) < 2)
+    {
+      *out_status = usage_error (command, _("missing the extension's name"));
+      return FALSE;
+    }
+  if (g_strv_length (args) > 2)
+    {
+      *out_status = usage_error (command, _("unexpected argument \"%s\""), args[2]);
+      return FALSE;
+    }
+
+  *out_name = g_strdup (args[1]);
+  *out_parent = extensions_dir_for (project, cwd);
+  return TRUE;
+}
+
+static int
+ext_remove (int    argc,
+            char **argv)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *parent = NULL;
+  g_autofree char *directory = NULL;
+  g_autofree char *basename = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = ZOT_EXIT_OK;
+
+  if (!parse_name_command ("ext remove", _("Delete an installed extension and its files."),
+                           argc, argv, &name, &parent, &status))
+    return status;
+
+  directory = find_installed (parent, name, &error);
+  if (directory == NULL)
+    return report_error (error);
+
+  basename = g_path_get_basename (directory);
+  if (!zot_installer_remove (parent, basename, &error))
+    return report_error (error);
+
+  g_print (_("removed %s from %s\n"), name, parent);
+  return ZOT_EXIT_OK;
+}
+
+static int
+set_enabled (const char  *command,
+             const char  *summary,
+             gboolean     enabled,
+             int          argc,
+             char       **argv)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *parent = NULL;
+  g_autofree char *directory = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = ZOT_EXIT_OK;
+
+  if (!parse_name_command (command, summary, argc, argv, &name, &parent, &status))
+    return status;
+
+  directory = find_installed (parent, name, &error);
+  if (directory == NULL)
+    return report_error (error);
+
+  if (!zot_installer_set_enabled (directory, enabled, &error))
+    return report_error (error);
+
+  g_print (enabled ? _("enabled %s\n") : _("disabled %s\n"), name);
+  return ZOT_EXIT_OK;
+}
+
+static int
+ext_enable (int    argc,
+            char **argv)
+{
+  return set_enabled ("ext enable", _("Let zot start an installed extension again."),
+                      TRUE, argc, argv);
+}
+
+static int
+ext_disable (int    argc,
+             char **argv)
+{
+  return set_enabled ("ext disable",
+                      _("Keep an extension installed and listed, but do not start it."),
+                      FALSE, argc, argv);
+}
+
+/* ext logs ---------------------------------------------------------------- */
+
+static gboolean
+log_copy_available (LogFollower  *self,
+                    GError      **error)
+{
+  if (self->stream == NULL)
+    return TRUE;
+
+  for (;;)
+    {
+      g_autoptr(GBytes) bytes = NULL;
+      gsize size;
+
+      bytes = g_input_stream_read_bytes (G_INPUT_STREAM (self->stream), LOG_READ_CHUNK,
+                                         NULL, error);
+      if (bytes == NULL)
+        return FALSE;
+
+      size = g_bytes_get_size (bytes);
+      if (size == 0)
+        break;
+
+      /* Raw bytes: a log holds whatever the extension wrote to stderr. */
+      if (fwrite (g_bytes_get_data (bytes, NULL), 1, size, stdout) != size)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE,
+                       _("cannot write to standard output"));
+          return FALSE;
+        }
+    }
+
+  fflush (stdout);
+  return TRUE;
+}
+
+static void
+log_follower_fail (LogFollower  *self,
+                   const GError *error)
+{
+  report_error (error);
+  self->status = ZOT_EXIT_FAILED;
+  g_main_loop_quit (self->loop);
+}
+
+static void
+log_follower_rewind_if_truncated (LogFollower *self)
+{
+  g_autoptr(GFileInfo) info = NULL;
+
+  if (self->stream == NULL)
+    return;
+
+  info = g_file_input_stream_query_info (self->stream, G_FILE_ATTRIBUTE_STANDARD_SIZE, NULL, NULL);
+  if (info != NULL && g_file_info_get_size (info) < g_seekable_tell (G_SEEKABLE (self->stream)))
+    g_seekable_seek (G_SEEKABLE (self->stream), 0, G_SEEK_SET, NULL, NULL);
+}
+
+static void
+on_log_changed_cb (GFileMonitor      *monitor,
+                   GFile             *file,
+                   GFile             *other_file,
+                   GFileMonitorEvent  event,
+                   gpointer           user_data)
+{
+  LogFollower *self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  switch (event)
+    {
+    case G_FILE_MONITOR_EVENT_CREATED:
+    case G_FILE_MONITOR_EVENT_DELETED:
+      /* Rotated or recreated: finish the old file, then start on the new. */
+      if (!log_copy_available (self, &error))
+        {
+          log_follower_fail (self, error);
+          return;
+        }
+      g_clear_object (&self->stream);
+      if (event == G_FILE_MONITOR_EVENT_CREATED)
+        self->stream = g_file_read (self->file, NULL, NULL);
+      break;
+
+    case G_FILE_MONITOR_EVENT_CHANGED:
+    case G_FILE_MONITOR_EVENT_CHANGES_DONE_HINT:
+    case G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED:
+      if (self->stream == NULL)
+        self->stream = g_file_read (self->file, NULL, NULL);
+      else
+        log_follower_rewind_if_truncated (self);
+      break;
+
+    case G_FILE_MONITOR_EVENT_PRE_UNMOUNT:
+    case G_FILE_MONITOR_EVENT_UNMOUNTED:
+    case G_FILE_MONITOR_EVENT_MOVED:
+    case G_FILE_MONITOR_EVENT_RENAMED:
+    case G_FILE_MONITOR_EVENT_MOVED_IN:
+    case G_FILE_MONITOR_EVENT_MOVED_OUT:
+    default:
+      return;
+    }
+
+  if (!log_copy_available (self, &error))
+    log_follower_fail (self, error);
+}
+
+static gboolean
+on_interrupt_quit_cb (gpointer user_data)
+{
+  LogFollower *self = user_data;
+
+  /* ^C is how a follow ends; it is not a failure. */
+  self->status = ZOT_EXIT_OK;
+  g_main_loop_quit (self->loop);
+  return G_SOURCE_CONTINUE;
+}
+
+static int
+ext_logs (int    argc,
+          char **argv)
+{
+  g_autofree char *path = NULL;
+  g_auto(GStrv) args = NULL;
+  g_autoptr(GFileMonitor) monitor = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean follow = FALSE;
+  LogFollower self = { NULL, };
+  guint sigint_id = 0;
+  guint sigterm_id = 0;
+  const GOptionEntry entries[] = {
+    { "follow", 'f', 0, G_OPTION_ARG_NONE, &follow,
+      N_("Keep printing what is appended, until interrupted"), NULL },
+    { NULL }
+  };
+
+  if (!parse_options ("ext logs", _("NAME"),
+                      _("Print the extension's log: its stderr and the host's notes about it."),
+                      entries, argc, argv, &args))
+    return ZOT_EXIT_USAGE;
+  if (g_strv_length (args) < 2)
+    return usage_error ("ext logs", _("missing the extension's name"));
+  if (g_strv_length (args) > 2)
+    return usage_error ("ext logs", _("unexpected argument \"%s\""), args[2]);
+  if (!zot_manifest_name_is_valid (args[1]))
+    return usage_error ("ext logs", _("\"%s\" is not a valid extension name"), args[1]);
+
+  path = zot_paths_get_log_file (args[1]);
+  self.file = g_file_new_for_path (path);
+  self.stream = g_file_read (self.file, NULL, &error);
+  if (self.stream == NULL)
+    {
+      g_clear_object (&self.file);
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        g_printerr (_("zot: no log exists yet for %s; "
+                      "it would be at %s once the extension has been started\n"),
+                    args[1], path);
+      else
+        g_printerr (_("zot: cannot read %s (%s); check its permissions\n"), path, error->message);
+      return ZOT_EXIT_FAILED;
+    }
+
+  if (follow)
+    {
+      /* Watch before the first read, so that nothing appended in between
+       * is missed; handle ^C before printing, so that it never kills us. */
+      monitor = g_file_monitor_file (self.file, G_FILE_MONITOR_NONE, NULL, &error);
+      if (monitor == NULL)
+        {
+          g_clear_object (&self.stream);
+          g_clear_object (&self.file);
+          g_printerr (_("zot: cannot follow %s (%s)\n"), path, error->message);
+          return ZOT_EXIT_FAILED;
+        }
+      g_file_monitor_set_rate_limit (monitor, LOG_FOLLOW_RATE_LIMIT_MS);
+      self.loop = g_main_loop_new (NULL, FALSE);
+      g_signal_connect (monitor, "changed", G_CALLBACK (on_log_changed_cb), &self);
+      sigint_id = g_unix_signal_add (SIGINT, on_interrupt_quit_cb, &self);
+      sigterm_id = g_unix_signal_add (SIGTERM, on_interrupt_quit_cb, &self);
+    }
+
+  if (!log_copy_available (&self, &error))
+    {
+      report_error (error);
+      self.status = ZOT_EXIT_FAILED;
+    }
+  else if (follow)
+    {
+      g_main_loop_run (self.loop);
+    }
+
+  if (follow)
+    {
+      g_source_remove (sigint_id);
+      g_source_remove (sigterm_id);
+      g_signal_handlers_disconnect_by_func (monitor, on_log_changed_cb, &self);
+      g_file_monitor_cancel (monitor);
+    }
+  g_clear_pointer (&self.loop, g_main_loop_unref);
+  g_clear_object (&self.stream);
+  g_clear_object (&self.file);
+
+  return self.status;
+}
+
+/* ext --------------------------------------------------------------------- */
+
+static const struct
+{
+  const char        *name;
+  const char        *synopsis;
+  const char        *summary;
+  ZotExtCommandFunc  func;
+} ext_commands[] = {
+  { "list", "list [--cwd DIR]",
+    N_("Show the extensions found and their state"), ext_list },
+  { "install", "install PATH|URL [--project] [--force]",
+    N_("Install from a directory or a git URL"), ext_install },
+  { "remove", "remove NAME [--project]",
+    N_("Delete an installed extension"), ext_remove },
+  { "enable", "enable NAME [--project]",
+    N_("Let zot start an extension"), ext_enable },
+  { "disable", "disable NAME [--project]",
+    N_("Keep an extension installed but stopped"), ext_disable },
+  { "logs", "logs NAME [-f]",
+    N_("Print an extension's log; -f follows it"), ext_logs },
+};
+
+static void
+print_ext_help (void)
+{
+  g_print ("%s\n  zot ext %s\n\n%s\n\n%s\n",
+           _("Usage:"), _("COMMAND [OPTION…]"), _("Manage zot's extensions."), _("Commands:"));
+  for (guint i = 0; i < G_N_ELEMENTS (ext_commands); i++)
+    g_print ("  %-42s %s\n", ext_commands[i].synopsis, _(ext_commands[i].summary));
+  g_print ("\n%s\n", _("Run zot ext COMMAND --help for a command's options."));
+}
+
+int
+zot_cli_ext_main (int    argc,
+                  char **argv)
+{
+  const char *command;
+
+  g_return_val_if_fail (argc >= 1 && argv != NULL, ZOT_EXIT_USAGE);
+
+  if (argc < 2)
+    return usage_error ("ext",
+                        _("missing a command: list, install, remove, enable, disable or logs"));
+
+  command = argv[1];
+  if (g_str_equal (command, "--help") || g_str_equal (command, "-h") ||
+      g_str_equal (command, "-?") || g_str_equal (command, "help"))
+    {
+      print_ext_help ();
+      return ZOT_EXIT_OK;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (ext_commands); i++)
+    if (g_str_equal (command, ext_commands[i].name))
+      return ext_commands[i].func (argc - 1, argv + 1);
+
+  return usage_error ("ext",
+                      _("unknown command \"%s\"; "
+                        "use list, install, remove, enable, disable or logs"),
+                      command);
+}
+
+/* update ------------------------------------------------------------------ */
+
+int
+zot_cli_update_main (int    argc,
+                     char **argv)
+{
+  g_autofree char *cwd = NULL;
+  g_autofree char *extensions_dir = NULL;
+  g_auto(GStrv) args = NULL;
+  g_autoptr(GPtrArray) results = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean project = FALSE;
+  guint failed = 0;
+  AsyncWait wait;
+  const GOptionEntry entries[] = {
+    { "project", 0, 0, G_OPTION_ARG_NONE, &project,
+      N_("Update the project's .zot/extensions instead of $ZOT_HOME/extensions"), NULL },
+    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
+      N_("The project directory for --project (default: the current one)"), N_("DIR") },
+    { NULL }
+  };
+
+  g_return_val_if_fail (argc >= 1 && argv != NULL, ZOT_EXIT_USAGE);
+
+  if (!parse_options ("update", NULL,
+                      _("Fast-forward every installed extension that is a git checkout."),
+                      entries, argc, argv, &args))
+    return ZOT_EXIT_USAGE;
+  if (g_strv_length (args) > 1)
+    return usage_error ("update", _("unexpected argument \"%s\""), args[1]);
+
+  extensions_dir = extensions_dir_for (project, cwd);
+
+  async_wait_init (&wait);
+  zot_installer_update_async (extensions_dir, wait.cancellable, on_async_done_cb, &wait);
+  async_wait_run (&wait);
+  results = zot_installer_update_finish (wait.result, &error);
+  async_wait_clear (&wait);
+
+  if (results == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_printerr (_("zot: update interrupted\n"));
+          return ZOT_EXIT_FAILED;
+        }
+      return report_error (error);
+    }
+
+  if (results->len == 0)
+    {
+      g_print (_("no extensions installed in %s\n"), extensions_dir);
+      return ZOT_EXIT_OK;
+    }
+
+  for (guint i = 0; i < results->len; i++)
+    {
+      ZotUpdateResult *result = g_ptr_array_index (results, i);
+
+      switch (result->status)
+        {
+        case ZOT_UPDATE_STATUS_UPDATED:
+          g_print (_("%s: updated\n"), result->name);
+          break;
+
+        case ZOT_UPDATE_STATUS_UP_TO_DATE:
+          g_print (_("%s: already up to date\n"), result->name);
+          break;
+
+        case ZOT_UPDATE_STATUS_NOT_GIT:
+          g_print (_("%s: not a git checkout, skipped\n"), result->name);
+          break;
+
+        case ZOT_UPDATE_STATUS_FAILED:
+        default:
+          g_print (_("%s: failed: %s\n"), result->name, result->message);
+          failed++;
+          break;
+        }
+    }
+
+  if (failed > 0)
+    {
+      g_printerr (g_dngettext (GETTEXT_PACKAGE,
+                               "zot: %u extension could not be updated\n",
+                               "zot: %u extensions could not be updated\n", failed),
+                  failed);
+      return ZOT_EXIT_FAILED;
+    }
+
+  return ZOT_EXIT_OK;
+}

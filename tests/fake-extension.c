@@ -1,0 +1,773 @@
+/* fake-extension.c — a scripted zot extension for the test suite.
+ *
+ * Its behaviour is chosen on the command line so that one binary can play
+ * every well-behaved and hostile extension the tests need: slow to start,
+ * dead before hello, never ready, garbage between frames, invalid UTF-8, a
+ * frame past the 4 MiB cap, a writer that floods stdout and never reads,
+ * one that ignores shutdown and SIGTERM, and so on.
+ *
+ * Once the handshake is done it reads stdin line by line with poll(2) and
+ * read(2). A command_invoked frame's args are a directive that says how to
+ * answer; see handle_command() for the list.
+ *
+ * Frames are built with json-glib. The only hand-written lines are the
+ * deliberately broken ones (--garbage, --invalid-utf8).
+ */
+#ifndef _GNU_SOURCE
+# define _GNU_SOURCE
+#endif
+
+#define G_LOG_DOMAIN "zot-fake-extension"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <json-glib/json-glib.h>
+
+#define READ_CHUNK_SIZE (64 * 1024)
+#define HUGE_FRAME_SIZE (5 * 1024 * 1024)
+
+typedef struct
+{
+  gint64  deadline;
+  char   *id;
+  char   *text;
+} LateAnswer;
+
+/* Command-line options */
+static char      *opt_name = NULL;
+static char      *opt_version = NULL;
+static char      *opt_capabilities = NULL;
+static int        opt_exit_before_hello = -1;
+static gboolean   opt_never_hello = FALSE;
+static int        opt_hello_delay_ms = 0;
+static char     **opt_commands = NULL;
+static gboolean   opt_no_ready = FALSE;
+static int        opt_ready_delay_ms = 0;
+static char     **opt_register_after_ready = NULL;
+static gboolean   opt_garbage = FALSE;
+static gboolean   opt_invalid_utf8 = FALSE;
+static gboolean   opt_huge_frame = FALSE;
+static gboolean   opt_flood = FALSE;
+static char      *opt_record = NULL;
+static gboolean   opt_ignore_shutdown = FALSE;
+static gboolean   opt_ignore_sigterm = FALSE;
+static char     **opt_notify_on_start = NULL;
+
+static const GOptionEntry entries[] = {
+  { "name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
+    "Name sent in hello (default \"fake\")", "NAME" },
+  { "version", 0, 0, G_OPTION_ARG_STRING, &opt_version,
+    "Version sent in hello (default \"1.0.0\")", "V" },
+  { "capabilities", 0, 0, G_OPTION_ARG_STRING, &opt_capabilities,
+    "Comma-separated hello capabilities (default none)", "a,b,c" },
+  { "exit-before-hello", 0, 0, G_OPTION_ARG_INT, &opt_exit_before_hello,
+    "Exit with status N before sending hello", "N" },
+  { "never-hello", 0, 0, G_OPTION_ARG_NONE, &opt_never_hello,
+    "Never send anything; read stdin until EOF", NULL },
+  { "hello-delay-ms", 0, 0, G_OPTION_ARG_INT, &opt_hello_delay_ms,
+    "Sleep N ms before hello", "N" },
+  { "command", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_commands,
+    "Register a slash command (repeatable)", "NAME" },
+  { "no-ready", 0, 0, G_OPTION_ARG_NONE, &opt_no_ready,
+    "Never send ready", NULL },
+  { "ready-delay-ms", 0, 0, G_OPTION_ARG_INT, &opt_ready_delay_ms,
+    "Wait N ms after registrations before ready", "N" },
+  { "register-after-ready", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_register_after_ready,
+    "Register a command after ready (repeatable)", "NAME" },
+  { "garbage", 0, 0, G_OPTION_ARG_NONE, &opt_garbage,
+    "Print garbage lines before and after each frame", NULL },
+  { "invalid-utf8", 0, 0, G_OPTION_ARG_NONE, &opt_invalid_utf8,
+    "Print a notify line with invalid UTF-8 after hello", NULL },
+  { "huge-frame-after-hello", 0, 0, G_OPTION_ARG_NONE, &opt_huge_frame,
+    "Print one 5 MiB notify frame after ready", NULL },
+  { "flood", 0, 0, G_OPTION_ARG_NONE, &opt_flood,
+    "After ready, write notify frames forever and never read stdin", NULL },
+  { "record", 0, 0, G_OPTION_ARG_FILENAME, &opt_record,
+    "Append every line received on stdin to FILE", "FILE" },
+  { "ignore-shutdown", 0, 0, G_OPTION_ARG_NONE, &opt_ignore_shutdown,
+    "Ignore shutdown frames and stdin EOF", NULL },
+  { "ignore-sigterm", 0, 0, G_OPTION_ARG_NONE, &opt_ignore_sigterm,
+    "Ignore SIGTERM", NULL },
+  { "notify-on-start", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_notify_on_start,
+    "Send a notify frame after ready (repeatable)", "LEVEL:MESSAGE" },
+  { NULL }
+};
+
+static FILE      *record_file = NULL;
+static GPtrArray *late_answers = NULL;
+static guint      n_tool_calls = 0;
+
+static const char * const garbage_lines[] = {
+  "not json",
+  "{broken",
+  "[1,2]",
+  "{\"no_type\":1}",
+  "",
+};
+
+static void
+sleep_forever (void)
+{
+  /* SIGTERM (unless ignored) or SIGKILL is the only way out. */
+  for (;;)
+    pause ();
+}
+
+static void
+late_answer_free (gpointer data)
+{
+  LateAnswer *late = data;
+
+  g_free (late->id);
+  g_free (late->text);
+  g_free (late);
+}
+
+static void
+sleep_ms (int ms)
+{
+  if (ms > 0)
+    g_usleep ((gulong) ms * G_TIME_SPAN_MILLISECOND);
+}
+
+static void
+write_all (const char *data,
+           gsize       len)
+{
+  while (len > 0)
+    {
+      ssize_t n = write (STDOUT_FILENO, data, len);
+
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+
+          if (errno == EAGAIN)
+            {
+              struct pollfd pfd = { .fd = STDOUT_FILENO, .events = POLLOUT };
+
+              poll (&pfd, 1, -1);
+              continue;
+            }
+
+          /* The host closed our stdout: it has disconnected us. */
+          fprintf (stderr, "fake-extension: write failed: %s\n", g_strerror (errno));
+          if (opt_ignore_shutdown)
+            sleep_forever ();
+          exit (0);
+        }
+
+      data += n;
+      len -= (gsize) n;
+    }
+}
+
+static void
+write_line (const char *data,
+            gsize       len)
+{
+  /* One write per line where possible, so a line never interleaves. */
+  g_autofree char *buf = g_malloc (len + 1);
+
+  memcpy (buf, data, len);
+  buf[len] = '\n';
+  write_all (buf, len + 1);
+}
+
+static void
+write_garbage (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (garbage_lines); i++)
+    write_line (garbage_lines[i], strlen (garbage_lines[i]));
+}
+
+static JsonBuilder *
+begin_frame (const char *type)
+{
+  JsonBuilder *builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "type");
+  json_builder_add_string_value (builder, type);
+
+  return builder;
+}
+
+static void
+add_string (JsonBuilder *builder,
+            const char  *member,
+            const char  *value)
+{
+  json_builder_set_member_name (builder, member);
+  json_builder_add_string_value (builder, value);
+}
+
+/* Ends the object begun by begin_frame() and writes it as one line. */
+static void
+send_frame (JsonBuilder *builder)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  text = json_generator_to_data (generator, &len);
+
+  if (opt_garbage)
+    write_garbage ();
+  write_line (text, len);
+  if (opt_garbage)
+    write_garbage ();
+}
+
+static void
+send_simple (const char *type)
+{
+  g_autoptr(JsonBuilder) builder = begin_frame (type);
+
+  send_frame (builder);
+}
+
+static void
+send_hello (void)
+{
+  g_autoptr(JsonBuilder) builder = begin_frame ("hello");
+  g_auto(GStrv) caps = NULL;
+
+  add_string (builder, "name", opt_name ? opt_name : "fake");
+  add_string (builder, "version", opt_version ? opt_version : "1.0.0");
+
+  json_builder_set_member_name (builder, "capabilities");
+  json_builder_begin_array (builder);
+  if (opt_capabilities != NULL && opt_capabilities[0] != '\0')
+    {
+      caps = g_strsplit (opt_capabilities, ",", -1);
+      for (guint i = 0; caps[i] != NULL; i++)
+        {
+          g_strstrip (caps[i]);
+          if (caps[i][0] != '\0')
+            json_builder_add_string_value (builder, caps[i]);
+        }
+    }
+  json_builder_end_array (builder);
+
+  send_frame (builder);
+}
+
+static void
+send_register_command (const char *name)
+{
+  g_autoptr(JsonBuilder) builder = begin_frame ("register_command");
+  g_autofree char *description = g_strdup_printf ("fake command %s", name);
+
+  add_string (builder, "name", name);
+  add_string (builder, "description", description);
+  send_frame (builder);
+}
+
+static void
+send_notify (const char *level,
+             const char *message)
+{
+  g_autoptr(JsonBuilder) builder = begin_frame ("notify");
+
+  add_string (builder, "level", level);
+  add_string (builder, "message", message);
+  send_frame (builder);
+}
+
+static void
+send_call_tool (const char *tool,
+                const char *args_json)
+{
+  g_autoptr(JsonBuilder) builder = begin_frame ("call_tool");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *id = g_strdup_printf ("request-%u", ++n_tool_calls);
+  JsonNode *args = NULL;
+
+  if (args_json[0] != '\0' && json_parser_load_from_data (parser, args_json, -1, NULL))
+    args = json_parser_get_root (parser);
+
+  add_string (builder, "id", id);
+  add_string (builder, "name", tool);
+  json_builder_set_member_name (builder, "args");
+  if (args != NULL && JSON_NODE_HOLDS_OBJECT (args))
+    {
+      json_builder_add_value (builder, json_node_copy (args));
+    }
+  else
+    {
+      json_builder_begin_object (builder);
+      json_builder_end_object (builder);
+    }
+  send_frame (builder);
+}
+
+/* action is "display", "insert", "prompt", "noop" or anything else; for
+ * the first three, text goes into the member of the same name. */
+static void
+send_response (const char *id,
+               const char *action,
+               const char *text,
+               const char *error)
+{
+  g_autoptr(JsonBuilder) builder = begin_frame ("command_response");
+
+  add_string (builder, "id", id);
+  add_string (builder, "action", action);
+  if (text != NULL)
+    add_string (builder, action, text);
+  if (error != NULL)
+    add_string (builder, "error", error);
+  send_frame (builder);
+}
+
+static void
+send_invalid_utf8 (void)
+{
+  static const char line[] =
+    "{\"type\":\"notify\",\"level\":\"info\",\"message\":\"\xff\xfe\"}";
+
+  write_line (line, sizeof line - 1);
+}
+
+static void
+send_huge_frame (void)
+{
+  g_autoptr(JsonBuilder) builder = begin_frame ("notify");
+  g_autofree char *message = g_malloc (HUGE_FRAME_SIZE + 1);
+
+  memset (message, 'x', HUGE_FRAME_SIZE);
+  message[HUGE_FRAME_SIZE] = '\0';
+
+  add_string (builder, "level", "info");
+  add_string (builder, "message", message);
+  send_frame (builder);
+}
+
+static G_GNUC_NORETURN void
+flood (void)
+{
+  for (guint64 i = 0; ; i++)
+    {
+      g_autofree char *message = g_strdup_printf ("flood %" G_GUINT64_FORMAT, i);
+
+      send_notify ("info", message);
+    }
+}
+
+static void
+record_line (const char *line,
+             gsize       len)
+{
+  if (record_file == NULL)
+    return;
+
+  fwrite (line, 1, len, record_file);
+  fputc ('\n', record_file);
+  fflush (record_file);
+}
+
+/* Splits "word rest" at the first space; rest is everything after it. */
+static char *
+split_word (const char  *text,
+            const char **rest)
+{
+  const char *space = strchr (text, ' ');
+
+  if (space == NULL)
+    {
+      *rest = text + strlen (text);
+      return g_strdup (text);
+    }
+
+  *rest = space + 1;
+  return g_strndup (text, space - text);
+}
+
+/*
+ * Directives (the command's args):
+ *   display TEXT | insert TEXT | prompt TEXT   answer that action with TEXT
+ *   noop                                        answer noop
+ *   error TEXT                                  answer noop with "error":TEXT
+ *   badaction                                   answer action "frobnicate"
+ *   hang                                        never answer
+ *   crash N                                     exit (N) without answering
+ *   late MS TEXT                                answer display TEXT after MS ms
+ *   notify LEVEL TEXT                           send notify, then answer noop
+ *   clear                                       send clear_notes, then answer noop
+ *   name                                        display the command name received
+ *   calltool TOOL [JSON]                        send call_tool "request-N" for TOOL with
+ *                                               args JSON (an object, default {}), then
+ *                                               answer noop; the tool_result is only
+ *                                               recorded (--record)
+ *   anything else, or empty                     display "NAME: ARGS"
+ */
+static void
+handle_command (const char *id,
+                const char *name,
+                const char *args)
+{
+  g_autofree char *word = NULL;
+  const char *rest = NULL;
+
+  word = split_word (args, &rest);
+
+  if (g_str_equal (word, "display") ||
+      g_str_equal (word, "insert") ||
+      g_str_equal (word, "prompt"))
+    {
+      send_response (id, word, rest, NULL);
+    }
+  else if (g_str_equal (word, "noop"))
+    {
+      send_response (id, "noop", NULL, NULL);
+    }
+  else if (g_str_equal (word, "error"))
+    {
+      send_response (id, "noop", NULL, rest);
+    }
+  else if (g_str_equal (word, "badaction"))
+    {
+      send_response (id, "frobnicate", NULL, NULL);
+    }
+  else if (g_str_equal (word, "hang"))
+    {
+      /* Never answer. */
+    }
+  else if (g_str_equal (word, "crash"))
+    {
+      int status = rest[0] != '\0' ? atoi (rest) : 1;
+
+      fprintf (stderr, "fake-extension: crashing with status %d\n", status);
+      exit (status);
+    }
+  else if (g_str_equal (word, "late"))
+    {
+      LateAnswer *late = g_new0 (LateAnswer, 1);
+      g_autofree char *ms = split_word (rest, &rest);
+
+      late->deadline = g_get_monotonic_time () +
+                       g_ascii_strtoll (ms, NULL, 10) * G_TIME_SPAN_MILLISECOND;
+      late->id = g_strdup (id);
+      late->text = g_strdup (rest);
+      g_ptr_array_add (late_answers, late);
+    }
+  else if (g_str_equal (word, "notify"))
+    {
+      g_autofree char *level = split_word (rest, &rest);
+
+      send_notify (level, rest);
+      send_response (id, "noop", NULL, NULL);
+    }
+  else if (g_str_equal (word, "clear"))
+    {
+      send_simple ("clear_notes");
+      send_response (id, "noop", NULL, NULL);
+    }
+  else if (g_str_equal (word, "name"))
+    {
+      send_response (id, "display", name, NULL);
+    }
+  else if (g_str_equal (word, "calltool"))
+    {
+      g_autofree char *tool = split_word (rest, &rest);
+
+      send_call_tool (tool, rest);
+      send_response (id, "noop", NULL, NULL);
+    }
+  else
+    {
+      g_autofree char *text = g_strdup_printf ("%s: %s", name, args);
+
+      send_response (id, "display", text, NULL);
+    }
+}
+
+static const char *
+get_string_member (JsonObject *object,
+                   const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+
+  return json_node_get_string (node);
+}
+
+static void
+handle_line (const char *line,
+             gsize       len)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  JsonNode *root;
+  JsonObject *object;
+  const char *type;
+
+  record_line (line, len);
+
+  if (opt_never_hello)
+    return;
+
+  if (!json_parser_load_from_data (parser, line, (gssize) len, &error))
+    {
+      fprintf (stderr, "fake-extension: bad line: %s\n", error->message);
+      return;
+    }
+
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return;
+
+  object = json_node_get_object (root);
+  type = get_string_member (object, "type");
+  if (type == NULL)
+    return;
+
+  if (g_str_equal (type, "command_invoked"))
+    {
+      const char *id = get_string_member (object, "id");
+      const char *name = get_string_member (object, "name");
+      const char *args = get_string_member (object, "args");
+
+      if (id == NULL)
+        return;
+
+      handle_command (id, name ? name : "", args ? args : "");
+    }
+  else if (g_str_equal (type, "shutdown"))
+    {
+      if (opt_ignore_shutdown)
+        return;
+
+      send_simple ("shutdown_ack");
+      exit (0);
+    }
+
+  /* hello_ack and everything else: recorded above, nothing more. */
+}
+
+static void
+send_due_late_answers (void)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  for (guint i = 0; i < late_answers->len; )
+    {
+      LateAnswer *late = g_ptr_array_index (late_answers, i);
+
+      if (late->deadline <= now)
+        {
+          send_response (late->id, "display", late->text, NULL);
+          g_ptr_array_remove_index (late_answers, i);
+        }
+      else
+        {
+          i++;
+        }
+    }
+}
+
+/* Milliseconds until the next late answer is due, or -1 for none. */
+static int
+next_timeout (void)
+{
+  gint64 now = g_get_monotonic_time ();
+  gint64 first = G_MAXINT64;
+
+  for (guint i = 0; i < late_answers->len; i++)
+    {
+      LateAnswer *late = g_ptr_array_index (late_answers, i);
+
+      first = MIN (first, late->deadline);
+    }
+
+  if (first == G_MAXINT64)
+    return -1;
+  if (first <= now)
+    return 0;
+
+  return (int) MIN ((first - now + 999) / 1000, G_MAXINT);
+}
+
+static G_GNUC_NORETURN void
+handle_eof (void)
+{
+  if (!opt_ignore_shutdown)
+    exit (0);
+
+  /* Keep answering late commands, then sleep until killed. */
+  for (;;)
+    {
+      int timeout = next_timeout ();
+
+      if (timeout < 0)
+        sleep_forever ();
+
+      poll (NULL, 0, timeout);
+      send_due_late_answers ();
+    }
+}
+
+static G_GNUC_NORETURN void
+read_loop (void)
+{
+  g_autoptr(GByteArray) partial = g_byte_array_new ();
+  g_autofree guint8 *chunk = g_malloc (READ_CHUNK_SIZE);
+
+  for (;;)
+    {
+      struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+      gsize start = 0;
+      ssize_t n;
+      int ret;
+
+      ret = poll (&pfd, 1, next_timeout ());
+      if (ret < 0 && errno != EINTR)
+        {
+          fprintf (stderr, "fake-extension: poll failed: %s\n", g_strerror (errno));
+          exit (1);
+        }
+
+      send_due_late_answers ();
+
+      if (ret <= 0)
+        continue;
+
+      n = read (STDIN_FILENO, chunk, READ_CHUNK_SIZE);
+      if (n < 0)
+        {
+          if (errno == EINTR || errno == EAGAIN)
+            continue;
+          fprintf (stderr, "fake-extension: read failed: %s\n", g_strerror (errno));
+          n = 0;
+        }
+
+      if (n == 0)
+        {
+          /* A last line without its newline still counts. */
+          if (partial->len > 0)
+            {
+              g_byte_array_append (partial, (const guint8 *) "", 1);
+              handle_line ((const char *) partial->data, partial->len - 1);
+              g_byte_array_set_size (partial, 0);
+            }
+          handle_eof ();
+        }
+
+      g_byte_array_append (partial, chunk, (guint) n);
+
+      for (gsize i = 0; i < partial->len; i++)
+        {
+          if (partial->data[i] != '\n')
+            continue;
+
+          /* NUL-terminate in place for the parser; the '\n' is not needed. */
+          partial->data[i] = '\0';
+          handle_line ((const char *) partial->data + start, i - start);
+          start = i + 1;
+        }
+
+      if (start > 0)
+        g_byte_array_remove_range (partial, 0, (guint) start);
+    }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+
+  context = g_option_context_new ("- scripted zot extension for tests");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      fprintf (stderr, "fake-extension: %s\n", error->message);
+      return 2;
+    }
+
+  /* A closed stdout must be an error we can see, not a silent death. */
+  signal (SIGPIPE, SIG_IGN);
+  if (opt_ignore_sigterm)
+    signal (SIGTERM, SIG_IGN);
+
+  late_answers = g_ptr_array_new_with_free_func (late_answer_free);
+
+  if (opt_record != NULL)
+    {
+      record_file = fopen (opt_record, "a");
+      if (record_file == NULL)
+        {
+          fprintf (stderr, "fake-extension: cannot open %s: %s\n",
+                   opt_record, g_strerror (errno));
+          return 2;
+        }
+    }
+
+  if (opt_exit_before_hello >= 0)
+    {
+      fprintf (stderr, "fake-extension: exiting with status %d before hello\n",
+               opt_exit_before_hello);
+      return opt_exit_before_hello;
+    }
+
+  if (opt_never_hello)
+    read_loop ();
+
+  sleep_ms (opt_hello_delay_ms);
+  send_hello ();
+
+  if (opt_invalid_utf8)
+    send_invalid_utf8 ();
+
+  for (guint i = 0; opt_commands != NULL && opt_commands[i] != NULL; i++)
+    send_register_command (opt_commands[i]);
+
+  sleep_ms (opt_ready_delay_ms);
+  if (!opt_no_ready)
+    send_simple ("ready");
+
+  for (guint i = 0; opt_register_after_ready != NULL && opt_register_after_ready[i] != NULL; i++)
+    send_register_command (opt_register_after_ready[i]);
+
+  for (guint i = 0; opt_notify_on_start != NULL && opt_notify_on_start[i] != NULL; i++)
+    {
+      const char *spec = opt_notify_on_start[i];
+      const char *colon = strchr (spec, ':');
+      g_autofree char *level = NULL;
+
+      if (colon != NULL)
+        {
+          level = g_strndup (spec, colon - spec);
+          send_notify (level, colon + 1);
+        }
+      else
+        {
+          send_notify ("info", spec);
+        }
+    }
+
+  if (opt_huge_frame)
+    send_huge_frame ();
+
+  if (opt_flood)
+    flood ();
+
+  read_loop ();
+}

@@ -1,0 +1,243 @@
+/* test-cli.c — the `zot` binary end to end: flags, exit codes and what
+ * print mode writes to stdout and stderr. */
+#include "config.h"
+
+#include "zot-test-util.h"
+
+typedef struct
+{
+  ZotTestEnv env;
+  char      *out;
+  char      *err;
+  int        status;
+} Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  zot_test_env_setup (&f->env);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_clear_pointer (&f->out, g_free);
+  g_clear_pointer (&f->err, g_free);
+  zot_test_env_teardown (&f->env);
+}
+
+/* Runs zot with the arguments (NULL-terminated) in the fixture's home. */
+static void
+run (Fixture *f,
+     ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) envp = g_get_environ ();
+  const char *arg;
+  int wait_status = 0;
+  va_list ap;
+
+  g_clear_pointer (&f->out, g_free);
+  g_clear_pointer (&f->err, g_free);
+
+  g_ptr_array_add (argv, (gpointer) g_getenv ("ZOT_BIN"));
+  va_start (ap, f);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (argv, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+
+  envp = g_environ_setenv (envp, "ZOT_HOME", f->env.home, TRUE);
+  envp = g_environ_setenv (envp, "LC_ALL", "C", TRUE);
+
+  g_spawn_sync (f->env.cwd, (char **) argv->pdata, envp, G_SPAWN_DEFAULT,
+                NULL, NULL, &f->out, &f->err, &wait_status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (wait_status));
+  f->status = WEXITSTATUS (wait_status);
+}
+
+#define fake(f, name, ...) zot_test_make_fake_args ((f)->env.root, name, __VA_ARGS__)
+
+static void
+test_version_and_usage (Fixture       *f,
+                        gconstpointer  data)
+{
+  run (f, "--version", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->out, ==, "zot " PACKAGE_VERSION "\n");
+
+  run (f, "--no-such-flag", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_true (g_str_has_prefix (f->err, "zot: "));
+  g_assert_nonnull (strstr (f->err, "--no-such-flag"));
+  /* One line. */
+  g_assert_cmpint (strchr (f->err, '\n') - f->err, ==, (int) strlen (f->err) - 1);
+
+  run (f, "--codemode", "sometimes", "-p", "/help", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_nonnull (strstr (f->err, "off, on or only"));
+
+  run (f, "--max-steps", "0", "-p", "/help", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+
+  run (f, "--help", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_nonnull (strstr (f->out, "--ext"));
+  g_assert_nonnull (strstr (f->out, "zot ext"));
+}
+
+static void
+test_print_display_and_notes (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "printer", "--command", "Say", NULL);
+
+  run (f, "--ext", dir, "-p", "/say display hello world", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->out, ==, "hello world\n");
+  g_assert_cmpstr (f->err, ==, "");
+
+  run (f, "-e", dir, "-p", "/SAY notify warn mind the gap", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->out, ==, "");
+  g_assert_cmpstr (f->err, ==, "[printer] warn: mind the gap\n");
+
+  run (f, "-e", dir, "-p", "/say insert into the editor", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->out, ==, "into the editor\n");
+
+  run (f, "-e", dir, "-p", "/say noop", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->out, ==, "");
+}
+
+static void
+test_print_errors (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "erring", "--command", "e", NULL);
+
+  run (f, "-e", dir, "-p", "/e error no such todo", NULL);
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_cmpstr (f->err, ==, "zot: /e: no such todo\n");
+
+  run (f, "-e", dir, "-p", "/e badaction", NULL);
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_nonnull (strstr (f->err, "unknown command action \"frobnicate\""));
+
+  run (f, "-e", dir, "-p", "/nosuch thing", NULL);
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_true (g_str_has_prefix (f->err, "zot: unknown command /nosuch\n"));
+  g_assert_nonnull (strstr (f->err, "/e "));
+  g_assert_nonnull (strstr (f->err, "[erring]"));
+  g_assert_nonnull (strstr (f->err, "/help"));
+
+  run (f, "-e", dir, "-p", "/settings", NULL);
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_nonnull (strstr (f->err, "window"));
+
+  run (f, "-e", dir, "-p", "/e crash 4", NULL);
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_nonnull (strstr (f->err, "erring"));
+}
+
+static void
+test_print_timeout (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "stuck", "--command", "s", NULL);
+
+  g_setenv ("ZOT_TEST_TIMEOUTS", "command=300", TRUE);
+  run (f, "-e", dir, "-p", "/s hang", NULL);
+  g_unsetenv ("ZOT_TEST_TIMEOUTS");
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_nonnull (strstr (f->err, "/s (stuck) did not answer within 1 s"));
+}
+
+static void
+test_print_help_and_reload (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "helpful", "--command", "Greet", NULL);
+
+  run (f, "-e", dir, "-p", "/help", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_nonnull (strstr (f->out, "/reload-ext"));
+  g_assert_nonnull (strstr (f->out, "/Greet"));
+  g_assert_nonnull (strstr (f->out, "fake command Greet"));
+
+  run (f, "-e", dir, "-p", "/reload-ext", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->out, ==, "Reloaded extensions: 1 of 1 ready\n");
+}
+
+static void
+test_print_load_failure (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *bad = fake (f, "doomed", "--exit-before-hello", "5", NULL);
+  g_autofree char *good = fake (f, "fine", "--command", "ok", NULL);
+  g_autofree char *log = g_build_filename (f->env.home, "logs", "ext-doomed.log", NULL);
+
+  run (f, "-e", bad, "-e", good, "-p", "/ok display still works", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->out, ==, "still works\n");
+  g_assert_nonnull (strstr (f->err, "exited with status 5 before saying hello"));
+  g_assert_nonnull (strstr (f->err, log));
+}
+
+static void
+test_discovery (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *user_dir = g_build_filename (f->env.home, "extensions", NULL);
+  g_autofree char *project_dir = g_build_filename (f->env.cwd, ".zot", "extensions", NULL);
+  g_autofree char *user = zot_test_make_fake (user_dir, "who", (const char *[]) { "--command", "useronly", NULL });
+  g_autofree char *project = zot_test_make_fake (project_dir, "who", (const char *[]) { "--command", "projonly", NULL });
+  g_autofree char *other = zot_test_make_fake (user_dir, "other", (const char *[]) { "--command", "other", NULL });
+
+  /* The project's "who" shadows the user's. */
+  run (f, "-p", "/help", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_nonnull (strstr (f->out, "/projonly"));
+  g_assert_null (strstr (f->out, "/useronly"));
+  run (f, "-p", "/other display user ext", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->out, ==, "user ext\n");
+
+  /* --no-ext skips discovery. */
+  run (f, "--no-ext", "-p", "/other display x", NULL);
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_nonnull (strstr (f->err, "unknown command /other"));
+
+  /* --cwd picks another project. */
+  run (f, "--cwd", f->env.root, "-p", "/help", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_nonnull (strstr (f->out, "[who]"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+#define ADD(path, func) \
+  g_test_add ("/zot/cli/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  ADD ("version-and-usage", test_version_and_usage);
+  ADD ("print-display-and-notes", test_print_display_and_notes);
+  ADD ("print-errors", test_print_errors);
+  ADD ("print-timeout", test_print_timeout);
+  ADD ("print-help-and-reload", test_print_help_and_reload);
+  ADD ("print-load-failure", test_print_load_failure);
+  ADD ("discovery", test_discovery);
+
+#undef ADD
+
+  return g_test_run ();
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds zot and shows it working: the example extensions are listed and
+# their slash commands run headless, with no network and no API key.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tools/deps.sh
+[ -d build ] || meson setup build --buildtype=debugoptimized >/dev/null
+meson compile -C build >/dev/null
+
+zot=build/src/zot
+demo_home=$(mktemp -d)
+export ZOT_HOME="$demo_home"
+trap 'rm -rf "$demo_home"' EXIT
+
+echo "\$ zot ext install examples/extensions/todo"
+$zot ext install examples/extensions/todo
+echo
+echo "\$ zot ext list"
+$zot ext list --cwd "$demo_home"
+echo
+echo "\$ zot -p '/todo add try zot'"
+$zot -p "/todo add try zot"
+echo
+echo "\$ zot --ext examples/extensions/hello-sh -p '/hello desktop'"
+$zot --ext examples/extensions/hello-sh -p "/hello desktop"
+echo
+echo "\$ zot --ext examples/extensions/hello-sh -p '/help'"
+$zot --ext examples/extensions/hello-sh -p "/help"

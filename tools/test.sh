@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds zot and runs the whole test suite, then again under AddressSanitizer
+# and UndefinedBehaviorSanitizer. Prints "N passed, N failed" at the end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tools/deps.sh
+
+count() {
+  python3 - "$1" <<'PY'
+import json, sys
+passed = failed = 0
+for line in open(sys.argv[1]):
+    entry = json.loads(line)
+    for out in (entry.get("stdout") or "").splitlines():
+        if out.startswith("ok "):
+            passed += 1
+        elif out.startswith("not ok "):
+            failed += 1
+    if entry.get("result") not in ("OK", "SKIP", "EXPECTEDFAIL") and failed == 0:
+        failed += 1
+print(passed, failed)
+PY
+}
+
+status=0
+total_passed=0
+total_failed=0
+
+run_suite() {
+  local dir=$1; shift
+  [ -d "$dir" ] || meson setup "$dir" "$@" >/dev/null
+  meson compile -C "$dir" >/dev/null
+  if ! meson test -C "$dir" --print-errorlogs; then status=1; fi
+  read -r p f < <(count "$dir/meson-logs/testlog.json")
+  total_passed=$((total_passed + p))
+  total_failed=$((total_failed + f))
+}
+
+run_suite build-tests --buildtype=debug -Dwerror=true
+
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+run_suite build-asan --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+
+echo "$total_passed passed, $total_failed failed"
+exit $status
