@@ -1,0 +1,86 @@
+/* test-limits.c — the protocol's numbers and the deadline override. */
+#include "config.h"
+
+#include "zot-limits-private.h"
+
+static void
+test_spec_values (void)
+{
+  /* PROTOCOL.md §0, verbatim: a change here is a change of the contract. */
+  g_assert_cmpuint (ZOT_PROTOCOL_VERSION, ==, 1);
+  g_assert_cmpuint (ZOT_FRAME_MAX_BYTES, ==, 4194304);
+  g_assert_cmpuint (ZOT_QUEUE_MAX_FRAMES, ==, 256);
+  g_assert_cmpuint (ZOT_QUEUE_MAX_BYTES, ==, 16777216);
+  g_assert_cmpuint (ZOT_WRITE_TIMEOUT_MS, ==, 5000);
+  g_assert_cmpuint (ZOT_HELLO_TIMEOUT_MS, ==, 10000);
+  g_assert_cmpuint (ZOT_REGISTRATION_IDLE_MS, ==, 250);
+  g_assert_cmpuint (ZOT_REGISTRATION_MAX_MS, ==, 3000);
+  g_assert_cmpuint (ZOT_COMMAND_TIMEOUT_MS, ==, 30000);
+  g_assert_cmpuint (ZOT_TOOL_TIMEOUT_MS, ==, 60000);
+  g_assert_cmpuint (ZOT_INTERCEPT_TIMEOUT_MS, ==, 5000);
+  g_assert_cmpuint (ZOT_BEFORE_AGENT_START_TIMEOUT_MS, ==, 5000);
+  g_assert_cmpuint (ZOT_CALL_TOOL_TIMEOUT_MS, ==, 60000);
+  g_assert_cmpuint (ZOT_SHUTDOWN_GRACE_MS, ==, 2000);
+  g_assert_cmpuint (ZOT_SIGTERM_GRACE_MS, ==, 1000);
+  g_assert_cmpuint (ZOT_SYSTEM_PROMPT_MAX_BYTES, ==, 1048576);
+  g_assert_cmpuint (ZOT_OBSERVATION_MAX_BYTES, ==, 262144);
+  g_assert_cmpuint (ZOT_OBSERVATION_MAX_BLOCKS, ==, 128);
+  g_assert_cmpuint (ZOT_TOOL_CHAIN_MAX_CALLS, ==, 4);
+  g_assert_cmpuint (ZOT_DURABLE_KEY_MAX_BYTES, ==, 128);
+}
+
+static void
+test_defaults_and_names (void)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint t = 0; t < ZOT_N_TIMEOUTS; t++)
+    {
+      const char *name = zot_timeout_get_name (t);
+
+      g_assert_nonnull (name);
+      g_assert_false (g_hash_table_contains (names, name));
+      g_hash_table_add (names, (gpointer) name);
+      g_assert_cmpuint (zot_timeout_get_default (t), >, 0);
+    }
+
+  g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_COMMAND), ==, ZOT_COMMAND_TIMEOUT_MS);
+  g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_SIGTERM_GRACE), ==, ZOT_SIGTERM_GRACE_MS);
+  g_assert_cmpuint (zot_timeout_get_ms (ZOT_TIMEOUT_TOOL), ==, ZOT_TOOL_TIMEOUT_MS);
+}
+
+static void
+test_override (void)
+{
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_TOOL, 17);
+  g_assert_cmpuint (zot_timeout_get_ms (ZOT_TIMEOUT_TOOL), ==, 17);
+  g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_TOOL), ==, ZOT_TOOL_TIMEOUT_MS);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_TOOL, 0);
+  g_assert_cmpuint (zot_timeout_get_ms (ZOT_TIMEOUT_TOOL), ==, ZOT_TOOL_TIMEOUT_MS);
+}
+
+static void
+test_environment (void)
+{
+  /* main() set ZOT_TEST_TIMEOUTS before the first read. */
+  g_assert_cmpuint (zot_timeout_get_ms (ZOT_TIMEOUT_HELLO), ==, 123);
+  g_assert_cmpuint (zot_timeout_get_ms (ZOT_TIMEOUT_REGISTRATION_IDLE), ==, 45);
+  /* Malformed entries are ignored, never half-applied. */
+  g_assert_cmpuint (zot_timeout_get_ms (ZOT_TIMEOUT_COMMAND), ==, ZOT_COMMAND_TIMEOUT_MS);
+  g_assert_cmpuint (zot_timeout_get_ms (ZOT_TIMEOUT_WRITE), ==, ZOT_WRITE_TIMEOUT_MS);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_setenv ("ZOT_TEST_TIMEOUTS", "hello=123, registration-idle=45,command=abc,write=0,bogus=9,=", TRUE);
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/zot/limits/spec-values", test_spec_values);
+  g_test_add_func ("/zot/limits/defaults-and-names", test_defaults_and_names);
+  g_test_add_func ("/zot/limits/override", test_override);
+  g_test_add_func ("/zot/limits/environment", test_environment);
+
+  return g_test_run ();
+}
