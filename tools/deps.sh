@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential meson ninja-build pkg-config gettext
-  libglib2.0-dev libglib2.0-bin libjson-glib-dev
+  libglib2.0-dev libglib2.0-bin libjson-glib-dev libsoup-3.0-dev
   python3 git ca-certificates
 )
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds zot and shows it working: the example extensions are listed and
-# their slash commands run headless, with no network and no API key.
+# Builds zot and shows it working headless, with no network and no API key:
+# the demo model answers and calls a tool, the example extensions are
+# installed, listed, and their slash commands run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,12 @@ demo_home=$(mktemp -d)
 export ZOT_HOME="$demo_home"
 trap 'rm -rf "$demo_home"' EXIT
 
+echo "\$ zot -p 'hello'"
+$zot --no-session -p "hello"
+echo
+echo "\$ zot -p 'tool: bash {\"command\": \"uname -sr\"}'"
+$zot --no-session -p 'tool: bash {"command": "uname -sr"}'
+echo
 echo "\$ zot ext install examples/extensions/todo"
 $zot ext install examples/extensions/todo
 echo

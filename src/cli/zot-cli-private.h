@@ -1,6 +1,9 @@
 #pragma once
 
 #include <glib.h>
+#include <stdio.h>
+
+#include "zot-host.h"
 
 G_BEGIN_DECLS
 
@@ -10,5 +13,21 @@ int zot_cli_ext_main    (int    argc,
                          char **argv);
 int zot_cli_update_main (int    argc,
                          char **argv);
+
+/* The `--json` event stream, shared with `zot rpc`. */
+typedef struct _ZotCliEvents ZotCliEvents;
+
+ZotCliEvents *zot_cli_events_new         (ZotHost      *host,
+                                          FILE         *out);
+void          zot_cli_events_free        (ZotCliEvents *events);
+void          zot_cli_events_emit_error  (ZotCliEvents *events,
+                                          const char   *message);
+void          zot_cli_events_emit_simple (ZotCliEvents *events,
+                                          const char   *type);
+void          zot_cli_events_write       (ZotCliEvents *events,
+                                          JsonObject   *object);
+
+/* `zot rpc`: commands on stdin, responses and events on stdout. */
+int           zot_cli_rpc_run            (ZotHost      *host);
 
 G_END_DECLS

@@ -17,12 +17,14 @@
 #include "zot-cli-private.h"
 #include "zot-error.h"
 #include "zot-extension-manager.h"
+#include "zot-message.h"
 
 typedef struct
 {
   /* flags */
-  char         *print_prompt;
-  char         *json_prompt;
+  gboolean      print_mode;
+  gboolean      json_mode;
+  char         *prompt;
   char         *provider;
   char         *model;
   char         *base_url;
@@ -46,19 +48,18 @@ typedef struct
   char        **rest;
 
   /* run state */
-  ZotExtensionManager *manager;
+  ZotHost      *host;
+  ZotCliEvents *events;
   GMainLoop    *loop;
   GCancellable *cancellable;
-  char         *command_name;
-  char         *command_args;
+  gboolean      json;
   int           status;
 } ZotCli;
 
 static void
 zot_cli_clear (ZotCli *cli)
 {
-  g_clear_pointer (&cli->print_prompt, g_free);
-  g_clear_pointer (&cli->json_prompt, g_free);
+  g_clear_pointer (&cli->prompt, g_free);
   g_clear_pointer (&cli->provider, g_free);
   g_clear_pointer (&cli->model, g_free);
   g_clear_pointer (&cli->base_url, g_free);
@@ -71,11 +72,10 @@ zot_cli_clear (ZotCli *cli)
   g_clear_pointer (&cli->session, g_free);
   g_clear_pointer (&cli->codemode, g_free);
   g_clear_pointer (&cli->rest, g_strfreev);
-  g_clear_object (&cli->manager);
+  g_clear_pointer (&cli->events, zot_cli_events_free);
+  g_clear_object (&cli->host);
   g_clear_pointer (&cli->loop, g_main_loop_unref);
   g_clear_object (&cli->cancellable);
-  g_clear_pointer (&cli->command_name, g_free);
-  g_clear_pointer (&cli->command_args, g_free);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ZotCli, zot_cli_clear)
@@ -99,7 +99,7 @@ print_error (const char *format,
   fflush (stderr);
 }
 
-/* Signal handlers: what print mode shows */
+/* Print mode: what it shows */
 
 static void
 on_note_added (ZotExtensionManager *manager,
@@ -113,10 +113,7 @@ on_note_added (ZotExtensionManager *manager,
 }
 
 static void
-on_display (ZotExtensionManager *manager,
-            ZotExtension        *extension,
-            const char          *text,
-            ZotCli              *cli)
+print_text (const char *text)
 {
   fputs (text, stdout);
   if (!g_str_has_suffix (text, "\n"))
@@ -125,14 +122,20 @@ on_display (ZotExtensionManager *manager,
 }
 
 static void
-on_prompt (ZotExtensionManager *manager,
-           ZotExtension        *extension,
-           const char          *text,
-           ZotCli              *cli)
+on_display (ZotExtensionManager *manager,
+            ZotExtension        *extension,
+            const char          *text,
+            ZotCli              *cli)
 {
-  print_error (_("/%s asked for a model turn (\"%s\"), and this build has no agent to run it yet"),
-               cli->command_name, text);
-  cli->status = 1;
+  print_text (text);
+}
+
+static void
+on_info (ZotHost    *host,
+         const char *text,
+         ZotCli     *cli)
+{
+  print_text (text);
 }
 
 static void
@@ -157,7 +160,20 @@ on_extension_crashed (ZotExtensionManager *manager,
   print_error ("%s", message);
 }
 
-/* Print mode */
+static void
+connect_print_view (ZotCli *cli)
+{
+  ZotExtensionManager *manager = zot_host_get_manager (cli->host);
+
+  g_signal_connect (manager, "note-added", G_CALLBACK (on_note_added), cli);
+  g_signal_connect (manager, "display", G_CALLBACK (on_display), cli);
+  g_signal_connect (manager, "insert", G_CALLBACK (on_display), cli);
+  g_signal_connect (manager, "load-failed", G_CALLBACK (on_load_failed), cli);
+  g_signal_connect (manager, "extension-crashed", G_CALLBACK (on_extension_crashed), cli);
+  g_signal_connect (cli->host, "info", G_CALLBACK (on_info), cli);
+}
+
+/* Print and JSON modes */
 
 static void
 shutdown_cb (GObject      *object,
@@ -166,7 +182,9 @@ shutdown_cb (GObject      *object,
 {
   ZotCli *cli = user_data;
 
-  zot_extension_manager_shutdown_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
+  if (cli->events != NULL)
+    zot_cli_events_emit_simple (cli->events, "done");
   g_main_loop_quit (cli->loop);
 }
 
@@ -177,97 +195,62 @@ finish (ZotCli *cli,
   if (status > cli->status)
     cli->status = status;
 
-  zot_extension_manager_shutdown_async (cli->manager, NULL, shutdown_cb, cli);
+  zot_host_shutdown_async (cli->host, NULL, shutdown_cb, cli);
 }
 
 static void
-print_known_commands (ZotCli *cli,
-                      FILE   *stream)
+report_error (ZotCli       *cli,
+              const GError *error)
 {
-  g_autoptr(GPtrArray) commands = zot_extension_manager_list_commands (cli->manager);
+  if (cli->events != NULL)
+    zot_cli_events_emit_error (cli->events, error->message);
+  else
+    print_error ("%s", error->message);
 
-  fprintf (stream, _("Known commands:\n"));
-  for (guint i = 0; i < commands->len; i++)
+  if (g_error_matches (error, ZOT_HOST_ERROR, ZOT_HOST_ERROR_UNKNOWN_COMMAND))
     {
-      ZotCommandInfo *info = g_ptr_array_index (commands, i);
+      g_autoptr(GPtrArray) commands = zot_extension_manager_list_commands (zot_host_get_manager (cli->host));
+      FILE *stream = cli->events != NULL ? NULL : stderr;
 
-      if (info->extension != NULL)
-        fprintf (stream, "  /%-16s %s [%s]\n", info->name,
-                 info->description ? info->description : "",
-                 zot_extension_get_name (info->extension));
-      else
-        fprintf (stream, "  /%-16s %s\n", info->name, info->description);
+      if (stream == NULL)
+        return;
+
+      fprintf (stream, _("Known commands:\n"));
+      for (guint i = 0; i < commands->len; i++)
+        {
+          ZotCommandInfo *info = g_ptr_array_index (commands, i);
+
+          if (info->extension != NULL)
+            fprintf (stream, "  /%-16s %s [%s]\n", info->name,
+                     info->description ? info->description : "",
+                     zot_extension_get_name (info->extension));
+          else
+            fprintf (stream, "  /%-16s %s\n", info->name, info->description);
+        }
+      fflush (stream);
     }
-  fflush (stream);
 }
 
 static void
-command_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
+submitted_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
 {
   ZotCli *cli = user_data;
   g_autoptr(GError) error = NULL;
+  g_autofree char *final_text = NULL;
 
-  if (!zot_extension_manager_run_command_finish (ZOT_EXTENSION_MANAGER (object), result, &error))
+  if (!zot_host_submit_finish (ZOT_HOST (object), result, &final_text, &error))
     {
-      print_error ("%s", error->message);
-      finish (cli, 1);
+      report_error (cli, error);
+      finish (cli, g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? 130 : 1);
       return;
     }
 
+  if (cli->events == NULL && final_text != NULL && *final_text != '\0')
+    print_text (final_text);
+
   finish (cli, 0);
-}
-
-static void
-reload_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  ZotCli *cli = user_data;
-  ZotExtensionManager *manager = ZOT_EXTENSION_MANAGER (object);
-  guint n_ready = 0;
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (manager));
-
-  zot_extension_manager_reload_finish (manager, result, NULL);
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
-      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY)
-        n_ready++;
-    }
-
-  printf (_("Reloaded extensions: %u of %u ready\n"), n_ready, n);
-  fflush (stdout);
-  finish (cli, 0);
-}
-
-static void
-run_builtin (ZotCli     *cli,
-             const char *name)
-{
-  if (g_ascii_strcasecmp (name, "help") == 0)
-    {
-      print_known_commands (cli, stdout);
-      finish (cli, 0);
-    }
-  else if (g_ascii_strcasecmp (name, "reload-ext") == 0)
-    {
-      zot_extension_manager_reload_async (cli->manager, cli->cancellable, reload_cb, cli);
-    }
-  else if (g_ascii_strcasecmp (name, "settings") == 0 ||
-           g_ascii_strcasecmp (name, "yolo") == 0 ||
-           g_ascii_strcasecmp (name, "quit") == 0)
-    {
-      print_error (_("/%s belongs to the window; it does nothing in print mode"), name);
-      finish (cli, 1);
-    }
-  else
-    {
-      print_error (_("/%s works on a conversation, and this build has no agent yet"), name);
-      finish (cli, 1);
-    }
 }
 
 static void
@@ -276,37 +259,8 @@ loaded_cb (GObject      *object,
            gpointer      user_data)
 {
   ZotCli *cli = user_data;
-
-  zot_extension_manager_load_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
-
-  if (cli->command_name == NULL)
-    {
-      print_error (_("model turns come with the agent, which this build does not have yet; "
-                     "run a slash command instead: zot -p \"/help\""));
-      finish (cli, 1);
-      return;
-    }
-
-  if (zot_extension_manager_is_builtin_command (cli->command_name))
-    {
-      run_builtin (cli, cli->command_name);
-      return;
-    }
-
-  if (zot_extension_manager_lookup_command (cli->manager, cli->command_name, NULL) == NULL)
-    {
-      print_error (_("unknown command /%s"), cli->command_name);
-      print_known_commands (cli, stderr);
-      finish (cli, 1);
-      return;
-    }
-
-  zot_extension_manager_run_command_async (cli->manager,
-                                           cli->command_name,
-                                           cli->command_args,
-                                           cli->cancellable,
-                                           command_cb,
-                                           cli);
+  zot_host_load_finish (ZOT_HOST (object), result, NULL);
+  zot_host_submit_async (cli->host, cli->prompt, cli->cancellable, submitted_cb, cli);
 }
 
 static gboolean
@@ -314,78 +268,99 @@ on_sigint (gpointer user_data)
 {
   ZotCli *cli = user_data;
 
+  /* The run ends with its aborted turn, and then the host shuts down. */
   g_cancellable_cancel (cli->cancellable);
-  finish (cli, 130);
-  return G_SOURCE_REMOVE;
+  zot_agent_abort (zot_host_get_agent (cli->host));
+  return G_SOURCE_CONTINUE;
 }
 
-/* "/name args" → name, args; NULL name when @prompt is not a slash command */
-static void
-split_slash_command (const char  *prompt,
-                     char       **name,
-                     char       **args)
+static ZotHost *
+create_host (ZotCli  *cli,
+             GError **error)
 {
-  const char *p = prompt;
-  const char *end;
+  g_auto(ZotHostOptions) options = { 0 };
 
-  *name = NULL;
-  *args = NULL;
+  options.cwd = g_strdup (cli->cwd);
+  options.ext_paths = g_strdupv (cli->ext_paths);
+  options.no_ext = cli->no_ext;
+  options.provider.name = g_strdup (cli->provider);
+  options.provider.model = g_strdup (cli->model);
+  options.provider.base_url = g_strdup (cli->base_url);
+  options.provider.api_key = g_strdup (cli->api_key);
+  options.max_steps = (guint) cli->max_steps;
+  options.system_prompt = g_strdup (cli->system_prompt);
+  options.append_system_prompt = g_strdupv (cli->append_system_prompt);
+  options.no_tools = cli->no_tools;
+  if (cli->tools != NULL)
+    {
+      g_auto(GStrv) names = g_strsplit (cli->tools, ",", -1);
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
 
-  while (g_ascii_isspace (*p))
-    p++;
-  if (*p != '/')
-    return;
-  p++;
+      for (guint i = 0; names[i] != NULL; i++)
+        if (*g_strstrip (names[i]) != '\0')
+          g_strv_builder_add (builder, names[i]);
+      options.tools = g_strv_builder_end (builder);
+    }
+  options.continue_session = cli->continue_session;
+  options.session_path = g_strdup (cli->session);
+  options.no_session = cli->no_session;
+  options.interactive = FALSE;
 
-  end = p;
-  while (*end != '\0' && !g_ascii_isspace (*end))
-    end++;
-  if (end == p)
-    return;
-
-  *name = g_strndup (p, (gsize) (end - p));
-  *args = g_strstrip (g_strdup (end));
+  return zot_host_new (&options, error);
 }
 
 static int
-run_print_mode (ZotCli *cli)
+run_headless (ZotCli   *cli,
+              gboolean  json,
+              gboolean  rpc)
 {
+  g_autoptr(GError) error = NULL;
   guint sigint_id;
 
-  split_slash_command (cli->print_prompt, &cli->command_name, &cli->command_args);
+  cli->host = create_host (cli, &error);
+  if (cli->host == NULL)
+    {
+      if (json)
+        {
+          g_autoptr(JsonObject) event = json_object_new ();
+          g_autofree char *line = NULL;
 
+          json_object_set_string_member (event, "type", "error");
+          json_object_set_string_member (event, "message", error->message);
+          line = zot_json_object_to_string (event);
+          printf ("%s\n{\"type\":\"done\"}\n", line);
+        }
+      print_error ("%s", error->message);
+      return 1;
+    }
+
+  if (rpc)
+    return zot_cli_rpc_run (cli->host);
+
+  cli->json = json;
   cli->loop = g_main_loop_new (NULL, FALSE);
   cli->cancellable = g_cancellable_new ();
-  cli->manager = zot_extension_manager_new ();
 
-  zot_extension_manager_set_cwd (cli->manager, cli->cwd);
-  zot_extension_manager_set_explicit_paths (cli->manager, (const char * const *) cli->ext_paths);
-  zot_extension_manager_set_no_ext (cli->manager, cli->no_ext);
-  zot_extension_manager_set_model (cli->manager,
-                                   cli->provider ? cli->provider : "demo",
-                                   cli->model ? cli->model : "demo");
-
-  g_signal_connect (cli->manager, "note-added", G_CALLBACK (on_note_added), cli);
-  g_signal_connect (cli->manager, "display", G_CALLBACK (on_display), cli);
-  g_signal_connect (cli->manager, "insert", G_CALLBACK (on_display), cli);
-  g_signal_connect (cli->manager, "prompt", G_CALLBACK (on_prompt), cli);
-  g_signal_connect (cli->manager, "load-failed", G_CALLBACK (on_load_failed), cli);
-  g_signal_connect (cli->manager, "extension-crashed", G_CALLBACK (on_extension_crashed), cli);
+  if (json)
+    cli->events = zot_cli_events_new (cli->host, stdout);
+  else
+    connect_print_view (cli);
 
   sigint_id = g_unix_signal_add (SIGINT, on_sigint, cli);
 
-  zot_extension_manager_load_async (cli->manager, cli->cancellable, loaded_cb, cli);
+  zot_host_load_async (cli->host, cli->cancellable, loaded_cb, cli);
   g_main_loop_run (cli->loop);
 
   g_source_remove (sigint_id);
-  g_signal_handlers_disconnect_by_data (cli->manager, cli);
+  g_signal_handlers_disconnect_by_data (zot_host_get_manager (cli->host), cli);
+  g_signal_handlers_disconnect_by_data (cli->host, cli);
 
   return cli->status;
 }
 
 static GOptionEntry main_entries[] = {
-  { "print", 'p', 0, G_OPTION_ARG_STRING, NULL, N_("Run PROMPT, print the result and exit"), N_("PROMPT") },
-  { "json", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Run PROMPT and print one JSON event per line"), N_("PROMPT") },
+  { "print", 'p', 0, G_OPTION_ARG_NONE, NULL, N_("Run PROMPT, print the result and exit"), NULL },
+  { "json", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Run PROMPT and print one JSON event per line"), NULL },
   { "provider", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Model provider: anthropic, openai or demo"), N_("NAME") },
   { "model", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Model id"), N_("ID") },
   { "base-url", 0, 0, G_OPTION_ARG_STRING, NULL, N_("API base URL of an OpenAI-compatible server"), N_("URL") },
@@ -418,7 +393,7 @@ parse_main_options (ZotCli   *cli,
   g_autoptr(GOptionContext) context = NULL;
   GOptionEntry entries[G_N_ELEMENTS (main_entries)];
   gpointer targets[] = {
-    &cli->print_prompt, &cli->json_prompt, &cli->provider, &cli->model, &cli->base_url,
+    &cli->print_mode, &cli->json_mode, &cli->provider, &cli->model, &cli->base_url,
     &cli->api_key, &cli->cwd, &cli->ext_paths, &cli->no_ext, &cli->system_prompt,
     &cli->append_system_prompt, &cli->max_steps, &cli->no_tools, &cli->tools,
     &cli->continue_session, &cli->session, &cli->no_session, &cli->continuous,
@@ -452,7 +427,6 @@ zot_cli_main (int    argc,
   g_auto(ZotCli) cli = { .max_steps = 50 };
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) args = NULL;
-  int status;
 
   setlocale (LC_ALL, "");
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
@@ -495,24 +469,33 @@ zot_cli_main (int    argc,
       return 2;
     }
 
-  if (cli.rest != NULL && cli.rest[0] != NULL && g_str_equal (cli.rest[0], "rpc"))
-    {
-      print_error (_("rpc mode comes with the agent, which this build does not have yet"));
-      return 1;
-    }
+  /* The prompt is every remaining word, so flags may come before or after
+   * -p and --json: `zot --json --provider openai "hi"` and `zot -p hi`. */
+  if (cli.rest != NULL && cli.rest[0] != NULL)
+    cli.prompt = g_strjoinv (" ", cli.rest);
 
-  if (cli.json_prompt != NULL)
-    {
-      print_error (_("--json comes with the agent, which this build does not have yet"));
-      return 1;
-    }
+  if (!cli.print_mode && !cli.json_mode && g_strcmp0 (cli.prompt, "rpc") == 0)
+    return run_headless (&cli, TRUE, TRUE);
 
-  if (cli.print_prompt == NULL)
+  if (cli.print_mode && cli.json_mode)
     {
-      print_error (_("the window is not part of this build yet; run a command with zot -p \"/help\""));
+      print_error (_("-p and --json cannot be used together"));
       return 2;
     }
 
-  status = run_print_mode (&cli);
-  return status;
+  if ((cli.print_mode || cli.json_mode) && (cli.prompt == NULL || *cli.prompt == '\0'))
+    {
+      print_error (_("%s needs a PROMPT, e.g. zot %s \"hello\""),
+                   cli.json_mode ? "--json" : "-p", cli.json_mode ? "--json" : "-p");
+      return 2;
+    }
+
+  if (cli.json_mode)
+    return run_headless (&cli, TRUE, FALSE);
+
+  if (cli.print_mode)
+    return run_headless (&cli, FALSE, FALSE);
+
+  print_error (_("the window is not part of this build yet; run zot -p PROMPT, zot --json PROMPT or zot rpc"));
+  return 2;
 }

@@ -19,6 +19,10 @@ static const struct {
   [ZOT_TIMEOUT_CALL_TOOL]          = { "call-tool",          ZOT_CALL_TOOL_TIMEOUT_MS },
   [ZOT_TIMEOUT_SHUTDOWN_GRACE]     = { "shutdown-grace",     ZOT_SHUTDOWN_GRACE_MS },
   [ZOT_TIMEOUT_SIGTERM_GRACE]      = { "sigterm-grace",      ZOT_SIGTERM_GRACE_MS },
+  [ZOT_TIMEOUT_PROVIDER_RETRY]     = { "provider-retry",     ZOT_PROVIDER_RETRY_MS },
+  [ZOT_TIMEOUT_PROVIDER_RETRY_MAX] = { "provider-retry-max", ZOT_PROVIDER_RETRY_MAX_MS },
+  [ZOT_TIMEOUT_PROVIDER_IDLE]      = { "provider-idle",      ZOT_PROVIDER_IDLE_MS },
+  [ZOT_TIMEOUT_BASH]               = { "bash",               ZOT_BASH_TIMEOUT_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

@@ -37,6 +37,17 @@ G_BEGIN_DECLS
 #define ZOT_TOOL_CHAIN_MAX_CALLS           4
 #define ZOT_DURABLE_KEY_MAX_BYTES          128
 
+/* The host's own numbers, beyond the protocol */
+#define ZOT_PROVIDER_MAX_TRIES             3
+#define ZOT_PROVIDER_RETRY_MS              1000
+#define ZOT_PROVIDER_RETRY_MAX_MS          60000
+#define ZOT_PROVIDER_IDLE_MS               120000
+#define ZOT_BASH_TIMEOUT_MS                120000
+#define ZOT_BASH_OUTPUT_MAX_BYTES          ((gsize) 256 * 1024)
+#define ZOT_READ_MAX_BYTES                 ((gsize) 256 * 1024)
+#define ZOT_READ_IMAGE_MAX_BYTES           ((gsize) 5 * 1024 * 1024)
+#define ZOT_DEFAULT_MAX_STEPS              50
+
 typedef enum
 {
   ZOT_TIMEOUT_WRITE,
@@ -50,6 +61,10 @@ typedef enum
   ZOT_TIMEOUT_CALL_TOOL,
   ZOT_TIMEOUT_SHUTDOWN_GRACE,
   ZOT_TIMEOUT_SIGTERM_GRACE,
+  ZOT_TIMEOUT_PROVIDER_RETRY,
+  ZOT_TIMEOUT_PROVIDER_RETRY_MAX,
+  ZOT_TIMEOUT_PROVIDER_IDLE,
+  ZOT_TIMEOUT_BASH,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

@@ -1,0 +1,111 @@
+/* zot-agent.h — one conversation's agent loop.
+ *
+ * A run starts with a user message and steps until the model stops, the
+ * step budget is spent, or it is aborted: model call (streamed), then the
+ * tool calls of that message (concurrently where the tools allow), then
+ * their results back to the model. Every message is appended to the
+ * session, and fsynced, before the loop goes on.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+#include "zot-provider.h"
+#include "zot-session.h"
+#include "zot-tool-registry.h"
+
+G_BEGIN_DECLS
+
+/* The user turn /compact sends; the demo model recognises it. */
+#define ZOT_COMPACT_PROMPT \
+  "Summarise this conversation so far for yourself, so that it can go on from the " \
+  "summary alone: the goal, what was done, files touched, decisions, open questions. " \
+  "Answer with the summary only."
+
+#define ZOT_AGENT_ERROR (zot_agent_error_quark ())
+
+/**
+ * ZotAgentError:
+ * @ZOT_AGENT_ERROR_BUSY: a run is in progress
+ * @ZOT_AGENT_ERROR_MAX_STEPS: the run stopped at --max-steps
+ * @ZOT_AGENT_ERROR_EMPTY: nothing to compact
+ */
+typedef enum
+{
+  ZOT_AGENT_ERROR_BUSY,
+  ZOT_AGENT_ERROR_MAX_STEPS,
+  ZOT_AGENT_ERROR_EMPTY,
+} ZotAgentError;
+
+GQuark zot_agent_error_quark (void);
+
+/**
+ * ZotCompaction:
+ * @id: the compaction id
+ * @message_count: messages before
+ * @token_estimate: serialized bytes / 4, before
+ * @after_count: messages after
+ * @after_token_estimate: serialized bytes / 4, after
+ */
+typedef struct
+{
+  char   *id;
+  guint   message_count;
+  guint64 token_estimate;
+  guint   after_count;
+  guint64 after_token_estimate;
+} ZotCompaction;
+
+void zot_compaction_free (ZotCompaction *compaction);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotCompaction, zot_compaction_free)
+
+#define ZOT_TYPE_AGENT (zot_agent_get_type ())
+G_DECLARE_FINAL_TYPE (ZotAgent, zot_agent, ZOT, AGENT, GObject)
+
+ZotAgent        *zot_agent_new                    (ZotProvider         *provider,
+                                                   ZotToolRegistry     *registry,
+                                                   ZotSession          *session);
+ZotProvider     *zot_agent_get_provider           (ZotAgent            *self);
+void             zot_agent_set_provider           (ZotAgent            *self,
+                                                   ZotProvider         *provider);
+ZotSession      *zot_agent_get_session            (ZotAgent            *self);
+void             zot_agent_set_session            (ZotAgent            *self,
+                                                   ZotSession          *session);
+ZotToolRegistry *zot_agent_get_registry           (ZotAgent            *self);
+const char      *zot_agent_get_cwd                (ZotAgent            *self);
+void             zot_agent_set_cwd                (ZotAgent            *self,
+                                                   const char          *cwd);
+void             zot_agent_set_max_steps          (ZotAgent            *self,
+                                                   guint                max_steps);
+void             zot_agent_set_system_prompt_override (ZotAgent        *self,
+                                                   const char          *system_prompt,
+                                                   const char * const  *append);
+void             zot_agent_set_interactive        (ZotAgent            *self,
+                                                   gboolean             interactive);
+gboolean         zot_agent_get_interactive        (ZotAgent            *self);
+gboolean         zot_agent_is_running             (ZotAgent            *self);
+const char      *zot_agent_get_system_prompt      (ZotAgent            *self);
+void             zot_agent_reset_system_prompt    (ZotAgent            *self);
+GPtrArray       *zot_agent_get_messages           (ZotAgent            *self);
+
+void             zot_agent_prompt_async           (ZotAgent            *self,
+                                                   const char          *text,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+char            *zot_agent_prompt_finish          (ZotAgent            *self,
+                                                   GAsyncResult        *result,
+                                                   GError             **error);
+guint            zot_agent_get_queue_length       (ZotAgent            *self);
+void             zot_agent_abort                  (ZotAgent            *self);
+
+void             zot_agent_compact_async          (ZotAgent            *self,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
+ZotCompaction   *zot_agent_compact_finish         (ZotAgent            *self,
+                                                   GAsyncResult        *result,
+                                                   GError             **error);
+
+G_END_DECLS

@@ -1,0 +1,789 @@
+#define G_LOG_DOMAIN "zot-host"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "zot-builtin-tools.h"
+#include "zot-error.h"
+#include "zot-host.h"
+#include "zot-limits.h"
+
+struct _ZotHost
+{
+  GObject              parent_instance;
+
+  ZotHostOptions       options;
+  ZotExtensionManager *manager;
+  ZotToolRegistry     *registry;
+  ZotAgent            *agent;
+  GCancellable        *cancellable;
+
+  /* The submission waiting for an extension command's answer, which may
+   * ask for a model turn. */
+  GTask               *command_task;
+};
+
+typedef struct
+{
+  char   *prompt;
+  char   *final_text;
+  GError *command_error;
+} SubmitData;
+
+enum {
+  INFO,
+  WINDOW_COMMAND,
+  N_SIGNALS
+};
+
+static guint signals [N_SIGNALS];
+
+G_DEFINE_QUARK (zot-host-error-quark, zot_host_error)
+G_DEFINE_FINAL_TYPE (ZotHost, zot_host, G_TYPE_OBJECT)
+
+void
+zot_host_options_clear (ZotHostOptions *options)
+{
+  g_clear_pointer (&options->cwd, g_free);
+  g_clear_pointer (&options->ext_paths, g_strfreev);
+  zot_provider_config_clear (&options->provider);
+  g_clear_pointer (&options->system_prompt, g_free);
+  g_clear_pointer (&options->append_system_prompt, g_strfreev);
+  g_clear_pointer (&options->tools, g_strfreev);
+  g_clear_pointer (&options->session_path, g_free);
+}
+
+static void
+submit_data_free (SubmitData *data)
+{
+  g_free (data->prompt);
+  g_free (data->final_text);
+  g_clear_error (&data->command_error);
+  g_free (data);
+}
+
+/**
+ * zot_split_slash_command:
+ * @name: (out): the command name without the slash
+ * @args: (out): the rest, trimmed
+ *
+ * Returns: whether @text has the shape of a slash command ("/word …"); a
+ *   first word holding another "/" is a path, not a command
+ */
+gboolean
+zot_split_slash_command (const char  *text,
+                         char       **name,
+                         char       **args)
+{
+  const char *p = text;
+  const char *end;
+
+  *name = NULL;
+  *args = NULL;
+
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p != '/')
+    return FALSE;
+  p++;
+
+  end = p;
+  while (*end != '\0' && !g_ascii_isspace (*end))
+    {
+      if (*end == '/')
+        return FALSE;
+      end++;
+    }
+  if (end == p)
+    return FALSE;
+
+  *name = g_strndup (p, (gsize) (end - p));
+  *args = g_strstrip (g_strdup (end));
+  return TRUE;
+}
+
+/* Sessions */
+
+static ZotSession *
+open_session (ZotHostOptions  *options,
+              const char      *cwd,
+              GError         **error)
+{
+  if (options->no_session)
+    return zot_session_new_in_memory (cwd);
+
+  if (options->session_path != NULL)
+    return zot_session_new (cwd, options->session_path, error);
+
+  if (options->continue_session)
+    {
+      g_autofree char *latest = zot_session_find_latest (cwd, error);
+
+      if (latest == NULL)
+        return NULL;
+      return zot_session_open (latest, error);
+    }
+
+  return zot_session_new (cwd, NULL, error);
+}
+
+/* Commands */
+
+static char *
+format_help (ZotHost *self)
+{
+  g_autoptr(GPtrArray) commands = zot_extension_manager_list_commands (self->manager);
+  GString *text = g_string_new (_("Commands:\n"));
+
+  for (guint i = 0; i < commands->len; i++)
+    {
+      ZotCommandInfo *info = g_ptr_array_index (commands, i);
+
+      if (info->extension != NULL)
+        g_string_append_printf (text, "  /%-16s %s [%s]\n", info->name,
+                                info->description ? info->description : "",
+                                zot_extension_get_name (info->extension));
+      else
+        g_string_append_printf (text, "  /%-16s %s\n", info->name, info->description);
+    }
+
+  return g_string_free (text, FALSE);
+}
+
+static void
+emit_info (ZotHost    *self,
+           const char *text)
+{
+  g_signal_emit (self, signals [INFO], 0, text);
+}
+
+static void
+prompt_done_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  SubmitData *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  data->final_text = zot_agent_prompt_finish (ZOT_AGENT (object), result, &error);
+  if (data->final_text == NULL)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else if (data->command_error != NULL)
+    g_task_return_error (task, g_steal_pointer (&data->command_error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+run_prompt (ZotHost    *self,
+            GTask      *task,
+            const char *text)
+{
+  zot_agent_prompt_async (self->agent, text, g_task_get_cancellable (task),
+                          prompt_done_cb, g_object_ref (task));
+}
+
+static void
+command_done_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ZotHost *self = g_task_get_source_object (task);
+  SubmitData *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  ok = zot_extension_manager_run_command_finish (ZOT_EXTENSION_MANAGER (object), result, &error);
+  if (self->command_task == task)
+    g_clear_object (&self->command_task);
+
+  /* A `prompt` action runs its turn even when the answer also carries an
+   * error line; the error is reported when the turn is over. */
+  if (data->prompt != NULL)
+    {
+      data->command_error = g_steal_pointer (&error);
+      run_prompt (self, task, data->prompt);
+      return;
+    }
+
+  if (!ok)
+    g_task_return_error (task, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
+static void
+on_manager_prompt (ZotExtensionManager *manager,
+                   ZotExtension        *extension,
+                   const char          *text,
+                   ZotHost             *self)
+{
+  if (self->command_task != NULL)
+    {
+      SubmitData *data = g_task_get_task_data (self->command_task);
+
+      if (data->prompt == NULL)
+        {
+          data->prompt = g_strdup (text);
+          return;
+        }
+    }
+
+  zot_agent_prompt_async (self->agent, text, NULL, NULL, NULL);
+}
+
+static void
+reloaded_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ZotHost *self = g_task_get_source_object (task);
+  ZotExtensionManager *manager = ZOT_EXTENSION_MANAGER (object);
+  g_autofree char *text = NULL;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (manager));
+  guint n_ready = 0;
+
+  zot_extension_manager_reload_finish (manager, result, NULL);
+  zot_agent_reset_system_prompt (self->agent);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY)
+        n_ready++;
+    }
+
+  text = g_strdup_printf (_("Reloaded extensions: %u of %u ready"), n_ready, n);
+  emit_info (self, text);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+compacted_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ZotHost *self = g_task_get_source_object (task);
+  g_autoptr(ZotCompaction) compaction = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  compaction = zot_agent_compact_finish (ZOT_AGENT (object), result, &error);
+  if (compaction == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (compaction->message_count == 0)
+    text = g_strdup (_("Nothing to compact yet."));
+  else
+    text = g_strdup_printf (_("Compacted %u messages (about %" G_GUINT64_FORMAT " tokens) into %u "
+                              "(about %" G_GUINT64_FORMAT " tokens)."),
+                            compaction->message_count, compaction->token_estimate,
+                            compaction->after_count, compaction->after_token_estimate);
+  emit_info (self, text);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+run_builtin (ZotHost    *self,
+             GTask      *task,
+             const char *name,
+             const char *args)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (g_ascii_strcasecmp (name, "help") == 0)
+    {
+      g_autofree char *help = format_help (self);
+      emit_info (self, help);
+      g_task_return_boolean (task, TRUE);
+    }
+  else if (g_ascii_strcasecmp (name, "reload-ext") == 0)
+    {
+      zot_extension_manager_reload_async (self->manager, g_task_get_cancellable (task),
+                                          reloaded_cb, g_object_ref (task));
+    }
+  else if (g_ascii_strcasecmp (name, "compact") == 0)
+    {
+      zot_agent_compact_async (self->agent, g_task_get_cancellable (task),
+                               compacted_cb, g_object_ref (task));
+    }
+  else if (g_ascii_strcasecmp (name, "new") == 0)
+    {
+      if (!zot_host_new_session (self, &error))
+        g_task_return_error (task, g_steal_pointer (&error));
+      else
+        {
+          emit_info (self, _("Started a new conversation."));
+          g_task_return_boolean (task, TRUE);
+        }
+    }
+  else if (g_ascii_strcasecmp (name, "clear") == 0)
+    {
+      zot_host_clear (self);
+      emit_info (self, _("Cleared the conversation."));
+      g_task_return_boolean (task, TRUE);
+    }
+  else if (g_ascii_strcasecmp (name, "model") == 0)
+    {
+      ZotProvider *provider = zot_agent_get_provider (self->agent);
+      g_autofree char *text = NULL;
+
+      if (*args == '\0')
+        text = g_strdup_printf (_("Model: %s (provider %s)"),
+                                zot_provider_get_model (provider), zot_provider_get_name (provider));
+      else if (zot_host_set_model (self, NULL, args, &error))
+        text = g_strdup_printf (_("Model set to %s (provider %s)"),
+                                zot_provider_get_model (zot_agent_get_provider (self->agent)),
+                                zot_provider_get_name (zot_agent_get_provider (self->agent)));
+
+      if (text == NULL)
+        g_task_return_error (task, g_steal_pointer (&error));
+      else
+        {
+          emit_info (self, text);
+          g_task_return_boolean (task, TRUE);
+        }
+    }
+  else if (self->options.interactive)
+    {
+      g_signal_emit (self, signals [WINDOW_COMMAND], 0, name, args);
+      g_task_return_boolean (task, TRUE);
+    }
+  else
+    {
+      g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_NOT_HERE,
+                               _("/%s belongs to the window; it does nothing here"), name);
+    }
+}
+
+gboolean
+zot_host_is_command (ZotHost    *self,
+                     const char *text)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *args = NULL;
+
+  g_return_val_if_fail (ZOT_IS_HOST (self), FALSE);
+
+  return zot_split_slash_command (text, &name, &args);
+}
+
+/**
+ * zot_host_submit_async:
+ * @text: a line of user input
+ *
+ * Runs a slash command, or a model turn. Completes when the command is
+ * done, or when the run it started (directly or through an extension
+ * command's `prompt` action) has ended.
+ */
+void
+zot_host_submit_async (ZotHost             *self,
+                       const char          *text,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *args = NULL;
+
+  g_return_if_fail (ZOT_IS_HOST (self));
+  g_return_if_fail (text != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_host_submit_async);
+  g_task_set_task_data (task, g_new0 (SubmitData, 1), (GDestroyNotify) submit_data_free);
+
+  if (!zot_split_slash_command (text, &name, &args))
+    {
+      run_prompt (self, task, text);
+      return;
+    }
+
+  if (zot_extension_manager_is_builtin_command (name))
+    {
+      run_builtin (self, task, name, args);
+      return;
+    }
+
+  if (zot_extension_manager_lookup_command (self->manager, name, NULL) == NULL)
+    {
+      g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_UNKNOWN_COMMAND,
+                               _("unknown command /%s"), name);
+      return;
+    }
+
+  g_set_object (&self->command_task, task);
+  zot_extension_manager_run_command_async (self->manager, name, args, cancellable,
+                                           command_done_cb, g_object_ref (task));
+}
+
+/**
+ * zot_host_submit_finish:
+ * @final_text: (out) (optional): the last assistant text when a run happened
+ */
+gboolean
+zot_host_submit_finish (ZotHost       *self,
+                        GAsyncResult  *result,
+                        char         **final_text,
+                        GError       **error)
+{
+  SubmitData *data;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  data = g_task_get_task_data (G_TASK (result));
+  if (final_text != NULL)
+    *final_text = g_strdup (data->final_text);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* Model and conversation */
+
+gboolean
+zot_host_set_model (ZotHost     *self,
+                    const char  *provider_name,
+                    const char  *model,
+                    GError     **error)
+{
+  ZotProvider *current;
+  g_autoptr(ZotProvider) provider = NULL;
+  g_auto(ZotProviderConfig) config = { 0 };
+
+  g_return_val_if_fail (ZOT_IS_HOST (self), FALSE);
+
+  current = zot_agent_get_provider (self->agent);
+
+  if (provider_name == NULL || g_str_equal (provider_name, zot_provider_get_name (current)))
+    {
+      zot_provider_set_model (current, model);
+      zot_agent_reset_system_prompt (self->agent);
+      zot_extension_manager_set_model (self->manager, zot_provider_get_name (current),
+                                       zot_provider_get_model (current));
+      return TRUE;
+    }
+
+  config.name = g_strdup (provider_name);
+  config.model = g_strdup (model);
+  config.base_url = g_strdup (self->options.provider.base_url);
+  if (g_strcmp0 (provider_name, self->options.provider.name) == 0)
+    {
+      config.api_key = g_strdup (self->options.provider.api_key);
+      config.api_key_source = g_strdup (self->options.provider.api_key_source);
+    }
+  zot_provider_resolve_config (&config);
+
+  provider = zot_provider_new_for_config (&config, error);
+  if (provider == NULL)
+    return FALSE;
+
+  zot_agent_set_provider (self->agent, provider);
+  zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),
+                                   zot_provider_get_model (provider));
+  return TRUE;
+}
+
+gboolean
+zot_host_new_session (ZotHost  *self,
+                      GError  **error)
+{
+  g_autoptr(ZotSession) session = NULL;
+  const char *cwd;
+
+  g_return_val_if_fail (ZOT_IS_HOST (self), FALSE);
+
+  cwd = zot_agent_get_cwd (self->agent);
+  if (self->options.no_session)
+    session = zot_session_new_in_memory (cwd);
+  else
+    session = zot_session_new (cwd, NULL, error);
+  if (session == NULL)
+    return FALSE;
+
+  zot_agent_set_session (self->agent, session);
+  return TRUE;
+}
+
+void
+zot_host_clear (ZotHost *self)
+{
+  g_autoptr(GPtrArray) empty = g_ptr_array_new ();
+
+  g_return_if_fail (ZOT_IS_HOST (self));
+
+  zot_session_replace_messages (zot_agent_get_session (self->agent), empty);
+  zot_agent_reset_system_prompt (self->agent);
+}
+
+/* Loading and shutdown */
+
+static void
+loaded_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+
+  zot_extension_manager_load_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * zot_host_load_async:
+ *
+ * Loads the extensions. Failures of single extensions are reported through
+ * the manager's signals; the load itself does not fail.
+ */
+void
+zot_host_load_async (ZotHost             *self,
+                     GCancellable        *cancellable,
+                     GAsyncReadyCallback  callback,
+                     gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (ZOT_IS_HOST (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_host_load_async);
+
+  zot_extension_manager_load_async (self->manager, cancellable, loaded_cb, g_steal_pointer (&task));
+}
+
+gboolean
+zot_host_load_finish (ZotHost       *self,
+                      GAsyncResult  *result,
+                      GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+session_flushed_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  /* A failed flush was reported when the append failed. */
+  zot_session_flush_finish (ZOT_SESSION (object), result, &error);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+shutdown_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ZotHost *self = g_task_get_source_object (task);
+
+  zot_extension_manager_shutdown_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  zot_session_flush_async (zot_agent_get_session (self->agent), NULL,
+                           session_flushed_cb, g_steal_pointer (&task));
+}
+
+/**
+ * zot_host_shutdown_async:
+ *
+ * Aborts any run, stops every extension with the shutdown ladder and
+ * waits for the session to be on disk.
+ */
+void
+zot_host_shutdown_async (ZotHost             *self,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (ZOT_IS_HOST (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_host_shutdown_async);
+
+  zot_agent_abort (self->agent);
+  zot_extension_manager_shutdown_async (self->manager, NULL, shutdown_cb, g_steal_pointer (&task));
+}
+
+gboolean
+zot_host_shutdown_finish (ZotHost       *self,
+                          GAsyncResult  *result,
+                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/* GObject */
+
+static void
+zot_host_dispose (GObject *object)
+{
+  ZotHost *self = (ZotHost *)object;
+
+  g_cancellable_cancel (self->cancellable);
+  if (self->manager != NULL)
+    g_signal_handlers_disconnect_by_data (self->manager, self);
+  g_clear_object (&self->command_task);
+
+  G_OBJECT_CLASS (zot_host_parent_class)->dispose (object);
+}
+
+static void
+zot_host_finalize (GObject *object)
+{
+  ZotHost *self = (ZotHost *)object;
+
+  g_clear_object (&self->agent);
+  g_clear_object (&self->registry);
+  g_clear_object (&self->manager);
+  g_clear_object (&self->cancellable);
+  zot_host_options_clear (&self->options);
+
+  G_OBJECT_CLASS (zot_host_parent_class)->finalize (object);
+}
+
+static void
+zot_host_class_init (ZotHostClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = zot_host_dispose;
+  object_class->finalize = zot_host_finalize;
+
+  /**
+   * ZotHost::info:
+   * @text: what a built-in command has to say (/help, /model, /compact…)
+   */
+  signals [INFO] =
+    g_signal_new ("info", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * ZotHost::window-command:
+   * @name: "settings", "yolo" or "quit"
+   * @args: the rest of the line
+   *
+   * Emitted in interactive hosts only, for the window to act on.
+   */
+  signals [WINDOW_COMMAND] =
+    g_signal_new ("window-command", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+}
+
+static void
+zot_host_init (ZotHost *self)
+{
+  self->cancellable = g_cancellable_new ();
+}
+
+static void
+copy_options (ZotHostOptions       *to,
+              const ZotHostOptions *from)
+{
+  to->cwd = from->cwd ? g_canonicalize_filename (from->cwd, NULL) : g_get_current_dir ();
+  to->ext_paths = g_strdupv (from->ext_paths);
+  to->no_ext = from->no_ext;
+  to->provider.name = g_strdup (from->provider.name);
+  to->provider.model = g_strdup (from->provider.model);
+  to->provider.base_url = g_strdup (from->provider.base_url);
+  to->provider.api_key = g_strdup (from->provider.api_key);
+  to->provider.api_key_source = g_strdup (from->provider.api_key_source);
+  to->max_steps = from->max_steps > 0 ? from->max_steps : ZOT_DEFAULT_MAX_STEPS;
+  to->system_prompt = g_strdup (from->system_prompt);
+  to->append_system_prompt = g_strdupv (from->append_system_prompt);
+  to->tools = g_strdupv (from->tools);
+  to->no_tools = from->no_tools;
+  to->continue_session = from->continue_session;
+  to->session_path = g_strdup (from->session_path);
+  to->no_session = from->no_session;
+  to->interactive = from->interactive;
+}
+
+/**
+ * zot_host_new:
+ *
+ * Builds the provider, the tools, the session and the agent. Fails with a
+ * message for the user when one of them cannot be had (no session to
+ * continue, an unknown provider, a missing key).
+ */
+ZotHost *
+zot_host_new (ZotHostOptions  *options,
+              GError         **error)
+{
+  g_autoptr(ZotHost) self = NULL;
+  g_autoptr(ZotProvider) provider = NULL;
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GPtrArray) builtins = NULL;
+
+  g_return_val_if_fail (options != NULL, NULL);
+
+  self = g_object_new (ZOT_TYPE_HOST, NULL);
+  copy_options (&self->options, options);
+  zot_provider_resolve_config (&self->options.provider);
+
+  provider = zot_provider_new_for_config (&self->options.provider, error);
+  if (provider == NULL)
+    return NULL;
+
+  session = open_session (&self->options, self->options.cwd, error);
+  if (session == NULL)
+    return NULL;
+
+  self->registry = zot_tool_registry_new ();
+  builtins = zot_builtin_tools_new ();
+  for (guint i = 0; i < builtins->len; i++)
+    zot_tool_registry_add (self->registry, g_ptr_array_index (builtins, i), NULL);
+
+  if (self->options.no_tools)
+    {
+      const char *none[] = { NULL };
+      zot_tool_registry_set_allowed (self->registry, none);
+    }
+  else if (self->options.tools != NULL)
+    zot_tool_registry_set_allowed (self->registry, (const char * const *) self->options.tools);
+
+  self->agent = zot_agent_new (provider, self->registry, session);
+  zot_agent_set_cwd (self->agent, self->options.cwd);
+  zot_agent_set_max_steps (self->agent, self->options.max_steps);
+  zot_agent_set_interactive (self->agent, self->options.interactive);
+  zot_agent_set_system_prompt_override (self->agent, self->options.system_prompt,
+                                        (const char * const *) self->options.append_system_prompt);
+
+  self->manager = zot_extension_manager_new ();
+  zot_extension_manager_set_cwd (self->manager, self->options.cwd);
+  zot_extension_manager_set_explicit_paths (self->manager, (const char * const *) self->options.ext_paths);
+  zot_extension_manager_set_no_ext (self->manager, self->options.no_ext);
+  zot_extension_manager_set_interactive (self->manager, self->options.interactive);
+  zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),
+                                   zot_provider_get_model (provider));
+  g_signal_connect (self->manager, "prompt", G_CALLBACK (on_manager_prompt), self);
+
+  return g_steal_pointer (&self);
+}
+
+ZotAgent *
+zot_host_get_agent (ZotHost *self)
+{
+  g_return_val_if_fail (ZOT_IS_HOST (self), NULL);
+  return self->agent;
+}
+
+ZotExtensionManager *
+zot_host_get_manager (ZotHost *self)
+{
+  g_return_val_if_fail (ZOT_IS_HOST (self), NULL);
+  return self->manager;
+}

@@ -1,0 +1,116 @@
+/* zot-host.h — what every mode shares: the extensions, the agent, and
+ * what a line of user input means.
+ *
+ * A line that starts with "/" and names a command (built-in or extension,
+ * in any case) runs the command; anything else is a prompt for the agent.
+ * Views (print, JSON, RPC, the window) connect to the signals of the host,
+ * its agent and its extension manager, and show what they say.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "zot-agent.h"
+#include "zot-extension-manager.h"
+
+G_BEGIN_DECLS
+
+/**
+ * ZotHostOptions:
+ * @cwd: (nullable): the working directory, %NULL for the current one
+ * @ext_paths: (nullable): `--ext` paths, in order
+ * @no_ext: skip discovery
+ * @provider: the provider configuration, resolved by the host
+ * @max_steps: the step budget of one run
+ * @system_prompt: (nullable): `--system-prompt`
+ * @append_system_prompt: (nullable): `--append-system-prompt`, in order
+ * @tools: (nullable): `--tools`, or %NULL for every tool
+ * @no_tools: `--no-tools`
+ * @continue_session: `--continue`
+ * @session_path: (nullable): `--session FILE`
+ * @no_session: `--no-session`
+ * @interactive: the window; headless modes leave it %FALSE
+ */
+typedef struct
+{
+  char              *cwd;
+  GStrv              ext_paths;
+  gboolean           no_ext;
+  ZotProviderConfig  provider;
+  guint              max_steps;
+  char              *system_prompt;
+  GStrv              append_system_prompt;
+  GStrv              tools;
+  gboolean           no_tools;
+  gboolean           continue_session;
+  char              *session_path;
+  gboolean           no_session;
+  gboolean           interactive;
+} ZotHostOptions;
+
+void zot_host_options_clear (ZotHostOptions *options);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ZotHostOptions, zot_host_options_clear)
+
+#define ZOT_HOST_ERROR (zot_host_error_quark ())
+
+/**
+ * ZotHostError:
+ * @ZOT_HOST_ERROR_UNKNOWN_COMMAND: a "/name" that no command has
+ * @ZOT_HOST_ERROR_NOT_HERE: a command that belongs to another mode
+ * @ZOT_HOST_ERROR_USAGE: a command used wrongly
+ */
+typedef enum
+{
+  ZOT_HOST_ERROR_UNKNOWN_COMMAND,
+  ZOT_HOST_ERROR_NOT_HERE,
+  ZOT_HOST_ERROR_USAGE,
+} ZotHostError;
+
+GQuark zot_host_error_quark (void);
+
+#define ZOT_TYPE_HOST (zot_host_get_type ())
+G_DECLARE_FINAL_TYPE (ZotHost, zot_host, ZOT, HOST, GObject)
+
+ZotHost             *zot_host_new               (ZotHostOptions       *options,
+                                                 GError              **error);
+ZotAgent            *zot_host_get_agent         (ZotHost              *self);
+ZotExtensionManager *zot_host_get_manager       (ZotHost              *self);
+
+void                 zot_host_load_async        (ZotHost              *self,
+                                                 GCancellable         *cancellable,
+                                                 GAsyncReadyCallback   callback,
+                                                 gpointer              user_data);
+gboolean             zot_host_load_finish       (ZotHost              *self,
+                                                 GAsyncResult         *result,
+                                                 GError              **error);
+gboolean             zot_host_is_command        (ZotHost              *self,
+                                                 const char           *text);
+void                 zot_host_submit_async      (ZotHost              *self,
+                                                 const char           *text,
+                                                 GCancellable         *cancellable,
+                                                 GAsyncReadyCallback   callback,
+                                                 gpointer              user_data);
+gboolean             zot_host_submit_finish     (ZotHost              *self,
+                                                 GAsyncResult         *result,
+                                                 char               **final_text,
+                                                 GError              **error);
+gboolean             zot_host_set_model         (ZotHost              *self,
+                                                 const char           *provider,
+                                                 const char           *model,
+                                                 GError              **error);
+gboolean             zot_host_new_session       (ZotHost              *self,
+                                                 GError              **error);
+void                 zot_host_clear             (ZotHost              *self);
+void                 zot_host_shutdown_async    (ZotHost              *self,
+                                                 GCancellable         *cancellable,
+                                                 GAsyncReadyCallback   callback,
+                                                 gpointer              user_data);
+gboolean             zot_host_shutdown_finish   (ZotHost              *self,
+                                                 GAsyncResult         *result,
+                                                 GError              **error);
+
+gboolean             zot_split_slash_command    (const char           *text,
+                                                 char                **name,
+                                                 char                **args);
+
+G_END_DECLS

@@ -1,0 +1,42 @@
+/* zot-message.h — the conversation as the core keeps it.
+ *
+ * Messages are json-glib objects in one provider-neutral shape; providers
+ * translate them to their API, the session writes them as they are.
+ *
+ *   {"role":"user","content":[{"type":"text","text":"…"},
+ *                             {"type":"image","mime_type":"image/png","data":"<base64>"}]}
+ *   {"role":"assistant","content":[{"type":"text","text":"…"},
+ *                                  {"type":"tool_use","id":"call_1","name":"read","input":{…}}]}
+ *   {"role":"tool","content":[{"type":"tool_result","tool_use_id":"call_1","is_error":false,
+ *                              "content":[{"type":"text","text":"…"}]}]}
+ *
+ * A "tool" message answers every tool_use of the assistant message before
+ * it, in the same order. An assistant tool_use whose arguments were not
+ * valid JSON keeps them as a string in "input_raw" and an empty "input".
+ * Optional members: "origin_extension" on a tool_use made for an
+ * extension, "usage" {"input_tokens","output_tokens"} on an assistant
+ * message, "summary":true on the user message that replaces a compacted
+ * transcript.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+JsonObject *zot_message_new_user_text      (const char *text);
+JsonObject *zot_message_new_assistant_text (const char *text);
+JsonArray  *zot_content_new_text           (const char *text);
+void        zot_content_add_text           (JsonArray  *content,
+                                            const char *text);
+char       *zot_message_get_text           (JsonObject *message);
+char       *zot_content_get_text           (JsonArray  *content);
+const char *zot_message_get_role           (JsonObject *message);
+gsize       zot_message_estimate_bytes     (JsonObject *message);
+JsonObject *zot_json_object_copy           (JsonObject *object);
+char       *zot_json_to_string             (JsonNode   *node);
+char       *zot_json_object_to_string      (JsonObject *object);
+JsonObject *zot_json_object_from_string    (const char *text,
+                                            GError    **error);
+
+G_END_DECLS

@@ -1,0 +1,148 @@
+/* zot-provider.h — a model API.
+ *
+ * One ZotProvider streams one model call at a time: deltas arrive as the
+ * ::text-delta and ::tool-call-delta signals while the call runs, and the
+ * whole assistant message (zot-message.h shape) comes from _finish. An
+ * agent owns its provider; a subagent makes its own.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define ZOT_PROVIDER_ERROR (zot_provider_error_quark ())
+
+/**
+ * ZotProviderError:
+ * @ZOT_PROVIDER_ERROR_AUTH: 401/403; the message names where the key came from
+ * @ZOT_PROVIDER_ERROR_RATE_LIMITED: 429 after every retry
+ * @ZOT_PROVIDER_ERROR_SERVER: 5xx after every retry
+ * @ZOT_PROVIDER_ERROR_HTTP: another HTTP error status
+ * @ZOT_PROVIDER_ERROR_NETWORK: no connection, DNS, TLS
+ * @ZOT_PROVIDER_ERROR_BAD_STREAM: a malformed, truncated or error-carrying stream
+ * @ZOT_PROVIDER_ERROR_CONFIG: no key, an unknown provider, a bad base URL
+ */
+typedef enum
+{
+  ZOT_PROVIDER_ERROR_AUTH,
+  ZOT_PROVIDER_ERROR_RATE_LIMITED,
+  ZOT_PROVIDER_ERROR_SERVER,
+  ZOT_PROVIDER_ERROR_HTTP,
+  ZOT_PROVIDER_ERROR_NETWORK,
+  ZOT_PROVIDER_ERROR_BAD_STREAM,
+  ZOT_PROVIDER_ERROR_CONFIG,
+} ZotProviderError;
+
+GQuark zot_provider_error_quark (void);
+
+/**
+ * ZotProviderRequest:
+ * @model: the model id
+ * @system_prompt: (nullable): the system prompt, %NULL or "" for none
+ * @messages: the conversation, zot-message.h shape
+ * @tools: (nullable): `[{"name","description","input_schema"}]`
+ * @max_tokens: the output budget; 0 for the provider's default
+ */
+typedef struct
+{
+  char       *model;
+  char       *system_prompt;
+  JsonArray  *messages;
+  JsonArray  *tools;
+  guint       max_tokens;
+} ZotProviderRequest;
+
+ZotProviderRequest *zot_provider_request_new  (void);
+void                zot_provider_request_free (ZotProviderRequest *request);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotProviderRequest, zot_provider_request_free)
+
+/**
+ * ZotProviderReply:
+ * @message: the assistant message, zot-message.h shape
+ * @stop_reason: "end_turn", "tool_use" or "length"
+ * @input_tokens: as reported, or -1
+ * @output_tokens: as reported, or -1
+ */
+typedef struct
+{
+  JsonObject *message;
+  char       *stop_reason;
+  gint64      input_tokens;
+  gint64      output_tokens;
+} ZotProviderReply;
+
+ZotProviderReply *zot_provider_reply_new  (void);
+void              zot_provider_reply_free (ZotProviderReply *reply);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotProviderReply, zot_provider_reply_free)
+
+/**
+ * ZotProviderConfig:
+ * @name: "anthropic", "openai" or "demo"
+ * @model: (nullable): the model id, %NULL for the provider's default
+ * @base_url: (nullable): the API root, %NULL for the provider's default
+ * @api_key: (nullable): the key
+ * @api_key_source: (nullable): where the key came from, for error messages
+ *   ("--api-key", "$ANTHROPIC_API_KEY", "the keyring")
+ */
+typedef struct
+{
+  char *name;
+  char *model;
+  char *base_url;
+  char *api_key;
+  char *api_key_source;
+} ZotProviderConfig;
+
+void zot_provider_config_clear (ZotProviderConfig *config);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ZotProviderConfig, zot_provider_config_clear)
+
+#define ZOT_TYPE_PROVIDER (zot_provider_get_type ())
+G_DECLARE_DERIVABLE_TYPE (ZotProvider, zot_provider, ZOT, PROVIDER, GObject)
+
+struct _ZotProviderClass
+{
+  GObjectClass parent_class;
+
+  const char       *(*get_name)      (ZotProvider          *self);
+  const char       *(*get_default_model) (ZotProvider      *self);
+  void              (*stream_async)  (ZotProvider          *self,
+                                      ZotProviderRequest   *request,
+                                      GCancellable         *cancellable,
+                                      GAsyncReadyCallback   callback,
+                                      gpointer              user_data);
+  ZotProviderReply *(*stream_finish) (ZotProvider          *self,
+                                      GAsyncResult         *result,
+                                      GError              **error);
+
+  /*< private >*/
+  gpointer padding[8];
+};
+
+ZotProvider      *zot_provider_new_for_config    (const ZotProviderConfig  *config,
+                                                  GError                  **error);
+void              zot_provider_resolve_config    (ZotProviderConfig        *config);
+const char       *zot_provider_get_name          (ZotProvider              *self);
+const char       *zot_provider_get_model         (ZotProvider              *self);
+void              zot_provider_set_model         (ZotProvider              *self,
+                                                  const char               *model);
+void              zot_provider_stream_async      (ZotProvider              *self,
+                                                  ZotProviderRequest       *request,
+                                                  GCancellable             *cancellable,
+                                                  GAsyncReadyCallback       callback,
+                                                  gpointer                  user_data);
+ZotProviderReply *zot_provider_stream_finish     (ZotProvider              *self,
+                                                  GAsyncResult             *result,
+                                                  GError                  **error);
+
+/* For implementations: report deltas as they arrive. */
+void              zot_provider_emit_text_delta   (ZotProvider              *self,
+                                                  const char               *delta);
+void              zot_provider_emit_tool_call_delta (ZotProvider           *self,
+                                                     guint                  index,
+                                                     const char            *id,
+                                                     const char            *name,
+                                                     const char            *arguments_delta);
+
+G_END_DECLS

@@ -1,0 +1,94 @@
+/* zot-session.h — one conversation's transcript on disk.
+ *
+ * JSONL under $ZOT_HOME/sessions/<cwd-key>/<id>.jsonl, append-only: a
+ * header line, then one line per entry. Every append is written and
+ * fsynced in order on a worker thread, so the main loop never waits for
+ * the disk and a crash loses at most the entry in flight.
+ *
+ *   {"type":"session","version":1,"id":"…","cwd":"…","created":"ISO-8601"}
+ *   {"type":"message","message":{…zot-message.h shape…}}
+ *   {"type":"compaction","summary":"…","message_count":N}
+ *   {"type":"task",…}   (continuous mode's journal, later)
+ *
+ * Resuming reads every line; a torn last line (no newline, or not JSON) is
+ * dropped with a warning, a torn line elsewhere is an error naming the line.
+ *
+ * A session belongs to the main context that was the thread default when it
+ * was made: call it there; callbacks run there, in the order of the calls.
+ * A failed write leaves the file as it was before that write and makes the
+ * session read-only (ZOT_SESSION_ERROR_WRITE for every later append), while
+ * the in-memory transcript goes on. Queued writes are never dropped, not
+ * even when the session is finalized: the worker owns copies of the lines.
+ * They do not outlive the process, so flush before exiting.
+ */
+#pragma once
+
+#include <gio/gio.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define ZOT_SESSION_ERROR (zot_session_error_quark ())
+
+/**
+ * ZotSessionError:
+ * @ZOT_SESSION_ERROR_CORRUPT: a line other than the last is not a valid entry
+ * @ZOT_SESSION_ERROR_NOT_FOUND: no session to continue for this directory
+ * @ZOT_SESSION_ERROR_WRITE: the disk refused a write; the session is read-only from then on
+ * @ZOT_SESSION_ERROR_TOO_LARGE: the file is over the size zot_session_open() reads (256 MiB)
+ */
+typedef enum
+{
+  ZOT_SESSION_ERROR_CORRUPT,
+  ZOT_SESSION_ERROR_NOT_FOUND,
+  ZOT_SESSION_ERROR_WRITE,
+  ZOT_SESSION_ERROR_TOO_LARGE,
+} ZotSessionError;
+
+GQuark zot_session_error_quark (void);
+
+#define ZOT_TYPE_SESSION (zot_session_get_type ())
+G_DECLARE_FINAL_TYPE (ZotSession, zot_session, ZOT, SESSION, GObject)
+
+char        *zot_session_get_directory_for_cwd (const char     *cwd);
+char        *zot_session_find_latest       (const char          *cwd,
+                                            GError             **error);
+
+ZotSession  *zot_session_new               (const char          *cwd,
+                                            const char          *path,
+                                            GError             **error);
+ZotSession  *zot_session_new_in_memory     (const char          *cwd);
+ZotSession  *zot_session_open              (const char          *path,
+                                            GError             **error);
+
+const char  *zot_session_get_id            (ZotSession          *self);
+const char  *zot_session_get_path          (ZotSession          *self);
+const char  *zot_session_get_cwd           (ZotSession          *self);
+GPtrArray   *zot_session_get_messages      (ZotSession          *self);
+const char * const *zot_session_get_warnings (ZotSession        *self);
+gboolean     zot_session_is_persistent     (ZotSession          *self);
+
+void         zot_session_append_async      (ZotSession          *self,
+                                            JsonObject          *entry,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+gboolean     zot_session_append_finish     (ZotSession          *self,
+                                            GAsyncResult        *result,
+                                            GError             **error);
+void         zot_session_append_message_async (ZotSession       *self,
+                                            JsonObject          *message,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+void         zot_session_replace_messages  (ZotSession          *self,
+                                            GPtrArray           *messages);
+void         zot_session_flush_async       (ZotSession          *self,
+                                            GCancellable        *cancellable,
+                                            GAsyncReadyCallback  callback,
+                                            gpointer             user_data);
+gboolean     zot_session_flush_finish      (ZotSession          *self,
+                                            GAsyncResult        *result,
+                                            GError             **error);
+
+G_END_DECLS

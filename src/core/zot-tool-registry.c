@@ -1,0 +1,286 @@
+#define G_LOG_DOMAIN "zot-tool"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "zot-error.h"
+#include "zot-tool-registry.h"
+
+struct _ZotToolRegistry
+{
+  GObject     parent_instance;
+
+  GPtrArray  *tools;
+  GHashTable *by_name;
+  GHashTable *allowed;
+  GHashTable *activated;
+};
+
+enum {
+  CHANGED,
+  N_SIGNALS
+};
+
+static guint signals [N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (ZotToolRegistry, zot_tool_registry, G_TYPE_OBJECT)
+
+static void
+zot_tool_registry_finalize (GObject *object)
+{
+  ZotToolRegistry *self = (ZotToolRegistry *)object;
+
+  g_clear_pointer (&self->by_name, g_hash_table_unref);
+  g_clear_pointer (&self->tools, g_ptr_array_unref);
+  g_clear_pointer (&self->allowed, g_hash_table_unref);
+  g_clear_pointer (&self->activated, g_hash_table_unref);
+
+  G_OBJECT_CLASS (zot_tool_registry_parent_class)->finalize (object);
+}
+
+static void
+zot_tool_registry_class_init (ZotToolRegistryClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = zot_tool_registry_finalize;
+
+  signals [CHANGED] =
+    g_signal_new ("changed",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+}
+
+static void
+zot_tool_registry_init (ZotToolRegistry *self)
+{
+  self->tools = g_ptr_array_new_with_free_func (g_object_unref);
+  self->by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  self->activated = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+}
+
+ZotToolRegistry *
+zot_tool_registry_new (void)
+{
+  return g_object_new (ZOT_TYPE_TOOL_REGISTRY, NULL);
+}
+
+/**
+ * zot_tool_registry_add:
+ *
+ * Adds @tool unless a tool of that name is there already (the first one
+ * wins: built-ins are added before extension tools).
+ */
+gboolean
+zot_tool_registry_add (ZotToolRegistry  *self,
+                       ZotTool          *tool,
+                       GError          **error)
+{
+  const char *name;
+  ZotTool *existing;
+
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (self), FALSE);
+  g_return_val_if_fail (ZOT_IS_TOOL (tool), FALSE);
+
+  name = zot_tool_get_name (tool);
+  existing = g_hash_table_lookup (self->by_name, name);
+  if (existing != NULL)
+    {
+      const char *origin = zot_tool_get_origin (existing);
+
+      if (origin != NULL)
+        g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                     _("tool \"%s\" is taken by %s, earlier in the load order"), name, origin);
+      else
+        g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                     _("tool \"%s\" is a built-in tool, which wins"), name);
+      return FALSE;
+    }
+
+  g_ptr_array_add (self->tools, g_object_ref (tool));
+  g_hash_table_insert (self->by_name, (gpointer) name, tool);
+  g_signal_emit (self, signals [CHANGED], 0);
+  return TRUE;
+}
+
+gboolean
+zot_tool_registry_remove (ZotToolRegistry *self,
+                          const char      *name)
+{
+  ZotTool *tool;
+
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (self), FALSE);
+
+  tool = g_hash_table_lookup (self->by_name, name);
+  if (tool == NULL)
+    return FALSE;
+
+  g_hash_table_remove (self->by_name, name);
+  g_ptr_array_remove (self->tools, tool);
+  g_signal_emit (self, signals [CHANGED], 0);
+  return TRUE;
+}
+
+void
+zot_tool_registry_remove_origin (ZotToolRegistry *self,
+                                 const char      *origin)
+{
+  gboolean changed = FALSE;
+
+  g_return_if_fail (ZOT_IS_TOOL_REGISTRY (self));
+
+  for (guint i = self->tools->len; i > 0; i--)
+    {
+      ZotTool *tool = g_ptr_array_index (self->tools, i - 1);
+
+      if (g_strcmp0 (zot_tool_get_origin (tool), origin) == 0)
+        {
+          g_hash_table_remove (self->by_name, zot_tool_get_name (tool));
+          g_ptr_array_remove_index (self->tools, i - 1);
+          changed = TRUE;
+        }
+    }
+
+  if (changed)
+    g_signal_emit (self, signals [CHANGED], 0);
+}
+
+/**
+ * zot_tool_registry_lookup:
+ *
+ * Returns: (transfer none) (nullable): the tool of that name
+ */
+ZotTool *
+zot_tool_registry_lookup (ZotToolRegistry *self,
+                          const char      *name)
+{
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (self), NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  return g_hash_table_lookup (self->by_name, name);
+}
+
+/**
+ * zot_tool_registry_list:
+ *
+ * Returns: (transfer container) (element-type ZotTool): every tool, in order
+ */
+GPtrArray *
+zot_tool_registry_list (ZotToolRegistry *self)
+{
+  GPtrArray *list;
+
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (self), NULL);
+
+  list = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < self->tools->len; i++)
+    g_ptr_array_add (list, g_object_ref (g_ptr_array_index (self->tools, i)));
+  return list;
+}
+
+/**
+ * zot_tool_registry_set_allowed:
+ * @names: (nullable): the only tools the model may use (`--tools`), an
+ *   empty list for none (`--no-tools`), or %NULL for all
+ */
+void
+zot_tool_registry_set_allowed (ZotToolRegistry    *self,
+                               const char * const *names)
+{
+  g_return_if_fail (ZOT_IS_TOOL_REGISTRY (self));
+
+  g_clear_pointer (&self->allowed, g_hash_table_unref);
+  if (names != NULL)
+    {
+      self->allowed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      for (guint i = 0; names[i] != NULL; i++)
+        g_hash_table_add (self->allowed, g_strdup (names[i]));
+    }
+  g_signal_emit (self, signals [CHANGED], 0);
+}
+
+gboolean
+zot_tool_registry_is_allowed (ZotToolRegistry *self,
+                              const char      *name)
+{
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (self), FALSE);
+
+  return self->allowed == NULL || g_hash_table_contains (self->allowed, name);
+}
+
+/* Deferred tools join the model's list once activated, for the rest of
+ * the run. */
+void
+zot_tool_registry_activate (ZotToolRegistry *self,
+                            const char      *name)
+{
+  g_return_if_fail (ZOT_IS_TOOL_REGISTRY (self));
+
+  if (!g_hash_table_contains (self->activated, name))
+    {
+      g_hash_table_add (self->activated, g_strdup (name));
+      g_signal_emit (self, signals [CHANGED], 0);
+    }
+}
+
+void
+zot_tool_registry_reset_activations (ZotToolRegistry *self)
+{
+  g_return_if_fail (ZOT_IS_TOOL_REGISTRY (self));
+
+  g_hash_table_remove_all (self->activated);
+}
+
+/**
+ * zot_tool_registry_list_for_model:
+ *
+ * Returns: (transfer container) (element-type ZotTool): the tools defined
+ *   to the model: allowed, and direct, model-only or activated deferred
+ */
+GPtrArray *
+zot_tool_registry_list_for_model (ZotToolRegistry *self)
+{
+  GPtrArray *list;
+
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (self), NULL);
+
+  list = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < self->tools->len; i++)
+    {
+      ZotTool *tool = g_ptr_array_index (self->tools, i);
+      const char *name = zot_tool_get_name (tool);
+
+      if (!zot_tool_registry_is_allowed (self, name))
+        continue;
+
+      switch (zot_tool_get_exposure (tool))
+        {
+        case ZOT_TOOL_EXPOSURE_DIRECT:
+        case ZOT_TOOL_EXPOSURE_MODEL_ONLY:
+          break;
+
+        case ZOT_TOOL_EXPOSURE_DEFERRED:
+        case ZOT_TOOL_EXPOSURE_CODEMODE:
+          if (!g_hash_table_contains (self->activated, name))
+            continue;
+          break;
+
+        default:
+          continue;
+        }
+
+      g_ptr_array_add (list, g_object_ref (tool));
+    }
+
+  return list;
+}
+
+JsonArray *
+zot_tool_registry_definitions (ZotToolRegistry *self)
+{
+  g_autoptr(GPtrArray) tools = zot_tool_registry_list_for_model (self);
+  JsonArray *definitions = json_array_new ();
+
+  for (guint i = 0; i < tools->len; i++)
+    json_array_add_object_element (definitions, zot_tool_to_definition (g_ptr_array_index (tools, i)));
+  return definitions;
+}

@@ -1,0 +1,38 @@
+/* zot-tool-registry.h — the tools one agent can run, by name.
+ *
+ * Built-ins are added first and win every name conflict; extension tools
+ * follow in load order. The registry knows each tool's exposure so that
+ * the model's list, the discovery tool and (later) the script runtime can
+ * each ask for what they may see.
+ */
+#pragma once
+
+#include "zot-tool.h"
+
+G_BEGIN_DECLS
+
+#define ZOT_TYPE_TOOL_REGISTRY (zot_tool_registry_get_type ())
+G_DECLARE_FINAL_TYPE (ZotToolRegistry, zot_tool_registry, ZOT, TOOL_REGISTRY, GObject)
+
+ZotToolRegistry *zot_tool_registry_new              (void);
+gboolean         zot_tool_registry_add              (ZotToolRegistry     *self,
+                                                     ZotTool             *tool,
+                                                     GError             **error);
+gboolean         zot_tool_registry_remove           (ZotToolRegistry     *self,
+                                                     const char          *name);
+void             zot_tool_registry_remove_origin    (ZotToolRegistry     *self,
+                                                     const char          *origin);
+ZotTool         *zot_tool_registry_lookup           (ZotToolRegistry     *self,
+                                                     const char          *name);
+GPtrArray       *zot_tool_registry_list             (ZotToolRegistry     *self);
+void             zot_tool_registry_set_allowed      (ZotToolRegistry     *self,
+                                                     const char * const  *names);
+gboolean         zot_tool_registry_is_allowed       (ZotToolRegistry     *self,
+                                                     const char          *name);
+void             zot_tool_registry_activate         (ZotToolRegistry     *self,
+                                                     const char          *name);
+void             zot_tool_registry_reset_activations (ZotToolRegistry    *self);
+GPtrArray       *zot_tool_registry_list_for_model   (ZotToolRegistry     *self);
+JsonArray       *zot_tool_registry_definitions      (ZotToolRegistry     *self);
+
+G_END_DECLS

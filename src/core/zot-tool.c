@@ -1,0 +1,396 @@
+#define G_LOG_DOMAIN "zot-tool"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "zot-message.h"
+#include "zot-tool.h"
+
+typedef struct
+{
+  char            *name;
+  char            *description;
+  JsonObject      *schema;
+  ZotToolExposure  exposure;
+  gboolean         interactive;
+  gboolean         concurrent;
+  char            *origin;
+} ZotToolPrivate;
+
+enum {
+  PROP_0,
+  PROP_NAME,
+  PROP_DESCRIPTION,
+  PROP_SCHEMA,
+  PROP_EXPOSURE,
+  PROP_INTERACTIVE,
+  PROP_CONCURRENT,
+  PROP_ORIGIN,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (ZotTool, zot_tool, G_TYPE_OBJECT)
+G_DEFINE_BOXED_TYPE (ZotToolResult, zot_tool_result, zot_tool_result_copy, zot_tool_result_free)
+
+const char *
+zot_tool_outcome_to_string (ZotToolOutcome outcome)
+{
+  switch (outcome)
+    {
+    case ZOT_TOOL_OUTCOME_COMPLETED: return "completed";
+    case ZOT_TOOL_OUTCOME_FAILED:    return "failed";
+    case ZOT_TOOL_OUTCOME_BLOCKED:   return "blocked";
+    case ZOT_TOOL_OUTCOME_CANCELLED: return "cancelled";
+    case ZOT_TOOL_OUTCOME_TIMED_OUT: return "timed_out";
+    default:                         g_return_val_if_reached ("failed");
+    }
+}
+
+ZotToolResult *
+zot_tool_result_new (JsonArray      *content,
+                     gboolean        is_error,
+                     ZotToolOutcome  outcome)
+{
+  ZotToolResult *result = g_new0 (ZotToolResult, 1);
+
+  result->content = content != NULL ? json_array_ref (content) : json_array_new ();
+  result->is_error = !!is_error;
+  result->outcome = outcome;
+  return result;
+}
+
+ZotToolResult *
+zot_tool_result_new_text (const char     *text,
+                          gboolean        is_error,
+                          ZotToolOutcome  outcome)
+{
+  g_autoptr(JsonArray) content = zot_content_new_text (text);
+
+  return zot_tool_result_new (content, is_error, outcome);
+}
+
+ZotToolResult *
+zot_tool_result_new_error (ZotToolOutcome  outcome,
+                           const char     *format,
+                           ...)
+{
+  g_autofree char *text = NULL;
+  va_list args;
+
+  va_start (args, format);
+  text = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  return zot_tool_result_new_text (text, TRUE, outcome);
+}
+
+ZotToolResult *
+zot_tool_result_copy (const ZotToolResult *result)
+{
+  ZotToolResult *copy;
+
+  g_return_val_if_fail (result != NULL, NULL);
+
+  copy = zot_tool_result_new (result->content, result->is_error, result->outcome);
+  if (result->structured_content != NULL)
+    copy->structured_content = json_node_copy (result->structured_content);
+  return copy;
+}
+
+void
+zot_tool_result_free (ZotToolResult *result)
+{
+  if (result == NULL)
+    return;
+
+  g_clear_pointer (&result->content, json_array_unref);
+  g_clear_pointer (&result->structured_content, json_node_unref);
+  g_free (result);
+}
+
+static void
+zot_tool_finalize (GObject *object)
+{
+  ZotTool *self = (ZotTool *)object;
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+
+  g_clear_pointer (&priv->name, g_free);
+  g_clear_pointer (&priv->description, g_free);
+  g_clear_pointer (&priv->schema, json_object_unref);
+  g_clear_pointer (&priv->origin, g_free);
+
+  G_OBJECT_CLASS (zot_tool_parent_class)->finalize (object);
+}
+
+static void
+zot_tool_get_property (GObject    *object,
+                       guint       prop_id,
+                       GValue     *value,
+                       GParamSpec *pspec)
+{
+  ZotTool *self = ZOT_TOOL (object);
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:        g_value_set_string (value, priv->name); break;
+    case PROP_DESCRIPTION: g_value_set_string (value, priv->description); break;
+    case PROP_SCHEMA:      g_value_set_boxed (value, priv->schema); break;
+    case PROP_EXPOSURE:    g_value_set_int (value, priv->exposure); break;
+    case PROP_INTERACTIVE: g_value_set_boolean (value, priv->interactive); break;
+    case PROP_CONCURRENT:  g_value_set_boolean (value, priv->concurrent); break;
+    case PROP_ORIGIN:      g_value_set_string (value, priv->origin); break;
+    default:               G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+zot_tool_set_property (GObject      *object,
+                       guint         prop_id,
+                       const GValue *value,
+                       GParamSpec   *pspec)
+{
+  ZotTool *self = ZOT_TOOL (object);
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+
+  switch (prop_id)
+    {
+    case PROP_NAME:
+      g_free (priv->name);
+      priv->name = g_value_dup_string (value);
+      break;
+
+    case PROP_DESCRIPTION:
+      g_free (priv->description);
+      priv->description = g_value_dup_string (value);
+      break;
+
+    case PROP_SCHEMA:
+      g_clear_pointer (&priv->schema, json_object_unref);
+      priv->schema = g_value_dup_boxed (value);
+      break;
+
+    case PROP_EXPOSURE:
+      priv->exposure = g_value_get_int (value);
+      break;
+
+    case PROP_INTERACTIVE:
+      priv->interactive = g_value_get_boolean (value);
+      break;
+
+    case PROP_CONCURRENT:
+      priv->concurrent = g_value_get_boolean (value);
+      break;
+
+    case PROP_ORIGIN:
+      g_free (priv->origin);
+      priv->origin = g_value_dup_string (value);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+zot_tool_class_init (ZotToolClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = zot_tool_finalize;
+  object_class->get_property = zot_tool_get_property;
+  object_class->set_property = zot_tool_set_property;
+
+  properties [PROP_NAME] =
+    g_param_spec_string ("name", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties [PROP_DESCRIPTION] =
+    g_param_spec_string ("description", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties [PROP_SCHEMA] =
+    g_param_spec_boxed ("schema", NULL, NULL, JSON_TYPE_OBJECT,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties [PROP_EXPOSURE] =
+    g_param_spec_int ("exposure", NULL, NULL,
+                      ZOT_TOOL_EXPOSURE_DIRECT, ZOT_TOOL_EXPOSURE_MODEL_ONLY, ZOT_TOOL_EXPOSURE_DIRECT,
+                      G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties [PROP_INTERACTIVE] =
+    g_param_spec_boolean ("interactive", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /* Whether calls of this tool may run at the same time as others of the
+   * same batch. Tools that change files say no. */
+  properties [PROP_CONCURRENT] =
+    g_param_spec_boolean ("concurrent", NULL, NULL, TRUE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties [PROP_ORIGIN] =
+    g_param_spec_string ("origin", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+zot_tool_init (ZotTool *self)
+{
+}
+
+const char *
+zot_tool_get_name (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
+  return priv->name;
+}
+
+const char *
+zot_tool_get_description (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
+  return priv->description ? priv->description : "";
+}
+
+/**
+ * zot_tool_get_schema:
+ *
+ * Returns: (transfer none): the JSON schema of the arguments
+ */
+JsonObject *
+zot_tool_get_schema (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
+  return priv->schema;
+}
+
+ZotToolExposure
+zot_tool_get_exposure (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), ZOT_TOOL_EXPOSURE_DIRECT);
+  return priv->exposure;
+}
+
+gboolean
+zot_tool_get_interactive (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), FALSE);
+  return priv->interactive;
+}
+
+gboolean
+zot_tool_get_concurrent (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), FALSE);
+  return priv->concurrent;
+}
+
+/**
+ * zot_tool_get_origin:
+ *
+ * Returns: (nullable): the extension that provides the tool, %NULL for a built-in
+ */
+const char *
+zot_tool_get_origin (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
+  return priv->origin;
+}
+
+gboolean
+zot_tool_is_script_callable (ZotTool *self)
+{
+  g_return_val_if_fail (ZOT_IS_TOOL (self), FALSE);
+  return zot_tool_get_exposure (self) != ZOT_TOOL_EXPOSURE_MODEL_ONLY;
+}
+
+/**
+ * zot_tool_to_definition:
+ *
+ * Returns: (transfer full): `{"name","description","input_schema"}` for a provider
+ */
+JsonObject *
+zot_tool_to_definition (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  JsonObject *definition;
+
+  g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
+
+  definition = json_object_new ();
+  json_object_set_string_member (definition, "name", priv->name);
+  json_object_set_string_member (definition, "description", zot_tool_get_description (self));
+  if (priv->schema != NULL)
+    json_object_set_object_member (definition, "input_schema", json_object_ref (priv->schema));
+  else
+    {
+      JsonObject *empty = json_object_new ();
+      json_object_set_string_member (empty, "type", "object");
+      json_object_set_object_member (definition, "input_schema", empty);
+    }
+  return definition;
+}
+
+void
+zot_tool_execute_async (ZotTool               *self,
+                        JsonObject            *args,
+                        const ZotToolContext  *context,
+                        GCancellable          *cancellable,
+                        GAsyncReadyCallback    callback,
+                        gpointer               user_data)
+{
+  g_return_if_fail (ZOT_IS_TOOL (self));
+  g_return_if_fail (args != NULL);
+  g_return_if_fail (context != NULL);
+
+  ZOT_TOOL_GET_CLASS (self)->execute_async (self, args, context, cancellable, callback, user_data);
+}
+
+/**
+ * zot_tool_execute_finish:
+ *
+ * Returns: (transfer full): the result; %NULL only when cancelled
+ */
+ZotToolResult *
+zot_tool_execute_finish (ZotTool       *self,
+                         GAsyncResult  *result,
+                         GError       **error)
+{
+  g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
+
+  return ZOT_TOOL_GET_CLASS (self)->execute_finish (self, result, error);
+}
+
+char *
+zot_tool_resolve_path (const ZotToolContext *context,
+                       const char           *path)
+{
+  g_return_val_if_fail (context != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  if (path[0] == '~' && (path[1] == '/' || path[1] == '\0'))
+    return g_build_filename (g_get_home_dir (), path + 1, NULL);
+
+  return g_canonicalize_filename (path, context->cwd);
+}
+
+const char *
+zot_tool_args_get_string (JsonObject *args,
+                          const char *member)
+{
+  JsonNode *node;
+
+  g_return_val_if_fail (args != NULL, NULL);
+
+  node = json_object_get_member (args, member);
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}

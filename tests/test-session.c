@@ -1,0 +1,1344 @@
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+
+#include "zot-message.h"
+#include "zot-session.h"
+
+#define DEADLINE_MS 10000
+
+/* Self-contained on purpose: this test needs nothing of the library but
+ * the session, so it can run while the rest of the core is in pieces. */
+typedef struct
+{
+  char *root;
+  char *home;
+  char *cwd;
+} TestEnv;
+
+typedef struct
+{
+  TestEnv env;
+} Fixture;
+
+static void
+remove_tree (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        remove_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
+}
+
+/* $ZOT_HOME is set once, before any thread exists (setenv() is not
+ * thread-safe); each test gets it empty, and a fresh directory of its own. */
+static char *test_home;
+
+static void
+fixture_setup (Fixture       *fixture,
+               gconstpointer  data)
+{
+  fixture->env.root = g_dir_make_tmp ("zot-test-session-XXXXXX", NULL);
+  g_assert_nonnull (fixture->env.root);
+  fixture->env.home = g_strdup (test_home);
+  fixture->env.cwd = g_build_filename (fixture->env.root, "project", NULL);
+  g_assert_cmpint (g_mkdir_with_parents (fixture->env.home, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (fixture->env.cwd, 0700), ==, 0);
+}
+
+static void
+fixture_teardown (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  remove_tree (fixture->env.root);
+  remove_tree (fixture->env.home);
+  g_clear_pointer (&fixture->env.root, g_free);
+  g_clear_pointer (&fixture->env.home, g_free);
+  g_clear_pointer (&fixture->env.cwd, g_free);
+}
+
+static gboolean
+deadline_cb (gpointer data)
+{
+  gboolean *expired = data;
+
+  *expired = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* Iterates the main context until @check says so; the deadline is a
+ * safety net, never what the test waits for. */
+static void
+wait_until (gboolean (*check) (gpointer),
+            gpointer   data,
+            guint      timeout_ms)
+{
+  gboolean expired = FALSE;
+  guint id = g_timeout_add (timeout_ms, deadline_cb, &expired);
+
+  while (!check (data) && !expired)
+    g_main_context_iteration (NULL, TRUE);
+
+  if (!expired)
+    g_source_remove (id);
+  if (!check (data))
+    g_error ("condition not met within %u ms", timeout_ms);
+}
+
+static gboolean
+flag_is_set (gpointer data)
+{
+  return *(gboolean *) data;
+}
+
+static void
+wait_for (gboolean *flag,
+          guint     timeout_ms)
+{
+  wait_until (flag_is_set, flag, timeout_ms);
+}
+
+/* Helpers */
+
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+  GError   *error;
+} Wait;
+
+static void
+wait_clear (Wait *wait)
+{
+  g_clear_error (&wait->error);
+  wait->done = FALSE;
+  wait->ok = FALSE;
+}
+
+static void
+append_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->ok = zot_session_append_finish (ZOT_SESSION (object), result, &wait->error);
+  wait->done = TRUE;
+}
+
+static void
+flush_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->ok = zot_session_flush_finish (ZOT_SESSION (object), result, &wait->error);
+  wait->done = TRUE;
+}
+
+/* Appends and waits; returns the error, if any. */
+static GError *
+append_message (ZotSession *session,
+                JsonObject *message)
+{
+  Wait wait = { 0 };
+
+  zot_session_append_message_async (session, message, NULL, append_cb, &wait);
+  wait_for (&wait.done, DEADLINE_MS);
+  g_assert_true (wait.ok == (wait.error == NULL));
+  return wait.error;
+}
+
+static void
+append_text (ZotSession *session,
+             const char *role,
+             const char *text)
+{
+  g_autoptr(JsonObject) message = g_str_equal (role, "user") ? zot_message_new_user_text (text)
+                                                             : zot_message_new_assistant_text (text);
+  g_autoptr(GError) error = append_message (session, message);
+
+  g_assert_no_error (error);
+}
+
+static GError *
+flush (ZotSession *session)
+{
+  Wait wait = { 0 };
+
+  zot_session_flush_async (session, NULL, flush_cb, &wait);
+  wait_for (&wait.done, DEADLINE_MS);
+  return wait.error;
+}
+
+static char *
+messages_to_string (GPtrArray *messages)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < messages->len; i++)
+    {
+      g_autofree char *text = zot_json_object_to_string (g_ptr_array_index (messages, i));
+
+      g_string_append (out, text);
+      g_string_append_c (out, '\n');
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+static void
+assert_same_messages (GPtrArray *a,
+                      GPtrArray *b)
+{
+  g_autofree char *text_a = messages_to_string (a);
+  g_autofree char *text_b = messages_to_string (b);
+
+  g_assert_cmpuint (a->len, ==, b->len);
+  g_assert_cmpstr (text_a, ==, text_b);
+}
+
+static void
+assert_message_text (ZotSession *session,
+                     guint       index,
+                     const char *text)
+{
+  GPtrArray *messages = zot_session_get_messages (session);
+  g_autofree char *got = NULL;
+
+  g_assert_cmpuint (index, <, messages->len);
+  got = zot_message_get_text (g_ptr_array_index (messages, index));
+  g_assert_cmpstr (got, ==, text);
+}
+
+static char *
+read_file (const char *path)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_file_get_contents (path, &contents, NULL, &error);
+  g_assert_no_error (error);
+  return g_steal_pointer (&contents);
+}
+
+static void
+append_raw (const char *path,
+            const char *bytes)
+{
+  int fd = open (path, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (write (fd, bytes, strlen (bytes)), ==, (ssize_t) strlen (bytes));
+  close (fd);
+}
+
+static goffset
+file_size (const char *path)
+{
+  struct stat st;
+
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  return st.st_size;
+}
+
+static guint
+count_lines (const char *text)
+{
+  guint n = 0;
+
+  for (const char *p = text; *p != '\0'; p++)
+    if (*p == '\n')
+      n++;
+  return n;
+}
+
+static JsonObject *
+line_object (const char *text,
+             guint       index)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autoptr(GError) error = NULL;
+  JsonObject *object;
+
+  g_assert_cmpuint (index, <, g_strv_length (lines));
+  object = zot_json_object_from_string (lines[index], &error);
+  g_assert_no_error (error);
+  return object;
+}
+
+/* A session of @cwd holding @n messages "m0", "m1", …, flushed. */
+static ZotSession *
+make_session (const char *cwd,
+              guint       n)
+{
+  g_autoptr(GError) error = NULL;
+  ZotSession *session = zot_session_new (cwd, NULL, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("m%u", i);
+
+      append_text (session, i % 2 == 0 ? "user" : "assistant", text);
+    }
+  return session;
+}
+
+static JsonObject *
+make_tool_exchange_message (void)
+{
+  g_autoptr(GError) error = NULL;
+  JsonObject *message = zot_json_object_from_string (
+    "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"line one\\nline \\\"two\\\" é 🙂\"},"
+    "{\"type\":\"tool_use\",\"id\":\"call_1\",\"name\":\"read\",\"input\":{\"path\":\"a.c\",\"n\":[1,2.5,null,true]}}],"
+    "\"usage\":{\"input_tokens\":12,\"output_tokens\":3}}", &error);
+
+  g_assert_no_error (error);
+  return message;
+}
+
+/* Tests */
+
+static void
+test_roundtrip (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(ZotSession) reopened = NULL;
+  g_autoptr(JsonObject) tool_message = make_tool_exchange_message ();
+  g_autoptr(JsonObject) tool_result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *dirname = NULL;
+  g_autofree char *basename = NULL;
+  const char *path;
+
+  session = zot_session_new (fixture->env.cwd, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (zot_session_is_persistent (session));
+
+  path = zot_session_get_path (session);
+  dir = zot_session_get_directory_for_cwd (fixture->env.cwd);
+  dirname = g_path_get_dirname (path);
+  basename = g_path_get_basename (path);
+  g_assert_cmpstr (dirname, ==, dir);
+  g_assert_true (g_str_has_suffix (basename, ".jsonl"));
+  g_assert_true (g_str_has_prefix (basename, zot_session_get_id (session)));
+  g_assert_true (g_regex_match_simple ("^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6}$",
+                                       zot_session_get_id (session), 0, 0));
+  /* Nothing is written before the first append. */
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+
+  tool_result = zot_json_object_from_string (
+    "{\"role\":\"tool\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"call_1\","
+    "\"is_error\":false,\"content\":[{\"type\":\"text\",\"text\":\"int main;\"}]}]}", &error);
+  g_assert_no_error (error);
+
+  append_text (session, "user", "read a.c");
+  g_assert_null (append_message (session, tool_message));
+  g_assert_null (append_message (session, tool_result));
+  g_assert_no_error (flush (session));
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 3);
+
+  reopened = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (zot_session_get_id (reopened), ==, zot_session_get_id (session));
+  g_assert_cmpstr (zot_session_get_cwd (reopened), ==, zot_session_get_cwd (session));
+  g_assert_cmpstr (zot_session_get_path (reopened), ==, path);
+  g_assert_null (zot_session_get_warnings (reopened)[0]);
+  assert_same_messages (zot_session_get_messages (session), zot_session_get_messages (reopened));
+
+  g_assert_finalize_object (g_steal_pointer (&reopened));
+  g_assert_finalize_object (g_steal_pointer (&session));
+}
+
+static void
+test_header (Fixture       *fixture,
+             gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 2);
+  g_autofree char *contents = read_file (zot_session_get_path (session));
+  g_autoptr(JsonObject) header = line_object (contents, 0);
+  g_autoptr(JsonObject) first = line_object (contents, 1);
+  g_autofree char *real_cwd = realpath (fixture->env.cwd, NULL);
+
+  g_assert_cmpuint (count_lines (contents), ==, 3);
+  g_assert_true (g_str_has_suffix (contents, "\n"));
+
+  g_assert_cmpstr (json_object_get_string_member (header, "type"), ==, "session");
+  g_assert_cmpint (json_object_get_int_member (header, "version"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (header, "id"), ==, zot_session_get_id (session));
+  g_assert_cmpstr (json_object_get_string_member (header, "cwd"), ==, real_cwd);
+  g_assert_cmpstr (zot_session_get_cwd (session), ==, real_cwd);
+  g_assert_true (g_regex_match_simple ("^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+                                       json_object_get_string_member (header, "created"), 0, 0));
+
+  g_assert_cmpstr (json_object_get_string_member (first, "type"), ==, "message");
+  g_assert_cmpstr (zot_message_get_role (json_object_get_object_member (first, "message")), ==, "user");
+
+  g_assert_finalize_object (g_steal_pointer (&session));
+}
+
+static void
+set_mtime (const char *path,
+           time_t      seconds,
+           long        nanoseconds)
+{
+  struct timespec times[2] = { { seconds, nanoseconds }, { seconds, nanoseconds } };
+
+  g_assert_cmpint (utimensat (AT_FDCWD, path, times, 0), ==, 0);
+}
+
+static char *
+write_session_file (const char *dir,
+                    const char *name,
+                    const char *contents)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, contents, -1, &error);
+  g_assert_no_error (error);
+  return g_steal_pointer (&path);
+}
+
+static void
+test_find_latest (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autofree char *dir = zot_session_get_directory_for_cwd (fixture->env.cwd);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *found = NULL;
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autofree char *c = NULL;
+  g_autofree char *d = NULL;
+  g_autofree char *empty = NULL;
+  g_autofree char *other = NULL;
+  g_autofree char *real_cwd = realpath (fixture->env.cwd, NULL);
+  g_autofree char *line = g_strdup_printf ("{\"type\":\"session\",\"version\":1,\"id\":\"x\",\"cwd\":\"%s\"}\n",
+                                           real_cwd);
+
+  /* No directory at all. */
+  found = zot_session_find_latest (fixture->env.cwd, &error);
+  g_assert_null (found);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "no session to continue in"));
+  g_assert_nonnull (strstr (error->message, dir));
+  g_clear_error (&error);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  a = write_session_file (dir, "20260101T000000Z-aaaaaa.jsonl", line);
+  b = write_session_file (dir, "20250101T000000Z-bbbbbb.jsonl", line);
+  c = write_session_file (dir, "20240101T000000Z-cccccc.jsonl", line);
+  empty = write_session_file (dir, "20990101T000000Z-eeeeee.jsonl", "");
+  other = write_session_file (dir, "notes.txt", line);
+  set_mtime (a, 1000, 0);
+  set_mtime (b, 3000, 0);   /* newest by mtime, although its name sorts lower */
+  set_mtime (c, 2000, 0);
+  set_mtime (empty, 9000, 0);
+  set_mtime (other, 9000, 0);
+
+  found = zot_session_find_latest (fixture->env.cwd, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (found, ==, b);
+  g_clear_pointer (&found, g_free);
+
+  /* Nanoseconds count. */
+  set_mtime (c, 3000, 5);
+  found = zot_session_find_latest (fixture->env.cwd, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (found, ==, c);
+  g_clear_pointer (&found, g_free);
+
+  /* A tie goes to the greater name. */
+  set_mtime (c, 3000, 0);
+  d = write_session_file (dir, "20250101T000000Z-bbbbbc.jsonl", line);
+  set_mtime (d, 3000, 0);
+  found = zot_session_find_latest (fixture->env.cwd, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (found, ==, d);
+  g_clear_pointer (&found, g_free);
+
+  /* A session made through the API is found. */
+  {
+    g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 1);
+
+    g_assert_no_error (flush (session));
+    set_mtime (zot_session_get_path (session), 4000, 0);
+    found = zot_session_find_latest (fixture->env.cwd, &error);
+    g_assert_no_error (error);
+    g_assert_cmpstr (found, ==, zot_session_get_path (session));
+    g_clear_pointer (&found, g_free);
+  }
+}
+
+static void
+test_find_latest_shared_key (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_autofree char *dir = zot_session_get_directory_for_cwd ("/nonexistent-zot/a-b");
+  g_autofree char *other_dir = zot_session_get_directory_for_cwd ("/nonexistent-zot/a/b");
+  g_autofree char *mine = NULL;
+  g_autofree char *theirs = NULL;
+  g_autofree char *found = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* "/a-b" and "/a/b" share a key; the header tells them apart. */
+  g_assert_cmpstr (dir, ==, other_dir);
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  mine = write_session_file (dir, "20250101T000000Z-aaaaaa.jsonl",
+                             "{\"type\":\"session\",\"version\":1,\"id\":\"a\",\"cwd\":\"/nonexistent-zot/a-b\"}\n");
+  theirs = write_session_file (dir, "20260101T000000Z-bbbbbb.jsonl",
+                               "{\"type\":\"session\",\"version\":1,\"id\":\"b\",\"cwd\":\"/nonexistent-zot/a/b\"}\n");
+  set_mtime (mine, 1000, 0);
+  set_mtime (theirs, 2000, 0);
+
+  found = zot_session_find_latest ("/nonexistent-zot/a-b", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (found, ==, mine);
+  g_clear_pointer (&found, g_free);
+
+  found = zot_session_find_latest ("/nonexistent-zot/a/b", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (found, ==, theirs);
+  g_clear_pointer (&found, g_free);
+
+  found = zot_session_find_latest ("/nonexistent-zot/a-b/", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (found, ==, mine);
+}
+
+static void
+test_cwd_key (Fixture       *fixture,
+              gconstpointer  data)
+{
+  g_autofree char *sessions = g_build_filename (fixture->env.home, "sessions", NULL);
+  g_autofree char *dir = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *other_key = NULL;
+  g_autofree char *link = NULL;
+  g_autofree char *via_link = NULL;
+  g_autofree char *direct = NULL;
+  GString *long_a = g_string_new ("/nonexistent-zot-test");
+  GString *long_b = NULL;
+
+  /* Readable. */
+  dir = zot_session_get_directory_for_cwd ("/nonexistent-zot/work/main");
+  expected = g_build_filename (sessions, "-nonexistent-zot-work-main", NULL);
+  g_assert_cmpstr (dir, ==, expected);
+  g_clear_pointer (&dir, g_free);
+  g_clear_pointer (&expected, g_free);
+
+  /* Escaped. */
+  dir = zot_session_get_directory_for_cwd ("/nonexistent-zot/a b/ü%/c.d_e");
+  expected = g_build_filename (sessions, "-nonexistent-zot-a%20b-%C3%BC%25-c.d_e", NULL);
+  g_assert_cmpstr (dir, ==, expected);
+  g_clear_pointer (&dir, g_free);
+
+  /* Canonical: "..", "." and a trailing slash do not change the key. */
+  dir = zot_session_get_directory_for_cwd ("/nonexistent-zot/x/../a b/./ü%/c.d_e/");
+  g_assert_cmpstr (dir, ==, expected);
+  g_clear_pointer (&dir, g_free);
+
+  /* Symbolic links resolve to the real directory. */
+  link = g_build_filename (fixture->env.root, "link", NULL);
+  g_assert_cmpint (symlink (fixture->env.cwd, link), ==, 0);
+  via_link = zot_session_get_directory_for_cwd (link);
+  direct = zot_session_get_directory_for_cwd (fixture->env.cwd);
+  g_assert_cmpstr (via_link, ==, direct);
+
+  /* Bounded, with the start kept and distinct paths kept apart. */
+  for (guint i = 0; i < 30; i++)
+    g_string_append_printf (long_a, "/component-%02u", i);
+  long_b = g_string_new (long_a->str);
+  g_string_append (long_a, "/a");
+  g_string_append (long_b, "/b");
+
+  dir = zot_session_get_directory_for_cwd (long_a->str);
+  key = g_path_get_basename (dir);
+  g_assert_cmpuint (strlen (key), <=, 120);
+  g_assert_true (g_str_has_prefix (key, "-nonexistent-zot-test-component-00-"));
+  g_clear_pointer (&dir, g_free);
+
+  dir = zot_session_get_directory_for_cwd (long_b->str);
+  other_key = g_path_get_basename (dir);
+  g_assert_cmpuint (strlen (other_key), <=, 120);
+  g_assert_cmpstr (key, !=, other_key);
+  g_clear_pointer (&dir, g_free);
+
+  /* Stable. */
+  dir = zot_session_get_directory_for_cwd (long_a->str);
+  g_clear_pointer (&other_key, g_free);
+  other_key = g_path_get_basename (dir);
+  g_assert_cmpstr (key, ==, other_key);
+
+  g_string_free (long_a, TRUE);
+  g_string_free (long_b, TRUE);
+}
+
+static void
+test_session_file (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "chosen", "s.jsonl", NULL);
+  g_autofree char *empty = g_build_filename (fixture->env.root, "empty.jsonl", NULL);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+  g_autofree char *id = NULL;
+  g_autoptr(JsonObject) header = NULL;
+
+  /* A file that does not exist yet: created by the first append. */
+  session = zot_session_new (fixture->env.cwd, path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (zot_session_get_path (session), ==, path);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  append_text (session, "user", "first");
+  append_text (session, "assistant", "second");
+  id = g_strdup (zot_session_get_id (session));
+  g_assert_finalize_object (g_steal_pointer (&session));
+
+  contents = read_file (path);
+  g_assert_cmpuint (count_lines (contents), ==, 3);
+  header = line_object (contents, 0);
+  g_assert_cmpstr (json_object_get_string_member (header, "type"), ==, "session");
+  g_clear_pointer (&contents, g_free);
+
+  /* Existing and non-empty: resumed, whatever cwd says. */
+  session = zot_session_new ("/", path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (zot_session_get_id (session), ==, id);
+  g_assert_cmpstr (zot_session_get_cwd (session), !=, "/");
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 2);
+  assert_message_text (session, 1, "second");
+  append_text (session, "user", "third");
+  g_assert_finalize_object (g_steal_pointer (&session));
+
+  contents = read_file (path);
+  g_assert_cmpuint (count_lines (contents), ==, 4);   /* no second header */
+  g_clear_pointer (&contents, g_free);
+
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 3);
+  assert_message_text (session, 2, "third");
+  g_assert_finalize_object (g_steal_pointer (&session));
+
+  /* Existing but empty: a new session in that file, header first. */
+  g_assert_true (g_file_set_contents (empty, "", 0, NULL));
+  session = zot_session_new (fixture->env.cwd, empty, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 0);
+  append_text (session, "user", "hello");
+  g_assert_finalize_object (g_steal_pointer (&session));
+  contents = read_file (empty);
+  g_assert_cmpuint (count_lines (contents), ==, 2);
+  g_assert_true (g_str_has_prefix (contents, "{\"type\":\"session\""));
+
+  /* A directory cannot be a session. */
+  session = zot_session_new (fixture->env.cwd, fixture->env.cwd, &error);
+  g_assert_null (session);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_WRITE);
+}
+
+static void
+check_torn (Fixture    *fixture,
+            const char *tail,
+            gsize       dropped)
+{
+  g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 2);
+  g_autoptr(ZotSession) resumed = NULL;
+  g_autoptr(ZotSession) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_strdup (zot_session_get_path (session));
+  g_autofree char *before = read_file (path);
+  g_autofree char *after = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *contents = NULL;
+  const char * const *warnings;
+
+  g_assert_finalize_object (g_steal_pointer (&session));
+  append_raw (path, tail);
+
+  resumed = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  warnings = zot_session_get_warnings (resumed);
+  g_assert_nonnull (warnings[0]);
+  g_assert_null (warnings[1]);
+  expected = g_strdup_printf ("dropped a torn last line (%" G_GSIZE_FORMAT " bytes) of %s", dropped, path);
+  g_assert_cmpstr (warnings[0], ==, expected);
+
+  g_assert_cmpuint (zot_session_get_messages (resumed)->len, ==, 2);
+  assert_message_text (resumed, 0, "m0");
+  assert_message_text (resumed, 1, "m1");
+
+  /* Cut back already, so the next append starts a clean line. */
+  after = read_file (path);
+  g_assert_cmpstr (after, ==, before);
+
+  append_text (resumed, "user", "m2");
+  g_assert_finalize_object (g_steal_pointer (&resumed));
+
+  contents = read_file (path);
+  g_assert_cmpuint (count_lines (contents), ==, 4);
+  g_assert_true (g_str_has_prefix (contents, before));
+
+  again = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_null (zot_session_get_warnings (again)[0]);
+  g_assert_cmpuint (zot_session_get_messages (again)->len, ==, 3);
+  assert_message_text (again, 2, "m2");
+}
+
+static void
+test_torn_garbage (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  check_torn (fixture, "garbage", 7);
+}
+
+static void
+test_torn_half_json (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  check_torn (fixture, "{\"type\":\"message\",\"message\":{\"role\":\"us", 39);
+}
+
+static void
+test_torn_half_json_newline (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  /* Not JSON although the newline made it: still the last line, still torn. */
+  check_torn (fixture, "{\"type\":\"message\",\"mess\n", 24);
+}
+
+static void
+test_torn_complete_no_newline (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  /* Valid JSON without its newline was never acknowledged: dropped too. */
+  check_torn (fixture, "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[]}}", 57);
+}
+
+static void
+test_torn_header_only (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "torn.jsonl", NULL);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+
+  g_assert_true (g_file_set_contents (path, "{\"type\":\"sess", -1, NULL));
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (zot_session_get_warnings (session)[0]);
+  g_assert_cmpint (file_size (path), ==, 0);
+
+  /* Back to a new session: the header comes with the first append. */
+  append_text (session, "user", "hi");
+  contents = read_file (path);
+  g_assert_cmpuint (count_lines (contents), ==, 2);
+  g_assert_true (g_str_has_prefix (contents, "{\"type\":\"session\""));
+}
+
+static void
+check_corrupt (Fixture    *fixture,
+               const char *contents,
+               guint       line)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "corrupt.jsonl", NULL);
+  g_autofree char *needle = g_strdup_printf ("line %u ", line);
+  g_autofree char *after = NULL;
+  g_autoptr(GError) error = NULL;
+  ZotSession *session;
+
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  session = zot_session_open (path, &error);
+  g_assert_null (session);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT);
+  g_assert_nonnull (strstr (error->message, needle));
+  g_assert_nonnull (strstr (error->message, path));
+
+  /* Nothing repaired behind the user's back. */
+  after = read_file (path);
+  g_assert_cmpstr (after, ==, contents);
+}
+
+#define HEADER "{\"type\":\"session\",\"version\":1,\"id\":\"x\",\"cwd\":\"/\"}\n"
+#define MESSAGE "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[]}}\n"
+
+static void
+test_corrupt_middle (Fixture       *fixture,
+                     gconstpointer  data)
+{
+  check_corrupt (fixture, HEADER MESSAGE "not json\n" MESSAGE, 3);
+  check_corrupt (fixture, HEADER MESSAGE "{\"type\":\"message\",\"mess\n" MESSAGE MESSAGE, 3);
+  /* JSON, but not an entry. */
+  check_corrupt (fixture, HEADER "{\"type\":\"message\",\"message\":\"hi\"}\n" MESSAGE, 2);
+  check_corrupt (fixture, HEADER MESSAGE MESSAGE "[1,2]\n" MESSAGE, 4);
+  check_corrupt (fixture, HEADER "{\"no\":\"type\"}\n" MESSAGE, 2);
+  /* Not a session at all. */
+  check_corrupt (fixture, MESSAGE MESSAGE, 1);
+}
+
+static void
+test_unknown_entries (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "unknown.jsonl", NULL);
+  const char *contents = HEADER MESSAGE "{\"type\":\"task\",\"id\":\"t1\"}\n\n" MESSAGE;
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *after = NULL;
+
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 2);
+  g_assert_null (zot_session_get_warnings (session)[0]);
+  g_assert_cmpstr (zot_session_get_id (session), ==, "x");
+
+  append_text (session, "user", "more");
+  after = read_file (path);
+  g_assert_true (g_str_has_prefix (after, contents));
+}
+
+
+typedef struct
+{
+  guint    expected;
+  guint    count;
+  gboolean in_order;
+} OrderCheck;
+
+typedef struct
+{
+  OrderCheck *check;
+  guint       index;
+} OrderCall;
+
+static void
+ordered_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  OrderCall *call = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (zot_session_append_finish (ZOT_SESSION (object), result, &error));
+  g_assert_no_error (error);
+  if (call->index != call->check->count)
+    call->check->in_order = FALSE;
+  call->check->count++;
+}
+
+static gboolean
+order_done (gpointer data)
+{
+  OrderCheck *check = data;
+
+  return check->count == check->expected;
+}
+
+static void
+test_order (Fixture       *fixture,
+            gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(ZotSession) reopened = NULL;
+  g_autoptr(GError) error = NULL;
+  OrderCheck check = { 300, 0, TRUE };
+  g_autofree OrderCall *calls = g_new0 (OrderCall, check.expected);
+  GPtrArray *messages;
+
+  session = zot_session_new (fixture->env.cwd, NULL, &error);
+  g_assert_no_error (error);
+
+  /* Queued all at once, without waiting in between. */
+  for (guint i = 0; i < check.expected; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("message %u", i);
+      g_autoptr(JsonObject) message = zot_message_new_user_text (text);
+
+      calls[i].check = &check;
+      calls[i].index = i;
+      zot_session_append_message_async (session, message, NULL, ordered_cb, &calls[i]);
+    }
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, check.expected);
+
+  wait_until (order_done, &check, DEADLINE_MS);
+  g_assert_true (check.in_order);
+
+  reopened = zot_session_open (zot_session_get_path (session), &error);
+  g_assert_no_error (error);
+  messages = zot_session_get_messages (reopened);
+  g_assert_cmpuint (messages->len, ==, check.expected);
+  for (guint i = 0; i < messages->len; i++)
+    {
+      g_autofree char *expected = g_strdup_printf ("message %u", i);
+
+      assert_message_text (reopened, i, expected);
+    }
+
+  g_assert_finalize_object (g_steal_pointer (&reopened));
+  g_assert_finalize_object (g_steal_pointer (&session));
+}
+
+static void
+test_compaction (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 4);
+  g_autoptr(ZotSession) reopened = NULL;
+  g_autoptr(GPtrArray) replacement = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_autoptr(JsonObject) summary = zot_message_new_user_text ("Summary: m0 to m3");
+  g_autoptr(JsonObject) compaction = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *contents = NULL;
+
+  json_object_set_boolean_member (summary, "summary", TRUE);
+  g_ptr_array_add (replacement, json_object_ref (summary));
+  g_ptr_array_add (replacement, zot_message_new_assistant_text ("noted"));
+
+  zot_session_replace_messages (session, replacement);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 2);
+  append_text (session, "user", "after");
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 3);
+
+  contents = read_file (zot_session_get_path (session));
+  /* header, 4 messages, compaction, 2 messages, 1 message */
+  g_assert_cmpuint (count_lines (contents), ==, 9);
+  compaction = line_object (contents, 5);
+  g_assert_cmpstr (json_object_get_string_member (compaction, "type"), ==, "compaction");
+  g_assert_cmpstr (json_object_get_string_member (compaction, "summary"), ==, "Summary: m0 to m3");
+  g_assert_cmpint (json_object_get_int_member (compaction, "message_count"), ==, 2);
+
+  reopened = zot_session_open (zot_session_get_path (session), &error);
+  g_assert_no_error (error);
+  assert_same_messages (zot_session_get_messages (session), zot_session_get_messages (reopened));
+  assert_message_text (reopened, 0, "Summary: m0 to m3");
+  g_assert_true (json_object_get_boolean_member (g_ptr_array_index (zot_session_get_messages (reopened), 0),
+                                                 "summary"));
+  assert_message_text (reopened, 2, "after");
+}
+
+static void
+test_compaction_first (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(ZotSession) reopened = NULL;
+  g_autoptr(GPtrArray) replacement = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_autoptr(GError) error = NULL;
+
+  /* A compaction as the very first write still gets the header first. */
+  session = zot_session_new (fixture->env.cwd, NULL, &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (replacement, zot_message_new_user_text ("summary"));
+  zot_session_replace_messages (session, replacement);
+  g_assert_no_error (flush (session));
+
+  reopened = zot_session_open (zot_session_get_path (session), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 1);
+  assert_message_text (reopened, 0, "summary");
+}
+
+static void
+test_in_memory (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = zot_session_new_in_memory (fixture->env.cwd);
+  g_autoptr(GPtrArray) replacement = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_autofree char *sessions = g_build_filename (fixture->env.home, "sessions", NULL);
+  g_autofree char *real_cwd = realpath (fixture->env.cwd, NULL);
+
+  g_assert_false (zot_session_is_persistent (session));
+  g_assert_null (zot_session_get_path (session));
+  g_assert_cmpstr (zot_session_get_cwd (session), ==, real_cwd);
+  g_assert_nonnull (zot_session_get_id (session));
+
+  append_text (session, "user", "one");
+  append_text (session, "assistant", "two");
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 2);
+
+  g_ptr_array_add (replacement, zot_message_new_user_text ("summary"));
+  zot_session_replace_messages (session, replacement);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 1);
+  append_text (session, "user", "three");
+  assert_message_text (session, 1, "three");
+  g_assert_no_error (flush (session));
+
+  g_assert_false (g_file_test (sessions, G_FILE_TEST_EXISTS));
+  g_assert_finalize_object (g_steal_pointer (&session));
+}
+
+static void
+assert_write_error (GError     *error,
+                    const char *path)
+{
+  g_autofree char *prefix = g_strdup_printf ("cannot write the session %s: ", path);
+
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_WRITE);
+  g_assert_true (g_str_has_prefix (error->message, prefix));
+  g_assert_true (g_str_has_suffix (error->message,
+                                   "; the conversation goes on but is not saved from here"));
+}
+
+static void
+test_dev_full (Fixture       *fixture,
+               gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(JsonObject) message = zot_message_new_user_text ("lost");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("no /dev/full here");
+      return;
+    }
+
+  /* Every write to /dev/full fails with ENOSPC, whoever we are. */
+  session = zot_session_new (fixture->env.cwd, "/dev/full", &error);
+  g_assert_no_error (error);
+  g_assert_true (zot_session_is_persistent (session));
+
+  error = append_message (session, message);
+  assert_write_error (error, "/dev/full");
+  expected = g_strdup_printf ("cannot write the session /dev/full: %s; the conversation goes on "
+                              "but is not saved from here", g_strerror (ENOSPC));
+  g_assert_cmpstr (error->message, ==, expected);
+  g_clear_error (&error);
+
+  /* Read-only from now on, at once, with the same error. */
+  error = append_message (session, message);
+  g_assert_cmpstr (error->message, ==, expected);
+  g_clear_error (&error);
+  error = flush (session);
+  assert_write_error (error, "/dev/full");
+  g_clear_error (&error);
+
+  /* The conversation itself goes on. */
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 2);
+
+  g_assert_finalize_object (g_steal_pointer (&session));
+}
+
+/* A file-size limit makes the disk look full for this process only, and
+ * root cannot write past it either. Set just above the current size, the
+ * next append is a short write then EFBIG: the partial-line case. */
+static void
+test_write_failure_keeps_file (Fixture       *fixture,
+                               gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 2);
+  g_autoptr(ZotSession) reopened = NULL;
+  g_autoptr(JsonObject) big = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_strdup (zot_session_get_path (session));
+  g_autofree char *before = read_file (path);
+  g_autofree char *after = NULL;
+  g_autofree char *text = g_strnfill (4096, 'x');
+  struct rlimit saved;
+  struct rlimit limited;
+  void (*saved_handler) (int);
+
+  g_assert_cmpint (getrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  limited = saved;
+  limited.rlim_cur = (rlim_t) strlen (before) + 10;
+  if (saved.rlim_max != RLIM_INFINITY && saved.rlim_max < limited.rlim_cur)
+    {
+      g_test_skip ("the file size limit is lower than this test needs");
+      return;
+    }
+
+  saved_handler = signal (SIGXFSZ, SIG_IGN);
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &limited), ==, 0);
+
+  big = zot_message_new_user_text (text);
+  error = append_message (session, big);
+
+  g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &saved), ==, 0);
+  signal (SIGXFSZ, saved_handler);
+
+  assert_write_error (error, path);
+  g_assert_nonnull (strstr (error->message, g_strerror (EFBIG)));
+  g_clear_error (&error);
+
+  /* The 10 bytes that made it were cut off again. */
+  after = read_file (path);
+  g_assert_cmpstr (after, ==, before);
+
+  /* Read-only, although the disk has room again. */
+  error = append_message (session, big);
+  assert_write_error (error, path);
+  g_clear_error (&error);
+  g_clear_pointer (&after, g_free);
+  after = read_file (path);
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 4);
+
+  reopened = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_null (zot_session_get_warnings (reopened)[0]);
+  g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 2);
+}
+
+static void
+test_unwritable_directory (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  g_autofree char *blocker = g_build_filename (fixture->env.root, "blocker", NULL);
+  g_autofree char *path = g_build_filename (blocker, "s.jsonl", NULL);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(JsonObject) message = zot_message_new_user_text ("x");
+  g_autoptr(GError) error = NULL;
+
+  /* A file where the directory should be: mkdir fails even for root. */
+  g_assert_true (g_file_set_contents (blocker, "", 0, NULL));
+  session = zot_session_new (fixture->env.cwd, path, &error);
+  g_assert_no_error (error);
+  error = append_message (session, message);
+  assert_write_error (error, path);
+}
+
+static void
+cancelled_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Wait *wait = user_data;
+
+  wait->ok = zot_session_append_finish (ZOT_SESSION (object), result, &wait->error);
+  wait->done = TRUE;
+}
+
+static void
+test_cancel (Fixture       *fixture,
+             gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 1);
+  g_autoptr(ZotSession) reopened = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(JsonObject) message = zot_message_new_assistant_text ("kept");
+  g_autoptr(GError) error = NULL;
+  Wait wait = { 0 };
+
+  /* Cancelling stops the wait, not the write: the file keeps its order. */
+  zot_session_append_message_async (session, message, cancellable, cancelled_cb, &wait);
+  g_cancellable_cancel (cancellable);
+  wait_for (&wait.done, DEADLINE_MS);
+  g_assert_false (wait.ok);
+  g_assert_error (wait.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  wait_clear (&wait);
+
+  append_text (session, "user", "next");
+  g_assert_no_error (flush (session));
+
+  reopened = zot_session_open (zot_session_get_path (session), &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 3);
+  assert_message_text (reopened, 1, "kept");
+  assert_message_text (reopened, 2, "next");
+}
+
+static gboolean
+file_has_lines (gpointer data)
+{
+  const char *path = data;
+  g_autofree char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return FALSE;
+  return count_lines (contents) == 5;
+}
+
+static gboolean
+wake_cb (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_finalize_keeps_queued (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 2);
+  g_autoptr(ZotSession) reopened = NULL;
+  g_autoptr(GPtrArray) replacement = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_strdup (zot_session_get_path (session));
+  guint wake;
+
+  /* A compaction has no callback: nothing holds the session while it is
+   * queued. Drop the session at once; the worker still writes it. */
+  g_ptr_array_add (replacement, zot_message_new_user_text ("summary"));
+  zot_session_replace_messages (session, replacement);
+  g_assert_finalize_object (g_steal_pointer (&session));
+
+  /* Nothing calls back now, so look at the file now and then. */
+  wake = g_timeout_add (2, wake_cb, NULL);
+  wait_until (file_has_lines, path, DEADLINE_MS);
+  g_source_remove (wake);
+
+  reopened = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 1);
+  assert_message_text (reopened, 0, "summary");
+}
+
+static void
+test_run_dispose_in_flight (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(ZotSession) reopened = NULL;
+  g_autoptr(JsonObject) message = zot_message_new_user_text ("in flight");
+  g_autoptr(GError) error = NULL;
+  Wait wait = { 0 };
+
+  session = zot_session_new (fixture->env.cwd, NULL, &error);
+  g_assert_no_error (error);
+  zot_session_append_message_async (session, message, NULL, append_cb, &wait);
+  g_object_run_dispose (G_OBJECT (session));
+  wait_for (&wait.done, DEADLINE_MS);
+  g_assert_no_error (wait.error);
+  g_assert_true (wait.ok);
+
+  reopened = zot_session_open (zot_session_get_path (session), &error);
+  g_assert_no_error (error);
+  assert_message_text (reopened, 0, "in flight");
+}
+
+static void
+test_too_large (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "huge.jsonl", NULL);
+  g_autoptr(GError) error = NULL;
+  ZotSession *session;
+  int fd;
+
+  /* Sparse: takes no room. */
+  fd = open (path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (ftruncate (fd, (off_t) 300 * 1024 * 1024), ==, 0);
+  close (fd);
+
+  session = zot_session_open (path, &error);
+  g_assert_null (session);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, path));
+}
+
+static void
+test_bad_entry (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 1);
+  g_autoptr(JsonObject) entry = json_object_new ();
+  g_autofree char *before = read_file (zot_session_get_path (session));
+  g_autofree char *after = NULL;
+  Wait wait = { 0 };
+
+  /* An entry a resume could not read is refused, not written. */
+  json_object_set_string_member (entry, "type", "message");
+  json_object_set_string_member (entry, "message", "not an object");
+  zot_session_append_async (session, entry, NULL, append_cb, &wait);
+  wait_for (&wait.done, DEADLINE_MS);
+  g_assert_error (wait.error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  wait_clear (&wait);
+
+  g_assert_no_error (flush (session));
+  after = read_file (zot_session_get_path (session));
+  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 1);
+}
+
+static void
+test_missing_file (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "nope.jsonl", NULL);
+  g_autoptr(GError) error = NULL;
+  ZotSession *session = zot_session_open (path, &error);
+
+  g_assert_null (session);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_autofree char *home_parent = NULL;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+
+  home_parent = g_dir_make_tmp ("zot-test-session-home-XXXXXX", NULL);
+  g_assert_nonnull (home_parent);
+  test_home = g_build_filename (home_parent, "home", NULL);
+  g_setenv ("ZOT_HOME", test_home, TRUE);
+
+#define ADD(name, func) \
+  g_test_add ("/zot/session/" name, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  ADD ("roundtrip", test_roundtrip);
+  ADD ("header", test_header);
+  ADD ("find-latest", test_find_latest);
+  ADD ("find-latest-shared-key", test_find_latest_shared_key);
+  ADD ("cwd-key", test_cwd_key);
+  ADD ("session-file", test_session_file);
+  ADD ("torn-garbage", test_torn_garbage);
+  ADD ("torn-half-json", test_torn_half_json);
+  ADD ("torn-half-json-newline", test_torn_half_json_newline);
+  ADD ("torn-complete-no-newline", test_torn_complete_no_newline);
+  ADD ("torn-header-only", test_torn_header_only);
+  ADD ("corrupt-middle", test_corrupt_middle);
+  ADD ("unknown-entries", test_unknown_entries);
+  ADD ("order", test_order);
+  ADD ("compaction", test_compaction);
+  ADD ("compaction-first", test_compaction_first);
+  ADD ("in-memory", test_in_memory);
+  ADD ("dev-full", test_dev_full);
+  ADD ("write-failure-keeps-file", test_write_failure_keeps_file);
+  ADD ("unwritable-directory", test_unwritable_directory);
+  ADD ("cancel", test_cancel);
+  ADD ("finalize-keeps-queued", test_finalize_keeps_queued);
+  ADD ("run-dispose-in-flight", test_run_dispose_in_flight);
+  ADD ("too-large", test_too_large);
+  ADD ("bad-entry", test_bad_entry);
+  ADD ("missing-file", test_missing_file);
+
+#undef ADD
+
+  ret = g_test_run ();
+  remove_tree (home_parent);
+  g_clear_pointer (&test_home, g_free);
+  return ret;
+}
