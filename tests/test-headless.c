@@ -401,6 +401,49 @@ test_json_openai_server (Fixture       *f,
 }
 
 static void
+test_hello_ack_model (Fixture       *f,
+                      gconstpointer  data)
+{
+  ZotFakeServer *server = zot_fake_server_new ();
+  g_auto(GStrv) script = zot_fake_server_openai_text ("ok", 2);
+  g_autofree char *base = g_strdup_printf ("%s/v1", zot_fake_server_get_url (server));
+  g_autofree char *record = g_build_filename (f->env.root, "record.jsonl", NULL);
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "watcher", "--record", record, NULL);
+  g_autoptr(GPtrArray) frames = NULL;
+  JsonObject *ack;
+
+  /* Extensions hear the provider and model the run really uses. */
+  zot_fake_server_push_sse (server, (const char * const *) script, FALSE);
+  RUN (f, NULL, "-e", dir, "--provider", "openai", "--base-url", base, "--model", "m-1", "-p", "hi");
+  g_assert_cmpint (f->status, ==, 0);
+  frames = zot_test_read_frames (record);
+  ack = zot_test_find_frame (frames, "hello_ack");
+  g_assert_nonnull (ack);
+  g_assert_cmpstr (json_object_get_string_member (ack, "provider"), ==, "openai");
+  g_assert_cmpstr (json_object_get_string_member (ack, "model"), ==, "m-1");
+  g_assert_cmpstr (json_object_get_string_member (ack, "cwd"), ==, f->env.cwd);
+
+  zot_fake_server_free (server);
+}
+
+static void
+test_usage_errors (Fixture       *f,
+                   gconstpointer  data)
+{
+  RUN (f, NULL, "-p");
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_nonnull (strstr (f->err, "-p needs a PROMPT"));
+
+  RUN (f, NULL, "--json", "-p", "x");
+  g_assert_cmpint (f->status, ==, 2);
+
+  /* Flags may come after -p: the prompt is every remaining word. */
+  RUN (f, NULL, "-p", "two", "words", "--no-session");
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_nonnull (strstr (f->out, "You said: two words"));
+}
+
+static void
 test_json_provider_error (Fixture       *f,
                           gconstpointer  data)
 {
@@ -585,6 +628,8 @@ main (int    argc,
   ADD ("json-extension", test_json_extension);
   ADD ("json-openai-server", test_json_openai_server);
   ADD ("json-provider-error", test_json_provider_error);
+  ADD ("hello-ack-model", test_hello_ack_model);
+  ADD ("usage-errors", test_usage_errors);
   ADD ("json-unknown-tool", test_json_interactive_tool_refused);
   ADD ("rpc-commands", test_rpc_commands);
   ADD ("rpc-messages-clear-compact", test_rpc_messages_clear_compact);

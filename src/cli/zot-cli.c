@@ -243,7 +243,7 @@ submitted_cb (GObject      *object,
   if (!zot_host_submit_finish (ZOT_HOST (object), result, &final_text, &error))
     {
       report_error (cli, error);
-      finish (cli, g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? 130 : 1);
+      finish (cli, 1);
       return;
     }
 
