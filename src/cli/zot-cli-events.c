@@ -11,8 +11,9 @@
 
 struct _ZotCliEvents
 {
-  ZotHost *host;
-  FILE    *out;
+  ZotHost  *host;
+  FILE     *out;
+  gboolean  rpc;
 };
 
 static void
@@ -259,6 +260,23 @@ on_extension_crashed (ZotExtensionManager *manager,
   write_event (events, event);
 }
 
+/* JSON mode reports hook failures as ext_warning; RPC, whose client event
+ * schema does not change, as ext_notify with level warn. */
+static void
+on_warning (ZotExtensionManager *manager,
+            ZotExtension        *extension,
+            const char          *message,
+            ZotCliEvents        *events)
+{
+  g_autoptr(JsonObject) event = new_event (events->rpc ? "ext_notify" : "ext_warning");
+
+  json_object_set_string_member (event, "extension", extension ? zot_extension_get_name (extension) : "");
+  if (events->rpc)
+    json_object_set_string_member (event, "level", "warn");
+  json_object_set_string_member (event, "message", message);
+  write_event (events, event);
+}
+
 static void
 on_info (ZotHost      *host,
          const char   *text,
@@ -296,6 +314,7 @@ zot_cli_events_new (ZotHost *host,
   g_signal_connect (manager, "insert", G_CALLBACK (on_insert), events);
   g_signal_connect (manager, "load-failed", G_CALLBACK (on_load_failed), events);
   g_signal_connect (manager, "extension-crashed", G_CALLBACK (on_extension_crashed), events);
+  g_signal_connect (manager, "warning", G_CALLBACK (on_warning), events);
   g_signal_connect (host, "info", G_CALLBACK (on_info), events);
 
   return events;
@@ -312,4 +331,11 @@ zot_cli_events_free (ZotCliEvents *events)
   g_signal_handlers_disconnect_by_data (events->host, events);
   g_clear_object (&events->host);
   g_free (events);
+}
+
+void
+zot_cli_events_set_rpc (ZotCliEvents *events,
+                        gboolean      rpc)
+{
+  events->rpc = !!rpc;
 }

@@ -20,6 +20,8 @@ typedef struct _ZotCliEvents ZotCliEvents;
 ZotCliEvents *zot_cli_events_new         (ZotHost      *host,
                                           FILE         *out);
 void          zot_cli_events_free        (ZotCliEvents *events);
+void          zot_cli_events_set_rpc     (ZotCliEvents *events,
+                                          gboolean      rpc);
 void          zot_cli_events_emit_error  (ZotCliEvents *events,
                                           const char   *message);
 void          zot_cli_events_emit_simple (ZotCliEvents *events,

@@ -446,6 +446,8 @@ loaded_cb (GObject      *object,
   Rpc *rpc = user_data;
 
   zot_host_load_finish (ZOT_HOST (object), result, NULL);
+  /* An RPC session starts when it is initialised. */
+  zot_host_begin_session (rpc->host);
   zot_frame_channel_start (rpc->channel);
 }
 
@@ -463,6 +465,7 @@ zot_cli_rpc_run (ZotHost *host)
   rpc.authenticated = rpc.token == NULL;
   rpc.loop = g_main_loop_new (NULL, FALSE);
   rpc.events = zot_cli_events_new (host, stdout);
+  zot_cli_events_set_rpc (rpc.events, TRUE);
 
   /* Responses and events go through stdio; the channel only reads. */
   rpc.channel = zot_frame_channel_new (input, output);

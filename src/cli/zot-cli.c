@@ -161,10 +161,20 @@ on_extension_crashed (ZotExtensionManager *manager,
 }
 
 static void
+on_warning (ZotExtensionManager *manager,
+            ZotExtension        *extension,
+            const char          *message,
+            ZotCli              *cli)
+{
+  print_error (_("warning: %s"), message);
+}
+
+static void
 connect_print_view (ZotCli *cli)
 {
   ZotExtensionManager *manager = zot_host_get_manager (cli->host);
 
+  g_signal_connect (manager, "warning", G_CALLBACK (on_warning), cli);
   g_signal_connect (manager, "note-added", G_CALLBACK (on_note_added), cli);
   g_signal_connect (manager, "display", G_CALLBACK (on_display), cli);
   g_signal_connect (manager, "insert", G_CALLBACK (on_display), cli);

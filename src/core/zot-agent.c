@@ -14,6 +14,7 @@
 #include "zot-agent.h"
 #include "zot-limits.h"
 #include "zot-message.h"
+#include "zot-observation.h"
 #include "zot-system-prompt.h"
 
 typedef struct _Run Run;
@@ -24,11 +25,14 @@ typedef struct
   char          *id;
   char          *name;
   JsonObject    *args;
+  JsonObject    *effective_args;
   char          *args_raw;
   ZotTool       *tool;
   ZotToolResult *result;
   GCancellable  *cancellable;
-  gboolean       started;
+  gboolean       preparing;
+  gboolean       ready;
+  gboolean       executed;
   gboolean       done;
 } ToolCall;
 
@@ -43,31 +47,36 @@ struct _Run
   guint         step;
   GString      *streamed;
   GPtrArray    *calls;
-  guint         next_group;
+  guint         group_start;
+  guint         group_end;
+  guint         preparing;
   guint         running;
-  gboolean      in_tools;
   char         *final_text;
+  JsonObject   *message;
+  char         *stop;
 };
 
 struct _ZotAgent
 {
-  GObject          parent_instance;
+  GObject              parent_instance;
 
-  ZotProvider     *provider;
-  ZotToolRegistry *registry;
-  ZotSession      *session;
-  char            *cwd;
-  guint            max_steps;
-  char            *system_prompt_override;
-  GStrv            append_system_prompt;
-  char            *system_prompt;
-  gboolean         system_prompt_built;
-  gboolean         interactive;
+  ZotProvider         *provider;
+  ZotToolRegistry     *registry;
+  ZotSession          *session;
+  ZotExtensionManager *manager;
+  char                *cwd;
+  guint                max_steps;
+  char                *system_prompt_override;
+  GStrv                append_system_prompt;
+  char                *system_prompt;
+  gboolean             system_prompt_built;
+  guint                prompt_generation;
+  gboolean             interactive;
 
-  Run             *run;
-  GQueue           queue;
-  gulong           text_delta_id;
-  GCancellable    *cancellable;
+  Run                 *run;
+  GQueue               queue;
+  gulong               text_delta_id;
+  GCancellable        *cancellable;
 };
 
 enum {
@@ -90,7 +99,7 @@ G_DEFINE_QUARK (zot-agent-error-quark, zot_agent_error)
 G_DEFINE_FINAL_TYPE (ZotAgent, zot_agent, G_TYPE_OBJECT)
 
 static void run_step        (Run *run);
-static void run_next_group  (Run *run);
+static void run_group       (Run *run);
 static void start_next_run  (ZotAgent *self);
 
 void
@@ -108,6 +117,7 @@ tool_call_free (ToolCall *call)
   g_free (call->id);
   g_free (call->name);
   g_clear_pointer (&call->args, json_object_unref);
+  g_clear_pointer (&call->effective_args, json_object_unref);
   g_free (call->args_raw);
   g_clear_object (&call->tool);
   g_clear_pointer (&call->result, zot_tool_result_free);
@@ -129,31 +139,48 @@ run_free (Run *run)
     g_string_free (run->streamed, TRUE);
   g_clear_pointer (&run->calls, g_ptr_array_unref);
   g_free (run->final_text);
+  g_clear_pointer (&run->message, json_object_unref);
+  g_free (run->stop);
   g_free (run);
 }
 
+static void
+emit_event (ZotAgent   *self,
+            const char *name,
+            JsonObject *payload)
+{
+  if (self->manager != NULL)
+    zot_extension_manager_emit_event (self->manager, name, payload);
+}
+
 /* System prompt */
+
+static char *
+build_base_prompt (ZotAgent *self)
+{
+  g_autoptr(GPtrArray) tools = zot_tool_registry_list_for_model (self->registry);
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  ZotSystemPromptOptions options = { 0 };
+
+  for (guint i = 0; i < tools->len; i++)
+    g_ptr_array_add (names, (gpointer) zot_tool_get_name (g_ptr_array_index (tools, i)));
+
+  options.cwd = self->cwd;
+  options.system_prompt = self->system_prompt_override;
+  options.append = (const char * const *) self->append_system_prompt;
+  options.tool_names = names;
+  options.include_skills = zot_tool_registry_lookup (self->registry, "skill") != NULL;
+
+  return zot_system_prompt_build (&options, NULL);
+}
 
 static const char *
 ensure_system_prompt (ZotAgent *self)
 {
   if (!self->system_prompt_built)
     {
-      g_autoptr(GPtrArray) tools = zot_tool_registry_list_for_model (self->registry);
-      g_autoptr(GPtrArray) names = g_ptr_array_new ();
-      ZotSystemPromptOptions options = { 0 };
-
-      for (guint i = 0; i < tools->len; i++)
-        g_ptr_array_add (names, (gpointer) zot_tool_get_name (g_ptr_array_index (tools, i)));
-
-      options.cwd = self->cwd;
-      options.system_prompt = self->system_prompt_override;
-      options.append = (const char * const *) self->append_system_prompt;
-      options.tool_names = names;
-      options.include_skills = zot_tool_registry_lookup (self->registry, "skill") != NULL;
-
       g_free (self->system_prompt);
-      self->system_prompt = zot_system_prompt_build (&options, NULL);
+      self->system_prompt = build_base_prompt (self);
       self->system_prompt_built = TRUE;
     }
 
@@ -164,7 +191,9 @@ ensure_system_prompt (ZotAgent *self)
  * zot_agent_reset_system_prompt:
  *
  * Forgets the assembled prompt: the next model call builds it again from
- * the base. Model and session changes, clearing and reloads do this.
+ * the base, and runs `before_agent_start` again. Model and session
+ * changes, clearing and reloads do this. A chain still running when this
+ * is called is discarded when it ends.
  */
 void
 zot_agent_reset_system_prompt (ZotAgent *self)
@@ -172,6 +201,7 @@ zot_agent_reset_system_prompt (ZotAgent *self)
   g_return_if_fail (ZOT_IS_AGENT (self));
 
   self->system_prompt_built = FALSE;
+  self->prompt_generation++;
   g_clear_pointer (&self->system_prompt, g_free);
 }
 
@@ -201,6 +231,13 @@ emit_turn_end (Run        *run,
                const char *stop,
                const char *error)
 {
+  g_autoptr(JsonObject) payload = json_object_new ();
+
+  json_object_set_string_member (payload, "stop", stop);
+  if (error != NULL)
+    json_object_set_string_member (payload, "error", error);
+  emit_event (run->agent, "turn_end", payload);
+
   g_signal_emit (run->agent, signals [TURN_END], 0, stop, error);
 }
 
@@ -211,7 +248,16 @@ abort_run (Run *run)
   finish_run (run, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("the run was aborted")));
 }
 
-/* Tool execution */
+static void
+fail_run (Run    *run,
+          GError *error)
+{
+  emit_turn_end (run, "error", error->message);
+  finish_run (run, error);
+}
+
+/* Tool calls: prepare (checks, interception, approval) one at a time in
+ * order, then execute the group, then report each result. */
 
 static JsonObject *
 build_tool_message (Run *run)
@@ -246,8 +292,7 @@ tool_message_appended_cb (GObject      *object,
 
   if (!zot_session_append_finish (ZOT_SESSION (object), result, &error))
     {
-      emit_turn_end (run, "error", error->message);
-      finish_run (run, g_steal_pointer (&error));
+      fail_run (run, g_steal_pointer (&error));
       return;
     }
 
@@ -258,7 +303,6 @@ tool_message_appended_cb (GObject      *object,
     }
 
   g_clear_pointer (&run->calls, g_ptr_array_unref);
-  run->in_tools = FALSE;
   run_step (run);
 }
 
@@ -272,15 +316,59 @@ all_tools_done (Run *run)
 }
 
 static void
+report_call (ToolCall *call)
+{
+  Run *run = call->run;
+  ZotAgent *self = run->agent;
+  ZotToolResult *result = call->result;
+
+  /* A tool that refused after it was approved: a second decision. */
+  if (call->executed && result->outcome == ZOT_TOOL_OUTCOME_BLOCKED && self->manager != NULL)
+    {
+      g_autofree char *reason = zot_content_get_text (result->content);
+      zot_extension_manager_emit_permission_decision (self->manager, call->id, call->name,
+                                                      "denied", "policy", "tool_execution",
+                                                      reason, NULL);
+    }
+
+  if (self->manager != NULL)
+    {
+      g_autoptr(JsonObject) payload = json_object_new ();
+
+      json_object_set_string_member (payload, "tool_id", call->id);
+      json_object_set_string_member (payload, "tool_name", call->name);
+      if (call->args_raw != NULL)
+        json_object_set_string_member (payload, "tool_args_raw", call->args_raw);
+      else
+        json_object_set_object_member (payload, "tool_args",
+                                       json_object_ref (call->effective_args ? call->effective_args : call->args));
+      json_object_set_string_member (payload, "status", zot_tool_outcome_to_string (result->outcome));
+      json_object_set_boolean_member (payload, "executed", call->executed);
+      json_object_set_object_member (payload, "result", zot_observation_result (result->content, result->is_error));
+      emit_event (self, "tool_result", payload);
+    }
+
+  g_signal_emit (self, signals [TOOL_RESULT], 0, call->id, call->name, result);
+}
+
+static void
 complete_call (ToolCall      *call,
                ZotToolResult *result)
 {
-  Run *run = call->run;
-
   g_assert (!call->done);
   call->done = TRUE;
   call->result = result;
-  g_signal_emit (run->agent, signals [TOOL_RESULT], 0, call->id, call->name, call->result);
+  report_call (call);
+}
+
+static void
+group_step_done (Run *run)
+{
+  if (run->preparing > 0 || run->running > 0)
+    return;
+
+  run->group_start = run->group_end;
+  run_group (run);
 }
 
 static void
@@ -307,45 +395,15 @@ tool_executed_cb (GObject      *object,
 
   complete_call (call, tool_result);
 
-  if (--run->running == 0)
-    run_next_group (run);
-}
-
-static ZotToolResult *
-check_call (Run      *run,
-            ToolCall *call)
-{
-  ZotAgent *self = run->agent;
-
-  if (call->args_raw != NULL)
-    return zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
-                                      _("The arguments for %s were not a valid JSON object: %s"),
-                                      call->name, call->args_raw);
-
-  if (call->tool == NULL)
-    return zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
-                                      _("There is no tool named \"%s\"."), call->name);
-
-  if (!zot_tool_registry_is_allowed (self->registry, call->name))
-    return zot_tool_result_new_error (ZOT_TOOL_OUTCOME_BLOCKED,
-                                      _("The tool \"%s\" is not enabled for this run."), call->name);
-
-  if (zot_tool_get_interactive (call->tool) && !self->interactive)
-    return zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
-                                      _("%s needs the window to answer, and this host has none."),
-                                      call->name);
-
-  return NULL;
+  run->running--;
+  group_step_done (run);
 }
 
 static void
-start_call (Run      *run,
-            ToolCall *call)
+execute_call (Run      *run,
+              ToolCall *call)
 {
   ZotToolContext context = { 0 };
-  ZotToolResult *refusal;
-
-  call->started = TRUE;
 
   if (g_cancellable_is_cancelled (run->cancellable))
     {
@@ -355,27 +413,222 @@ start_call (Run      *run,
       return;
     }
 
-  refusal = check_call (run, call);
-  if (refusal != NULL)
+  context.cwd = run->agent->cwd;
+  context.call_id = call->id;
+  context.interactive = run->agent->interactive;
+  call->cancellable = g_cancellable_new ();
+  call->executed = TRUE;
+  run->running++;
+  zot_tool_execute_async (call->tool, call->effective_args, &context, call->cancellable,
+                          tool_executed_cb, call);
+}
+
+static void prepare_next (Run *run);
+
+static void
+block_call (ToolCall   *call,
+            const char *reason,
+            const char *message)
+{
+  ZotAgent *self = call->run->agent;
+
+  if (self->manager != NULL)
+    zot_extension_manager_emit_permission_decision (self->manager, call->id, call->name,
+                                                    "denied", "policy", "pre_execution", reason, NULL);
+  complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_BLOCKED, "%s", message));
+}
+
+static void
+authorized_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  ToolCall *call = user_data;
+  Run *run = call->run;
+  g_autoptr(ZotDecision) decision = NULL;
+  g_autoptr(GError) error = NULL;
+
+  decision = zot_extension_manager_authorize_finish (ZOT_EXTENSION_MANAGER (object), result, &error);
+
+  if (decision == NULL || g_str_equal (decision->decision, "cancelled"))
+    complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_CANCELLED,
+                                                    _("The call of %s was cancelled."), call->name));
+  else if (!decision->approved)
+    complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_BLOCKED,
+                                                    _("The call of %s was not allowed: %s."), call->name,
+                                                    decision->reason ? decision->reason : _("denied")));
+  else
+    call->ready = TRUE;
+
+  call->preparing = FALSE;
+  run->preparing--;
+  prepare_next (run);
+}
+
+static void
+authorize_call (ToolCall *call)
+{
+  Run *run = call->run;
+  ZotAgent *self = run->agent;
+
+  zot_extension_manager_authorize_async (self->manager, call->id, call->name, call->effective_args,
+                                         zot_tool_get_requires_approval (call->tool), NULL,
+                                         run->cancellable, authorized_cb, call);
+}
+
+static void
+intercepted_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  ToolCall *call = user_data;
+  Run *run = call->run;
+  g_autoptr(ZotInterception) interception = NULL;
+  g_autoptr(GError) error = NULL;
+
+  interception = zot_extension_manager_intercept_finish (ZOT_EXTENSION_MANAGER (object), result, &error);
+
+  if (interception == NULL)
     {
-      complete_call (call, refusal);
+      complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_CANCELLED,
+                                                      _("The call of %s was cancelled."), call->name));
+      call->preparing = FALSE;
+      run->preparing--;
+      prepare_next (run);
       return;
     }
 
-  context.cwd = run->agent->cwd;
-  context.call_id = call->id;
-  call->cancellable = g_cancellable_new ();
-  run->running++;
-  zot_tool_execute_async (call->tool, call->args, &context, call->cancellable,
-                          tool_executed_cb, call);
+  if (interception->blocked)
+    {
+      /* The reason is what the model reads as the tool's error. */
+      block_call (call, interception->reason, interception->reason);
+      call->preparing = FALSE;
+      run->preparing--;
+      prepare_next (run);
+      return;
+    }
+
+  if (interception->rewritten)
+    {
+      JsonNode *node = json_object_get_member (interception->payload, "tool_args");
+
+      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_clear_pointer (&call->effective_args, json_object_unref);
+          call->effective_args = json_object_ref (json_node_get_object (node));
+        }
+    }
+
+  authorize_call (call);
+}
+
+static void
+prepare_call (Run      *run,
+              ToolCall *call)
+{
+  ZotAgent *self = run->agent;
+  g_autoptr(JsonObject) payload = NULL;
+
+  if (g_cancellable_is_cancelled (run->cancellable))
+    {
+      complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_CANCELLED,
+                                                      _("The call of %s was cancelled before it ran."),
+                                                      call->name));
+      return;
+    }
+
+  if (call->args_raw != NULL)
+    {
+      complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
+                                                      _("The arguments for %s were not a valid JSON object: %s"),
+                                                      call->name, call->args_raw));
+      return;
+    }
+
+  if (call->tool == NULL)
+    {
+      complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
+                                                      _("There is no tool named \"%s\"."), call->name));
+      return;
+    }
+
+  if (!zot_tool_registry_is_allowed (self->registry, call->name))
+    {
+      g_autofree char *message = g_strdup_printf (_("The tool \"%s\" is not enabled for this run."), call->name);
+      block_call (call, message, message);
+      return;
+    }
+
+  if (zot_tool_get_interactive (call->tool) && !self->interactive)
+    {
+      /* Nobody could answer the panel it would open. */
+      complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
+                                                      _("%s needs the window to answer, and this host has none."),
+                                                      call->name));
+      return;
+    }
+
+  if (self->manager == NULL)
+    {
+      call->ready = TRUE;
+      return;
+    }
+
+  call->preparing = TRUE;
+  run->preparing++;
+
+  if (!zot_extension_manager_has_interceptors (self->manager, "tool_call"))
+    {
+      authorize_call (call);
+      return;
+    }
+
+  payload = json_object_new ();
+  json_object_set_string_member (payload, "tool_id", call->id);
+  json_object_set_string_member (payload, "tool_name", call->name);
+  json_object_set_object_member (payload, "tool_args", json_object_ref (call->effective_args));
+  zot_extension_manager_intercept_async (self->manager, "tool_call", payload, run->cancellable,
+                                         intercepted_cb, call);
+}
+
+/* Prepares the calls of the current group one after the other (an
+ * interceptor or an approval may take a while), then runs those that may
+ * run, together. */
+static void
+prepare_next (Run *run)
+{
+  if (run->preparing > 0)
+    return;
+
+  for (guint i = run->group_start; i < run->group_end; i++)
+    {
+      ToolCall *call = g_ptr_array_index (run->calls, i);
+
+      if (call->done || call->ready)
+        continue;
+
+      prepare_call (run, call);
+      if (run->preparing > 0)
+        return;
+    }
+
+  for (guint i = run->group_start; i < run->group_end; i++)
+    {
+      ToolCall *call = g_ptr_array_index (run->calls, i);
+
+      if (call->ready && !call->done && !call->executed)
+        execute_call (run, call);
+    }
+
+  group_step_done (run);
 }
 
 /* Calls run in groups: consecutive concurrent tools together, each tool
  * that changes state on its own, in order. */
 static void
-run_next_group (Run *run)
+run_group (Run *run)
 {
-  guint i = run->next_group;
+  guint i = run->group_start;
 
   if (i >= run->calls->len)
     {
@@ -388,29 +641,23 @@ run_next_group (Run *run)
       ToolCall *call = g_ptr_array_index (run->calls, i);
       gboolean concurrent = call->tool == NULL || zot_tool_get_concurrent (call->tool);
 
-      if (!concurrent && i > run->next_group)
+      if (!concurrent && i > run->group_start)
         break;
-
-      start_call (run, call);
       i++;
-
       if (!concurrent)
         break;
     }
   while (i < run->calls->len);
 
-  run->next_group = i;
-
-  if (run->running == 0)
-    run_next_group (run);
+  run->group_end = i;
+  prepare_next (run);
 }
 
 static void
 on_run_cancelled (GCancellable *cancellable,
                   Run          *run)
 {
-  /* Runs in whatever thread cancelled; the GCancellables of the calls are
-   * thread-safe to cancel. */
+  /* The GCancellables of the calls are thread-safe to cancel. */
   if (run->calls != NULL)
     for (guint i = 0; i < run->calls->len; i++)
       {
@@ -421,17 +668,16 @@ on_run_cancelled (GCancellable *cancellable,
 }
 
 static void
-execute_tools (Run        *run,
+collect_calls (Run        *run,
                JsonObject *message)
 {
   ZotAgent *self = run->agent;
   JsonArray *content = json_object_get_array_member (message, "content");
 
   run->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_call_free);
-  run->next_group = 0;
-  run->in_tools = TRUE;
+  run->group_start = 0;
 
-  for (guint i = 0; i < json_array_get_length (content); i++)
+  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
     {
       JsonObject *block = json_array_get_object_element (content, i);
       ToolCall *call;
@@ -449,6 +695,7 @@ execute_tools (Run        *run,
         call->args = json_object_ref (json_node_get_object (input));
       else
         call->args = json_object_new ();
+      call->effective_args = json_object_ref (call->args);
       if (json_object_has_member (block, "input_raw"))
         call->args_raw = g_strdup (json_object_get_string_member_with_default (block, "input_raw", ""));
       call->tool = zot_tool_registry_lookup (self->registry, call->name);
@@ -456,6 +703,34 @@ execute_tools (Run        *run,
         g_object_ref (call->tool);
       g_ptr_array_add (run->calls, call);
     }
+}
+
+/* Model step */
+
+/* After the assistant message: announce the calls, end the turn, run them. */
+static void
+end_model_turn (Run *run)
+{
+  ZotAgent *self = run->agent;
+  gboolean has_tools;
+
+  collect_calls (run, run->message);
+  has_tools = run->calls->len > 0;
+
+  for (guint i = 0; i < run->calls->len; i++)
+    {
+      ToolCall *call = g_ptr_array_index (run->calls, i);
+      g_autoptr(JsonObject) payload = json_object_new ();
+
+      json_object_set_string_member (payload, "tool_id", call->id);
+      json_object_set_string_member (payload, "tool_name", call->name);
+      json_object_set_object_member (payload, "tool_args", json_object_ref (call->args));
+      if (call->args_raw != NULL)
+        json_object_set_string_member (payload, "tool_args_raw", call->args_raw);
+      emit_event (self, "tool_call", payload);
+    }
+
+  emit_turn_end (run, has_tools ? "tool_use" : run->stop, NULL);
 
   /* Every call of the batch is announced before any runs. */
   for (guint i = 0; i < run->calls->len; i++)
@@ -464,10 +739,89 @@ execute_tools (Run        *run,
       g_signal_emit (self, signals [TOOL_CALL], 0, call->id, call->name, call->args);
     }
 
-  run_next_group (run);
+  if (has_tools)
+    {
+      run_group (run);
+      return;
+    }
+
+  g_clear_pointer (&run->calls, g_ptr_array_unref);
+  if (g_cancellable_is_cancelled (run->cancellable))
+    abort_run (run);
+  else
+    finish_run (run, NULL);
 }
 
-/* Model step */
+static void
+show_assistant_message (Run        *run,
+                        const char *visible_text,
+                        gboolean    suppressed)
+{
+  ZotAgent *self = run->agent;
+  JsonObject *usage = json_object_get_object_member (run->message, "usage");
+
+  if (!suppressed)
+    {
+      g_autoptr(JsonObject) shown = NULL;
+
+      if (visible_text != NULL)
+        {
+          /* Only what the user sees changes; the transcript keeps the original. */
+          JsonArray *content = json_object_get_array_member (run->message, "content");
+          g_autoptr(JsonArray) replaced = zot_content_new_text (visible_text);
+
+          for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
+            {
+              JsonObject *block = json_array_get_object_element (content, i);
+              if (g_strcmp0 (json_object_get_string_member_with_default (block, "type", ""), "text") != 0)
+                json_array_add_element (replaced, json_node_copy (json_array_get_element (content, i)));
+            }
+          shown = json_object_new ();
+          json_object_set_string_member (shown, "role", "assistant");
+          json_object_set_array_member (shown, "content", g_steal_pointer (&replaced));
+
+          g_free (run->final_text);
+          run->final_text = g_strdup (visible_text);
+        }
+      else
+        shown = json_object_ref (run->message);
+
+      g_signal_emit (self, signals [ASSISTANT_MESSAGE], 0, shown);
+    }
+  else
+    {
+      g_free (run->final_text);
+      run->final_text = g_strdup ("");
+    }
+
+  g_signal_emit (self, signals [USAGE], 0,
+                 usage ? json_object_get_int_member_with_default (usage, "input_tokens", -1) : (gint64) -1,
+                 usage ? json_object_get_int_member_with_default (usage, "output_tokens", -1) : (gint64) -1);
+
+  end_model_turn (run);
+}
+
+static void
+assistant_intercepted_cb (GObject      *object,
+                          GAsyncResult *result,
+                          gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(ZotInterception) interception = NULL;
+  g_autoptr(GError) error = NULL;
+
+  interception = zot_extension_manager_intercept_finish (ZOT_EXTENSION_MANAGER (object), result, &error);
+
+  if (interception == NULL)
+    show_assistant_message (run, NULL, FALSE);
+  else if (interception->blocked)
+    show_assistant_message (run, NULL, TRUE);
+  else if (interception->rewritten)
+    show_assistant_message (run, json_object_get_string_member_with_default (interception->payload, "text", ""),
+                            FALSE);
+  else
+    show_assistant_message (run, NULL, FALSE);
+}
 
 static void
 assistant_appended_cb (GObject      *object,
@@ -475,44 +829,41 @@ assistant_appended_cb (GObject      *object,
                        gpointer      user_data)
 {
   Run *run = user_data;
+  ZotAgent *self = run->agent;
   g_autoptr(GError) error = NULL;
-  JsonObject *message = g_object_steal_data (G_OBJECT (run->task), "message");
-  g_autoptr(JsonObject) owned = message;
-  const char *stop = g_object_get_data (G_OBJECT (run->task), "stop");
-  gboolean has_tools = FALSE;
-  JsonArray *content;
+  g_autofree char *text = NULL;
 
   if (!zot_session_append_finish (ZOT_SESSION (object), result, &error))
     {
-      emit_turn_end (run, "error", error->message);
-      finish_run (run, g_steal_pointer (&error));
+      fail_run (run, g_steal_pointer (&error));
       return;
     }
 
-  content = json_object_get_array_member (message, "content");
-  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
-    if (g_strcmp0 (json_object_get_string_member_with_default (json_array_get_object_element (content, i), "type", ""),
-                   "tool_use") == 0)
-      has_tools = TRUE;
-
+  text = zot_message_get_text (run->message);
   g_free (run->final_text);
-  run->final_text = zot_message_get_text (message);
+  run->final_text = g_strdup (text);
 
-  emit_turn_end (run, has_tools ? "tool_use" : stop, NULL);
-
-  if (g_cancellable_is_cancelled (run->cancellable))
+  if (*text == '\0')
     {
-      if (has_tools)
-        execute_tools (run, message);
-      else
-        abort_run (run);
+      show_assistant_message (run, NULL, FALSE);
       return;
     }
 
-  if (has_tools)
-    execute_tools (run, message);
-  else
-    finish_run (run, NULL);
+  {
+    g_autoptr(JsonObject) payload = json_object_new ();
+
+    json_object_set_string_member (payload, "text", text);
+    emit_event (self, "assistant_message", payload);
+
+    if (self->manager != NULL && zot_extension_manager_has_interceptors (self->manager, "assistant_message"))
+      {
+        zot_extension_manager_intercept_async (self->manager, "assistant_message", payload,
+                                               run->cancellable, assistant_intercepted_cb, run);
+        return;
+      }
+  }
+
+  show_assistant_message (run, NULL, FALSE);
 }
 
 static void
@@ -541,26 +892,24 @@ streamed_cb (GObject      *object,
           return;
         }
 
-      emit_turn_end (run, "error", error->message);
-      finish_run (run, g_steal_pointer (&error));
+      fail_run (run, g_steal_pointer (&error));
       return;
     }
 
   if (reply->input_tokens >= 0 || reply->output_tokens >= 0)
     {
-      json_object_set_object_member (reply->message, "usage", json_object_new ());
-      json_object_set_int_member (json_object_get_object_member (reply->message, "usage"),
-                                  "input_tokens", MAX (reply->input_tokens, 0));
-      json_object_set_int_member (json_object_get_object_member (reply->message, "usage"),
-                                  "output_tokens", MAX (reply->output_tokens, 0));
+      JsonObject *usage = json_object_new ();
+
+      json_object_set_int_member (usage, "input_tokens", MAX (reply->input_tokens, 0));
+      json_object_set_int_member (usage, "output_tokens", MAX (reply->output_tokens, 0));
+      json_object_set_object_member (reply->message, "usage", usage);
     }
 
-  g_signal_emit (self, signals [ASSISTANT_MESSAGE], 0, reply->message);
-  g_signal_emit (self, signals [USAGE], 0, reply->input_tokens, reply->output_tokens);
+  g_clear_pointer (&run->message, json_object_unref);
+  run->message = json_object_ref (reply->message);
+  g_free (run->stop);
+  run->stop = g_strdup (reply->stop_reason ? reply->stop_reason : "end_turn");
 
-  g_object_set_data_full (G_OBJECT (run->task), "message",
-                          json_object_ref (reply->message), (GDestroyNotify) json_object_unref);
-  g_object_set_data_full (G_OBJECT (run->task), "stop", g_strdup (reply->stop_reason), g_free);
   zot_session_append_message_async (self->session, reply->message, NULL, assistant_appended_cb, run);
 }
 
@@ -577,11 +926,169 @@ on_text_delta (ZotProvider *provider,
 }
 
 static void
-run_step (Run *run)
+call_model (Run *run)
 {
   ZotAgent *self = run->agent;
   g_autoptr(ZotProviderRequest) request = NULL;
   GPtrArray *messages;
+
+  request = zot_provider_request_new ();
+  request->model = g_strdup (zot_provider_get_model (self->provider));
+  request->system_prompt = g_strdup (self->system_prompt);
+  request->tools = zot_tool_registry_definitions (self->registry);
+  request->messages = json_array_new ();
+  messages = zot_session_get_messages (self->session);
+  for (guint i = 0; i < messages->len; i++)
+    json_array_add_object_element (request->messages, json_object_ref (g_ptr_array_index (messages, i)));
+
+  g_signal_emit (self, signals [ASSISTANT_START], 0);
+  zot_provider_stream_async (self->provider, request, run->cancellable, streamed_cb, run);
+}
+
+static void
+turn_intercepted_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(ZotInterception) interception = NULL;
+  g_autoptr(GError) error = NULL;
+
+  interception = zot_extension_manager_intercept_finish (ZOT_EXTENSION_MANAGER (object), result, &error);
+
+  if (interception == NULL)
+    {
+      abort_run (run);
+      return;
+    }
+
+  if (interception->blocked)
+    {
+      fail_run (run, g_error_new (ZOT_AGENT_ERROR, ZOT_AGENT_ERROR_BLOCKED,
+                                  _("%s blocked the turn: %s"),
+                                  interception->blocked_by, interception->reason));
+      return;
+    }
+
+  call_model (run);
+}
+
+static void
+intercept_turn (Run *run)
+{
+  ZotAgent *self = run->agent;
+  g_autoptr(JsonObject) payload = NULL;
+
+  if (g_cancellable_is_cancelled (run->cancellable))
+    {
+      abort_run (run);
+      return;
+    }
+
+  if (self->manager == NULL || !zot_extension_manager_has_interceptors (self->manager, "turn_start"))
+    {
+      call_model (run);
+      return;
+    }
+
+  payload = json_object_new ();
+  json_object_set_int_member (payload, "step", run->step);
+  zot_extension_manager_intercept_async (self->manager, "turn_start", payload, run->cancellable,
+                                         turn_intercepted_cb, run);
+}
+
+static void prepare_system_prompt (Run *run);
+
+typedef struct
+{
+  Run   *run;
+  guint  generation;
+} PromptPass;
+
+static void
+before_agent_start_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  PromptPass *pass = user_data;
+  Run *run = pass->run;
+  ZotAgent *self = run->agent;
+  g_autofree char *prompt = NULL;
+  g_autoptr(GError) error = NULL;
+  guint generation = pass->generation;
+
+  g_free (pass);
+  prompt = zot_extension_manager_before_agent_start_finish (ZOT_EXTENSION_MANAGER (object), result, &error);
+
+  if (prompt == NULL)
+    {
+      /* Cancellation does not commit a pending replacement. */
+      abort_run (run);
+      return;
+    }
+
+  if (generation != self->prompt_generation)
+    {
+      /* Reset while the chain ran: this result is stale, run it again. */
+      prepare_system_prompt (run);
+      return;
+    }
+
+  g_free (self->system_prompt);
+  self->system_prompt = g_steal_pointer (&prompt);
+  self->system_prompt_built = TRUE;
+  intercept_turn (run);
+}
+
+/* The first model call of a run (and the first after a rebuild) assembles
+ * the prompt and passes it through the `before_agent_start` chain; the
+ * result is reused until the next rebuild. */
+static void
+prepare_system_prompt (Run *run)
+{
+  ZotAgent *self = run->agent;
+  g_autoptr(JsonObject) context = NULL;
+  g_autofree char *run_id = NULL;
+  g_autofree char *base = NULL;
+  PromptPass *pass;
+
+  if (self->system_prompt_built)
+    {
+      intercept_turn (run);
+      return;
+    }
+
+  base = build_base_prompt (self);
+
+  if (self->manager == NULL || !zot_extension_manager_has_interceptors (self->manager, "before_agent_start"))
+    {
+      g_free (self->system_prompt);
+      self->system_prompt = g_steal_pointer (&base);
+      self->system_prompt_built = TRUE;
+      intercept_turn (run);
+      return;
+    }
+
+  run_id = g_uuid_string_random ();
+  context = json_object_new ();
+  json_object_set_string_member (context, "session_id", zot_extension_manager_get_session_id (self->manager));
+  json_object_set_string_member (context, "agent_run_id", run_id);
+  json_object_set_string_member (context, "cwd", self->cwd);
+  json_object_set_string_member (context, "provider", zot_provider_get_name (self->provider));
+  json_object_set_string_member (context, "model", zot_provider_get_model (self->provider));
+
+  pass = g_new0 (PromptPass, 1);
+  pass->run = run;
+  pass->generation = self->prompt_generation;
+  zot_extension_manager_before_agent_start_async (self->manager, context, base, run->cancellable,
+                                                  before_agent_start_cb, pass);
+}
+
+static void
+run_step (Run *run)
+{
+  ZotAgent *self = run->agent;
+  g_autoptr(JsonObject) payload = NULL;
 
   if (g_cancellable_is_cancelled (run->cancellable))
     {
@@ -600,19 +1107,13 @@ run_step (Run *run)
 
   run->step++;
   g_string_truncate (run->streamed, 0);
+
+  payload = json_object_new ();
+  json_object_set_int_member (payload, "step", run->step);
+  emit_event (self, "turn_start", payload);
   g_signal_emit (self, signals [TURN_START], 0, run->step);
 
-  request = zot_provider_request_new ();
-  request->model = g_strdup (zot_provider_get_model (self->provider));
-  request->system_prompt = g_strdup (ensure_system_prompt (self));
-  request->tools = zot_tool_registry_definitions (self->registry);
-  request->messages = json_array_new ();
-  messages = zot_session_get_messages (self->session);
-  for (guint i = 0; i < messages->len; i++)
-    json_array_add_object_element (request->messages, json_object_ref (g_ptr_array_index (messages, i)));
-
-  g_signal_emit (self, signals [ASSISTANT_START], 0);
-  zot_provider_stream_async (self->provider, request, run->cancellable, streamed_cb, run);
+  prepare_system_prompt (run);
 }
 
 static void
@@ -702,6 +1203,18 @@ zot_agent_prompt_async (ZotAgent            *self,
   g_task_set_source_tag (task, zot_agent_prompt_async);
   g_task_set_task_data (task, g_strdup (text), g_free);
 
+  /* Announced once, at acceptance; a queued prompt says so. */
+  if (self->manager != NULL)
+    {
+      g_autoptr(JsonObject) payload = json_object_new ();
+
+      json_object_set_string_member (payload, "text", text);
+      if (self->run != NULL || self->queue.length > 0)
+        json_object_set_boolean_member (payload, "queued", TRUE);
+      json_object_set_int_member (payload, "image_count", 0);
+      emit_event (self, "user_prompt_submit", payload);
+    }
+
   g_queue_push_tail (&self->queue, task);
   start_next_run (self);
 }
@@ -767,6 +1280,27 @@ typedef struct
 } CompactData;
 
 static void
+emit_compaction (ZotAgent      *self,
+                 const char    *name,
+                 ZotCompaction *compaction,
+                 guint          message_count,
+                 guint64        token_estimate,
+                 const char    *status,
+                 const char    *error)
+{
+  g_autoptr(JsonObject) payload = json_object_new ();
+
+  json_object_set_string_member (payload, "compaction_id", compaction->id);
+  json_object_set_int_member (payload, "message_count", message_count);
+  json_object_set_int_member (payload, "token_estimate", (gint64) token_estimate);
+  if (status != NULL)
+    json_object_set_string_member (payload, "status", status);
+  if (error != NULL)
+    json_object_set_string_member (payload, "error", error);
+  emit_event (self, name, payload);
+}
+
+static void
 compact_data_free (CompactData *data)
 {
   zot_compaction_free (data->compaction);
@@ -802,6 +1336,12 @@ compacted_cb (GObject      *object,
   reply = zot_provider_stream_finish (ZOT_PROVIDER (object), result, &error);
   if (reply == NULL)
     {
+      gboolean cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+      /* Every attempt gets its post_compact; the transcript is unchanged. */
+      emit_compaction (self, "post_compact", data->compaction, data->compaction->message_count,
+                       data->compaction->token_estimate, cancelled ? "cancelled" : "failed",
+                       error->message);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -809,6 +1349,8 @@ compacted_cb (GObject      *object,
   summary = zot_message_get_text (reply->message);
   if (*g_strstrip (summary) == '\0')
     {
+      emit_compaction (self, "post_compact", data->compaction, data->compaction->message_count,
+                       data->compaction->token_estimate, "failed", "the model returned an empty summary");
       g_task_return_new_error (task, ZOT_AGENT_ERROR, ZOT_AGENT_ERROR_EMPTY,
                                _("the model returned an empty summary; the conversation was kept"));
       return;
@@ -825,6 +1367,8 @@ compacted_cb (GObject      *object,
 
   data->compaction->after_count = replacement->len;
   data->compaction->after_token_estimate = estimate_tokens (replacement);
+  emit_compaction (self, "post_compact", data->compaction, data->compaction->after_count,
+                   data->compaction->after_token_estimate, "completed", NULL);
   g_task_return_pointer (task, g_steal_pointer (&data->compaction), (GDestroyNotify) zot_compaction_free);
 }
 
@@ -867,9 +1411,13 @@ zot_agent_compact_async (ZotAgent            *self,
       return;
     }
 
+  emit_compaction (self, "pre_compact", data->compaction, data->compaction->message_count,
+                   data->compaction->token_estimate, NULL, NULL);
+
   if (messages->len == 0)
     {
       data->compaction->after_count = 0;
+      emit_compaction (self, "post_compact", data->compaction, 0, 0, "completed", NULL);
       g_task_return_pointer (task, g_steal_pointer (&data->compaction), (GDestroyNotify) zot_compaction_free);
       return;
     }
@@ -927,6 +1475,7 @@ zot_agent_finalize (GObject *object)
     g_signal_handlers_disconnect_by_data (self->provider, self);
   g_clear_object (&self->provider);
   g_clear_object (&self->registry);
+  g_clear_object (&self->manager);
   g_clear_object (&self->session);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->cwd, g_free);
@@ -1064,6 +1613,20 @@ zot_agent_set_session (ZotAgent   *self,
 
   g_set_object (&self->session, session);
   zot_tool_registry_reset_activations (self->registry);
+  zot_agent_reset_system_prompt (self);
+}
+
+/**
+ * zot_agent_set_extension_manager:
+ * @manager: (nullable): where lifecycle events, interception and approvals go
+ */
+void
+zot_agent_set_extension_manager (ZotAgent            *self,
+                                 ZotExtensionManager *manager)
+{
+  g_return_if_fail (ZOT_IS_AGENT (self));
+
+  g_set_object (&self->manager, manager);
   zot_agent_reset_system_prompt (self);
 }
 

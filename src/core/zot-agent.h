@@ -11,6 +11,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "zot-extension-manager.h"
 #include "zot-provider.h"
 #include "zot-session.h"
 #include "zot-tool-registry.h"
@@ -29,13 +30,15 @@ G_BEGIN_DECLS
  * ZotAgentError:
  * @ZOT_AGENT_ERROR_BUSY: a run is in progress
  * @ZOT_AGENT_ERROR_MAX_STEPS: the run stopped at --max-steps
- * @ZOT_AGENT_ERROR_EMPTY: nothing to compact
+ * @ZOT_AGENT_ERROR_EMPTY: the model gave an empty summary
+ * @ZOT_AGENT_ERROR_BLOCKED: an extension blocked the turn
  */
 typedef enum
 {
   ZOT_AGENT_ERROR_BUSY,
   ZOT_AGENT_ERROR_MAX_STEPS,
   ZOT_AGENT_ERROR_EMPTY,
+  ZOT_AGENT_ERROR_BLOCKED,
 } ZotAgentError;
 
 GQuark zot_agent_error_quark (void);
@@ -73,6 +76,8 @@ ZotSession      *zot_agent_get_session            (ZotAgent            *self);
 void             zot_agent_set_session            (ZotAgent            *self,
                                                    ZotSession          *session);
 ZotToolRegistry *zot_agent_get_registry           (ZotAgent            *self);
+void             zot_agent_set_extension_manager  (ZotAgent            *self,
+                                                   ZotExtensionManager *manager);
 const char      *zot_agent_get_cwd                (ZotAgent            *self);
 void             zot_agent_set_cwd                (ZotAgent            *self,
                                                    const char          *cwd);

@@ -1813,6 +1813,8 @@ new_tool (GType       type,
           gboolean    concurrent)
 {
   g_autoptr(JsonObject) schema = zot_json_object_from_string (schema_json, NULL);
+  /* What changes files or runs commands asks first, where a host asks. */
+  gboolean requires_approval = type != ZOT_TYPE_READ_TOOL && type != ZOT_TYPE_SKILL_TOOL;
 
   g_assert (schema != NULL);
 
@@ -1822,6 +1824,7 @@ new_tool (GType       type,
                        "schema", schema,
                        "exposure", ZOT_TOOL_EXPOSURE_DIRECT,
                        "concurrent", concurrent,
+                       "requires-approval", requires_approval,
                        NULL);
 }
 

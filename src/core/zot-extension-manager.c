@@ -16,6 +16,7 @@
 #include "zot-extension-manager.h"
 #include "zot-extension-private.h"
 #include "zot-limits.h"
+#include "zot-message.h"
 
 struct _ZotExtensionManager
 {
@@ -29,6 +30,12 @@ struct _ZotExtensionManager
   GStrv         explicit_paths;
   char         *provider;
   char         *model;
+  char         *session_id;
+  guint64       sequence;
+
+  ZotApprovalPolicy policy;
+  GHashTable   *remembered_tools;
+  gboolean      remember_all;
 
   guint         no_ext : 1;
   guint         interactive : 1;
@@ -53,6 +60,10 @@ enum {
   LOAD_FAILED,
   COMMANDS_CHANGED,
   FRAME_TRAFFIC,
+  LIFECYCLE_EVENT,
+  TOOLS_CHANGED,
+  WARNING,
+  APPROVAL_REQUESTED,
   N_SIGNALS
 };
 
@@ -307,7 +318,10 @@ on_extension_registration_changed (ZotExtension        *extension,
                                    ZotExtensionManager *self)
 {
   if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY)
-    invalidate_routes (self);
+    {
+      invalidate_routes (self);
+      g_signal_emit (self, signals[TOOLS_CHANGED], 0);
+    }
 }
 
 static void
@@ -317,6 +331,7 @@ on_extension_state_notify (ZotExtension        *extension,
 {
   invalidate_routes (self);
   g_signal_emit (self, signals[EXTENSION_STATE_CHANGED], 0, extension);
+  g_signal_emit (self, signals[TOOLS_CHANGED], 0);
 }
 
 static void
@@ -1117,6 +1132,8 @@ zot_extension_manager_finalize (GObject *object)
   g_clear_pointer (&self->explicit_paths, g_strfreev);
   g_clear_pointer (&self->provider, g_free);
   g_clear_pointer (&self->model, g_free);
+  g_clear_pointer (&self->session_id, g_free);
+  g_clear_pointer (&self->remembered_tools, g_hash_table_unref);
 
   G_OBJECT_CLASS (zot_extension_manager_parent_class)->finalize (object);
 }
@@ -1210,6 +1227,50 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
     g_signal_new ("frame-traffic",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, ZOT_TYPE_EXTENSION, G_TYPE_INT, G_TYPE_STRING);
+
+  /**
+   * ZotExtensionManager::lifecycle-event:
+   * @name: the event name
+   * @frame: the whole `event` frame, with its sequence
+   *
+   * Every event as it is emitted, whether or not an extension subscribed.
+   */
+  signals [LIFECYCLE_EVENT] =
+    g_signal_new ("lifecycle-event",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, JSON_TYPE_OBJECT);
+
+  /**
+   * ZotExtensionManager::tools-changed:
+   *
+   * The set of extension tools may have changed: rebuild registries.
+   */
+  signals [TOOLS_CHANGED] =
+    g_signal_new ("tools-changed",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+
+  /**
+   * ZotExtensionManager::warning:
+   * @extension: (nullable): whose doing
+   * @message: for the user: a hook that failed, a prompt kept
+   */
+  signals [WARNING] =
+    g_signal_new ("warning",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
+
+  /**
+   * ZotExtensionManager::approval-requested:
+   * @approval: the question; resolve it once
+   *
+   * Returns: %TRUE when a view took the question
+   */
+  signals [APPROVAL_REQUESTED] =
+    g_signal_new ("approval-requested",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  g_signal_accumulator_true_handled, NULL, NULL,
+                  G_TYPE_BOOLEAN, 1, ZOT_TYPE_APPROVAL);
 }
 
 static void
@@ -1221,10 +1282,778 @@ zot_extension_manager_init (ZotExtensionManager *self)
   self->cwd = g_get_current_dir ();
   self->provider = g_strdup ("demo");
   self->model = g_strdup ("demo");
+  self->session_id = g_uuid_string_random ();
+  self->remembered_tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 ZotExtensionManager *
 zot_extension_manager_new (void)
 {
   return g_object_new (ZOT_TYPE_EXTENSION_MANAGER, NULL);
+}
+
+/* Lifecycle events */
+
+void
+zot_extension_manager_set_session_id (ZotExtensionManager *self,
+                                      const char          *session_id)
+{
+  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
+  g_return_if_fail (session_id != NULL);
+
+  g_free (self->session_id);
+  self->session_id = g_strdup (session_id);
+}
+
+const char *
+zot_extension_manager_get_session_id (ZotExtensionManager *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
+  return self->session_id;
+}
+
+static void
+copy_member_into (JsonObject *object,
+                  const char *member,
+                  JsonNode   *node,
+                  gpointer    user_data)
+{
+  json_object_set_member (user_data, member, json_node_copy (node));
+}
+
+/**
+ * zot_extension_manager_emit_event:
+ * @name: the event name (PROTOCOL.md §6)
+ * @payload: (nullable): the members beyond the common ones
+ *
+ * Numbers the event, shows it to the ::lifecycle-event handlers and queues
+ * it, serialized once, for every running extension subscribed to it.
+ * Never waits for an extension; an extension whose queue is full is
+ * disconnected by its channel.
+ *
+ * Returns: the event's sequence number
+ */
+guint64
+zot_extension_manager_emit_event (ZotExtensionManager *self,
+                                  const char          *name,
+                                  JsonObject          *payload)
+{
+  g_autoptr(JsonObject) frame = NULL;
+  g_autofree char *line = NULL;
+  gsize length = 0;
+  guint64 sequence;
+
+  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), 0);
+  g_return_val_if_fail (name != NULL, 0);
+
+  sequence = ++self->sequence;
+
+  frame = json_object_new ();
+  json_object_set_string_member (frame, "type", "event");
+  json_object_set_string_member (frame, "event", name);
+  json_object_set_string_member (frame, "session_id", self->session_id);
+  json_object_set_string_member (frame, "cwd", self->cwd);
+  json_object_set_int_member (frame, "sequence", (gint64) sequence);
+  if (payload != NULL)
+    json_object_foreach_member (payload, copy_member_into, frame);
+
+  for (guint i = 0; i < self->extensions->len; i++)
+    {
+      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
+      g_autoptr(GError) error = NULL;
+
+      if (!zot_extension_is_running (extension) || !zot_extension_is_subscribed (extension, name))
+        continue;
+
+      if (line == NULL)
+        {
+          g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), frame);
+          g_autoptr(JsonGenerator) generator = json_generator_new ();
+
+          json_generator_set_root (generator, node);
+          line = json_generator_to_data (generator, &length);
+        }
+
+      if (!zot_extension_send_line (extension, line, length, &error))
+        zot_extension_log (extension, "event %s (sequence %" G_GUINT64_FORMAT ") not delivered: %s",
+                           name, sequence, error->message);
+    }
+
+  g_signal_emit (self, signals[LIFECYCLE_EVENT], 0, name, frame);
+
+  return sequence;
+}
+
+/* Interception */
+
+void
+zot_interception_free (ZotInterception *interception)
+{
+  if (interception == NULL)
+    return;
+
+  g_free (interception->reason);
+  g_free (interception->blocked_by);
+  g_clear_pointer (&interception->payload, json_object_unref);
+  g_free (interception);
+}
+
+typedef struct
+{
+  char            *event;
+  GPtrArray       *chain;
+  guint            index;
+  ZotInterception *result;
+  ZotExtension    *current;
+} InterceptData;
+
+static void
+intercept_data_free (InterceptData *data)
+{
+  g_free (data->event);
+  g_clear_pointer (&data->chain, g_ptr_array_unref);
+  zot_interception_free (data->result);
+  g_clear_object (&data->current);
+  g_free (data);
+}
+
+static GPtrArray *
+interceptors_for (ZotExtensionManager *self,
+                  const char          *event)
+{
+  GPtrArray *chain = g_ptr_array_new_with_free_func (g_object_unref);
+
+  /* Load order: explicit --ext paths first, then discovery. */
+  for (guint i = 0; i < self->extensions->len; i++)
+    {
+      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
+
+      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY &&
+          zot_extension_intercepts (extension, event))
+        g_ptr_array_add (chain, g_object_ref (extension));
+    }
+
+  return chain;
+}
+
+static void intercept_next (GTask *task);
+
+static void
+intercept_replied_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  InterceptData *data = g_task_get_task_data (task);
+  ZotExtension *extension = ZOT_EXTENSION (object);
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonNode *node;
+
+  reply = zot_extension_request_finish (extension, result, &error);
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  if (reply == NULL)
+    {
+      /* Silence, a crash or a malformed exchange: the operation goes on. */
+      zot_extension_log (extension, "%s interception: %s; allowed", data->event, error->message);
+      intercept_next (task);
+      return;
+    }
+
+  node = json_object_get_member (reply, "block");
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+      json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node))
+    {
+      const char *reason = json_object_get_string_member_with_default (reply, "reason", NULL);
+
+      data->result->blocked = TRUE;
+      data->result->blocked_by = g_strdup (zot_extension_get_name (extension));
+      data->result->reason = g_strdup (reason != NULL && *reason != '\0'
+                                       ? reason
+                                       : _("blocked by an extension"));
+      g_task_return_pointer (task, g_steal_pointer (&data->result), (GDestroyNotify) zot_interception_free);
+      return;
+    }
+
+  if (g_str_equal (data->event, "tool_call"))
+    {
+      node = json_object_get_member (reply, "modified_args");
+      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+        {
+          json_object_set_member (data->result->payload, "tool_args", json_node_copy (node));
+          data->result->rewritten = TRUE;
+        }
+      else if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+        zot_extension_log (extension, "modified_args must be a JSON object; ignored");
+    }
+  else if (g_str_equal (data->event, "assistant_message"))
+    {
+      node = json_object_get_member (reply, "replace_text");
+      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+        {
+          json_object_set_string_member (data->result->payload, "text", json_node_get_string (node));
+          data->result->rewritten = TRUE;
+        }
+      else if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+        zot_extension_log (extension, "replace_text must be a string; ignored");
+    }
+
+  intercept_next (task);
+}
+
+static void
+intercept_next (GTask *task)
+{
+  InterceptData *data = g_task_get_task_data (task);
+
+  while (data->index < data->chain->len)
+    {
+      ZotExtension *extension = g_ptr_array_index (data->chain, data->index++);
+      g_autoptr(JsonObject) frame = NULL;
+
+      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
+        continue;
+
+      frame = json_object_new ();
+      json_object_set_string_member (frame, "type", "event_intercept");
+      json_object_set_string_member (frame, "event", data->event);
+      json_object_foreach_member (data->result->payload, copy_member_into, frame);
+
+      zot_extension_request_async (extension, frame, zot_timeout_get_ms (ZOT_TIMEOUT_INTERCEPT),
+                                   g_task_get_cancellable (task),
+                                   intercept_replied_cb, g_object_ref (task));
+      return;
+    }
+
+  g_task_return_pointer (task, g_steal_pointer (&data->result), (GDestroyNotify) zot_interception_free);
+}
+
+/**
+ * zot_extension_manager_intercept_async:
+ * @event: "tool_call", "turn_start" or "assistant_message"
+ * @payload: the event's members; copied
+ *
+ * Runs the interceptors of @event serially in load order. The first block
+ * wins; rewrites chain, each interceptor seeing the previous output. No
+ * answer within 5 s, a crash or a malformed reply count as allow.
+ */
+void
+zot_extension_manager_intercept_async (ZotExtensionManager *self,
+                                       const char          *event,
+                                       JsonObject          *payload,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  InterceptData *data;
+
+  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
+  g_return_if_fail (event != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_extension_manager_intercept_async);
+
+  data = g_new0 (InterceptData, 1);
+  data->event = g_strdup (event);
+  data->chain = interceptors_for (self, event);
+  data->result = g_new0 (ZotInterception, 1);
+  data->result->payload = payload ? zot_json_object_copy (payload) : json_object_new ();
+  g_task_set_task_data (task, data, (GDestroyNotify) intercept_data_free);
+
+  intercept_next (task);
+}
+
+/**
+ * zot_extension_manager_intercept_finish:
+ *
+ * Returns: (transfer full): the outcome of the chain
+ */
+ZotInterception *
+zot_extension_manager_intercept_finish (ZotExtensionManager  *self,
+                                        GAsyncResult         *result,
+                                        GError              **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+gboolean
+zot_extension_manager_has_interceptors (ZotExtensionManager *self,
+                                        const char          *event)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), FALSE);
+
+  for (guint i = 0; i < self->extensions->len; i++)
+    {
+      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
+
+      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY &&
+          zot_extension_intercepts (extension, event))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* before_agent_start */
+
+typedef struct
+{
+  JsonObject *context;
+  char       *prompt;
+  GPtrArray  *chain;
+  guint       index;
+} PromptData;
+
+static void
+prompt_data_free (PromptData *data)
+{
+  g_clear_pointer (&data->context, json_object_unref);
+  g_free (data->prompt);
+  g_clear_pointer (&data->chain, g_ptr_array_unref);
+  g_free (data);
+}
+
+static void
+warn (ZotExtensionManager *self,
+      ZotExtension        *extension,
+      const char          *message)
+{
+  zot_extension_log (extension, "%s", message);
+  g_signal_emit (self, signals[WARNING], 0, extension, message);
+}
+
+static void prompt_next (GTask *task);
+
+static void
+prompt_replied_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ZotExtensionManager *self = g_task_get_source_object (task);
+  PromptData *data = g_task_get_task_data (task);
+  ZotExtension *extension = ZOT_EXTENSION (object);
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonNode *node;
+
+  reply = zot_extension_request_finish (extension, result, &error);
+
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  if (reply == NULL)
+    {
+      g_autofree char *message = g_strdup_printf (_("%s: before_agent_start failed (%s); the system prompt was kept"),
+                                                  zot_extension_get_name (extension), error->message);
+      warn (self, extension, message);
+      prompt_next (task);
+      return;
+    }
+
+  node = json_object_get_member (reply, "system_prompt");
+  if (node == NULL)
+    {
+      /* Omitted: a normal no-op. */
+    }
+  else if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      g_autofree char *message = g_strdup_printf (_("%s: before_agent_start answered a system_prompt that is not a string; the system prompt was kept"),
+                                                  zot_extension_get_name (extension));
+      warn (self, extension, message);
+    }
+  else
+    {
+      g_autofree char *encoded = zot_json_to_string (node);
+
+      if (strlen (encoded) > ZOT_SYSTEM_PROMPT_MAX_BYTES)
+        {
+          g_autofree char *message = g_strdup_printf (_("%s: before_agent_start answered a %zu-byte system_prompt, over the 1 MiB limit; the system prompt was kept"),
+                                                      zot_extension_get_name (extension), strlen (encoded));
+          warn (self, extension, message);
+        }
+      else
+        {
+          /* Used exactly: no trimming, no merging; "" removes the prompt. */
+          g_free (data->prompt);
+          data->prompt = g_strdup (json_node_get_string (node));
+        }
+    }
+
+  prompt_next (task);
+}
+
+static void
+prompt_next (GTask *task)
+{
+  PromptData *data = g_task_get_task_data (task);
+
+  while (data->index < data->chain->len)
+    {
+      ZotExtension *extension = g_ptr_array_index (data->chain, data->index++);
+      g_autoptr(JsonObject) frame = NULL;
+
+      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
+        continue;
+
+      frame = json_object_new ();
+      json_object_set_string_member (frame, "type", "event_intercept");
+      json_object_set_string_member (frame, "event", "before_agent_start");
+      json_object_foreach_member (data->context, copy_member_into, frame);
+      json_object_set_string_member (frame, "system_prompt", data->prompt);
+
+      /* The deadline counts from the queueing of the request: it covers
+       * the write as well. */
+      zot_extension_request_async (extension, frame,
+                                   zot_timeout_get_ms (ZOT_TIMEOUT_BEFORE_AGENT_START),
+                                   g_task_get_cancellable (task),
+                                   prompt_replied_cb, g_object_ref (task));
+      return;
+    }
+
+  g_task_return_pointer (task, g_steal_pointer (&data->prompt), g_free);
+}
+
+/**
+ * zot_extension_manager_before_agent_start_async:
+ * @context: session_id, agent_run_id, cwd, provider, model
+ * @system_prompt: the assembled prompt
+ *
+ * Runs the `before_agent_start` chain in load order; each extension sees
+ * the previous one's result. Failures keep the current prompt and warn.
+ */
+void
+zot_extension_manager_before_agent_start_async (ZotExtensionManager *self,
+                                                JsonObject          *context,
+                                                const char          *system_prompt,
+                                                GCancellable        *cancellable,
+                                                GAsyncReadyCallback  callback,
+                                                gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  PromptData *data;
+
+  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
+  g_return_if_fail (context != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_extension_manager_before_agent_start_async);
+
+  data = g_new0 (PromptData, 1);
+  data->context = json_object_ref (context);
+  data->prompt = g_strdup (system_prompt ? system_prompt : "");
+  data->chain = interceptors_for (self, "before_agent_start");
+  g_task_set_task_data (task, data, (GDestroyNotify) prompt_data_free);
+
+  prompt_next (task);
+}
+
+/**
+ * zot_extension_manager_before_agent_start_finish:
+ *
+ * Returns: (transfer full): the system prompt to use
+ */
+char *
+zot_extension_manager_before_agent_start_finish (ZotExtensionManager  *self,
+                                                 GAsyncResult         *result,
+                                                 GError              **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* Tools */
+
+/**
+ * zot_extension_manager_list_tools:
+ *
+ * Returns: (transfer container) (element-type ZotTool): the tools of every
+ *   ready extension, in load order
+ */
+GPtrArray *
+zot_extension_manager_list_tools (ZotExtensionManager *self)
+{
+  GPtrArray *tools;
+
+  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
+
+  tools = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < self->extensions->len; i++)
+    {
+      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
+      GPtrArray *own = zot_extension_get_tools (extension);
+
+      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
+        continue;
+      for (guint j = 0; j < own->len; j++)
+        g_ptr_array_add (tools, g_object_ref (g_ptr_array_index (own, j)));
+    }
+  return tools;
+}
+
+/* Permissions */
+
+void
+zot_decision_free (ZotDecision *decision)
+{
+  if (decision == NULL)
+    return;
+  g_free (decision->reason);
+  g_free (decision);
+}
+
+void
+zot_extension_manager_set_policy (ZotExtensionManager *self,
+                                  ZotApprovalPolicy    policy)
+{
+  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
+  self->policy = policy;
+}
+
+ZotApprovalPolicy
+zot_extension_manager_get_policy (ZotExtensionManager *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), ZOT_APPROVAL_POLICY_ASK);
+  return self->policy;
+}
+
+/* Remembered approvals last one session: /new forgets them. */
+void
+zot_extension_manager_forget_approvals (ZotExtensionManager *self)
+{
+  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
+
+  g_hash_table_remove_all (self->remembered_tools);
+  self->remember_all = FALSE;
+}
+
+void
+zot_extension_manager_emit_permission_decision (ZotExtensionManager *self,
+                                                const char          *tool_id,
+                                                const char          *tool_name,
+                                                const char          *decision,
+                                                const char          *source,
+                                                const char          *stage,
+                                                const char          *reason,
+                                                const char          *origin_extension)
+{
+  g_autoptr(JsonObject) payload = json_object_new ();
+
+  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
+
+  json_object_set_string_member (payload, "tool_id", tool_id);
+  json_object_set_string_member (payload, "tool_name", tool_name);
+  json_object_set_string_member (payload, "decision", decision);
+  json_object_set_string_member (payload, "source", source);
+  json_object_set_string_member (payload, "stage", stage);
+  if (reason != NULL)
+    json_object_set_string_member (payload, "reason", reason);
+  if (origin_extension != NULL)
+    json_object_set_string_member (payload, "origin_extension", origin_extension);
+
+  zot_extension_manager_emit_event (self, "permission_decision", payload);
+}
+
+typedef struct
+{
+  ZotApproval  *approval;
+  gulong        resolved_id;
+  GSource      *cancel_source;
+  char         *origin;
+} AuthorizeData;
+
+static void
+authorize_data_free (AuthorizeData *data)
+{
+  if (data->resolved_id != 0)
+    g_signal_handler_disconnect (data->approval, data->resolved_id);
+  if (data->cancel_source != NULL)
+    {
+      g_source_destroy (data->cancel_source);
+      g_source_unref (data->cancel_source);
+    }
+  g_clear_object (&data->approval);
+  g_free (data->origin);
+  g_free (data);
+}
+
+static void
+decide (GTask      *task,
+        const char *decision,
+        const char *source,
+        const char *reason)
+{
+  ZotExtensionManager *self = g_task_get_source_object (task);
+  AuthorizeData *data = g_task_get_task_data (task);
+  ZotDecision *result = g_new0 (ZotDecision, 1);
+
+  result->approved = g_str_equal (decision, "approved");
+  result->decision = decision;
+  result->source = source;
+  result->reason = g_strdup (reason);
+
+  zot_extension_manager_emit_permission_decision (self,
+                                                  zot_approval_get_tool_id (data->approval),
+                                                  zot_approval_get_tool_name (data->approval),
+                                                  decision, source, "pre_execution", reason,
+                                                  data->origin);
+
+  g_task_return_pointer (task, result, (GDestroyNotify) zot_decision_free);
+}
+
+static void
+on_approval_resolved (ZotApproval *approval,
+                      int          choice,
+                      GTask       *task)
+{
+  ZotExtensionManager *self = g_task_get_source_object (task);
+  AuthorizeData *data = g_task_get_task_data (task);
+
+  g_object_ref (task);
+  g_clear_signal_handler (&data->resolved_id, approval);
+
+  switch ((ZotApprovalChoice) choice)
+    {
+    case ZOT_APPROVAL_ALLOW_TOOL:
+      g_hash_table_add (self->remembered_tools, g_strdup (zot_approval_get_tool_name (approval)));
+      decide (task, "approved", "user", NULL);
+      break;
+
+    case ZOT_APPROVAL_ALLOW_ALL:
+      self->remember_all = TRUE;
+      decide (task, "approved", "user", NULL);
+      break;
+
+    case ZOT_APPROVAL_ALLOW:
+      decide (task, "approved", "user", NULL);
+      break;
+
+    case ZOT_APPROVAL_DENY:
+    default:
+      decide (task, "denied", "user", _("the user denied the call"));
+      break;
+    }
+
+  g_object_unref (task);
+}
+
+static gboolean
+authorize_cancelled_cb (GCancellable *cancellable,
+                        gpointer      user_data)
+{
+  GTask *task = user_data;
+  AuthorizeData *data = g_task_get_task_data (task);
+
+  g_object_ref (task);
+  g_clear_pointer (&data->cancel_source, g_source_unref);
+  g_clear_signal_handler (&data->resolved_id, data->approval);
+  decide (task, "cancelled", "user", _("the run was cancelled while waiting for approval"));
+  g_object_unref (task);
+
+  return G_SOURCE_REMOVE;
+}
+
+/**
+ * zot_extension_manager_authorize_async:
+ * @requires_approval: whether an interactive host asks for this tool
+ *
+ * Decides whether a call may run, asking the user through
+ * ::approval-requested where the host is interactive, the policy is "ask",
+ * the tool needs it and nothing was remembered. Emits
+ * `tool_confirmation_requested` just before asking and
+ * `permission_decision` (pre_execution) once decided. Headless hosts never
+ * ask: their approvals have source "yolo".
+ */
+void
+zot_extension_manager_authorize_async (ZotExtensionManager *self,
+                                       const char          *tool_id,
+                                       const char          *tool_name,
+                                       JsonObject          *args,
+                                       gboolean             requires_approval,
+                                       const char          *origin_extension,
+                                       GCancellable        *cancellable,
+                                       GAsyncReadyCallback  callback,
+                                       gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(JsonObject) payload = NULL;
+  AuthorizeData *data;
+  gboolean handled = FALSE;
+
+  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
+  g_return_if_fail (tool_name != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_extension_manager_authorize_async);
+
+  data = g_new0 (AuthorizeData, 1);
+  data->approval = zot_approval_new (tool_id, tool_name, args, NULL, origin_extension);
+  data->origin = g_strdup (origin_extension);
+  g_task_set_task_data (task, data, (GDestroyNotify) authorize_data_free);
+
+  if (!self->interactive || self->policy == ZOT_APPROVAL_POLICY_YOLO)
+    {
+      decide (task, "approved", "yolo", NULL);
+      return;
+    }
+
+  if (!requires_approval)
+    {
+      decide (task, "approved", "policy", NULL);
+      return;
+    }
+
+  if (self->remember_all || g_hash_table_contains (self->remembered_tools, tool_name))
+    {
+      decide (task, "approved", "remembered", NULL);
+      return;
+    }
+
+  if (!g_signal_has_handler_pending (self, signals[APPROVAL_REQUESTED], 0, TRUE))
+    {
+      decide (task, "denied", "policy", _("no one is there to confirm the call"));
+      return;
+    }
+
+  payload = json_object_new ();
+  json_object_set_string_member (payload, "tool_id", tool_id);
+  json_object_set_string_member (payload, "tool_name", tool_name);
+  json_object_set_string_member (payload, "tool_preview", zot_approval_get_preview (data->approval));
+  if (origin_extension != NULL)
+    json_object_set_string_member (payload, "origin_extension", origin_extension);
+  zot_extension_manager_emit_event (self, "tool_confirmation_requested", payload);
+
+  data->resolved_id = g_signal_connect (data->approval, "resolved", G_CALLBACK (on_approval_resolved), task);
+  if (cancellable != NULL)
+    {
+      data->cancel_source = g_cancellable_source_new (cancellable);
+      g_source_set_callback (data->cancel_source, G_SOURCE_FUNC (authorize_cancelled_cb), task, NULL);
+      g_source_attach (data->cancel_source, g_main_context_get_thread_default ());
+    }
+
+  g_signal_emit (self, signals[APPROVAL_REQUESTED], 0, data->approval, &handled);
+
+  if (!handled && !zot_approval_is_resolved (data->approval) && data->resolved_id != 0)
+    {
+      g_clear_signal_handler (&data->resolved_id, data->approval);
+      decide (task, "denied", "policy", _("no one is there to confirm the call"));
+    }
+}
+
+/**
+ * zot_extension_manager_authorize_finish:
+ *
+ * Returns: (transfer full): the decision
+ */
+ZotDecision *
+zot_extension_manager_authorize_finish (ZotExtensionManager  *self,
+                                        GAsyncResult         *result,
+                                        GError              **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

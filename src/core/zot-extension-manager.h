@@ -2,6 +2,7 @@
 
 #include <gio/gio.h>
 
+#include "zot-approval.h"
 #include "zot-extension.h"
 
 G_BEGIN_DECLS
@@ -20,6 +21,44 @@ typedef struct
 } ZotCommandInfo;
 
 void zot_command_info_free (ZotCommandInfo *info);
+
+/**
+ * ZotInterception:
+ * @blocked: an interceptor blocked the operation
+ * @reason: (nullable): why, for the model or the user
+ * @blocked_by: (nullable): the extension that blocked
+ * @payload: the event's members after every rewrite
+ * @rewritten: an interceptor changed the payload
+ */
+typedef struct
+{
+  gboolean    blocked;
+  char       *reason;
+  char       *blocked_by;
+  JsonObject *payload;
+  gboolean    rewritten;
+} ZotInterception;
+
+void zot_interception_free (ZotInterception *interception);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotInterception, zot_interception_free)
+
+/**
+ * ZotDecision:
+ * @approved: whether the call may run
+ * @decision: "approved", "denied" or "cancelled"
+ * @source: "user", "remembered", "policy" or "yolo"
+ * @reason: (nullable): why, when denied
+ */
+typedef struct
+{
+  gboolean    approved;
+  const char *decision;
+  const char *source;
+  char       *reason;
+} ZotDecision;
+
+void zot_decision_free (ZotDecision *decision);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotDecision, zot_decision_free)
 
 #define ZOT_TYPE_EXTENSION_MANAGER (zot_extension_manager_get_type ())
 G_DECLARE_FINAL_TYPE (ZotExtensionManager, zot_extension_manager, ZOT, EXTENSION_MANAGER, GObject)
@@ -87,5 +126,57 @@ gboolean             zot_extension_manager_run_command_finish   (ZotExtensionMan
                                                                  GError              **error);
 void                 zot_extension_manager_set_trace_traffic    (ZotExtensionManager  *self,
                                                                  gboolean              trace);
+
+void                 zot_extension_manager_set_session_id       (ZotExtensionManager  *self,
+                                                                 const char           *session_id);
+const char          *zot_extension_manager_get_session_id       (ZotExtensionManager  *self);
+guint64              zot_extension_manager_emit_event           (ZotExtensionManager  *self,
+                                                                 const char           *name,
+                                                                 JsonObject           *payload);
+gboolean             zot_extension_manager_has_interceptors     (ZotExtensionManager  *self,
+                                                                 const char           *event);
+void                 zot_extension_manager_intercept_async      (ZotExtensionManager  *self,
+                                                                 const char           *event,
+                                                                 JsonObject           *payload,
+                                                                 GCancellable         *cancellable,
+                                                                 GAsyncReadyCallback   callback,
+                                                                 gpointer              user_data);
+ZotInterception     *zot_extension_manager_intercept_finish     (ZotExtensionManager  *self,
+                                                                 GAsyncResult         *result,
+                                                                 GError              **error);
+void                 zot_extension_manager_before_agent_start_async  (ZotExtensionManager *self,
+                                                                 JsonObject           *context,
+                                                                 const char           *system_prompt,
+                                                                 GCancellable         *cancellable,
+                                                                 GAsyncReadyCallback   callback,
+                                                                 gpointer              user_data);
+char                *zot_extension_manager_before_agent_start_finish (ZotExtensionManager *self,
+                                                                 GAsyncResult         *result,
+                                                                 GError              **error);
+GPtrArray           *zot_extension_manager_list_tools           (ZotExtensionManager  *self);
+void                 zot_extension_manager_set_policy           (ZotExtensionManager  *self,
+                                                                 ZotApprovalPolicy     policy);
+ZotApprovalPolicy    zot_extension_manager_get_policy           (ZotExtensionManager  *self);
+void                 zot_extension_manager_forget_approvals     (ZotExtensionManager  *self);
+void                 zot_extension_manager_emit_permission_decision (ZotExtensionManager *self,
+                                                                 const char           *tool_id,
+                                                                 const char           *tool_name,
+                                                                 const char           *decision,
+                                                                 const char           *source,
+                                                                 const char           *stage,
+                                                                 const char           *reason,
+                                                                 const char           *origin_extension);
+void                 zot_extension_manager_authorize_async      (ZotExtensionManager  *self,
+                                                                 const char           *tool_id,
+                                                                 const char           *tool_name,
+                                                                 JsonObject           *args,
+                                                                 gboolean              requires_approval,
+                                                                 const char           *origin_extension,
+                                                                 GCancellable         *cancellable,
+                                                                 GAsyncReadyCallback   callback,
+                                                                 gpointer              user_data);
+ZotDecision         *zot_extension_manager_authorize_finish     (ZotExtensionManager  *self,
+                                                                 GAsyncResult         *result,
+                                                                 GError              **error);
 
 G_END_DECLS

@@ -19,6 +19,7 @@
 
 #include "zot-error.h"
 #include "zot-extension-private.h"
+#include "zot-extension-tool.h"
 #include "zot-limits.h"
 #include "zot-paths.h"
 
@@ -48,6 +49,10 @@ struct _ZotExtension
   char                *hello_version;
   GStrv                capabilities;
   GPtrArray           *commands;
+  GPtrArray           *tools;
+  GPtrArray           *problems;
+  GHashTable          *events;
+  GHashTable          *intercepts;
 
   GSubprocess         *subprocess;
   ZotFrameChannel     *channel;
@@ -591,6 +596,80 @@ handle_register_command (ZotExtension *self,
 }
 
 static void
+add_problem (ZotExtension *self,
+             const char   *problem)
+{
+  zot_extension_log (self, "%s", problem);
+  g_ptr_array_add (self->problems, g_strdup (problem));
+}
+
+static void
+handle_register_tool (ZotExtension *self,
+                      JsonObject   *frame)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ZotTool) tool = NULL;
+
+  tool = zot_extension_tool_new_from_frame (self, frame, &error);
+  if (tool == NULL)
+    {
+      add_problem (self, error->message);
+      g_signal_emit (self, signals[REGISTRATION_CHANGED], 0);
+      return;
+    }
+
+  for (guint i = 0; i < self->tools->len; i++)
+    if (g_str_equal (zot_tool_get_name (g_ptr_array_index (self->tools, i)), zot_tool_get_name (tool)))
+      {
+        g_autofree char *problem = g_strdup_printf (_("tool \"%s\" registered twice; the first stays"),
+                                                    zot_tool_get_name (tool));
+        add_problem (self, problem);
+        return;
+      }
+
+  g_ptr_array_add (self->tools, g_steal_pointer (&tool));
+  g_signal_emit (self, signals[REGISTRATION_CHANGED], 0);
+}
+
+static void
+add_names (ZotExtension *self,
+           GHashTable   *set,
+           JsonObject   *frame,
+           const char   *member)
+{
+  JsonNode *node = json_object_get_member (frame, member);
+  JsonArray *array;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return;
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      zot_extension_log (self, "subscribe: \"%s\" is not an array, ignored", member);
+      return;
+    }
+
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
+        g_hash_table_add (set, g_strdup (json_node_get_string (element)));
+    }
+}
+
+/* Subscriptions accumulate over several frames. */
+static void
+handle_subscribe (ZotExtension *self,
+                  JsonObject   *frame)
+{
+  add_names (self, self->events, frame, "events");
+  add_names (self, self->intercepts, frame, "intercept");
+  g_signal_emit (self, signals[REGISTRATION_CHANGED], 0);
+}
+
+static void
 handle_notify (ZotExtension *self,
                JsonObject   *frame)
 {
@@ -637,6 +716,10 @@ on_frame_received (ZotExtension    *self,
 
   if (g_str_equal (type, "register_command"))
     handle_register_command (self, frame);
+  else if (g_str_equal (type, "register_tool"))
+    handle_register_tool (self, frame);
+  else if (g_str_equal (type, "subscribe"))
+    handle_subscribe (self, frame);
   else if (g_str_equal (type, "ready"))
     {
       if (self->state == ZOT_EXTENSION_STATE_REGISTERING)
@@ -1204,6 +1287,10 @@ zot_extension_finalize (GObject *object)
   g_clear_pointer (&self->hello_version, g_free);
   g_clear_pointer (&self->capabilities, g_strfreev);
   g_clear_pointer (&self->commands, g_ptr_array_unref);
+  g_clear_pointer (&self->tools, g_ptr_array_unref);
+  g_clear_pointer (&self->problems, g_ptr_array_unref);
+  g_clear_pointer (&self->events, g_hash_table_unref);
+  g_clear_pointer (&self->intercepts, g_hash_table_unref);
   g_clear_pointer (&self->pending, g_hash_table_unref);
   g_clear_pointer (&self->exit_description, g_free);
 
@@ -1300,6 +1387,10 @@ zot_extension_init (ZotExtension *self)
   self->state = ZOT_EXTENSION_STATE_STARTING;
   self->cancellable = g_cancellable_new ();
   self->commands = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_extension_command_free);
+  self->tools = g_ptr_array_new_with_free_func (g_object_unref);
+  self->problems = g_ptr_array_new_with_free_func (g_free);
+  self->events = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->intercepts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                          (GDestroyNotify) pending_request_free);
   g_queue_init (&self->stop_waiters);
@@ -1490,4 +1581,97 @@ _zot_extension_set_command_conflict (ZotExtension *self,
   command->conflict = g_strdup (conflict);
   if (conflict != NULL)
     zot_extension_log (self, "command \"%s\" is not routed here: %s", command->name, conflict);
+}
+
+/**
+ * zot_extension_get_tools:
+ *
+ * Returns: (transfer none) (element-type ZotTool): the tools it registered
+ *   that passed validation, first frame first
+ */
+GPtrArray *
+zot_extension_get_tools (ZotExtension *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION (self), NULL);
+  return self->tools;
+}
+
+/**
+ * zot_extension_get_problems:
+ *
+ * Returns: (transfer none) (element-type utf8): rejected registrations and
+ *   lost conflicts, for the extension list
+ */
+GPtrArray *
+zot_extension_get_problems (ZotExtension *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION (self), NULL);
+  return self->problems;
+}
+
+void
+_zot_extension_add_problem (ZotExtension *self,
+                            const char   *problem)
+{
+  g_return_if_fail (ZOT_IS_EXTENSION (self));
+
+  if (!g_ptr_array_find_with_equal_func (self->problems, problem, g_str_equal, NULL))
+    add_problem (self, problem);
+}
+
+gboolean
+zot_extension_is_subscribed (ZotExtension *self,
+                             const char   *event)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
+  return g_hash_table_contains (self->events, event);
+}
+
+gboolean
+zot_extension_intercepts (ZotExtension *self,
+                          const char   *event)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
+  return g_hash_table_contains (self->intercepts, event);
+}
+
+/**
+ * zot_extension_send_line:
+ *
+ * Queues an already serialized notification, so that one event fanned out
+ * to many extensions is serialized once.
+ */
+gboolean
+zot_extension_send_line (ZotExtension  *self,
+                         const char    *line,
+                         gsize          length,
+                         GError       **error)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
+
+  if (self->channel == NULL || !zot_extension_is_running (self))
+    {
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY,
+                   _("%s is not running"), self->name);
+      return FALSE;
+    }
+
+  return zot_frame_channel_send_line (self->channel, line, length, ZOT_FRAME_NONE, error);
+}
+
+/**
+ * zot_extension_flush_async:
+ *
+ * Completes once what is queued for the extension has been written.
+ */
+void
+zot_extension_flush_async (ZotExtension        *self,
+                           GCancellable        *cancellable,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  g_return_if_fail (ZOT_IS_EXTENSION (self));
+  g_return_if_fail (self->channel != NULL);
+
+  zot_frame_channel_flush_async (self->channel, cancellable, callback, user_data);
 }

@@ -94,4 +94,19 @@ void               zot_extension_set_trace           (ZotExtension         *self
 
 const char        *zot_extension_state_to_string     (ZotExtensionState     state);
 
+GPtrArray         *zot_extension_get_tools           (ZotExtension         *self);
+GPtrArray         *zot_extension_get_problems        (ZotExtension         *self);
+gboolean           zot_extension_is_subscribed       (ZotExtension         *self,
+                                                      const char           *event);
+gboolean           zot_extension_intercepts          (ZotExtension         *self,
+                                                      const char           *event);
+gboolean           zot_extension_send_line           (ZotExtension         *self,
+                                                      const char           *line,
+                                                      gsize                 length,
+                                                      GError              **error);
+void               zot_extension_flush_async         (ZotExtension         *self,
+                                                      GCancellable         *cancellable,
+                                                      GAsyncReadyCallback   callback,
+                                                      gpointer              user_data);
+
 G_END_DECLS

@@ -6,6 +6,8 @@
 
 #include "zot-builtin-tools.h"
 #include "zot-error.h"
+#include "zot-extension-private.h"
+#include "zot-tool-search.h"
 #include "zot-host.h"
 #include "zot-limits.h"
 
@@ -22,6 +24,8 @@ struct _ZotHost
   /* The submission waiting for an extension command's answer, which may
    * ask for a model turn. */
   GTask               *command_task;
+
+  gboolean             session_started;
 };
 
 typedef struct
@@ -177,10 +181,44 @@ prompt_done_cb (GObject      *object,
 }
 
 static void
+emit_session_event (ZotHost    *self,
+                    const char *name,
+                    const char *reason)
+{
+  g_autoptr(JsonObject) payload = json_object_new ();
+
+  if (reason != NULL)
+    json_object_set_string_member (payload, "reason", reason);
+  zot_extension_manager_emit_event (self->manager, name, payload);
+}
+
+/**
+ * zot_host_begin_session:
+ *
+ * Emits `session_start` once for the active conversation. The window and
+ * RPC call it when they are ready; print and JSON modes start the session
+ * at the agent's first observation, just before its first prompt.
+ */
+void
+zot_host_begin_session (ZotHost *self)
+{
+  g_return_if_fail (ZOT_IS_HOST (self));
+
+  if (self->session_started)
+    return;
+
+  self->session_started = TRUE;
+  zot_extension_manager_set_session_id (self->manager,
+                                        zot_session_get_id (zot_agent_get_session (self->agent)));
+  emit_session_event (self, "session_start", NULL);
+}
+
+static void
 run_prompt (ZotHost    *self,
             GTask      *task,
             const char *text)
 {
+  zot_host_begin_session (self);
   zot_agent_prompt_async (self->agent, text, g_task_get_cancellable (task),
                           prompt_done_cb, g_object_ref (task));
 }
@@ -232,6 +270,7 @@ on_manager_prompt (ZotExtensionManager *manager,
         }
     }
 
+  zot_host_begin_session (self);
   zot_agent_prompt_async (self->agent, text, NULL, NULL, NULL);
 }
 
@@ -509,7 +548,16 @@ zot_host_new_session (ZotHost  *self,
   if (session == NULL)
     return FALSE;
 
+  /* The old conversation ends before the new one starts. */
+  if (self->session_started)
+    emit_session_event (self, "session_end", "session_switch");
+
   zot_agent_set_session (self->agent, session);
+  zot_extension_manager_forget_approvals (self->manager);
+  zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
+
+  if (self->session_started)
+    emit_session_event (self, "session_start", NULL);
   return TRUE;
 }
 
@@ -522,6 +570,46 @@ zot_host_clear (ZotHost *self)
 
   zot_session_replace_messages (zot_agent_get_session (self->agent), empty);
   zot_agent_reset_system_prompt (self->agent);
+}
+
+/* Extension tools join the registry in load order, after the built-ins,
+ * which win every name. */
+static void
+sync_extension_tools (ZotHost *self)
+{
+  g_autoptr(GPtrArray) registered = zot_tool_registry_list (self->registry);
+  g_autoptr(GPtrArray) tools = zot_extension_manager_list_tools (self->manager);
+
+  for (guint i = 0; i < registered->len; i++)
+    {
+      ZotTool *tool = g_ptr_array_index (registered, i);
+
+      if (zot_tool_get_origin (tool) != NULL)
+        zot_tool_registry_remove (self->registry, zot_tool_get_name (tool));
+    }
+
+  for (guint i = 0; i < tools->len; i++)
+    {
+      ZotTool *tool = g_ptr_array_index (tools, i);
+      g_autoptr(GError) error = NULL;
+
+      if (!zot_tool_registry_add (self->registry, tool, &error))
+        {
+          ZotExtension *extension = zot_extension_manager_find (self->manager, zot_tool_get_origin (tool));
+
+          if (extension != NULL)
+            _zot_extension_add_problem (extension, error->message);
+        }
+    }
+
+  zot_agent_reset_system_prompt (self->agent);
+}
+
+static void
+on_tools_changed (ZotExtensionManager *manager,
+                  ZotHost             *self)
+{
+  sync_extension_tools (self);
 }
 
 /* Loading and shutdown */
@@ -614,6 +702,14 @@ zot_host_shutdown_async (ZotHost             *self,
   g_task_set_source_tag (task, zot_host_shutdown_async);
 
   zot_agent_abort (self->agent);
+
+  /* Queued events, session_end included, drain before `shutdown`. */
+  if (self->session_started)
+    {
+      emit_session_event (self, "session_end", "shutdown");
+      self->session_started = FALSE;
+    }
+
   zot_extension_manager_shutdown_async (self->manager, NULL, shutdown_cb, g_steal_pointer (&task));
 }
 
@@ -746,6 +842,10 @@ zot_host_new (ZotHostOptions  *options,
   builtins = zot_builtin_tools_new ();
   for (guint i = 0; i < builtins->len; i++)
     zot_tool_registry_add (self->registry, g_ptr_array_index (builtins, i), NULL);
+  {
+    g_autoptr(ZotTool) search = zot_tool_search_new (self->registry);
+    zot_tool_registry_add (self->registry, search, NULL);
+  }
 
   if (self->options.no_tools)
     {
@@ -770,6 +870,9 @@ zot_host_new (ZotHostOptions  *options,
   zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),
                                    zot_provider_get_model (provider));
   g_signal_connect (self->manager, "prompt", G_CALLBACK (on_manager_prompt), self);
+  g_signal_connect (self->manager, "tools-changed", G_CALLBACK (on_tools_changed), self);
+  zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
+  zot_agent_set_extension_manager (self->agent, self->manager);
 
   return g_steal_pointer (&self);
 }

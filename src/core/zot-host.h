@@ -100,6 +100,7 @@ gboolean             zot_host_set_model         (ZotHost              *self,
                                                  GError              **error);
 gboolean             zot_host_new_session       (ZotHost              *self,
                                                  GError              **error);
+void                 zot_host_begin_session     (ZotHost              *self);
 void                 zot_host_clear             (ZotHost              *self);
 void                 zot_host_shutdown_async    (ZotHost              *self,
                                                  GCancellable         *cancellable,

@@ -16,6 +16,11 @@ typedef struct
   gboolean         interactive;
   gboolean         concurrent;
   char            *origin;
+  char            *ns;
+  char            *ns_description;
+  char            *ns_instructions;
+  JsonObject      *output_schema;
+  gboolean         requires_approval;
 } ZotToolPrivate;
 
 enum {
@@ -27,6 +32,11 @@ enum {
   PROP_INTERACTIVE,
   PROP_CONCURRENT,
   PROP_ORIGIN,
+  PROP_NAMESPACE,
+  PROP_NAMESPACE_DESCRIPTION,
+  PROP_NAMESPACE_INSTRUCTIONS,
+  PROP_OUTPUT_SCHEMA,
+  PROP_REQUIRES_APPROVAL,
   N_PROPS
 };
 
@@ -121,6 +131,10 @@ zot_tool_finalize (GObject *object)
   g_clear_pointer (&priv->description, g_free);
   g_clear_pointer (&priv->schema, json_object_unref);
   g_clear_pointer (&priv->origin, g_free);
+  g_clear_pointer (&priv->ns, g_free);
+  g_clear_pointer (&priv->ns_description, g_free);
+  g_clear_pointer (&priv->ns_instructions, g_free);
+  g_clear_pointer (&priv->output_schema, json_object_unref);
 
   G_OBJECT_CLASS (zot_tool_parent_class)->finalize (object);
 }
@@ -143,6 +157,11 @@ zot_tool_get_property (GObject    *object,
     case PROP_INTERACTIVE: g_value_set_boolean (value, priv->interactive); break;
     case PROP_CONCURRENT:  g_value_set_boolean (value, priv->concurrent); break;
     case PROP_ORIGIN:      g_value_set_string (value, priv->origin); break;
+    case PROP_NAMESPACE:   g_value_set_string (value, priv->ns); break;
+    case PROP_NAMESPACE_DESCRIPTION:  g_value_set_string (value, priv->ns_description); break;
+    case PROP_NAMESPACE_INSTRUCTIONS: g_value_set_string (value, priv->ns_instructions); break;
+    case PROP_OUTPUT_SCHEMA:          g_value_set_boxed (value, priv->output_schema); break;
+    case PROP_REQUIRES_APPROVAL:      g_value_set_boolean (value, priv->requires_approval); break;
     default:               G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -190,6 +209,30 @@ zot_tool_set_property (GObject      *object,
       priv->origin = g_value_dup_string (value);
       break;
 
+    case PROP_NAMESPACE:
+      g_free (priv->ns);
+      priv->ns = g_value_dup_string (value);
+      break;
+
+    case PROP_NAMESPACE_DESCRIPTION:
+      g_free (priv->ns_description);
+      priv->ns_description = g_value_dup_string (value);
+      break;
+
+    case PROP_NAMESPACE_INSTRUCTIONS:
+      g_free (priv->ns_instructions);
+      priv->ns_instructions = g_value_dup_string (value);
+      break;
+
+    case PROP_OUTPUT_SCHEMA:
+      g_clear_pointer (&priv->output_schema, json_object_unref);
+      priv->output_schema = g_value_dup_boxed (value);
+      break;
+
+    case PROP_REQUIRES_APPROVAL:
+      priv->requires_approval = g_value_get_boolean (value);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -228,6 +271,26 @@ zot_tool_class_init (ZotToolClass *klass)
   properties [PROP_ORIGIN] =
     g_param_spec_string ("origin", NULL, NULL, NULL,
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /* Namespace metadata feeds discovery ranking; it defaults to the
+   * extension name for extension tools and is empty for built-ins. */
+  properties [PROP_NAMESPACE] =
+    g_param_spec_string ("namespace", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties [PROP_NAMESPACE_DESCRIPTION] =
+    g_param_spec_string ("namespace-description", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties [PROP_NAMESPACE_INSTRUCTIONS] =
+    g_param_spec_string ("namespace-instructions", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /* Describes structured_content for scripts; never validated. */
+  properties [PROP_OUTPUT_SCHEMA] =
+    g_param_spec_boxed ("output-schema", NULL, NULL, JSON_TYPE_OBJECT,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /* Whether an interactive host asks the user before running it. */
+  properties [PROP_REQUIRES_APPROVAL] =
+    g_param_spec_boolean ("requires-approval", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -301,6 +364,51 @@ zot_tool_get_origin (ZotTool *self)
   ZotToolPrivate *priv = zot_tool_get_instance_private (self);
   g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
   return priv->origin;
+}
+
+const char *
+zot_tool_get_namespace (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
+  return priv->ns;
+}
+
+const char *
+zot_tool_get_namespace_description (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
+  return priv->ns_description;
+}
+
+const char *
+zot_tool_get_namespace_instructions (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
+  return priv->ns_instructions;
+}
+
+/**
+ * zot_tool_get_output_schema:
+ *
+ * Returns: (transfer none) (nullable): the schema of structured_content
+ */
+JsonObject *
+zot_tool_get_output_schema (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), NULL);
+  return priv->output_schema;
+}
+
+gboolean
+zot_tool_get_requires_approval (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+  g_return_val_if_fail (ZOT_IS_TOOL (self), FALSE);
+  return priv->requires_approval;
 }
 
 gboolean

@@ -81,6 +81,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotToolResult, zot_tool_result_free)
  * ZotToolContext:
  * @cwd: the working directory of the run; relative paths resolve against it
  * @call_id: the transcript's id for this call
+ * @interactive: the host has a window that can wait for the user
  *
  * Valid for the duration of execute_async; copy what you keep.
  */
@@ -88,6 +89,7 @@ typedef struct
 {
   const char *cwd;
   const char *call_id;
+  gboolean    interactive;
 } ZotToolContext;
 
 #define ZOT_TYPE_TOOL (zot_tool_get_type ())
@@ -118,6 +120,11 @@ ZotToolExposure  zot_tool_get_exposure      (ZotTool               *self);
 gboolean         zot_tool_get_interactive   (ZotTool               *self);
 gboolean         zot_tool_get_concurrent    (ZotTool               *self);
 const char      *zot_tool_get_origin        (ZotTool               *self);
+const char      *zot_tool_get_namespace     (ZotTool               *self);
+const char      *zot_tool_get_namespace_description  (ZotTool      *self);
+const char      *zot_tool_get_namespace_instructions (ZotTool      *self);
+JsonObject      *zot_tool_get_output_schema (ZotTool               *self);
+gboolean         zot_tool_get_requires_approval (ZotTool           *self);
 gboolean         zot_tool_is_script_callable (ZotTool              *self);
 JsonObject      *zot_tool_to_definition     (ZotTool               *self);
 void             zot_tool_execute_async     (ZotTool               *self,

@@ -1,0 +1,59 @@
+/* zot-approval.h — one question to the user: may this tool call run?
+ *
+ * The manager emits ::approval-requested with one of these; a view shows
+ * it and calls zot_approval_resolve() once. Headless hosts never ask.
+ */
+#pragma once
+
+#include <glib-object.h>
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+/**
+ * ZotApprovalChoice:
+ * @ZOT_APPROVAL_ALLOW: run this call
+ * @ZOT_APPROVAL_ALLOW_TOOL: run it, and every call of this tool this session
+ * @ZOT_APPROVAL_ALLOW_ALL: run it, and every tool call this session
+ * @ZOT_APPROVAL_DENY: do not run it
+ */
+typedef enum
+{
+  ZOT_APPROVAL_ALLOW,
+  ZOT_APPROVAL_ALLOW_TOOL,
+  ZOT_APPROVAL_ALLOW_ALL,
+  ZOT_APPROVAL_DENY,
+} ZotApprovalChoice;
+
+/**
+ * ZotApprovalPolicy:
+ * @ZOT_APPROVAL_POLICY_ASK: ask before tools that need approval
+ * @ZOT_APPROVAL_POLICY_YOLO: approve everything without asking
+ */
+typedef enum
+{
+  ZOT_APPROVAL_POLICY_ASK,
+  ZOT_APPROVAL_POLICY_YOLO,
+} ZotApprovalPolicy;
+
+#define ZOT_TYPE_APPROVAL (zot_approval_get_type ())
+G_DECLARE_FINAL_TYPE (ZotApproval, zot_approval, ZOT, APPROVAL, GObject)
+
+ZotApproval *zot_approval_new                  (const char        *tool_id,
+                                                const char        *tool_name,
+                                                JsonObject        *args,
+                                                const char        *preview,
+                                                const char        *origin_extension);
+const char  *zot_approval_get_tool_id          (ZotApproval       *self);
+const char  *zot_approval_get_tool_name        (ZotApproval       *self);
+JsonObject  *zot_approval_get_args             (ZotApproval       *self);
+const char  *zot_approval_get_preview          (ZotApproval       *self);
+const char  *zot_approval_get_origin_extension (ZotApproval       *self);
+gboolean     zot_approval_is_resolved          (ZotApproval       *self);
+ZotApprovalChoice zot_approval_get_choice      (ZotApproval       *self);
+void         zot_approval_resolve              (ZotApproval       *self,
+                                                ZotApprovalChoice  choice);
+char        *zot_approval_build_preview        (const char        *tool_name,
+                                                JsonObject        *args);
+
+G_END_DECLS

@@ -1,0 +1,347 @@
+#define G_LOG_DOMAIN "zot-protocol"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "zot-error.h"
+#include "zot-extension-tool.h"
+#include "zot-limits.h"
+#include "zot-message.h"
+
+struct _ZotExtensionTool
+{
+  ZotTool  parent_instance;
+
+  GWeakRef extension;
+};
+
+G_DEFINE_FINAL_TYPE (ZotExtensionTool, zot_extension_tool, ZOT_TYPE_TOOL)
+
+typedef struct
+{
+  ZotExtension *extension;
+  char         *request_id;
+  guint         timeout_ms;
+} CallData;
+
+static void
+call_data_free (CallData *data)
+{
+  g_clear_object (&data->extension);
+  g_free (data->request_id);
+  g_free (data);
+}
+
+const char *
+zot_tool_exposure_to_string (ZotToolExposure exposure)
+{
+  switch (exposure)
+    {
+    case ZOT_TOOL_EXPOSURE_DIRECT:     return "direct";
+    case ZOT_TOOL_EXPOSURE_CODEMODE:   return "codemode";
+    case ZOT_TOOL_EXPOSURE_DEFERRED:   return "deferred";
+    case ZOT_TOOL_EXPOSURE_MODEL_ONLY: return "model-only";
+    default:                           g_return_val_if_reached ("direct");
+    }
+}
+
+static void
+send_tool_cancel (CallData *data)
+{
+  g_autoptr(JsonObject) frame = NULL;
+
+  /* Only to extensions that asked for it, by that exact string. */
+  if (data->request_id == NULL || !zot_extension_has_capability (data->extension, "tool_cancel"))
+    return;
+
+  frame = json_object_new ();
+  json_object_set_string_member (frame, "type", "tool_cancel");
+  json_object_set_string_member (frame, "id", data->request_id);
+  if (!zot_extension_notify (data->extension, frame, NULL))
+    zot_extension_log (data->extension, "tool_cancel for %s could not be sent", data->request_id);
+}
+
+/* The reply's content as the model will see it: an array of blocks. */
+static JsonArray *
+reply_content (JsonObject *reply)
+{
+  JsonNode *node = json_object_get_member (reply, "content");
+
+  if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
+    return json_array_ref (json_node_get_array (node));
+
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    return zot_content_new_text (json_node_get_string (node));
+
+  return json_array_new ();
+}
+
+static void
+replied_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ZotTool *tool = g_task_get_source_object (task);
+  CallData *data = g_task_get_task_data (task);
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) content = NULL;
+  ZotToolResult *tool_result;
+  JsonNode *structured;
+  gboolean is_error;
+
+  reply = zot_extension_request_finish (ZOT_EXTENSION (object), result, &error);
+  if (reply == NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          send_tool_cancel (data);
+          g_task_return_error (task, g_steal_pointer (&error));
+        }
+      else if (g_error_matches (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT))
+        {
+          send_tool_cancel (data);
+          g_task_return_pointer (task,
+                                 zot_tool_result_new_error (ZOT_TOOL_OUTCOME_TIMED_OUT,
+                                                            _("%s (%s) did not answer within %u s."),
+                                                            zot_tool_get_name (tool),
+                                                            zot_extension_get_name (data->extension),
+                                                            (data->timeout_ms + 999) / 1000),
+                                 (GDestroyNotify) zot_tool_result_free);
+        }
+      else
+        g_task_return_pointer (task,
+                               zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED, "%s: %s",
+                                                          zot_tool_get_name (tool), error->message),
+                               (GDestroyNotify) zot_tool_result_free);
+      return;
+    }
+
+  content = reply_content (reply);
+  is_error = json_object_get_boolean_member_with_default (reply, "is_error", FALSE);
+  tool_result = zot_tool_result_new (content, is_error,
+                                     is_error ? ZOT_TOOL_OUTCOME_FAILED : ZOT_TOOL_OUTCOME_COMPLETED);
+
+  structured = json_object_get_member (reply, "structured_content");
+  if (structured != NULL && !JSON_NODE_HOLDS_NULL (structured))
+    tool_result->structured_content = json_node_copy (structured);
+
+  g_task_return_pointer (task, tool_result, (GDestroyNotify) zot_tool_result_free);
+}
+
+static void
+zot_extension_tool_execute_async (ZotTool              *tool,
+                                  JsonObject           *args,
+                                  const ZotToolContext *context,
+                                  GCancellable         *cancellable,
+                                  GAsyncReadyCallback   callback,
+                                  gpointer              user_data)
+{
+  ZotExtensionTool *self = ZOT_EXTENSION_TOOL (tool);
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(JsonObject) frame = NULL;
+  CallData *data;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_extension_tool_execute_async);
+
+  data = g_new0 (CallData, 1);
+  data->extension = g_weak_ref_get (&self->extension);
+  g_task_set_task_data (task, data, (GDestroyNotify) call_data_free);
+
+  if (data->extension == NULL || zot_extension_get_state (data->extension) != ZOT_EXTENSION_STATE_READY)
+    {
+      g_task_return_pointer (task,
+                             zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
+                                                        _("%s is not available: its extension is not running."),
+                                                        zot_tool_get_name (tool)),
+                             (GDestroyNotify) zot_tool_result_free);
+      return;
+    }
+
+  /* Interactive tools wait for the user for as long as it takes, where
+   * there is a user; cancellation and a crash still end the wait. */
+  if (zot_tool_get_interactive (tool) && context->interactive)
+    data->timeout_ms = 0;
+  else
+    data->timeout_ms = zot_timeout_get_ms (ZOT_TIMEOUT_TOOL);
+
+  frame = json_object_new ();
+  json_object_set_string_member (frame, "type", "tool_call");
+  json_object_set_string_member (frame, "name", zot_tool_get_name (tool));
+  json_object_set_object_member (frame, "args", json_object_ref (args));
+
+  zot_extension_request_async (data->extension, frame, data->timeout_ms, cancellable,
+                               replied_cb, g_object_ref (task));
+  data->request_id = g_strdup (json_object_get_string_member_with_default (frame, "id", NULL));
+}
+
+static ZotToolResult *
+zot_extension_tool_execute_finish (ZotTool       *tool,
+                                   GAsyncResult  *result,
+                                   GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, tool), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+zot_extension_tool_finalize (GObject *object)
+{
+  ZotExtensionTool *self = (ZotExtensionTool *)object;
+
+  g_weak_ref_clear (&self->extension);
+
+  G_OBJECT_CLASS (zot_extension_tool_parent_class)->finalize (object);
+}
+
+static void
+zot_extension_tool_class_init (ZotExtensionToolClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  ZotToolClass *tool_class = ZOT_TOOL_CLASS (klass);
+
+  object_class->finalize = zot_extension_tool_finalize;
+  tool_class->execute_async = zot_extension_tool_execute_async;
+  tool_class->execute_finish = zot_extension_tool_execute_finish;
+}
+
+static void
+zot_extension_tool_init (ZotExtensionTool *self)
+{
+  g_weak_ref_init (&self->extension, NULL);
+}
+
+static const char *
+frame_string (JsonObject *frame,
+              const char *member)
+{
+  JsonNode *node = json_object_get_member (frame, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+static gboolean
+frame_boolean (JsonObject *frame,
+               const char *member)
+{
+  JsonNode *node = json_object_get_member (frame, member);
+
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
+}
+
+/**
+ * zot_extension_tool_new_from_frame:
+ * @frame: a `register_tool` frame
+ *
+ * Validates the registration (PROTOCOL.md §4): a name, a schema that is a
+ * JSON object, a known exposure.
+ *
+ * Returns: (transfer full): the tool, or %NULL with a message saying why
+ */
+ZotTool *
+zot_extension_tool_new_from_frame (ZotExtension  *extension,
+                                   JsonObject    *frame,
+                                   GError       **error)
+{
+  ZotExtensionTool *self;
+  const char *name = frame_string (frame, "name");
+  const char *exposure_name = NULL;
+  const char *ns;
+  ZotToolExposure exposure = ZOT_TOOL_EXPOSURE_DIRECT;
+  JsonNode *schema;
+  JsonNode *output_schema;
+  JsonNode *node;
+
+  g_return_val_if_fail (ZOT_IS_EXTENSION (extension), NULL);
+  g_return_val_if_fail (frame != NULL, NULL);
+
+  if (name == NULL || *name == '\0')
+    {
+      g_set_error_literal (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                           _("register_tool without a \"name\""));
+      return NULL;
+    }
+
+  schema = json_object_get_member (frame, "schema");
+  if (schema == NULL || !JSON_NODE_HOLDS_OBJECT (schema))
+    {
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("tool \"%s\" rejected: \"schema\" must be a JSON object"), name);
+      return NULL;
+    }
+
+  node = json_object_get_member (frame, "exposure");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    {
+      exposure_name = frame_string (frame, "exposure");
+      if (g_strcmp0 (exposure_name, "direct") == 0)
+        exposure = ZOT_TOOL_EXPOSURE_DIRECT;
+      else if (g_strcmp0 (exposure_name, "codemode") == 0)
+        exposure = ZOT_TOOL_EXPOSURE_CODEMODE;
+      else if (g_strcmp0 (exposure_name, "deferred") == 0)
+        exposure = ZOT_TOOL_EXPOSURE_DEFERRED;
+      else if (g_strcmp0 (exposure_name, "model-only") == 0)
+        exposure = ZOT_TOOL_EXPOSURE_MODEL_ONLY;
+      else
+        {
+          g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                       _("tool \"%s\" rejected: unknown exposure; use direct, codemode, deferred or model-only"),
+                       name);
+          return NULL;
+        }
+    }
+  else if (frame_boolean (frame, "deferred"))
+    {
+      /* The legacy flag, when no explicit exposure says otherwise. */
+      exposure = ZOT_TOOL_EXPOSURE_DEFERRED;
+    }
+
+  output_schema = json_object_get_member (frame, "output_schema");
+  if (output_schema != NULL && !JSON_NODE_HOLDS_OBJECT (output_schema))
+    {
+      if (!JSON_NODE_HOLDS_NULL (output_schema))
+        zot_extension_log (extension, "tool \"%s\": \"output_schema\" is not an object, ignored", name);
+      output_schema = NULL;
+    }
+
+  ns = frame_string (frame, "namespace");
+  if (ns == NULL || *ns == '\0')
+    ns = zot_extension_get_name (extension);
+
+  self = g_object_new (ZOT_TYPE_EXTENSION_TOOL,
+                       "name", name,
+                       "description", frame_string (frame, "description"),
+                       "schema", json_node_get_object (schema),
+                       "output-schema", output_schema ? json_node_get_object (output_schema) : NULL,
+                       "exposure", exposure,
+                       "interactive", frame_boolean (frame, "interactive"),
+                       "concurrent", TRUE,
+                       "requires-approval", TRUE,
+                       "origin", zot_extension_get_name (extension),
+                       "namespace", ns,
+                       "namespace-description", frame_string (frame, "namespace_description"),
+                       "namespace-instructions", frame_string (frame, "namespace_instructions"),
+                       NULL);
+  g_weak_ref_set (&self->extension, extension);
+
+  return ZOT_TOOL (self);
+}
+
+/**
+ * zot_extension_tool_dup_extension:
+ *
+ * Returns: (transfer full) (nullable): the extension, while it exists
+ */
+ZotExtension *
+zot_extension_tool_dup_extension (ZotExtensionTool *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION_TOOL (self), NULL);
+  return g_weak_ref_get (&self->extension);
+}
