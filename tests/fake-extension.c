@@ -8,10 +8,13 @@
  *
  * Once the handshake is done it reads stdin line by line with poll(2) and
  * read(2). A command_invoked frame's args are a directive that says how to
- * answer; see handle_command() for the list.
+ * answer; see handle_command() for the list. A tool_call frame's args say
+ * how to answer it; see handle_tool_call(). An event_intercept frame is
+ * answered from --intercept-reply; see handle_intercept().
  *
  * Frames are built with json-glib. The only hand-written lines are the
- * deliberately broken ones (--garbage, --invalid-utf8).
+ * deliberately broken ones (--garbage, --invalid-utf8, --register-json,
+ * --intercept-reply EVENT=garbage).
  */
 #ifndef _GNU_SOURCE
 # define _GNU_SOURCE
@@ -32,12 +35,17 @@
 
 #define READ_CHUNK_SIZE (64 * 1024)
 #define HUGE_FRAME_SIZE (5 * 1024 * 1024)
+#define MAX_TOOL_TEXT_SIZE (8 * 1024 * 1024)
 
+/* Something to send once deadline has passed: a whole frame (frame), a raw
+ * line (raw), or else a command_response display of text for id. */
 typedef struct
 {
-  gint64  deadline;
-  char   *id;
-  char   *text;
+  gint64    deadline;
+  char     *id;
+  char     *text;
+  JsonNode *frame;
+  char     *raw;
 } LateAnswer;
 
 /* Command-line options */
@@ -59,6 +67,9 @@ static char      *opt_record = NULL;
 static gboolean   opt_ignore_shutdown = FALSE;
 static gboolean   opt_ignore_sigterm = FALSE;
 static char     **opt_notify_on_start = NULL;
+static char     **opt_register_json = NULL;
+static char     **opt_intercept_replies = NULL;
+static int        opt_intercept_delay_ms = 0;
 
 static const GOptionEntry entries[] = {
   { "name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
@@ -97,11 +108,22 @@ static const GOptionEntry entries[] = {
     "Ignore SIGTERM", NULL },
   { "notify-on-start", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_notify_on_start,
     "Send a notify frame after ready (repeatable)", "LEVEL:MESSAGE" },
+  { "register-json", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_register_json,
+    "Write JSON verbatim as one line after the commands, before ready (repeatable)", "JSON" },
+  { "intercept-reply", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_intercept_replies,
+    "Answer event_intercept for EVENT with these members; JSON may also be "
+    "hang, crash or garbage (repeatable, the last one for an event wins)", "EVENT=JSON" },
+  { "intercept-delay-ms", 0, 0, G_OPTION_ARG_INT, &opt_intercept_delay_ms,
+    "Wait N ms (still reading stdin) before any intercept reply", "N" },
   { NULL }
 };
 
 static FILE      *record_file = NULL;
 static GPtrArray *late_answers = NULL;
+/* event name -> JsonNode (an object), or NULL for the special replies,
+ * which are kept in intercept_specials as the strings hang/crash/garbage. */
+static GHashTable *intercept_replies = NULL;
+static GHashTable *intercept_specials = NULL;
 static guint      n_tool_calls = 0;
 
 static const char * const garbage_lines[] = {
@@ -127,6 +149,8 @@ late_answer_free (gpointer data)
 
   g_free (late->id);
   g_free (late->text);
+  g_clear_pointer (&late->frame, json_node_unref);
+  g_free (late->raw);
   g_free (late);
 }
 
@@ -210,25 +234,39 @@ add_string (JsonBuilder *builder,
   json_builder_add_string_value (builder, value);
 }
 
-/* Ends the object begun by begin_frame() and writes it as one line. */
+/* Writes one frame line, surrounded by garbage with --garbage. */
 static void
-send_frame (JsonBuilder *builder)
+send_line (const char *text,
+           gsize       len)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autofree char *text = NULL;
-  gsize len = 0;
-
-  json_builder_end_object (builder);
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  text = json_generator_to_data (generator, &len);
-
   if (opt_garbage)
     write_garbage ();
   write_line (text, len);
   if (opt_garbage)
     write_garbage ();
+}
+
+static void
+send_node (JsonNode *root)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+  gsize len = 0;
+
+  json_generator_set_root (generator, root);
+  text = json_generator_to_data (generator, &len);
+  send_line (text, len);
+}
+
+/* Ends the object begun by begin_frame() and writes it as one line. */
+static void
+send_frame (JsonBuilder *builder)
+{
+  g_autoptr(JsonNode) root = NULL;
+
+  json_builder_end_object (builder);
+  root = json_builder_get_root (builder);
+  send_node (root);
 }
 
 static void
@@ -508,6 +546,408 @@ get_string_member (JsonObject *object,
   return json_node_get_string (node);
 }
 
+static gboolean
+get_true_member (JsonObject *object,
+                 const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+         json_node_get_value_type (node) == G_TYPE_BOOLEAN &&
+         json_node_get_boolean (node);
+}
+
+/* TRUE if member is a number; *value is it, truncated to an integer. */
+static gboolean
+get_int_member (JsonObject *object,
+                const char *member,
+                gint64     *value)
+{
+  JsonNode *node = json_object_get_member (object, member);
+  GType type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+
+  type = json_node_get_value_type (node);
+  if (type == G_TYPE_INT64)
+    *value = json_node_get_int (node);
+  else if (type == G_TYPE_DOUBLE)
+    *value = (gint64) json_node_get_double (node);
+  else
+    return FALSE;
+
+  return TRUE;
+}
+
+static void
+send_late (LateAnswer *late)
+{
+  if (late->raw != NULL)
+    write_line (late->raw, strlen (late->raw));
+  else if (late->frame != NULL)
+    send_node (late->frame);
+  else
+    send_response (late->id, "display", late->text, NULL);
+}
+
+/* Sends late now (delay_ms <= 0) or queues it for the read loop, which
+ * keeps reading stdin meanwhile. Takes ownership of late. */
+static void
+deliver (LateAnswer *late,
+         gint64      delay_ms)
+{
+  if (delay_ms <= 0)
+    {
+      send_late (late);
+      late_answer_free (late);
+      return;
+    }
+
+  late->deadline = g_get_monotonic_time () + delay_ms * G_TIME_SPAN_MILLISECOND;
+  g_ptr_array_add (late_answers, late);
+}
+
+static void
+add_text_block (JsonBuilder *builder,
+                const char  *text)
+{
+  json_builder_begin_object (builder);
+  add_string (builder, "type", "text");
+  add_string (builder, "text", text);
+  json_builder_end_object (builder);
+}
+
+/*
+ * A tool_call's args (an object) say how to answer; members combine:
+ *   "crash": N        exit (N) at once (1 if N is not a number)
+ *   "hang": true      never answer (a later tool_cancel is only recorded)
+ *   "reply": TEXT     a text block TEXT
+ *   "size": N         a text block of N bytes of 'a' (at most 8 MiB)
+ *   "error": TEXT     a text block TEXT and "is_error":true
+ *   "refuse": TEXT    the same as error
+ *   "structured": V   "structured_content": V
+ *   "image": true     an image block after the text blocks
+ *   "late_ms": N      answer after N ms, reading stdin meanwhile
+ * Without reply, size, error or refuse (or when args is not an object) the
+ * only text block is "NAME called with ARGS", ARGS being compact JSON.
+ * Text blocks come in the order reply, size, error, refuse.
+ */
+static void
+handle_tool_call (JsonObject *object)
+{
+  const char *id = get_string_member (object, "id");
+  const char *name = get_string_member (object, "name");
+  JsonNode *args_node = json_object_get_member (object, "args");
+  JsonObject *args = NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+  LateAnswer *late;
+  const char *reply = NULL;
+  const char *error = NULL;
+  const char *refuse = NULL;
+  JsonNode *structured = NULL;
+  gint64 size = -1;
+  gint64 late_ms = 0;
+  gint64 status;
+  gboolean any_text;
+
+  if (id == NULL)
+    return;
+
+  if (args_node != NULL && JSON_NODE_HOLDS_OBJECT (args_node))
+    args = json_node_get_object (args_node);
+
+  if (args != NULL && json_object_has_member (args, "crash"))
+    {
+      if (!get_int_member (args, "crash", &status))
+        status = 1;
+      fprintf (stderr, "fake-extension: crashing with status %d in tool call\n", (int) status);
+      exit ((int) status);
+    }
+
+  if (args != NULL && get_true_member (args, "hang"))
+    return;
+
+  if (args != NULL)
+    {
+      reply = get_string_member (args, "reply");
+      error = get_string_member (args, "error");
+      refuse = get_string_member (args, "refuse");
+      structured = json_object_get_member (args, "structured");
+      if (!get_int_member (args, "size", &size))
+        size = -1;
+      if (!get_int_member (args, "late_ms", &late_ms))
+        late_ms = 0;
+    }
+
+  any_text = reply != NULL || size >= 0 || error != NULL || refuse != NULL;
+
+  builder = begin_frame ("tool_result");
+  add_string (builder, "id", id);
+
+  json_builder_set_member_name (builder, "content");
+  json_builder_begin_array (builder);
+  if (reply != NULL)
+    add_text_block (builder, reply);
+  if (size >= 0)
+    {
+      gsize n = (gsize) MIN (size, MAX_TOOL_TEXT_SIZE);
+      g_autofree char *text = g_malloc (n + 1);
+
+      memset (text, 'a', n);
+      text[n] = '\0';
+      add_text_block (builder, text);
+    }
+  if (error != NULL)
+    add_text_block (builder, error);
+  if (refuse != NULL)
+    add_text_block (builder, refuse);
+  if (!any_text)
+    {
+      g_autofree char *args_json = args_node != NULL ? json_to_string (args_node, FALSE)
+                                                     : g_strdup ("{}");
+      g_autofree char *text = g_strdup_printf ("%s called with %s",
+                                               name != NULL ? name : "", args_json);
+
+      add_text_block (builder, text);
+    }
+  if (args != NULL && get_true_member (args, "image"))
+    {
+      json_builder_begin_object (builder);
+      add_string (builder, "type", "image");
+      add_string (builder, "mime_type", "image/png");
+      add_string (builder, "data", "iVBORw0KGgo=");
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+
+  if (structured != NULL)
+    {
+      json_builder_set_member_name (builder, "structured_content");
+      json_builder_add_value (builder, json_node_copy (structured));
+    }
+
+  json_builder_set_member_name (builder, "is_error");
+  json_builder_add_boolean_value (builder, error != NULL || refuse != NULL);
+
+  json_builder_end_object (builder);
+
+  late = g_new0 (LateAnswer, 1);
+  late->frame = json_builder_get_root (builder);
+  deliver (late, late_ms);
+}
+
+static const char * const placeholders[] = { "system_prompt", "text", "tool_name" };
+
+/* Copies text with every {{system_prompt}}, {{text}} and {{tool_name}}
+ * replaced, in one pass, by that string member of frame ("" if none). */
+static char *
+substitute_string (const char *text,
+                   JsonObject *frame)
+{
+  GString *out = g_string_new (NULL);
+
+  while (*text != '\0')
+    {
+      gboolean replaced = FALSE;
+
+      if (text[0] == '{' && text[1] == '{')
+        {
+          for (guint i = 0; i < G_N_ELEMENTS (placeholders); i++)
+            {
+              gsize len = strlen (placeholders[i]);
+
+              if (strncmp (text + 2, placeholders[i], len) == 0 &&
+                  strncmp (text + 2 + len, "}}", 2) == 0)
+                {
+                  const char *value = get_string_member (frame, placeholders[i]);
+
+                  g_string_append (out, value != NULL ? value : "");
+                  text += 2 + len + 2;
+                  replaced = TRUE;
+                  break;
+                }
+            }
+        }
+
+      if (!replaced)
+        g_string_append_c (out, *text++);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+/* Substitutes placeholders in every string value of node, in place. */
+static void
+substitute_node (JsonNode   *node,
+                 JsonObject *frame)
+{
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *object = json_node_get_object (node);
+      g_autoptr(GList) members = json_object_get_members (object);
+
+      for (GList *l = members; l != NULL; l = l->next)
+        substitute_node (json_object_get_member (object, l->data), frame);
+    }
+  else if (JSON_NODE_HOLDS_ARRAY (node))
+    {
+      JsonArray *array = json_node_get_array (node);
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        substitute_node (json_array_get_element (array, i), frame);
+    }
+  else if (JSON_NODE_HOLDS_VALUE (node) &&
+           json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      g_autofree char *value = substitute_string (json_node_get_string (node), frame);
+
+      json_node_set_string (node, value);
+    }
+}
+
+/*
+ * Answers {"type":"event_intercept","id":ID,"event":EVENT,...} with
+ * {"type":"event_intercept_response","id":ID} plus the members given by
+ * --intercept-reply EVENT=JSON (placeholders substituted; a member named
+ * type or id replaces that one), after --intercept-delay-ms. The special
+ * replies: hang (never answer), crash (exit 9 at once), garbage (a line
+ * that is not JSON). No reply given for EVENT: allow / keep.
+ */
+static void
+handle_intercept (JsonObject *object)
+{
+  const char *id = get_string_member (object, "id");
+  const char *event = get_string_member (object, "event");
+  const char *special = NULL;
+  JsonNode *reply = NULL;
+  JsonObject *response;
+  LateAnswer *late;
+
+  if (id == NULL)
+    return;
+
+  if (event != NULL)
+    {
+      special = g_hash_table_lookup (intercept_specials, event);
+      reply = g_hash_table_lookup (intercept_replies, event);
+    }
+
+  if (g_strcmp0 (special, "hang") == 0)
+    return;
+
+  if (g_strcmp0 (special, "crash") == 0)
+    {
+      fprintf (stderr, "fake-extension: crashing with status 9 in %s interception\n", event);
+      exit (9);
+    }
+
+  late = g_new0 (LateAnswer, 1);
+
+  if (g_strcmp0 (special, "garbage") == 0)
+    {
+      late->raw = g_strdup ("this is not json {{{");
+      deliver (late, opt_intercept_delay_ms);
+      return;
+    }
+
+  response = json_object_new ();
+  json_object_set_string_member (response, "type", "event_intercept_response");
+  json_object_set_string_member (response, "id", id);
+
+  if (reply != NULL)
+    {
+      /* json_node_copy() shares the object: reparse for a deep copy. */
+      g_autofree char *template = json_to_string (reply, FALSE);
+      g_autoptr(JsonNode) copy = json_from_string (template, NULL);
+      JsonObject *members = json_node_get_object (copy);
+      g_autoptr(GList) names = NULL;
+
+      substitute_node (copy, object);
+      names = json_object_get_members (members);
+      for (GList *l = names; l != NULL; l = l->next)
+        json_object_set_member (response, l->data,
+                                json_node_copy (json_object_get_member (members, l->data)));
+    }
+
+  late->frame = json_node_init_object (json_node_alloc (), response);
+  json_object_unref (response);
+  deliver (late, opt_intercept_delay_ms);
+}
+
+/* Fills intercept_replies and intercept_specials from --intercept-reply. */
+static gboolean
+parse_intercept_replies (GError **error)
+{
+  intercept_replies = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                             (GDestroyNotify) json_node_unref);
+  intercept_specials = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  for (guint i = 0; opt_intercept_replies != NULL && opt_intercept_replies[i] != NULL; i++)
+    {
+      const char *spec = opt_intercept_replies[i];
+      const char *equals = strchr (spec, '=');
+      g_autofree char *event = NULL;
+      const char *value;
+
+      if (equals == NULL || equals == spec)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--intercept-reply %s: expected EVENT=JSON", spec);
+          return FALSE;
+        }
+
+      event = g_strndup (spec, equals - spec);
+      value = equals + 1;
+
+      if (g_str_equal (value, "hang") || g_str_equal (value, "crash") ||
+          g_str_equal (value, "garbage"))
+        {
+          g_hash_table_remove (intercept_replies, event);
+          g_hash_table_replace (intercept_specials, g_strdup (event), g_strdup (value));
+        }
+      else
+        {
+          g_autoptr(JsonParser) parser = json_parser_new ();
+          g_autoptr(GError) local_error = NULL;
+          g_autofree char *contents = NULL;
+          JsonNode *root;
+
+          /* @PATH reads the JSON from a file: replies too big for argv. */
+          if (value[0] == '@')
+            {
+              if (!g_file_get_contents (value + 1, &contents, NULL, &local_error))
+                {
+                  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                               "--intercept-reply %s: %s", spec, local_error->message);
+                  return FALSE;
+                }
+              value = contents;
+            }
+
+          if (!json_parser_load_from_data (parser, value, -1, &local_error))
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "--intercept-reply %s: %s", spec, local_error->message);
+              return FALSE;
+            }
+
+          root = json_parser_get_root (parser);
+          if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+            {
+              g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           "--intercept-reply %s: not a JSON object", spec);
+              return FALSE;
+            }
+
+          g_hash_table_remove (intercept_specials, event);
+          g_hash_table_replace (intercept_replies, g_strdup (event), json_node_copy (root));
+        }
+    }
+
+  return TRUE;
+}
+
 static void
 handle_line (const char *line,
              gsize       len)
@@ -549,6 +989,14 @@ handle_line (const char *line,
 
       handle_command (id, name ? name : "", args ? args : "");
     }
+  else if (g_str_equal (type, "tool_call"))
+    {
+      handle_tool_call (object);
+    }
+  else if (g_str_equal (type, "event_intercept"))
+    {
+      handle_intercept (object);
+    }
   else if (g_str_equal (type, "shutdown"))
     {
       if (opt_ignore_shutdown)
@@ -558,27 +1006,36 @@ handle_line (const char *line,
       exit (0);
     }
 
-  /* hello_ack and everything else: recorded above, nothing more. */
+  /* hello_ack, tool_cancel and everything else: recorded above, nothing more. */
 }
 
+/* Sends every due answer, earliest deadline first (ties in queue order). */
 static void
 send_due_late_answers (void)
 {
   gint64 now = g_get_monotonic_time ();
 
-  for (guint i = 0; i < late_answers->len; )
+  for (;;)
     {
-      LateAnswer *late = g_ptr_array_index (late_answers, i);
+      LateAnswer *first = NULL;
+      guint first_index = 0;
 
-      if (late->deadline <= now)
+      for (guint i = 0; i < late_answers->len; i++)
         {
-          send_response (late->id, "display", late->text, NULL);
-          g_ptr_array_remove_index (late_answers, i);
+          LateAnswer *late = g_ptr_array_index (late_answers, i);
+
+          if (late->deadline <= now && (first == NULL || late->deadline < first->deadline))
+            {
+              first = late;
+              first_index = i;
+            }
         }
-      else
-        {
-          i++;
-        }
+
+      if (first == NULL)
+        break;
+
+      send_late (first);
+      g_ptr_array_remove_index (late_answers, first_index);
     }
 }
 
@@ -709,6 +1166,12 @@ main (int   argc,
 
   late_answers = g_ptr_array_new_with_free_func (late_answer_free);
 
+  if (!parse_intercept_replies (&error))
+    {
+      fprintf (stderr, "fake-extension: %s\n", error->message);
+      return 2;
+    }
+
   if (opt_record != NULL)
     {
       record_file = fopen (opt_record, "a");
@@ -738,6 +1201,9 @@ main (int   argc,
 
   for (guint i = 0; opt_commands != NULL && opt_commands[i] != NULL; i++)
     send_register_command (opt_commands[i]);
+
+  for (guint i = 0; opt_register_json != NULL && opt_register_json[i] != NULL; i++)
+    send_line (opt_register_json[i], strlen (opt_register_json[i]));
 
   sleep_ms (opt_ready_delay_ms);
   if (!opt_no_ready)

@@ -1864,6 +1864,7 @@ typedef struct
   gulong        resolved_id;
   GSource      *cancel_source;
   char         *origin;
+  gboolean      waiting;
 } AuthorizeData;
 
 static void
@@ -1903,6 +1904,13 @@ decide (GTask      *task,
                                                   data->origin);
 
   g_task_return_pointer (task, result, (GDestroyNotify) zot_decision_free);
+
+  /* Drop the reference that kept the task alive while the user thought. */
+  if (data->waiting)
+    {
+      data->waiting = FALSE;
+      g_object_unref (task);
+    }
 }
 
 static void
@@ -2027,6 +2035,8 @@ zot_extension_manager_authorize_async (ZotExtensionManager *self,
     json_object_set_string_member (payload, "origin_extension", origin_extension);
   zot_extension_manager_emit_event (self, "tool_confirmation_requested", payload);
 
+  data->waiting = TRUE;
+  g_object_ref (task);
   data->resolved_id = g_signal_connect (data->approval, "resolved", G_CALLBACK (on_approval_resolved), task);
   if (cancellable != NULL)
     {

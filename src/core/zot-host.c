@@ -579,13 +579,18 @@ sync_extension_tools (ZotHost *self)
 {
   g_autoptr(GPtrArray) registered = zot_tool_registry_list (self->registry);
   g_autoptr(GPtrArray) tools = zot_extension_manager_list_tools (self->manager);
+  g_autoptr(GPtrArray) before = g_ptr_array_new ();
+  gboolean changed;
 
   for (guint i = 0; i < registered->len; i++)
     {
       ZotTool *tool = g_ptr_array_index (registered, i);
 
       if (zot_tool_get_origin (tool) != NULL)
-        zot_tool_registry_remove (self->registry, zot_tool_get_name (tool));
+        {
+          g_ptr_array_add (before, tool);
+          zot_tool_registry_remove (self->registry, zot_tool_get_name (tool));
+        }
     }
 
   for (guint i = 0; i < tools->len; i++)
@@ -602,7 +607,12 @@ sync_extension_tools (ZotHost *self)
         }
     }
 
-  zot_agent_reset_system_prompt (self->agent);
+  /* The prompt names the tools: rebuild it only when they changed. */
+  changed = before->len != tools->len;
+  for (guint i = 0; !changed && i < before->len; i++)
+    changed = g_ptr_array_index (before, i) != g_ptr_array_index (tools, i);
+  if (changed)
+    zot_agent_reset_system_prompt (self->agent);
 }
 
 static void
