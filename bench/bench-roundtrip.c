@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,18 +29,9 @@
 #include "zot-tool.h"
 
 #define FRAME_BYTES 150
-#define REPS        5
+#define REPS        7
 #define WARMUP      200
 #define TARGET_VS_BARE 1.15
-
-typedef struct
-{
-  const char *label;
-  guint       in_flight;
-  guint       n;
-  guint       exchanges;
-  double      us_per_op;
-} Row;
 
 /* Baseline a: raw pipe ping-pong */
 
@@ -544,17 +536,56 @@ agent_stop (Agent *agent)
 
 /* Measuring and printing */
 
-static double
-median_us_per_op (double (*run) (gpointer, guint, guint),
-                  gpointer data,
-                  guint    in_flight,
-                  guint    n)
-{
-  double runs[REPS];
+typedef double (*RunFunc) (gpointer data,
+                           guint    in_flight,
+                           guint    n);
 
+typedef struct
+{
+  const char *label;
+  RunFunc     run;
+  gpointer    data;
+  guint       n;
+  guint       exchanges;
+  double      us[REPS];
+  double      cpu_us[REPS];
+  double      us_per_op;
+  double      cpu_us_per_op;
+} Variant;
+
+static double
+cpu_seconds (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
+         usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+/* Repetitions are interleaved, variant after variant, so that a slow
+ * moment of the machine hits every variant alike. */
+static void
+measure (Variant *variants,
+         guint    n_variants,
+         guint    in_flight)
+{
   for (guint r = 0; r < REPS; r++)
-    runs[r] = run (data, in_flight, n) * 1e6 / n;
-  return bench_median (runs, REPS);
+    for (guint v = 0; v < n_variants; v++)
+      {
+        Variant *variant = &variants[v];
+        double cpu = cpu_seconds ();
+        double elapsed = variant->run (variant->data, in_flight, variant->n);
+
+        variant->us[r] = elapsed * 1e6 / variant->n;
+        variant->cpu_us[r] = (cpu_seconds () - cpu) * 1e6 / variant->n;
+      }
+
+  for (guint v = 0; v < n_variants; v++)
+    {
+      variants[v].us_per_op = bench_median (variants[v].us, REPS);
+      variants[v].cpu_us_per_op = bench_median (variants[v].cpu_us, REPS);
+    }
 }
 
 static double
@@ -608,22 +639,22 @@ make_text (void)
 }
 
 static void
-print_row (const Row *row,
-           const Row *raw,
-           const Row *bare)
+print_variant (const Variant *variant,
+               guint          in_flight,
+               const Variant *raw,
+               const Variant *bare)
 {
-  g_autofree char *vs_raw = NULL;
+  g_autofree char *vs_raw = g_strdup_printf ("%.2fx", variant->us_per_op / raw->us_per_op);
   g_autofree char *vs_bare = NULL;
 
-  vs_raw = row == raw ? g_strdup ("1.00x") : g_strdup_printf ("%.2fx", row->us_per_op / raw->us_per_op);
-  if (bare == NULL)
+  if (variant == raw)
     vs_bare = g_strdup ("-");
   else
-    vs_bare = g_strdup_printf ("%.2fx", row->us_per_op / bare->us_per_op);
+    vs_bare = g_strdup_printf ("%.2fx", variant->us_per_op / bare->us_per_op);
 
-  g_print ("%-44s %9u %7u %10.0f %9.1f %12s %12s\n",
-           row->label, row->in_flight, row->n, 1e6 / row->us_per_op, row->us_per_op,
-           vs_raw, vs_bare);
+  g_print ("%-44s %9u %7u %9.0f %8.1f %13.1f %11s %11s\n",
+           variant->label, in_flight, variant->n, 1e6 / variant->us_per_op, variant->us_per_op,
+           variant->cpu_us_per_op, vs_raw, vs_bare);
 }
 
 int
@@ -636,13 +667,10 @@ main (int   argc,
   Agent intercepting = { 0 };
   g_autofree char *text = NULL;
   const guint in_flights[] = { 1, 8 };
-  Row raw_rows[2];
-  Row bare_rows[2];
-  Row plain_rows[2];
-  Row intercept_rows[2];
-  guint n_raw = bench_scaled (20000, 8);
-  guint n_bare = bench_scaled (10000, 8);
-  guint n_zot = bench_scaled (6000, 8);
+  Variant variants[2][4];
+  guint n_raw = bench_scaled (10000, 8);
+  guint n_bare = bench_scaled (5000, 8);
+  guint n_zot = bench_scaled (4000, 8);
 
   signal (SIGPIPE, SIG_IGN);
   bench_env_init (&env, argv[0]);
@@ -650,44 +678,37 @@ main (int   argc,
 
   bench_print_header ("bench-roundtrip",
                       "a tool call through the agent's path vs a raw pipe and a bare GIO echo loop");
-  g_print ("~%d-byte frames; median of %d runs after %d warm-up calls; ratios are time per operation "
-           "(lower is better)\n\n", FRAME_BYTES, REPS, WARMUP);
-
-  /* Forked before any GIO worker thread exists. */
-  for (guint i = 0; i < G_N_ELEMENTS (in_flights); i++)
-    raw_rows[i] = (Row) { "a. raw pipe ping-pong (fork, read/write)", in_flights[i], n_raw, 1,
-                          median_us_per_op (raw_run_adapter, NULL, in_flights[i], n_raw) };
 
   bare_start (&bare, &env, text);
   bare_run (&bare, 1, WARMUP);
-  for (guint i = 0; i < G_N_ELEMENTS (in_flights); i++)
-    bare_rows[i] = (Row) { "b. bare GSubprocess + GIO + json-glib echo", in_flights[i], n_bare, 1,
-                           median_us_per_op (bare_run_adapter, &bare, in_flights[i], n_bare) };
-  bare_stop (&bare);
-
   agent_start (&plain, &env, "echo-plain", FALSE, text);
   agent_warm_up (&plain);
-  for (guint i = 0; i < G_N_ELEMENTS (in_flights); i++)
-    plain_rows[i] = (Row) { "zot tool call (no interceptor)", in_flights[i], n_zot, 1,
-                            median_us_per_op (agent_run_adapter, &plain, in_flights[i], n_zot) };
-  agent_stop (&plain);
-
   agent_start (&intercepting, &env, "echo-intercept", TRUE, text);
   agent_warm_up (&intercepting);
-  for (guint i = 0; i < G_N_ELEMENTS (in_flights); i++)
-    intercept_rows[i] = (Row) { "zot tool call + tool_call interceptor", in_flights[i], n_zot, 2,
-                                median_us_per_op (agent_run_adapter, &intercepting, in_flights[i], n_zot) };
-  agent_stop (&intercepting);
 
-  g_print ("%-44s %9s %7s %10s %9s %12s %12s\n",
-           "path", "in flight", "N", "ops/s", "us/op", "vs raw pipe", "vs bare GIO");
   for (guint i = 0; i < G_N_ELEMENTS (in_flights); i++)
     {
-      print_row (&raw_rows[i], &raw_rows[i], NULL);
-      print_row (&bare_rows[i], &raw_rows[i], &bare_rows[i]);
-      print_row (&plain_rows[i], &raw_rows[i], &bare_rows[i]);
-      print_row (&intercept_rows[i], &raw_rows[i], &bare_rows[i]);
+      Variant *row = variants[i];
+
+      row[0] = (Variant) { "a. raw pipe ping-pong (fork, read/write)", raw_run_adapter, NULL, n_raw, 1 };
+      row[1] = (Variant) { "b. bare GSubprocess + GIO + json-glib echo", bare_run_adapter, &bare, n_bare, 1 };
+      row[2] = (Variant) { "zot tool call (no interceptor)", agent_run_adapter, &plain, n_zot, 1 };
+      row[3] = (Variant) { "zot tool call + tool_call interceptor", agent_run_adapter, &intercepting, n_zot, 2 };
+      measure (row, G_N_ELEMENTS (variants[i]), in_flights[i]);
     }
+
+  bare_stop (&bare);
+  agent_stop (&plain);
+  agent_stop (&intercepting);
+
+  g_print ("~%d-byte frames; median of %d interleaved runs after %d warm-up calls; ratios are time per\n"
+           "operation (lower is better); host CPU is this process's user+system time per operation\n\n",
+           FRAME_BYTES, REPS, WARMUP);
+  g_print ("%-44s %9s %7s %9s %8s %13s %11s %11s\n",
+           "path", "in flight", "N", "ops/s", "us/op", "host CPU us", "vs raw pipe", "vs bare GIO");
+  for (guint i = 0; i < G_N_ELEMENTS (in_flights); i++)
+    for (guint v = 0; v < G_N_ELEMENTS (variants[i]); v++)
+      print_variant (&variants[i][v], in_flights[i], &variants[i][0], &variants[i][1]);
 
   g_print ("\nEvery zot call also queues a %" G_GSIZE_FORMAT "-byte tool_result event to the subscribed "
            "extension.\nWith an interceptor a call is two exchanges (event_intercept, then tool_call).\n\n",
@@ -696,15 +717,16 @@ main (int   argc,
   g_print ("target: a tool call within %.2fx of the bare GIO loop (per exchange)\n", TARGET_VS_BARE);
   for (guint i = 0; i < G_N_ELEMENTS (in_flights); i++)
     {
-      double plain_ratio = plain_rows[i].us_per_op / bare_rows[i].us_per_op;
-      double per_exchange = intercept_rows[i].us_per_op / 2 / bare_rows[i].us_per_op;
+      const Variant *row = variants[i];
+      double plain_ratio = row[2].us_per_op / row[1].us_per_op;
+      double per_exchange = row[3].us_per_op / 2 / row[1].us_per_op;
 
       g_print ("  %u in flight: no interceptor %.2fx (%s); with interceptor %.2fx per exchange (%s), "
                "%.2fx per call\n",
                in_flights[i],
                plain_ratio, bench_verdict (plain_ratio <= TARGET_VS_BARE),
                per_exchange, bench_verdict (per_exchange <= TARGET_VS_BARE),
-               intercept_rows[i].us_per_op / bare_rows[i].us_per_op);
+               row[3].us_per_op / row[1].us_per_op);
     }
   g_print ("reference: the bare GIO loop is about 2.5x the raw pipe on this kind of machine; "
            "the MCP TypeScript SDK measures about 9.5x\n");

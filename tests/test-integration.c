@@ -410,6 +410,41 @@ test_tool_validation (Fixture       *f,
   g_assert_null (strstr (listed, "\"scripted\""));
 }
 
+static gboolean
+state_has_problem (gpointer data)
+{
+  g_autofree char *contents = zot_test_read_file (data);
+  return strstr (contents, "unknown exposure") != NULL;
+}
+
+static void
+test_ext_list_shows_problems (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *project = g_build_filename (f->env.cwd, ".zot", "extensions", NULL);
+  g_autofree char *dir = zot_test_make_fake_args (project, "listed", "--register-json",
+                                                  "{\"type\":\"register_tool\",\"name\":\"odd\",\"schema\":{},\"exposure\":\"sideways\"}",
+                                                  NULL);
+  g_autofree char *state = g_build_filename (f->env.home, "state", "ext-listed.json", NULL);
+  const char *argv[] = { g_getenv ("ZOT_BIN"), "ext", "list", "--cwd", f->env.cwd, NULL };
+  const char *paths[] = { NULL };
+  g_autofree char *out = NULL;
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  /* The host records what went wrong at start; `zot ext list` shows it
+   * without starting the extension. */
+  start_host (f, paths);
+  zot_test_wait_until (state_has_problem, state, 10000);
+  shutdown_host (f);
+
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (out, "listed"));
+  g_assert_nonnull (strstr (out, "at last start: tool \"odd\" rejected: unknown exposure"));
+  (void) dir;
+}
+
 static void
 test_tool_discovery_activation (Fixture       *f,
                                 gconstpointer  data)
@@ -1451,6 +1486,7 @@ main (int    argc,
   ADD ("tool-result-blocks", test_tool_result_blocks);
   ADD ("tool-validation", test_tool_validation);
   ADD ("tool-discovery-activation", test_tool_discovery_activation);
+  ADD ("ext-list-shows-problems", test_ext_list_shows_problems);
   ADD ("tool-conflict-load-order", test_tool_conflict_load_order);
   ADD ("observation-truncated", test_observation_truncated);
   ADD ("tool-timeout-and-cancel", test_tool_timeout_and_cancel);

@@ -10,6 +10,8 @@
 #include <glib-unix.h>
 #include <glib/gi18n.h>
 
+#include <json-glib/json-glib.h>
+
 #include "zot-cli-private.h"
 #include "zot-discovery.h"
 #include "zot-error.h"
@@ -317,6 +319,37 @@ describe_extension (ZotDiscovered  *discovered,
   return cells;
 }
 
+/* What went wrong at the extension's last start (rejected tools, lost
+ * conflicts), as the host recorded it. */
+static void
+print_last_problems (const char *name)
+{
+  g_autofree char *path = zot_paths_get_state_file (name);
+  g_autofree char *contents = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonObject *state;
+  JsonArray *problems;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL) ||
+      !json_parser_load_from_data (parser, contents, -1, NULL) ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    return;
+
+  state = json_node_get_object (json_parser_get_root (parser));
+  if (!json_object_has_member (state, "problems") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (state, "problems")))
+    return;
+
+  problems = json_object_get_array_member (state, "problems");
+  for (guint i = 0; i < json_array_get_length (problems); i++)
+    {
+      JsonNode *node = json_array_get_element (problems, i);
+
+      if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+        g_print (_("  at last start: %s\n"), json_node_get_string (node));
+    }
+}
+
 static int
 ext_list (int    argc,
           char **argv)
@@ -381,9 +414,13 @@ ext_list (int    argc,
     {
       const char *failure = g_ptr_array_index (failures, i);
 
+      ZotDiscovered *discovered = g_ptr_array_index (found, i);
+
       print_row ((const char * const *) g_ptr_array_index (rows, i), widths);
       if (failure != NULL)
         g_print (_("  error: %s\n"), failure);
+      if (discovered->manifest != NULL)
+        print_last_problems (zot_manifest_get_name (discovered->manifest));
     }
 
   return ZOT_EXIT_OK;

@@ -21,6 +21,7 @@
 #include "zot-extension-private.h"
 #include "zot-extension-tool.h"
 #include "zot-limits.h"
+#include "zot-message.h"
 #include "zot-paths.h"
 
 typedef struct
@@ -63,6 +64,7 @@ struct _ZotExtension
   GSource             *idle_timeout;
   GSource             *cap_timeout;
   GSource             *eof_timeout;
+  guint                save_id;
 
   GHashTable          *pending;
   guint64              next_request;
@@ -104,6 +106,7 @@ static void async_initable_iface_init (GAsyncInitableIface *iface);
 G_DEFINE_FINAL_TYPE_WITH_CODE (ZotExtension, zot_extension, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_ASYNC_INITABLE, async_initable_iface_init))
 
+static void save_state        (ZotExtension *self);
 static void terminate_process (ZotExtension *self,
                                gboolean      polite);
 
@@ -453,6 +456,7 @@ finish_init (ZotExtension *self,
     }
 
   set_state (self, ZOT_EXTENSION_STATE_READY);
+  save_state (self);
   g_task_return_boolean (task, TRUE);
 }
 
@@ -596,11 +600,95 @@ handle_register_command (ZotExtension *self,
 }
 
 static void
+state_written_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_file_replace_contents_finish (G_FILE (object), result, NULL, &error))
+    g_debug ("cannot write %s: %s", g_file_peek_path (G_FILE (object)), error->message);
+}
+
+/* Written asynchronously whenever what `zot ext list` would show changes. */
+static gboolean
+save_state_now (gpointer user_data)
+{
+  ZotExtension *self = user_data;
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFile) parent = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *stamp = g_date_time_format_iso8601 (now);
+  char *text;
+
+  self->save_id = 0;
+  if (self->state != ZOT_EXTENSION_STATE_READY)
+    return G_SOURCE_REMOVE;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, self->name);
+  json_builder_set_member_name (builder, "updated");
+  json_builder_add_string_value (builder, stamp);
+  json_builder_set_member_name (builder, "commands");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < self->commands->len; i++)
+    json_builder_add_string_value (builder, ((ZotExtensionCommand *) g_ptr_array_index (self->commands, i))->name);
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "tools");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < self->tools->len; i++)
+    json_builder_add_string_value (builder, zot_tool_get_name (g_ptr_array_index (self->tools, i)));
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "problems");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < self->problems->len; i++)
+    json_builder_add_string_value (builder, g_ptr_array_index (self->problems, i));
+  for (guint i = 0; i < self->commands->len; i++)
+    {
+      ZotExtensionCommand *command = g_ptr_array_index (self->commands, i);
+      if (command->conflict != NULL)
+        {
+          g_autofree char *line = g_strdup_printf (_("command /%s is not routed: %s"),
+                                                   command->name, command->conflict);
+          json_builder_add_string_value (builder, line);
+        }
+    }
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  text = zot_json_to_string (root);
+  bytes = g_bytes_new_take (text, strlen (text));
+
+  path = zot_paths_get_state_file (self->name);
+  file = g_file_new_for_path (path);
+  parent = g_file_get_parent (file);
+  g_file_make_directory_with_parents (parent, NULL, NULL);
+  g_file_replace_contents_bytes_async (file, bytes, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION,
+                                       NULL, state_written_cb, NULL);
+  return G_SOURCE_REMOVE;
+}
+
+/* Changes come in bursts (every conflict of a reload): write once. */
+static void
+save_state (ZotExtension *self)
+{
+  if (self->save_id == 0)
+    self->save_id = g_idle_add_full (G_PRIORITY_LOW, save_state_now, g_object_ref (self), g_object_unref);
+}
+
+static void
 add_problem (ZotExtension *self,
              const char   *problem)
 {
   zot_extension_log (self, "%s", problem);
   g_ptr_array_add (self->problems, g_strdup (problem));
+  save_state (self);
 }
 
 static void
@@ -1581,6 +1669,7 @@ _zot_extension_set_command_conflict (ZotExtension *self,
   command->conflict = g_strdup (conflict);
   if (conflict != NULL)
     zot_extension_log (self, "command \"%s\" is not routed here: %s", command->name, conflict);
+  save_state (self);
 }
 
 /**

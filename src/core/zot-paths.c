@@ -55,3 +55,14 @@ zot_paths_get_log_file (const char *extension_name)
 
   return g_build_filename (logs, base, NULL);
 }
+
+/* What an extension registered at its last start, and what was wrong
+ * with it, for `zot ext list` to show without starting it. */
+char *
+zot_paths_get_state_file (const char *extension_name)
+{
+  g_autofree char *home = zot_paths_get_home ();
+  g_autofree char *base = g_strdup_printf ("ext-%s.json", extension_name);
+
+  return g_build_filename (home, "state", base, NULL);
+}

@@ -9,5 +9,6 @@ char *zot_paths_get_extensions_dir (void);
 char *zot_paths_get_project_extensions_dir (const char *cwd);
 char *zot_paths_get_logs_dir       (void);
 char *zot_paths_get_log_file       (const char *extension_name);
+char *zot_paths_get_state_file     (const char *extension_name);
 
 G_END_DECLS
