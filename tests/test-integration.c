@@ -216,8 +216,28 @@ record_path (Fixture    *f,
 }
 
 /* A fake extension with a --record file named after it. */
-#define FAKE(f, name, ...) \
-  zot_test_make_fake_args ((f)->env.root, name, "--record", record_path (f, name), __VA_ARGS__)
+static char *
+fake_recording (Fixture    *f,
+                const char *name,
+                ...)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autofree char *record = record_path (f, name);
+  const char *arg;
+  va_list ap;
+
+  g_ptr_array_add (args, (gpointer) "--record");
+  g_ptr_array_add (args, record);
+  va_start (ap, name);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+
+  return zot_test_make_fake (f->env.root, name, (const char * const *) args->pdata);
+}
+
+#define FAKE(f, name, ...) fake_recording (f, name, __VA_ARGS__)
 
 static GPtrArray *
 frames_of (Fixture    *f,

@@ -17,6 +17,7 @@
 #include "zot-extension-private.h"
 #include "zot-limits.h"
 #include "zot-message.h"
+#include "zot-panel.h"
 
 struct _ZotExtensionManager
 {
@@ -32,6 +33,8 @@ struct _ZotExtensionManager
   char         *model;
   char         *session_id;
   guint64       sequence;
+
+  GPtrArray    *panels;
 
   ZotApprovalPolicy policy;
   GHashTable   *remembered_tools;
@@ -61,6 +64,10 @@ enum {
   COMMANDS_CHANGED,
   FRAME_TRAFFIC,
   LIFECYCLE_EVENT,
+  PANEL_OPENED,
+  PANEL_UPDATED,
+  PANEL_CLOSED,
+  TOOL_PROMPT,
   TOOLS_CHANGED,
   WARNING,
   APPROVAL_REQUESTED,
@@ -70,6 +77,9 @@ enum {
 static guint signals [N_SIGNALS];
 
 static void list_model_iface_init (GListModelInterface *iface);
+static void close_panels_of       (ZotExtensionManager *self,
+                                   ZotExtension        *extension,
+                                   const char          *reason);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (ZotExtensionManager, zot_extension_manager, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
@@ -329,7 +339,19 @@ on_extension_state_notify (ZotExtension        *extension,
                            GParamSpec          *pspec,
                            ZotExtensionManager *self)
 {
+  ZotExtensionState state = zot_extension_get_state (extension);
+
   invalidate_routes (self);
+
+  /* A panel cannot outlive its extension. */
+  if (state == ZOT_EXTENSION_STATE_FAILED || state == ZOT_EXTENSION_STATE_EXITED ||
+      state == ZOT_EXTENSION_STATE_STOPPING)
+    {
+      g_autofree char *reason = g_strdup_printf (_("%s stopped; its panels were closed"),
+                                                 zot_extension_get_name (extension));
+      close_panels_of (self, extension, reason);
+    }
+
   g_signal_emit (self, signals[EXTENSION_STATE_CHANGED], 0, extension);
   g_signal_emit (self, signals[TOOLS_CHANGED], 0);
 }
@@ -351,12 +373,112 @@ on_extension_traffic (ZotExtension        *extension,
   g_signal_emit (self, signals[FRAME_TRAFFIC], 0, extension, direction, line);
 }
 
+/* Panels */
+
+static ZotPanel *
+find_panel (ZotExtensionManager *self,
+            ZotExtension        *extension,
+            const char          *id)
+{
+  for (guint i = 0; i < self->panels->len; i++)
+    {
+      ZotPanel *panel = g_ptr_array_index (self->panels, i);
+
+      if (g_strcmp0 (zot_panel_get_id (panel), id) == 0 &&
+          g_strcmp0 (zot_panel_get_extension_name (panel), zot_extension_get_name (extension)) == 0)
+        return panel;
+    }
+  return NULL;
+}
+
+static void
+on_panel_closed (ZotPanel            *panel,
+                 const char          *reason,
+                 ZotExtensionManager *self)
+{
+  g_autoptr(ZotPanel) hold = g_object_ref (panel);
+  g_autoptr(ZotExtension) extension = zot_panel_dup_extension (panel);
+
+  g_signal_handlers_disconnect_by_data (panel, self);
+  g_ptr_array_remove (self->panels, panel);
+  g_signal_emit (self, signals[PANEL_CLOSED], 0, extension, panel);
+}
+
+static void
+open_panel (ZotExtensionManager *self,
+            ZotExtension        *extension,
+            JsonObject          *description)
+{
+  const char *id = json_object_get_string_member_with_default (description, "id", "panel");
+  ZotPanel *panel = find_panel (self, extension, id);
+
+  if (panel != NULL)
+    {
+      zot_panel_update (panel, description);
+      g_signal_emit (self, signals[PANEL_UPDATED], 0, extension, panel);
+      return;
+    }
+
+  panel = zot_panel_new (extension, description);
+  g_ptr_array_add (self->panels, panel);
+  g_signal_connect (panel, "closed", G_CALLBACK (on_panel_closed), self);
+  g_signal_emit (self, signals[PANEL_OPENED], 0, extension, panel);
+}
+
+static void
+close_panels_of (ZotExtensionManager *self,
+                 ZotExtension        *extension,
+                 const char          *reason)
+{
+  for (guint i = self->panels->len; i > 0; i--)
+    {
+      ZotPanel *panel = g_ptr_array_index (self->panels, i - 1);
+
+      if (i - 1 < self->panels->len &&
+          g_strcmp0 (zot_panel_get_extension_name (panel), zot_extension_get_name (extension)) == 0)
+        _zot_panel_closed_by_extension (panel, reason);
+    }
+}
+
+/**
+ * zot_extension_manager_list_panels:
+ *
+ * Returns: (transfer none) (element-type ZotPanel): the open panels
+ */
+GPtrArray *
+zot_extension_manager_list_panels (ZotExtensionManager *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
+  return self->panels;
+}
+
 static gboolean
 on_extension_unhandled_frame (ZotExtension        *extension,
                               JsonObject          *frame,
                               ZotExtensionManager *self)
 {
   const char *type = json_object_get_string_member (frame, "type");
+
+  if (g_str_equal (type, "panel_render") || g_str_equal (type, "panel_close"))
+    {
+      const char *id = json_object_get_string_member_with_default (frame, "panel_id", NULL);
+      ZotPanel *panel = id ? find_panel (self, extension, id) : NULL;
+
+      if (panel == NULL)
+        {
+          zot_extension_log (extension, "%s for unknown panel \"%s\", ignored", type, id ? id : "(none)");
+          return TRUE;
+        }
+
+      if (g_str_equal (type, "panel_close"))
+        _zot_panel_closed_by_extension (panel, NULL);
+      else
+        {
+          zot_panel_update (panel, frame);
+          g_signal_emit (self, signals[PANEL_UPDATED], 0, extension, panel);
+        }
+      return TRUE;
+    }
 
   if (g_str_equal (type, "call_tool"))
     {
@@ -424,6 +546,12 @@ build_hello_ack (ZotExtensionManager *self)
   json_object_set_string_member (ack, "provider", self->provider);
   json_object_set_string_member (ack, "model", self->model);
   json_object_set_string_member (ack, "cwd", self->cwd);
+  /* What the window can do; headless hosts offer none of it. */
+  if (self->interactive)
+    {
+      json_array_add_string_element (caps, "panels");
+      json_array_add_string_element (caps, "interactive_tools");
+    }
   json_object_set_array_member (ack, "capabilities", g_steal_pointer (&caps));
 
   return ack;
@@ -896,6 +1024,35 @@ command_replied_cb (GObject      *object,
       if (text != NULL && *text != '\0')
         g_signal_emit (self, signals[PROMPT], 0, extension, text);
     }
+  else if (g_str_equal (action, "open_panel") && self->interactive)
+    {
+      JsonNode *node = json_object_get_member (reply, "open_panel");
+
+      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
+        {
+          g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                                   _("/%s: open_panel needs an object with id, title and lines"),
+                                   data->command);
+          return;
+        }
+      open_panel (self, extension, json_node_get_object (node));
+    }
+  else if (g_str_equal (action, "tool_prompt") && self->interactive)
+    {
+      const char *prompt = reply_string (reply, "prompt");
+      const char *tool_name = reply_string (reply, "tool_name");
+      JsonNode *args = json_object_get_member (reply, "tool_args");
+
+      if (prompt == NULL || *prompt == '\0' || tool_name == NULL || *tool_name == '\0' ||
+          args == NULL || !JSON_NODE_HOLDS_OBJECT (args))
+        {
+          g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                                   _("/%s: tool_prompt needs a non-empty prompt and tool_name, "
+                                     "and tool_args as a JSON object"), data->command);
+          return;
+        }
+      g_signal_emit (self, signals[TOOL_PROMPT], 0, extension, prompt, tool_name, json_node_get_object (args));
+    }
   else if (g_str_equal (action, "open_panel") || g_str_equal (action, "tool_prompt"))
     {
       zot_extension_log (extension, "/%s answered \"%s\", which this host cannot show", data->command, action);
@@ -1107,6 +1264,11 @@ zot_extension_manager_dispose (GObject *object)
   if (self->routes != NULL)
     g_hash_table_remove_all (self->routes);
 
+  for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
+    g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->panels, i), self);
+  if (self->panels != NULL)
+    g_ptr_array_set_size (self->panels, 0);
+
   if (self->extensions != NULL && self->extensions->len > 0)
     {
       guint len = self->extensions->len;
@@ -1134,6 +1296,7 @@ zot_extension_manager_finalize (GObject *object)
   g_clear_pointer (&self->model, g_free);
   g_clear_pointer (&self->session_id, g_free);
   g_clear_pointer (&self->remembered_tools, g_hash_table_unref);
+  g_clear_pointer (&self->panels, g_ptr_array_unref);
 
   G_OBJECT_CLASS (zot_extension_manager_parent_class)->finalize (object);
 }
@@ -1241,6 +1404,45 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
                   G_TYPE_NONE, 2, G_TYPE_STRING, JSON_TYPE_OBJECT);
 
   /**
+   * ZotExtensionManager::panel-opened:
+   * @extension: the owner
+   * @panel: the new panel
+   */
+  signals [PANEL_OPENED] =
+    g_signal_new ("panel-opened",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
+
+  signals [PANEL_UPDATED] =
+    g_signal_new ("panel-updated",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
+
+  /**
+   * ZotExtensionManager::panel-closed:
+   * @extension: (nullable): the owner, while it exists
+   * @panel: the panel, closed from either side
+   */
+  signals [PANEL_CLOSED] =
+    g_signal_new ("panel-closed",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
+
+  /**
+   * ZotExtensionManager::tool-prompt:
+   * @extension: whose command answered `tool_prompt`
+   * @prompt: the user message to append
+   * @tool_name: the tool to run first
+   * @tool_args: its arguments
+   *
+   * Interactive hosts only; the host runs it through the agent.
+   */
+  signals [TOOL_PROMPT] =
+    g_signal_new ("tool-prompt",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 4, ZOT_TYPE_EXTENSION, G_TYPE_STRING, G_TYPE_STRING, JSON_TYPE_OBJECT);
+
+  /**
    * ZotExtensionManager::tools-changed:
    *
    * The set of extension tools may have changed: rebuild registries.
@@ -1284,6 +1486,7 @@ zot_extension_manager_init (ZotExtensionManager *self)
   self->model = g_strdup ("demo");
   self->session_id = g_uuid_string_random ();
   self->remembered_tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->panels = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 ZotExtensionManager *

@@ -4,6 +4,7 @@
 
 #include "zot-approval.h"
 #include "zot-extension.h"
+#include "zot-panel.h"
 
 G_BEGIN_DECLS
 
@@ -154,6 +155,7 @@ char                *zot_extension_manager_before_agent_start_finish (ZotExtensi
                                                                  GAsyncResult         *result,
                                                                  GError              **error);
 GPtrArray           *zot_extension_manager_list_tools           (ZotExtensionManager  *self);
+GPtrArray           *zot_extension_manager_list_panels          (ZotExtensionManager  *self);
 void                 zot_extension_manager_set_policy           (ZotExtensionManager  *self,
                                                                  ZotApprovalPolicy     policy);
 ZotApprovalPolicy    zot_extension_manager_get_policy           (ZotExtensionManager  *self);

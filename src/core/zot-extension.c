@@ -678,8 +678,9 @@ save_state_now (gpointer user_data)
 static void
 save_state (ZotExtension *self)
 {
+  /* No reference: dispose removes the source. */
   if (self->save_id == 0)
-    self->save_id = g_idle_add_full (G_PRIORITY_LOW, save_state_now, g_object_ref (self), g_object_unref);
+    self->save_id = g_idle_add_full (G_PRIORITY_LOW, save_state_now, self, NULL);
 }
 
 static void
@@ -1335,6 +1336,7 @@ zot_extension_dispose (GObject *object)
   clear_source (&self->cap_timeout);
   clear_source (&self->ladder_timeout);
   clear_source (&self->eof_timeout);
+  g_clear_handle_id (&self->save_id, g_source_remove);
 
   if (self->pending != NULL)
     g_hash_table_remove_all (self->pending);

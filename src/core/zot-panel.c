@@ -1,0 +1,326 @@
+#define G_LOG_DOMAIN "zot-panel"
+
+#include "config.h"
+
+#include "zot-extension.h"
+#include "zot-panel.h"
+
+struct _ZotPanel
+{
+  GObject   parent_instance;
+
+  GWeakRef  extension;
+  char     *extension_name;
+  char     *id;
+  char     *title;
+  GStrv     lines;
+  char     *footer;
+  guint     columns;
+  guint     rows;
+  gboolean  open;
+};
+
+enum {
+  UPDATED,
+  CLOSED,
+  N_SIGNALS
+};
+
+static guint signals [N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (ZotPanel, zot_panel, G_TYPE_OBJECT)
+
+static const char * const keys[] = {
+  "up", "down", "left", "right", "enter", "esc", "tab", "pageup", "pagedown",
+  "home", "end", "backspace", "delete", "rune", NULL
+};
+
+gboolean
+zot_panel_key_is_valid (const char *key)
+{
+  return key != NULL && g_strv_contains (keys, key);
+}
+
+static void
+zot_panel_finalize (GObject *object)
+{
+  ZotPanel *self = (ZotPanel *)object;
+
+  g_weak_ref_clear (&self->extension);
+  g_clear_pointer (&self->extension_name, g_free);
+  g_clear_pointer (&self->id, g_free);
+  g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->lines, g_strfreev);
+  g_clear_pointer (&self->footer, g_free);
+
+  G_OBJECT_CLASS (zot_panel_parent_class)->finalize (object);
+}
+
+static void
+zot_panel_class_init (ZotPanelClass *klass)
+{
+  G_OBJECT_CLASS (klass)->finalize = zot_panel_finalize;
+
+  signals [UPDATED] =
+    g_signal_new ("updated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+
+  /**
+   * ZotPanel::closed:
+   * @reason: (nullable): why, when the extension's end went away
+   */
+  signals [CLOSED] =
+    g_signal_new ("closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void
+zot_panel_init (ZotPanel *self)
+{
+  g_weak_ref_init (&self->extension, NULL);
+  self->lines = g_new0 (char *, 1);
+  self->open = TRUE;
+}
+
+static const char *
+string_member (JsonObject *object,
+               const char *member)
+{
+  JsonNode *node = json_object_get_member (object, member);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}
+
+/**
+ * zot_panel_update:
+ * @description: an `open_panel` object or a `panel_render` frame
+ *
+ * Replaces the content. An empty or missing title keeps the old one.
+ */
+void
+zot_panel_update (ZotPanel   *self,
+                  JsonObject *description)
+{
+  const char *title;
+  const char *footer;
+  JsonNode *lines;
+
+  g_return_if_fail (ZOT_IS_PANEL (self));
+  g_return_if_fail (description != NULL);
+
+  title = string_member (description, "title");
+  if (title != NULL && *title != '\0')
+    {
+      g_free (self->title);
+      self->title = g_strdup (title);
+    }
+
+  footer = string_member (description, "footer");
+  g_free (self->footer);
+  self->footer = g_strdup (footer);
+
+  lines = json_object_get_member (description, "lines");
+  if (lines != NULL && JSON_NODE_HOLDS_ARRAY (lines))
+    {
+      JsonArray *array = json_node_get_array (lines);
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          JsonNode *line = json_array_get_element (array, i);
+
+          if (JSON_NODE_HOLDS_VALUE (line) && json_node_get_value_type (line) == G_TYPE_STRING)
+            g_strv_builder_add (builder, json_node_get_string (line));
+          else
+            g_strv_builder_add (builder, "");
+        }
+      g_strfreev (self->lines);
+      self->lines = g_strv_builder_end (builder);
+    }
+
+  g_signal_emit (self, signals [UPDATED], 0);
+}
+
+ZotPanel *
+zot_panel_new (ZotExtension *extension,
+               JsonObject   *description)
+{
+  ZotPanel *self;
+  const char *id;
+
+  g_return_val_if_fail (ZOT_IS_EXTENSION (extension), NULL);
+  g_return_val_if_fail (description != NULL, NULL);
+
+  id = string_member (description, "id");
+
+  self = g_object_new (ZOT_TYPE_PANEL, NULL);
+  g_weak_ref_set (&self->extension, extension);
+  self->extension_name = g_strdup (zot_extension_get_name (extension));
+  self->id = g_strdup (id != NULL && *id != '\0' ? id : "panel");
+  self->title = g_strdup (self->extension_name);
+  zot_panel_update (self, description);
+
+  return self;
+}
+
+const char *
+zot_panel_get_id (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), NULL);
+  return self->id;
+}
+
+const char *
+zot_panel_get_title (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), NULL);
+  return self->title;
+}
+
+const char * const *
+zot_panel_get_lines (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), NULL);
+  return (const char * const *) self->lines;
+}
+
+const char *
+zot_panel_get_footer (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), NULL);
+  return self->footer;
+}
+
+const char *
+zot_panel_get_extension_name (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), NULL);
+  return self->extension_name;
+}
+
+/**
+ * zot_panel_dup_extension:
+ *
+ * Returns: (transfer full) (nullable): the owner, while it exists
+ */
+ZotExtension *
+zot_panel_dup_extension (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), NULL);
+  return g_weak_ref_get (&self->extension);
+}
+
+gboolean
+zot_panel_is_open (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), FALSE);
+  return self->open;
+}
+
+static gboolean
+send (ZotPanel   *self,
+      JsonObject *frame)
+{
+  g_autoptr(ZotExtension) extension = g_weak_ref_get (&self->extension);
+  g_autoptr(GError) error = NULL;
+
+  if (extension == NULL || !self->open)
+    return FALSE;
+
+  if (!zot_extension_notify (extension, frame, &error))
+    {
+      g_debug ("panel %s of %s: %s", self->id, self->extension_name, error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * zot_panel_send_key:
+ * @key: one of the protocol's key names
+ * @text: (nullable): the character, for "rune"
+ */
+gboolean
+zot_panel_send_key (ZotPanel   *self,
+                    const char *key,
+                    const char *text)
+{
+  g_autoptr(JsonObject) frame = NULL;
+
+  g_return_val_if_fail (ZOT_IS_PANEL (self), FALSE);
+  g_return_val_if_fail (zot_panel_key_is_valid (key), FALSE);
+
+  frame = json_object_new ();
+  json_object_set_string_member (frame, "type", "panel_key");
+  json_object_set_string_member (frame, "panel_id", self->id);
+  json_object_set_string_member (frame, "key", key);
+  if (g_str_equal (key, "rune"))
+    json_object_set_string_member (frame, "text", text ? text : "");
+  return send (self, frame);
+}
+
+/**
+ * zot_panel_resize:
+ *
+ * Tells the extension the panel's size in character cells, when it changed.
+ */
+gboolean
+zot_panel_resize (ZotPanel *self,
+                  guint     columns,
+                  guint     rows)
+{
+  g_autoptr(JsonObject) frame = NULL;
+
+  g_return_val_if_fail (ZOT_IS_PANEL (self), FALSE);
+
+  if (columns == self->columns && rows == self->rows)
+    return FALSE;
+  self->columns = columns;
+  self->rows = rows;
+
+  frame = json_object_new ();
+  json_object_set_string_member (frame, "type", "panel_resize");
+  json_object_set_string_member (frame, "panel_id", self->id);
+  json_object_set_int_member (frame, "width", columns);
+  json_object_set_int_member (frame, "height", rows);
+  return send (self, frame);
+}
+
+/**
+ * zot_panel_close:
+ *
+ * The user closed it: tells the extension and closes the view.
+ */
+void
+zot_panel_close (ZotPanel *self)
+{
+  g_autoptr(JsonObject) frame = NULL;
+
+  g_return_if_fail (ZOT_IS_PANEL (self));
+
+  if (!self->open)
+    return;
+
+  frame = json_object_new ();
+  json_object_set_string_member (frame, "type", "panel_close");
+  json_object_set_string_member (frame, "panel_id", self->id);
+  send (self, frame);
+
+  self->open = FALSE;
+  g_signal_emit (self, signals [CLOSED], 0, NULL);
+}
+
+void
+_zot_panel_closed_by_extension (ZotPanel   *self,
+                                const char *reason)
+{
+  g_return_if_fail (ZOT_IS_PANEL (self));
+
+  if (!self->open)
+    return;
+
+  self->open = FALSE;
+  g_signal_emit (self, signals [CLOSED], 0, reason);
+}
