@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -234,14 +236,95 @@ bench_json_to_line (JsonObject *object,
   return json_generator_to_data (generator, length);
 }
 
+/* Pins the calling thread, and what it spawns from now on, to @cpu.
+ * Returns FALSE, changing nothing, when there are fewer CPUs or when
+ * $ZOT_BENCH_NO_PIN is set. */
+gboolean
+bench_pin_to_cpu (guint cpu)
+{
+  cpu_set_t set;
+
+  if (g_getenv ("ZOT_BENCH_NO_PIN") != NULL || g_get_num_processors () <= cpu)
+    return FALSE;
+
+  CPU_ZERO (&set);
+  CPU_SET (cpu, &set);
+  return sched_setaffinity (0, sizeof set, &set) == 0;
+}
+
+/* Busy and total jiffies of the whole machine, from the first line of
+ * /proc/stat. */
+static gboolean
+read_cpu_times (guint64 *busy,
+                guint64 *total)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) fields = NULL;
+  guint64 idle = 0;
+  char *newline;
+
+  if (!g_file_get_contents ("/proc/stat", &contents, NULL, NULL) || !g_str_has_prefix (contents, "cpu "))
+    return FALSE;
+
+  *contents = ' ';
+  newline = strchr (contents, '\n');
+  if (newline != NULL)
+    *newline = '\0';
+  fields = g_strsplit_set (g_strstrip (contents), " ", -1);
+
+  *total = 0;
+  for (guint i = 0, column = 0; fields[i] != NULL; i++)
+    {
+      guint64 value;
+
+      if (*fields[i] == '\0')
+        continue;
+      value = g_ascii_strtoull (fields[i], NULL, 10);
+      /* user nice system idle iowait irq softirq steal: guest time is in user already */
+      if (column < 8)
+        *total += value;
+      if (column == 3 || column == 4)
+        idle += value;
+      column++;
+    }
+
+  *busy = *total - idle;
+  return TRUE;
+}
+
+/* How busy the machine is before we start, so that a reader can tell a
+ * figure taken next to a compiler from a quiet one. */
+static double
+sample_machine_load (void)
+{
+  guint64 busy0;
+  guint64 total0;
+  guint64 busy1;
+  guint64 total1;
+
+  if (!read_cpu_times (&busy0, &total0))
+    return -1;
+  g_usleep (300 * 1000);
+  if (!read_cpu_times (&busy1, &total1) || total1 == total0)
+    return -1;
+
+  return (double) (busy1 - busy0) / (double) (total1 - total0);
+}
+
 void
 bench_print_header (const char *title,
                     const char *what)
 {
+  double load = sample_machine_load ();
+
   g_print ("%s - %s\n", title, what);
-  g_print ("zot %s, GLib %u.%u.%u, json-glib %s, %u CPUs\n\n",
+  g_print ("zot %s, GLib %u.%u.%u, json-glib %s, %u CPUs\n",
            PACKAGE_VERSION, glib_major_version, glib_minor_version, glib_micro_version,
            JSON_VERSION_S, g_get_num_processors ());
+  if (load >= 0.10)
+    g_print ("warning: other processes kept the CPUs %.0f%% busy just before this run; "
+             "the figures are noisy\n", load * 100);
+  g_print ("\n");
 }
 
 const char *

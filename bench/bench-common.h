@@ -50,6 +50,8 @@ gboolean  bench_read_full         (int                  fd,
 char     *bench_json_to_line      (JsonObject          *object,
                                    gsize               *length);
 
+gboolean  bench_pin_to_cpu        (guint                cpu);
+
 void      bench_print_header      (const char          *title,
                                    const char          *what);
 const char *bench_verdict         (gboolean             met);

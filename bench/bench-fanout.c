@@ -1,6 +1,423 @@
-int main (void);
-int
-main (void)
+/* bench-fanout.c — one lifecycle event to many subscribed extensions.
+ *
+ * zot: N echo extensions subscribe to every event and send a notify
+ * "ack <count>" after every ACK_EVERY events. Events are emitted with
+ * zot_extension_manager_emit_event from an idle callback while the main
+ * loop turns; the run ends when every extension has acknowledged all of
+ * them (through ::note-added). At most WINDOW events are emitted ahead of
+ * the slowest acknowledgement, which keeps every queue inside the
+ * protocol's 256-frame bound: without it a consumer that falls behind is
+ * disconnected, by design.
+ *
+ * Baseline, in the same run: N forked children reading pipes, the parent
+ * doing one blocking write() of the same serialized event line per event
+ * per child; each child writes a byte back once it has counted every line.
+ */
+#define G_LOG_DOMAIN "zot-bench"
+
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench-common.h"
+#include "zot-extension-manager.h"
+
+#define REPS        5
+#define ACK_EVERY   64
+#define WINDOW      240
+#define TARGET      20.0
+
+/* Baseline: one write() per event per child */
+
+static void
+count_lines (int    input,
+             int    report,
+             guint  expected)
 {
+  static char buffer[64 * 1024];
+  guint lines = 0;
+
+  while (lines < expected)
+    {
+      ssize_t n = read (input, buffer, sizeof buffer);
+      const char *p = buffer;
+      const char *end;
+
+      if (n <= 0)
+        _exit (1);
+
+      end = buffer + n;
+      while ((p = memchr (p, '\n', (gsize) (end - p))) != NULL)
+        {
+          lines++;
+          p++;
+        }
+    }
+
+  bench_write_full (report, "x", 1);
+  _exit (0);
+}
+
+static double
+baseline_run (guint       n_children,
+              guint       n_events,
+              const char *line,
+              gsize       length)
+{
+  g_autofree int *fds = g_new (int, n_children);
+  g_autofree pid_t *pids = g_new (pid_t, n_children);
+  g_autofree char *done = g_malloc (n_children);
+  int report[2];
+  double start;
+  double elapsed;
+
+  if (pipe (report) < 0)
+    g_error ("pipe: %s", g_strerror (errno));
+
+  for (guint c = 0; c < n_children; c++)
+    {
+      int fd[2];
+
+      if (pipe (fd) < 0)
+        g_error ("pipe: %s", g_strerror (errno));
+
+      pids[c] = fork ();
+      if (pids[c] < 0)
+        g_error ("fork: %s", g_strerror (errno));
+      if (pids[c] == 0)
+        {
+          close (fd[1]);
+          close (report[0]);
+          count_lines (fd[0], report[1], n_events);
+        }
+
+      close (fd[0]);
+      fds[c] = fd[1];
+    }
+  close (report[1]);
+
+  start = bench_now ();
+  for (guint e = 0; e < n_events; e++)
+    for (guint c = 0; c < n_children; c++)
+      if (!bench_write_full (fds[c], line, length))
+        g_error ("baseline: a child went away");
+  if (!bench_read_full (report[0], done, n_children))
+    g_error ("baseline: a child did not report");
+  elapsed = bench_now () - start;
+
+  for (guint c = 0; c < n_children; c++)
+    {
+      close (fds[c]);
+      waitpid (pids[c], NULL, 0);
+    }
+  close (report[0]);
+
+  return elapsed;
+}
+
+/* zot */
+
+typedef struct
+{
+  ZotExtensionManager *manager;
+  GHashTable          *index;
+  guint64             *acks;
+  guint                n_extensions;
+  JsonObject          *payload;
+  guint64              emitted;
+  guint64              target;
+  guint64              min_ack;
+  guint                idle_id;
+  gboolean             done;
+  gboolean             loaded;
+  gboolean             stopped;
+} Fanout;
+
+static gboolean emit_cb (gpointer user_data);
+
+static void
+schedule_emit (Fanout *fanout)
+{
+  if (fanout->idle_id == 0 &&
+      fanout->emitted < fanout->target &&
+      fanout->emitted - fanout->min_ack < WINDOW)
+    fanout->idle_id = g_idle_add (emit_cb, fanout);
+}
+
+/* As fast as the window allows, then back to the main loop. */
+static gboolean
+emit_cb (gpointer user_data)
+{
+  Fanout *fanout = user_data;
+
+  while (fanout->emitted < fanout->target && fanout->emitted - fanout->min_ack < WINDOW)
+    {
+      zot_extension_manager_emit_event (fanout->manager, "tool_call", fanout->payload);
+      fanout->emitted++;
+    }
+
+  fanout->idle_id = 0;
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_note_added (ZotExtensionManager *manager,
+               ZotExtension        *extension,
+               const char          *level,
+               const char          *message,
+               Fanout              *fanout)
+{
+  guint position = GPOINTER_TO_UINT (g_hash_table_lookup (fanout->index, extension));
+  guint64 min = G_MAXUINT64;
+
+  if (position == 0 || !g_str_has_prefix (message, "ack "))
+    g_error ("unexpected note from %s: %s", zot_extension_get_name (extension), message);
+
+  fanout->acks[position - 1] = g_ascii_strtoull (message + 4, NULL, 10);
+  for (guint i = 0; i < fanout->n_extensions; i++)
+    min = MIN (min, fanout->acks[i]);
+  fanout->min_ack = min;
+
+  if (fanout->min_ack >= fanout->target)
+    fanout->done = TRUE;
+  else
+    schedule_emit (fanout);
+}
+
+static void
+on_extension_crashed (ZotExtensionManager *manager,
+                      ZotExtension        *extension,
+                      const char          *message,
+                      Fanout              *fanout)
+{
+  g_error ("%s", message);
+}
+
+static void
+fanout_loaded_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Fanout *fanout = user_data;
+
+  zot_extension_manager_load_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  fanout->loaded = TRUE;
+}
+
+static void
+fanout_stopped_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Fanout *fanout = user_data;
+
+  zot_extension_manager_shutdown_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  fanout->stopped = TRUE;
+}
+
+static void
+fanout_start (Fanout              *fanout,
+              ZotExtensionManager *manager,
+              BenchEnv            *env,
+              guint                n_extensions,
+              JsonObject          *payload)
+{
+  g_autofree char *ack_every = g_strdup_printf ("%d", ACK_EVERY);
+  const char *args[] = { "--subscribe", "--no-intercept", "--ack-every", ack_every, NULL };
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < n_extensions; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("fan-%u-%02u", n_extensions, i);
+      g_ptr_array_add (paths, bench_make_extension (env, name, args));
+    }
+  g_ptr_array_add (paths, NULL);
+
+  fanout->manager = g_object_ref (manager);
+  fanout->n_extensions = n_extensions;
+  fanout->acks = g_new0 (guint64, n_extensions);
+  fanout->index = g_hash_table_new (NULL, NULL);
+  fanout->payload = json_object_ref (payload);
+
+  zot_extension_manager_set_explicit_paths (manager, (const char * const *) paths->pdata);
+  g_signal_connect (manager, "note-added", G_CALLBACK (on_note_added), fanout);
+  g_signal_connect (manager, "extension-crashed", G_CALLBACK (on_extension_crashed), fanout);
+
+  zot_extension_manager_load_async (manager, NULL, fanout_loaded_cb, fanout);
+  bench_wait_for (&fanout->loaded, 60, "the extensions to load");
+
+  for (guint i = 0; i < n_extensions; i++)
+    {
+      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+
+      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
+        g_error ("%s did not start: %s", zot_extension_get_name (extension),
+                 zot_extension_get_last_error (extension));
+      g_hash_table_insert (fanout->index, extension, GUINT_TO_POINTER (i + 1));
+    }
+}
+
+static double
+fanout_run (Fanout *fanout,
+            guint   n_events)
+{
+  double start;
+
+  g_assert (fanout->emitted == fanout->min_ack);
+
+  fanout->target = fanout->emitted + n_events;
+  fanout->done = FALSE;
+
+  start = bench_now ();
+  schedule_emit (fanout);
+  bench_wait_for (&fanout->done, 120, "every extension to acknowledge every event");
+  return bench_now () - start;
+}
+
+static void
+fanout_stop (Fanout *fanout)
+{
+  g_signal_handlers_disconnect_by_data (fanout->manager, fanout);
+  zot_extension_manager_shutdown_async (fanout->manager, NULL, fanout_stopped_cb, fanout);
+  bench_wait_for (&fanout->stopped, 30, "the extensions to stop");
+
+  g_clear_object (&fanout->manager);
+  g_clear_pointer (&fanout->index, g_hash_table_unref);
+  g_clear_pointer (&fanout->acks, g_free);
+  g_clear_pointer (&fanout->payload, json_object_unref);
+}
+
+/* What emit_event sends: the common members, then the payload. */
+static char *
+event_line (ZotExtensionManager *manager,
+            JsonObject          *payload,
+            gsize               *length)
+{
+  g_autoptr(JsonObject) frame = json_object_new ();
+  GList *members = json_object_get_members (payload);
+
+  json_object_set_string_member (frame, "type", "event");
+  json_object_set_string_member (frame, "event", "tool_call");
+  json_object_set_string_member (frame, "session_id", zot_extension_manager_get_session_id (manager));
+  json_object_set_string_member (frame, "cwd", zot_extension_manager_get_cwd (manager));
+  json_object_set_int_member (frame, "sequence", 123456);
+  for (GList *l = members; l != NULL; l = l->next)
+    json_object_set_member (frame, l->data, json_object_dup_member (payload, l->data));
+  g_list_free (members);
+
+  return bench_json_to_line (frame, length);
+}
+
+static JsonObject *
+make_payload (void)
+{
+  JsonObject *payload = json_object_new ();
+  g_autoptr(JsonObject) args = json_object_new ();
+
+  json_object_set_string_member (args, "path", "src/core/zot-extension-manager.c");
+  json_object_set_int_member (args, "offset", 1200);
+  json_object_set_int_member (args, "limit", 200);
+  json_object_set_string_member (payload, "tool_id", "toolu_01A09q90qw90lq917835lq9");
+  json_object_set_string_member (payload, "tool_name", "read");
+  json_object_set_object_member (payload, "tool_args", g_steal_pointer (&args));
+  return payload;
+}
+
+static double
+cpu_seconds (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
+         usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  BenchEnv env = { 0 };
+  g_autoptr(JsonObject) payload = make_payload ();
+  const guint sizes[] = { 8, 32 };
+  const guint zot_events[] = { bench_scaled (16384, ACK_EVERY), bench_scaled (8192, ACK_EVERY) };
+  const guint base_events[] = { bench_scaled (4096, 1), bench_scaled (2048, 1) };
+  double zot_rate[2];
+  double zot_cpu[2];
+  double base_rate[2];
+  g_autofree char *line = NULL;
+  gsize length = 0;
+
+  signal (SIGPIPE, SIG_IGN);
+  bench_env_init (&env, argv[0]);
+
+  bench_print_header ("bench-fanout", "one event to N subscribed extensions vs one write() per event per extension");
+
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      g_autoptr(ZotExtensionManager) manager = zot_extension_manager_new ();
+      Fanout fanout = { 0 };
+      double base[REPS];
+      double zot[REPS];
+      double cpu[REPS];
+
+      zot_extension_manager_set_cwd (manager, env.root);
+      zot_extension_manager_set_no_ext (manager, TRUE);
+      g_clear_pointer (&line, g_free);
+      line = event_line (manager, payload, &length);
+      line = g_realloc (line, length + 1);
+      line[length++] = '\n';
+
+      /* The baseline forks before any extension process exists. */
+      for (guint r = 0; r < REPS; r++)
+        base[r] = base_events[s] / baseline_run (sizes[s], base_events[s], line, length);
+      base_rate[s] = bench_median (base, REPS);
+
+      fanout_start (&fanout, manager, &env, sizes[s], payload);
+      fanout_run (&fanout, ACK_EVERY * 4);
+      for (guint r = 0; r < REPS; r++)
+        {
+          double cpu_start = cpu_seconds ();
+
+          zot[r] = zot_events[s] / fanout_run (&fanout, zot_events[s]);
+          cpu[r] = (cpu_seconds () - cpu_start) * 1e6 / zot_events[s];
+        }
+      zot_rate[s] = bench_median (zot, REPS);
+      zot_cpu[s] = bench_median (cpu, REPS);
+      fanout_stop (&fanout);
+    }
+
+  g_print ("a %" G_GSIZE_FORMAT "-byte tool_call event line; zot: ack every %d events, at most %d events "
+           "ahead of the slowest ack;\nmedian of %d runs; rates are events emitted per second, each delivered "
+           "to every extension\n\n",
+           length, ACK_EVERY, WINDOW, REPS);
+  g_print ("%-46s %11s %8s %12s %15s %13s %8s\n",
+           "path", "extensions", "events", "events/s", "deliveries/s", "host CPU us/ev", "vs base");
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    {
+      g_print ("%-46s %11u %8u %12.0f %15.0f %13s %8s\n",
+               "baseline: one blocking write() per event each", sizes[s], base_events[s],
+               base_rate[s], base_rate[s] * sizes[s], "-", "1.0x");
+      g_print ("%-46s %11u %8u %12.0f %15.0f %13.2f %7.1fx\n",
+               "zot_extension_manager_emit_event", sizes[s], zot_events[s],
+               zot_rate[s], zot_rate[s] * sizes[s], zot_cpu[s], zot_rate[s] / base_rate[s]);
+    }
+
+  g_print ("\ntarget: at least %.0fx the rate of one write() per event per extension\n", TARGET);
+  for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
+    g_print ("  %2u extensions: %.1fx (%s)\n", sizes[s], zot_rate[s] / base_rate[s],
+             bench_verdict (zot_rate[s] / base_rate[s] >= TARGET));
+  g_print ("note: the host is CPU-bound (%.1f us of CPU per %.1f us event with %u extensions, %.2f us per\n"
+           "delivery) while writev calls are already coalesced; per delivery the channel copies the serialized\n"
+           "line and allocates a frame record, a GBytes and a queue link: per-frame bookkeeping sets the rate\n",
+           zot_cpu[1], 1e6 / zot_rate[1], sizes[1], zot_cpu[1] / sizes[1]);
+
+  bench_env_clear (&env);
   return 0;
 }

@@ -743,6 +743,69 @@ test_flood_never_reading (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+typedef struct
+{
+  gboolean  done;
+  GError   *error;
+  guint     ticks;
+} BigRequest;
+
+static void
+big_request_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  BigRequest *request = user_data;
+  g_autoptr(JsonObject) reply = zot_extension_request_finish (ZOT_EXTENSION (object), result, &request->error);
+
+  request->done = TRUE;
+}
+
+static gboolean
+count_tick (gpointer data)
+{
+  ((BigRequest *) data)->ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+test_big_write_never_blocks (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "deaf", "--flood", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  g_autoptr(JsonObject) frame = json_object_new ();
+  g_autofree char *padding = g_strnfill (1024 * 1024, 'p');
+  BigRequest request = { 0 };
+  guint id;
+
+  /* A 1 MiB request to an extension that never reads its input: the pipe
+   * fills, and the main loop must go on turning until the write deadline
+   * disconnects it. */
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_WRITE, 300);
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "deaf");
+
+  json_object_set_string_member (frame, "type", "tool_call");
+  json_object_set_string_member (frame, "name", "anything");
+  json_object_set_string_member (frame, "padding", padding);
+
+  id = g_timeout_add (10, count_tick, &request);
+  zot_extension_request_async (extension, frame, 60000, NULL, big_request_cb, &request);
+  zot_test_wait_for (&request.done, 20000);
+  g_source_remove (id);
+
+  g_assert_nonnull (request.error);
+  g_assert_cmpuint (request.ticks, >, 5);
+  zot_test_wait_until (is_failed, extension, 10000);
+  g_assert_nonnull (strstr (zot_extension_get_last_error (extension), "could not be written"));
+  g_clear_error (&request.error);
+
+  zot_test_shutdown_manager (manager);
+}
+
 static void
 test_crash_during_command (Fixture       *f,
                            gconstpointer  data)
@@ -1195,6 +1258,7 @@ main (int    argc,
   ADD ("huge-frame", test_huge_frame);
   ADD ("flood-never-reading", test_flood_never_reading);
   ADD ("crash-during-command", test_crash_during_command);
+  ADD ("big-write-never-blocks", test_big_write_never_blocks);
   ADD ("broken-manifests", test_broken_manifests);
   ADD ("disabled", test_disabled);
   ADD ("python-and-shell", test_python_and_shell);

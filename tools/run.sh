@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds zot and shows it working headless, with no network and no API key:
-# the demo model answers and calls a tool, the example extensions are
-# installed, listed, and their slash commands run.
+# Builds zot and opens the window with the demo model and the example
+# extensions loaded: no network and no API key needed. Without a display it
+# shows the same features headless instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +10,15 @@ bash tools/deps.sh
 meson compile -C build >/dev/null
 
 zot=build/src/zot
+
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  echo "Opening Zot with the demo model and the example extensions."
+  echo "Try: /todo (a panel), tool: todo_add {\"text\": \"try zot\"} (a tool call and a note), /help."
+  exec $zot --ext examples/extensions/todo --ext examples/extensions/hello-sh --provider demo
+fi
+
+echo "No display here: showing Zot headless instead."
+echo
 demo_home=$(mktemp -d)
 export ZOT_HOME="$demo_home"
 trap 'rm -rf "$demo_home"' EXIT

@@ -430,6 +430,34 @@ parse_main_options (ZotCli   *cli,
   return g_option_context_parse_strv (context, argv, error);
 }
 
+/**
+ * zot_cli_wants_window:
+ *
+ * Returns: whether the arguments ask for the window: no subcommand, no
+ *   headless flag, nothing that only prints
+ */
+gboolean
+zot_cli_wants_window (int    argc,
+                      char **argv)
+{
+  static const char * const headless[] = {
+    "-p", "--print", "--json", "--version", "--help", "-h", "--help-all", NULL
+  };
+
+  if (argc > 1 && (g_str_equal (argv[1], "ext") || g_str_equal (argv[1], "update")))
+    return FALSE;
+
+  for (int i = 1; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--"))
+        break;
+      if (g_strv_contains (headless, argv[i]) || g_str_equal (argv[i], "rpc"))
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
 int
 zot_cli_main (int    argc,
               char **argv)

@@ -1542,8 +1542,7 @@ zot_extension_manager_emit_event (ZotExtensionManager *self,
                                   JsonObject          *payload)
 {
   g_autoptr(JsonObject) frame = NULL;
-  g_autofree char *line = NULL;
-  gsize length = 0;
+  g_autoptr(GBytes) line = NULL;
   guint64 sequence;
 
   g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), 0);
@@ -1572,12 +1571,15 @@ zot_extension_manager_emit_event (ZotExtensionManager *self,
         {
           g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), frame);
           g_autoptr(JsonGenerator) generator = json_generator_new ();
+          g_autoptr(GString) text = g_string_new (NULL);
 
           json_generator_set_root (generator, node);
-          line = json_generator_to_data (generator, &length);
+          json_generator_to_gstring (generator, text);
+          g_string_append_c (text, '\n');
+          line = g_string_free_to_bytes (g_steal_pointer (&text));
         }
 
-      if (!zot_extension_send_line (extension, line, length, &error))
+      if (!zot_extension_send_bytes (extension, line, &error))
         zot_extension_log (extension, "event %s (sequence %" G_GUINT64_FORMAT ") not delivered: %s",
                            name, sequence, error->message);
     }

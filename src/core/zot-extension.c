@@ -12,7 +12,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gi18n.h>
+#include <gio/gunixoutputstream.h>
 #include <glib/gstdio.h>
+#include <glib-unix.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -1189,6 +1191,13 @@ zot_extension_init_async (GAsyncInitable      *initable,
 
   self->init_task = g_steal_pointer (&task);
 
+  /* GSubprocess leaves its pipes blocking; a write to an extension that
+   * does not read would then stop the main loop, deadline and all. */
+  if (!g_unix_set_fd_nonblocking (g_unix_output_stream_get_fd (G_UNIX_OUTPUT_STREAM (g_subprocess_get_stdin_pipe (self->subprocess))),
+                                  TRUE, &error))
+    g_debug ("%s: cannot make its input non-blocking: %s", self->name, error->message);
+  g_clear_error (&error);
+
   self->channel = zot_frame_channel_new (g_subprocess_get_stdout_pipe (self->subprocess),
                                          g_subprocess_get_stdin_pipe (self->subprocess));
   zot_frame_channel_set_trace (self->channel, self->trace);
@@ -1727,16 +1736,16 @@ zot_extension_intercepts (ZotExtension *self,
 }
 
 /**
- * zot_extension_send_line:
+ * zot_extension_send_bytes:
+ * @line: a serialized notification ending with its newline
  *
  * Queues an already serialized notification, so that one event fanned out
- * to many extensions is serialized once.
+ * to many extensions is serialized once and shared.
  */
 gboolean
-zot_extension_send_line (ZotExtension  *self,
-                         const char    *line,
-                         gsize          length,
-                         GError       **error)
+zot_extension_send_bytes (ZotExtension  *self,
+                          GBytes        *line,
+                          GError       **error)
 {
   g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
 
@@ -1747,7 +1756,7 @@ zot_extension_send_line (ZotExtension  *self,
       return FALSE;
     }
 
-  return zot_frame_channel_send_line (self->channel, line, length, ZOT_FRAME_NONE, error);
+  return zot_frame_channel_send_bytes (self->channel, line, ZOT_FRAME_NONE, error);
 }
 
 /**

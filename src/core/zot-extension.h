@@ -100,9 +100,8 @@ gboolean           zot_extension_is_subscribed       (ZotExtension         *self
                                                       const char           *event);
 gboolean           zot_extension_intercepts          (ZotExtension         *self,
                                                       const char           *event);
-gboolean           zot_extension_send_line           (ZotExtension         *self,
-                                                      const char           *line,
-                                                      gsize                 length,
+gboolean           zot_extension_send_bytes          (ZotExtension         *self,
+                                                      GBytes               *line,
                                                       GError              **error);
 void               zot_extension_flush_async         (ZotExtension         *self,
                                                       GCancellable         *cancellable,

@@ -37,6 +37,10 @@ gboolean         zot_frame_channel_send_line        (ZotFrameChannel      *self,
                                                      gsize                 length,
                                                      ZotFrameFlags         flags,
                                                      GError              **error);
+gboolean         zot_frame_channel_send_bytes       (ZotFrameChannel      *self,
+                                                     GBytes               *bytes,
+                                                     ZotFrameFlags         flags,
+                                                     GError              **error);
 void             zot_frame_channel_flush_async      (ZotFrameChannel      *self,
                                                      GCancellable         *cancellable,
                                                      GAsyncReadyCallback   callback,

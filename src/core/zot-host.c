@@ -7,6 +7,7 @@
 #include "zot-builtin-tools.h"
 #include "zot-error.h"
 #include "zot-extension-private.h"
+#include "zot-subagent-tool.h"
 #include "zot-tool-search.h"
 #include "zot-host.h"
 #include "zot-limits.h"
@@ -692,26 +693,10 @@ shutdown_cb (GObject      *object,
                            session_flushed_cb, g_steal_pointer (&task));
 }
 
-/**
- * zot_host_shutdown_async:
- *
- * Aborts any run, stops every extension with the shutdown ladder and
- * waits for the session to be on disk.
- */
-void
-zot_host_shutdown_async (ZotHost             *self,
-                         GCancellable        *cancellable,
-                         GAsyncReadyCallback  callback,
-                         gpointer             user_data)
+static void
+stop_extensions (GTask *task)
 {
-  g_autoptr(GTask) task = NULL;
-
-  g_return_if_fail (ZOT_IS_HOST (self));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_host_shutdown_async);
-
-  zot_agent_abort (self->agent);
+  ZotHost *self = g_task_get_source_object (task);
 
   /* Queued events, session_end included, drain before `shutdown`. */
   if (self->session_started)
@@ -720,7 +705,57 @@ zot_host_shutdown_async (ZotHost             *self,
       self->session_started = FALSE;
     }
 
-  zot_extension_manager_shutdown_async (self->manager, NULL, shutdown_cb, g_steal_pointer (&task));
+  zot_extension_manager_shutdown_async (self->manager, NULL, shutdown_cb, task);
+}
+
+static void
+subagents_waited_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* Runners still going after the wait may never report their stop. */
+  if (!zot_subagent_tool_wait_finish (ZOT_TOOL (object), result, &error))
+    g_debug ("Shutting down without waiting further: %s", error->message);
+  stop_extensions (user_data);
+}
+
+/**
+ * zot_host_shutdown_async:
+ *
+ * Aborts any run, waits a little (ZOT_SUBAGENT_SHUTDOWN_WAIT_MS) for
+ * running subagents to return, stops every extension with the shutdown
+ * ladder and waits for the session to be on disk.
+ */
+void
+zot_host_shutdown_async (ZotHost             *self,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  ZotTool *subagent;
+
+  g_return_if_fail (ZOT_IS_HOST (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_host_shutdown_async);
+
+  zot_agent_abort (self->agent);
+
+  /* The abort reaches the subagents too; their stops come before
+   * session_end when they return in time. */
+  subagent = zot_tool_registry_lookup (self->registry, ZOT_SUBAGENT_TOOL_NAME);
+  if (subagent != NULL && ZOT_IS_SUBAGENT_TOOL (subagent) &&
+      zot_subagent_tool_get_n_running (subagent) > 0)
+    {
+      zot_subagent_tool_wait_async (subagent, zot_timeout_get_ms (ZOT_TIMEOUT_SUBAGENT_SHUTDOWN),
+                                    NULL, subagents_waited_cb, g_steal_pointer (&task));
+      return;
+    }
+
+  stop_extensions (g_steal_pointer (&task));
 }
 
 gboolean
@@ -848,10 +883,18 @@ zot_host_new (ZotHostOptions  *options,
   if (session == NULL)
     return NULL;
 
+  /* Made here: the subagent tool emits through it. */
+  self->manager = zot_extension_manager_new ();
+
   self->registry = zot_tool_registry_new ();
   builtins = zot_builtin_tools_new ();
   for (guint i = 0; i < builtins->len; i++)
     zot_tool_registry_add (self->registry, g_ptr_array_index (builtins, i), NULL);
+  {
+    g_autoptr(ZotTool) subagent = zot_subagent_tool_new (&self->options.provider, self->registry,
+                                                         self->manager, self->options.cwd);
+    zot_tool_registry_add (self->registry, subagent, NULL);
+  }
   {
     g_autoptr(ZotTool) search = zot_tool_search_new (self->registry);
     zot_tool_registry_add (self->registry, search, NULL);
@@ -872,7 +915,6 @@ zot_host_new (ZotHostOptions  *options,
   zot_agent_set_system_prompt_override (self->agent, self->options.system_prompt,
                                         (const char * const *) self->options.append_system_prompt);
 
-  self->manager = zot_extension_manager_new ();
   zot_extension_manager_set_cwd (self->manager, self->options.cwd);
   zot_extension_manager_set_explicit_paths (self->manager, (const char * const *) self->options.ext_paths);
   zot_extension_manager_set_no_ext (self->manager, self->options.no_ext);

@@ -23,6 +23,7 @@ static const struct {
   [ZOT_TIMEOUT_PROVIDER_RETRY_MAX] = { "provider-retry-max", ZOT_PROVIDER_RETRY_MAX_MS },
   [ZOT_TIMEOUT_PROVIDER_IDLE]      = { "provider-idle",      ZOT_PROVIDER_IDLE_MS },
   [ZOT_TIMEOUT_BASH]               = { "bash",               ZOT_BASH_TIMEOUT_MS },
+  [ZOT_TIMEOUT_SUBAGENT_SHUTDOWN]  = { "subagent-shutdown",  ZOT_SUBAGENT_SHUTDOWN_WAIT_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

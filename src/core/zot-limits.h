@@ -29,6 +29,7 @@ G_BEGIN_DECLS
 #define ZOT_CALL_TOOL_TIMEOUT_MS           60000
 #define ZOT_SHUTDOWN_GRACE_MS              2000
 #define ZOT_SIGTERM_GRACE_MS               1000
+#define ZOT_SUBAGENT_SHUTDOWN_WAIT_MS      2000  /* §6: shutdown waits for swarm runners */
 
 /* §0 sizes beyond framing */
 #define ZOT_SYSTEM_PROMPT_MAX_BYTES        ((gsize) 1024 * 1024)
@@ -65,6 +66,7 @@ typedef enum
   ZOT_TIMEOUT_PROVIDER_RETRY_MAX,
   ZOT_TIMEOUT_PROVIDER_IDLE,
   ZOT_TIMEOUT_BASH,
+  ZOT_TIMEOUT_SUBAGENT_SHUTDOWN,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

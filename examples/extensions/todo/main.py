@@ -1,15 +1,26 @@
 #!/usr/bin/env python3
-"""todo: a zot extension that keeps a to-do list behind the /todo command.
+"""todo: a zot extension that keeps a to-do list.
+
+In the desktop window (the host advertises "panels"):
+
+    /todo            open the To-do panel (also /todo panel)
+                     up/down move, enter toggles done, a adds a sample item,
+                     d or delete deletes, esc closes
+
+Everywhere (and headless, e.g. zot -p):
 
     /todo add TEXT   add an item
-    /todo list       show the list (also what a bare /todo does)
+    /todo list       show the list (also what a bare /todo does headless)
     /todo done N     mark item N as done
     /todo clear      empty the list and remove this extension's notes
+
+Tools for the model: todo_add {"text": ...} and todo_list {}.
 
 The list lives in todo.json in the extension's own directory, which is also
 the process's working directory and hello_ack's data_dir. It is written to a
 temporary file first and renamed over the old one, so a crash never leaves
-half a file behind.
+half a file behind. Every operation reads the file again, so two zot
+processes sharing the directory see each other's changes.
 
 Protocol: newline-delimited JSON on stdin/stdout (zot protocol version 1).
 stdout carries frames only; diagnostics go to stderr (the extension's log).
@@ -19,12 +30,46 @@ import json
 import os
 import sys
 import tempfile
+import traceback
+import unicodedata
 
 NAME = "todo"
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 COMMAND = "Todo"
-USAGE = "usage: /todo add TEXT | /todo list | /todo done N | /todo clear"
+USAGE = "usage: /todo [panel] | /todo add TEXT | /todo list | /todo done N | /todo clear"
 STORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "todo.json")
+
+PANEL_ID = "todo"
+PANEL_TITLE = "To-do"
+PANEL_FOOTER = "↑↓ move · enter toggle · a add sample · d delete · esc close"
+SAMPLES = ["water the plants", "read the protocol", "call the dentist",
+           "buy milk", "back up the laptop", "answer the email from Sam"]
+
+# ANSI SGR parameters used in panel lines.
+BOLD, DIM, STRIKE, GREEN = "1", "2", "9", "32"
+
+TOOLS = [
+    {"type": "register_tool", "name": "todo_add",
+     "description": "Add an item to the user's to-do list",
+     "schema": {"type": "object",
+                "properties": {"text": {"type": "string"}},
+                "required": ["text"]},
+     "output_schema": {"type": "object",
+                       "properties": {"count": {"type": "integer"}}}},
+    {"type": "register_tool", "name": "todo_list",
+     "description": "Show the user's to-do list (numbered, [x] marks done items)",
+     "schema": {"type": "object", "properties": {}},
+     "output_schema": {"type": "object",
+                       "properties": {"count": {"type": "integer"},
+                                      "items": {"type": "array",
+                                                "items": {"type": "object",
+                                                          "properties": {"text": {"type": "string"},
+                                                                         "done": {"type": "boolean"}}}}}}},
+]
+
+# What the host told us in hello_ack, and the open panel (None when closed).
+host_capabilities = set()
+panel = None  # {"selected": int, "width": int or None}
 
 
 def log(message):
@@ -46,6 +91,12 @@ def respond(command_id, action="noop", **fields):
 
 def notify(level, message):
     send({"type": "notify", "level": level, "message": message})
+
+
+def one_line(text):
+    """New item text: one line, no control characters (ESC included), trimmed."""
+    text = "".join(" " if unicodedata.category(c) == "Cc" else c for c in text)
+    return " ".join(text.split())
 
 
 # ---- storage ---------------------------------------------------------------
@@ -88,6 +139,7 @@ def save_items(items):
 
 
 def render(items):
+    """The plain-text list: command displays and the todo_list tool."""
     if not items:
         return "Todo list is empty. Add an item with /todo add TEXT"
     lines = ["Todo list:"]
@@ -96,17 +148,201 @@ def render(items):
     return "\n".join(lines)
 
 
+# ---- the panel ----------------------------------------------------------------
+
+
+
+def columns(c):
+    if unicodedata.combining(c):
+        return 0
+    return 2 if unicodedata.east_asian_width(c) in ("W", "F") else 1
+
+
+def styled(segments, width):
+    """Joins (text, sgr) segments into one line, cut to `width` visible columns
+    (None: no cut) with an ellipsis. Escapes never count towards the width."""
+    if width is not None:
+        total = sum(columns(c) for text, _ in segments for c in text)
+        if total > width:
+            budget = max(width - 1, 0)  # room for "…"
+            cut = []
+            for text, sgr in segments:
+                kept = ""
+                for c in text:
+                    w = columns(c)
+                    if w > budget:
+                        budget = -1
+                        break
+                    budget -= w
+                    kept += c
+                if kept:
+                    cut.append((kept, sgr))
+                if budget < 0:
+                    break
+            tail = cut[-1][1] if cut else segments[-1][1]
+            segments = cut + ([("…", tail)] if width >= 1 else [])
+    merged = []  # neighbours with the same style share one escape
+    for text, sgr in segments:
+        if merged and merged[-1][1] == sgr:
+            merged[-1] = (merged[-1][0] + text, sgr)
+        else:
+            merged.append((text, sgr))
+    return "".join("\x1b[%sm%s\x1b[0m" % (sgr, text) if sgr else text
+                   for text, sgr in merged)
+
+
+def panel_lines(items):
+    selected = panel["selected"] if panel else 0
+    width = panel["width"] if panel else None
+    if not items:
+        return [styled([("No items yet. Press a to add a sample, or type /todo add TEXT.", DIM)], width)]
+
+    lines = []
+    for index, item in enumerate(items):
+        here = index == selected
+        done = item["done"]
+        base = BOLD if here else ""
+        if done:
+            text_sgr = ";".join(p for p in (base, "" if here else DIM, STRIKE) if p)
+            check_sgr = ";".join(p for p in (base, GREEN) if p)
+        else:
+            text_sgr, check_sgr = base, base
+        # one_line again: todo.json may have been edited by hand.
+        lines.append(styled([
+            ("▸ " if here else "  ", base),
+            ("[", base),
+            ("✓" if done else " ", check_sgr),
+            ("] ", base),
+            (one_line(item["text"]), text_sgr),
+        ], width))
+
+    done = sum(1 for item in items if item["done"])
+    summary = "%d item%s · %d done · %d open" % (
+        len(items), "" if len(items) == 1 else "s", done, len(items) - done)
+    lines.append("")
+    lines.append(styled([(summary, DIM)], width))
+    return lines
+
+
+def clamp_selection(items):
+    if panel is not None:
+        panel["selected"] = max(0, min(panel["selected"], len(items) - 1))
+
+
+def open_panel_frame(items):
+    clamp_selection(items)
+    return {"id": PANEL_ID, "title": PANEL_TITLE, "lines": panel_lines(items), "footer": PANEL_FOOTER}
+
+
+def refresh_panel(items=None):
+    """Sends panel_render when the panel is open."""
+    if panel is None:
+        return
+    if items is None:
+        items = load_items()
+    clamp_selection(items)
+    send({"type": "panel_render", "panel_id": PANEL_ID, "title": PANEL_TITLE,
+          "lines": panel_lines(items), "footer": PANEL_FOOTER})
+
+
+def next_sample(items):
+    present = {item["text"] for item in items}
+    for text in SAMPLES:
+        if text not in present:
+            return text
+    number = len(items) + 1
+    while "sample item %d" % number in present:
+        number += 1
+    return "sample item %d" % number
+
+
+def panel_key(frame):
+    global panel
+    key = frame.get("key")
+    text = frame.get("text") if isinstance(frame.get("text"), str) else ""
+    text = text.lower()  # a and A, d and D
+    if not isinstance(key, str):
+        return
+    if key == "esc":
+        panel = None
+        send({"type": "panel_close", "panel_id": PANEL_ID})
+        return
+
+    items = load_items()
+    clamp_selection(items)
+    selected = panel["selected"]
+    changed = False
+
+    if key == "up":
+        panel["selected"] = max(selected - 1, 0)
+    elif key == "down":
+        panel["selected"] = min(selected + 1, max(len(items) - 1, 0))
+    elif key == "home":
+        panel["selected"] = 0
+    elif key == "end":
+        panel["selected"] = max(len(items) - 1, 0)
+    elif key == "enter" and items:
+        item = items[selected]
+        item["done"] = not item["done"]
+        changed = True
+        if item["done"]:
+            notify("success", "Done: " + item["text"])
+        else:
+            notify("info", "Reopened: " + item["text"])
+    elif key == "rune" and text == "a":
+        items.append({"text": next_sample(items), "done": False})
+        panel["selected"] = len(items) - 1
+        changed = True
+    elif (key == "delete" or (key == "rune" and text == "d")) and items:
+        del items[selected]
+        changed = True
+    else:
+        return  # a key this panel does not use: nothing to redraw
+
+    if changed:
+        try:
+            save_items(items)
+        except OSError as e:
+            log("cannot save %s: %s" % (STORE, e))
+            notify("error", "todo: cannot save the list: %s" % (e,))
+            items = load_items()
+    refresh_panel(items)
+
+
+def panel_frame(kind, frame):
+    global panel
+    if frame.get("panel_id") != PANEL_ID or panel is None:
+        return  # not ours, or already closed
+    if kind == "panel_key":
+        panel_key(frame)
+    elif kind == "panel_resize":
+        width = frame.get("width")
+        if isinstance(width, int) and not isinstance(width, bool) and width > 0:
+            if width != panel["width"]:
+                panel["width"] = width
+                refresh_panel()
+    elif kind == "panel_close":
+        panel = None  # the user closed it in the window
+
+
 # ---- the command ------------------------------------------------------------
 
 def run_todo(command_id, args):
+    global panel
     verb, _, rest = args.strip().partition(" ")
     verb = verb.lower()
     rest = rest.strip()
 
-    if verb in ("", "list"):
+    if verb in ("", "panel") and "panels" in host_capabilities:
+        if panel is None:
+            panel = {"selected": 0, "width": None}
+        respond(command_id, "open_panel", open_panel=open_panel_frame(load_items()))
+
+    elif verb in ("", "panel", "list"):
         respond(command_id, "display", display=render(load_items()))
 
     elif verb == "add":
+        rest = one_line(rest)
         if not rest:
             respond(command_id, error="nothing to add; " + USAGE)
             return
@@ -115,6 +351,7 @@ def run_todo(command_id, args):
         save_items(items)
         notify("success", "Added: " + rest)
         respond(command_id, "display", display=render(items))
+        refresh_panel(items)
 
     elif verb == "done":
         items = load_items()
@@ -130,21 +367,64 @@ def run_todo(command_id, args):
         save_items(items)
         notify("success", "Done: " + item["text"])
         respond(command_id, "display", display=render(items))
+        refresh_panel(items)
 
     elif verb == "clear":
         save_items([])
         send({"type": "clear_notes"})
         respond(command_id, "display", display=render([]))
+        refresh_panel([])
 
     else:
         respond(command_id, error="unknown subcommand %r; %s" % (verb, USAGE))
 
 
+# ---- the tools ----------------------------------------------------------------
+
+def tool_result(call_id, text, structured=None, is_error=False):
+    frame = {"type": "tool_result", "id": call_id,
+             "content": [{"type": "text", "text": text}], "is_error": is_error}
+    if structured is not None:
+        frame["structured_content"] = structured
+    send(frame)
+
+
+def run_tool(call_id, name, args):
+    if name == "todo_add":
+        text = args.get("text")
+        text = one_line(text) if isinstance(text, str) else ""
+        items = load_items()
+        if not text:
+            tool_result(call_id, 'todo_add needs a non-empty "text" string',
+                        {"count": len(items)}, is_error=True)
+            return
+        items.append({"text": text, "done": False})
+        save_items(items)
+        count = len(items)
+        tool_result(call_id, "Added: %s (%d item%s)" % (text, count, "" if count == 1 else "s"),
+                    {"count": count})
+        refresh_panel(items)
+        notify("success", "Added: " + text)
+
+    elif name == "todo_list":
+        items = load_items()
+        tool_result(call_id, render(items), {"count": len(items), "items": items})
+
+    else:
+        tool_result(call_id, "todo: unknown tool %r" % (name,), is_error=True)
+
+
 def handle(frame):
     """Handles one frame; returns False when the extension should exit."""
+    global host_capabilities
     kind = frame.get("type")
 
-    if kind == "command_invoked":
+    if kind == "hello_ack":
+        caps = frame.get("capabilities")
+        if isinstance(caps, list):
+            host_capabilities = {c for c in caps if isinstance(c, str)}
+
+    elif kind == "command_invoked":
         command_id = frame.get("id")
         name = frame.get("name")
         args = frame.get("args")
@@ -161,18 +441,45 @@ def handle(frame):
             log("cannot save %s: %s" % (STORE, e))
             respond(command_id, error="todo: cannot save the list: %s" % (e,))
 
+    elif kind == "tool_call":
+        call_id = frame.get("id")
+        if not isinstance(call_id, str):
+            return True
+        args = frame.get("args")
+        if isinstance(args, str):  # tolerate arguments sent as a JSON string
+            try:
+                args = json.loads(args)
+            except ValueError:
+                args = {}
+        if not isinstance(args, dict):
+            args = {}
+        try:
+            run_tool(call_id, frame.get("name"), args)
+        except OSError as e:
+            log("cannot save %s: %s" % (STORE, e))
+            tool_result(call_id, "todo: cannot save the list: %s" % (e,), is_error=True)
+
+    elif kind == "tool_cancel":
+        pass  # our tools answer at once; a late cancel has nothing to stop
+
+    elif kind in ("panel_key", "panel_resize", "panel_close"):
+        panel_frame(kind, frame)
+
     elif kind == "shutdown":
         send({"type": "shutdown_ack"})
         return False
 
-    # hello_ack, events and frame types this extension does not know: ignore.
+    # events and frame types this extension does not know: ignore.
     return True
 
 
 def main():
-    send({"type": "hello", "name": NAME, "version": VERSION, "capabilities": ["commands"]})
+    send({"type": "hello", "name": NAME, "version": VERSION,
+          "capabilities": ["commands", "tools", "panels", "tool_cancel"]})
     send({"type": "register_command", "name": COMMAND,
-          "description": "To-do list: add TEXT, list, done N, clear"})
+          "description": "To-do list: open the panel, or add TEXT, list, done N, clear"})
+    for tool in TOOLS:
+        send(tool)
     send({"type": "ready"})
 
     while True:
@@ -181,13 +488,19 @@ def main():
             return 0  # the host closed our stdin: it is gone, so are we
         try:
             frame = json.loads(raw.decode("utf-8"))
-        except ValueError:
+        except ValueError:  # includes UnicodeDecodeError
             log("skipping a line that is not JSON")
             continue
         if not isinstance(frame, dict):
             continue
-        if not handle(frame):
-            return 0
+        try:
+            if not handle(frame):
+                return 0
+        except (BrokenPipeError, KeyboardInterrupt):
+            raise
+        except Exception:
+            # A bug or a frame shaped like nothing we expect: log it, keep going.
+            log("error handling a %r frame:\n%s" % (frame.get("type"), traceback.format_exc()))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,28 @@
+#define G_LOG_DOMAIN "zot-gui"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <locale.h>
+#include <signal.h>
+
+#include "zot-application.h"
+#include "zot-gui.h"
+
+int
+zot_gui_main (int    argc,
+              char **argv)
+{
+  g_autoptr(ZotApplication) app = NULL;
+
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+
+  /* A dead extension must not kill the window through a write to its pipe. */
+  signal (SIGPIPE, SIG_IGN);
+
+  app = zot_application_new ();
+  return g_application_run (G_APPLICATION (app), argc, argv);
+}

@@ -1,0 +1,844 @@
+/* zot-install-dialog.c — what happens when a folder or an archive is
+ * dropped on the window.
+ *
+ * An archive is unpacked with bsdtar (tar for tar archives when bsdtar is
+ * missing) into a fresh temporary directory. The manifest is read and shown;
+ * the user picks this project or all projects, and the core installer
+ * copies the folder into place off the main loop. The temporary directory
+ * goes away on every path, success, failure and cancel alike.
+ */
+#define G_LOG_DOMAIN "zot-install-dialog"
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
+#include "zot-error.h"
+#include "zot-install-dialog.h"
+#include "zot-install-dialog-private.h"
+#include "zot-installer.h"
+#include "zot-paths.h"
+
+#define TEMP_TEMPLATE "zot-install-XXXXXX"
+
+/* macOS puts resource forks beside the real content of a zip. */
+#define MACOS_METADATA_DIR "__MACOSX"
+
+typedef enum
+{
+  ARCHIVE_NONE,
+  ARCHIVE_TAR,
+  ARCHIVE_ZIP,
+} ArchiveKind;
+
+typedef struct
+{
+  GtkWindow   *parent;
+  GFile       *source;
+  ZotHost     *host;
+  char        *answer;         /* the scripted answer, or NULL to ask the user */
+  char        *display_name;   /* the source's own name, for messages */
+  char        *temp_dir;       /* ours to delete while set */
+  char        *extension_dir;
+  ZotManifest *manifest;
+  char        *target_parent;
+  gboolean     force;
+  char        *installed_name; /* the result, held while the temp dir goes */
+  GError      *error;          /* likewise */
+} InstallJob;
+
+static char *last_temp_dir;
+
+static void ask_scope (GTask *task);
+
+static void
+install_job_free (InstallJob *job)
+{
+  g_clear_object (&job->parent);
+  g_clear_object (&job->source);
+  g_clear_object (&job->host);
+  g_free (job->answer);
+  g_free (job->display_name);
+  g_free (job->temp_dir);
+  g_free (job->extension_dir);
+  g_clear_object (&job->manifest);
+  g_free (job->target_parent);
+  g_free (job->installed_name);
+  g_clear_error (&job->error);
+  g_free (job);
+}
+
+static ArchiveKind
+archive_kind (const char *name)
+{
+  static const char * const tar_suffixes[] = {
+    ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar",
+  };
+  g_autofree char *lower = g_ascii_strdown (name, -1);
+
+  if (g_str_has_suffix (lower, ".zip"))
+    return ARCHIVE_ZIP;
+
+  for (guint i = 0; i < G_N_ELEMENTS (tar_suffixes); i++)
+    if (g_str_has_suffix (lower, tar_suffixes[i]))
+      return ARCHIVE_TAR;
+
+  return ARCHIVE_NONE;
+}
+
+/* Deletes a tree without following symbolic links. Worker thread. */
+static void
+remove_tree (const char *path)
+{
+  GStatBuf st;
+
+  if (g_lstat (path, &st) != 0)
+    return;
+
+  if (S_ISDIR (st.st_mode))
+    {
+      g_autoptr(GDir) dir = NULL;
+      const char *name;
+
+      /* Archives may hold read-only directories. */
+      if ((st.st_mode & S_IRWXU) != S_IRWXU)
+        g_chmod (path, (st.st_mode & 07777) | S_IRWXU);
+
+      dir = g_dir_open (path, 0, NULL);
+      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+
+          remove_tree (child);
+        }
+
+      if (g_rmdir (path) != 0)
+        g_debug ("Leaving %s behind: %s", path, g_strerror (errno));
+      return;
+    }
+
+  if (g_unlink (path) != 0)
+    g_debug ("Leaving %s behind: %s", path, g_strerror (errno));
+}
+
+static void
+remove_temp_thread (GTask        *task,
+                    gpointer      source_object,
+                    gpointer      task_data,
+                    GCancellable *cancellable)
+{
+  remove_tree (task_data);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Messages name the temporary copy; the user knows the dropped file. */
+static void
+job_rename_paths (InstallJob *job,
+                  GError     *error)
+{
+  g_autoptr(GString) message = NULL;
+
+  if (error == NULL || job->temp_dir == NULL)
+    return;
+
+  message = g_string_new (error->message);
+  g_string_replace (message, job->temp_dir, job->display_name, 0);
+  g_free (error->message);
+  error->message = g_string_free (g_steal_pointer (&message), FALSE);
+}
+
+static void
+show_error_dialog (InstallJob   *job,
+                   const GError *error)
+{
+  GtkWidget *dialog;
+
+  dialog = adw_message_dialog_new (job->parent, NULL, error->message);
+  if (job->manifest != NULL)
+    adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Cannot Install %s"),
+                                       zot_manifest_get_name (job->manifest));
+  else
+    adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Cannot Install %s"),
+                                       job->display_name);
+  adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+job_returned_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  InstallJob *job = g_task_get_task_data (task);
+
+  g_task_propagate_boolean (G_TASK (result), NULL);
+  g_clear_pointer (&job->temp_dir, g_free);
+
+  if (job->error != NULL)
+    g_task_return_error (task, g_steal_pointer (&job->error));
+  else
+    g_task_return_pointer (task, g_steal_pointer (&job->installed_name), g_free);
+}
+
+/* Every path ends here: the temporary directory first, then the answer. */
+static void
+job_return (GTask  *task,
+            char   *installed_name,
+            GError *error)
+{
+  InstallJob *job = g_task_get_task_data (task);
+  g_autoptr(GTask) cleanup = NULL;
+
+  g_assert ((installed_name == NULL) != (error == NULL));
+
+  job_rename_paths (job, error);
+
+  /* Asked interactively, a failure is the user's to read; a cancel is not. */
+  if (error != NULL && job->answer == NULL &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    show_error_dialog (job, error);
+
+  job->installed_name = installed_name;
+  job->error = error;
+
+  cleanup = g_task_new (NULL, NULL, job_returned_cb, g_object_ref (task));
+  g_task_set_source_tag (cleanup, remove_temp_thread);
+  if (job->temp_dir == NULL)
+    {
+      g_task_return_boolean (cleanup, TRUE);
+      return;
+    }
+
+  g_task_set_task_data (cleanup, g_strdup (job->temp_dir), g_free);
+  g_task_run_in_thread (cleanup, remove_temp_thread);
+}
+
+static GtkWidget *
+find_toast_overlay (GtkWidget *widget)
+{
+  if (ADW_IS_TOAST_OVERLAY (widget))
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_toast_overlay (child);
+
+      if (found != NULL)
+        return found;
+    }
+
+  return NULL;
+}
+
+static void
+show_toast (InstallJob *job,
+            const char *text)
+{
+  g_autofree char *markup = g_markup_escape_text (text, -1);
+  GtkWidget *overlay;
+
+  if (job->parent == NULL)
+    return;
+
+  if (ADW_IS_PREFERENCES_WINDOW (job->parent))
+    {
+      adw_preferences_window_add_toast (ADW_PREFERENCES_WINDOW (job->parent), adw_toast_new (markup));
+      return;
+    }
+
+  overlay = find_toast_overlay (GTK_WIDGET (job->parent));
+  if (overlay != NULL)
+    adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (markup));
+}
+
+/* Asks @heading with @responses (id, label pairs), or answers @answer
+ * itself when the job is scripted. The handler gets @task. */
+static void
+ask (GTask       *task,
+     GtkWidget   *dialog,
+     const char  *answer,
+     GCallback    handler)
+{
+  InstallJob *job = g_task_get_task_data (task);
+
+  g_signal_connect_data (dialog, "response", handler, g_object_ref (task),
+                         (GClosureNotify) (void (*) (void)) g_object_unref, 0);
+
+  if (job->answer == NULL)
+    {
+      gtk_window_present (GTK_WINDOW (dialog));
+      return;
+    }
+
+  /* The same handler as a click, with the answer given. */
+  g_object_ref_sink (dialog);
+  adw_message_dialog_response (ADW_MESSAGE_DIALOG (dialog), answer);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_object_unref (dialog);
+}
+
+/* Reload */
+
+static void
+reloaded_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  InstallJob *job = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  const char *name = zot_manifest_get_name (job->manifest);
+
+  /* Installed is installed; a reload that fails shows in the list. */
+  if (!zot_extension_manager_reload_finish (ZOT_EXTENSION_MANAGER (object), result, &error))
+    g_debug ("Reloading after installing %s: %s", name, error->message);
+
+  text = g_strdup_printf (_("Installed %s"), name);
+  show_toast (job, text);
+
+  job_return (task, g_strdup (name), NULL);
+}
+
+/* Install */
+
+static void install (GTask *task);
+
+static void
+on_replace_response_cb (AdwMessageDialog *dialog,
+                        const char       *response,
+                        GTask            *task)
+{
+  InstallJob *job = g_task_get_task_data (task);
+
+  g_object_ref (task);
+  g_signal_handlers_disconnect_by_func (dialog, on_replace_response_cb, task);
+
+  if (g_strcmp0 (response, "replace") == 0)
+    {
+      job->force = TRUE;
+      install (task);
+    }
+  else
+    {
+      job_return (task, NULL, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                                   _("Nothing was installed")));
+    }
+
+  g_object_unref (task);
+}
+
+static void
+ask_replace (GTask *task)
+{
+  InstallJob *job = g_task_get_task_data (task);
+  const char *name = zot_manifest_get_name (job->manifest);
+  GtkWidget *dialog;
+
+  dialog = adw_message_dialog_new (job->parent, NULL, NULL);
+  adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Replace %s?"), name);
+  adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
+                                  _("An extension named %s is already installed in %s. "
+                                    "Replace it with this copy?"),
+                                  name, job->target_parent);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "replace", _("_Replace"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "replace",
+                                              ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+
+  /* A scripted run replaces: the scope was its only question. */
+  ask (task, dialog, "replace", G_CALLBACK (on_replace_response_cb));
+}
+
+static void
+installed_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  InstallJob *job = g_task_get_task_data (task);
+  g_autoptr(ZotManifest) manifest = NULL;
+  g_autoptr(GError) error = NULL;
+
+  manifest = zot_installer_install_finish (result, &error);
+  if (manifest == NULL)
+    {
+      if (!job->force && g_error_matches (error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_EXISTS))
+        ask_replace (task);
+      else
+        job_return (task, NULL, g_steal_pointer (&error));
+      return;
+    }
+
+  g_set_object (&job->manifest, manifest);
+  zot_extension_manager_reload_async (zot_host_get_manager (job->host), NULL,
+                                      reloaded_cb, g_steal_pointer (&task));
+}
+
+static void
+install (GTask *task)
+{
+  InstallJob *job = g_task_get_task_data (task);
+
+  zot_installer_install_async (job->extension_dir, job->target_parent, job->force, NULL,
+                               installed_cb, g_object_ref (task));
+}
+
+static void
+on_scope_response_cb (AdwMessageDialog *dialog,
+                      const char       *response,
+                      GTask            *task)
+{
+  InstallJob *job = g_task_get_task_data (task);
+
+  g_object_ref (task);
+  g_signal_handlers_disconnect_by_func (dialog, on_scope_response_cb, task);
+
+  if (g_strcmp0 (response, "project") == 0)
+    {
+      job->target_parent =
+        zot_paths_get_project_extensions_dir (zot_agent_get_cwd (zot_host_get_agent (job->host)));
+      install (task);
+    }
+  else if (g_strcmp0 (response, "user") == 0)
+    {
+      job->target_parent = zot_paths_get_extensions_dir ();
+      install (task);
+    }
+  else
+    {
+      job_return (task, NULL, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                                                   _("Nothing was installed")));
+    }
+
+  g_object_unref (task);
+}
+
+static char *
+describe_exec (ZotManifest *manifest)
+{
+  const char * const *args = zot_manifest_get_args (manifest);
+  g_autoptr(GString) text = g_string_new (zot_manifest_get_exec (manifest));
+
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    {
+      g_string_append_c (text, ' ');
+      if (*args[i] == '\0' || strpbrk (args[i], " \t\n'\"\\$`") != NULL)
+        {
+          g_autofree char *quoted = g_shell_quote (args[i]);
+
+          g_string_append (text, quoted);
+        }
+      else
+        {
+          g_string_append (text, args[i]);
+        }
+    }
+
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+static void
+ask_scope (GTask *task)
+{
+  InstallJob *job = g_task_get_task_data (task);
+  ZotManifest *manifest = job->manifest;
+  g_autoptr(GString) body = g_string_new (NULL);
+  g_autofree char *exec = describe_exec (manifest);
+  g_autofree char *from = g_file_get_parse_name (job->source);
+  const char *version = zot_manifest_get_version (manifest);
+  const char *language = zot_manifest_get_language (manifest);
+  const char *description = zot_manifest_get_description (manifest);
+  GtkWidget *dialog;
+
+  if (version != NULL)
+    g_string_append_printf (body, _("Version: %s\n"), version);
+  g_string_append_printf (body, _("Runs: %s\n"), exec);
+  if (language != NULL)
+    g_string_append_printf (body, _("Language: %s\n"), language);
+  g_string_append_printf (body, _("From: %s"), from);
+  if (description != NULL && *description != '\0')
+    g_string_append_printf (body, "\n\n%s", description);
+
+  dialog = adw_message_dialog_new (job->parent, NULL, body->str);
+  adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Install %s?"),
+                                     zot_manifest_get_name (manifest));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "project", _("For _This Project"),
+                                    "user", _("For _All Projects"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "user",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "user");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+
+  ask (task, dialog, job->answer, G_CALLBACK (on_scope_response_cb));
+}
+
+/* The manifest */
+
+static void
+read_manifest (GTask *task)
+{
+  InstallJob *job = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+
+  job->manifest = zot_manifest_new_for_directory (job->extension_dir, &error);
+  if (job->manifest == NULL)
+    {
+      job_return (task, NULL, g_steal_pointer (&error));
+      return;
+    }
+
+  ask_scope (task);
+}
+
+/* The folder with extension.json in an unpacked archive: its top, or its
+ * only folder. */
+static char *
+find_extension_dir (InstallJob  *job,
+                    GError     **error)
+{
+  g_autofree char *manifest = g_build_filename (job->temp_dir, ZOT_MANIFEST_FILENAME, NULL);
+  g_autofree char *only = NULL;
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+  guint n_entries = 0;
+
+  if (g_file_test (manifest, G_FILE_TEST_EXISTS))
+    return g_strdup (job->temp_dir);
+
+  dir = g_dir_open (job->temp_dir, 0, error);
+  if (dir == NULL)
+    return NULL;
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      if (g_str_equal (name, MACOS_METADATA_DIR))
+        continue;
+      n_entries++;
+      g_free (only);
+      only = g_build_filename (job->temp_dir, name, NULL);
+    }
+
+  if (n_entries == 1 && g_file_test (only, G_FILE_TEST_IS_DIR) &&
+      !g_file_test (only, G_FILE_TEST_IS_SYMLINK))
+    return g_steal_pointer (&only);
+
+  g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND,
+               _("%s holds no extension: %s must be at its top or in its only folder"),
+               job->display_name, ZOT_MANIFEST_FILENAME);
+  return NULL;
+}
+
+static char *
+first_line (GBytes *bytes)
+{
+  g_autofree char *text = NULL;
+  const char *data;
+  gsize length = 0;
+  char *newline;
+
+  if (bytes == NULL)
+    return NULL;
+
+  data = g_bytes_get_data (bytes, &length);
+  if (length == 0)
+    return NULL;
+
+  text = g_utf8_make_valid (data, (gssize) length);
+  g_strstrip (text);
+  if ((newline = strchr (text, '\n')) != NULL)
+    *newline = '\0';
+
+  return *text != '\0' ? g_steal_pointer (&text) : NULL;
+}
+
+static void
+extracted_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  InstallJob *job = g_task_get_task_data (task);
+  GSubprocess *subprocess = G_SUBPROCESS (object);
+  g_autoptr(GBytes) stderr_bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *reason = NULL;
+
+  if (!g_subprocess_communicate_finish (subprocess, result, NULL, &stderr_bytes, &error))
+    {
+      job_return (task, NULL, g_steal_pointer (&error));
+      return;
+    }
+
+  if (!g_subprocess_get_successful (subprocess))
+    {
+      reason = first_line (stderr_bytes);
+      job_return (task, NULL,
+                  g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
+                               _("%s cannot be unpacked (%s); is it a whole archive?"),
+                               job->display_name,
+                               reason != NULL ? reason : _("the archiver failed")));
+      return;
+    }
+
+  job->extension_dir = find_extension_dir (job, &error);
+  if (job->extension_dir == NULL)
+    {
+      job_return (task, NULL, g_steal_pointer (&error));
+      return;
+    }
+
+  read_manifest (task);
+}
+
+static void
+extract (GTask       *task,
+         ArchiveKind  kind)
+{
+  InstallJob *job = g_task_get_task_data (task);
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) subprocess = NULL;
+  g_autoptr(GBytes) no_input = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *archive = g_file_get_path (job->source);
+  g_autofree char *program = NULL;
+
+  g_assert (kind != ARCHIVE_NONE);
+
+  if (archive == NULL)
+    {
+      job_return (task, NULL,
+                  g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
+                               _("%s is not a local file; copy it to this computer first"),
+                               job->display_name));
+      return;
+    }
+
+  /* bsdtar reads zip and every tar; GNU tar only tar, compressed or not. */
+  program = g_find_program_in_path ("bsdtar");
+  if (program == NULL && kind == ARCHIVE_TAR)
+    program = g_find_program_in_path ("tar");
+  if (program == NULL)
+    {
+      job_return (task, NULL,
+                  g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
+                               kind == ARCHIVE_ZIP
+                               ? _("%s cannot be unpacked: zip archives need bsdtar "
+                                   "(the libarchive-tools package); unpack it and drop the folder")
+                               : _("%s cannot be unpacked: neither bsdtar nor tar is installed"),
+                               job->display_name));
+      return;
+    }
+
+  job->temp_dir = g_dir_make_tmp (TEMP_TEMPLATE, &error);
+  if (job->temp_dir == NULL)
+    {
+      job_return (task, NULL, g_steal_pointer (&error));
+      return;
+    }
+
+  g_free (last_temp_dir);
+  last_temp_dir = g_strdup (job->temp_dir);
+
+  /* stdin is a pipe closed at once: nothing waits on the window's. */
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  subprocess = g_subprocess_launcher_spawn (launcher, &error,
+                                            program, "-xf", archive, "-C", job->temp_dir, NULL);
+  if (subprocess == NULL)
+    {
+      job_return (task, NULL, g_steal_pointer (&error));
+      return;
+    }
+
+  no_input = g_bytes_new_static ("", 0);
+  g_subprocess_communicate_async (subprocess, no_input, NULL, extracted_cb, g_object_ref (task));
+}
+
+static void
+source_info_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  InstallJob *job = g_task_get_task_data (task);
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GError) error = NULL;
+  ArchiveKind kind;
+
+  info = g_file_query_info_finish (G_FILE (object), result, &error);
+  if (info == NULL)
+    {
+      job_return (task, NULL, g_steal_pointer (&error));
+      return;
+    }
+
+  if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+    {
+      job->extension_dir = g_file_get_path (job->source);
+      if (job->extension_dir == NULL)
+        {
+          job_return (task, NULL,
+                      g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
+                                   _("%s is not a local folder; copy it to this computer first"),
+                                   job->display_name));
+          return;
+        }
+
+      read_manifest (task);
+      return;
+    }
+
+  kind = archive_kind (job->display_name);
+  if (g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR || kind == ARCHIVE_NONE)
+    {
+      job_return (task, NULL,
+                  g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
+                               _("%s is neither a folder nor a .zip, .tar.gz, .tgz or .tar.xz "
+                                 "archive of one"),
+                               job->display_name));
+      return;
+    }
+
+  extract (task, kind);
+}
+
+/**
+ * _zot_install_dialog_run:
+ * @parent: (nullable): the window the dialogs belong to
+ * @source: a folder, or an archive of one
+ * @host: the host to install for and reload
+ * @scope: (nullable): "project", "user" or "cancel" to answer the question
+ *   without showing it (and "Replace?" with yes); %NULL to ask the user
+ * @callback: called when done
+ * @user_data: data for @callback
+ *
+ * Reads @source's manifest, asks where to install it, installs it and
+ * reloads the extensions.
+ */
+void
+_zot_install_dialog_run (GtkWindow           *parent,
+                         GFile               *source,
+                         ZotHost             *host,
+                         const char          *scope,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  InstallJob *job;
+
+  g_return_if_fail (parent == NULL || GTK_IS_WINDOW (parent));
+  g_return_if_fail (G_IS_FILE (source));
+  g_return_if_fail (ZOT_IS_HOST (host));
+
+  task = g_task_new (NULL, NULL, callback, user_data);
+  g_task_set_source_tag (task, _zot_install_dialog_run);
+
+  job = g_new0 (InstallJob, 1);
+  job->parent = parent != NULL ? g_object_ref (parent) : NULL;
+  job->source = g_object_ref (source);
+  job->host = g_object_ref (host);
+  job->answer = g_strdup (scope);
+  job->display_name = g_file_get_basename (source);
+  if (job->display_name == NULL)
+    job->display_name = g_file_get_parse_name (source);
+  g_task_set_task_data (task, job, (GDestroyNotify) install_job_free);
+
+  g_file_query_info_async (source,
+                           G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                           G_FILE_QUERY_INFO_NONE, G_PRIORITY_DEFAULT, NULL,
+                           source_info_cb, g_steal_pointer (&task));
+}
+
+/**
+ * _zot_install_dialog_run_finish:
+ * @result: the result passed to the callback
+ * @installed_name: (out) (optional) (transfer full): the installed extension's name
+ * @error: return location for a #GError; %G_IO_ERROR_CANCELLED when the
+ *   user said no
+ *
+ * Returns: %TRUE when the extension was installed
+ */
+gboolean
+_zot_install_dialog_run_finish (GAsyncResult  *result,
+                                char         **installed_name,
+                                GError       **error)
+{
+  g_autofree char *name = NULL;
+
+  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == _zot_install_dialog_run, FALSE);
+
+  name = g_task_propagate_pointer (G_TASK (result), error);
+  if (name == NULL)
+    return FALSE;
+
+  if (installed_name != NULL)
+    *installed_name = g_steal_pointer (&name);
+  return TRUE;
+}
+
+/**
+ * _zot_install_dialog_get_last_temp_dir:
+ *
+ * Returns: (nullable): the directory the last archive was unpacked into;
+ *   gone once its run has finished
+ */
+const char *
+_zot_install_dialog_get_last_temp_dir (void)
+{
+  return last_temp_dir;
+}
+
+static void
+presented_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  /* The user has seen the outcome: a toast, or an error dialog. */
+  if (!_zot_install_dialog_run_finish (result, NULL, &error))
+    g_debug ("Not installed: %s", error->message);
+}
+
+/**
+ * zot_install_dialog_present:
+ * @parent: (nullable): the window the dialogs belong to
+ * @source: a dropped folder, or a .zip, .tar.gz, .tgz or .tar.xz archive of one
+ * @host: the host to install for
+ *
+ * Shows the extension's manifest and asks whether to install it for this
+ * project or for all projects; then installs it, reloads the extensions and
+ * says so in a toast. A broken folder or archive gets an error dialog and
+ * leaves nothing behind.
+ */
+void
+zot_install_dialog_present (GtkWindow *parent,
+                            GFile     *source,
+                            ZotHost   *host)
+{
+  g_return_if_fail (parent == NULL || GTK_IS_WINDOW (parent));
+  g_return_if_fail (G_IS_FILE (source));
+  g_return_if_fail (ZOT_IS_HOST (host));
+
+  _zot_install_dialog_run (parent, source, host, NULL, presented_cb, NULL);
+}

@@ -1,0 +1,279 @@
+/* zot-keyring.c — API keys in the Secret Service, through libsecret.
+ *
+ * A desktop without a Secret Service is normal (a bare window manager, a
+ * container): a lookup then finds no key, quietly, and only storing a key
+ * reports that there is nowhere safe to put it.
+ */
+#define G_LOG_DOMAIN "zot-keyring"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <libsecret/secret.h>
+
+#include "zot-keyring.h"
+
+#define ATTRIBUTE_PROVIDER "provider"
+
+G_DEFINE_QUARK (zot-keyring-error-quark, zot_keyring_error)
+
+static const SecretSchema *
+get_schema (void)
+{
+  static const SecretSchema schema = {
+    "dev.zot.Zot.ApiKey", SECRET_SCHEMA_NONE,
+    {
+      { ATTRIBUTE_PROVIDER, SECRET_SCHEMA_ATTRIBUTE_STRING },
+      { NULL, 0 },
+    }
+  };
+
+  return &schema;
+}
+
+static const char *
+provider_display_name (const char *provider)
+{
+  g_assert (provider != NULL);
+
+  if (g_str_equal (provider, "anthropic"))
+    return "Anthropic";
+  if (g_str_equal (provider, "openai"))
+    return "OpenAI";
+  return provider;
+}
+
+/* Turns libsecret's and D-Bus's errors into one a user can act on. */
+static GError *
+translate_error (const GError *error)
+{
+  g_assert (error != NULL);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return g_error_copy (error);
+
+  /* No session bus, no service on it, or the bus went away. */
+  if (error->domain == G_DBUS_ERROR || error->domain == G_IO_ERROR ||
+      error->domain == G_SPAWN_ERROR)
+    return g_error_new (ZOT_KEYRING_ERROR, ZOT_KEYRING_ERROR_UNAVAILABLE,
+                        _("No keyring is available (%s); start a Secret Service such as "
+                          "GNOME Keyring to keep keys"),
+                        error->message);
+
+  return g_error_new (ZOT_KEYRING_ERROR, ZOT_KEYRING_ERROR_FAILED,
+                      _("The keyring refused (%s)"), error->message);
+}
+
+static void
+lookup_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  char *secret;
+
+  secret = secret_password_lookup_finish (result, &error);
+  if (error != NULL)
+    {
+      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        {
+          g_task_return_error (task, g_steal_pointer (&error));
+          return;
+        }
+
+      /* Startup looks keys up: a missing keyring is not worth a dialog. */
+      g_debug ("No key from the keyring: %s", error->message);
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
+
+  if (secret == NULL || *secret == '\0')
+    {
+      secret_password_free (secret);
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
+
+  g_task_return_pointer (task, g_strdup (secret), g_free);
+  secret_password_free (secret);
+}
+
+/**
+ * zot_keyring_lookup_async:
+ * @provider: "anthropic" or "openai"
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when done
+ * @user_data: data for @callback
+ *
+ * Looks up the key stored for @provider.
+ */
+void
+zot_keyring_lookup_async (const char          *provider,
+                          GCancellable        *cancellable,
+                          GAsyncReadyCallback  callback,
+                          gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (provider != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_keyring_lookup_async);
+
+  secret_password_lookup (get_schema (), cancellable, lookup_cb, g_steal_pointer (&task),
+                          ATTRIBUTE_PROVIDER, provider,
+                          NULL);
+}
+
+/**
+ * zot_keyring_lookup_finish:
+ * @result: the result passed to the callback
+ * @error: return location for a #GError; set only on cancellation
+ *
+ * Returns: (transfer full) (nullable): the key, or %NULL when none is stored
+ *   or no Secret Service is available
+ */
+char *
+zot_keyring_lookup_finish (GAsyncResult  *result,
+                           GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == zot_keyring_lookup_async, NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+store_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!secret_password_store_finish (result, &error))
+    {
+      g_task_return_error (task, translate_error (error));
+      return;
+    }
+
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * zot_keyring_store_async:
+ * @provider: "anthropic" or "openai"
+ * @key: the API key
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when done
+ * @user_data: data for @callback
+ *
+ * Stores @key for @provider in the default collection, replacing any key
+ * stored before.
+ */
+void
+zot_keyring_store_async (const char          *provider,
+                         const char          *key,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autofree char *label = NULL;
+
+  g_return_if_fail (provider != NULL);
+  g_return_if_fail (key != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_keyring_store_async);
+
+  label = g_strdup_printf (_("Zot API key for %s"), provider_display_name (provider));
+  secret_password_store (get_schema (), SECRET_COLLECTION_DEFAULT, label, key,
+                         cancellable, store_cb, g_steal_pointer (&task),
+                         ATTRIBUTE_PROVIDER, provider,
+                         NULL);
+}
+
+/**
+ * zot_keyring_store_finish:
+ * @result: the result passed to the callback
+ * @error: return location for a #GError, in %ZOT_KEYRING_ERROR
+ *
+ * Returns: %TRUE when the key is in the keyring
+ */
+gboolean
+zot_keyring_store_finish (GAsyncResult  *result,
+                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == zot_keyring_store_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+static void
+clear_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+
+  /* FALSE without an error: there was nothing to clear. */
+  if (!secret_password_clear_finish (result, &error) && error != NULL)
+    {
+      g_task_return_error (task, translate_error (error));
+      return;
+    }
+
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * zot_keyring_clear_async:
+ * @provider: "anthropic" or "openai"
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when done
+ * @user_data: data for @callback
+ *
+ * Deletes the key stored for @provider. Deleting a key that is not there
+ * succeeds.
+ */
+void
+zot_keyring_clear_async (const char          *provider,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+
+  g_return_if_fail (provider != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_keyring_clear_async);
+
+  secret_password_clear (get_schema (), cancellable, clear_cb, g_steal_pointer (&task),
+                         ATTRIBUTE_PROVIDER, provider,
+                         NULL);
+}
+
+/**
+ * zot_keyring_clear_finish:
+ * @result: the result passed to the callback
+ * @error: return location for a #GError, in %ZOT_KEYRING_ERROR
+ *
+ * Returns: %TRUE when no key is stored for the provider any more
+ */
+gboolean
+zot_keyring_clear_finish (GAsyncResult  *result,
+                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == zot_keyring_clear_async, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}

@@ -1,0 +1,741 @@
+/* zot-window.c — the conversation, the editor and the side pane.
+ *
+ * The window owns one ZotHost. Its widgets are views that connect to the
+ * host's signals themselves; the window wires the few things that cross
+ * widgets: submitting, toasts, approvals, window commands, drag and drop,
+ * and a graceful shutdown on close.
+ */
+#define G_LOG_DOMAIN "zot-gui"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "zot-approval-presenter.h"
+#include "zot-extensions-page.h"
+#include "zot-inspector.h"
+#include "zot-install-dialog.h"
+#include "zot-keyring.h"
+#include "zot-notes-view.h"
+#include "zot-panel-pane.h"
+#include "zot-preferences-window.h"
+#include "zot-prompt-editor.h"
+#include "zot-transcript.h"
+#include "zot-window.h"
+
+#define KEYRING_WAIT_MS 3000
+
+struct _ZotWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* template */
+  AdwToastOverlay      *toast_overlay;
+  AdwWindowTitle       *window_title;
+  GtkToggleButton      *side_pane_button;
+  GtkRevealer          *demo_banner;
+  GtkLabel             *demo_label;
+  GtkPaned             *paned;
+  GtkBox               *conversation_box;
+  GtkBox               *side_pane;
+  AdwViewStack         *side_stack;
+
+  /* views */
+  ZotTranscript        *transcript;
+  ZotPromptEditor      *prompt_editor;
+  ZotPanelPane         *panel_pane;
+  ZotNotesView         *notes_view;
+  ZotInspector         *inspector;
+  ZotExtensionsPage    *extensions_page;
+  ZotApprovalPresenter *approvals;
+
+  GSettings            *settings;
+  ZotHostOptions        options;
+  int                   yolo;
+  ZotHost              *host;
+  GCancellable         *cancellable;
+  char                 *pending_prompt;
+  guint                 keyring_pending;
+  gboolean              closing;
+  gboolean              closed;
+};
+
+G_DEFINE_FINAL_TYPE (ZotWindow, zot_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static void update_title (ZotWindow *self);
+
+void
+zot_window_show_toast (ZotWindow  *self,
+                       const char *text)
+{
+  AdwToast *toast;
+
+  g_return_if_fail (ZOT_IS_WINDOW (self));
+
+  toast = adw_toast_new (text);
+  adw_toast_set_timeout (toast, 4);
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+/* Submitting */
+
+static void
+submitted_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(ZotWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_host_submit_finish (ZOT_HOST (object), result, NULL, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && !self->closed)
+    zot_transcript_add_error (self->transcript, error->message);
+
+  if (!self->closed)
+    {
+      g_object_set (self->prompt_editor, "busy",
+                    zot_agent_is_running (zot_host_get_agent (self->host)), NULL);
+      update_title (self);
+    }
+}
+
+static void
+on_prompt_submit (ZotPromptEditor *editor,
+                  const char      *text,
+                  ZotWindow       *self)
+{
+  if (self->host == NULL || *text == '\0')
+    return;
+
+  g_object_set (self->prompt_editor, "busy", TRUE, NULL);
+  zot_host_submit_async (self->host, text, self->cancellable, submitted_cb, g_object_ref (self));
+}
+
+static void
+on_prompt_cancel (ZotPromptEditor *editor,
+                  ZotWindow       *self)
+{
+  if (self->host != NULL)
+    zot_agent_abort (zot_host_get_agent (self->host));
+}
+
+/* Host signals the window itself shows */
+
+static void
+update_title (ZotWindow *self)
+{
+  ZotProvider *provider;
+  g_autofree char *subtitle = NULL;
+  gboolean demo;
+
+  if (self->host == NULL)
+    {
+      adw_window_title_set_subtitle (self->window_title, _("Starting…"));
+      return;
+    }
+
+  provider = zot_agent_get_provider (zot_host_get_agent (self->host));
+  subtitle = g_strdup_printf ("%s · %s", zot_provider_get_name (provider), zot_provider_get_model (provider));
+  adw_window_title_set_subtitle (self->window_title, subtitle);
+
+  demo = g_str_equal (zot_provider_get_name (provider), "demo");
+  gtk_revealer_set_reveal_child (self->demo_banner, demo);
+}
+
+static void
+on_note_added (ZotExtensionManager *manager,
+               ZotExtension        *extension,
+               const char          *level,
+               const char          *message,
+               ZotWindow           *self)
+{
+  g_autofree char *text = g_strdup_printf ("%s: %s", zot_extension_get_name (extension), message);
+  zot_window_show_toast (self, text);
+}
+
+static void
+on_insert (ZotExtensionManager *manager,
+           ZotExtension        *extension,
+           const char          *text,
+           ZotWindow           *self)
+{
+  zot_prompt_editor_insert (self->prompt_editor, text);
+}
+
+static void
+on_panel_added (ZotPanelPane *pane,
+                ZotPanel     *panel,
+                ZotWindow    *self)
+{
+  gtk_toggle_button_set_active (self->side_pane_button, TRUE);
+  adw_view_stack_set_visible_child_name (self->side_stack, "panels");
+}
+
+static void
+on_toast_request (GtkWidget  *widget,
+                  const char *text,
+                  ZotWindow  *self)
+{
+  zot_window_show_toast (self, text);
+}
+
+static void
+show_preferences (ZotWindow *self)
+{
+  GtkWidget *preferences;
+
+  if (self->host == NULL)
+    return;
+
+  preferences = zot_preferences_window_new (GTK_WINDOW (self), self->host);
+  gtk_window_present (GTK_WINDOW (preferences));
+}
+
+static void
+set_yolo (ZotWindow *self,
+          gboolean   yolo)
+{
+  if (self->host == NULL)
+    return;
+
+  zot_extension_manager_set_policy (zot_host_get_manager (self->host),
+                                    yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK);
+  g_settings_set_enum (self->settings, "approval-policy", yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK);
+  zot_window_show_toast (self, yolo ? _("Every tool call is now approved without asking")
+                                    : _("Tool calls that change things ask first again"));
+}
+
+static void
+on_window_command (ZotHost    *host,
+                   const char *name,
+                   const char *args,
+                   ZotWindow  *self)
+{
+  if (g_ascii_strcasecmp (name, "settings") == 0)
+    show_preferences (self);
+  else if (g_ascii_strcasecmp (name, "yolo") == 0)
+    set_yolo (self, zot_extension_manager_get_policy (zot_host_get_manager (host)) != ZOT_APPROVAL_POLICY_YOLO);
+  else if (g_ascii_strcasecmp (name, "quit") == 0)
+    gtk_window_close (GTK_WINDOW (self));
+}
+
+static void
+on_host_info (ZotHost    *host,
+              const char *text,
+              ZotWindow  *self)
+{
+  update_title (self);
+}
+
+/* Start-up: keys from the keyring, then the host, then the extensions. */
+
+static void
+loaded_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(ZotWindow) self = user_data;
+
+  zot_host_load_finish (ZOT_HOST (object), result, NULL);
+  if (self->closed)
+    return;
+
+  zot_host_begin_session (self->host);
+}
+
+static void
+create_host (ZotWindow *self)
+{
+  g_autoptr(GError) error = NULL;
+  ZotExtensionManager *manager;
+  ZotApprovalPolicy policy;
+
+  self->host = zot_host_new (&self->options, &error);
+  if (self->host == NULL)
+    {
+      /* The window still opens, with the demo model, and says why. */
+      g_autofree char *message = g_strdup_printf (_("%s; using the demo model instead"), error->message);
+
+      g_clear_pointer (&self->options.provider.name, g_free);
+      g_clear_pointer (&self->options.provider.model, g_free);
+      self->options.provider.name = g_strdup ("demo");
+      self->host = zot_host_new (&self->options, NULL);
+      zot_transcript_add_error (self->transcript, message);
+      if (self->host == NULL)
+        return;
+    }
+
+  manager = zot_host_get_manager (self->host);
+
+  policy = g_settings_get_enum (self->settings, "approval-policy");
+  if (self->yolo >= 0)
+    policy = self->yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK;
+  zot_extension_manager_set_policy (manager, policy);
+
+  zot_transcript_set_host (self->transcript, self->host);
+  zot_prompt_editor_set_host (self->prompt_editor, self->host);
+  zot_panel_pane_set_manager (self->panel_pane, manager);
+  zot_notes_view_set_manager (self->notes_view, manager);
+  zot_inspector_set_manager (self->inspector, manager);
+  zot_extensions_page_set_host (self->extensions_page, self->host);
+  self->approvals = zot_approval_presenter_new (GTK_WINDOW (self), manager);
+
+  g_signal_connect_object (manager, "note-added", G_CALLBACK (on_note_added), self, 0);
+  g_signal_connect_object (manager, "insert", G_CALLBACK (on_insert), self, 0);
+  g_signal_connect_object (self->host, "window-command", G_CALLBACK (on_window_command), self, 0);
+  g_signal_connect_object (self->host, "info", G_CALLBACK (on_host_info), self, 0);
+
+  update_title (self);
+
+  /* The window and the first prompt never wait for extensions. */
+  zot_host_load_async (self->host, self->cancellable, loaded_cb, g_object_ref (self));
+
+  if (self->pending_prompt != NULL)
+    zot_prompt_editor_set_text (self->prompt_editor, self->pending_prompt);
+}
+
+typedef struct
+{
+  ZotWindow  *self;
+  char       *provider;
+  const char *variable;
+} KeyLookup;
+
+static void
+key_looked_up_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  KeyLookup *lookup = user_data;
+  ZotWindow *self = lookup->self;
+  g_autofree char *key = zot_keyring_lookup_finish (result, NULL);
+
+  /* A key from the environment or the command line stays first. */
+  if (key != NULL && *key != '\0' && g_getenv (lookup->variable) == NULL)
+    g_setenv (lookup->variable, key, FALSE);
+
+  if (--self->keyring_pending == 0 && !self->closed)
+    create_host (self);
+
+  g_free (lookup->provider);
+  g_object_unref (lookup->self);
+  g_free (lookup);
+}
+
+static gboolean
+keyring_timeout_cb (gpointer user_data)
+{
+  GCancellable *cancellable = user_data;
+
+  g_cancellable_cancel (cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+start (ZotWindow *self)
+{
+  static const struct { const char *provider; const char *variable; } keys[] = {
+    { "anthropic", "ANTHROPIC_API_KEY" },
+    { "openai", "OPENAI_API_KEY" },
+  };
+  g_autoptr(GCancellable) lookup_cancellable = g_cancellable_new ();
+
+  if (self->options.provider.name == NULL)
+    {
+      g_autofree char *provider = g_settings_get_string (self->settings, "provider");
+      if (*provider != '\0')
+        self->options.provider.name = g_steal_pointer (&provider);
+    }
+  if (self->options.provider.model == NULL)
+    {
+      g_autofree char *model = g_settings_get_string (self->settings, "model");
+      if (*model != '\0')
+        self->options.provider.model = g_steal_pointer (&model);
+    }
+  if (self->options.provider.base_url == NULL)
+    {
+      g_autofree char *base_url = g_settings_get_string (self->settings, "base-url");
+      if (*base_url != '\0')
+        self->options.provider.base_url = g_steal_pointer (&base_url);
+    }
+
+  /* The keyring gets a few seconds; a machine without one goes on. */
+  g_timeout_add_full (G_PRIORITY_DEFAULT, KEYRING_WAIT_MS, keyring_timeout_cb,
+                      g_object_ref (lookup_cancellable), g_object_unref);
+
+  self->keyring_pending = G_N_ELEMENTS (keys);
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      KeyLookup *lookup = g_new0 (KeyLookup, 1);
+
+      lookup->self = g_object_ref (self);
+      lookup->provider = g_strdup (keys[i].provider);
+      lookup->variable = keys[i].variable;
+      zot_keyring_lookup_async (keys[i].provider, lookup_cancellable, key_looked_up_cb, lookup);
+    }
+}
+
+/* Actions */
+
+static void
+new_conversation_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+
+  if (self->host != NULL)
+    {
+      zot_transcript_clear (self->transcript);
+      zot_host_submit_async (self->host, "/new", NULL, submitted_cb, g_object_ref (self));
+    }
+}
+
+static void
+reload_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+
+  if (self->host != NULL)
+    zot_host_submit_async (self->host, "/reload-ext", NULL, submitted_cb, g_object_ref (self));
+}
+
+static void
+preferences_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  show_preferences (ZOT_WINDOW (widget));
+}
+
+static void
+yolo_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+
+  if (self->host != NULL)
+    set_yolo (self, zot_extension_manager_get_policy (zot_host_get_manager (self->host)) != ZOT_APPROVAL_POLICY_YOLO);
+}
+
+/* Drag and drop */
+
+gboolean
+zot_window_install_file (ZotWindow *self,
+                         GFile     *file)
+{
+  g_return_val_if_fail (ZOT_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  if (self->host == NULL)
+    return FALSE;
+
+  zot_install_dialog_present (GTK_WINDOW (self), file, self->host);
+  return TRUE;
+}
+
+static gboolean
+on_drop (GtkDropTarget *target,
+         const GValue  *value,
+         double         x,
+         double         y,
+         ZotWindow     *self)
+{
+  if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
+    {
+      GSList *files = g_value_get_boxed (value);
+
+      if (files != NULL)
+        return zot_window_install_file (self, files->data);
+    }
+  else if (G_VALUE_HOLDS (value, G_TYPE_FILE))
+    return zot_window_install_file (self, g_value_get_object (value));
+
+  return FALSE;
+}
+
+/* Closing: stop the extensions gracefully without freezing the window. */
+
+static void
+shut_down_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(ZotWindow) self = user_data;
+  g_autoptr(GtkApplication) app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (app != NULL)
+    g_object_ref (app);
+  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
+  self->closed = TRUE;
+  gtk_window_destroy (GTK_WINDOW (self));
+  if (app != NULL)
+    g_application_release (G_APPLICATION (app));
+}
+
+static gboolean
+zot_window_close_request (GtkWindow *window)
+{
+  ZotWindow *self = ZOT_WINDOW (window);
+  GtkApplication *app = gtk_window_get_application (window);
+
+  if (self->closed || self->host == NULL)
+    return GTK_WINDOW_CLASS (zot_window_parent_class)->close_request (window);
+
+  if (self->closing)
+    return TRUE;
+
+  self->closing = TRUE;
+
+  g_settings_set_int (self->settings, "side-pane-position", gtk_paned_get_position (self->paned));
+  if (!gtk_window_is_maximized (window))
+    {
+      int width, height;
+
+      gtk_window_get_default_size (window, &width, &height);
+      g_settings_set_int (self->settings, "window-width", width);
+      g_settings_set_int (self->settings, "window-height", height);
+    }
+  g_settings_set_boolean (self->settings, "window-maximized", gtk_window_is_maximized (window));
+
+  gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
+  if (app != NULL)
+    g_application_hold (G_APPLICATION (app));
+  zot_host_shutdown_async (self->host, NULL, shut_down_cb, g_object_ref (self));
+
+  return TRUE;
+}
+
+/* Public */
+
+void
+zot_window_set_prompt (ZotWindow  *self,
+                       const char *prompt)
+{
+  g_return_if_fail (ZOT_IS_WINDOW (self));
+
+  g_free (self->pending_prompt);
+  self->pending_prompt = g_strdup (prompt);
+  zot_prompt_editor_set_text (self->prompt_editor, prompt);
+}
+
+void
+zot_window_add_extensions (ZotWindow          *self,
+                           const char * const *paths)
+{
+  g_autoptr(GStrvBuilder) builder = NULL;
+  g_auto(GStrv) all = NULL;
+
+  g_return_if_fail (ZOT_IS_WINDOW (self));
+
+  if (paths == NULL || paths[0] == NULL || self->host == NULL)
+    return;
+
+  builder = g_strv_builder_new ();
+  g_strv_builder_addv (builder, (const char **) self->options.ext_paths);
+  for (guint i = 0; paths[i] != NULL; i++)
+    if (self->options.ext_paths == NULL || !g_strv_contains ((const char * const *) self->options.ext_paths, paths[i]))
+      g_strv_builder_add (builder, paths[i]);
+  all = g_strv_builder_end (builder);
+
+  g_strfreev (self->options.ext_paths);
+  self->options.ext_paths = g_strdupv (all);
+  zot_extension_manager_set_explicit_paths (zot_host_get_manager (self->host), (const char * const *) all);
+  zot_host_submit_async (self->host, "/reload-ext", NULL, submitted_cb, g_object_ref (self));
+}
+
+void
+zot_window_resolve_approval (ZotWindow         *self,
+                             const char        *id,
+                             ZotApprovalChoice  choice)
+{
+  g_return_if_fail (ZOT_IS_WINDOW (self));
+
+  if (self->approvals != NULL)
+    zot_approval_presenter_resolve (self->approvals, id, choice);
+}
+
+ZotHost *
+zot_window_get_host (ZotWindow *self)
+{
+  g_return_val_if_fail (ZOT_IS_WINDOW (self), NULL);
+  return self->host;
+}
+
+/* GObject */
+
+static void
+zot_window_dispose (GObject *object)
+{
+  ZotWindow *self = (ZotWindow *)object;
+
+  g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->approvals);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_WINDOW);
+
+  G_OBJECT_CLASS (zot_window_parent_class)->dispose (object);
+}
+
+static void
+zot_window_finalize (GObject *object)
+{
+  ZotWindow *self = (ZotWindow *)object;
+
+  g_clear_object (&self->host);
+  g_clear_object (&self->settings);
+  g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->pending_prompt, g_free);
+  zot_host_options_clear (&self->options);
+
+  G_OBJECT_CLASS (zot_window_parent_class)->finalize (object);
+}
+
+static void
+zot_window_class_init (ZotWindowClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+  GtkWindowClass *window_class = GTK_WINDOW_CLASS (klass);
+
+  object_class->dispose = zot_window_dispose;
+  object_class->finalize = zot_window_finalize;
+  window_class->close_request = zot_window_close_request;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-window.ui");
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_pane_button);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, demo_banner);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, demo_label);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, paned);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, conversation_box);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_pane);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_stack);
+
+  gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_action);
+  gtk_widget_class_install_action (widget_class, "win.reload-extensions", NULL, reload_action);
+  gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
+  gtk_widget_class_install_action (widget_class, "win.yolo", NULL, yolo_action);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK, "win.preferences", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new-conversation", NULL);
+}
+
+static void
+add_side_page (ZotWindow  *self,
+               GtkWidget  *page,
+               const char *name,
+               const char *title,
+               const char *icon)
+{
+  AdwViewStackPage *stack_page = adw_view_stack_add_titled (self->side_stack, page, name, title);
+  adw_view_stack_page_set_icon_name (stack_page, icon);
+}
+
+static void
+zot_window_init (ZotWindow *self)
+{
+  GtkDropTarget *drop;
+  GtkCssProvider *css;
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->cancellable = g_cancellable_new ();
+  self->settings = g_settings_new (APP_ID);
+  self->yolo = -1;
+
+  css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (css, "/dev/zot/Zot/style.css");
+  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  g_object_unref (css);
+
+  gtk_label_set_text (self->demo_label,
+                      _("You are talking to the built-in demo model: offline, no API key. "
+                        "Lines like  tool: bash {\"command\": \"ls\"}  make it call tools. "
+                        "Choose a real model in Preferences."));
+
+  self->transcript = ZOT_TRANSCRIPT (zot_transcript_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (self->transcript), TRUE);
+  gtk_box_append (self->conversation_box, GTK_WIDGET (self->transcript));
+  g_settings_bind (self->settings, "show-loaded-resources", self->transcript, "show-startup", G_SETTINGS_BIND_GET);
+
+  self->prompt_editor = ZOT_PROMPT_EDITOR (zot_prompt_editor_new ());
+  gtk_box_append (self->conversation_box, GTK_WIDGET (self->prompt_editor));
+  g_signal_connect (self->prompt_editor, "submit", G_CALLBACK (on_prompt_submit), self);
+  g_signal_connect (self->prompt_editor, "cancel", G_CALLBACK (on_prompt_cancel), self);
+
+  self->panel_pane = ZOT_PANEL_PANE (zot_panel_pane_new ());
+  self->notes_view = ZOT_NOTES_VIEW (zot_notes_view_new ());
+  self->inspector = ZOT_INSPECTOR (zot_inspector_new ());
+  self->extensions_page = ZOT_EXTENSIONS_PAGE (zot_extensions_page_new ());
+  add_side_page (self, GTK_WIDGET (self->panel_pane), "panels", _("Panels"), "view-grid-symbolic");
+  add_side_page (self, GTK_WIDGET (self->notes_view), "notes", _("Notes"), "user-bookmarks-symbolic");
+  add_side_page (self, GTK_WIDGET (self->inspector), "inspector", _("Inspector"), "system-search-symbolic");
+  add_side_page (self, GTK_WIDGET (self->extensions_page), "extensions", _("Extensions"), "application-x-addon-symbolic");
+  g_signal_connect (self->panel_pane, "panel-added", G_CALLBACK (on_panel_added), self);
+  g_signal_connect (self->panel_pane, "panel-closed-note", G_CALLBACK (on_toast_request), self);
+  g_signal_connect (self->extensions_page, "toast", G_CALLBACK (on_toast_request), self);
+
+  g_object_bind_property (self->side_pane_button, "active", self->side_pane, "visible", G_BINDING_SYNC_CREATE);
+
+  gtk_window_set_default_size (GTK_WINDOW (self),
+                               g_settings_get_int (self->settings, "window-width"),
+                               g_settings_get_int (self->settings, "window-height"));
+  if (g_settings_get_boolean (self->settings, "window-maximized"))
+    gtk_window_maximize (GTK_WINDOW (self));
+  gtk_paned_set_position (self->paned, g_settings_get_int (self->settings, "side-pane-position"));
+
+  /* Typing goes to the prompt from the start. */
+  gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->prompt_editor));
+  gtk_widget_grab_focus (GTK_WIDGET (self->prompt_editor));
+
+  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
+
+  update_title (self);
+}
+
+/**
+ * zot_window_new:
+ * @options: what the command line asked for; copied
+ * @yolo: 1 for --yolo, 0 for --no-yolo, -1 to follow the preference
+ */
+GtkWidget *
+zot_window_new (ZotApplication *application,
+                ZotHostOptions *options,
+                int             yolo)
+{
+  ZotWindow *self;
+
+  g_return_val_if_fail (ZOT_IS_APPLICATION (application), NULL);
+  g_return_val_if_fail (options != NULL, NULL);
+
+  self = g_object_new (ZOT_TYPE_WINDOW, "application", application, NULL);
+  self->yolo = yolo;
+
+  self->options.cwd = g_strdup (options->cwd);
+  self->options.ext_paths = g_strdupv (options->ext_paths);
+  self->options.no_ext = options->no_ext;
+  self->options.provider.name = g_strdup (options->provider.name);
+  self->options.provider.model = g_strdup (options->provider.model);
+  self->options.provider.base_url = g_strdup (options->provider.base_url);
+  self->options.provider.api_key = g_strdup (options->provider.api_key);
+  self->options.max_steps = options->max_steps;
+  self->options.system_prompt = g_strdup (options->system_prompt);
+  self->options.append_system_prompt = g_strdupv (options->append_system_prompt);
+  self->options.tools = g_strdupv (options->tools);
+  self->options.no_tools = options->no_tools;
+  self->options.continue_session = options->continue_session;
+  self->options.session_path = g_strdup (options->session_path);
+  self->options.no_session = options->no_session;
+  self->options.interactive = TRUE;
+
+  start (self);
+
+  return GTK_WIDGET (self);
+}

@@ -1,0 +1,576 @@
+/* test-gui-approvals.c — the approval dialog: an interactive host with the
+ * "ask" policy runs "tool: bash …" through the demo model; each of the four
+ * answers gives its permission_decision (seen on ::lifecycle-event);
+ * questions queue in order, one dialog at a time; they can be answered by
+ * id (as the notification's actions do), or elsewhere, or be dropped by a
+ * cancelled run, and each of these closes the dialog. */
+#include "config.h"
+
+#include <string.h>
+
+#include <adwaita.h>
+
+#include "zot-approval-presenter.h"
+#include "zot-approval-presenter-private.h"
+#include "zot-host.h"
+#include "zot-resources.h"
+#include "zot-test-util.h"
+
+typedef struct
+{
+  ZotTestEnv            env;
+  ZotHost              *host;
+  GtkWindow            *window;
+  ZotApprovalPresenter *presenter;
+  GPtrArray            *decisions;   /* "tool decision source" */
+  GPtrArray            *asked;       /* ZotApproval, when keep_asked */
+  guint                 n_asked;
+  gboolean              keep_asked;
+} Fixture;
+
+static void
+on_lifecycle_event (ZotExtensionManager *manager,
+                    const char          *name,
+                    JsonObject          *frame,
+                    Fixture             *f)
+{
+  if (!g_str_equal (name, "permission_decision"))
+    return;
+
+  g_ptr_array_add (f->decisions,
+                   g_strdup_printf ("%s %s %s",
+                                    json_object_get_string_member (frame, "tool_name"),
+                                    json_object_get_string_member (frame, "decision"),
+                                    json_object_get_string_member (frame, "source")));
+}
+
+/* Connected before the presenter: counts the questions, takes none. */
+static gboolean
+on_approval_requested (ZotExtensionManager *manager,
+                       ZotApproval         *approval,
+                       Fixture             *f)
+{
+  f->n_asked++;
+  if (f->keep_asked)
+    g_ptr_array_add (f->asked, g_object_ref (approval));
+  return FALSE;
+}
+
+static void
+load_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_load_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+static ZotExtensionManager *
+manager_of (Fixture *f)
+{
+  return zot_host_get_manager (f->host);
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  gboolean done = FALSE;
+
+  zot_test_env_setup (&f->env);
+  f->decisions = g_ptr_array_new_with_free_func (g_free);
+  f->asked = g_ptr_array_new_with_free_func (g_object_unref);
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  options.no_ext = TRUE;
+  options.interactive = TRUE;
+
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  zot_host_load_async (f->host, NULL, load_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  zot_host_begin_session (f->host);
+
+  zot_extension_manager_set_policy (manager_of (f), ZOT_APPROVAL_POLICY_ASK);
+  g_signal_connect (manager_of (f), "lifecycle-event", G_CALLBACK (on_lifecycle_event), f);
+  g_signal_connect (manager_of (f), "approval-requested", G_CALLBACK (on_approval_requested), f);
+
+  f->window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_default_size (f->window, 640, 480);
+  gtk_window_present (f->window);
+
+  f->presenter = zot_approval_presenter_new (f->window, manager_of (f));
+}
+
+static void
+shutdown_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  gboolean done = FALSE;
+
+  g_ptr_array_set_size (f->asked, 0);
+  if (f->presenter != NULL)
+    g_assert_finalize_object (g_steal_pointer (&f->presenter));
+  gtk_window_destroy (f->window);
+
+  g_signal_handlers_disconnect_by_data (manager_of (f), f);
+  zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  g_assert_finalize_object (g_steal_pointer (&f->host));
+
+  g_clear_pointer (&f->decisions, g_ptr_array_unref);
+  g_clear_pointer (&f->asked, g_ptr_array_unref);
+  zot_test_env_teardown (&f->env);
+}
+
+static gboolean
+dialog_shows (gpointer data)
+{
+  Fixture *f = data;
+
+  return _zot_approval_presenter_get_current (f->presenter) != NULL &&
+         _zot_approval_presenter_get_dialog (f->presenter) != NULL;
+}
+
+static gboolean
+only_parent_left (gpointer data)
+{
+  Fixture *f = data;
+  g_autoptr(GListModel) toplevels = NULL;
+  guint n_items;
+  guint n_dialogs = 0;
+
+  toplevels = g_object_ref (gtk_window_get_toplevels ());
+  n_items = g_list_model_get_n_items (toplevels);
+  for (guint i = 0; i < n_items; i++)
+    {
+      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (window))
+        n_dialogs++;
+    }
+
+  return n_dialogs == 0 && _zot_approval_presenter_get_current (f->presenter) == NULL;
+}
+
+static const char *
+heading (Fixture *f)
+{
+  return adw_message_dialog_get_heading (_zot_approval_presenter_get_dialog (f->presenter));
+}
+
+static const char *
+last_decision (Fixture *f)
+{
+  g_assert_cmpuint (f->decisions->len, >, 0);
+  return g_ptr_array_index (f->decisions, f->decisions->len - 1);
+}
+
+typedef struct
+{
+  gboolean  done;
+  GError   *error;
+} Submit;
+
+static void
+submit_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Submit *submit = user_data;
+
+  zot_host_submit_finish (ZOT_HOST (object), result, NULL, &submit->error);
+  submit->done = TRUE;
+}
+
+/* Submits @prompt; when @response, waits for the dialog and answers it. */
+static void
+prompt_and_answer (Fixture    *f,
+                   const char *prompt,
+                   const char *response)
+{
+  Submit s = { 0 };
+  guint asked = f->n_asked;
+
+  zot_host_submit_async (f->host, prompt, NULL, submit_cb, &s);
+
+  if (response != NULL)
+    {
+      zot_test_wait_until (dialog_shows, f, 10000);
+      g_assert_cmpstr (heading (f), ==, "Allow bash?");
+      g_assert_cmpstr (zot_approval_get_preview (_zot_approval_presenter_get_current (f->presenter)),
+                       ==, "bash: true");
+      _zot_approval_presenter_respond (f->presenter, response);
+    }
+
+  zot_test_wait_for (&s.done, 30000);
+  g_assert_no_error (s.error);
+  zot_test_wait_until (only_parent_left, f, 10000);
+  g_assert_cmpuint (f->n_asked, ==, asked + (response != NULL ? 1 : 0));
+}
+
+static void
+test_four_answers (Fixture       *f,
+                   gconstpointer  data)
+{
+  prompt_and_answer (f, "tool: bash {\"command\":\"true\"}", "deny");
+  g_assert_cmpstr (last_decision (f), ==, "bash denied user");
+
+  prompt_and_answer (f, "tool: bash {\"command\":\"true\"}", "allow");
+  g_assert_cmpstr (last_decision (f), ==, "bash approved user");
+
+  /* Always for this tool: the next bash is not asked. */
+  prompt_and_answer (f, "tool: bash {\"command\":\"true\"}", "allow-tool");
+  g_assert_cmpstr (last_decision (f), ==, "bash approved user");
+  prompt_and_answer (f, "tool: bash {\"command\":\"true\"}", NULL);
+  g_assert_cmpstr (last_decision (f), ==, "bash approved remembered");
+
+  /* Always this session: another tool is not asked either. */
+  zot_extension_manager_forget_approvals (manager_of (f));
+  prompt_and_answer (f, "tool: bash {\"command\":\"true\"}", "allow-all");
+  g_assert_cmpstr (last_decision (f), ==, "bash approved user");
+  prompt_and_answer (f, "tool: write {\"path\":\"w.txt\",\"content\":\"x\"}", NULL);
+  g_assert_cmpstr (last_decision (f), ==, "write approved remembered");
+
+  g_assert_cmpuint (f->decisions->len, ==, 6);
+}
+
+static void
+test_close_is_deny (Fixture       *f,
+                    gconstpointer  data)
+{
+  Submit s = { 0 };
+
+  zot_host_submit_async (f->host, "tool: bash {\"command\":\"true\"}", NULL, submit_cb, &s);
+  zot_test_wait_until (dialog_shows, f, 10000);
+
+  /* Escape, or the window's close button. */
+  gtk_window_close (GTK_WINDOW (_zot_approval_presenter_get_dialog (f->presenter)));
+  zot_test_wait_for (&s.done, 30000);
+  g_assert_no_error (s.error);
+  g_assert_cmpstr (last_decision (f), ==, "bash denied user");
+  zot_test_wait_until (only_parent_left, f, 10000);
+}
+
+typedef struct
+{
+  gboolean     done;
+  ZotDecision *decision;
+} Authorize;
+
+static void
+authorize_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Authorize *authorize = user_data;
+
+  authorize->decision = zot_extension_manager_authorize_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  authorize->done = TRUE;
+}
+
+static void
+authorize (Fixture      *f,
+           const char   *tool,
+           const char   *origin,
+           GCancellable *cancellable,
+           Authorize    *out)
+{
+  g_autoptr(JsonObject) args = json_object_new ();
+
+  json_object_set_string_member (args, "command", "true");
+  zot_extension_manager_authorize_async (manager_of (f), tool, tool, args, TRUE, origin,
+                                         cancellable, authorize_cb, out);
+}
+
+static void
+test_queue_in_order (Fixture       *f,
+                     gconstpointer  data)
+{
+  Authorize first = { 0 };
+  Authorize second = { 0 };
+  Authorize third = { 0 };
+
+  authorize (f, "bash", NULL, NULL, &first);
+  authorize (f, "write", NULL, NULL, &second);
+  authorize (f, "edit", NULL, NULL, &third);
+
+  /* One dialog, for the first; the others wait in order. */
+  zot_test_wait_until (dialog_shows, f, 10000);
+  g_assert_cmpstr (heading (f), ==, "Allow bash?");
+  g_assert_cmpuint (_zot_approval_presenter_get_n_waiting (f->presenter), ==, 2);
+
+  _zot_approval_presenter_respond (f->presenter, "allow");
+  zot_test_wait_for (&first.done, 10000);
+  g_assert_false (second.done);
+
+  zot_test_wait_until (dialog_shows, f, 10000);
+  g_assert_cmpstr (heading (f), ==, "Allow write?");
+  g_assert_cmpuint (_zot_approval_presenter_get_n_waiting (f->presenter), ==, 1);
+  _zot_approval_presenter_respond (f->presenter, "deny");
+  zot_test_wait_for (&second.done, 10000);
+
+  zot_test_wait_until (dialog_shows, f, 10000);
+  g_assert_cmpstr (heading (f), ==, "Allow edit?");
+  _zot_approval_presenter_respond (f->presenter, "allow-tool");
+  zot_test_wait_for (&third.done, 10000);
+  zot_test_wait_until (only_parent_left, f, 10000);
+
+  g_assert_true (first.decision->approved);
+  g_assert_false (second.decision->approved);
+  g_assert_true (third.decision->approved);
+  g_assert_cmpuint (f->decisions->len, ==, 3);
+  g_assert_cmpstr (g_ptr_array_index (f->decisions, 0), ==, "bash approved user");
+  g_assert_cmpstr (g_ptr_array_index (f->decisions, 1), ==, "write denied user");
+  g_assert_cmpstr (g_ptr_array_index (f->decisions, 2), ==, "edit approved user");
+
+  zot_decision_free (first.decision);
+  zot_decision_free (second.decision);
+  zot_decision_free (third.decision);
+}
+
+static void
+test_resolve_by_id (Fixture       *f,
+                    gconstpointer  data)
+{
+  Authorize first = { 0 };
+  Authorize second = { 0 };
+  g_autofree char *id = NULL;
+
+  authorize (f, "bash", NULL, NULL, &first);
+  authorize (f, "write", NULL, NULL, &second);
+  zot_test_wait_until (dialog_shows, f, 10000);
+  id = g_strdup (_zot_approval_presenter_get_current_id (f->presenter));
+  g_assert_nonnull (id);
+
+  /* An id nobody knows changes nothing. */
+  zot_approval_presenter_resolve (f->presenter, "approval-none", ZOT_APPROVAL_ALLOW);
+  g_assert_false (first.done);
+
+  /* As the notification's "Deny" button would. */
+  zot_approval_presenter_resolve (f->presenter, id, ZOT_APPROVAL_DENY);
+  zot_test_wait_for (&first.done, 10000);
+  g_assert_cmpstr (last_decision (f), ==, "bash denied user");
+  g_assert_false (first.decision->approved);
+
+  /* Its dialog closed; the next one shows, with an id of its own. */
+  zot_test_wait_until (dialog_shows, f, 10000);
+  g_assert_cmpstr (heading (f), ==, "Allow write?");
+  g_assert_cmpstr (_zot_approval_presenter_get_current_id (f->presenter), !=, id);
+  zot_approval_presenter_resolve (f->presenter, id, ZOT_APPROVAL_ALLOW);   /* stale */
+  g_assert_false (second.done);
+  zot_approval_presenter_resolve (f->presenter, _zot_approval_presenter_get_current_id (f->presenter),
+                                  ZOT_APPROVAL_ALLOW);
+  zot_test_wait_for (&second.done, 10000);
+  g_assert_cmpstr (last_decision (f), ==, "write approved user");
+  zot_test_wait_until (only_parent_left, f, 10000);
+
+  zot_decision_free (first.decision);
+  zot_decision_free (second.decision);
+}
+
+static void
+test_resolved_elsewhere (Fixture       *f,
+                         gconstpointer  data)
+{
+  Authorize first = { 0 };
+  Authorize second = { 0 };
+
+  f->keep_asked = TRUE;
+  authorize (f, "bash", NULL, NULL, &first);
+  authorize (f, "write", NULL, NULL, &second);
+  zot_test_wait_until (dialog_shows, f, 10000);
+  g_assert_cmpuint (f->asked->len, ==, 2);
+
+  /* The waiting one, answered elsewhere, leaves the queue. */
+  zot_approval_resolve (g_ptr_array_index (f->asked, 1), ZOT_APPROVAL_ALLOW_ALL);
+  zot_test_wait_for (&second.done, 10000);
+  g_assert_cmpuint (_zot_approval_presenter_get_n_waiting (f->presenter), ==, 0);
+  g_assert_cmpstr (heading (f), ==, "Allow bash?");
+
+  /* The shown one, answered elsewhere, closes its dialog. */
+  zot_approval_resolve (g_ptr_array_index (f->asked, 0), ZOT_APPROVAL_ALLOW);
+  zot_test_wait_for (&first.done, 10000);
+  g_assert_null (_zot_approval_presenter_get_dialog (f->presenter));
+  zot_test_wait_until (only_parent_left, f, 10000);
+
+  g_assert_cmpstr (g_ptr_array_index (f->decisions, 0), ==, "write approved user");
+  g_assert_cmpstr (g_ptr_array_index (f->decisions, 1), ==, "bash approved user");
+  zot_decision_free (first.decision);
+  zot_decision_free (second.decision);
+}
+
+static void
+test_cancelled_run (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  Authorize first = { 0 };
+
+  authorize (f, "bash", NULL, cancellable, &first);
+  zot_test_wait_until (dialog_shows, f, 10000);
+
+  /* The core drops the question; the dialog goes with it. */
+  g_cancellable_cancel (cancellable);
+  zot_test_wait_for (&first.done, 10000);
+  g_assert_null (first.decision);   /* the call's own cancellable: an error */
+  g_assert_cmpstr (last_decision (f), ==, "bash cancelled user");
+  zot_test_wait_until (only_parent_left, f, 10000);
+}
+
+static void
+test_origin_and_preview (Fixture       *f,
+                         gconstpointer  data)
+{
+  Authorize first = { 0 };
+  AdwMessageDialog *dialog;
+  const char *body;
+
+  authorize (f, "bash", "weather", NULL, &first);
+  zot_test_wait_until (dialog_shows, f, 10000);
+  dialog = _zot_approval_presenter_get_dialog (f->presenter);
+  body = adw_message_dialog_get_body (dialog);
+  g_assert_cmpstr (heading (f), ==, "Allow bash?");
+  g_assert_nonnull (strstr (body, "weather"));
+
+  /* Four answers; "deny" looks destructive. */
+  g_assert_true (adw_message_dialog_has_response (dialog, "allow"));
+  g_assert_true (adw_message_dialog_has_response (dialog, "allow-tool"));
+  g_assert_true (adw_message_dialog_has_response (dialog, "allow-all"));
+  g_assert_true (adw_message_dialog_has_response (dialog, "deny"));
+  g_assert_cmpint (adw_message_dialog_get_response_appearance (dialog, "deny"), ==, ADW_RESPONSE_DESTRUCTIVE);
+  g_assert_cmpstr (adw_message_dialog_get_response_label (dialog, "allow"), ==, "_Allow once");
+  g_assert_cmpstr (adw_message_dialog_get_response_label (dialog, "allow-tool"), ==, "Always for this _tool");
+  g_assert_cmpstr (adw_message_dialog_get_response_label (dialog, "allow-all"), ==, "Always this _session");
+  g_assert_cmpstr (adw_message_dialog_get_response_label (dialog, "deny"), ==, "_Deny");
+
+  _zot_approval_presenter_respond (f->presenter, "allow");
+  zot_test_wait_for (&first.done, 10000);
+  zot_decision_free (first.decision);
+}
+
+static void
+test_dispose_denies (Fixture       *f,
+                     gconstpointer  data)
+{
+  Authorize first = { 0 };
+  Authorize second = { 0 };
+
+  authorize (f, "bash", NULL, NULL, &first);
+  authorize (f, "write", NULL, NULL, &second);
+  zot_test_wait_until (dialog_shows, f, 10000);
+
+  g_assert_finalize_object (g_steal_pointer (&f->presenter));
+  zot_test_wait_for (&first.done, 10000);
+  zot_test_wait_for (&second.done, 10000);
+  g_assert_false (first.decision->approved);
+  g_assert_false (second.decision->approved);
+  zot_decision_free (first.decision);
+  zot_decision_free (second.decision);
+}
+
+static void
+app_allow_cb (GSimpleAction *action,
+              GVariant      *parameter,
+              gpointer       user_data)
+{
+  Fixture *f = user_data;
+
+  zot_approval_presenter_resolve (f->presenter, g_variant_get_string (parameter, NULL), ZOT_APPROVAL_ALLOW);
+}
+
+static void
+app_deny_cb (GSimpleAction *action,
+             GVariant      *parameter,
+             gpointer       user_data)
+{
+  Fixture *f = user_data;
+
+  zot_approval_presenter_resolve (f->presenter, g_variant_get_string (parameter, NULL), ZOT_APPROVAL_DENY);
+}
+
+/* The contract with the application: its two actions, with the id as
+ * target, answer the question (what the notification's buttons do). */
+static void
+test_application_actions (Fixture       *f,
+                          gconstpointer  data)
+{
+  static const GActionEntry entries[] = {
+    { "approval-allow", app_allow_cb, "s", NULL, NULL, { 0 } },
+    { "approval-deny", app_deny_cb, "s", NULL, NULL, { 0 } },
+  };
+  g_autoptr(GtkApplication) app = gtk_application_new ("dev.zot.Zot.TestApprovals", G_APPLICATION_NON_UNIQUE);
+  Authorize first = { 0 };
+  Authorize second = { 0 };
+  g_autofree char *action = NULL;
+  g_autoptr(GVariant) target = NULL;
+
+  /* Not registered: a session bus here may have no notification server. */
+  g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), f);
+
+  authorize (f, "bash", NULL, NULL, &first);
+  authorize (f, "write", NULL, NULL, &second);
+  zot_test_wait_until (dialog_shows, f, 10000);
+
+  g_assert_true (g_action_parse_detailed_name (ZOT_APPROVAL_DENY_ACTION, &action, &target, NULL));
+  g_assert_true (g_str_has_prefix (action, "app."));
+  g_action_activate (g_action_map_lookup_action (G_ACTION_MAP (app), action + strlen ("app.")),
+                     g_variant_new_string (_zot_approval_presenter_get_current_id (f->presenter)));
+  zot_test_wait_for (&first.done, 10000);
+  g_assert_cmpstr (last_decision (f), ==, "bash denied user");
+
+  zot_test_wait_until (dialog_shows, f, 10000);
+  g_action_activate (g_action_map_lookup_action (G_ACTION_MAP (app), "approval-allow"),
+                     g_variant_new_string (_zot_approval_presenter_get_current_id (f->presenter)));
+  zot_test_wait_for (&second.done, 10000);
+  g_assert_cmpstr (last_decision (f), ==, "write approved user");
+  zot_test_wait_until (only_parent_left, f, 10000);
+
+  zot_decision_free (first.decision);
+  zot_decision_free (second.decision);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  adw_init ();
+  g_assert_nonnull (zot_get_resource ());
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_unsetenv ("OPENAI_API_KEY");
+
+#define ADD(path, func) \
+  g_test_add ("/zot/gui-approvals/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+  ADD ("four-answers", test_four_answers);
+  ADD ("close-is-deny", test_close_is_deny);
+  ADD ("queue-in-order", test_queue_in_order);
+  ADD ("resolve-by-id", test_resolve_by_id);
+  ADD ("resolved-elsewhere", test_resolved_elsewhere);
+  ADD ("cancelled-run", test_cancelled_run);
+  ADD ("origin-and-preview", test_origin_and_preview);
+  ADD ("dispose-denies", test_dispose_denies);
+  ADD ("application-actions", test_application_actions);
+
+#undef ADD
+
+  return g_test_run ();
+}

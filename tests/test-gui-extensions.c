@@ -1,0 +1,513 @@
+/* test-gui-extensions.c — the extensions page under a display: a row per
+ * extension with its live state, enable/disable through the manifest,
+ * restarting one extension, removing an installed one after the
+ * confirmation, and the tail of an extension's log. */
+#include "config.h"
+
+#include <string.h>
+
+#include <adwaita.h>
+#include <json-glib/json-glib.h>
+
+#include "zot-extensions-page.h"
+#include "zot-extensions-page-private.h"
+#include "zot-host.h"
+#include "zot-paths.h"
+#include "zot-test-util.h"
+
+static const char *echo_tool =
+  "{\"type\":\"register_tool\",\"name\":\"echo_tool\",\"description\":\"Echoes\",\"schema\":{\"type\":\"object\"}}";
+
+typedef struct
+{
+  ZotTestEnv         env;
+  ZotHost           *host;
+  GtkWindow         *window;
+  ZotExtensionsPage *page;
+  GPtrArray         *toasts;
+  char              *alpha_dir;
+  char              *broken_dir;
+  char              *sleepy_dir;
+  char              *removable_dir;
+} Fixture;
+
+static void
+on_toast (ZotExtensionsPage *page,
+          const char        *text,
+          Fixture           *f)
+{
+  g_ptr_array_add (f->toasts, g_strdup (text));
+}
+
+static void
+load_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_load_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *user_dir = NULL;
+  g_autofree char *sleepy_json = NULL;
+  gboolean done = FALSE;
+  const char *paths[4];
+
+  zot_test_env_setup (&f->env);
+  f->toasts = g_ptr_array_new_with_free_func (g_free);
+
+  f->alpha_dir = zot_test_make_fake_args (f->env.root, "alpha",
+                                          "--command", "hello",
+                                          "--register-json", echo_tool,
+                                          NULL);
+  f->broken_dir = zot_test_make_fake_args (f->env.root, "broken", "--exit-before-hello", "3", NULL);
+  sleepy_json = g_strdup_printf ("{\"name\":\"sleepy\",\"exec\":\"%s\",\"version\":\"2.0.0\","
+                                 "\"args\":[\"--name\",\"sleepy\"],\"enabled\":false}",
+                                 g_getenv ("ZOT_FAKE_EXTENSION"));
+  f->sleepy_dir = zot_test_make_manifest (f->env.root, "sleepy", sleepy_json);
+
+  user_dir = zot_paths_get_extensions_dir ();
+  g_mkdir_with_parents (user_dir, 0700);
+  f->removable_dir = zot_test_make_fake_args (user_dir, "removable", NULL);
+
+  paths[0] = f->alpha_dir;
+  paths[1] = f->broken_dir;
+  paths[2] = f->sleepy_dir;
+  paths[3] = NULL;
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.ext_paths = g_strdupv ((char **) paths);
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  options.interactive = TRUE;
+
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+
+  zot_host_load_async (f->host, NULL, load_cb, &done);
+  zot_test_wait_for (&done, 30000);
+
+  f->page = ZOT_EXTENSIONS_PAGE (zot_extensions_page_new ());
+  g_signal_connect (f->page, "toast", G_CALLBACK (on_toast), f);
+  zot_extensions_page_set_host (f->page, f->host);
+
+  f->window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_default_size (f->window, 700, 900);
+  gtk_window_set_child (f->window, GTK_WIDGET (f->page));
+  gtk_window_present (f->window);
+}
+
+static void
+shutdown_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  gboolean done = FALSE;
+
+  g_object_add_weak_pointer (G_OBJECT (f->page), (gpointer *) &f->page);
+  gtk_window_destroy (f->window);
+  g_assert_null (f->page);
+
+  zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  g_assert_finalize_object (g_steal_pointer (&f->host));
+
+  g_clear_pointer (&f->toasts, g_ptr_array_unref);
+  g_clear_pointer (&f->alpha_dir, g_free);
+  g_clear_pointer (&f->broken_dir, g_free);
+  g_clear_pointer (&f->sleepy_dir, g_free);
+  g_clear_pointer (&f->removable_dir, g_free);
+  zot_test_env_teardown (&f->env);
+}
+
+static ZotExtensionManager *
+manager_of (Fixture *f)
+{
+  return zot_host_get_manager (f->host);
+}
+
+static GtkWidget *
+row_of (Fixture    *f,
+        const char *name)
+{
+  ZotExtension *extension = zot_extension_manager_find (manager_of (f), name);
+
+  if (extension == NULL)
+    return NULL;
+  return _zot_extensions_page_get_row (f->page, extension);
+}
+
+typedef struct
+{
+  Fixture    *f;
+  const char *name;
+  const char *state;
+} RowState;
+
+static gboolean
+row_has_state (gpointer data)
+{
+  RowState *want = data;
+  GtkWidget *row = row_of (want->f, want->name);
+
+  return row != NULL && g_strcmp0 (_zot_extensions_page_row_get_state (row), want->state) == 0;
+}
+
+static void
+wait_row_state (Fixture    *f,
+                const char *name,
+                const char *state)
+{
+  RowState want = { f, name, state };
+
+  zot_test_wait_until (row_has_state, &want, 30000);
+}
+
+static gboolean
+manifest_enabled (const char *dir)
+{
+  g_autofree char *path = g_build_filename (dir, "extension.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+
+  json_parser_load_from_file (parser, path, &error);
+  g_assert_no_error (error);
+  return json_object_get_boolean_member_with_default (json_node_get_object (json_parser_get_root (parser)),
+                                                     "enabled", TRUE);
+}
+
+static void
+test_new_destroy (Fixture       *f,
+                  gconstpointer  data)
+{
+  GtkWidget *page = g_object_ref_sink (zot_extensions_page_new ());
+
+  zot_extensions_page_set_host (ZOT_EXTENSIONS_PAGE (page), f->host);
+  g_assert_nonnull (_zot_extensions_page_get_row (ZOT_EXTENSIONS_PAGE (page),
+                                                  zot_extension_manager_find (manager_of (f), "alpha")));
+  zot_extensions_page_set_host (ZOT_EXTENSIONS_PAGE (page), NULL);
+  g_assert_null (_zot_extensions_page_get_row (ZOT_EXTENSIONS_PAGE (page),
+                                               zot_extension_manager_find (manager_of (f), "alpha")));
+  zot_extensions_page_set_host (ZOT_EXTENSIONS_PAGE (page), f->host);
+  g_assert_finalize_object (page);
+}
+
+static void
+test_rows (Fixture       *f,
+           gconstpointer  data)
+{
+  ZotExtensionManager *manager = manager_of (f);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (manager));
+  g_autofree char *alpha_details = NULL;
+  g_autofree char *broken_details = NULL;
+  GtkWidget *row;
+
+  g_assert_cmpuint (n, ==, 4);
+
+  /* Every item of the model has its row. */
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+
+      row = _zot_extensions_page_get_row (f->page, extension);
+      g_assert_nonnull (row);
+      g_assert_true (_zot_extensions_page_row_get_extension (row) == extension);
+    }
+
+  wait_row_state (f, "alpha", "ready");
+  wait_row_state (f, "broken", "failed");
+  wait_row_state (f, "sleepy", "disabled");
+  wait_row_state (f, "removable", "ready");
+
+  row = row_of (f, "alpha");
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch"))));
+  g_assert_true (gtk_widget_has_css_class (_zot_extensions_page_row_get_widget (row, "state"), "ext-state-ready"));
+  alpha_details = _zot_extensions_page_row_get_details (row);
+  g_assert_nonnull (strstr (alpha_details, "/hello | fake command hello"));
+  g_assert_nonnull (strstr (alpha_details, "echo_tool | Echoes"));
+  g_assert_nonnull (strstr (alpha_details, "# Tools"));
+  /* An --ext directory is the user's checkout: no Remove. */
+  g_assert_false (gtk_widget_get_visible (_zot_extensions_page_row_get_widget (row, "remove")));
+
+  row = row_of (f, "broken");
+  g_assert_true (gtk_widget_has_css_class (_zot_extensions_page_row_get_widget (row, "state"), "ext-state-failed"));
+  broken_details = _zot_extensions_page_row_get_details (row);
+  g_assert_nonnull (strstr (broken_details, "Last error | "));
+
+  row = row_of (f, "sleepy");
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch"))));
+  g_assert_cmpstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row)), ==, "2.0.0 · from --ext");
+
+  row = row_of (f, "removable");
+  g_assert_true (gtk_widget_get_visible (_zot_extensions_page_row_get_widget (row, "remove")));
+}
+
+static void
+test_disable_enable (Fixture       *f,
+                     gconstpointer  data)
+{
+  GtkWidget *row;
+
+  wait_row_state (f, "alpha", "ready");
+  row = row_of (f, "alpha");
+
+  /* What a click does. */
+  gtk_switch_set_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch")), FALSE);
+  g_assert_false (manifest_enabled (f->alpha_dir));
+  wait_row_state (f, "alpha", "disabled");
+  g_assert_cmpint (zot_extension_get_state (zot_extension_manager_find (manager_of (f), "alpha")), ==,
+                   ZOT_EXTENSION_STATE_DISABLED);
+
+  row = row_of (f, "alpha");
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch"))));
+  gtk_switch_set_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch")), TRUE);
+  g_assert_true (manifest_enabled (f->alpha_dir));
+  wait_row_state (f, "alpha", "ready");
+
+  /* The manifest-disabled one starts once enabled. */
+  row = row_of (f, "sleepy");
+  gtk_switch_set_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch")), TRUE);
+  g_assert_true (manifest_enabled (f->sleepy_dir));
+  wait_row_state (f, "sleepy", "ready");
+  g_assert_cmpuint (f->toasts->len, ==, 0);
+}
+
+typedef struct
+{
+  ZotExtensionManager *manager;
+  ZotExtension        *old;
+} Replaced;
+
+static gboolean
+alpha_replaced_and_ready (gpointer data)
+{
+  Replaced *r = data;
+  ZotExtension *now = zot_extension_manager_find (r->manager, "alpha");
+
+  return now != NULL && now != r->old && zot_extension_get_state (now) == ZOT_EXTENSION_STATE_READY;
+}
+
+static void
+test_restart_one (Fixture       *f,
+                  gconstpointer  data)
+{
+  ZotExtensionManager *manager = manager_of (f);
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (manager));
+  g_autoptr(GPtrArray) before = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GPtrArray) rows_before = g_ptr_array_new ();
+  Replaced replaced = { manager, NULL };
+  GtkWidget *row;
+
+  wait_row_state (f, "alpha", "ready");
+  wait_row_state (f, "removable", "ready");
+
+  for (guint i = 0; i < n; i++)
+    {
+      ZotExtension *extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+
+      g_ptr_array_add (before, extension);
+      g_ptr_array_add (rows_before, _zot_extensions_page_get_row (f->page, extension));
+    }
+
+  replaced.old = zot_extension_manager_find (manager, "alpha");
+  row = row_of (f, "alpha");
+  g_signal_emit_by_name (_zot_extensions_page_row_get_widget (row, "restart"), "clicked");
+  zot_test_wait_until (alpha_replaced_and_ready, &replaced, 30000);
+  wait_row_state (f, "alpha", "ready");
+
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (manager)), ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+      ZotExtension *old = g_ptr_array_index (before, i);
+
+      if (old == replaced.old)
+        {
+          g_assert_true (extension != old);
+          continue;
+        }
+
+      /* The others keep their objects, their processes and their rows. */
+      g_assert_true (extension == old);
+      g_assert_true (_zot_extensions_page_get_row (f->page, extension) == g_ptr_array_index (rows_before, i));
+    }
+}
+
+static gboolean
+removable_gone (gpointer data)
+{
+  Fixture *f = data;
+
+  return zot_extension_manager_find (manager_of (f), "removable") == NULL &&
+         zot_extension_manager_find (manager_of (f), "alpha") != NULL &&
+         zot_extension_get_state (zot_extension_manager_find (manager_of (f), "alpha")) == ZOT_EXTENSION_STATE_READY;
+}
+
+static void
+test_remove (Fixture       *f,
+             gconstpointer  data)
+{
+  AdwMessageDialog *dialog;
+  ZotExtension *extension;
+  GtkWidget *row;
+
+  wait_row_state (f, "removable", "ready");
+  row = row_of (f, "removable");
+  extension = _zot_extensions_page_row_get_extension (row);
+
+  /* Cancel keeps it. */
+  g_signal_emit_by_name (_zot_extensions_page_row_get_widget (row, "remove"), "clicked");
+  dialog = _zot_extensions_page_get_remove_dialog (f->page);
+  g_assert_nonnull (dialog);
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Remove removable?");
+  adw_message_dialog_response (dialog, "cancel");
+  g_assert_true (g_file_test (f->removable_dir, G_FILE_TEST_IS_DIR));
+  if (_zot_extensions_page_get_remove_dialog (f->page) != NULL)
+    gtk_window_destroy (GTK_WINDOW (_zot_extensions_page_get_remove_dialog (f->page)));
+
+  /* Confirming deletes the folder and reloads. */
+  g_signal_emit_by_name (_zot_extensions_page_row_get_widget (row, "remove"), "clicked");
+  dialog = _zot_extensions_page_get_remove_dialog (f->page);
+  g_assert_nonnull (dialog);
+  _zot_extensions_page_remove_response (f->page, extension, "remove");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+
+  g_assert_false (g_file_test (f->removable_dir, G_FILE_TEST_EXISTS));
+  zot_test_wait_until (removable_gone, f, 30000);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (manager_of (f))), ==, 3);
+  wait_row_state (f, "alpha", "ready");
+  g_assert_cmpuint (f->toasts->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->toasts, 0), ==, "Removed removable");
+}
+
+typedef struct
+{
+  Fixture    *f;
+  const char *needle;
+} LogWant;
+
+static gboolean
+log_shows (gpointer data)
+{
+  LogWant *want = data;
+  GtkWidget *row = row_of (want->f, "broken");
+  const char *text;
+
+  if (row == NULL)
+    return FALSE;
+  text = gtk_label_get_text (GTK_LABEL (_zot_extensions_page_row_get_widget (row, "log")));
+  return strstr (text, want->needle) != NULL;
+}
+
+static void
+test_log_tail (Fixture       *f,
+               gconstpointer  data)
+{
+  LogWant want = { f, "fake-extension: exiting with status 3 before hello" };
+  ZotExtension *broken;
+  g_autoptr(GString) lots = g_string_new (NULL);
+  GtkWidget *row;
+  const char *text;
+
+  wait_row_state (f, "broken", "failed");
+  broken = zot_extension_manager_find (manager_of (f), "broken");
+  row = row_of (f, "broken");
+
+  /* Read when the row opens. */
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
+  zot_test_wait_until (log_shows, &want, 10000);
+
+  /* A long log shows its last lines; Refresh reads it again. */
+  for (guint i = 0; i < 5000; i++)
+    g_string_append_printf (lots, "line %u of the log\n", i);
+  {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(GFile) log = g_file_new_for_path (zot_extension_get_log_path (broken));
+    g_autoptr(GFileOutputStream) out = g_file_append_to (log, G_FILE_CREATE_NONE, NULL, &error);
+
+    g_assert_no_error (error);
+    g_output_stream_write_all (G_OUTPUT_STREAM (out), lots->str, lots->len, NULL, NULL, &error);
+    g_assert_no_error (error);
+    g_output_stream_close (G_OUTPUT_STREAM (out), NULL, &error);
+    g_assert_no_error (error);
+  }
+
+  g_signal_emit_by_name (_zot_extensions_page_row_get_widget (row, "refresh-log"), "clicked");
+  want.needle = "line 4999 of the log";
+  zot_test_wait_until (log_shows, &want, 10000);
+
+  text = gtk_label_get_text (GTK_LABEL (_zot_extensions_page_row_get_widget (row, "log")));
+  g_assert_null (strstr (text, "line 4000 of the log"));
+  g_assert_null (strstr (text, "exiting with status 3"));
+}
+
+static gboolean
+reload_done (gpointer data)
+{
+  Fixture *f = data;
+
+  return gtk_widget_get_sensitive (_zot_extensions_page_get_reload_button (f->page));
+}
+
+static void
+test_reload_all (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(ZotExtension) old = NULL;
+  GtkWidget *button = _zot_extensions_page_get_reload_button (f->page);
+
+  wait_row_state (f, "alpha", "ready");
+  old = g_object_ref (zot_extension_manager_find (manager_of (f), "alpha"));
+
+  g_signal_emit_by_name (button, "clicked");
+  g_assert_false (gtk_widget_get_sensitive (button));
+  zot_test_wait_until (reload_done, f, 30000);
+
+  /* New objects, new rows, the same states. */
+  g_assert_true (zot_extension_manager_find (manager_of (f), "alpha") != old);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (manager_of (f))), ==, 4);
+  wait_row_state (f, "alpha", "ready");
+  wait_row_state (f, "broken", "failed");
+  wait_row_state (f, "sleepy", "disabled");
+  wait_row_state (f, "removable", "ready");
+  g_assert_cmpuint (f->toasts->len, ==, 0);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add ("/zot/gui/extensions/new-destroy", Fixture, NULL, fixture_setup, test_new_destroy,
+              fixture_teardown);
+  g_test_add ("/zot/gui/extensions/rows", Fixture, NULL, fixture_setup, test_rows, fixture_teardown);
+  g_test_add ("/zot/gui/extensions/disable-enable", Fixture, NULL, fixture_setup, test_disable_enable,
+              fixture_teardown);
+  g_test_add ("/zot/gui/extensions/restart-one", Fixture, NULL, fixture_setup, test_restart_one,
+              fixture_teardown);
+  g_test_add ("/zot/gui/extensions/remove", Fixture, NULL, fixture_setup, test_remove, fixture_teardown);
+  g_test_add ("/zot/gui/extensions/log-tail", Fixture, NULL, fixture_setup, test_log_tail, fixture_teardown);
+  g_test_add ("/zot/gui/extensions/reload", Fixture, NULL, fixture_setup, test_reload_all, fixture_teardown);
+
+  return g_test_run ();
+}

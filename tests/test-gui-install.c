@@ -1,0 +1,509 @@
+/* test-gui-install.c — dropping a folder or an archive on the window: the
+ * install flow with its answers scripted, through the same handlers as the
+ * dialog's buttons. It installs for the project or for every project and
+ * reloads; a broken folder or archive installs nothing and leaves nothing
+ * behind, the unpacking directory included. */
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+
+#include "zot-error.h"
+#include "zot-host.h"
+#include "zot-install-dialog.h"
+#include "zot-install-dialog-private.h"
+#include "zot-paths.h"
+#include "zot-test-util.h"
+
+typedef struct
+{
+  ZotTestEnv  env;
+  ZotHost    *host;
+  GtkWindow  *window;
+  char       *user_dir;
+  char       *project_dir;
+} Fixture;
+
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+  char     *name;
+  GError   *error;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_clear_pointer (&run->name, g_free);
+  g_clear_error (&run->error);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+load_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_load_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  gboolean done = FALSE;
+
+  zot_test_env_setup (&f->env);
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  options.interactive = TRUE;
+
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  zot_host_load_async (f->host, NULL, load_cb, &done);
+  zot_test_wait_for (&done, 30000);
+
+  f->user_dir = zot_paths_get_extensions_dir ();
+  f->project_dir = zot_paths_get_project_extensions_dir (f->env.cwd);
+
+  /* Toasts go to the overlay of the parent window. */
+  f->window = GTK_WINDOW (adw_window_new ());
+  adw_window_set_content (ADW_WINDOW (f->window), adw_toast_overlay_new ());
+  gtk_window_present (f->window);
+}
+
+static void
+shutdown_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  gboolean done = FALSE;
+
+  gtk_window_destroy (f->window);
+
+  zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  g_assert_finalize_object (g_steal_pointer (&f->host));
+
+  g_clear_pointer (&f->user_dir, g_free);
+  g_clear_pointer (&f->project_dir, g_free);
+  zot_test_env_teardown (&f->env);
+}
+
+static void
+run_cb (GObject      *object,
+        GAsyncResult *result,
+        gpointer      user_data)
+{
+  Run *run = user_data;
+
+  run->ok = _zot_install_dialog_run_finish (result, &run->name, &run->error);
+  run->done = TRUE;
+}
+
+static void
+install (Fixture    *f,
+         const char *path,
+         const char *scope,
+         Run        *run)
+{
+  g_autoptr(GFile) source = g_file_new_for_path (path);
+
+  run_clear (run);
+  run->done = FALSE;
+  _zot_install_dialog_run (f->window, source, f->host, scope, run_cb, run);
+  zot_test_wait_for (&run->done, 60000);
+}
+
+/* Missing, or empty: nothing installed, no staging directory left. */
+static void
+assert_nothing_in (const char *dir)
+{
+  g_autoptr(GDir) listing = g_dir_open (dir, 0, NULL);
+
+  if (listing != NULL)
+    g_assert_null (g_dir_read_name (listing));
+}
+
+static void
+assert_nothing_installed (Fixture *f)
+{
+  assert_nothing_in (f->user_dir);
+  assert_nothing_in (f->project_dir);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (zot_host_get_manager (f->host))), ==, 0);
+}
+
+static void
+assert_installed_ready (Fixture           *f,
+                        const char        *name,
+                        const char        *parent,
+                        ZotExtensionScope  scope)
+{
+  g_autofree char *manifest = g_build_filename (parent, name, "extension.json", NULL);
+  ZotExtension *extension;
+
+  g_assert_true (g_file_test (manifest, G_FILE_TEST_IS_REGULAR));
+
+  /* The reload happened before the run completed. */
+  extension = zot_extension_manager_find (zot_host_get_manager (f->host), name);
+  g_assert_nonnull (extension);
+  g_assert_cmpint (zot_extension_get_scope (extension), ==, scope);
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
+}
+
+static void
+assert_temp_dir_gone (void)
+{
+  const char *temp = _zot_install_dialog_get_last_temp_dir ();
+
+  g_assert_nonnull (temp);
+  g_assert_false (g_file_test (temp, G_FILE_TEST_EXISTS));
+}
+
+/* A folder with a fake extension named @name, under @parent. */
+static char *
+make_fake (Fixture    *f,
+           const char *parent,
+           const char *name)
+{
+  g_autofree char *where = g_build_filename (f->env.root, parent, NULL);
+
+  g_mkdir_with_parents (where, 0700);
+  return zot_test_make_fake_args (where, name, "--command", "hi", NULL);
+}
+
+static void
+spawn (const char * const *argv)
+{
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
+                NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_spawn_check_wait_status (status, &error);
+  g_assert_no_error (error);
+}
+
+static void
+test_folder_user (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *dir = make_fake (f, "src", "for-everyone");
+  g_auto(Run) run = { 0 };
+
+  install (f, dir, "user", &run);
+  g_assert_no_error (run.error);
+  g_assert_true (run.ok);
+  g_assert_cmpstr (run.name, ==, "for-everyone");
+  assert_installed_ready (f, "for-everyone", f->user_dir, ZOT_EXTENSION_SCOPE_USER);
+  assert_nothing_in (f->project_dir);
+
+  /* The source stays where it was. */
+  g_assert_true (g_file_test (dir, G_FILE_TEST_IS_DIR));
+}
+
+static void
+test_folder_project (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *fixture = zot_test_fixture_dir ("py-echo");
+  g_auto(Run) run = { 0 };
+
+  install (f, fixture, "project", &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.name, ==, "py-echo");
+  assert_installed_ready (f, "py-echo", f->project_dir, ZOT_EXTENSION_SCOPE_PROJECT);
+  assert_nothing_in (f->user_dir);
+}
+
+static void
+test_replace (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *dir = make_fake (f, "src", "twice");
+  g_autofree char *marker = g_build_filename (dir, "NEW", NULL);
+  g_autofree char *installed_marker = g_build_filename (f->user_dir, "twice", "NEW", NULL);
+  g_auto(Run) run = { 0 };
+
+  install (f, dir, "user", &run);
+  g_assert_true (run.ok);
+
+  /* Installed already: "Replace?" is answered yes, and the copy is new. */
+  g_file_set_contents (marker, "", 0, NULL);
+  install (f, dir, "user", &run);
+  g_assert_no_error (run.error);
+  g_assert_true (run.ok);
+  g_assert_true (g_file_test (installed_marker, G_FILE_TEST_EXISTS));
+  assert_installed_ready (f, "twice", f->user_dir, ZOT_EXTENSION_SCOPE_USER);
+}
+
+static void
+test_tar_gz (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *dir = make_fake (f, "pkg", "tarred");
+  g_autofree char *pkg = g_build_filename (f->env.root, "pkg", NULL);
+  g_autofree char *archive = g_build_filename (f->env.root, "tarred-1.0.tar.gz", NULL);
+  const char *argv[] = { "tar", "-czf", archive, "-C", pkg, "tarred", NULL };
+  g_auto(Run) run = { 0 };
+
+  spawn (argv);
+  install (f, archive, "user", &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.name, ==, "tarred");
+  assert_installed_ready (f, "tarred", f->user_dir, ZOT_EXTENSION_SCOPE_USER);
+  assert_temp_dir_gone ();
+}
+
+static void
+test_tgz_at_root (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *dir = make_fake (f, "pkg", "rooted");
+  g_autofree char *archive = g_build_filename (f->env.root, "rooted.tgz", NULL);
+  const char *argv[] = { "tar", "-czf", archive, "-C", dir, ".", NULL };
+  g_auto(Run) run = { 0 };
+
+  /* extension.json at the top of the archive: the unpacked directory is the
+   * extension. */
+  spawn (argv);
+  install (f, archive, "project", &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.name, ==, "rooted");
+  assert_installed_ready (f, "rooted", f->project_dir, ZOT_EXTENSION_SCOPE_PROJECT);
+  assert_temp_dir_gone ();
+}
+
+static void
+test_zip (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autofree char *dir = make_fake (f, "pkg", "zipped");
+  g_autofree char *pkg = g_build_filename (f->env.root, "pkg", NULL);
+  g_autofree char *archive = g_build_filename (f->env.root, "zipped.zip", NULL);
+  g_autofree char *bsdtar = g_find_program_in_path ("bsdtar");
+  g_auto(Run) run = { 0 };
+
+  if (bsdtar == NULL)
+    {
+      g_test_skip ("bsdtar (libarchive-tools) is not installed: zip archives cannot be unpacked");
+      return;
+    }
+
+  {
+    const char *argv[] = { "bsdtar", "-a", "-cf", archive, "-C", pkg, "zipped", NULL };
+
+    spawn (argv);
+  }
+
+  install (f, archive, "user", &run);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.name, ==, "zipped");
+  assert_installed_ready (f, "zipped", f->user_dir, ZOT_EXTENSION_SCOPE_USER);
+  assert_temp_dir_gone ();
+}
+
+static void
+test_broken_folder (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *fixture = zot_test_fixture_dir ("no-exec");
+  g_auto(Run) run = { 0 };
+
+  install (f, fixture, "user", &run);
+  g_assert_false (run.ok);
+  g_test_message ("%s", run.error->message);
+  g_assert_error (run.error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID);
+  g_assert_nonnull (strstr (run.error->message, "exec"));
+  g_assert_null (strchr (run.error->message, '\n'));
+  assert_nothing_installed (f);
+}
+
+static void
+test_broken_archive (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *archive = g_build_filename (f->env.root, "broken.tar.gz", NULL);
+  g_auto(Run) run = { 0 };
+
+  g_file_set_contents (archive, "this is not an archive\n", -1, NULL);
+
+  install (f, archive, "user", &run);
+  g_assert_false (run.ok);
+  g_test_message ("%s", run.error->message);
+  g_assert_error (run.error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE);
+  g_assert_nonnull (strstr (run.error->message, "broken.tar.gz"));
+  g_assert_null (strchr (run.error->message, '\n'));
+  assert_nothing_installed (f);
+  assert_temp_dir_gone ();
+}
+
+static void
+test_archive_without_manifest (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *content = g_build_filename (f->env.root, "pkg", "empty", NULL);
+  g_autofree char *readme = g_build_filename (content, "README", NULL);
+  g_autofree char *pkg = g_build_filename (f->env.root, "pkg", NULL);
+  g_autofree char *archive = g_build_filename (f->env.root, "empty.tar.xz", NULL);
+  const char *argv[] = { "tar", "-cJf", archive, "-C", pkg, "empty", NULL };
+  g_auto(Run) run = { 0 };
+  const char *temp;
+
+  g_mkdir_with_parents (content, 0700);
+  g_file_set_contents (readme, "no manifest here\n", -1, NULL);
+  spawn (argv);
+
+  install (f, archive, "user", &run);
+  g_assert_false (run.ok);
+  g_test_message ("%s", run.error->message);
+  g_assert_error (run.error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND);
+
+  /* The message names the archive, not the unpacking directory. */
+  temp = _zot_install_dialog_get_last_temp_dir ();
+  g_assert_nonnull (temp);
+  g_assert_null (strstr (run.error->message, temp));
+  g_assert_nonnull (strstr (run.error->message, "empty.tar.xz"));
+  assert_nothing_installed (f);
+  assert_temp_dir_gone ();
+}
+
+static void
+test_not_an_archive (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->env.root, "notes.txt", NULL);
+  g_auto(Run) run = { 0 };
+
+  g_file_set_contents (path, "hello\n", -1, NULL);
+
+  install (f, path, "user", &run);
+  g_assert_false (run.ok);
+  g_test_message ("%s", run.error->message);
+  g_assert_error (run.error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE);
+  g_assert_nonnull (strstr (run.error->message, "notes.txt"));
+  assert_nothing_installed (f);
+}
+
+static void
+test_cancel (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *dir = make_fake (f, "pkg", "unwanted");
+  g_autofree char *pkg = g_build_filename (f->env.root, "pkg", NULL);
+  g_autofree char *archive = g_build_filename (f->env.root, "unwanted.tar.gz", NULL);
+  const char *argv[] = { "tar", "-czf", archive, "-C", pkg, "unwanted", NULL };
+  g_auto(Run) run = { 0 };
+
+  install (f, dir, "cancel", &run);
+  g_assert_false (run.ok);
+  g_assert_error (run.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  assert_nothing_installed (f);
+
+  spawn (argv);
+  install (f, archive, "cancel", &run);
+  g_assert_false (run.ok);
+  g_assert_error (run.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  assert_nothing_installed (f);
+  assert_temp_dir_gone ();
+}
+
+/* Without bsdtar, tar unpacks tar archives and a zip gets a clear no. */
+static void
+test_without_bsdtar (Fixture       *f,
+                     gconstpointer  data)
+{
+  static const char * const tools[] = { "tar", "gzip", "xz" };
+  g_autofree char *dir = make_fake (f, "pkg", "plain");
+  g_autofree char *pkg = g_build_filename (f->env.root, "pkg", NULL);
+  g_autofree char *archive = g_build_filename (f->env.root, "plain.tar.gz", NULL);
+  g_autofree char *zip = g_build_filename (f->env.root, "plain.zip", NULL);
+  g_autofree char *bin = g_build_filename (f->env.root, "bin", NULL);
+  g_autofree char *saved_path = g_strdup (g_getenv ("PATH"));
+  const char *argv[] = { "tar", "-czf", archive, "-C", pkg, "plain", NULL };
+  g_auto(Run) run = { 0 };
+
+  spawn (argv);
+  g_file_set_contents (zip, "PK", -1, NULL);
+
+  g_mkdir_with_parents (bin, 0700);
+  for (guint i = 0; i < G_N_ELEMENTS (tools); i++)
+    {
+      g_autofree char *real = g_find_program_in_path (tools[i]);
+      g_autofree char *link = g_build_filename (bin, tools[i], NULL);
+
+      if (real == NULL)
+        {
+          g_test_skip ("tar, gzip or xz is missing");
+          return;
+        }
+      g_assert_no_errno (symlink (real, link));
+    }
+  g_setenv ("PATH", bin, TRUE);
+
+  install (f, zip, "user", &run);
+  g_assert_false (run.ok);
+  g_test_message ("%s", run.error->message);
+  g_assert_error (run.error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE);
+  g_assert_nonnull (strstr (run.error->message, "bsdtar"));
+  assert_nothing_installed (f);
+
+  install (f, archive, "user", &run);
+  g_setenv ("PATH", saved_path, TRUE);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.name, ==, "plain");
+  assert_installed_ready (f, "plain", f->user_dir, ZOT_EXTENSION_SCOPE_USER);
+  assert_temp_dir_gone ();
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add ("/zot/gui/install/folder-user", Fixture, NULL, fixture_setup, test_folder_user, fixture_teardown);
+  g_test_add ("/zot/gui/install/folder-project", Fixture, NULL, fixture_setup, test_folder_project,
+              fixture_teardown);
+  g_test_add ("/zot/gui/install/replace", Fixture, NULL, fixture_setup, test_replace, fixture_teardown);
+  g_test_add ("/zot/gui/install/tar-gz", Fixture, NULL, fixture_setup, test_tar_gz, fixture_teardown);
+  g_test_add ("/zot/gui/install/tgz-at-root", Fixture, NULL, fixture_setup, test_tgz_at_root, fixture_teardown);
+  g_test_add ("/zot/gui/install/zip", Fixture, NULL, fixture_setup, test_zip, fixture_teardown);
+  g_test_add ("/zot/gui/install/broken-folder", Fixture, NULL, fixture_setup, test_broken_folder,
+              fixture_teardown);
+  g_test_add ("/zot/gui/install/broken-archive", Fixture, NULL, fixture_setup, test_broken_archive,
+              fixture_teardown);
+  g_test_add ("/zot/gui/install/archive-without-manifest", Fixture, NULL, fixture_setup,
+              test_archive_without_manifest, fixture_teardown);
+  g_test_add ("/zot/gui/install/not-an-archive", Fixture, NULL, fixture_setup, test_not_an_archive,
+              fixture_teardown);
+  g_test_add ("/zot/gui/install/without-bsdtar", Fixture, NULL, fixture_setup, test_without_bsdtar,
+              fixture_teardown);
+  g_test_add ("/zot/gui/install/cancel", Fixture, NULL, fixture_setup, test_cancel, fixture_teardown);
+
+  return g_test_run ();
+}

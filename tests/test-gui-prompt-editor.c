@@ -1,0 +1,512 @@
+/* test-gui-prompt-editor.c — the prompt editor under a display: Enter
+ * sends and clears, Shift+Enter breaks the line, Up and Down walk the
+ * history, Esc cancels, the busy button stops, and "/" completes the
+ * host's commands (built-in and a fake extension's) case-insensitively.
+ * Keys go through _zot_prompt_editor_handle_key(), the function the key
+ * controller calls. */
+#include "config.h"
+
+#include <string.h>
+
+#include <adwaita.h>
+
+#include "zot-host.h"
+#include "zot-prompt-editor.h"
+#include "zot-prompt-editor-private.h"
+#include "zot-test-util.h"
+
+typedef struct
+{
+  ZotTestEnv       env;
+  ZotHost         *host;
+  GtkWidget       *window;
+  ZotPromptEditor *editor;
+  GPtrArray       *submitted;
+  guint            cancelled;
+} Fixture;
+
+static void
+iterate (void)
+{
+  for (guint i = 0; i < 20 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+}
+
+static void
+on_submit (ZotPromptEditor *editor,
+           const char      *text,
+           Fixture         *f)
+{
+  g_autofree char *now = zot_prompt_editor_get_text (editor);
+
+  /* Already cleared when it is announced. */
+  g_assert_cmpstr (now, ==, "");
+  g_ptr_array_add (f->submitted, g_strdup (text));
+}
+
+static void
+on_cancel (ZotPromptEditor *editor,
+           Fixture         *f)
+{
+  f->cancelled++;
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  zot_test_env_setup (&f->env);
+  f->submitted = g_ptr_array_new_with_free_func (g_free);
+
+  f->editor = ZOT_PROMPT_EDITOR (zot_prompt_editor_new ());
+  g_signal_connect (f->editor, "submit", G_CALLBACK (on_submit), f);
+  g_signal_connect (f->editor, "cancel", G_CALLBACK (on_cancel), f);
+
+  f->window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 600, 200);
+  gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->editor));
+  gtk_window_present (GTK_WINDOW (f->window));
+  gtk_widget_grab_focus (GTK_WIDGET (f->editor));
+  iterate ();
+}
+
+static void
+load_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_load_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+static void
+shutdown_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+static void
+start_host (Fixture            *f,
+            const char * const *paths)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  gboolean done = FALSE;
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.ext_paths = g_strdupv ((char **) paths);
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  options.interactive = TRUE;
+
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+
+  /* Set before loading, as the window does: commands-changed fills it. */
+  zot_prompt_editor_set_host (f->editor, f->host);
+
+  zot_host_load_async (f->host, NULL, load_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  iterate ();
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_object_add_weak_pointer (G_OBJECT (f->editor), (gpointer *) &f->editor);
+  gtk_window_destroy (GTK_WINDOW (f->window));
+  iterate ();
+  g_assert_null (f->editor);
+
+  if (f->host != NULL)
+    {
+      gboolean done = FALSE;
+
+      zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
+      zot_test_wait_for (&done, 30000);
+      g_assert_finalize_object (g_steal_pointer (&f->host));
+    }
+
+  g_clear_pointer (&f->submitted, g_ptr_array_unref);
+  zot_test_env_teardown (&f->env);
+}
+
+/* Typing: text inserted at the cursor, as the text view does. */
+static void
+type (Fixture    *f,
+      const char *text)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (_zot_prompt_editor_get_text_view (f->editor));
+
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      char c[8] = { 0 };
+
+      g_unichar_to_utf8 (g_utf8_get_char (p), c);
+      gtk_text_buffer_begin_user_action (buffer);
+      gtk_text_buffer_insert_interactive_at_cursor (buffer, c, -1, TRUE);
+      gtk_text_buffer_end_user_action (buffer);
+    }
+  iterate ();
+}
+
+static void
+cursor_to_start (Fixture *f)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (_zot_prompt_editor_get_text_view (f->editor));
+  GtkTextIter start;
+
+  gtk_text_buffer_get_start_iter (buffer, &start);
+  gtk_text_buffer_place_cursor (buffer, &start);
+}
+
+static gboolean
+key (Fixture         *f,
+     guint            keyval,
+     GdkModifierType  state)
+{
+  gboolean handled = _zot_prompt_editor_handle_key (f->editor, keyval, state);
+
+  iterate ();
+  return handled;
+}
+
+static char *
+text (Fixture *f)
+{
+  return zot_prompt_editor_get_text (f->editor);
+}
+
+#define assert_text(f, expected) \
+  G_STMT_START { \
+    g_autofree char *_text = text (f); \
+    g_assert_cmpstr (_text, ==, (expected)); \
+  } G_STMT_END
+
+static gboolean
+popover_visible (Fixture *f)
+{
+  return gtk_widget_get_visible (GTK_WIDGET (_zot_prompt_editor_get_completion_popover (f->editor)));
+}
+
+static gboolean
+strv_has (GStrv        strv,
+          const char  *name)
+{
+  return g_strv_contains ((const char * const *) strv, name);
+}
+
+/* Tests */
+
+static void
+test_new_destroy (void)
+{
+  ZotPromptEditor *editor = ZOT_PROMPT_EDITOR (g_object_ref_sink (zot_prompt_editor_new ()));
+  g_autofree char *contents = NULL;
+
+  zot_prompt_editor_set_text (editor, "text");
+  contents = zot_prompt_editor_get_text (editor);
+  g_assert_cmpstr (contents, ==, "text");
+  zot_prompt_editor_set_host (editor, NULL);
+  g_assert_finalize_object (editor);
+}
+
+static void
+test_submit (Fixture       *f,
+             gconstpointer  data)
+{
+  GtkWidget *placeholder;
+
+  type (f, "hello there");
+  assert_text (f, "hello there");
+  g_assert_true (key (f, GDK_KEY_Return, 0));
+
+  g_assert_cmpuint (f->submitted->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->submitted, 0), ==, "hello there");
+  assert_text (f, "");
+
+  /* Nothing to send: nothing sent. */
+  type (f, "   ");
+  g_assert_true (key (f, GDK_KEY_KP_Enter, 0));
+  g_assert_cmpuint (f->submitted->len, ==, 1);
+  zot_prompt_editor_set_text (f->editor, "");
+
+  /* The hint shows only while the editor is empty. */
+  placeholder = gtk_widget_get_last_child (gtk_widget_get_parent (
+    gtk_widget_get_parent (GTK_WIDGET (_zot_prompt_editor_get_text_view (f->editor)))));
+  g_assert_true (GTK_IS_LABEL (placeholder));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (placeholder)), ==, "Message, or / for commands");
+  g_assert_true (gtk_widget_get_visible (placeholder));
+  type (f, "x");
+  g_assert_false (gtk_widget_get_visible (placeholder));
+
+  /* insert puts text at the cursor. */
+  zot_prompt_editor_set_text (f->editor, "ab");
+  zot_prompt_editor_insert (f->editor, "CD");
+  assert_text (f, "abCD");
+}
+
+static void
+test_shift_enter (Fixture       *f,
+                  gconstpointer  data)
+{
+  type (f, "line one");
+  g_assert_true (key (f, GDK_KEY_Return, GDK_SHIFT_MASK));
+  type (f, "line two");
+  assert_text (f, "line one\nline two");
+  g_assert_cmpuint (f->submitted->len, ==, 0);
+
+  g_assert_true (key (f, GDK_KEY_Return, 0));
+  g_assert_cmpuint (f->submitted->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->submitted, 0), ==, "line one\nline two");
+}
+
+static void
+test_history (Fixture       *f,
+              gconstpointer  data)
+{
+  /* Nothing to recall yet: Up is the text view's. */
+  g_assert_false (key (f, GDK_KEY_Up, 0));
+
+  type (f, "first");
+  key (f, GDK_KEY_Return, 0);
+  type (f, "second\nmore");
+  key (f, GDK_KEY_Return, 0);
+  g_assert_cmpuint (f->submitted->len, ==, 2);
+
+  type (f, "draft");
+  g_assert_true (key (f, GDK_KEY_Up, 0));
+  assert_text (f, "second\nmore");
+
+  /* The cursor is on the last line of a two-line entry: Up moves it. */
+  g_assert_false (key (f, GDK_KEY_Up, 0));
+  cursor_to_start (f);
+  g_assert_true (key (f, GDK_KEY_Up, 0));
+  assert_text (f, "first");
+  /* The oldest stays. */
+  g_assert_true (key (f, GDK_KEY_Up, 0));
+  assert_text (f, "first");
+
+  g_assert_true (key (f, GDK_KEY_Down, 0));
+  assert_text (f, "second\nmore");
+  g_assert_true (key (f, GDK_KEY_Down, 0));
+  assert_text (f, "draft");
+  /* Past the newest, Down is the text view's again. */
+  g_assert_false (key (f, GDK_KEY_Down, 0));
+
+  /* A recalled entry can be sent again. */
+  key (f, GDK_KEY_Up, 0);
+  cursor_to_start (f);
+  key (f, GDK_KEY_Up, 0);
+  assert_text (f, "first");
+  key (f, GDK_KEY_Return, 0);
+  g_assert_cmpstr (g_ptr_array_index (f->submitted, 2), ==, "first");
+}
+
+static void
+on_busy_notify (GObject    *object,
+                GParamSpec *pspec,
+                guint      *count)
+{
+  (*count)++;
+}
+
+static void
+test_cancel_and_busy (Fixture       *f,
+                      gconstpointer  data)
+{
+  GtkWidget *button;
+  guint notifies = 0;
+
+  g_assert_true (key (f, GDK_KEY_Escape, 0));
+  g_assert_cmpuint (f->cancelled, ==, 1);
+
+  button = gtk_widget_get_last_child (gtk_widget_get_first_child (GTK_WIDGET (f->editor)));
+  g_assert_true (GTK_IS_BUTTON (button));
+  g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (button)), ==, "go-up-symbolic");
+
+  g_signal_connect (f->editor, "notify::busy", G_CALLBACK (on_busy_notify), &notifies);
+  g_object_set (f->editor, "busy", TRUE, NULL);
+  zot_prompt_editor_set_busy (f->editor, TRUE);
+  g_assert_cmpuint (notifies, ==, 1);
+  g_assert_true (zot_prompt_editor_get_busy (f->editor));
+  g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (button)), ==, "media-playback-stop-symbolic");
+
+  /* While busy the button stops the run. */
+  type (f, "queued");
+  g_signal_emit_by_name (button, "clicked");
+  g_assert_cmpuint (f->cancelled, ==, 2);
+  assert_text (f, "queued");
+  g_assert_cmpuint (f->submitted->len, ==, 0);
+
+  zot_prompt_editor_set_busy (f->editor, FALSE);
+  g_assert_cmpuint (notifies, ==, 2);
+  g_signal_emit_by_name (button, "clicked");
+  g_assert_cmpuint (f->submitted->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->submitted, 0), ==, "queued");
+}
+
+static void
+test_completion (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *ext = zot_test_make_fake_args (f->env.root, "todos", "--command", "Todo", NULL);
+  g_auto(GStrv) all = NULL;
+  g_auto(GStrv) filtered = NULL;
+  g_autofree char *selected = NULL;
+
+  start_host (f, (const char * const []) { ext, NULL });
+
+  /* Not a command: no list. */
+  type (f, "hello /");
+  g_assert_false (popover_visible (f));
+  zot_prompt_editor_set_text (f->editor, "");
+
+  type (f, "/");
+  g_assert_true (popover_visible (f));
+  all = _zot_prompt_editor_dup_completions (f->editor);
+  g_assert_true (strv_has (all, "new"));
+  g_assert_true (strv_has (all, "help"));
+  g_assert_true (strv_has (all, "quit"));
+  g_assert_true (strv_has (all, "Todo"));
+
+  /* Rows show the description and where the command comes from. */
+  {
+    GtkWidget *popover = GTK_WIDGET (_zot_prompt_editor_get_completion_popover (f->editor));
+    gboolean found_extension = FALSE;
+    gboolean found_builtin = FALSE;
+    GPtrArray *stack = g_ptr_array_new ();
+
+    g_ptr_array_add (stack, popover);
+    while (stack->len > 0)
+      {
+        GtkWidget *widget = g_ptr_array_steal_index (stack, stack->len - 1);
+
+        if (GTK_IS_LABEL (widget) && gtk_widget_has_css_class (widget, "command-source"))
+          {
+            found_extension |= g_str_equal (gtk_label_get_text (GTK_LABEL (widget)), "todos");
+            found_builtin |= g_str_equal (gtk_label_get_text (GTK_LABEL (widget)), "built-in");
+          }
+        for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+          g_ptr_array_add (stack, child);
+      }
+    g_ptr_array_unref (stack);
+    g_assert_true (found_extension);
+    g_assert_true (found_builtin);
+  }
+
+  /* Arrow keys move the selection, wrapping; they do not walk the history. */
+  selected = _zot_prompt_editor_dup_selected_completion (f->editor);
+  g_assert_cmpstr (selected, ==, all[0]);
+  g_clear_pointer (&selected, g_free);
+  g_assert_true (key (f, GDK_KEY_Down, 0));
+  selected = _zot_prompt_editor_dup_selected_completion (f->editor);
+  g_assert_cmpstr (selected, ==, all[1]);
+  g_clear_pointer (&selected, g_free);
+  key (f, GDK_KEY_Up, 0);
+  key (f, GDK_KEY_Up, 0);
+  selected = _zot_prompt_editor_dup_selected_completion (f->editor);
+  g_assert_cmpstr (selected, ==, all[g_strv_length (all) - 1]);
+  g_clear_pointer (&selected, g_free);
+
+  /* Case-insensitive prefix match. */
+  type (f, "tO");
+  filtered = _zot_prompt_editor_dup_completions (f->editor);
+  g_assert_cmpuint (g_strv_length (filtered), ==, 1);
+  g_assert_cmpstr (filtered[0], ==, "Todo");
+  g_assert_true (popover_visible (f));
+
+  /* Enter inserts the registered spelling and closes, without sending. */
+  g_assert_true (key (f, GDK_KEY_Return, 0));
+  assert_text (f, "/Todo ");
+  g_assert_false (popover_visible (f));
+  g_assert_cmpuint (f->submitted->len, ==, 0);
+
+  /* Past the command word, no list; Enter sends. */
+  type (f, "buy milk");
+  g_assert_false (popover_visible (f));
+  key (f, GDK_KEY_Return, 0);
+  g_assert_cmpuint (f->submitted->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->submitted, 0), ==, "/Todo buy milk");
+
+  /* Tab completes too; in the middle of a line the rest is kept. */
+  zot_prompt_editor_set_text (f->editor, " tail");
+  cursor_to_start (f);
+  type (f, "/HE");
+  g_assert_true (popover_visible (f));
+  g_assert_true (key (f, GDK_KEY_Tab, 0));
+  assert_text (f, "/help tail");
+
+  /* Esc closes the list and does not cancel; no match, no list. */
+  zot_prompt_editor_set_text (f->editor, "");
+  type (f, "/q");
+  g_assert_true (popover_visible (f));
+  g_assert_true (key (f, GDK_KEY_Escape, 0));
+  g_assert_false (popover_visible (f));
+  g_assert_cmpuint (f->cancelled, ==, 0);
+  type (f, "zz");
+  g_assert_false (popover_visible (f));
+
+  /* Setting the text does not open it. */
+  zot_prompt_editor_set_text (f->editor, "/to");
+  g_assert_false (popover_visible (f));
+}
+
+static gboolean
+completions_have_late (gpointer data)
+{
+  Fixture *f = data;
+  g_auto(GStrv) names = _zot_prompt_editor_dup_completions (f->editor);
+
+  return strv_has (names, "LateOne");
+}
+
+static void
+test_commands_changed (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *ext = zot_test_make_fake_args (f->env.root, "later",
+                                                  "--register-after-ready", "LateOne", NULL);
+
+  start_host (f, (const char * const []) { ext, NULL });
+
+  /* Open the list, then let the late registration arrive. */
+  type (f, "/l");
+  zot_test_wait_until (completions_have_late, f, 10000);
+  g_assert_true (popover_visible (f));
+  key (f, GDK_KEY_Return, 0);
+  assert_text (f, "/LateOne ");
+}
+
+static void
+add_test (const char *path,
+          void      (*func) (Fixture *, gconstpointer))
+{
+  g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  g_test_add_func ("/zot/gui/prompt-editor/new-destroy", test_new_destroy);
+  add_test ("/zot/gui/prompt-editor/submit", test_submit);
+  add_test ("/zot/gui/prompt-editor/shift-enter", test_shift_enter);
+  add_test ("/zot/gui/prompt-editor/history", test_history);
+  add_test ("/zot/gui/prompt-editor/cancel-busy", test_cancel_and_busy);
+  add_test ("/zot/gui/prompt-editor/completion", test_completion);
+  add_test ("/zot/gui/prompt-editor/commands-changed", test_commands_changed);
+
+  return g_test_run ();
+}

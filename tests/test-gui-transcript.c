@@ -1,0 +1,987 @@
+/* test-gui-transcript.c — the transcript and its Markdown under a display:
+ * a real ZotHost with the demo model and scripted fake extensions drives
+ * a ZotTranscript in a presented window, and the widget tree is read
+ * back: messages, rendered Markdown, tool rows, notes, load failures, the
+ * startup section. The Markdown view is also fed random and hostile
+ * input. */
+#include "config.h"
+
+#include <string.h>
+
+#include <adwaita.h>
+#include <gtksourceview/gtksource.h>
+
+#include "zot-host.h"
+#include "zot-markdown.h"
+#include "zot-test-util.h"
+#include "zot-transcript.h"
+
+typedef struct
+{
+  ZotTestEnv     env;
+  ZotHost       *host;
+  GtkWidget     *window;
+  ZotTranscript *transcript;
+} Fixture;
+
+/* Widget tree helpers */
+
+static void
+collect_widgets (GtkWidget  *widget,
+                 GType       type,
+                 const char *css_class,
+                 GPtrArray  *out)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if ((type == G_TYPE_NONE || G_TYPE_CHECK_INSTANCE_TYPE (child, type)) &&
+          (css_class == NULL || gtk_widget_has_css_class (child, css_class)))
+        g_ptr_array_add (out, child);
+      collect_widgets (child, type, css_class, out);
+    }
+}
+
+static GPtrArray *
+find_widgets (GtkWidget  *root,
+              GType       type,
+              const char *css_class)
+{
+  GPtrArray *out = g_ptr_array_new ();
+
+  collect_widgets (root, type, css_class, out);
+  return out;
+}
+
+static void
+append_text (GtkWidget *widget,
+             GString   *text)
+{
+  if (GTK_IS_LABEL (widget))
+    {
+      g_string_append (text, gtk_label_get_text (GTK_LABEL (widget)));
+      g_string_append_c (text, '\n');
+    }
+  else if (GTK_IS_TEXT_VIEW (widget))
+    {
+      GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (widget));
+      g_autofree char *contents = NULL;
+      GtkTextIter start, end;
+
+      gtk_text_buffer_get_bounds (buffer, &start, &end);
+      contents = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+      g_string_append (text, contents);
+      g_string_append_c (text, '\n');
+    }
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    append_text (child, text);
+}
+
+/* Every label's text and text view's contents under @widget. */
+static char *
+widget_text (GtkWidget *widget)
+{
+  GString *text = g_string_new (NULL);
+
+  append_text (widget, text);
+  return g_string_free (text, FALSE);
+}
+
+/* The first widget of @type / @css_class whose text contains @needle. */
+static GtkWidget *
+find_with_text (GtkWidget  *root,
+                GType       type,
+                const char *css_class,
+                const char *needle)
+{
+  g_autoptr(GPtrArray) widgets = find_widgets (root, type, css_class);
+
+  for (guint i = 0; i < widgets->len; i++)
+    {
+      g_autofree char *text = widget_text (g_ptr_array_index (widgets, i));
+
+      if (needle == NULL || strstr (text, needle) != NULL)
+        return g_ptr_array_index (widgets, i);
+    }
+
+  return NULL;
+}
+
+/* The same, the last one: for nested matches, the innermost. */
+static GtkWidget *
+find_last_with_text (GtkWidget  *root,
+                     GType       type,
+                     const char *css_class,
+                     const char *needle)
+{
+  g_autoptr(GPtrArray) widgets = find_widgets (root, type, css_class);
+
+  for (guint i = widgets->len; i > 0; i--)
+    {
+      g_autofree char *text = widget_text (g_ptr_array_index (widgets, i - 1));
+
+      if (needle == NULL || strstr (text, needle) != NULL)
+        return g_ptr_array_index (widgets, i - 1);
+    }
+
+  return NULL;
+}
+
+static guint
+widget_depth (GtkWidget *widget)
+{
+  guint deepest = 0;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    deepest = MAX (deepest, widget_depth (child));
+
+  return deepest + 1;
+}
+
+/* Lets GTK lay out and draw what is pending. */
+static void
+iterate (void)
+{
+  for (guint i = 0; i < 20 && g_main_context_iteration (NULL, FALSE); i++)
+    ;
+}
+
+/* Host */
+
+static gboolean
+on_approval_requested (ZotExtensionManager *manager,
+                       ZotApproval         *approval,
+                       Fixture             *f)
+{
+  zot_approval_resolve (approval, ZOT_APPROVAL_ALLOW);
+  return TRUE;
+}
+
+static void
+load_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_load_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+static void
+shutdown_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+/* A window with a transcript showing a host with @paths (NULL-terminated,
+ * or NULL) as its extensions; the transcript is connected before the
+ * host loads, as in the window, so that it sees load failures. */
+static void
+start (Fixture            *f,
+       const char * const *paths,
+       gboolean            show_startup)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  gboolean done = FALSE;
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.ext_paths = g_strdupv ((char **) paths);
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  options.interactive = TRUE;
+
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  g_signal_connect (zot_host_get_manager (f->host), "approval-requested",
+                    G_CALLBACK (on_approval_requested), f);
+
+  f->transcript = ZOT_TRANSCRIPT (zot_transcript_new ());
+  zot_transcript_set_show_startup (f->transcript, show_startup);
+  zot_transcript_set_host (f->transcript, f->host);
+
+  f->window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (f->window), 720, 640);
+  gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->transcript));
+  gtk_window_present (GTK_WINDOW (f->window));
+
+  zot_host_load_async (f->host, NULL, load_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  zot_host_begin_session (f->host);
+  iterate ();
+}
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  zot_test_env_setup (&f->env);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  if (f->window != NULL)
+    {
+      g_object_add_weak_pointer (G_OBJECT (f->transcript), (gpointer *) &f->transcript);
+      gtk_window_destroy (GTK_WINDOW (f->window));
+      f->window = NULL;
+      iterate ();
+      g_assert_null (f->transcript);
+    }
+
+  if (f->host != NULL)
+    {
+      gboolean done = FALSE;
+
+      zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
+      zot_test_wait_for (&done, 30000);
+      g_signal_handlers_disconnect_by_data (zot_host_get_manager (f->host), f);
+      g_assert_finalize_object (g_steal_pointer (&f->host));
+    }
+
+  zot_test_env_teardown (&f->env);
+}
+
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+  GError   *error;
+} Submit;
+
+static void
+submit_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Submit *submit = user_data;
+  g_autofree char *text = NULL;
+
+  submit->ok = zot_host_submit_finish (ZOT_HOST (object), result, &text, &submit->error);
+  submit->done = TRUE;
+}
+
+static void
+submit (Fixture    *f,
+        const char *text)
+{
+  Submit result = { 0 };
+
+  zot_host_submit_async (f->host, text, NULL, submit_cb, &result);
+  zot_test_wait_for (&result.done, 60000);
+  g_assert_no_error (result.error);
+  g_assert_true (result.ok);
+  iterate ();
+}
+
+static GtkWidget *
+root (Fixture *f)
+{
+  return GTK_WIDGET (f->transcript);
+}
+
+/* Tests */
+
+static void
+test_new_destroy (void)
+{
+  ZotTranscript *transcript = ZOT_TRANSCRIPT (g_object_ref_sink (zot_transcript_new ()));
+  ZotMarkdownView *markdown = ZOT_MARKDOWN_VIEW (g_object_ref_sink (zot_markdown_view_new ()));
+
+  zot_transcript_add_info (transcript, "info");
+  zot_transcript_add_error (transcript, "error");
+  zot_transcript_add_note (transcript, "ext", "success", "note");
+  zot_transcript_set_host (transcript, NULL);
+  zot_transcript_clear (transcript);
+  g_assert_finalize_object (transcript);
+
+  zot_markdown_view_set_markdown (markdown, "# hi\n\n```c\nint x;\n```\n");
+  g_assert_finalize_object (markdown);
+}
+
+typedef struct
+{
+  Fixture *f;
+  guint    deltas;
+  guint    streamed;   /* deltas that were on screen right after they came */
+} Streaming;
+
+static void
+on_text_delta (ZotAgent   *agent,
+               const char *delta,
+               Streaming  *s)
+{
+  g_autoptr(GPtrArray) rows = find_widgets (GTK_WIDGET (s->f->transcript), GTK_TYPE_WIDGET, "message-assistant");
+  GtkWidget *view;
+  g_autofree char *text = NULL;
+
+  s->deltas++;
+  g_assert_cmpuint (rows->len, >, 0);
+  view = find_with_text (g_ptr_array_index (rows, rows->len - 1), GTK_TYPE_TEXT_VIEW, "plain-text", NULL);
+  if (view == NULL)
+    return;
+  text = widget_text (view);
+  if (g_str_has_suffix (text, "\n") && strlen (text) > 0)
+    text[strlen (text) - 1] = '\0';
+  if (g_str_has_suffix (text, delta))
+    s->streamed++;
+}
+
+static void
+test_hello (Fixture       *f,
+            gconstpointer  data)
+{
+  GtkWidget *user_row;
+  GtkWidget *assistant_row;
+  GtkWidget *markdown;
+  Streaming streaming = { f, 0, 0 };
+
+  start (f, NULL, FALSE);
+  /* After the transcript's own handler. */
+  g_signal_connect (zot_host_get_agent (f->host), "text-delta", G_CALLBACK (on_text_delta), &streaming);
+  submit (f, "hello");
+  g_signal_handlers_disconnect_by_data (zot_host_get_agent (f->host), &streaming);
+
+  /* Streamed as it came, into a plain text view. */
+  g_assert_cmpuint (streaming.deltas, >, 1);
+  g_assert_cmpuint (streaming.streamed, ==, streaming.deltas);
+
+  user_row = find_with_text (root (f), GTK_TYPE_WIDGET, "message-user", "hello");
+  g_assert_nonnull (user_row);
+
+  assistant_row = find_with_text (root (f), GTK_TYPE_WIDGET, "message-assistant", "You said: hello");
+  g_assert_nonnull (assistant_row);
+  g_assert_true (gtk_widget_is_ancestor (assistant_row, root (f)));
+
+  /* The streamed label was replaced by the rendered message. */
+  markdown = find_with_text (assistant_row, ZOT_TYPE_MARKDOWN_VIEW, NULL, "demo model");
+  g_assert_nonnull (markdown);
+  g_assert_nonnull (strstr (zot_markdown_view_get_markdown (ZOT_MARKDOWN_VIEW (markdown)), "You said: hello"));
+  g_assert_true (gtk_widget_get_parent (markdown) == assistant_row);
+  g_assert_null (gtk_widget_get_next_sibling (markdown));
+  g_assert_null (gtk_widget_get_prev_sibling (markdown));
+
+  /* User before assistant. */
+  {
+    g_autoptr(GPtrArray) rows = find_widgets (root (f), GTK_TYPE_WIDGET, NULL);
+    guint user_index = 0, assistant_index = 0;
+
+    g_assert_true (g_ptr_array_find (rows, user_row, &user_index));
+    g_assert_true (g_ptr_array_find (rows, assistant_row, &assistant_index));
+    g_assert_cmpuint (user_index, <, assistant_index);
+  }
+}
+
+/* Clicks a copy button and reads back the clipboard. */
+static char *
+clicked_copy (GtkWidget *button)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (button);
+  GdkContentProvider *content;
+  g_auto(GValue) value = G_VALUE_INIT;
+
+  g_signal_emit_by_name (button, "clicked");
+  content = gdk_clipboard_get_content (clipboard);
+  g_assert_nonnull (content);
+  g_value_init (&value, G_TYPE_STRING);
+  g_assert_true (gdk_content_provider_get_value (content, &value, NULL));
+  return g_value_dup_string (&value);
+}
+
+static const char *markdown_prompt =
+  "\n"
+  "# Big Title\n"
+  "\n"
+  "Some *emphasis*, **strong** and `inline_code` with <b>raw tags</b> & more.\n"
+  "\n"
+  "- first item\n"
+  "- second item\n"
+  "  1. nested one\n"
+  "  2. nested two\n"
+  "\n"
+  "> quoted words\n"
+  "\n"
+  "```c\n"
+  "int main (void) { return 0; }\n"
+  "```\n"
+  "\n"
+  "---\n"
+  "\n"
+  "A [link](https://example.com) here.\n";
+
+static void
+check_markdown (GtkWidget *markdown)
+{
+  g_autoptr(GPtrArray) views = find_widgets (markdown, GTK_SOURCE_TYPE_VIEW, NULL);
+  g_autoptr(GPtrArray) separators = find_widgets (markdown, GTK_TYPE_SEPARATOR, NULL);
+  g_autofree char *all = widget_text (markdown);
+  GtkWidget *heading;
+  GtkWidget *paragraph;
+  GtkWidget *item;
+  GtkWidget *nested;
+  GtkWidget *link;
+  GtkTextBuffer *buffer;
+  GtkSourceLanguage *language;
+  g_autofree char *code = NULL;
+  GtkTextIter start, end;
+
+  /* A heading, by its size class, without the "#". */
+  heading = find_with_text (markdown, GTK_TYPE_LABEL, "title-1", "Big Title");
+  g_assert_nonnull (heading);
+  g_assert_null (strchr (gtk_label_get_text (GTK_LABEL (heading)), '#'));
+
+  /* Inline code and emphasis lose their markers; raw tags stay literal. */
+  paragraph = find_with_text (markdown, GTK_TYPE_LABEL, NULL, "inline_code");
+  g_assert_nonnull (paragraph);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (paragraph)), "Some emphasis, strong and inline_code"));
+  g_assert_null (strchr (gtk_label_get_text (GTK_LABEL (paragraph)), '`'));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (paragraph)), "<b>raw tags</b> & more"));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (paragraph)), "&lt;b&gt;"));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (paragraph)), "font_family=\"monospace\""));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (paragraph)), "<i>emphasis</i>"));
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (paragraph)), "<b>strong</b>"));
+
+  /* Lists, nested, with their markers. */
+  item = find_with_text (markdown, GTK_TYPE_BOX, "markdown-item", "first item");
+  g_assert_nonnull (item);
+  g_assert_nonnull (find_with_text (item, GTK_TYPE_LABEL, "markdown-marker", "•"));
+  nested = find_last_with_text (markdown, GTK_TYPE_BOX, "markdown-item", "nested two");
+  g_assert_nonnull (nested);
+  g_assert_nonnull (find_with_text (nested, GTK_TYPE_LABEL, "markdown-marker", "2."));
+  /* Nested: inside the second item of the outer list. */
+  g_assert_true (gtk_widget_is_ancestor (nested, find_with_text (markdown, GTK_TYPE_BOX, "markdown-item",
+                                                                 "second item")));
+
+  g_assert_nonnull (find_with_text (markdown, GTK_TYPE_BOX, "markdown-quote", "quoted words"));
+  g_assert_cmpuint (separators->len, >=, 1);
+
+  /* The link is markup, its text plain. */
+  link = find_with_text (markdown, GTK_TYPE_LABEL, NULL, "A link here");
+  g_assert_nonnull (link);
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (link)), "<a href=\"https://example.com\""));
+
+  /* The code block is a highlighted source view with the code only. */
+  g_assert_cmpuint (views->len, ==, 1);
+  buffer = gtk_text_view_get_buffer (g_ptr_array_index (views, 0));
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  code = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  g_assert_cmpstr (code, ==, "int main (void) { return 0; }");
+  language = gtk_source_buffer_get_language (GTK_SOURCE_BUFFER (buffer));
+  g_assert_nonnull (language);
+  g_assert_cmpstr (gtk_source_language_get_id (language), ==, "c");
+  g_assert_false (gtk_text_view_get_editable (g_ptr_array_index (views, 0)));
+  g_assert_true (gtk_text_view_get_monospace (g_ptr_array_index (views, 0)));
+  {
+    g_autoptr(GPtrArray) copy = find_widgets (markdown, GTK_TYPE_BUTTON, "markdown-copy");
+    g_autofree char *copied = NULL;
+
+    g_assert_cmpuint (copy->len, ==, 1);
+    copied = clicked_copy (copy->pdata[0]);
+    g_assert_cmpstr (copied, ==, "int main (void) { return 0; }");
+  }
+
+  g_assert_null (strstr (all, "```"));
+}
+
+static void
+test_markdown (Fixture       *f,
+               gconstpointer  data)
+{
+  GtkWidget *assistant_row;
+  GtkWidget *markdown;
+
+  start (f, NULL, FALSE);
+  submit (f, markdown_prompt);
+
+  assistant_row = find_with_text (root (f), GTK_TYPE_WIDGET, "message-assistant", "Big Title");
+  g_assert_nonnull (assistant_row);
+  markdown = find_with_text (assistant_row, ZOT_TYPE_MARKDOWN_VIEW, NULL, NULL);
+  g_assert_nonnull (markdown);
+  check_markdown (markdown);
+
+  /* The user's own text is shown as written, not rendered. */
+  g_assert_nonnull (find_with_text (root (f), GTK_TYPE_LABEL, NULL, "```c"));
+}
+
+static void
+test_markdown_languages (void)
+{
+  static const struct { const char *info; const char *id; } cases[] = {
+    { "python", "python3" },
+    { "js", "js" },
+    { "javascript", "js" },
+    { "sh", "sh" },
+    { "bash", "sh" },
+    { "rust", "rust" },
+    { "json", "json" },
+    { "C", "c" },
+    { "c title=\"x\"", "c" },
+    { "", NULL },
+    { "no-such-language", NULL },
+    { "../../etc/passwd", NULL },
+  };
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = zot_markdown_view_new ();
+
+  gtk_window_set_child (GTK_WINDOW (window), view);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf ("```%s\nx = 1\n```\n", cases[i].info);
+      g_autoptr(GPtrArray) views = NULL;
+      GtkSourceLanguage *language;
+
+      zot_markdown_view_set_markdown (ZOT_MARKDOWN_VIEW (view), text);
+      views = find_widgets (view, GTK_SOURCE_TYPE_VIEW, NULL);
+      g_assert_cmpuint (views->len, ==, 1);
+      language = gtk_source_buffer_get_language (GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (views->pdata[0])));
+      if (cases[i].id == NULL)
+        g_assert_null (language);
+      else
+        {
+          g_assert_nonnull (language);
+          g_assert_cmpstr (gtk_source_language_get_id (language), ==, cases[i].id);
+        }
+    }
+
+  /* The scheme follows the dark preference. */
+  {
+    AdwStyleManager *style = adw_style_manager_get_default ();
+    g_autoptr(GPtrArray) views = find_widgets (view, GTK_SOURCE_TYPE_VIEW, NULL);
+    GtkSourceBuffer *buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (views->pdata[0]));
+
+    adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
+    g_assert_cmpstr (gtk_source_style_scheme_get_id (gtk_source_buffer_get_style_scheme (buffer)), ==,
+                     "Adwaita-dark");
+    adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_LIGHT);
+    g_assert_cmpstr (gtk_source_style_scheme_get_id (gtk_source_buffer_get_style_scheme (buffer)), ==,
+                     "Adwaita");
+    adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_DEFAULT);
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+render_checked (GtkWidget  *view,
+                const char *text,
+                gssize      len)
+{
+  g_autofree char *copy = len < 0 ? g_strdup (text) : g_strndup (text, (gsize) len);
+
+  zot_markdown_view_set_markdown (ZOT_MARKDOWN_VIEW (view), copy);
+  g_assert_true (g_utf8_validate (zot_markdown_view_get_markdown (ZOT_MARKDOWN_VIEW (view)), -1, NULL));
+  /* Deep input must not make a deep widget tree. */
+  g_assert_cmpuint (widget_depth (view), <, 80);
+}
+
+static void
+test_markdown_fuzz (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *view = zot_markdown_view_new ();
+  g_autoptr(GRand) rand = g_rand_new_with_seed (g_test_rand_int ());
+  static const char *alphabet = "#*_`[]()<>!-+=|\\~:/\n \t>1.)&;\"'{}xX";
+  static const char * const hostile[] = {
+    "<b>not bold</b> <i>x</i> <span foreground='red'>y</span> &amp; &lt; &",
+    "[a](javascript:alert(1)) [b](file:///etc/passwd) [](https://x.org) ![img](https://x.org/a.png)",
+    "[![alt](https://x.org/i.png)](https://x.org)",
+    "<a href=\"https://x.org\">raw link</a>",
+    "``` \n```\n",
+    "```\n",
+    "~~~python\nunclosed",
+    "\x01\x02\x03\x7f text \xc3\x28 \xff\xfe",
+    "1. a\n1. b\n99999999. c\n",
+    "* * *\n___\n- - -\n",
+    "<div>\n*html block*\n</div>\n",
+    "    indented code\n",
+    "line  \nbreak\\\nhard",
+    "***strong emph*** **bold *nested* bold**",
+    "# \n## \n###### six\n####### seven",
+    "&#0; &#xD800; &#x110000; &nbsp; &copy;",
+  };
+
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
+  gtk_window_set_child (GTK_WINDOW (window), scroller);
+  gtk_window_set_default_size (GTK_WINDOW (window), 400, 300);
+  gtk_window_present (GTK_WINDOW (window));
+
+  for (guint i = 0; i < G_N_ELEMENTS (hostile); i++)
+    {
+      render_checked (view, hostile[i], -1);
+      iterate ();
+    }
+
+  /* Random bytes. */
+  for (guint i = 0; i < 150; i++)
+    {
+      guint len = g_rand_int_range (rand, 0, 2048);
+      g_autofree char *bytes = g_malloc (len + 1);
+
+      for (guint j = 0; j < len; j++)
+        bytes[j] = (char) g_rand_int_range (rand, 1, 256);
+      bytes[len] = '\0';
+      render_checked (view, bytes, len);
+      if (i % 10 == 0)
+        iterate ();
+    }
+
+  /* Random Markdown punctuation, which reaches more of the parser. */
+  for (guint i = 0; i < 300; i++)
+    {
+      guint len = g_rand_int_range (rand, 0, 1024);
+      g_autofree char *text = g_malloc (len + 1);
+
+      for (guint j = 0; j < len; j++)
+        text[j] = alphabet[g_rand_int_range (rand, 0, (gint32) strlen (alphabet))];
+      text[len] = '\0';
+      render_checked (view, text, len);
+      if (i % 20 == 0)
+        iterate ();
+    }
+
+  /* Deep nesting of every kind. */
+  {
+    GString *quotes = g_string_new (NULL);
+    GString *lists = g_string_new (NULL);
+    GString *indented = g_string_new (NULL);
+    GString *emphasis = g_string_new (NULL);
+    GString *brackets = g_string_new (NULL);
+
+    for (guint i = 0; i < 5000; i++)
+      {
+        g_string_append_c (quotes, '>');
+        g_string_append (lists, "- ");
+        g_string_append (emphasis, i % 2 ? "*" : "_");
+        g_string_append_c (brackets, '[');
+      }
+    g_string_append (quotes, " deep\n");
+    g_string_append (lists, "deep\n");
+    g_string_append (emphasis, "x");
+    for (guint i = 0; i < 5000; i++)
+      g_string_append (emphasis, i % 2 ? "*" : "_");
+    for (guint i = 0; i < 300; i++)
+      {
+        for (guint j = 0; j < i * 2; j++)
+          g_string_append_c (indented, ' ');
+        g_string_append (indented, "- item\n");
+      }
+    g_string_append (brackets, "x](https://x.org)");
+
+    render_checked (view, quotes->str, -1);
+    iterate ();
+    render_checked (view, lists->str, -1);
+    iterate ();
+    render_checked (view, indented->str, -1);
+    iterate ();
+    render_checked (view, emphasis->str, -1);
+    iterate ();
+    render_checked (view, brackets->str, -1);
+    iterate ();
+
+    g_string_free (quotes, TRUE);
+    g_string_free (lists, TRUE);
+    g_string_free (indented, TRUE);
+    g_string_free (emphasis, TRUE);
+    g_string_free (brackets, TRUE);
+  }
+
+  /* Very many blocks end in plain text instead of a widget each. */
+  {
+    GString *many = g_string_new (NULL);
+    g_autoptr(GPtrArray) labels = NULL;
+
+    for (guint i = 0; i < 20000; i++)
+      g_string_append_printf (many, "- item %u\n", i);
+    render_checked (view, many->str, -1);
+    labels = find_widgets (view, GTK_TYPE_LABEL, NULL);
+    g_assert_cmpuint (labels->len, <, 5000);
+    g_assert_nonnull (find_with_text (view, GTK_TYPE_TEXT_VIEW, "plain-text", "item 19999"));
+    g_string_free (many, TRUE);
+    iterate ();
+  }
+
+  /* A code block with a very long line is shown broken up, copied whole. */
+  {
+    GString *code = g_string_new ("```json\n[");
+    g_autoptr(GPtrArray) copy = NULL;
+    g_autofree char *copied = NULL;
+    g_autofree char *expected = NULL;
+
+    while (code->len < 200 * 1024)
+      g_string_append (code, "{\"key\":\"value\"},");
+    g_string_append (code, "{}]\n```\n");
+    render_checked (view, code->str, -1);
+    iterate ();
+    copy = find_widgets (view, GTK_TYPE_BUTTON, "markdown-copy");
+    g_assert_cmpuint (copy->len, ==, 1);
+    copied = clicked_copy (copy->pdata[0]);
+    expected = g_strndup (code->str + strlen ("```json\n"), code->len - strlen ("```json\n") - strlen ("\n```\n"));
+    g_assert_cmpstr (copied, ==, expected);
+    g_string_free (code, TRUE);
+  }
+
+  /* A paragraph too long for a label is still shown, as plain text. */
+  {
+    GString *paragraph = g_string_new (NULL);
+
+    while (paragraph->len < 300 * 1024)
+      g_string_append (paragraph, "word *emph* `code` ");
+    render_checked (view, paragraph->str, -1);
+    g_assert_nonnull (find_with_text (view, GTK_TYPE_TEXT_VIEW, "plain-text", "word emph code word"));
+    g_string_free (paragraph, TRUE);
+    iterate ();
+  }
+
+  render_checked (view, NULL, -1);
+  g_assert_null (gtk_widget_get_first_child (gtk_widget_get_first_child (view)));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_tool_call (Fixture       *f,
+                gconstpointer  data)
+{
+  GtkWidget *row;
+  g_autofree char *text = NULL;
+  g_autoptr(GPtrArray) names = NULL;
+
+  start (f, NULL, FALSE);
+  submit (f, "tool: bash {\"command\":\"echo hi\"}");
+
+  row = find_with_text (root (f), GTK_TYPE_EXPANDER, "tool-row", "bash");
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_has_css_class (row, "tool-completed"));
+  g_assert_false (gtk_widget_has_css_class (row, "tool-running"));
+
+  names = find_widgets (row, GTK_TYPE_LABEL, "tool-name");
+  g_assert_cmpuint (names->len, ==, 1);
+  g_assert_cmpstr (gtk_label_get_text (names->pdata[0]), ==, "bash");
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "tool-preview", "echo hi"));
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "tool-status", "completed"));
+
+  /* Expanded: the arguments as pretty JSON, and the output. */
+  g_assert_null (find_with_text (row, GTK_TYPE_WIDGET, "tool-output", NULL));
+  gtk_expander_set_expanded (GTK_EXPANDER (row), TRUE);
+  iterate ();
+  text = widget_text (row);
+  g_assert_nonnull (strstr (text, "\"command\" : \"echo hi\""));
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_WIDGET, "tool-output", "hi"));
+}
+
+static void
+test_extension_tool (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *ext = NULL;
+  GtkWidget *row;
+
+  ext = zot_test_make_fake_args (f->env.root, "toolbox",
+                                 "--register-json",
+                                 "{\"type\":\"register_tool\",\"name\":\"echo_tool\",\"description\":\"Echoes\","
+                                 "\"schema\":{\"type\":\"object\"}}",
+                                 NULL);
+  start (f, (const char * const []) { ext, NULL }, FALSE);
+  submit (f, "tool: echo_tool {\"reply\":\"pong\"}\ntool: echo_tool {\"error\":\"no good\"}");
+
+  row = find_with_text (root (f), GTK_TYPE_EXPANDER, "tool-row", "pong");
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_has_css_class (row, "tool-completed"));
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "attribution", "— toolbox"));
+  gtk_expander_set_expanded (GTK_EXPANDER (row), TRUE);
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_WIDGET, "tool-output", "pong"));
+
+  /* An error result from a tool that ran still completed; the row says so. */
+  row = find_with_text (root (f), GTK_TYPE_EXPANDER, "tool-row", "no good");
+  g_assert_nonnull (row);
+  g_assert_false (gtk_widget_has_css_class (row, "tool-running"));
+}
+
+static void
+test_notes (Fixture       *f,
+            gconstpointer  data)
+{
+  g_autofree char *ext = zot_test_make_fake_args (f->env.root, "noter", "--command", "Note", NULL);
+  GtkWidget *row;
+
+  start (f, (const char * const []) { ext, NULL }, FALSE);
+
+  submit (f, "/Note notify warn Careful now");
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "note-row", "Careful now");
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_has_css_class (row, "note-warn"));
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "attribution", "— noter"));
+
+  submit (f, "/Note notify success All good");
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "note-row", "All good");
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_has_css_class (row, "note-success"));
+
+  submit (f, "/Note display Shown <b>as is</b>");
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "display-note", "Shown <b>as is</b>");
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "attribution", "— noter"));
+
+  /* Host output (/help) is shown in a monospace row. */
+  submit (f, "/help");
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "info-row", "/Note");
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "monospace", NULL));
+
+  /* The public adders. */
+  zot_transcript_add_note (f->transcript, "someone", "error", "Broken thing");
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "note-error", "Broken thing");
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "attribution", "— someone"));
+  zot_transcript_add_error (f->transcript, "Turn failed");
+  g_assert_nonnull (find_with_text (root (f), GTK_TYPE_WIDGET, "note-error", "Turn failed"));
+}
+
+static void
+test_load_failure (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *bad = zot_test_make_fake_args (f->env.root, "broken", "--exit-before-hello", "3", NULL);
+  g_autofree char *good = zot_test_make_fake_args (f->env.root, "fine", NULL);
+  GtkWidget *row;
+  g_autofree char *text = NULL;
+
+  start (f, (const char * const []) { bad, good, NULL }, FALSE);
+
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "load-failure", "broken");
+  g_assert_nonnull (row);
+  text = widget_text (row);
+  g_assert_nonnull (strstr (text, "ext-broken.log"));
+
+  submit (f, "hello");
+  g_assert_nonnull (find_with_text (root (f), GTK_TYPE_WIDGET, "load-failure", "broken"));
+
+  zot_transcript_clear (f->transcript);
+  iterate ();
+  g_assert_null (find_with_text (root (f), GTK_TYPE_WIDGET, "load-failure", NULL));
+  g_assert_null (find_with_text (root (f), GTK_TYPE_WIDGET, "message-user", NULL));
+
+  /* It keeps working after a clear. */
+  submit (f, "again");
+  g_assert_nonnull (find_with_text (root (f), GTK_TYPE_WIDGET, "message-assistant", "You said: again"));
+}
+
+static gboolean
+startup_lists (gpointer data)
+{
+  Fixture *f = data;
+  GtkWidget *label = find_with_text (root (f), GTK_TYPE_LABEL, "startup-section", NULL);
+  const char *text = label ? gtk_label_get_text (GTK_LABEL (label)) : "";
+
+  return strstr (text, "alpha") != NULL && strstr (text, "beta") != NULL;
+}
+
+static void
+test_startup (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *alpha = zot_test_make_fake_args (f->env.root, "alpha", NULL);
+  g_autofree char *beta = zot_test_make_fake_args (f->env.root, "beta", NULL);
+  GtkWidget *label;
+
+  start (f, (const char * const []) { alpha, beta, NULL }, TRUE);
+  zot_test_wait_until (startup_lists, f, 10000);
+
+  label = find_with_text (root (f), GTK_TYPE_LABEL, "startup-section", NULL);
+  g_assert_true (gtk_widget_get_visible (label));
+  g_assert_true (zot_transcript_get_show_startup (f->transcript));
+
+  /* Cleared with the conversation? No: it is not part of it. */
+  zot_transcript_clear (f->transcript);
+  g_assert_true (gtk_widget_get_visible (label));
+
+  g_object_set (f->transcript, "show-startup", FALSE, NULL);
+  g_assert_false (gtk_widget_get_visible (label));
+}
+
+static void
+test_startup_hidden (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *alpha = zot_test_make_fake_args (f->env.root, "alpha", NULL);
+  GtkWidget *label;
+
+  start (f, (const char * const []) { alpha, NULL }, FALSE);
+  label = find_with_text (root (f), GTK_TYPE_LABEL, "startup-section", NULL);
+  g_assert_nonnull (label);
+  g_assert_false (gtk_widget_get_visible (label));
+}
+
+static gboolean
+at_bottom (gpointer data)
+{
+  Fixture *f = data;
+  g_autoptr(GPtrArray) scrollers = find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrollers->pdata[0]);
+
+  return gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment) &&
+         gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment) >=
+         gtk_adjustment_get_upper (adjustment) - 1;
+}
+
+static void
+test_autoscroll (Fixture       *f,
+                 gconstpointer  data)
+{
+  start (f, NULL, FALSE);
+
+  for (guint i = 0; i < 12; i++)
+    zot_transcript_add_info (f->transcript, "line\nline\nline\nline\nline");
+
+  /* Following the end while the user is there. */
+  zot_test_wait_until (at_bottom, f, 10000);
+  submit (f, "hello");
+  zot_test_wait_until (at_bottom, f, 10000);
+}
+
+static void
+add_test (const char *path,
+          void      (*func) (Fixture *, gconstpointer))
+{
+  g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+  adw_init ();
+  gtk_source_init ();
+
+  g_test_add_func ("/zot/gui/transcript/new-destroy", test_new_destroy);
+  g_test_add_func ("/zot/gui/markdown/languages", test_markdown_languages);
+  g_test_add_func ("/zot/gui/markdown/fuzz", test_markdown_fuzz);
+  add_test ("/zot/gui/transcript/hello", test_hello);
+  add_test ("/zot/gui/transcript/markdown", test_markdown);
+  add_test ("/zot/gui/transcript/tool-call", test_tool_call);
+  add_test ("/zot/gui/transcript/extension-tool", test_extension_tool);
+  add_test ("/zot/gui/transcript/notes", test_notes);
+  add_test ("/zot/gui/transcript/load-failure", test_load_failure);
+  add_test ("/zot/gui/transcript/startup", test_startup);
+  add_test ("/zot/gui/transcript/startup-hidden", test_startup_hidden);
+  add_test ("/zot/gui/transcript/autoscroll", test_autoscroll);
+
+  return g_test_run ();
+}

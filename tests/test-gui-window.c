@@ -1,0 +1,209 @@
+/* test-gui-window.c — the whole window under a display: it opens with the
+ * demo model, stays responsive while an extension hangs, and closes with
+ * the extensions shut down gracefully. */
+#include "config.h"
+
+#include <adwaita.h>
+
+#include "zot-application.h"
+#include "zot-test-util.h"
+#include "zot-window.h"
+
+typedef struct
+{
+  ZotTestEnv      env;
+  ZotApplication *app;
+  ZotWindow      *window;
+} Fixture;
+
+/* One application for the whole program: GApplication registers once. */
+static ZotApplication *application;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  zot_test_env_setup (&f->env);
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_unsetenv ("OPENAI_API_KEY");
+
+  f->app = application;
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  f->app = NULL;
+  zot_test_env_teardown (&f->env);
+}
+
+static gboolean
+host_ready (gpointer data)
+{
+  ZotWindow *window = data;
+  ZotHost *host = zot_window_get_host (window);
+  ZotExtensionManager *manager;
+  guint n;
+
+  if (host == NULL)
+    return FALSE;
+  manager = zot_host_get_manager (host);
+  n = g_list_model_get_n_items (G_LIST_MODEL (manager));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
+        return FALSE;
+    }
+  return n > 0;
+}
+
+static void
+open_window (Fixture            *f,
+             const char * const *paths)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.ext_paths = g_strdupv ((char **) paths);
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  options.interactive = TRUE;
+
+  f->window = ZOT_WINDOW (zot_window_new (f->app, &options, -1));
+  gtk_window_present (GTK_WINDOW (f->window));
+  zot_test_wait_until (host_ready, f->window, 20000);
+}
+
+static gboolean
+window_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static void
+close_window (Fixture *f)
+{
+  gpointer weak = f->window;
+
+  g_object_add_weak_pointer (weak, &weak);
+  gtk_window_close (GTK_WINDOW (f->window));
+  zot_test_wait_until (window_gone, &weak, 20000);
+  f->window = NULL;
+}
+
+static gboolean
+find_label (GtkWidget  *widget,
+            const char *needle)
+{
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), needle) != NULL)
+    return TRUE;
+  if (ADW_IS_WINDOW_TITLE (widget) &&
+      strstr (adw_window_title_get_subtitle (ADW_WINDOW_TITLE (widget)), needle) != NULL)
+    return TRUE;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    if (find_label (child, needle))
+      return TRUE;
+  return FALSE;
+}
+
+static void
+test_opens_with_demo (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "hello", "--command", "hi", NULL);
+  const char *paths[] = { dir, NULL };
+
+  open_window (f, paths);
+  /* It says plainly that the model is the demo. */
+  g_assert_true (find_label (GTK_WIDGET (f->window), "demo model"));
+  g_assert_true (find_label (GTK_WIDGET (f->window), "demo · demo"));
+  close_window (f);
+}
+
+typedef struct
+{
+  guint    ticks;
+  gboolean done;
+} Ticker;
+
+static gboolean
+tick_cb (gpointer data)
+{
+  ((Ticker *) data)->ticks++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+submitted_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  Ticker *ticker = user_data;
+
+  zot_host_submit_finish (ZOT_HOST (object), result, NULL, NULL);
+  ticker->done = TRUE;
+}
+
+static void
+test_responsive_while_hanging (Fixture       *f,
+                               gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "stuck", "--command", "wait", NULL);
+  const char *paths[] = { dir, NULL };
+  Ticker ticker = { 0 };
+  guint id;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_COMMAND, 800);
+  open_window (f, paths);
+
+  /* The extension never answers: the main loop must keep turning (and
+   * drawing) until the command's deadline ends the wait. */
+  id = g_timeout_add (10, tick_cb, &ticker);
+  zot_host_submit_async (zot_window_get_host (f->window), "/wait hang", NULL, submitted_cb, &ticker);
+  zot_test_wait_for (&ticker.done, 20000);
+  g_source_remove (id);
+
+  g_test_message ("%u main loop ticks while the extension hung", ticker.ticks);
+  g_assert_cmpuint (ticker.ticks, >, 20);
+  close_window (f);
+}
+
+static void
+test_close_shuts_down (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *record = g_build_filename (f->env.root, "closing.jsonl", NULL);
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "closing", "--record", record, NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GPtrArray) frames = NULL;
+
+  open_window (f, paths);
+  close_window (f);
+
+  /* The extension heard `shutdown`, after the session's end. */
+  frames = zot_test_read_frames (record);
+  g_assert_nonnull (zot_test_find_frame (frames, "shutdown"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  gtk_test_init (&argc, &argv, NULL);
+  adw_init ();
+
+  application = zot_application_new ();
+  g_application_set_flags (G_APPLICATION (application),
+                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+
+  g_test_add ("/zot/gui/window/opens-with-demo", Fixture, NULL, fixture_setup, test_opens_with_demo, fixture_teardown);
+  g_test_add ("/zot/gui/window/responsive-while-hanging", Fixture, NULL, fixture_setup,
+              test_responsive_while_hanging, fixture_teardown);
+  g_test_add ("/zot/gui/window/close-shuts-down", Fixture, NULL, fixture_setup, test_close_shuts_down, fixture_teardown);
+
+  return g_test_run ();
+}
