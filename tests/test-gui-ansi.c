@@ -24,7 +24,8 @@ find_attr (PangoAttrList  *attrs,
     {
       PangoAttribute *attr = l->data;
 
-      if (found == NULL && attr->klass->type == type && attr->start_index == start && attr->end_index == end)
+      if (found == NULL && attr->klass->type == type &&
+          attr->start_index == start && attr->end_index == end)
         found = pango_attribute_copy (attr);
     }
   g_slist_free_full (g_steal_pointer (&list), (GDestroyNotify) pango_attribute_destroy);
@@ -172,7 +173,8 @@ test_resets (void)
    * code at a time switches one off. */
   g_autoptr(PangoAttrList) attrs = NULL;
   g_autofree char *text = convert ("\x1b[1;3;4;7;9;31;42mA"
-                                   "\x1b[22mB\x1b[23mC\x1b[24mD\x1b[27mE\x1b[29mF\x1b[39mG\x1b[49mH",
+                                   "\x1b[22mB\x1b[23mC\x1b[24mD\x1b[27mE"
+                                   "\x1b[29mF\x1b[39mG\x1b[49mH",
                                    &attrs);
 
   g_assert_cmpstr (text, ==, "ABCDEFGH");
@@ -236,7 +238,8 @@ test_reverse_defaults (void)
   g_autoptr(PangoAttrList) attrs = NULL;
   g_autoptr(PangoAttrList) themed = NULL;
   g_autofree char *text = convert ("\x1b[7mrev\x1b[27m", &attrs);
-  g_autofree char *text2 = zot_ansi_to_pango_with_defaults ("\x1b[7mrev", 0xffffff, 0x000000, &themed);
+  g_autofree char *text2 = zot_ansi_to_pango_with_defaults ("\x1b[7mrev", 0xffffff, 0x000000,
+                                                            &themed);
 
   g_assert_cmpstr (text, ==, "rev");
   assert_color (attrs, PANGO_ATTR_FOREGROUND, 0, 3, DEFAULT_BG);
@@ -250,8 +253,12 @@ test_reverse_defaults (void)
 static void
 test_colors_16 (void)
 {
-  static const guint32 normal[8] = { 0x241f31, 0xc01c28, 0x2ec27e, 0xf5c211, 0x1e78e4, 0x9841bb, 0x0ab9dc, 0xc0bfbc };
-  static const guint32 bright[8] = { 0x5e5c64, 0xed333b, 0x57e389, 0xf8e45c, 0x51a1ff, 0xc061cb, 0x4fd2fd, 0xf6f5f4 };
+  static const guint32 normal[8] = {
+    0x241f31, 0xc01c28, 0x2ec27e, 0xf5c211, 0x1e78e4, 0x9841bb, 0x0ab9dc, 0xc0bfbc
+  };
+  static const guint32 bright[8] = {
+    0x5e5c64, 0xed333b, 0x57e389, 0xf8e45c, 0x51a1ff, 0xc061cb, 0x4fd2fd, 0xf6f5f4
+  };
 
   for (guint i = 0; i < 8; i++)
     {
@@ -281,7 +288,9 @@ test_colors_256 (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(PangoAttrList) attrs = NULL;
-      g_autofree char *line = g_strdup_printf ("\x1b[38;5;%umf\x1b[0m\x1b[48;5;%umb\x1b[0m\x1b[38:5:%umc",
+      g_autofree char *line = g_strdup_printf ("\x1b[38;5;%umf\x1b[0m"
+                                               "\x1b[48;5;%umb\x1b[0m"
+                                               "\x1b[38:5:%umc",
                                                cases[i].n, cases[i].n, cases[i].n);
       g_autofree char *text = convert (line, &attrs);
 
@@ -326,7 +335,8 @@ static void
 test_combined_and_offsets (void)
 {
   g_autoptr(PangoAttrList) attrs = NULL;
-  g_autofree char *text = convert ("é \x1b[1;31;44mñandú\x1b[0m 日本\x1b[4m語\x1b[24m!", &attrs);
+  g_autofree char *text = convert ("é \x1b[1;31;44mñandú\x1b[0m 日本\x1b[4m語\x1b[24m!",
+                                   &attrs);
   const char *bold_part = strstr (text, "ñandú");
   const char *underlined = strstr (text, "語");
   guint start = bold_part - text;
@@ -469,7 +479,8 @@ test_invalid_utf8 (void)
 static void
 test_random (void)
 {
-  static const char alphabet[] = "\x1b\x1b\x1b[[[;;::0123456789mmmHJ]\x07\\Pab\xc3\xa9\xff\x80\x9b?";
+  static const char alphabet[] =
+    "\x1b\x1b\x1b[[[;;::0123456789mmmHJ]\x07\\Pab\xc3\xa9\xff\x80\x9b?";
 
   for (guint round = 0; round < 2000; round++)
     {

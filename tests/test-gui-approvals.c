@@ -213,10 +213,12 @@ prompt_and_answer (Fixture    *f,
 
   if (response != NULL)
     {
+      ZotApproval *current;
+
       zot_test_wait_until (dialog_shows, f, 10000);
       g_assert_cmpstr (heading (f), ==, "Allow bash?");
-      g_assert_cmpstr (zot_approval_get_preview (_zot_approval_presenter_get_current (f->presenter)),
-                       ==, "bash: true");
+      current = _zot_approval_presenter_get_current (f->presenter);
+      g_assert_cmpstr (zot_approval_get_preview (current), ==, "bash: true");
       _zot_approval_presenter_respond (f->presenter, response);
     }
 
@@ -282,7 +284,8 @@ authorize_cb (GObject      *object,
 {
   Authorize *authorize = user_data;
 
-  authorize->decision = zot_extension_manager_authorize_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  authorize->decision = zot_extension_manager_authorize_finish (ZOT_EXTENSION_MANAGER (object),
+                                                                result, NULL);
   authorize->done = TRUE;
 }
 
@@ -376,7 +379,8 @@ test_resolve_by_id (Fixture       *f,
   g_assert_cmpstr (_zot_approval_presenter_get_current_id (f->presenter), !=, id);
   zot_approval_presenter_resolve (f->presenter, id, ZOT_APPROVAL_ALLOW);   /* stale */
   g_assert_false (second.done);
-  zot_approval_presenter_resolve (f->presenter, _zot_approval_presenter_get_current_id (f->presenter),
+  zot_approval_presenter_resolve (f->presenter,
+                                  _zot_approval_presenter_get_current_id (f->presenter),
                                   ZOT_APPROVAL_ALLOW);
   zot_test_wait_for (&second.done, 10000);
   g_assert_cmpstr (last_decision (f), ==, "write approved user");
@@ -455,10 +459,13 @@ test_origin_and_preview (Fixture       *f,
   g_assert_true (adw_message_dialog_has_response (dialog, "allow-tool"));
   g_assert_true (adw_message_dialog_has_response (dialog, "allow-all"));
   g_assert_true (adw_message_dialog_has_response (dialog, "deny"));
-  g_assert_cmpint (adw_message_dialog_get_response_appearance (dialog, "deny"), ==, ADW_RESPONSE_DESTRUCTIVE);
+  g_assert_cmpint (adw_message_dialog_get_response_appearance (dialog, "deny"),
+                   ==, ADW_RESPONSE_DESTRUCTIVE);
   g_assert_cmpstr (adw_message_dialog_get_response_label (dialog, "allow"), ==, "_Allow once");
-  g_assert_cmpstr (adw_message_dialog_get_response_label (dialog, "allow-tool"), ==, "Always for this _tool");
-  g_assert_cmpstr (adw_message_dialog_get_response_label (dialog, "allow-all"), ==, "Always this _session");
+  g_assert_cmpstr (adw_message_dialog_get_response_label (dialog, "allow-tool"),
+                   ==, "Always for this _tool");
+  g_assert_cmpstr (adw_message_dialog_get_response_label (dialog, "allow-all"),
+                   ==, "Always this _session");
   g_assert_cmpstr (adw_message_dialog_get_response_label (dialog, "deny"), ==, "_Deny");
 
   _zot_approval_presenter_respond (f->presenter, "allow");
@@ -493,7 +500,8 @@ app_allow_cb (GSimpleAction *action,
 {
   Fixture *f = user_data;
 
-  zot_approval_presenter_resolve (f->presenter, g_variant_get_string (parameter, NULL), ZOT_APPROVAL_ALLOW);
+  zot_approval_presenter_resolve (f->presenter, g_variant_get_string (parameter, NULL),
+                                  ZOT_APPROVAL_ALLOW);
 }
 
 static void
@@ -503,7 +511,8 @@ app_deny_cb (GSimpleAction *action,
 {
   Fixture *f = user_data;
 
-  zot_approval_presenter_resolve (f->presenter, g_variant_get_string (parameter, NULL), ZOT_APPROVAL_DENY);
+  zot_approval_presenter_resolve (f->presenter, g_variant_get_string (parameter, NULL),
+                                  ZOT_APPROVAL_DENY);
 }
 
 /* The contract with the application: its two actions, with the id as
@@ -516,7 +525,8 @@ test_application_actions (Fixture       *f,
     { "approval-allow", app_allow_cb, "s", NULL, NULL, { 0 } },
     { "approval-deny", app_deny_cb, "s", NULL, NULL, { 0 } },
   };
-  g_autoptr(GtkApplication) app = gtk_application_new ("dev.zot.Zot.TestApprovals", G_APPLICATION_NON_UNIQUE);
+  g_autoptr(GtkApplication) app = gtk_application_new ("dev.zot.Zot.TestApprovals",
+                                                       G_APPLICATION_NON_UNIQUE);
   Authorize first = { 0 };
   Authorize second = { 0 };
   g_autofree char *action = NULL;

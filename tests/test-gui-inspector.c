@@ -180,7 +180,8 @@ find_row (GListModel *model,
       g_autoptr(ZotInspectorEntry) entry = g_list_model_get_item (model, i);
 
       if (g_strcmp0 (_zot_inspector_entry_get_name (entry), name) == 0 &&
-          (extension == NULL || g_strcmp0 (_zot_inspector_entry_get_extension (entry), extension) == 0) &&
+          (extension == NULL ||
+           g_strcmp0 (_zot_inspector_entry_get_extension (entry), extension) == 0) &&
           (direction < 0 || (int) _zot_inspector_entry_get_direction (entry) == direction))
         return i;
     }
@@ -275,6 +276,7 @@ test_events (Fixture       *f,
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autofree char *copied = NULL;
   g_autoptr(GError) error = NULL;
+  JsonObject *root;
   int position;
   int submitted;
 
@@ -299,12 +301,13 @@ test_events (Fixture       *f,
   g_assert_nonnull (strchr (copied, '\n'));
   json_parser_load_from_data (parser, copied, -1, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (json_parser_get_root (parser)), "event"),
-                   ==, "session_start");
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpstr (json_object_get_string_member (root, "event"), ==, "session_start");
 
   {
     g_autoptr(ZotInspectorEntry) turn = g_list_model_get_item (events, submitted);
-    g_assert_cmpint (_zot_inspector_entry_get_sequence (turn), >, _zot_inspector_entry_get_sequence (start));
+    g_assert_cmpint (_zot_inspector_entry_get_sequence (turn), >,
+                     _zot_inspector_entry_get_sequence (start));
   }
 }
 
@@ -447,7 +450,8 @@ number_of (ZotInspectorEntry *entry)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
 
-  g_assert_true (json_parser_load_from_data (parser, _zot_inspector_entry_get_text (entry), -1, NULL));
+  g_assert_true (json_parser_load_from_data (parser, _zot_inspector_entry_get_text (entry), -1,
+                                             NULL));
   return json_object_get_int_member (json_node_get_object (json_parser_get_root (parser)), "n");
 }
 
@@ -481,7 +485,8 @@ test_bounded (Fixture       *f,
   last = g_list_model_get_item (events, n_items - 1);
   g_assert_cmpint (number_of (first), >=, 2600 - 2000);
   g_assert_cmpint (number_of (last), ==, 2599);
-  g_assert_cmpint (_zot_inspector_entry_get_sequence (first), <, _zot_inspector_entry_get_sequence (last));
+  g_assert_cmpint (_zot_inspector_entry_get_sequence (first), <,
+                   _zot_inspector_entry_get_sequence (last));
 
   zot_inspector_clear (f->inspector);
   g_assert_cmpuint (count_rows (events), ==, 0);

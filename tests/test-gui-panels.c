@@ -261,7 +261,8 @@ find_attr (PangoAttrList *attrs,
     {
       PangoAttribute *attr = l->data;
 
-      if (found == NULL && attr->klass->type == type && attr->start_index <= start && attr->end_index >= end)
+      if (found == NULL && attr->klass->type == type &&
+          attr->start_index <= start && attr->end_index >= end)
         found = pango_attribute_copy (attr);
     }
   g_slist_free_full (list, (GDestroyNotify) pango_attribute_destroy);
@@ -354,7 +355,8 @@ test_keys (Fixture       *f,
 
       g_assert_cmpstr (json_object_get_string_member (frame, "panel_id"), ==, "board");
       g_assert_cmpstr (json_object_get_string_member (frame, "key"), ==, keys[i].key);
-      g_assert_cmpstr (json_object_get_string_member_with_default (frame, "text", NULL), ==, keys[i].text);
+      g_assert_cmpstr (json_object_get_string_member_with_default (frame, "text", NULL),
+                       ==, keys[i].text);
     }
 }
 
@@ -441,7 +443,8 @@ test_close_host_side (Fixture       *f,
 
   zot_test_wait_until (has_close_frame, f, 10000);
   frames = received (f, "panel_close");
-  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (frames, 0), "panel_id"), ==, "board");
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (frames, 0), "panel_id"),
+                   ==, "board");
 
   /* The user closed it: nothing to tell. */
   g_assert_null (_zot_panel_pane_get_status (f->pane));

@@ -288,6 +288,21 @@ submit (Fixture    *f,
   iterate ();
 }
 
+/* Submits and expects the run to fail. */
+static void
+submit_failing (Fixture    *f,
+                const char *text)
+{
+  Submit result = { 0 };
+
+  zot_host_submit_async (f->host, text, NULL, submit_cb, &result);
+  zot_test_wait_for (&result.done, 60000);
+  g_assert_false (result.ok);
+  g_assert_nonnull (result.error);
+  g_clear_error (&result.error);
+  iterate ();
+}
+
 static GtkWidget *
 root (Fixture *f)
 {
@@ -854,6 +869,53 @@ test_notes (Fixture       *f,
 }
 
 static void
+test_turn_error (Fixture       *f,
+                 gconstpointer  data)
+{
+  GtkWidget *row;
+
+  start (f, NULL, FALSE);
+  zot_agent_set_max_steps (zot_host_get_agent (f->host), 1);
+  submit_failing (f, "tool: bash {\"command\":\"echo hi\"}");
+
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "note-error", "max-steps");
+  g_assert_nonnull (row);
+  g_assert_true (gtk_widget_has_css_class (row, "note-row"));
+}
+
+static void
+abort_on_delta (ZotAgent   *agent,
+                const char *delta,
+                gpointer    data)
+{
+  zot_agent_abort (agent);
+}
+
+static void
+test_aborted (Fixture       *f,
+              gconstpointer  data)
+{
+  GtkWidget *row;
+
+  start (f, NULL, FALSE);
+  g_signal_connect (zot_host_get_agent (f->host), "text-delta", G_CALLBACK (abort_on_delta), NULL);
+  submit_failing (f, "hello there, a long enough message to stream in several pieces");
+  g_signal_handlers_disconnect_by_func (zot_host_get_agent (f->host), abort_on_delta, NULL);
+
+  /* What had arrived stays, marked; an abort is not an error. */
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "message-assistant", "(stopped)");
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_TEXT_VIEW, "plain-text", "[demo"));
+  g_assert_null (find_with_text (root (f), GTK_TYPE_WIDGET, "note-error", NULL));
+
+  /* The next turn streams into a row of its own. */
+  submit (f, "again");
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "message-assistant", "You said: again");
+  g_assert_nonnull (row);
+  g_assert_null (find_with_text (row, GTK_TYPE_WIDGET, NULL, "(stopped)"));
+}
+
+static void
 test_load_failure (Fixture       *f,
                    gconstpointer  data)
 {
@@ -935,9 +997,24 @@ at_bottom (gpointer data)
   g_autoptr(GPtrArray) scrollers = find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
   GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrollers->pdata[0]);
 
-  return gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment) &&
-         gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment) >=
-         gtk_adjustment_get_upper (adjustment) - 1;
+  GtkWidget *list;
+  GtkWidget *last;
+  graphene_rect_t bounds;
+
+  if (!(gtk_adjustment_get_upper (adjustment) > gtk_adjustment_get_page_size (adjustment) &&
+        gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment) >=
+        gtk_adjustment_get_upper (adjustment) - 1))
+    return FALSE;
+
+  /* What is drawn, not only the adjustment: the last row is on screen. */
+  list = gtk_widget_get_last_child (gtk_widget_get_parent (find_with_text (root (f), GTK_TYPE_LABEL,
+                                                                            "startup-section", NULL)));
+  last = gtk_widget_get_last_child (list);
+  if (last == NULL || !gtk_widget_compute_bounds (last, scrollers->pdata[0], &bounds))
+    return FALSE;
+
+  return bounds.origin.y >= 0 &&
+         bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scrollers->pdata[0]) + 1;
 }
 
 static void
@@ -951,8 +1028,22 @@ test_autoscroll (Fixture       *f,
 
   /* Following the end while the user is there. */
   zot_test_wait_until (at_bottom, f, 10000);
-  submit (f, "hello");
+  submit (f, "hello\n\n```c\nint x;\n```\n");
   zot_test_wait_until (at_bottom, f, 10000);
+  submit (f, "tool: bash {\"command\":\"echo hi\"}");
+  zot_test_wait_until (at_bottom, f, 10000);
+
+  /* Not while the user reads something above. */
+  {
+    g_autoptr(GPtrArray) scrollers = find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
+    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrollers->pdata[0]);
+
+    gtk_adjustment_set_value (adjustment, 0);
+    iterate ();
+    zot_transcript_add_info (f->transcript, "more\nmore\nmore");
+    iterate ();
+    g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  }
 }
 
 static void
@@ -978,6 +1069,8 @@ main (int   argc,
   add_test ("/zot/gui/transcript/tool-call", test_tool_call);
   add_test ("/zot/gui/transcript/extension-tool", test_extension_tool);
   add_test ("/zot/gui/transcript/notes", test_notes);
+  add_test ("/zot/gui/transcript/turn-error", test_turn_error);
+  add_test ("/zot/gui/transcript/aborted", test_aborted);
   add_test ("/zot/gui/transcript/load-failure", test_load_failure);
   add_test ("/zot/gui/transcript/startup", test_startup);
   add_test ("/zot/gui/transcript/startup-hidden", test_startup_hidden);

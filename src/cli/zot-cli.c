@@ -440,20 +440,28 @@ gboolean
 zot_cli_wants_window (int    argc,
                       char **argv)
 {
-  static const char * const headless[] = {
-    "-p", "--print", "--json", "--version", "--help", "-h", "--help-all", NULL
-  };
+  g_auto(ZotCli) cli = { .max_steps = 50 };
+  g_auto(GStrv) args = NULL;
+  g_autoptr(GError) error = NULL;
 
   if (argc > 1 && (g_str_equal (argv[1], "ext") || g_str_equal (argv[1], "update")))
     return FALSE;
 
   for (int i = 1; i < argc; i++)
-    {
-      if (g_str_equal (argv[i], "--"))
-        break;
-      if (g_strv_contains (headless, argv[i]) || g_str_equal (argv[i], "rpc"))
-        return FALSE;
-    }
+    if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h") ||
+        g_str_equal (argv[i], "--help-all"))
+      return FALSE;
+
+  /* Anything the command line cannot parse is the command line's to report
+   * (exit 2), with or without a display. */
+  args = g_strdupv (argv);
+  if (!parse_main_options (&cli, &args, &error))
+    return FALSE;
+
+  if (cli.print_mode || cli.json_mode || cli.version)
+    return FALSE;
+  if (cli.rest != NULL && cli.rest[0] != NULL && cli.rest[1] == NULL && g_str_equal (cli.rest[0], "rpc"))
+    return FALSE;
 
   return TRUE;
 }

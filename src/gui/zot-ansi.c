@@ -83,7 +83,9 @@ color_256 (guint n)
   if (n < 232)
     {
       guint i = n - 16;
-      return ((guint32) levels[i / 36] << 16) | ((guint32) levels[(i / 6) % 6] << 8) | levels[i % 6];
+      return ((guint32) levels[i / 36] << 16) |
+             ((guint32) levels[(i / 6) % 6] << 8) |
+             levels[i % 6];
     }
 
   {

@@ -99,7 +99,8 @@ item_new (ZotApprovalPresenter *self,
   item->self = self;
   item->approval = approval;
   item->id = g_strdup_printf ("approval-%u", ++last_serial);
-  item->resolved_id = g_signal_connect (approval, "resolved", G_CALLBACK (on_approval_resolved_cb), item);
+  item->resolved_id = g_signal_connect (approval, "resolved",
+                                        G_CALLBACK (on_approval_resolved_cb), item);
   g_object_weak_ref (G_OBJECT (approval), on_approval_finalized_cb, item);
   return item;
 }
@@ -142,8 +143,10 @@ send_notification (ZotApprovalPresenter *self,
   notification = g_notification_new (title);
   g_notification_set_body (notification, zot_approval_get_preview (item->approval));
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
-  g_notification_add_button_with_target (notification, _("Allow"), ZOT_APPROVAL_ALLOW_ACTION, "s", item->id);
-  g_notification_add_button_with_target (notification, _("Deny"), ZOT_APPROVAL_DENY_ACTION, "s", item->id);
+  g_notification_add_button_with_target (notification, _("Allow"),
+                                         ZOT_APPROVAL_ALLOW_ACTION, "s", item->id);
+  g_notification_add_button_with_target (notification, _("Deny"),
+                                         ZOT_APPROVAL_DENY_ACTION, "s", item->id);
 
   g_application_send_notification (app, item->id, notification);
   item->notified = TRUE;
@@ -207,7 +210,8 @@ present_dialog (ZotApprovalPresenter *self,
   GtkWidget *preview;
 
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (parent, NULL, NULL));
-  adw_message_dialog_format_heading (dialog, _("Allow %s?"), zot_approval_get_tool_name (item->approval));
+  adw_message_dialog_format_heading (dialog, _("Allow %s?"),
+                                     zot_approval_get_tool_name (item->approval));
   if (origin != NULL && *origin != '\0')
     adw_message_dialog_format_body (dialog, _("Requested by the extension “%s”"), origin);
 
@@ -237,7 +241,8 @@ present_dialog (ZotApprovalPresenter *self,
   gtk_window_set_modal (GTK_WINDOW (dialog), TRUE);
   gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
 
-  self->response_id = g_signal_connect (dialog, "response", G_CALLBACK (on_dialog_response_cb), self);
+  self->response_id = g_signal_connect (dialog, "response",
+                                        G_CALLBACK (on_dialog_response_cb), self);
   g_set_weak_pointer (&self->dialog, dialog);
 
   gtk_window_present (GTK_WINDOW (dialog));
@@ -293,12 +298,30 @@ finish_item (ZotApprovalPresenter *self,
   item_release (item);
 }
 
+/* The parent window is not active while our own dialog (or the
+ * preferences) is, and the user is still here then: notify only when no
+ * window of the application is active. */
+static gboolean
+any_window_active (void)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  guint n_items = g_list_model_get_n_items (toplevels);
+
+  for (guint i = 0; i < n_items; i++)
+    {
+      g_autoptr(GtkWindow) window = g_list_model_get_item (toplevels, i);
+
+      if (gtk_window_is_active (window))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 on_approval_requested_cb (ZotExtensionManager  *manager,
                           ZotApproval          *approval,
                           ZotApprovalPresenter *self)
 {
-  g_autoptr(GtkWindow) parent = NULL;
   Item *item;
 
   if (zot_approval_is_resolved (approval))
@@ -308,8 +331,7 @@ on_approval_requested_cb (ZotExtensionManager  *manager,
   g_queue_push_tail (&self->waiting, item);
 
   /* Someone looking elsewhere hears of it. */
-  parent = g_weak_ref_get (&self->parent);
-  if (parent == NULL || !gtk_window_is_active (parent))
+  if (!any_window_active ())
     send_notification (self, item);
 
   if (self->current == NULL && self->next_source == 0)

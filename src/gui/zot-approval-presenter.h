@@ -38,7 +38,8 @@ G_BEGIN_DECLS
 #define ZOT_APPROVAL_DENY_ACTION  "app.approval-deny"
 
 #define ZOT_TYPE_APPROVAL_PRESENTER (zot_approval_presenter_get_type ())
-G_DECLARE_FINAL_TYPE (ZotApprovalPresenter, zot_approval_presenter, ZOT, APPROVAL_PRESENTER, GObject)
+G_DECLARE_FINAL_TYPE (ZotApprovalPresenter, zot_approval_presenter,
+                      ZOT, APPROVAL_PRESENTER, GObject)
 
 ZotApprovalPresenter *zot_approval_presenter_new     (GtkWindow            *parent,
                                                       ZotExtensionManager  *manager);

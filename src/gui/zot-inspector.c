@@ -137,7 +137,8 @@ entry_pretty_text (ZotInspectorEntry *self)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
 
-  if (!json_parser_load_from_data (parser, self->text, -1, NULL) || json_parser_get_root (parser) == NULL)
+  if (!json_parser_load_from_data (parser, self->text, -1, NULL) ||
+      json_parser_get_root (parser) == NULL)
     return g_strdup (self->text);
 
   return json_to_string (json_parser_get_root (parser), TRUE);
@@ -418,7 +419,8 @@ string_member (JsonObject *object,
 {
   JsonNode *node = json_object_get_member (object, member);
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
     return NULL;
   return json_node_get_string (node);
 }
@@ -707,6 +709,7 @@ setup_event_row_cb (GtkSignalListItemFactory *factory,
   gtk_expander_set_label_widget (GTK_EXPANDER (expander), header);
 
   gtk_label_set_selectable (GTK_LABEL (payload), TRUE);
+  gtk_widget_set_focusable (payload, FALSE);   /* see zot-notes-view.c */
   gtk_label_set_wrap (GTK_LABEL (payload), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (payload), PANGO_WRAP_WORD_CHAR);
   gtk_widget_set_margin_start (payload, 18);
@@ -914,8 +917,10 @@ zot_inspector_init (ZotInspector *self)
 
   events_selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->events_filtered)));
   frames_selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->frames_filtered)));
-  events_factory = factory_new (self, G_CALLBACK (setup_event_row_cb), G_CALLBACK (bind_event_row_cb));
-  frames_factory = factory_new (self, G_CALLBACK (setup_frame_row_cb), G_CALLBACK (bind_frame_row_cb));
+  events_factory = factory_new (self, G_CALLBACK (setup_event_row_cb),
+                                G_CALLBACK (bind_event_row_cb));
+  frames_factory = factory_new (self, G_CALLBACK (setup_frame_row_cb),
+                                G_CALLBACK (bind_frame_row_cb));
   gtk_list_view_set_model (self->events_list, GTK_SELECTION_MODEL (events_selection));
   gtk_list_view_set_factory (self->events_list, events_factory);
   gtk_list_view_set_model (self->traffic_list, GTK_SELECTION_MODEL (frames_selection));

@@ -261,8 +261,8 @@ show_toast (InstallJob *job,
     adw_toast_overlay_add_toast (ADW_TOAST_OVERLAY (overlay), adw_toast_new (markup));
 }
 
-/* Asks @heading with @responses (id, label pairs), or answers @answer
- * itself when the job is scripted. The handler gets @task. */
+/* Presents @dialog, or gives it @answer at once when the job is scripted;
+ * either way @handler runs on its ::response, with @task. */
 static void
 ask (GTask       *task,
      GtkWidget   *dialog,

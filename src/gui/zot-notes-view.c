@@ -141,7 +141,10 @@ note_row_new (const char *level,
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable (GTK_LABEL (label), FALSE);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  /* Selectable with the pointer, but never the focus: a focused label that
+   * clear_notes removes upsets GTK 4.8, and notes are not worth a Tab stop. */
+  gtk_widget_set_focusable (label, FALSE);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_widget_add_css_class (label, "note-message");
   gtk_box_append (GTK_BOX (row), label);
@@ -348,7 +351,8 @@ zot_notes_view_init (ZotNotesView *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->groups = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) group_free);
+  self->groups = g_hash_table_new_full (g_str_hash, g_str_equal,
+                                        g_free, (GDestroyNotify) group_free);
 
   self->manager_signals = g_signal_group_new (ZOT_TYPE_EXTENSION_MANAGER);
   g_signal_group_connect_object (self->manager_signals, "note-added",

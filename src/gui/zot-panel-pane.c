@@ -319,7 +319,8 @@ zot_panel_pane_class_init (ZotPanelPaneClass *klass)
    * too; the window may make a toast of it.
    */
   signals [PANEL_CLOSED_NOTE] =
-    g_signal_new ("panel-closed-note", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+    g_signal_new ("panel-closed-note",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-panel-pane.ui");

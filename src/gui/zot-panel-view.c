@@ -246,7 +246,8 @@ compute_cells (ZotPanelView *self,
   int height;
 
   if (line_height <= 0)
-    line_height = pango_font_metrics_get_ascent (metrics) + pango_font_metrics_get_descent (metrics);
+    line_height = pango_font_metrics_get_ascent (metrics) +
+                  pango_font_metrics_get_descent (metrics);
   pango_font_metrics_unref (metrics);
 
   width = gtk_widget_get_width (GTK_WIDGET (self->scroller)) -

@@ -363,7 +363,10 @@ accept_completion (ZotPromptEditor *self,
   GtkTextIter start, word_end;
 
   if (row == NULL)
-    return;
+    {
+      hide_completion (self);
+      return;
+    }
 
   name = g_object_get_data (G_OBJECT (row), "zot-command");
   if (name == NULL || !get_command_word (self, &start, &word_end))

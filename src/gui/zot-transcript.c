@@ -49,7 +49,9 @@ struct _ZotTranscript
   GtkWidget         *streaming_row;    /* the assistant message in flight */
   GtkWidget         *streaming_label;  /* a GtkTextView */
   GtkWidget         *streaming_spinner;
-  GString           *streamed;
+  gsize              streamed;         /* bytes of it so far */
+
+  guint              scroll_tick;
 
   guint              show_startup : 1;
   guint              stick_to_bottom : 1;
@@ -174,10 +176,20 @@ text_view_new (const char *text)
 
 /* Text as a selectable label, or a text view when it is long. */
 static GtkWidget *
-text_block_new (const char *text,
+text_block_new (const char *text_in,
                 gboolean    monospace)
 {
+  g_autofree char *text = text_in != NULL ? g_utf8_make_valid (text_in, -1) : NULL;
   GtkWidget *widget;
+
+  /* A final newline would show as an empty line. */
+  if (text != NULL)
+    {
+      gsize len = strlen (text);
+
+      while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+        text[--len] = '\0';
+    }
 
   if (text != NULL && g_utf8_strlen (text, -1) > MAX_LABEL_CHARS)
     {
@@ -248,16 +260,33 @@ on_vadjustment_value_changed_cb (GtkAdjustment *adjustment,
   self->stick_to_bottom = is_at_bottom (adjustment);
 }
 
+static gboolean
+scroll_to_bottom_cb (GtkWidget     *widget,
+                     GdkFrameClock *frame_clock,
+                     gpointer       user_data)
+{
+  ZotTranscript *self = ZOT_TRANSCRIPT (widget);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scrolled_window);
+
+  self->scroll_tick = 0;
+  if (self->stick_to_bottom)
+    gtk_adjustment_set_value (adjustment,
+                              gtk_adjustment_get_upper (adjustment) -
+                              gtk_adjustment_get_page_size (adjustment));
+
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_vadjustment_changed_cb (GtkAdjustment *adjustment,
                            ZotTranscript *self)
 {
   /* The content grew (or the window shrank): follow it if the user was
-   * reading the end. */
-  if (self->stick_to_bottom)
-    gtk_adjustment_set_value (adjustment,
-                              gtk_adjustment_get_upper (adjustment) -
-                              gtk_adjustment_get_page_size (adjustment));
+   * reading the end. Not from here: this runs while the viewport is being
+   * allocated, and a value set now would not move it until the next
+   * allocation. The next frame does it before its layout. */
+  if (self->stick_to_bottom && self->scroll_tick == 0)
+    self->scroll_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), scroll_to_bottom_cb, NULL, NULL);
 }
 
 static void
@@ -385,7 +414,7 @@ end_streaming (ZotTranscript *self)
   self->streaming_row = NULL;
   self->streaming_label = NULL;
   self->streaming_spinner = NULL;
-  g_string_truncate (self->streamed, 0);
+  self->streamed = 0;
 }
 
 static GtkWidget *
@@ -733,7 +762,7 @@ on_agent_text_delta_cb (ZotAgent      *agent,
     return;
 
   begin_streaming (self);
-  g_string_append (self->streamed, delta);
+  self->streamed += strlen (delta);
 
   if (self->streaming_spinner != NULL)
     {
@@ -742,10 +771,11 @@ on_agent_text_delta_cb (ZotAgent      *agent,
     }
   {
     GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->streaming_label));
+    g_autofree char *valid = g_utf8_make_valid (delta, -1);
     GtkTextIter end;
 
     gtk_text_buffer_get_end_iter (buffer, &end);
-    gtk_text_buffer_insert (buffer, &end, delta, -1);
+    gtk_text_buffer_insert (buffer, &end, valid, -1);
   }
   gtk_widget_set_visible (self->streaming_label, TRUE);
 }
@@ -826,7 +856,7 @@ on_agent_turn_end_cb (ZotAgent      *agent,
     {
       /* An aborted reply keeps what had arrived; anything else that never
        * became a message (suppressed, failed) goes. */
-      if (aborted && self->streamed->len > 0)
+      if (aborted && self->streamed > 0)
         {
           GtkWidget *label = gtk_label_new (_("(stopped)"));
 
@@ -984,19 +1014,15 @@ zot_transcript_dispose (GObject *object)
   g_clear_pointer (&self->tool_rows, g_hash_table_unref);
   end_streaming (self);
 
+  if (self->scroll_tick != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->scroll_tick);
+      self->scroll_tick = 0;
+    }
+
   gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_TRANSCRIPT);
 
   G_OBJECT_CLASS (zot_transcript_parent_class)->dispose (object);
-}
-
-static void
-zot_transcript_finalize (GObject *object)
-{
-  ZotTranscript *self = ZOT_TRANSCRIPT (object);
-
-  g_string_free (self->streamed, TRUE);
-
-  G_OBJECT_CLASS (zot_transcript_parent_class)->finalize (object);
 }
 
 static void
@@ -1044,7 +1070,6 @@ zot_transcript_class_init (ZotTranscriptClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = zot_transcript_dispose;
-  object_class->finalize = zot_transcript_finalize;
   object_class->get_property = zot_transcript_get_property;
   object_class->set_property = zot_transcript_set_property;
 
@@ -1078,7 +1103,6 @@ zot_transcript_init (ZotTranscript *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->stick_to_bottom = TRUE;
-  self->streamed = g_string_new (NULL);
   self->tool_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                            (GDestroyNotify) tool_row_free);
 

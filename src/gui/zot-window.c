@@ -68,11 +68,14 @@ void
 zot_window_show_toast (ZotWindow  *self,
                        const char *text)
 {
+  g_autofree char *escaped = NULL;
   AdwToast *toast;
 
   g_return_if_fail (ZOT_IS_WINDOW (self));
 
-  toast = adw_toast_new (text);
+  /* Toast titles are markup: extension text must not be read as markup. */
+  escaped = g_markup_escape_text (text, -1);
+  toast = adw_toast_new (escaped);
   adw_toast_set_timeout (toast, 4);
   adw_toast_overlay_add_toast (self->toast_overlay, toast);
 }
