@@ -525,6 +525,26 @@ handle_command (const char *id,
       send_call_tool (tool, rest);
       send_response (id, "noop", NULL, NULL);
     }
+  else if (g_str_equal (word, "toolprompt"))
+    {
+      /* toolprompt TOOL JSON-ARGS: answer tool_prompt with prompt "and push" */
+      g_autofree char *tool = split_word (rest, &rest);
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(JsonNode) reply = json_node_new (JSON_NODE_OBJECT);
+      JsonObject *object = json_object_new ();
+
+      json_object_set_string_member (object, "type", "command_response");
+      json_object_set_string_member (object, "id", id);
+      json_object_set_string_member (object, "action", "tool_prompt");
+      json_object_set_string_member (object, "prompt", "and push");
+      json_object_set_string_member (object, "tool_name", tool);
+      if (json_parser_load_from_data (parser, rest, -1, NULL) && json_parser_get_root (parser) != NULL)
+        json_object_set_member (object, "tool_args", json_node_copy (json_parser_get_root (parser)));
+      else
+        json_object_set_string_member (object, "tool_args", rest);
+      json_node_take_object (reply, object);
+      send_node (reply);
+    }
   else
     {
       g_autofree char *text = g_strdup_printf ("%s: %s", name, args);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "zot-agent.h"
+#include "zot-error.h"
 #include "zot-extension-tool.h"
 #include "zot-host.h"
 #include "zot-message.h"
@@ -1489,6 +1490,57 @@ test_second_decision (Fixture       *f,
   g_assert_true (json_object_get_boolean_member (result, "executed"));
 }
 
+static void
+test_tool_prompt (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *dir = FAKE (f, "committer", "--command", "commit", "--register-json", all_events, NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GPtrArray) events = NULL;
+  g_auto(Submit) s = { 0 };
+  GPtrArray *messages;
+  JsonObject *assistant;
+  JsonObject *call;
+  JsonObject *event;
+
+  /* The window runs tool_prompt: the prompt, then the extension's tool call
+   * through the usual path, then the model's turn with the full result. */
+  start_host (f, paths);
+  zot_extension_manager_set_policy (zot_host_get_manager (f->host), ZOT_APPROVAL_POLICY_YOLO);
+  submit (f, "/commit toolprompt bash {\"command\":\"echo pushed\"}", &s);
+  g_assert_no_error (s.error);
+  g_assert_nonnull (strstr (s.text, "pushed"));
+
+  messages = zot_agent_get_messages (zot_host_get_agent (f->host));
+  g_assert_cmpuint (messages->len, ==, 4);
+  g_assert_cmpstr (zot_message_get_role (g_ptr_array_index (messages, 0)), ==, "user");
+  assistant = g_ptr_array_index (messages, 1);
+  call = json_array_get_object_element (json_object_get_array_member (assistant, "content"), 0);
+  g_assert_cmpstr (json_object_get_string_member (call, "name"), ==, "bash");
+  g_assert_cmpstr (json_object_get_string_member (call, "origin_extension"), ==, "committer");
+  g_assert_cmpstr (zot_message_get_role (g_ptr_array_index (messages, 2)), ==, "tool");
+
+  shutdown_host (f);
+  events = frames_of (f, "committer", "event");
+  event = event_named (events, "tool_call", 0);
+  g_assert_cmpstr (json_object_get_string_member (event, "origin_extension"), ==, "committer");
+  g_assert_cmpstr (json_object_get_string_member (event_named (events, "tool_result", 0), "status"), ==, "completed");
+}
+
+static void
+test_tool_prompt_invalid (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *dir = FAKE (f, "sloppy", "--command", "bad", NULL);
+  const char *paths[] = { dir, NULL };
+  g_auto(Submit) s = { 0 };
+
+  start_host (f, paths);
+  submit (f, "/bad toolprompt bash not-an-object", &s);
+  g_assert_error (s.error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY);
+  g_assert_nonnull (strstr (s.error->message, "tool_args as a JSON object"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1534,6 +1586,8 @@ main (int    argc,
   ADD_INTERACTIVE ("approval-policies", test_approval_policies);
   ADD_INTERACTIVE ("approval-cancelled", test_approval_cancelled);
   ADD_INTERACTIVE ("second-decision", test_second_decision);
+  ADD_INTERACTIVE ("tool-prompt", test_tool_prompt);
+  ADD_INTERACTIVE ("tool-prompt-invalid", test_tool_prompt_invalid);
 
 #undef ADD
 #undef ADD_INTERACTIVE

@@ -54,7 +54,22 @@ struct _Run
   char         *final_text;
   JsonObject   *message;
   char         *stop;
+  JsonObject   *synthetic;
 };
+
+typedef struct
+{
+  char       *text;
+  JsonObject *synthetic;
+} PromptData;
+
+static void
+prompt_data_free (PromptData *data)
+{
+  g_free (data->text);
+  g_clear_pointer (&data->synthetic, json_object_unref);
+  g_free (data);
+}
 
 struct _ZotAgent
 {
@@ -140,6 +155,7 @@ run_free (Run *run)
   g_clear_pointer (&run->calls, g_ptr_array_unref);
   g_free (run->final_text);
   g_clear_pointer (&run->message, json_object_unref);
+  g_clear_pointer (&run->synthetic, json_object_unref);
   g_free (run->stop);
   g_free (run);
 }
@@ -1117,6 +1133,42 @@ run_step (Run *run)
 }
 
 static void
+synthetic_appended_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  Run *run = user_data;
+  ZotAgent *self = run->agent;
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_session_append_finish (ZOT_SESSION (object), result, &error))
+    {
+      finish_run (run, g_steal_pointer (&error));
+      return;
+    }
+
+  g_clear_pointer (&run->message, json_object_unref);
+  run->message = json_object_ref (run->synthetic);
+  collect_calls (run, run->message);
+
+  for (guint i = 0; i < run->calls->len; i++)
+    {
+      ToolCall *call = g_ptr_array_index (run->calls, i);
+      g_autoptr(JsonObject) payload = json_object_new ();
+
+      json_object_set_string_member (payload, "tool_id", call->id);
+      json_object_set_string_member (payload, "tool_name", call->name);
+      json_object_set_object_member (payload, "tool_args", json_object_ref (call->args));
+      json_object_set_string_member (payload, "origin_extension",
+                                     json_object_get_string_member_with_default (run->synthetic, "origin_extension", ""));
+      emit_event (self, "tool_call", payload);
+      g_signal_emit (self, signals [TOOL_CALL], 0, call->id, call->name, call->args);
+    }
+
+  run_group (run);
+}
+
+static void
 user_appended_cb (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
@@ -1130,6 +1182,15 @@ user_appended_cb (GObject      *object,
       return;
     }
 
+  if (run->synthetic != NULL)
+    {
+      /* tool_prompt: the extension's call is stored as the assistant's,
+       * then runs through the same checks, interception and approval. */
+      zot_session_append_message_async (run->agent->session, run->synthetic, NULL,
+                                        synthetic_appended_cb, run);
+      return;
+    }
+
   run_step (run);
 }
 
@@ -1140,10 +1201,14 @@ start_run (ZotAgent *self,
   g_autoptr(JsonObject) message = NULL;
   Run *run;
 
+  PromptData *data = g_task_get_task_data (task);
+
   run = g_new0 (Run, 1);
   run->agent = self;
   run->task = task;
-  run->text = g_strdup (g_task_get_task_data (task));
+  run->text = g_strdup (data->text);
+  if (data->synthetic != NULL)
+    run->synthetic = json_object_ref (data->synthetic);
   run->streamed = g_string_new (NULL);
   run->cancellable = g_cancellable_new ();
   self->run = run;
@@ -1194,6 +1259,7 @@ zot_agent_prompt_async (ZotAgent            *self,
                         GAsyncReadyCallback  callback,
                         gpointer             user_data)
 {
+  PromptData *data;
   GTask *task;
 
   g_return_if_fail (ZOT_IS_AGENT (self));
@@ -1201,7 +1267,9 @@ zot_agent_prompt_async (ZotAgent            *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_agent_prompt_async);
-  g_task_set_task_data (task, g_strdup (text), g_free);
+  data = g_new0 (PromptData, 1);
+  data->text = g_strdup (text);
+  g_task_set_task_data (task, data, (GDestroyNotify) prompt_data_free);
 
   /* Announced once, at acceptance; a queued prompt says so. */
   if (self->manager != NULL)
@@ -1232,6 +1300,73 @@ zot_agent_prompt_finish (ZotAgent      *self,
   g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/**
+ * zot_agent_tool_prompt_async:
+ * @prompt: the user message to append
+ * @tool_name: the tool to run before the model turn
+ * @tool_args: its arguments
+ * @origin_extension: the extension whose command asked for it
+ *
+ * What an extension command's `tool_prompt` answer does in a window: the
+ * prompt is appended as a user message, the tool runs through the usual
+ * checks, interception and approval, the pair is stored (the call records
+ * its origin), then the model takes its turn with the full result.
+ */
+void
+zot_agent_tool_prompt_async (ZotAgent            *self,
+                             const char          *prompt,
+                             const char          *tool_name,
+                             JsonObject          *tool_args,
+                             const char          *origin_extension,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(JsonArray) content = json_array_new ();
+  g_autofree char *uuid = g_uuid_string_random ();
+  g_autofree char *id = g_strdup_printf ("prompt_%.8s", uuid);
+  JsonObject *block = json_object_new ();
+  PromptData *data;
+  GTask *task;
+
+  g_return_if_fail (ZOT_IS_AGENT (self));
+  g_return_if_fail (prompt != NULL && tool_name != NULL && tool_args != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_agent_prompt_async);
+
+  json_object_set_string_member (block, "type", "tool_use");
+  json_object_set_string_member (block, "id", id);
+  json_object_set_string_member (block, "name", tool_name);
+  json_object_set_object_member (block, "input", json_object_ref (tool_args));
+  if (origin_extension != NULL)
+    json_object_set_string_member (block, "origin_extension", origin_extension);
+  json_array_add_object_element (content, block);
+
+  data = g_new0 (PromptData, 1);
+  data->text = g_strdup (prompt);
+  data->synthetic = json_object_new ();
+  json_object_set_string_member (data->synthetic, "role", "assistant");
+  json_object_set_array_member (data->synthetic, "content", g_steal_pointer (&content));
+  if (origin_extension != NULL)
+    json_object_set_string_member (data->synthetic, "origin_extension", origin_extension);
+  g_task_set_task_data (task, data, (GDestroyNotify) prompt_data_free);
+
+  if (self->manager != NULL)
+    {
+      g_autoptr(JsonObject) payload = json_object_new ();
+
+      json_object_set_string_member (payload, "text", prompt);
+      if (self->run != NULL || self->queue.length > 0)
+        json_object_set_boolean_member (payload, "queued", TRUE);
+      json_object_set_int_member (payload, "image_count", 0);
+      emit_event (self, "user_prompt_submit", payload);
+    }
+
+  g_queue_push_tail (&self->queue, task);
+  start_next_run (self);
 }
 
 guint

@@ -102,6 +102,14 @@ void             zot_agent_prompt_async           (ZotAgent            *self,
 char            *zot_agent_prompt_finish          (ZotAgent            *self,
                                                    GAsyncResult        *result,
                                                    GError             **error);
+void             zot_agent_tool_prompt_async      (ZotAgent            *self,
+                                                   const char          *prompt,
+                                                   const char          *tool_name,
+                                                   JsonObject          *tool_args,
+                                                   const char          *origin_extension,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
 guint            zot_agent_get_queue_length       (ZotAgent            *self);
 void             zot_agent_abort                  (ZotAgent            *self);
 

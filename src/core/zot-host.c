@@ -31,9 +31,12 @@ struct _ZotHost
 
 typedef struct
 {
-  char   *prompt;
-  char   *final_text;
-  GError *command_error;
+  char       *prompt;
+  char       *final_text;
+  GError     *command_error;
+  char       *tool_name;
+  JsonObject *tool_args;
+  char       *origin;
 } SubmitData;
 
 enum {
@@ -65,6 +68,9 @@ submit_data_free (SubmitData *data)
   g_free (data->prompt);
   g_free (data->final_text);
   g_clear_error (&data->command_error);
+  g_free (data->tool_name);
+  g_clear_pointer (&data->tool_args, json_object_unref);
+  g_free (data->origin);
   g_free (data);
 }
 
@@ -215,6 +221,17 @@ zot_host_begin_session (ZotHost *self)
 }
 
 static void
+run_tool_prompt (ZotHost *self,
+                 GTask   *task)
+{
+  SubmitData *data = g_task_get_task_data (task);
+
+  zot_host_begin_session (self);
+  zot_agent_tool_prompt_async (self->agent, data->prompt, data->tool_name, data->tool_args, data->origin,
+                               g_task_get_cancellable (task), prompt_done_cb, g_object_ref (task));
+}
+
+static void
 run_prompt (ZotHost    *self,
             GTask      *task,
             const char *text)
@@ -244,7 +261,10 @@ command_done_cb (GObject      *object,
   if (data->prompt != NULL)
     {
       data->command_error = g_steal_pointer (&error);
-      run_prompt (self, task, data->prompt);
+      if (data->tool_name != NULL)
+        run_tool_prompt (self, task);
+      else
+        run_prompt (self, task, data->prompt);
       return;
     }
 
@@ -273,6 +293,33 @@ on_manager_prompt (ZotExtensionManager *manager,
 
   zot_host_begin_session (self);
   zot_agent_prompt_async (self->agent, text, NULL, NULL, NULL);
+}
+
+static void
+on_manager_tool_prompt (ZotExtensionManager *manager,
+                        ZotExtension        *extension,
+                        const char          *prompt,
+                        const char          *tool_name,
+                        JsonObject          *tool_args,
+                        ZotHost             *self)
+{
+  if (self->command_task != NULL)
+    {
+      SubmitData *data = g_task_get_task_data (self->command_task);
+
+      if (data->prompt == NULL)
+        {
+          data->prompt = g_strdup (prompt);
+          data->tool_name = g_strdup (tool_name);
+          data->tool_args = json_object_ref (tool_args);
+          data->origin = g_strdup (zot_extension_get_name (extension));
+          return;
+        }
+    }
+
+  zot_host_begin_session (self);
+  zot_agent_tool_prompt_async (self->agent, prompt, tool_name, tool_args,
+                               zot_extension_get_name (extension), NULL, NULL, NULL);
 }
 
 static void
@@ -922,6 +969,7 @@ zot_host_new (ZotHostOptions  *options,
   zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),
                                    zot_provider_get_model (provider));
   g_signal_connect (self->manager, "prompt", G_CALLBACK (on_manager_prompt), self);
+  g_signal_connect (self->manager, "tool-prompt", G_CALLBACK (on_manager_tool_prompt), self);
   g_signal_connect (self->manager, "tools-changed", G_CALLBACK (on_tools_changed), self);
   zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
   zot_agent_set_extension_manager (self->agent, self->manager);
