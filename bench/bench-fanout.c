@@ -414,8 +414,8 @@ main (int   argc,
     g_print ("  %2u extensions: %.1fx (%s)\n", sizes[s], zot_rate[s] / base_rate[s],
              bench_verdict (zot_rate[s] / base_rate[s] >= TARGET));
   g_print ("note: the host is CPU-bound (%.1f us of CPU per %.1f us event with %u extensions, %.2f us per\n"
-           "delivery) while writev calls are already coalesced; per delivery the channel copies the serialized\n"
-           "line and allocates a frame record, a GBytes and a queue link: per-frame bookkeeping sets the rate\n",
+           "delivery) while writev calls are already coalesced and the serialized line is shared; per\n"
+           "delivery the channel still allocates a frame record and a queue link: bookkeeping sets the rate\n",
            zot_cpu[1], 1e6 / zot_rate[1], sizes[1], zot_cpu[1] / sizes[1]);
 
   bench_env_clear (&env);

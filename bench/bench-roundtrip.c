@@ -741,11 +741,9 @@ main (int   argc,
     }
   g_print ("reference: the bare GIO loop is about 2.5x the raw pipe on this kind of machine; "
            "the MCP TypeScript SDK measures about 9.5x\n");
-  g_print ("note (from perf and strace of this program): at 1 in flight the tool_result event is written\n"
-           "alone and the next tool_call only from that write's callback a main-loop turn later, so the\n"
-           "extension is woken twice per call (the figure is bimodal here); at 8 in flight host CPU decides:\n"
-           "about a fifth of it is the event (payload, observation copy, a second frame serialized and\n"
-           "written), most of the rest json-glib object churn and per-request GTask/GSource set-up\n");
+  g_print ("note: requests are written at once and events coalesced per main loop turn; at 8 in flight\n"
+           "host CPU decides: the tool_result event (payload, observation copy, one more frame) and\n"
+           "json-glib object churn and per-request GTask/GSource set-up take most of it\n");
 
   bench_env_clear (&env);
   return 0;
