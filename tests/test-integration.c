@@ -21,6 +21,7 @@ typedef struct
   GPtrArray  *results;     /* "name outcome" */
   GPtrArray  *approvals;   /* ZotApproval, unresolved, for the test to answer */
   gboolean    interactive;
+  const char *codemode;
   gboolean    abort_on_tool_call;
   int         answer;      /* -1: keep pending; else ZotApprovalChoice */
 } Fixture;
@@ -152,6 +153,7 @@ start_host (Fixture            *f,
   options.provider.name = g_strdup ("demo");
   options.no_session = TRUE;
   options.interactive = f->interactive;
+  options.codemode = g_strdup (f->codemode);
 
   f->host = zot_host_new (&options, &error);
   g_assert_no_error (error);
@@ -493,6 +495,93 @@ test_tool_discovery_activation (Fixture       *f,
 
   submit (f, "tool: forecast {\"reply\":\"sunny\"}", &s);
   g_assert_nonnull (strstr (s.text, "sunny"));
+}
+
+static char *
+definitions_text (Fixture *f)
+{
+  g_autoptr(JsonArray) definitions =
+    zot_tool_registry_definitions (zot_agent_get_registry (zot_host_get_agent (f->host)));
+  g_autoptr(JsonNode) node = json_node_init_array (json_node_alloc (), definitions);
+
+  return zot_json_to_string (node);
+}
+
+static char *
+codemode_fake (Fixture *f)
+{
+  return FAKE (f, "modes",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"plain\",\"schema\":{}}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"scriptish\",\"schema\":{},\"exposure\":\"codemode\"}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"later\",\"schema\":{},\"exposure\":\"deferred\"}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"modelish\",\"schema\":{},\"exposure\":\"model-only\"}",
+    NULL);
+}
+
+static void
+test_codemode_on (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *dir = codemode_fake (f);
+  const char *paths[] = { dir, NULL };
+  g_autofree char *listed = NULL;
+  g_auto(Submit) s = { 0 };
+
+  start_host (f, paths);
+  listed = definitions_text (f);
+  g_assert_nonnull (strstr (listed, "\"plain\""));
+  g_assert_nonnull (strstr (listed, "\"modelish\""));
+  g_assert_null (strstr (listed, "\"scriptish\""));
+  g_assert_null (strstr (listed, "\"later\""));
+
+  /* Codemode tools are for scripts: discovery does not activate them. */
+  submit (f, "tool: tool_search {\"query\":\"scriptish\",\"activate\":[\"scriptish\"]}", &s);
+  g_clear_pointer (&listed, g_free);
+  listed = definitions_text (f);
+  g_assert_null (strstr (listed, "\"scriptish\""));
+}
+
+static void
+test_codemode_off (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *dir = codemode_fake (f);
+  const char *paths[] = { dir, NULL };
+  g_autofree char *listed = NULL;
+  g_auto(Submit) s = { 0 };
+
+  /* Without a script runtime, codemode tools behave like deferred ones. */
+  f->codemode = "off";
+  start_host (f, paths);
+  submit (f, "tool: tool_search {\"query\":\"\",\"activate\":[\"scriptish\"]}", &s);
+  listed = definitions_text (f);
+  g_assert_nonnull (strstr (listed, "\"scriptish\""));
+  submit (f, "tool: scriptish {\"reply\":\"ran without scripts\"}", &s);
+  g_assert_nonnull (strstr (s.text, "ran without scripts"));
+}
+
+static void
+test_codemode_only (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *dir = codemode_fake (f);
+  const char *paths[] = { dir, NULL };
+  g_autofree char *listed = NULL;
+  g_auto(Submit) s = { 0 };
+
+  /* Direct extension tools are hidden; model-only stay; deferred stay
+   * activatable; built-ins are not extension tools and stay. */
+  f->codemode = "only";
+  start_host (f, paths);
+  listed = definitions_text (f);
+  g_assert_null (strstr (listed, "\"plain\""));
+  g_assert_nonnull (strstr (listed, "\"modelish\""));
+  g_assert_nonnull (strstr (listed, "\"read\""));
+
+  submit (f, "tool: tool_search {\"query\":\"\",\"activate\":[\"later\"]}", &s);
+  g_clear_pointer (&listed, g_free);
+  listed = definitions_text (f);
+  g_assert_nonnull (strstr (listed, "\"later\""));
 }
 
 static void
@@ -1560,6 +1649,9 @@ main (int    argc,
   ADD ("tool-discovery-activation", test_tool_discovery_activation);
   ADD ("ext-list-shows-problems", test_ext_list_shows_problems);
   ADD ("tool-conflict-load-order", test_tool_conflict_load_order);
+  ADD ("codemode-on", test_codemode_on);
+  ADD ("codemode-off", test_codemode_off);
+  ADD ("codemode-only", test_codemode_only);
   ADD ("observation-truncated", test_observation_truncated);
   ADD ("tool-timeout-and-cancel", test_tool_timeout_and_cancel);
   ADD ("late-result-dropped", test_late_result_dropped);

@@ -315,6 +315,7 @@ create_host (ZotCli  *cli,
   options.session_path = g_strdup (cli->session);
   options.no_session = cli->no_session;
   options.interactive = FALSE;
+  options.codemode = g_strdup (cli->codemode);
 
   return zot_host_new (&options, error);
 }

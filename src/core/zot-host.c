@@ -60,6 +60,7 @@ zot_host_options_clear (ZotHostOptions *options)
   g_clear_pointer (&options->append_system_prompt, g_strfreev);
   g_clear_pointer (&options->tools, g_strfreev);
   g_clear_pointer (&options->session_path, g_free);
+  g_clear_pointer (&options->codemode, g_free);
 }
 
 static void
@@ -898,6 +899,7 @@ copy_options (ZotHostOptions       *to,
   to->session_path = g_strdup (from->session_path);
   to->no_session = from->no_session;
   to->interactive = from->interactive;
+  to->codemode = g_strdup (from->codemode);
 }
 
 /**
@@ -946,6 +948,11 @@ zot_host_new (ZotHostOptions  *options,
     g_autoptr(ZotTool) search = zot_tool_search_new (self->registry);
     zot_tool_registry_add (self->registry, search, NULL);
   }
+
+  if (g_strcmp0 (self->options.codemode, "off") == 0)
+    zot_tool_registry_set_codemode (self->registry, ZOT_CODEMODE_OFF);
+  else if (g_strcmp0 (self->options.codemode, "only") == 0)
+    zot_tool_registry_set_codemode (self->registry, ZOT_CODEMODE_ONLY);
 
   if (self->options.no_tools)
     {

@@ -30,6 +30,7 @@ G_BEGIN_DECLS
  * @session_path: (nullable): `--session FILE`
  * @no_session: `--no-session`
  * @interactive: the window; headless modes leave it %FALSE
+ * @codemode: (nullable): `--codemode`: "on" (default), "off" or "only"
  */
 typedef struct
 {
@@ -46,6 +47,7 @@ typedef struct
   char              *session_path;
   gboolean           no_session;
   gboolean           interactive;
+  char              *codemode;
 } ZotHostOptions;
 
 void zot_host_options_clear (ZotHostOptions *options);

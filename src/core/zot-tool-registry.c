@@ -15,6 +15,7 @@ struct _ZotToolRegistry
   GHashTable *by_name;
   GHashTable *allowed;
   GHashTable *activated;
+  ZotCodemode codemode;
 };
 
 enum {
@@ -255,6 +256,12 @@ zot_tool_registry_list_for_model (ZotToolRegistry *self)
       switch (zot_tool_get_exposure (tool))
         {
         case ZOT_TOOL_EXPOSURE_DIRECT:
+          /* In "only" mode the model reaches extension tools through scripts. */
+          if (self->codemode == ZOT_CODEMODE_ONLY && zot_tool_get_origin (tool) != NULL &&
+              !g_hash_table_contains (self->activated, name))
+            continue;
+          break;
+
         case ZOT_TOOL_EXPOSURE_MODEL_ONLY:
           break;
 
@@ -283,4 +290,50 @@ zot_tool_registry_definitions (ZotToolRegistry *self)
   for (guint i = 0; i < tools->len; i++)
     json_array_add_object_element (definitions, zot_tool_to_definition (g_ptr_array_index (tools, i)));
   return definitions;
+}
+
+void
+zot_tool_registry_set_codemode (ZotToolRegistry *self,
+                                ZotCodemode      codemode)
+{
+  g_return_if_fail (ZOT_IS_TOOL_REGISTRY (self));
+
+  if (self->codemode == codemode)
+    return;
+  self->codemode = codemode;
+  g_signal_emit (self, signals [CHANGED], 0);
+}
+
+ZotCodemode
+zot_tool_registry_get_codemode (ZotToolRegistry *self)
+{
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (self), ZOT_CODEMODE_ON);
+  return self->codemode;
+}
+
+/**
+ * zot_tool_registry_is_activatable:
+ *
+ * Returns: whether the discovery tool may add @tool to the model's list:
+ *   deferred tools, and codemode tools when there is no script runtime
+ */
+gboolean
+zot_tool_registry_is_activatable (ZotToolRegistry *self,
+                                  ZotTool         *tool)
+{
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (self), FALSE);
+  g_return_val_if_fail (ZOT_IS_TOOL (tool), FALSE);
+
+  switch (zot_tool_get_exposure (tool))
+    {
+    case ZOT_TOOL_EXPOSURE_DEFERRED:
+      return TRUE;
+    case ZOT_TOOL_EXPOSURE_CODEMODE:
+      return self->codemode == ZOT_CODEMODE_OFF;
+    case ZOT_TOOL_EXPOSURE_DIRECT:
+      return self->codemode == ZOT_CODEMODE_ONLY && zot_tool_get_origin (tool) != NULL;
+    case ZOT_TOOL_EXPOSURE_MODEL_ONLY:
+    default:
+      return FALSE;
+    }
 }

@@ -11,6 +11,20 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ZotCodemode:
+ * @ZOT_CODEMODE_ON: the default: codemode tools are for scripts
+ * @ZOT_CODEMODE_OFF: no script runtime: codemode tools behave like deferred ones
+ * @ZOT_CODEMODE_ONLY: direct definitions of extension tools are hidden;
+ *   model-only tools stay, deferred ones stay activatable
+ */
+typedef enum
+{
+  ZOT_CODEMODE_ON,
+  ZOT_CODEMODE_OFF,
+  ZOT_CODEMODE_ONLY,
+} ZotCodemode;
+
 #define ZOT_TYPE_TOOL_REGISTRY (zot_tool_registry_get_type ())
 G_DECLARE_FINAL_TYPE (ZotToolRegistry, zot_tool_registry, ZOT, TOOL_REGISTRY, GObject)
 
@@ -33,6 +47,11 @@ void             zot_tool_registry_activate         (ZotToolRegistry     *self,
                                                      const char          *name);
 void             zot_tool_registry_reset_activations (ZotToolRegistry    *self);
 GPtrArray       *zot_tool_registry_list_for_model   (ZotToolRegistry     *self);
+void             zot_tool_registry_set_codemode     (ZotToolRegistry     *self,
+                                                     ZotCodemode          codemode);
+ZotCodemode      zot_tool_registry_get_codemode     (ZotToolRegistry     *self);
+gboolean         zot_tool_registry_is_activatable   (ZotToolRegistry     *self,
+                                                     ZotTool             *tool);
 JsonArray       *zot_tool_registry_definitions      (ZotToolRegistry     *self);
 
 G_END_DECLS

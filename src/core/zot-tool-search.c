@@ -273,6 +273,23 @@ activate (ZotToolRegistry *registry,
           continue;
         }
 
+      if (zot_tool_registry_is_activatable (registry, tool) &&
+          zot_tool_get_exposure (tool) != ZOT_TOOL_EXPOSURE_DEFERRED)
+        {
+          /* Codemode tools without a script runtime (--codemode off). */
+          if (g_hash_table_contains (callable, name))
+            report_activation (text, report, name, "already_active",
+                               "already active: it is in your tool list.");
+          else
+            {
+              zot_tool_registry_activate (registry, name);
+              g_hash_table_add (callable, g_strdup (name));
+              report_activation (text, report, name, "activated",
+                                 "activated: it is in your tool list for the rest of the run.");
+            }
+          continue;
+        }
+
       switch (zot_tool_get_exposure (tool))
         {
         case ZOT_TOOL_EXPOSURE_DEFERRED:

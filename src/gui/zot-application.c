@@ -127,6 +127,7 @@ fill_host_options (ZotHostOptions          *host_options,
   host_options->session_path = g_strdup (options->session);
   host_options->no_session = options->no_session;
   host_options->interactive = TRUE;
+  host_options->codemode = g_strdup (options->codemode);
 }
 
 static int

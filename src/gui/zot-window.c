@@ -737,6 +737,7 @@ zot_window_new (ZotApplication *application,
   self->options.session_path = g_strdup (options->session_path);
   self->options.no_session = options->no_session;
   self->options.interactive = TRUE;
+  self->options.codemode = g_strdup (options->codemode);
 
   start (self);
 
