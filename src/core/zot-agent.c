@@ -1245,6 +1245,27 @@ start_next_run (ZotAgent *self)
     }
 }
 
+/* Announced once, at acceptance; a queued prompt says so. */
+static void
+accept_prompt (ZotAgent   *self,
+               GTask      *task,
+               const char *text)
+{
+  if (self->manager != NULL)
+    {
+      g_autoptr(JsonObject) payload = json_object_new ();
+
+      json_object_set_string_member (payload, "text", text);
+      if (self->run != NULL || self->queue.length > 0)
+        json_object_set_boolean_member (payload, "queued", TRUE);
+      json_object_set_int_member (payload, "image_count", 0);
+      emit_event (self, "user_prompt_submit", payload);
+    }
+
+  g_queue_push_tail (&self->queue, task);
+  start_next_run (self);
+}
+
 /**
  * zot_agent_prompt_async:
  *
@@ -1271,20 +1292,7 @@ zot_agent_prompt_async (ZotAgent            *self,
   data->text = g_strdup (text);
   g_task_set_task_data (task, data, (GDestroyNotify) prompt_data_free);
 
-  /* Announced once, at acceptance; a queued prompt says so. */
-  if (self->manager != NULL)
-    {
-      g_autoptr(JsonObject) payload = json_object_new ();
-
-      json_object_set_string_member (payload, "text", text);
-      if (self->run != NULL || self->queue.length > 0)
-        json_object_set_boolean_member (payload, "queued", TRUE);
-      json_object_set_int_member (payload, "image_count", 0);
-      emit_event (self, "user_prompt_submit", payload);
-    }
-
-  g_queue_push_tail (&self->queue, task);
-  start_next_run (self);
+  accept_prompt (self, task, text);
 }
 
 /**
@@ -1354,19 +1362,7 @@ zot_agent_tool_prompt_async (ZotAgent            *self,
     json_object_set_string_member (data->synthetic, "origin_extension", origin_extension);
   g_task_set_task_data (task, data, (GDestroyNotify) prompt_data_free);
 
-  if (self->manager != NULL)
-    {
-      g_autoptr(JsonObject) payload = json_object_new ();
-
-      json_object_set_string_member (payload, "text", prompt);
-      if (self->run != NULL || self->queue.length > 0)
-        json_object_set_boolean_member (payload, "queued", TRUE);
-      json_object_set_int_member (payload, "image_count", 0);
-      emit_event (self, "user_prompt_submit", payload);
-    }
-
-  g_queue_push_tail (&self->queue, task);
-  start_next_run (self);
+  accept_prompt (self, task, prompt);
 }
 
 guint
