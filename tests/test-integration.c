@@ -867,6 +867,33 @@ test_block_beats_rewrite (Fixture       *f,
 }
 
 static void
+test_block_after_rewrite (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *a = FAKE (f, "rewrites_first", "--register-json", echo_tool, "--register-json", all_events,
+                             "--register-json", "{\"type\":\"subscribe\",\"intercept\":[\"tool_call\"]}",
+                             "--intercept-reply", "tool_call={\"modified_args\":{\"reply\":\"rewritten\"}}", NULL);
+  g_autofree char *b = FAKE (f, "blocks_second",
+                             "--register-json", "{\"type\":\"subscribe\",\"intercept\":[\"tool_call\"]}",
+                             "--intercept-reply", "tool_call={\"block\":true,\"reason\":\"no\"}", NULL);
+  const char *paths[] = { a, b, NULL };
+  g_autoptr(GPtrArray) events = NULL;
+  g_auto(Submit) s = { 0 };
+  JsonObject *result;
+
+  /* A refusal reports the last proposed arguments. */
+  start_host (f, paths);
+  submit (f, "tool: echo_tool {\"reply\":\"original\"}", &s);
+  shutdown_host (f);
+
+  events = frames_of (f, "rewrites_first", "event");
+  result = event_named (events, "tool_result", 0);
+  g_assert_cmpstr (json_object_get_string_member (result, "status"), ==, "blocked");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (result, "tool_args"), "reply"), ==,
+                   "rewritten");
+}
+
+static void
 test_interceptor_silent (Fixture       *f,
                          gconstpointer  data)
 {
@@ -1661,6 +1688,7 @@ main (int    argc,
   ADD ("rewrite-chain", test_rewrite_chain);
   ADD ("block-beats-rewrite", test_block_beats_rewrite);
   ADD ("interceptor-silent", test_interceptor_silent);
+  ADD ("block-after-rewrite", test_block_after_rewrite);
   ADD ("turn-start-block", test_turn_start_block);
   ADD ("assistant-message-rewrite", test_assistant_message_rewrite);
   ADD ("assistant-message-block", test_assistant_message_block);

@@ -516,6 +516,16 @@ intercepted_cb (GObject      *object,
 
   if (interception->blocked)
     {
+      JsonNode *proposed = json_object_get_member (interception->payload, "tool_args");
+
+      /* A refused call reports the last proposed arguments: those an
+       * earlier interceptor rewrote them to. */
+      if (proposed != NULL && JSON_NODE_HOLDS_OBJECT (proposed))
+        {
+          g_clear_pointer (&call->effective_args, json_object_unref);
+          call->effective_args = json_object_ref (json_node_get_object (proposed));
+        }
+
       /* The reason is what the model reads as the tool's error. */
       block_call (call, interception->reason, interception->reason);
       call->preparing = FALSE;
