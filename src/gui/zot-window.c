@@ -534,7 +534,7 @@ zot_window_add_extensions (ZotWindow          *self,
 
   g_return_if_fail (ZOT_IS_WINDOW (self));
 
-  if (paths == NULL || paths[0] == NULL || self->host == NULL)
+  if (paths == NULL || paths[0] == NULL)
     return;
 
   builder = g_strv_builder_new ();
@@ -546,6 +546,11 @@ zot_window_add_extensions (ZotWindow          *self,
 
   g_strfreev (self->options.ext_paths);
   self->options.ext_paths = g_strdupv (all);
+
+  /* Still starting (reading the keyring): the host will load them. */
+  if (self->host == NULL)
+    return;
+
   zot_extension_manager_set_explicit_paths (zot_host_get_manager (self->host), (const char * const *) all);
   zot_host_submit_async (self->host, "/reload-ext", NULL, submitted_cb, g_object_ref (self));
 }
