@@ -10,6 +10,7 @@ typedef struct
   char      *out;
   char      *err;
   int        status;
+  gboolean   no_display;
 } Fixture;
 
 static void
@@ -51,6 +52,11 @@ run (Fixture *f,
   g_ptr_array_add (argv, NULL);
 
   envp = g_environ_setenv (envp, "ZOT_HOME", f->env.home, TRUE);
+  if (f->no_display)
+    {
+      envp = g_environ_unsetenv (envp, "DISPLAY");
+      envp = g_environ_unsetenv (envp, "WAYLAND_DISPLAY");
+    }
   envp = g_environ_setenv (envp, "LC_ALL", "C", TRUE);
 
   g_spawn_sync (f->env.cwd, (char **) argv->pdata, envp, G_SPAWN_DEFAULT,
@@ -88,6 +94,17 @@ test_version_and_usage (Fixture       *f,
   g_assert_cmpint (f->status, ==, 0);
   g_assert_nonnull (strstr (f->out, "--ext"));
   g_assert_nonnull (strstr (f->out, "zot ext"));
+}
+
+static void
+test_window_without_display (Fixture       *f,
+                             gconstpointer  data)
+{
+  f->no_display = TRUE;
+  run (f, NULL);
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_true (g_str_has_prefix (f->err, "zot: there is no display"));
+  g_assert_nonnull (strstr (f->err, "zot -p"));
 }
 
 static void
@@ -230,6 +247,7 @@ main (int    argc,
   g_test_add ("/zot/cli/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
   ADD ("version-and-usage", test_version_and_usage);
+  ADD ("window-without-display", test_window_without_display);
   ADD ("print-display-and-notes", test_print_display_and_notes);
   ADD ("print-errors", test_print_errors);
   ADD ("print-timeout", test_print_timeout);

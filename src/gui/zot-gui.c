@@ -6,6 +6,8 @@
 #include <locale.h>
 #include <signal.h>
 
+#include <gtk/gtk.h>
+
 #include "zot-application.h"
 #include "zot-gui.h"
 
@@ -22,6 +24,13 @@ zot_gui_main (int    argc,
 
   /* A dead extension must not kill the window through a write to its pipe. */
   signal (SIGPIPE, SIG_IGN);
+
+  if (!gtk_init_check ())
+    {
+      g_printerr (_("zot: there is no display to open the window on; "
+                    "for headless use run zot -p PROMPT, zot --json PROMPT or zot rpc\n"));
+      return 1;
+    }
 
   app = zot_application_new ();
   return g_application_run (G_APPLICATION (app), argc, argv);
