@@ -20,6 +20,7 @@
 #include "zot-limits.h"
 
 #define READ_CHUNK_SIZE   (256 * 1024)
+#define PIPE_SIZE         (1024 * 1024)
 #define MAX_BATCH_VECTORS 1024
 
 typedef struct
@@ -661,6 +662,15 @@ zot_frame_channel_new (GInputStream  *input,
   self = g_object_new (ZOT_TYPE_FRAME_CHANNEL, NULL);
   self->input = g_object_ref (input);
   self->output = g_object_ref (output);
+
+  /* Bigger pipes: a 4 MiB frame crosses in four turns of the main loop
+   * rather than sixty-four. Not every descriptor is a pipe; that is fine. */
+#ifdef F_SETPIPE_SZ
+  if (G_IS_FILE_DESCRIPTOR_BASED (output))
+    (void) fcntl (g_file_descriptor_based_get_fd (G_FILE_DESCRIPTOR_BASED (output)), F_SETPIPE_SZ, PIPE_SIZE);
+  if (G_IS_FILE_DESCRIPTOR_BASED (input))
+    (void) fcntl (g_file_descriptor_based_get_fd (G_FILE_DESCRIPTOR_BASED (input)), F_SETPIPE_SZ, PIPE_SIZE);
+#endif
 
   /* Writing straight away is only safe on a descriptor that cannot block. */
   if (G_IS_FILE_DESCRIPTOR_BASED (output) && G_IS_POLLABLE_OUTPUT_STREAM (output) &&
