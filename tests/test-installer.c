@@ -13,6 +13,7 @@
 #include "zot-error.h"
 #include "zot-installer.h"
 #include "zot-manifest.h"
+#include "zot-test-util.h"
 
 /* How long a test waits for a line from a running `zot ext logs -f`: a
  * deadline that turns a hang into a failure, not a sleep. */
@@ -609,6 +610,52 @@ test_install_cancelled (Fixture       *f,
 
   entries = list_dir (f->ext_dir);
   g_assert_cmpstr (entries, ==, "");
+}
+
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+  GError   *error;
+} RemoveWait;
+
+static void
+removed_async_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  RemoveWait *wait = user_data;
+
+  wait->ok = zot_installer_remove_finish (result, &wait->error);
+  wait->done = TRUE;
+}
+
+static void
+test_remove_async (Fixture       *f,
+                   gconstpointer  user_data)
+{
+  g_autofree char *source = make_extension (f, "source", "hello", "1.0");
+  g_autoptr(ZotManifest) manifest = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *entries = NULL;
+  RemoveWait wait = { 0 };
+
+  manifest = install (source, f->ext_dir, FALSE, NULL, &error);
+  g_assert_no_error (error);
+
+  zot_installer_remove_async (f->ext_dir, "hello", NULL, removed_async_cb, &wait);
+  zot_test_wait_for (&wait.done, 20000);
+  g_assert_no_error (wait.error);
+  g_assert_true (wait.ok);
+  entries = list_dir (f->ext_dir);
+  g_assert_cmpstr (entries, ==, "");
+
+  wait.done = FALSE;
+  zot_installer_remove_async (f->ext_dir, "hello", NULL, removed_async_cb, &wait);
+  zot_test_wait_for (&wait.done, 20000);
+  g_assert_false (wait.ok);
+  g_assert_error (wait.error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_NOT_INSTALLED);
+  g_clear_error (&wait.error);
 }
 
 static void
@@ -1327,6 +1374,7 @@ main (int   argc,
   ADD ("/zot/installer/install-git-failure", test_install_git_failure);
   ADD ("/zot/installer/install-cancelled", test_install_cancelled);
   ADD ("/zot/installer/remove", test_remove);
+  ADD ("/zot/installer/remove-async", test_remove_async);
   ADD ("/zot/installer/set-enabled", test_set_enabled);
   ADD ("/zot/installer/update", test_update);
   ADD ("/zot/installer/cli/manage", test_cli_manage);

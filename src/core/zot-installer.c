@@ -947,6 +947,73 @@ zot_installer_remove (const char  *extensions_dir,
   return TRUE;
 }
 
+typedef struct
+{
+  char *extensions_dir;
+  char *name;
+} RemoveJob;
+
+static void
+remove_job_free (RemoveJob *job)
+{
+  g_free (job->extensions_dir);
+  g_free (job->name);
+  g_free (job);
+}
+
+static void
+remove_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  RemoveJob *job = task_data;
+  GError *error = NULL;
+
+  if (zot_installer_remove (job->extensions_dir, job->name, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/**
+ * zot_installer_remove_async:
+ *
+ * zot_installer_remove() on a worker thread: a big extension (a
+ * node_modules folder) takes a while to delete, and the window must not
+ * wait for the disk.
+ */
+void
+zot_installer_remove_async (const char          *extensions_dir,
+                            const char          *name,
+                            GCancellable        *cancellable,
+                            GAsyncReadyCallback  callback,
+                            gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  RemoveJob *job;
+
+  g_return_if_fail (extensions_dir != NULL);
+  g_return_if_fail (name != NULL);
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_installer_remove_async);
+
+  job = g_new0 (RemoveJob, 1);
+  job->extensions_dir = g_strdup (extensions_dir);
+  job->name = g_strdup (name);
+  g_task_set_task_data (task, job, (GDestroyNotify) remove_job_free);
+  g_task_run_in_thread (task, remove_thread);
+}
+
+gboolean
+zot_installer_remove_finish (GAsyncResult  *result,
+                             GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
 /* Enable ------------------------------------------------------------------ */
 
 /**

@@ -61,6 +61,14 @@ gboolean         zot_installer_remove         (const char             *extension
                                                const char             *name,
                                                GError                **error);
 
+void             zot_installer_remove_async   (const char             *extensions_dir,
+                                               const char             *name,
+                                               GCancellable           *cancellable,
+                                               GAsyncReadyCallback     callback,
+                                               gpointer                user_data);
+gboolean         zot_installer_remove_finish  (GAsyncResult           *result,
+                                               GError                **error);
+
 gboolean         zot_installer_set_enabled    (const char             *extension_dir,
                                                gboolean                enabled,
                                                GError                **error);

@@ -1272,6 +1272,51 @@ _zot_extensions_page_get_remove_dialog (ZotExtensionsPage *self)
   return self->remove_dialog;
 }
 
+typedef struct
+{
+  GWeakRef  page;
+  char     *name;
+} RemoveData;
+
+static RemoveData *
+remove_data_new (ZotExtensionsPage *self,
+                 const char        *name)
+{
+  RemoveData *data = g_new0 (RemoveData, 1);
+
+  g_weak_ref_init (&data->page, self);
+  data->name = g_strdup (name);
+  return data;
+}
+
+static void
+removed_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  RemoveData *data = user_data;
+  g_autoptr(ZotExtensionsPage) self = g_weak_ref_get (&data->page);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = zot_installer_remove_finish (result, &error);
+
+  if (self != NULL)
+    {
+      if (!ok)
+        show_toast (self, error->message);
+      else
+        {
+          g_autofree char *text = g_strdup_printf (_("Removed %s"), data->name);
+
+          show_toast (self, text);
+          reload_all (self);
+        }
+    }
+
+  g_weak_ref_clear (&data->page);
+  g_free (data->name);
+  g_free (data);
+}
+
 /**
  * _zot_extensions_page_remove_response:
  * @self: a #ZotExtensionsPage
@@ -1279,7 +1324,7 @@ _zot_extensions_page_get_remove_dialog (ZotExtensionsPage *self)
  * @response: "remove" to delete it; anything else keeps it
  *
  * The remove confirmation's answer: deletes the extension's folder with
- * the installer, then reloads every extension.
+ * the installer on a worker thread, then reloads every extension.
  */
 void
 _zot_extensions_page_remove_response (ZotExtensionsPage *self,
@@ -1288,7 +1333,6 @@ _zot_extensions_page_remove_response (ZotExtensionsPage *self,
 {
   g_autofree char *parent = NULL;
   g_autofree char *basename = NULL;
-  g_autoptr(GError) error = NULL;
   const char *directory;
 
   g_return_if_fail (ZOT_IS_EXTENSIONS_PAGE (self));
@@ -1304,17 +1348,6 @@ _zot_extensions_page_remove_response (ZotExtensionsPage *self,
   parent = g_path_get_dirname (directory);
   basename = g_path_get_basename (directory);
 
-  if (!zot_installer_remove (parent, basename, &error))
-    {
-      show_toast (self, error->message);
-      return;
-    }
-
-  {
-    g_autofree char *text = g_strdup_printf (_("Removed %s"), zot_extension_get_name (extension));
-
-    show_toast (self, text);
-  }
-
-  reload_all (self);
+  zot_installer_remove_async (parent, basename, NULL, removed_cb,
+                              remove_data_new (self, zot_extension_get_name (extension)));
 }
