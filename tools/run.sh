@@ -14,6 +14,9 @@ zot=build/src/zot
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   echo "Opening Zot with the demo model and the example extensions."
   echo "Try: /todo (a panel), tool: todo_add {\"text\": \"try zot\"} (a tool call and a note), /help."
+  # Run from the tree: the settings schema is compiled into the build
+  # directory, not installed.
+  export GSETTINGS_SCHEMA_DIR="$PWD/build/data"
   exec $zot --ext examples/extensions/todo --ext examples/extensions/hello-sh --provider demo
 fi
 

@@ -11,6 +11,19 @@
 #include "zot-application.h"
 #include "zot-gui.h"
 
+/* GSettings aborts the process when a schema is missing, which from a
+ * desktop launcher looks like a silent crash; say what is wrong instead. */
+static gboolean
+settings_schema_installed (void)
+{
+  GSettingsSchemaSource *source = g_settings_schema_source_get_default ();
+  g_autoptr(GSettingsSchema) schema = NULL;
+
+  if (source != NULL)
+    schema = g_settings_schema_source_lookup (source, APP_ID, TRUE);
+  return schema != NULL;
+}
+
 int
 zot_gui_main (int    argc,
               char **argv)
@@ -29,6 +42,14 @@ zot_gui_main (int    argc,
     {
       g_printerr (_("zot: there is no display to open the window on; "
                     "for headless use run zot -p PROMPT, zot --json PROMPT or zot rpc\n"));
+      return 1;
+    }
+
+  if (!settings_schema_installed ())
+    {
+      g_printerr (_("zot: the settings schema %s is not installed; install zot with "
+                    "meson install, or run it from the source tree with bash tools/run.sh\n"),
+                  APP_ID);
       return 1;
     }
 
