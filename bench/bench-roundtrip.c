@@ -429,7 +429,9 @@ on_lifecycle_event (ZotExtensionManager *manager,
 {
   g_autofree char *line = NULL;
 
-  if (g_str_equal (name, "tool_result"))
+  /* Measured once: serializing here on every call would charge the
+   * benchmark's own bookkeeping to the path it measures. */
+  if (agent->event_bytes == 0 && g_str_equal (name, "tool_result"))
     {
       line = bench_json_to_line (frame, &agent->event_bytes);
       agent->event_bytes++;
