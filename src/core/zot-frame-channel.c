@@ -23,8 +23,11 @@
 #define PIPE_SIZE         (1024 * 1024)
 #define MAX_BATCH_VECTORS 1024
 
+/* The queue link is part of the record: one allocation per frame and
+ * subscriber, which is what event fan-out pays for. */
 typedef struct
 {
+  GList     link;
   GBytes   *bytes;
   gint64    enqueued_at;
   gboolean  is_request;
@@ -90,6 +93,15 @@ queued_frame_free (QueuedFrame *frame)
 {
   g_bytes_unref (frame->bytes);
   g_free (frame);
+}
+
+static void
+clear_queue (ZotFrameChannel *self)
+{
+  GList *link;
+
+  while ((link = g_queue_pop_head_link (&self->queue)) != NULL)
+    queued_frame_free (link->data);
 }
 
 /**
@@ -489,7 +501,7 @@ start_write (ZotFrameChannel *self)
 
   for (guint i = 0; i < n; i++)
     {
-      QueuedFrame *frame = g_queue_pop_head (&self->queue);
+      QueuedFrame *frame = g_queue_pop_head_link (&self->queue)->data;
       gsize size;
 
       self->vectors[i].buffer = g_bytes_get_data (frame->bytes, &size);
@@ -565,7 +577,7 @@ close_with_error (ZotFrameChannel *self,
   self->closed = TRUE;
   g_cancellable_cancel (self->cancellable);
 
-  g_queue_clear_full (&self->queue, (GDestroyNotify) queued_frame_free);
+  clear_queue (self);
   self->queued_bytes = 0;
   clear_flush_source (self);
 
@@ -633,7 +645,7 @@ zot_frame_channel_finalize (GObject *object)
   g_clear_pointer (&self->partial, g_byte_array_unref);
   g_clear_pointer (&self->batch, g_ptr_array_unref);
   g_clear_pointer (&self->vectors, g_free);
-  g_queue_clear_full (&self->queue, (GDestroyNotify) queued_frame_free);
+  clear_queue (self);
 
   G_OBJECT_CLASS (zot_frame_channel_parent_class)->finalize (object);
 }
@@ -909,7 +921,9 @@ enqueue (ZotFrameChannel  *self,
   /* Only requests have a deadline, so only they need the clock. */
   frame->enqueued_at = frame->is_request ? g_get_monotonic_time () : 0;
 
-  g_queue_push_tail (&self->queue, frame);
+  frame->link.data = frame;
+  frame->link.prev = frame->link.next = NULL;
+  g_queue_push_tail_link (&self->queue, &frame->link);
   self->queued_bytes += length;
 
   if (self->writing)
