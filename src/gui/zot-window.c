@@ -661,10 +661,10 @@ zot_window_init (ZotWindow *self)
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   g_object_unref (css);
 
-  gtk_label_set_text (self->demo_label,
-                      _("You are talking to the built-in demo model: offline, no API key. "
-                        "Lines like  tool: bash {\"command\": \"ls\"}  make it call tools. "
-                        "Choose a real model in Preferences."));
+  gtk_label_set_markup (self->demo_label,
+                        _("You are talking to the built-in demo model: offline, no API key. "
+                          "Lines like <tt>tool: bash {\"command\": \"ls\"}</tt> make it call tools. "
+                          "Choose a real model in Preferences."));
 
   self->transcript = ZOT_TRANSCRIPT (zot_transcript_new ());
   gtk_widget_set_vexpand (GTK_WIDGET (self->transcript), TRUE);
