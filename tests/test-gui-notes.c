@@ -243,6 +243,59 @@ test_new_destroy (void)
   g_assert_finalize_object (view);
 }
 
+static gboolean
+tick_cb (GtkWidget     *widget,
+         GdkFrameClock *clock,
+         gpointer       user_data)
+{
+  *(gboolean *) user_data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+/* An extension that floods notes keeps its pipe readable at every turn of
+ * the loop. Reading it must not starve the frame clock, which GTK runs at
+ * a lower priority than the default: otherwise the window looks frozen. */
+static void
+test_flood_keeps_painting (void)
+{
+  ZotTestEnv env;
+  g_autofree char *flood = NULL;
+  ZotExtensionManager *manager;
+  ZotNotesView *view;
+  GtkWindow *window;
+  gboolean ticked = FALSE;
+
+  zot_test_env_setup (&env);
+
+  view = ZOT_NOTES_VIEW (zot_notes_view_new ());
+  window = GTK_WINDOW (gtk_window_new ());
+  gtk_window_set_default_size (window, 360, 480);
+  gtk_window_set_child (window, GTK_WIDGET (view));
+  gtk_window_present (window);
+
+  gtk_widget_add_tick_callback (GTK_WIDGET (view), tick_cb, &ticked, NULL);
+  zot_test_wait_for (&ticked, 10000);
+
+  flood = zot_test_make_fake_args (env.root, "flood", "--flood", NULL);
+  {
+    const char *paths[] = { flood, NULL };
+    manager = zot_test_load_manager (&env, paths);
+  }
+  zot_notes_view_set_manager (view, manager);
+
+  /* Let the flood fill the pipe first, then ask for a frame. */
+  for (guint i = 0; i < 8; i++)
+    g_main_context_iteration (NULL, FALSE);
+  ticked = FALSE;
+  gtk_widget_add_tick_callback (GTK_WIDGET (view), tick_cb, &ticked, NULL);
+  zot_test_wait_for (&ticked, 10000);
+  g_assert_cmpuint (zot_notes_view_get_n_notes (view), >, 0);
+
+  gtk_window_destroy (window);
+  zot_test_shutdown_manager (manager);
+  zot_test_env_teardown (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -255,6 +308,7 @@ main (int    argc,
   g_test_add ("/zot/gui-notes/manager-switch", Fixture, NULL, fixture_setup, test_manager_switch,
               fixture_teardown);
   g_test_add_func ("/zot/gui-notes/new-destroy", test_new_destroy);
+  g_test_add_func ("/zot/gui-notes/flood-keeps-painting", test_flood_keeps_painting);
 
   return g_test_run ();
 }

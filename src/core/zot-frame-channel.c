@@ -23,6 +23,11 @@
 #define PIPE_SIZE         (1024 * 1024)
 #define MAX_BATCH_VECTORS 1024
 
+/* Below GTK's redraw priority (G_PRIORITY_HIGH_IDLE + 20): an extension
+ * that keeps its pipe full would otherwise keep the window from ever
+ * painting again. Input events and timers still come first. */
+#define READ_PRIORITY     G_PRIORITY_DEFAULT_IDLE
+
 /* The queue link is part of the record: one allocation per frame and
  * subscriber, which is what event fan-out pays for. */
 typedef struct
@@ -342,6 +347,7 @@ start_read (ZotFrameChannel *self)
       g_source_set_callback (self->read_source, G_SOURCE_FUNC (readable_cb),
                              g_object_ref (self), g_object_unref);
       g_source_set_static_name (self->read_source, "[zot] frame reader");
+      g_source_set_priority (self->read_source, READ_PRIORITY);
       g_source_attach (self->read_source, g_main_context_get_thread_default ());
       return;
     }
@@ -350,7 +356,7 @@ start_read (ZotFrameChannel *self)
   g_input_stream_read_async (self->input,
                              self->read_buffer,
                              READ_CHUNK_SIZE,
-                             G_PRIORITY_DEFAULT,
+                             READ_PRIORITY,
                              self->cancellable,
                              read_cb,
                              g_object_ref (self));
