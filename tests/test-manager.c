@@ -801,8 +801,11 @@ test_big_write_never_blocks (Fixture       *f,
   zot_test_wait_for (&request.done, 20000);
   g_source_remove (id);
 
+  /* A write that blocked would have held the loop until the test's own
+   * deadline, with no tick at all; how many ticks fit depends on how fast
+   * this build parses the flood, so only their presence is asserted. */
   g_assert_nonnull (request.error);
-  g_assert_cmpuint (request.ticks, >, 5);
+  g_assert_cmpuint (request.ticks, >, 0);
   zot_test_wait_until (is_failed, extension, 10000);
   g_assert_nonnull (strstr (zot_extension_get_last_error (extension), "could not be written"));
   g_clear_error (&request.error);
