@@ -454,13 +454,39 @@ block_call (ToolCall   *call,
   complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_BLOCKED, "%s", message));
 }
 
+/* A call leaves the preparing stage (interception, approval) either
+ * ready to run or already completed; the next one may start. */
+static void
+finish_preparing (ToolCall *call)
+{
+  Run *run = call->run;
+
+  call->preparing = FALSE;
+  run->preparing--;
+  prepare_next (run);
+}
+
+/* The arguments an interceptor left in @payload become the call's own,
+ * whether it rewrote them or blocked the call after an earlier rewrite. */
+static void
+adopt_intercepted_args (ToolCall   *call,
+                        JsonObject *payload)
+{
+  JsonNode *node = json_object_get_member (payload, "tool_args");
+
+  if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_clear_pointer (&call->effective_args, json_object_unref);
+      call->effective_args = json_object_ref (json_node_get_object (node));
+    }
+}
+
 static void
 authorized_cb (GObject      *object,
                GAsyncResult *result,
                gpointer      user_data)
 {
   ToolCall *call = user_data;
-  Run *run = call->run;
   g_autoptr(ZotDecision) decision = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -476,9 +502,7 @@ authorized_cb (GObject      *object,
   else
     call->ready = TRUE;
 
-  call->preparing = FALSE;
-  run->preparing--;
-  prepare_next (run);
+  finish_preparing (call);
 }
 
 static void
@@ -498,7 +522,6 @@ intercepted_cb (GObject      *object,
                 gpointer      user_data)
 {
   ToolCall *call = user_data;
-  Run *run = call->run;
   g_autoptr(ZotInterception) interception = NULL;
   g_autoptr(GError) error = NULL;
 
@@ -508,42 +531,24 @@ intercepted_cb (GObject      *object,
     {
       complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_CANCELLED,
                                                       _("The call of %s was cancelled."), call->name));
-      call->preparing = FALSE;
-      run->preparing--;
-      prepare_next (run);
+      finish_preparing (call);
       return;
     }
 
   if (interception->blocked)
     {
-      JsonNode *proposed = json_object_get_member (interception->payload, "tool_args");
-
       /* A refused call reports the last proposed arguments: those an
        * earlier interceptor rewrote them to. */
-      if (proposed != NULL && JSON_NODE_HOLDS_OBJECT (proposed))
-        {
-          g_clear_pointer (&call->effective_args, json_object_unref);
-          call->effective_args = json_object_ref (json_node_get_object (proposed));
-        }
+      adopt_intercepted_args (call, interception->payload);
 
       /* The reason is what the model reads as the tool's error. */
       block_call (call, interception->reason, interception->reason);
-      call->preparing = FALSE;
-      run->preparing--;
-      prepare_next (run);
+      finish_preparing (call);
       return;
     }
 
   if (interception->rewritten)
-    {
-      JsonNode *node = json_object_get_member (interception->payload, "tool_args");
-
-      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-        {
-          g_clear_pointer (&call->effective_args, json_object_unref);
-          call->effective_args = json_object_ref (json_node_get_object (node));
-        }
-    }
+    adopt_intercepted_args (call, interception->payload);
 
   authorize_call (call);
 }
