@@ -695,6 +695,21 @@ main (int   argc,
   agent_start (&intercepting, &env, "echo-intercept", TRUE, text);
   agent_warm_up (&intercepting);
 
+  /* $ZOT_BENCH_ONLY=zot or bare: that path alone, one call in flight, for
+   * a profiler or strace. */
+  if (g_getenv ("ZOT_BENCH_ONLY") != NULL)
+    {
+      gboolean only_bare = g_str_equal (g_getenv ("ZOT_BENCH_ONLY"), "bare");
+      double elapsed = only_bare ? bare_run (&bare, 1, n_zot) : agent_run (&plain, 1, n_zot);
+
+      g_print ("%s, 1 in flight: %.1f us per call\n", only_bare ? "bare GIO loop" : "zot", elapsed * 1e6 / n_zot);
+      agent_stop (&plain);
+      agent_stop (&intercepting);
+      bare_stop (&bare);
+      bench_env_clear (&env);
+      return 0;
+    }
+
   for (guint i = 0; i < G_N_ELEMENTS (in_flights); i++)
     {
       Variant *row = variants[i];

@@ -220,6 +220,70 @@ test_request_cancel (Fixture       *f,
   json_object_unref (second.reply);
 }
 
+typedef struct
+{
+  GString *order;
+  Reply    reply;
+  char     name;
+} Ordered;
+
+static void
+ordered_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  Ordered *ordered = user_data;
+
+  reply_cb (object, result, &ordered->reply);
+  g_string_append_c (ordered->order, ordered->name);
+}
+
+/* Requests with different deadlines share one source: each fails at its
+ * own time, in deadline order whatever the order they were sent in, and
+ * one answered before its deadline neither fails nor holds up the others. */
+static void
+test_request_deadlines (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) order = g_string_new (NULL);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(JsonObject) frame_a = command_frame ("x", "hang");
+  g_autoptr(JsonObject) frame_b = command_frame ("x", "hang");
+  g_autoptr(JsonObject) frame_c = command_frame ("x", "hang");
+  g_autoptr(JsonObject) frame_d = command_frame ("x", "display quick");
+  const char *args[] = { "--command", "x", NULL };
+  Ordered a = { order, { 0 }, 'a' };
+  Ordered b = { order, { 0 }, 'b' };
+  Ordered c = { order, { 0 }, 'c' };
+  Ordered d = { order, { 0 }, 'd' };
+
+  f->extension = start_fake (f, "deadlines", args, &error);
+  g_assert_no_error (error);
+
+  zot_extension_request_async (f->extension, frame_a, 600000, cancellable, ordered_cb, &a);
+  zot_extension_request_async (f->extension, frame_b, 1500, NULL, ordered_cb, &b);
+  zot_extension_request_async (f->extension, frame_c, 1000, NULL, ordered_cb, &c);
+  zot_extension_request_async (f->extension, frame_d, 800, NULL, ordered_cb, &d);
+
+  zot_test_wait_for (&b.reply.done, 10000);
+  g_assert_cmpstr (order->str, ==, "dcb");
+  g_assert_no_error (d.reply.error);
+  g_assert_cmpstr (json_object_get_string_member (d.reply.reply, "display"), ==, "quick");
+  g_assert_error (c.reply.error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT);
+  g_assert_error (b.reply.error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT);
+  g_assert_false (a.reply.done);
+
+  g_cancellable_cancel (cancellable);
+  zot_test_wait_for (&a.reply.done, 5000);
+  g_assert_error (a.reply.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+  json_object_unref (d.reply.reply);
+  g_clear_error (&a.reply.error);
+  g_clear_error (&b.reply.error);
+  g_clear_error (&c.reply.error);
+}
+
 static void
 test_request_not_ready (Fixture       *f,
                         gconstpointer  data)
@@ -337,6 +401,7 @@ main (int    argc,
   ADD ("capabilities-exact", test_capabilities_exact);
   ADD ("request-reply", test_request_reply);
   ADD ("request-cancel", test_request_cancel);
+  ADD ("request-deadlines", test_request_deadlines);
   ADD ("request-not-ready", test_request_not_ready);
   ADD ("exec-not-found", test_exec_not_found);
   ADD ("first-frame-not-hello", test_first_frame_not_hello);

@@ -580,6 +580,63 @@ test_split_chunks (void)
   harness_free (h);
 }
 
+typedef struct
+{
+  Harness  *h;
+  guint     seen_while_nested;
+  gsize     unread_after_nesting;
+  gboolean  nested;
+} Nesting;
+
+/* On the first frame, feeds the next and runs a nested main loop, as a
+ * handler showing a modal prompt might. */
+static void
+on_frame_nest (ZotFrameChannel *channel G_GNUC_UNUSED,
+               JsonObject      *frame,
+               Nesting         *nesting)
+{
+  guint before;
+
+  if (nesting->nested)
+    return;
+  nesting->nested = TRUE;
+
+  before = nesting->h->frames->len;
+  write_str (nesting->h, "{\"type\":\"inner\"}\n");
+  for (guint i = 0; i < 50; i++)
+    g_main_context_iteration (NULL, FALSE);
+  nesting->seen_while_nested = nesting->h->frames->len - before;
+  nesting->unread_after_nesting = pending_input (nesting->h);
+}
+
+/* The reader may recurse (to spare GLib's block and unblock of its fd on
+ * every dispatch), but a nested loop in a handler must neither read the
+ * next frame ahead of the current one's handlers nor spin on the pipe. */
+static void
+test_nested_loop (void)
+{
+  Harness *h = harness_new (TRUE);
+  Nesting nesting = { .h = h };
+
+  g_signal_connect (h->channel, "frame-received", G_CALLBACK (on_frame_nest), &nesting);
+  write_str (h, "{\"type\":\"outer\"}\n");
+  WAIT_UNTIL (h->frames->len == 2 || h->n_closed > 0);
+
+  g_assert_true (nesting.nested);
+  g_assert_cmpuint (nesting.seen_while_nested, ==, 0);
+  g_assert_cmpuint (nesting.unread_after_nesting, >, 0);
+  g_assert_cmpstr (frame_type (h, 0), ==, "outer");
+  g_assert_cmpstr (frame_type (h, 1), ==, "inner");
+
+  /* The reader attached after the nesting keeps going. */
+  write_str (h, "{\"type\":\"later\"}\n");
+  WAIT_UNTIL (h->frames->len == 3 || h->n_closed > 0);
+  g_assert_cmpstr (frame_type (h, 2), ==, "later");
+  g_assert_cmpuint (h->n_closed, ==, 0);
+
+  harness_free (h);
+}
+
 static void
 test_frame_max_size (void)
 {
@@ -1407,6 +1464,7 @@ main (int   argc,
   signal (SIGPIPE, SIG_IGN);
 
   g_test_add_func ("/zot/frame-channel/split-chunks", test_split_chunks);
+  g_test_add_func ("/zot/frame-channel/nested-loop", test_nested_loop);
   g_test_add_func ("/zot/frame-channel/frame-max-size", test_frame_max_size);
   g_test_add_func ("/zot/frame-channel/frame-too-large", test_frame_too_large);
   g_test_add_func ("/zot/frame-channel/frame-no-newline", test_frame_no_newline);

@@ -1240,6 +1240,102 @@ test_call_tool_refused (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+/* Event lines */
+
+static void
+keep_frame (ZotExtensionManager *manager,
+            const char          *name,
+            JsonObject          *frame,
+            GPtrArray           *frames)
+{
+  g_ptr_array_add (frames, json_object_ref (frame));
+}
+
+static JsonObject *
+parse_object (const char *text)
+{
+  g_autoptr(JsonNode) node = json_from_string (text, NULL);
+
+  g_assert_nonnull (node);
+  return json_object_ref (json_node_get_object (node));
+}
+
+/* The event line is written around the payload's serialization; what an
+ * extension parses must be exactly the frame ::lifecycle-event shows, for
+ * awkward strings, empty and absent payloads, replaced common members and
+ * names outside §6 alike. */
+static void
+test_event_lines (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *record = g_build_filename (f->env.root, "record.jsonl", NULL);
+  g_autofree char *dir = fake (f, "listener", "--record", record, "--register-json",
+                               "{\"type\":\"subscribe\",\"events\":[\"session_start\",\"turn_start\","
+                               "\"tool_call\",\"subagent_start\",\"custom \\\"event\\\"\"]}", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "listener");
+  g_autofree char *cwd = g_build_filename (f->env.root, "a \"quoted\" dir\\with\ttab", NULL);
+  g_autoptr(GPtrArray) shown = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_autoptr(GPtrArray) frames = NULL;
+  g_autoptr(GPtrArray) events = g_ptr_array_new ();
+  g_autoptr(JsonObject) empty = json_object_new ();
+  g_autoptr(JsonObject) call = parse_object ("{\"tool_id\":\"t\\\"1\\\\\",\"tool_name\":\"read\","
+                                             "\"tool_args\":{\"path\":\"\\u00fc\\n\\u0001\\u2028\","
+                                             "\"n\":[1,-2.5,true,null,{}],\"e\":\"\"}}");
+  g_autoptr(JsonObject) subagent = parse_object ("{\"session_id\":\"the task's own\",\"agent_id\":\"a\","
+                                                 "\"agent_run_id\":\"r\",\"name\":\"a\"}");
+  g_autoptr(JsonObject) custom = parse_object ("{\"x\":1}");
+
+  g_assert_nonnull (extension);
+  zot_extension_manager_set_cwd (manager, cwd);
+  zot_extension_manager_set_session_id (manager, "session \"one\"\n");
+  g_signal_connect (manager, "lifecycle-event", G_CALLBACK (keep_frame), shown);
+
+  zot_extension_manager_emit_event (manager, "session_start", NULL);
+  zot_extension_manager_emit_event (manager, "turn_start", empty);
+  zot_extension_manager_emit_event (manager, "turn_end", custom);    /* not subscribed */
+  zot_extension_manager_emit_event (manager, "tool_call", call);
+  zot_extension_manager_emit_event (manager, "subagent_start", subagent);
+  zot_extension_manager_emit_event (manager, "custom \"event\"", custom);
+  g_assert_cmpuint (shown->len, ==, 6);
+  g_ptr_array_remove_index (shown, 2);
+
+  /* Stopping drains the queue before shutdown. */
+  stop_and_wait (extension);
+  frames = zot_test_read_frames (record);
+  for (guint i = 0; i < frames->len; i++)
+    if (g_str_equal (json_object_get_string_member (g_ptr_array_index (frames, i), "type"), "event"))
+      g_ptr_array_add (events, g_ptr_array_index (frames, i));
+
+  g_assert_cmpuint (events->len, ==, shown->len);
+  for (guint i = 0; i < events->len; i++)
+    {
+      g_autoptr(JsonNode) got = json_node_init_object (json_node_alloc (), g_ptr_array_index (events, i));
+      g_autoptr(JsonNode) want = json_node_init_object (json_node_alloc (), g_ptr_array_index (shown, i));
+      g_autofree char *got_text = json_to_string (got, FALSE);
+      g_autofree char *want_text = json_to_string (want, FALSE);
+
+      g_assert_cmpstr (got_text, ==, want_text);
+      g_assert_true (json_node_equal (got, want));
+    }
+
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (events, 0), "cwd"), ==, cwd);
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (events, 0), "session_id"), ==,
+                   "session \"one\"\n");
+  g_assert_cmpuint (json_object_get_size (g_ptr_array_index (events, 1)), ==, 5);
+  g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (events, 2), "sequence"), ==, 4);
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (g_ptr_array_index (events, 2),
+                                                                                 "tool_args"), "path"),
+                   ==, "\xc3\xbc\n\x01\xe2\x80\xa8");
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (events, 3), "session_id"), ==,
+                   "the task's own");
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (events, 4), "event"), ==,
+                   "custom \"event\"");
+
+  zot_test_shutdown_manager (manager);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1282,6 +1378,7 @@ main (int    argc,
   ADD ("restart-one", test_restart_one);
   ADD ("traffic", test_traffic);
   ADD ("call-tool-refused", test_call_tool_refused);
+  ADD ("event-lines", test_event_lines);
 
 #undef ADD
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "zot-armed-source.h"
 #include "zot-error.h"
 #include "zot-extension-private.h"
 #include "zot-extension-tool.h"
@@ -31,8 +32,10 @@ typedef struct
   ZotExtension *self;
   char         *id;
   GTask        *task;
-  GSource      *timeout;
   GSource      *cancel_source;
+  guint         timeout_ms;
+  gint64        due;          /* monotonic µs, 0 for no deadline */
+  GList         link;         /* in the extension's deadlines, by due */
 } PendingRequest;
 
 struct _ZotExtension
@@ -55,6 +58,9 @@ struct _ZotExtension
   GPtrArray           *tools;
   GPtrArray           *problems;
   GHashTable          *events;
+  guint32              event_ids;
+  GQueue               deadlines;      /* PendingRequest with a deadline, earliest first */
+  GSource             *deadline_source;
   GHashTable          *intercepts;
 
   GSubprocess         *subprocess;
@@ -223,7 +229,10 @@ zot_extension_log (ZotExtension *self,
 static void
 pending_request_free (PendingRequest *request)
 {
-  clear_source (&request->timeout);
+  /* The deadline source is left armed for a request that went away early:
+   * it re-arms itself for the next one when it fires. */
+  if (request->due > 0)
+    g_queue_unlink (&request->self->deadlines, &request->link);
   clear_source (&request->cancel_source);
   g_clear_object (&request->task);
   g_free (request->id);
@@ -268,20 +277,84 @@ fail_all_requests (ZotExtension *self,
     fail_request (self, g_ptr_array_index (ids, i), g_error_copy (error));
 }
 
-static gboolean
-request_timeout_cb (gpointer user_data)
+static void
+arm_deadlines (ZotExtension *self)
 {
-  PendingRequest *request = user_data;
-  ZotExtension *self = request->self;
-  guint ms = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (request->task), "timeout-ms"));
-  g_autofree char *id = g_strdup (request->id);
+  PendingRequest *first = g_queue_peek_head (&self->deadlines);
 
-  g_clear_pointer (&request->timeout, g_source_unref);
-  zot_extension_log (self, "request %s got no reply within %u ms", id, ms);
-  fail_request (self, id,
-                g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT,
-                             _("%s did not answer within %u s"), self->name, (ms + 999) / 1000));
-  return G_SOURCE_REMOVE;
+  if (first != NULL)
+    zot_armed_source_set_due (self->deadline_source, first->due);
+  else if (self->deadline_source != NULL)
+    zot_armed_source_set_due (self->deadline_source, ZOT_ARMED_SOURCE_DISARMED);
+}
+
+/* One source for every request deadline of the extension: a timeout
+ * source per request cost a set-up and a tear-down on every call. */
+static gboolean
+deadlines_cb (gpointer user_data)
+{
+  ZotExtension *self = user_data;
+  g_autoptr(GPtrArray) expired = g_ptr_array_new_with_free_func (g_free);
+  gint64 now = g_get_monotonic_time ();
+  PendingRequest *request;
+
+  g_object_ref (self);
+
+  while ((request = g_queue_peek_head (&self->deadlines)) != NULL && request->due <= now)
+    {
+      g_queue_unlink (&self->deadlines, &request->link);
+      request->due = 0;
+      g_ptr_array_add (expired, g_strdup (request->id));
+    }
+  arm_deadlines (self);
+
+  /* Failing a request runs its callback, which may send or end others. */
+  for (guint i = 0; i < expired->len; i++)
+    {
+      const char *id = g_ptr_array_index (expired, i);
+
+      request = g_hash_table_lookup (self->pending, id);
+      if (request == NULL)
+        continue;
+
+      zot_extension_log (self, "request %s got no reply within %u ms", id, request->timeout_ms);
+      fail_request (self, id,
+                    g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT,
+                                 _("%s did not answer within %u s"), self->name,
+                                 (request->timeout_ms + 999) / 1000));
+    }
+
+  g_object_unref (self);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+add_deadline (ZotExtension   *self,
+              PendingRequest *request)
+{
+  GList *after;
+
+  request->due = g_get_monotonic_time () + (gint64) request->timeout_ms * 1000;
+  request->link.data = request;
+
+  /* Deadlines mostly come in order: look from the end. */
+  for (after = self->deadlines.tail; after != NULL; after = after->prev)
+    if (((PendingRequest *) after->data)->due <= request->due)
+      break;
+
+  if (after == NULL)
+    g_queue_push_head_link (&self->deadlines, &request->link);
+  else
+    g_queue_insert_after_link (&self->deadlines, after, &request->link);
+
+  if (self->deadline_source == NULL)
+    self->deadline_source = zot_armed_source_new (deadlines_cb, self, G_PRIORITY_DEFAULT,
+                                                  "[zot] request deadlines");
+
+  if (self->deadlines.head == &request->link)
+    arm_deadlines (self);
+  else if (zot_armed_source_get_due (self->deadline_source) == ZOT_ARMED_SOURCE_DISARMED)
+    arm_deadlines (self);
 }
 
 static gboolean
@@ -347,11 +420,11 @@ zot_extension_request_async (ZotExtension        *self,
   request->self = self;
   request->id = id;
   request->task = g_steal_pointer (&task);
-  g_object_set_data (G_OBJECT (request->task), "timeout-ms", GUINT_TO_POINTER (timeout_ms));
+  request->timeout_ms = timeout_ms;
   g_hash_table_insert (self->pending, request->id, request);
 
   if (timeout_ms > 0)
-    request->timeout = add_timeout (timeout_ms, request_timeout_cb, request, "[zot] request deadline");
+    add_deadline (self, request);
 
   if (cancellable != NULL)
     {
@@ -722,9 +795,38 @@ handle_register_tool (ZotExtension *self,
   g_signal_emit (self, signals[REGISTRATION_CHANGED], 0);
 }
 
+/* PROTOCOL.md §6, in its order. An event's id is its index plus one; the
+ * event path tests a bit instead of hashing a name per subscriber. */
+static const char * const lifecycle_events[] = {
+  "session_start", "session_end", "user_prompt_submit", "turn_start", "turn_end",
+  "tool_call", "tool_confirmation_requested", "permission_decision", "tool_result",
+  "assistant_message", "pre_compact", "post_compact", "subagent_start", "subagent_stop",
+};
+
+G_STATIC_ASSERT (G_N_ELEMENTS (lifecycle_events) <= 32);
+
+/**
+ * zot_lifecycle_event_id:
+ * @name: an event name
+ *
+ * Returns: a number from 1 for an event of PROTOCOL.md §6, 0 for any other name
+ */
+guint
+zot_lifecycle_event_id (const char *name)
+{
+  g_return_val_if_fail (name != NULL, 0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (lifecycle_events); i++)
+    if (strcmp (lifecycle_events[i], name) == 0)
+      return i + 1;
+
+  return 0;
+}
+
 static void
 add_names (ZotExtension *self,
            GHashTable   *set,
+           guint32      *ids,
            JsonObject   *frame,
            const char   *member)
 {
@@ -746,7 +848,14 @@ add_names (ZotExtension *self,
       JsonNode *element = json_array_get_element (array, i);
 
       if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
-        g_hash_table_add (set, g_strdup (json_node_get_string (element)));
+        {
+          const char *name = json_node_get_string (element);
+          guint id = zot_lifecycle_event_id (name);
+
+          g_hash_table_add (set, g_strdup (name));
+          if (ids != NULL && id > 0)
+            *ids |= 1u << (id - 1);
+        }
     }
 }
 
@@ -755,8 +864,8 @@ static void
 handle_subscribe (ZotExtension *self,
                   JsonObject   *frame)
 {
-  add_names (self, self->events, frame, "events");
-  add_names (self, self->intercepts, frame, "intercept");
+  add_names (self, self->events, &self->event_ids, frame, "events");
+  add_names (self, self->intercepts, NULL, frame, "intercept");
   g_signal_emit (self, signals[REGISTRATION_CHANGED], 0);
 }
 
@@ -1349,6 +1458,7 @@ zot_extension_dispose (GObject *object)
 
   if (self->pending != NULL)
     g_hash_table_remove_all (self->pending);
+  clear_source (&self->deadline_source);
 
   if (self->channel != NULL)
     {
@@ -1725,6 +1835,22 @@ zot_extension_is_subscribed (ZotExtension *self,
 {
   g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
   return g_hash_table_contains (self->events, event);
+}
+
+/**
+ * zot_extension_is_subscribed_id:
+ * @event_id: from zot_lifecycle_event_id(), not 0
+ *
+ * zot_extension_is_subscribed() for a known event, without a hash lookup.
+ */
+gboolean
+zot_extension_is_subscribed_id (ZotExtension *self,
+                                guint         event_id)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
+  g_return_val_if_fail (event_id > 0 && event_id <= G_N_ELEMENTS (lifecycle_events), FALSE);
+
+  return (self->event_ids & (1u << (event_id - 1))) != 0;
 }
 
 gboolean

@@ -93,11 +93,14 @@ void               zot_extension_set_trace           (ZotExtension         *self
                                                       gboolean              trace);
 
 const char        *zot_extension_state_to_string     (ZotExtensionState     state);
+guint              zot_lifecycle_event_id            (const char           *name);
 
 GPtrArray         *zot_extension_get_tools           (ZotExtension         *self);
 GPtrArray         *zot_extension_get_problems        (ZotExtension         *self);
 gboolean           zot_extension_is_subscribed       (ZotExtension         *self,
                                                       const char           *event);
+gboolean           zot_extension_is_subscribed_id    (ZotExtension         *self,
+                                                      guint                 event_id);
 gboolean           zot_extension_intercepts          (ZotExtension         *self,
                                                       const char           *event);
 gboolean           zot_extension_send_bytes          (ZotExtension         *self,

@@ -11,13 +11,23 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <glib-unix.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include <gio/gfiledescriptorbased.h>
 #include <string.h>
 
+#include "zot-armed-source.h"
 #include "zot-error.h"
 #include "zot-frame-channel.h"
 #include "zot-limits.h"
+
+/* The vectors go to writev(2) as they are. */
+G_STATIC_ASSERT (sizeof (GOutputVector) == sizeof (struct iovec));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GOutputVector, buffer) == G_STRUCT_OFFSET (struct iovec, iov_base));
+G_STATIC_ASSERT (G_STRUCT_OFFSET (GOutputVector, size) == G_STRUCT_OFFSET (struct iovec, iov_len));
 
 #define READ_CHUNK_SIZE   (256 * 1024)
 #define PIPE_SIZE         (1024 * 1024)
@@ -49,6 +59,8 @@ struct _ZotFrameChannel
 
   /* reading */
   GSource       *read_source;
+  int            input_fd;
+  int            output_fd;
   guint8        *read_buffer;
   GByteArray    *partial;
 
@@ -57,6 +69,8 @@ struct _ZotFrameChannel
   gsize          queued_bytes;
   gsize          batch_extra_bytes;
   GPtrArray     *batch;
+  GList         *spare_frames;
+  guint          n_spare_frames;
   GOutputVector *vectors;
   GSource       *deadline;
   GSource       *flush_source;
@@ -71,6 +85,8 @@ struct _ZotFrameChannel
   guint          trace : 1;
   guint          nonblocking : 1;
   guint          flush_armed : 1;
+  guint          in_reader : 1;
+  guint          reader_stale : 1;
 };
 
 enum {
@@ -93,11 +109,38 @@ static void clear_flush_source (ZotFrameChannel *self);
 static void disarm_flush     (ZotFrameChannel *self);
 static void batch_written    (ZotFrameChannel *self);
 
-static void
-queued_frame_free (QueuedFrame *frame)
+/* Records of written frames are kept for the next ones: fanning events
+ * out allocated and freed one per delivery. */
+static QueuedFrame *
+queued_frame_new (ZotFrameChannel *self)
 {
-  g_bytes_unref (frame->bytes);
-  g_free (frame);
+  GList *link = self->spare_frames;
+
+  if (link == NULL)
+    return g_new (QueuedFrame, 1);
+
+  self->spare_frames = link->next;
+  self->n_spare_frames--;
+  return link->data;
+}
+
+static void
+queued_frame_release (ZotFrameChannel *self,
+                      QueuedFrame     *frame)
+{
+  g_clear_pointer (&frame->bytes, g_bytes_unref);
+
+  if (self->n_spare_frames >= ZOT_QUEUE_MAX_FRAMES)
+    {
+      g_free (frame);
+      return;
+    }
+
+  frame->link.data = frame;
+  frame->link.prev = NULL;
+  frame->link.next = self->spare_frames;
+  self->spare_frames = &frame->link;
+  self->n_spare_frames++;
 }
 
 static void
@@ -106,7 +149,20 @@ clear_queue (ZotFrameChannel *self)
   GList *link;
 
   while ((link = g_queue_pop_head_link (&self->queue)) != NULL)
-    queued_frame_free (link->data);
+    queued_frame_release (self, link->data);
+}
+
+/* The batch array stays allocated between writes; only its records go. */
+static void
+clear_batch (ZotFrameChannel *self)
+{
+  if (self->batch == NULL)
+    return;
+
+  for (guint i = 0; i < self->batch->len; i++)
+    queued_frame_release (self, g_ptr_array_index (self->batch, i));
+  g_ptr_array_set_size (self->batch, 0);
+  self->batch_extra_bytes = 0;
 }
 
 /**
@@ -286,30 +342,117 @@ handle_read (ZotFrameChannel *self,
   return !self->closed;
 }
 
+static void attach_reader (ZotFrameChannel *self);
+
 /* A pipe is read through one source that lives as long as the channel:
  * each wake-up is a single read(2), where an asynchronous read would set up
  * a task and a new source per chunk and poll once more before each. The
  * source only fires when the descriptor is readable, so the read returns at
  * once with what the pipe holds, or 0 at the end. */
 static gboolean
-readable_cb (GObject  *stream,
-             gpointer  user_data)
+read_ready (ZotFrameChannel *self)
 {
-  ZotFrameChannel *self = user_data;
   GError *error = NULL;
   gssize n_read;
+  gboolean more;
 
   if (self->closed)
     return G_SOURCE_REMOVE;
 
-  n_read = g_input_stream_read (self->input, self->read_buffer, READ_CHUNK_SIZE, NULL, &error);
+  /* The source may recurse (see attach_reader); if a frame handler runs a
+   * nested main loop, this source must not read again while the outer call
+   * is still parsing the buffer. It goes away, and a new one is attached
+   * when the outer call is done, so frames keep their order and the nested
+   * loop does not spin on a readable pipe. */
+  if (self->in_reader)
+    {
+      self->reader_stale = TRUE;
+      return G_SOURCE_REMOVE;
+    }
+
+  self->in_reader = TRUE;
+  if (self->input_fd >= 0)
+    {
+      /* read(2) itself: GUnixInputStream polls before every read. */
+      do
+        n_read = read (self->input_fd, self->read_buffer, READ_CHUNK_SIZE);
+      while (n_read < 0 && errno == EINTR);
+
+      if (n_read < 0)
+        {
+          int errsv = errno;
+
+          if (errsv == EAGAIN || errsv == EWOULDBLOCK)
+            g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK, g_strerror (errsv));
+          else
+            g_set_error_literal (&error, G_IO_ERROR, g_io_error_from_errno (errsv), g_strerror (errsv));
+        }
+    }
+  else
+    n_read = g_input_stream_read (self->input, self->read_buffer, READ_CHUNK_SIZE, NULL, &error);
+
   if (n_read < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
     {
       g_error_free (error);
-      return G_SOURCE_CONTINUE;
+      more = TRUE;
+    }
+  else
+    more = handle_read (self, n_read, error);
+  self->in_reader = FALSE;
+
+  if (self->reader_stale)
+    {
+      self->reader_stale = FALSE;
+      g_clear_pointer (&self->read_source, g_source_unref);
+      if (more && !self->closed)
+        attach_reader (self);
+      return G_SOURCE_REMOVE;
     }
 
-  return handle_read (self, n_read, error) ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+  return more ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+static gboolean
+fd_readable_cb (int           fd,
+                GIOCondition  condition,
+                gpointer      user_data)
+{
+  return read_ready (user_data);
+}
+
+static gboolean
+stream_readable_cb (GObject  *stream,
+                    gpointer  user_data)
+{
+  return read_ready (user_data);
+}
+
+/* GLib blocks a source while dispatching it unless it may recurse, and
+ * blocking takes its descriptor out of the poll set and puts it back, each
+ * time writing to the context's wakeup fd: two more system calls and one
+ * more poll for every read. A pollable stream's source dispatches a child
+ * source that is blocked in the same way, so a pipe gets a plain fd source
+ * of its own. read_ready() guards against recursion itself. */
+static void
+attach_reader (ZotFrameChannel *self)
+{
+  if (self->input_fd >= 0)
+    {
+      self->read_source = g_unix_fd_source_new (self->input_fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
+      g_source_set_callback (self->read_source, G_SOURCE_FUNC (fd_readable_cb),
+                             g_object_ref (self), g_object_unref);
+    }
+  else
+    {
+      self->read_source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->input), NULL);
+      g_source_set_callback (self->read_source, G_SOURCE_FUNC (stream_readable_cb),
+                             g_object_ref (self), g_object_unref);
+    }
+
+  g_source_set_static_name (self->read_source, "[zot] frame reader");
+  g_source_set_priority (self->read_source, READ_PRIORITY);
+  g_source_set_can_recurse (self->read_source, TRUE);
+  g_source_attach (self->read_source, g_main_context_get_thread_default ());
 }
 
 static void
@@ -343,12 +486,7 @@ start_read (ZotFrameChannel *self)
   if (G_IS_POLLABLE_INPUT_STREAM (self->input) &&
       g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (self->input)))
     {
-      self->read_source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->input), NULL);
-      g_source_set_callback (self->read_source, G_SOURCE_FUNC (readable_cb),
-                             g_object_ref (self), g_object_unref);
-      g_source_set_static_name (self->read_source, "[zot] frame reader");
-      g_source_set_priority (self->read_source, READ_PRIORITY);
-      g_source_attach (self->read_source, g_main_context_get_thread_default ());
+      attach_reader (self);
       return;
     }
 
@@ -418,20 +556,15 @@ update_deadline (ZotFrameChannel *self)
   if (oldest == 0)
     {
       if (self->deadline != NULL)
-        g_source_set_ready_time (self->deadline, -1);
+        zot_armed_source_set_due (self->deadline, ZOT_ARMED_SOURCE_DISARMED);
       return;
     }
 
   if (self->deadline == NULL)
-    {
-      self->deadline = g_timeout_source_new (0);
-      g_source_set_callback (self->deadline, deadline_cb, self, NULL);
-      g_source_set_static_name (self->deadline, "[zot] write deadline");
-      g_source_attach (self->deadline, g_main_context_get_thread_default ());
-    }
+    self->deadline = zot_armed_source_new (deadline_cb, self, G_PRIORITY_DEFAULT, "[zot] write deadline");
 
-  g_source_set_ready_time (self->deadline,
-                           oldest + (gint64) zot_timeout_get_ms (ZOT_TIMEOUT_WRITE) * 1000);
+  zot_armed_source_set_due (self->deadline,
+                        oldest + (gint64) zot_timeout_get_ms (ZOT_TIMEOUT_WRITE) * 1000);
 }
 
 static void
@@ -454,8 +587,7 @@ write_cb (GObject      *object,
 
   g_output_stream_writev_all_finish (G_OUTPUT_STREAM (object), result, NULL, &error);
   self->writing = FALSE;
-  self->batch_extra_bytes = 0;
-  g_clear_pointer (&self->batch, g_ptr_array_unref);
+  clear_batch (self);
 
   if (self->closed)
     {
@@ -502,7 +634,8 @@ start_write (ZotFrameChannel *self)
 
   disarm_flush (self);
   n = MIN (self->queue.length, MAX_BATCH_VECTORS);
-  self->batch = g_ptr_array_new_full (n, (GDestroyNotify) queued_frame_free);
+  if (self->batch == NULL)
+    self->batch = g_ptr_array_new ();
   self->vectors = g_renew (GOutputVector, self->vectors, n);
 
   for (guint i = 0; i < n; i++)
@@ -524,37 +657,42 @@ start_write (ZotFrameChannel *self)
    * a frame and the extension seeing it. Only the rest waits for POLLOUT. */
   if (self->nonblocking)
     {
-      g_autoptr(GError) error = NULL;
-      gsize written = 0;
-      GPollableReturn ret;
+      gssize written;
 
-      ret = g_pollable_output_stream_writev_nonblocking (G_POLLABLE_OUTPUT_STREAM (self->output),
-                                                         self->vectors, n, &written, NULL, &error);
-      if (ret == G_POLLABLE_RETURN_FAILED)
+      /* writev(2) itself: GUnixOutputStream polls before every write. */
+      do
+        written = writev (self->output_fd, (const struct iovec *) self->vectors, (int) n);
+      while (written < 0 && errno == EINTR);
+
+      if (written < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
         {
+          int errsv = errno;
+
           self->writing = FALSE;
-          g_clear_pointer (&self->batch, g_ptr_array_unref);
-          g_prefix_error (&error, _("writing to the extension failed: "));
-          close_with_error (self, g_steal_pointer (&error));
+          clear_batch (self);
+          close_with_error (self, g_error_new (G_IO_ERROR, g_io_error_from_errno (errsv),
+                                               _("writing to the extension failed: %s"),
+                                               g_strerror (errsv)));
           return;
         }
 
-      if (ret == G_POLLABLE_RETURN_OK)
+      if (written > 0)
         {
-          while (first < n && written >= self->vectors[first].size)
-            written -= self->vectors[first++].size;
+          gsize left = (gsize) written;
+
+          while (first < n && left >= self->vectors[first].size)
+            left -= self->vectors[first++].size;
 
           if (first == n)
             {
               self->writing = FALSE;
-              self->batch_extra_bytes = 0;
-              g_clear_pointer (&self->batch, g_ptr_array_unref);
+              clear_batch (self);
               batch_written (self);
               return;
             }
 
-          self->vectors[first].buffer = (const guint8 *) self->vectors[first].buffer + written;
-          self->vectors[first].size -= written;
+          self->vectors[first].buffer = (const guint8 *) self->vectors[first].buffer + left;
+          self->vectors[first].size -= left;
         }
     }
 
@@ -649,9 +787,17 @@ zot_frame_channel_finalize (GObject *object)
   g_clear_object (&self->parser);
   g_clear_pointer (&self->read_buffer, g_free);
   g_clear_pointer (&self->partial, g_byte_array_unref);
+  clear_batch (self);
+  clear_queue (self);
   g_clear_pointer (&self->batch, g_ptr_array_unref);
   g_clear_pointer (&self->vectors, g_free);
-  clear_queue (self);
+  while (self->spare_frames != NULL)
+    {
+      QueuedFrame *frame = self->spare_frames->data;
+
+      self->spare_frames = self->spare_frames->next;
+      g_free (frame);
+    }
 
   G_OBJECT_CLASS (zot_frame_channel_parent_class)->finalize (object);
 }
@@ -746,12 +892,30 @@ zot_frame_channel_new (GInputStream  *input,
     (void) fcntl (g_file_descriptor_based_get_fd (G_FILE_DESCRIPTOR_BASED (input)), F_SETPIPE_SZ, PIPE_SIZE);
 #endif
 
+  self->output_fd = -1;
+
+  /* A pipe is read with read(2) on its descriptor, made non-blocking so a
+   * spurious wake-up cannot stall the loop. */
+  self->input_fd = -1;
+  if (G_IS_FILE_DESCRIPTOR_BASED (input) && G_IS_POLLABLE_INPUT_STREAM (input) &&
+      g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (input)))
+    {
+      int fd = g_file_descriptor_based_get_fd (G_FILE_DESCRIPTOR_BASED (input));
+      int flags = fcntl (fd, F_GETFL);
+
+      if (flags >= 0 && ((flags & O_NONBLOCK) != 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) == 0))
+        self->input_fd = fd;
+    }
+
   /* Writing straight away is only safe on a descriptor that cannot block. */
   if (G_IS_FILE_DESCRIPTOR_BASED (output) && G_IS_POLLABLE_OUTPUT_STREAM (output) &&
       g_pollable_output_stream_can_poll (G_POLLABLE_OUTPUT_STREAM (output)))
     {
-      int flags = fcntl (g_file_descriptor_based_get_fd (G_FILE_DESCRIPTOR_BASED (output)), F_GETFL);
+      int fd = g_file_descriptor_based_get_fd (G_FILE_DESCRIPTOR_BASED (output));
+      int flags = fcntl (fd, F_GETFL);
+
       self->nonblocking = flags >= 0 && (flags & O_NONBLOCK) != 0;
+      self->output_fd = self->nonblocking ? fd : -1;
     }
 
   return self;
@@ -816,39 +980,21 @@ clear_flush_source (ZotFrameChannel *self)
     }
 }
 
-static gboolean
-flush_dispatch (GSource     *source,
-                GSourceFunc  callback,
-                gpointer     user_data)
-{
-  return callback (user_data);
-}
-
-static GSourceFuncs flush_source_funcs = {
-  .dispatch = flush_dispatch,
-};
-
 static gboolean flush_cb (gpointer user_data);
 
-/* The flush source stays attached for the channel's life and is armed by
- * its ready time: an idle source per turn cost a set-up and a tear-down
- * for every batch of events. */
+/* The flush source stays attached for the channel's life, disarmed between
+ * batches: an idle source per turn cost a set-up and a tear-down for every
+ * batch of events. */
 static void
 arm_flush (ZotFrameChannel *self)
 {
   if (self->flush_source == NULL)
-    {
-      self->flush_source = g_source_new (&flush_source_funcs, sizeof (GSource));
-      g_source_set_priority (self->flush_source, G_PRIORITY_HIGH);
-      g_source_set_callback (self->flush_source, flush_cb, self, NULL);
-      g_source_set_static_name (self->flush_source, "[zot] coalesced write");
-      g_source_attach (self->flush_source, g_main_context_get_thread_default ());
-    }
+    self->flush_source = zot_armed_source_new (flush_cb, self, G_PRIORITY_HIGH, "[zot] coalesced write");
 
   if (!self->flush_armed)
     {
       self->flush_armed = TRUE;
-      g_source_set_ready_time (self->flush_source, 0);
+      zot_armed_source_set_due (self->flush_source, ZOT_ARMED_SOURCE_NOW);
     }
 }
 
@@ -858,7 +1004,7 @@ disarm_flush (ZotFrameChannel *self)
   if (self->flush_armed)
     {
       self->flush_armed = FALSE;
-      g_source_set_ready_time (self->flush_source, -1);
+      zot_armed_source_set_due (self->flush_source, ZOT_ARMED_SOURCE_DISARMED);
     }
 }
 
@@ -921,7 +1067,7 @@ enqueue (ZotFrameChannel  *self,
       g_signal_emit (self, signals[TRAFFIC], 0, ZOT_FRAME_DIRECTION_OUT, copy);
     }
 
-  frame = g_new (QueuedFrame, 1);
+  frame = queued_frame_new (self);
   frame->bytes = g_bytes_ref (bytes);
   frame->is_request = (flags & ZOT_FRAME_REQUEST) != 0;
   /* Only requests have a deadline, so only they need the clock. */
