@@ -56,6 +56,7 @@ struct _ZotFrameChannel
   GOutputStream *output;
   GCancellable  *cancellable;
   JsonParser    *parser;
+  JsonGenerator *generator;
 
   /* reading */
   GSource       *read_source;
@@ -785,6 +786,7 @@ zot_frame_channel_finalize (GObject *object)
   g_clear_object (&self->output);
   g_clear_object (&self->cancellable);
   g_clear_object (&self->parser);
+  g_clear_object (&self->generator);
   g_clear_pointer (&self->read_buffer, g_free);
   g_clear_pointer (&self->partial, g_byte_array_unref);
   clear_batch (self);
@@ -1161,20 +1163,28 @@ zot_frame_channel_send (ZotFrameChannel  *self,
                         GError          **error)
 {
   g_autoptr(JsonNode) node = NULL;
-  g_autoptr(JsonGenerator) generator = NULL;
-  g_autofree char *line = NULL;
-  gsize length = 0;
+  g_autoptr(GBytes) bytes = NULL;
+  GString *line;
+  gsize length;
 
   g_return_val_if_fail (ZOT_IS_FRAME_CHANNEL (self), FALSE);
   g_return_val_if_fail (frame != NULL, FALSE);
 
+  /* Serialized straight into the buffer that is queued: no second copy. */
+  if (self->generator == NULL)
+    self->generator = json_generator_new ();
   node = json_node_init_object (json_node_alloc (), frame);
-  generator = json_generator_new ();
-  json_generator_set_root (generator, node);
-  line = json_generator_to_data (generator, &length);
+  json_generator_set_root (self->generator, node);
+  line = g_string_sized_new (256);
+  json_generator_to_gstring (self->generator, line);
+  json_generator_set_root (self->generator, NULL);
 
   /* json-glib escapes control characters, so the line holds no newline. */
-  return zot_frame_channel_send_line (self, line, length, flags, error);
+  length = line->len;
+  g_string_append_c (line, '\n');
+  bytes = g_string_free_to_bytes (line);
+
+  return enqueue (self, bytes, length, flags, error);
 }
 
 /**
