@@ -637,6 +637,60 @@ test_nested_loop (void)
   harness_free (h);
 }
 
+static guint
+count_frames_of (Harness    *h,
+                 const char *type)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < h->frames->len; i++)
+    if (g_str_equal (frame_type (h, i), type))
+      n++;
+  return n;
+}
+
+/* One read of a flood of small frames is handled ZOT_FRAMES_PER_TURN at a
+ * time, a main loop turn each, in order, even once the pipe is empty. */
+static void
+test_frames_per_turn (void)
+{
+  Harness *h = harness_new (TRUE);
+  const guint total = ZOT_FRAMES_PER_TURN * 3 + 5;
+  g_autoptr(GString) flood = g_string_new (NULL);
+  guint previous = 0;
+  guint turns = 0;
+
+  for (guint i = 0; i < total; i++)
+    g_string_append_printf (flood, "{\"type\":\"f\",\"n\":%u}\n", i);
+  g_assert_cmpuint (flood->len, <, 64 * 1024);
+  write_now (h, flood->str, flood->len);
+
+  /* The whole flood is in one read. */
+  WAIT_UNTIL (pending_input (h) == 0);
+  g_assert_cmpuint (h->frames->len, ==, ZOT_FRAMES_PER_TURN);
+
+  previous = h->frames->len;
+  while (h->frames->len < total)
+    {
+      g_main_context_iteration (NULL, TRUE);
+      g_assert_cmpuint (h->frames->len - previous, <=, ZOT_FRAMES_PER_TURN);
+      previous = h->frames->len;
+      g_assert_cmpuint (++turns, <, 100);
+    }
+
+  for (guint i = 0; i < total; i++)
+    g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (h->frames, i), "n"), ==, i);
+  g_assert_cmpuint (count_frames_of (h, "f"), ==, total);
+
+  /* Reading goes on after the backlog. */
+  write_str (h, "{\"type\":\"after\"}\n");
+  WAIT_UNTIL (h->frames->len == total + 1 || h->n_closed > 0);
+  g_assert_cmpstr (frame_type (h, total), ==, "after");
+  g_assert_cmpuint (h->n_closed, ==, 0);
+
+  harness_free (h);
+}
+
 static void
 test_frame_max_size (void)
 {
@@ -1465,6 +1519,7 @@ main (int   argc,
 
   g_test_add_func ("/zot/frame-channel/split-chunks", test_split_chunks);
   g_test_add_func ("/zot/frame-channel/nested-loop", test_nested_loop);
+  g_test_add_func ("/zot/frame-channel/frames-per-turn", test_frames_per_turn);
   g_test_add_func ("/zot/frame-channel/frame-max-size", test_frame_max_size);
   g_test_add_func ("/zot/frame-channel/frame-too-large", test_frame_too_large);
   g_test_add_func ("/zot/frame-channel/frame-no-newline", test_frame_no_newline);

@@ -63,6 +63,9 @@ struct _ZotFrameChannel
   int            input_fd;
   int            output_fd;
   guint8        *read_buffer;
+  gsize          chunk_pos;      /* what of read_buffer is not handled yet */
+  gsize          chunk_len;
+  GSource       *resume_source;  /* handles the rest of a chunk next turn */
   GByteArray    *partial;
 
   /* writing */
@@ -264,14 +267,17 @@ frame_too_large (ZotFrameChannel *self)
                                  (guint) (ZOT_FRAME_MAX_BYTES / (1024 * 1024))));
 }
 
-static void
+/* Handles complete lines of @data until @budget runs out; keeps a line's
+ * beginning in self->partial. Returns how much of @data it used. */
+static gsize
 process_chunk (ZotFrameChannel *self,
                const guint8    *data,
-               gsize            length)
+               gsize            length,
+               guint           *budget)
 {
   gsize pos = 0;
 
-  while (pos < length && !self->closed)
+  while (pos < length && !self->closed && *budget > 0)
     {
       const guint8 *newline = memchr (data + pos, '\n', length - pos);
       gsize segment;
@@ -282,10 +288,10 @@ process_chunk (ZotFrameChannel *self,
           if (self->partial->len + segment > ZOT_FRAME_MAX_BYTES)
             {
               frame_too_large (self);
-              return;
+              return length;
             }
           g_byte_array_append (self->partial, data + pos, (guint) segment);
-          return;
+          return length;
         }
 
       segment = (gsize) (newline - (data + pos));
@@ -293,9 +299,10 @@ process_chunk (ZotFrameChannel *self,
       if (self->partial->len + segment > ZOT_FRAME_MAX_BYTES)
         {
           frame_too_large (self);
-          return;
+          return length;
         }
 
+      (*budget)--;
       if (self->partial->len == 0)
         {
           /* The common case: the whole line is in this chunk, parse it in place. */
@@ -313,7 +320,37 @@ process_chunk (ZotFrameChannel *self,
 
       pos += segment + 1;
     }
+
+  return pos;
 }
+
+static gboolean resume_cb (gpointer user_data);
+
+/* Handles up to ZOT_FRAMES_PER_TURN lines of the buffered chunk; what is
+ * left waits for the next main loop turn, through the resume source, so
+ * that a flood cannot keep the loop from redrawing. */
+static void
+drain_chunk (ZotFrameChannel *self)
+{
+  guint budget = ZOT_FRAMES_PER_TURN;
+
+  if (self->chunk_pos < self->chunk_len)
+    self->chunk_pos += process_chunk (self, self->read_buffer + self->chunk_pos,
+                                      self->chunk_len - self->chunk_pos, &budget);
+
+  if (self->chunk_pos >= self->chunk_len || self->closed)
+    {
+      self->chunk_pos = self->chunk_len = 0;
+      if (self->resume_source != NULL)
+        zot_armed_source_set_due (self->resume_source, ZOT_ARMED_SOURCE_DISARMED);
+      return;
+    }
+
+  if (self->resume_source == NULL)
+    self->resume_source = zot_armed_source_new (resume_cb, self, READ_PRIORITY, "[zot] frame reader, rest of a read");
+  zot_armed_source_set_due (self->resume_source, ZOT_ARMED_SOURCE_NOW);
+}
+
 
 /* What a read returned: EOF, an error or a chunk. Returns whether to keep
  * reading. */
@@ -339,7 +376,9 @@ handle_read (ZotFrameChannel *self,
       return FALSE;
     }
 
-  process_chunk (self, self->read_buffer, (gsize) n_read);
+  self->chunk_pos = 0;
+  self->chunk_len = (gsize) n_read;
+  drain_chunk (self);
   return !self->closed;
 }
 
@@ -350,13 +389,78 @@ static void attach_reader (ZotFrameChannel *self);
  * a task and a new source per chunk and poll once more before each. The
  * source only fires when the descriptor is readable, so the read returns at
  * once with what the pipe holds, or 0 at the end. */
+/* One read(2), or the rest of the last one. Returns whether to keep
+ * reading. */
 static gboolean
-read_ready (ZotFrameChannel *self)
+read_some (ZotFrameChannel *self)
 {
   GError *error = NULL;
   gssize n_read;
-  gboolean more;
 
+  /* The rest of the last read comes before anything new. */
+  if (self->chunk_len > 0)
+    {
+      drain_chunk (self);
+      return !self->closed;
+    }
+
+  if (self->input_fd >= 0)
+    {
+      /* read(2) itself: GUnixInputStream polls before every read. */
+      do
+        n_read = read (self->input_fd, self->read_buffer, READ_CHUNK_SIZE);
+      while (n_read < 0 && errno == EINTR);
+
+      if (n_read < 0)
+        {
+          int errsv = errno;
+
+          if (errsv == EAGAIN || errsv == EWOULDBLOCK)
+            return TRUE;
+          g_set_error_literal (&error, G_IO_ERROR, g_io_error_from_errno (errsv), g_strerror (errsv));
+        }
+    }
+  else
+    {
+      n_read = g_input_stream_read (self->input, self->read_buffer, READ_CHUNK_SIZE, NULL, &error);
+      if (n_read < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        {
+          g_error_free (error);
+          return TRUE;
+        }
+    }
+
+  return handle_read (self, n_read, error);
+}
+
+/* Ends a call of the reader: replaces the fd source if a nested main loop
+ * dropped it. Returns what the fd source's callback returns. */
+static gboolean
+end_reading (ZotFrameChannel *self,
+             gboolean         more)
+{
+  self->in_reader = FALSE;
+
+  if (self->reader_stale)
+    {
+      self->reader_stale = FALSE;
+      g_clear_pointer (&self->read_source, g_source_unref);
+      if (more && !self->closed)
+        attach_reader (self);
+      return G_SOURCE_REMOVE;
+    }
+
+  return more ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+/* A pipe is read through one source that lives as long as the channel:
+ * each wake-up is a single read(2), where an asynchronous read would set up
+ * a task and a new source per chunk and poll once more before each. The
+ * source only fires when the descriptor is readable, so the read returns at
+ * once with what the pipe holds, or 0 at the end. */
+static gboolean
+read_ready (ZotFrameChannel *self)
+{
   if (self->closed)
     return G_SOURCE_REMOVE;
 
@@ -372,45 +476,36 @@ read_ready (ZotFrameChannel *self)
     }
 
   self->in_reader = TRUE;
-  if (self->input_fd >= 0)
+  return end_reading (self, read_some (self));
+}
+
+/* The rest of a read, when the pipe itself has nothing new to wake the
+ * reader with. */
+static gboolean
+resume_cb (gpointer user_data)
+{
+  ZotFrameChannel *self = user_data;
+  gboolean more;
+
+  /* In a nested loop: the outer call re-arms this when it is done. */
+  if (self->in_reader || self->closed)
     {
-      /* read(2) itself: GUnixInputStream polls before every read. */
-      do
-        n_read = read (self->input_fd, self->read_buffer, READ_CHUNK_SIZE);
-      while (n_read < 0 && errno == EINTR);
-
-      if (n_read < 0)
-        {
-          int errsv = errno;
-
-          if (errsv == EAGAIN || errsv == EWOULDBLOCK)
-            g_set_error_literal (&error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK, g_strerror (errsv));
-          else
-            g_set_error_literal (&error, G_IO_ERROR, g_io_error_from_errno (errsv), g_strerror (errsv));
-        }
-    }
-  else
-    n_read = g_input_stream_read (self->input, self->read_buffer, READ_CHUNK_SIZE, NULL, &error);
-
-  if (n_read < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
-    {
-      g_error_free (error);
-      more = TRUE;
-    }
-  else
-    more = handle_read (self, n_read, error);
-  self->in_reader = FALSE;
-
-  if (self->reader_stale)
-    {
-      self->reader_stale = FALSE;
-      g_clear_pointer (&self->read_source, g_source_unref);
-      if (more && !self->closed)
-        attach_reader (self);
-      return G_SOURCE_REMOVE;
+      zot_armed_source_set_due (self->resume_source, ZOT_ARMED_SOURCE_DISARMED);
+      return G_SOURCE_CONTINUE;
     }
 
-  return more ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+  g_object_ref (self);
+  self->in_reader = TRUE;
+  drain_chunk (self);
+  more = !self->closed;
+  (void) end_reading (self, more);
+
+  /* An asynchronous reader waits for the chunk to be handled. */
+  if (more && !self->closed && self->chunk_len == 0 && self->read_source == NULL && !self->reading)
+    start_read (self);
+
+  g_object_unref (self);
+  return G_SOURCE_CONTINUE;
 }
 
 static gboolean
@@ -475,7 +570,8 @@ read_cb (GObject      *object,
       return;
     }
 
-  if (handle_read (self, n_read, error))
+  /* With a chunk still to handle, resume_cb() starts the next read. */
+  if (handle_read (self, n_read, error) && self->chunk_len == 0)
     start_read (self);
 }
 
@@ -736,6 +832,12 @@ close_with_error (ZotFrameChannel *self,
     {
       g_source_destroy (self->read_source);
       g_clear_pointer (&self->read_source, g_source_unref);
+    }
+
+  if (self->resume_source != NULL)
+    {
+      g_source_destroy (self->resume_source);
+      g_clear_pointer (&self->resume_source, g_source_unref);
     }
 
   /* With no operation pending the streams can be closed now; otherwise the

@@ -48,6 +48,9 @@ G_BEGIN_DECLS
 #define ZOT_READ_MAX_BYTES                 ((gsize) 256 * 1024)
 #define ZOT_READ_IMAGE_MAX_BYTES           ((gsize) 5 * 1024 * 1024)
 #define ZOT_DEFAULT_MAX_STEPS              50
+/* Frames an extension's channel handles per main loop turn; the rest of a
+ * read waits for the next turn, so a flood cannot hold the window. */
+#define ZOT_FRAMES_PER_TURN                64
 
 typedef enum
 {
