@@ -6,309 +6,28 @@
 #include <string.h>
 
 #include "zot-anthropic-provider.h"
-#include "zot-fake-server.h"
 #include "zot-limits-private.h"
 #include "zot-message.h"
+#include "zot-test-util.h"
 
-#define SAFETY_MS 10000
-
-typedef struct
-{
-  ZotFakeServer    *server;
-  ZotProvider      *provider;
-  GCancellable     *cancellable;
-  GPtrArray        *text_deltas;
-  GPtrArray        *tool_deltas;
-  ZotProviderReply *reply;
-  GError           *error;
-  gboolean          done;
-  gboolean          cancel_on_delta;
-  gint64            cancelled_at;
-} Fixture;
-
-static gboolean
-deadline_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Iterates the main context until *flag, failing after @ms: a safety net,
- * not something a test waits for. */
-static void
-wait_for (gboolean *flag,
-          guint     ms)
-{
-  gboolean expired = FALSE;
-  guint id = g_timeout_add (ms, deadline_cb, &expired);
-
-  while (!*flag && !expired)
-    g_main_context_iteration (NULL, TRUE);
-  if (!expired)
-    g_source_remove (id);
-  g_assert_true (*flag);
-}
-
-static void
-on_text_delta (ZotProvider *provider,
-               const char  *delta,
-               Fixture     *fixture)
-{
-  g_ptr_array_add (fixture->text_deltas, g_strdup (delta));
-  if (fixture->cancel_on_delta && fixture->cancelled_at == 0)
-    {
-      fixture->cancelled_at = g_get_monotonic_time ();
-      g_cancellable_cancel (fixture->cancellable);
-    }
-}
-
-static void
-on_tool_call_delta (ZotProvider *provider,
-                    guint        index,
-                    const char  *id,
-                    const char  *name,
-                    const char  *arguments,
-                    Fixture     *fixture)
-{
-  g_ptr_array_add (fixture->tool_deltas,
-                   g_strdup_printf ("%u|%s|%s|%s", index, id ? id : "", name ? name : "",
-                                    arguments ? arguments : ""));
-}
-
-static ZotProvider *
-make_provider (Fixture    *fixture,
-               const char *base_url,
-               const char *key,
-               const char *key_source)
-{
-  g_auto(ZotProviderConfig) config = { 0 };
-  g_autoptr(GError) error = NULL;
-  ZotProvider *provider;
-
-  config.name = g_strdup ("anthropic");
-  config.base_url = g_strdup (base_url);
-  config.api_key = g_strdup (key);
-  config.api_key_source = g_strdup (key_source);
-  provider = zot_anthropic_provider_new (&config, &error);
-  g_assert_no_error (error);
-  g_assert_true (ZOT_IS_ANTHROPIC_PROVIDER (provider));
-
-  g_signal_connect (provider, "text-delta", G_CALLBACK (on_text_delta), fixture);
-  g_signal_connect (provider, "tool-call-delta", G_CALLBACK (on_tool_call_delta), fixture);
-  return provider;
-}
+typedef ZotTestProvider Fixture;
 
 static void
 fixture_setup (Fixture       *fixture,
                gconstpointer  data)
 {
-  fixture->server = zot_fake_server_new ();
-  fixture->cancellable = g_cancellable_new ();
-  fixture->text_deltas = g_ptr_array_new_with_free_func (g_free);
-  fixture->tool_deltas = g_ptr_array_new_with_free_func (g_free);
-  fixture->provider = make_provider (fixture, zot_fake_server_get_url (fixture->server),
-                                     "sk-ant-test", "--api-key");
+  zot_test_provider_setup (fixture, "anthropic", ZOT_TYPE_ANTHROPIC_PROVIDER,
+                           zot_anthropic_provider_new, "sk-ant-test");
 }
 
 static void
 fixture_teardown (Fixture       *fixture,
                   gconstpointer  data)
 {
-  for (guint t = 0; t < ZOT_N_TIMEOUTS; t++)
-    _zot_timeout_override_for_testing (t, 0);
-
-  g_assert_finalize_object (fixture->provider);
-  g_clear_pointer (&fixture->reply, zot_provider_reply_free);
-  g_clear_error (&fixture->error);
-  g_clear_object (&fixture->cancellable);
-  g_ptr_array_unref (fixture->text_deltas);
-  g_ptr_array_unref (fixture->tool_deltas);
-  zot_fake_server_free (fixture->server);
-
-  /* Let libsoup finish closing connections before the next test. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-}
-
-static void
-stream_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  Fixture *fixture = user_data;
-
-  fixture->reply = zot_provider_stream_finish (ZOT_PROVIDER (object), result, &fixture->error);
-  g_assert_true ((fixture->reply == NULL) != (fixture->error == NULL));
-  if (fixture->error != NULL)
-    g_test_message ("error: %s", fixture->error->message);
-  fixture->done = TRUE;
-}
-
-static ZotProviderRequest *
-make_request (const char *text)
-{
-  ZotProviderRequest *request = zot_provider_request_new ();
-
-  request->messages = json_array_new ();
-  json_array_add_object_element (request->messages, zot_message_new_user_text (text));
-  return request;
-}
-
-static void
-run_request (Fixture            *fixture,
-             ZotProviderRequest *request)
-{
-  fixture->done = FALSE;
-  zot_provider_stream_async (fixture->provider, request, fixture->cancellable,
-                             stream_cb, fixture);
-  wait_for (&fixture->done, SAFETY_MS);
-}
-
-static void
-run (Fixture *fixture)
-{
-  g_autoptr(ZotProviderRequest) request = make_request ("hi");
-
-  run_request (fixture, request);
-}
-
-static char *
-joined_text_deltas (Fixture *fixture)
-{
-  GString *text = g_string_new (NULL);
-
-  for (guint i = 0; i < fixture->text_deltas->len; i++)
-    g_string_append (text, g_ptr_array_index (fixture->text_deltas, i));
-  return g_string_free (text, FALSE);
-}
-
-/* The arguments fragments of tool call @index, joined. */
-static char *
-joined_tool_arguments (Fixture *fixture,
-                       guint    index)
-{
-  GString *text = g_string_new (NULL);
-  g_autofree char *prefix = g_strdup_printf ("%u|", index);
-
-  for (guint i = 0; i < fixture->tool_deltas->len; i++)
-    {
-      const char *delta = g_ptr_array_index (fixture->tool_deltas, i);
-
-      if (g_str_has_prefix (delta, prefix))
-        g_string_append (text, strrchr (delta, '|') + 1);
-    }
-  return g_string_free (text, FALSE);
-}
-
-static JsonObject *
-reply_block (Fixture *fixture,
-             guint    index)
-{
-  JsonArray *content = json_object_get_array_member (fixture->reply->message, "content");
-
-  g_assert_cmpuint (index, <, json_array_get_length (content));
-  return json_array_get_object_element (content, index);
-}
-
-/* The node at @path ("messages/1/content/0/text") under @root, or NULL. */
-static JsonNode *
-node_at (JsonObject *root,
-         const char *path)
-{
-  g_auto(GStrv) steps = g_strsplit (path, "/", -1);
-  g_autoptr(JsonNode) top = json_node_init_object (json_node_alloc (), root);
-  JsonNode *node = top;
-
-  for (guint i = 0; steps[i] != NULL && node != NULL; i++)
-    {
-      if (JSON_NODE_HOLDS_OBJECT (node))
-        node = json_object_get_member (json_node_get_object (node), steps[i]);
-      else if (JSON_NODE_HOLDS_ARRAY (node))
-        {
-          JsonArray *array = json_node_get_array (node);
-          guint64 index;
-
-          if (!g_ascii_string_to_unsigned (steps[i], 10, 0, G_MAXUINT, &index, NULL) ||
-              index >= json_array_get_length (array))
-            return NULL;
-          node = json_array_get_element (array, index);
-        }
-      else
-        return NULL;
-    }
-
-  /* Borrowed from @root: the wrapper node only refs it. */
-  return node == top ? NULL : node;
-}
-
-static const char *
-string_at (JsonObject *root,
-           const char *path)
-{
-  JsonNode *node = node_at (root, path);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    {
-      g_test_message ("no string at %s", path);
-      return NULL;
-    }
-  return json_node_get_string (node);
-}
-
-static gint64
-int_at (JsonObject *root,
-        const char *path)
-{
-  JsonNode *node = node_at (root, path);
-
-  g_assert_nonnull (node);
-  return json_node_get_int (node);
-}
-
-static guint
-length_at (JsonObject *root,
-           const char *path)
-{
-  JsonNode *node = node_at (root, path);
-
-  g_assert_nonnull (node);
-  if (JSON_NODE_HOLDS_ARRAY (node))
-    return json_array_get_length (json_node_get_array (node));
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
-  return json_object_get_size (json_node_get_object (node));
-}
-
-/* Drops the events of @events from @keep on. */
-static void
-truncate_events (GStrv events,
-                 guint keep)
-{
-  g_assert_cmpuint (keep, <, g_strv_length (events));
-  for (guint i = keep; events[i] != NULL; i++)
-    g_clear_pointer (&events[i], g_free);
-}
-
-static void
-push_events (Fixture     *fixture,
-             GStrv        events,
-             gboolean     cut)
-{
-  zot_fake_server_push_sse (fixture->server, (const char * const *) events, cut);
-  g_strfreev (events);
+  zot_test_provider_teardown (fixture);
 }
 
 /* ------------------------------------------------------------------ */
-
-static JsonObject *
-object_from (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  JsonObject *object = zot_json_object_from_string (json, &error);
-
-  g_assert_no_error (error);
-  return object;
-}
 
 static void
 test_text (Fixture       *fixture,
@@ -318,13 +37,13 @@ test_text (Fixture       *fixture,
   g_autofree char *joined = NULL;
   g_autofree char *reply_text = NULL;
 
-  push_events (fixture, zot_fake_server_anthropic_text (text, 5), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_text (text, 5), FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->text_deltas->len, >, 5);
   g_assert_cmpstr (g_ptr_array_index (fixture->text_deltas, 0), ==, "Hello");
-  joined = joined_text_deltas (fixture);
+  joined = zot_test_provider_joined_text (fixture);
   g_assert_cmpstr (joined, ==, text);
 
   reply_text = zot_message_get_text (fixture->reply->message);
@@ -345,16 +64,17 @@ test_tool_use_split (Fixture       *fixture,
   JsonObject *block;
   JsonObject *input;
 
-  push_events (fixture, zot_fake_server_anthropic_tool_use ("bash", args, 4), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_tool_use ("bash", args, 4),
+                                 FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->tool_deltas->len, >, 5);
   g_assert_cmpstr (g_ptr_array_index (fixture->tool_deltas, 0), ==, "0|toolu_1|bash|");
-  joined = joined_tool_arguments (fixture, 0);
+  joined = zot_test_provider_joined_tool_arguments (fixture, 0);
   g_assert_cmpstr (joined, ==, args);
 
-  block = reply_block (fixture, 0);
+  block = zot_test_provider_reply_block (fixture, 0);
   g_assert_cmpstr (json_object_get_string_member (block, "type"), ==, "tool_use");
   g_assert_cmpstr (json_object_get_string_member (block, "id"), ==, "toolu_1");
   g_assert_cmpstr (json_object_get_string_member (block, "name"), ==, "bash");
@@ -411,10 +131,10 @@ test_text_and_two_tools (Fixture       *fixture,
   JsonObject *block;
 
   zot_fake_server_push_sse (fixture->server, events, FALSE);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
-  first = joined_tool_arguments (fixture, 0);
+  first = zot_test_provider_joined_tool_arguments (fixture, 0);
   g_assert_cmpstr (first, ==, "{\"path\": \"a.txt\"}");
   /* The second call's index counts calls, not content blocks. */
   g_assert_cmpstr (g_ptr_array_index (fixture->tool_deltas, fixture->tool_deltas->len - 1), ==,
@@ -422,12 +142,12 @@ test_text_and_two_tools (Fixture       *fixture,
 
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fixture->reply->message,
                                                                          "content")), ==, 3);
-  block = reply_block (fixture, 0);
+  block = zot_test_provider_reply_block (fixture, 0);
   g_assert_cmpstr (json_object_get_string_member (block, "text"), ==, "Let me look.");
-  block = reply_block (fixture, 1);
+  block = zot_test_provider_reply_block (fixture, 1);
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (block, "input"),
                                                   "path"), ==, "a.txt");
-  block = reply_block (fixture, 2);
+  block = zot_test_provider_reply_block (fixture, 2);
   g_assert_cmpstr (json_object_get_string_member (block, "id"), ==, "toolu_b");
   g_assert_cmpuint (json_object_get_size (json_object_get_object_member (block, "input")), ==, 0);
   g_assert_false (json_object_has_member (block, "input_raw"));
@@ -455,7 +175,7 @@ test_max_tokens_stop (Fixture       *fixture,
       }
   g_assert_nonnull (patched);
   zot_fake_server_push_sse (fixture->server, (const char * const *) events, FALSE);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpstr (fixture->reply->stop_reason, ==, "length");
@@ -470,23 +190,23 @@ test_request_body (Fixture       *fixture,
 
   request->system_prompt = g_strdup ("Be brief.");
   request->messages = json_array_new ();
-  json_array_add_object_element (request->messages, object_from (
+  json_array_add_object_element (request->messages, zot_test_json_object_from (
     "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"what is in x?\"},"
     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"iVBORw0=\"}]}"));
-  json_array_add_object_element (request->messages, object_from (
+  json_array_add_object_element (request->messages, zot_test_json_object_from (
     "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"reading\"},"
     "{\"type\":\"tool_use\",\"id\":\"toolu_9\",\"name\":\"read\",\"input\":{\"path\":\"x\"}}]}"));
-  json_array_add_object_element (request->messages, object_from (
+  json_array_add_object_element (request->messages, zot_test_json_object_from (
     "{\"role\":\"tool\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_9\","
     "\"is_error\":true,\"content\":[{\"type\":\"text\",\"text\":\"no such file\"}]}]}"));
   json_array_add_object_element (request->messages, zot_message_new_user_text ("try y"));
   request->tools = json_array_new ();
-  json_array_add_object_element (request->tools, object_from (
+  json_array_add_object_element (request->tools, zot_test_json_object_from (
     "{\"name\":\"read\",\"description\":\"Read a file\","
     "\"input_schema\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}}"));
 
-  push_events (fixture, zot_fake_server_anthropic_text ("ok", 10), FALSE);
-  run_request (fixture, request);
+  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_text ("ok", 10), FALSE);
+  zot_test_provider_run_request (fixture, request);
   g_assert_no_error (fixture->error);
 
   g_assert_cmpstr (zot_fake_server_get_request_path (fixture->server, 0), ==, "/v1/messages");
@@ -500,57 +220,65 @@ test_request_body (Fixture       *fixture,
 
   body = zot_fake_server_get_request_body (fixture->server, 0);
   g_assert_nonnull (body);
-  g_assert_cmpstr (string_at (body, "model"), ==, "claude-sonnet-4-5");
-  g_assert_cmpint (int_at (body, "max_tokens"), ==, 8192);
-  g_assert_cmpstr (string_at (body, "system"), ==, "Be brief.");
+  g_assert_cmpstr (zot_test_json_string_at (body, "model"), ==, "claude-sonnet-4-5");
+  g_assert_cmpint (zot_test_json_int_at (body, "max_tokens"), ==, 8192);
+  g_assert_cmpstr (zot_test_json_string_at (body, "system"), ==, "Be brief.");
   g_assert_true (json_object_get_boolean_member (body, "stream"));
 
   /* user, assistant, then the tool result and the next user text merged
    * into one user message. */
-  g_assert_cmpuint (length_at (body, "messages"), ==, 3);
+  g_assert_cmpuint (zot_test_json_length_at (body, "messages"), ==, 3);
 
-  g_assert_cmpstr (string_at (body, "messages/0/role"), ==, "user");
-  g_assert_cmpstr (string_at (body, "messages/0/content/0/text"), ==, "what is in x?");
-  g_assert_cmpstr (string_at (body, "messages/0/content/1/type"), ==, "image");
-  g_assert_cmpstr (string_at (body, "messages/0/content/1/source/type"), ==, "base64");
-  g_assert_cmpstr (string_at (body, "messages/0/content/1/source/media_type"), ==, "image/png");
-  g_assert_cmpstr (string_at (body, "messages/0/content/1/source/data"), ==, "iVBORw0=");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/0/role"), ==, "user");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/0/content/0/text"), ==,
+                   "what is in x?");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/0/content/1/type"), ==, "image");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/0/content/1/source/type"), ==,
+                   "base64");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/0/content/1/source/media_type"), ==,
+                   "image/png");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/0/content/1/source/data"), ==,
+                   "iVBORw0=");
 
-  g_assert_cmpstr (string_at (body, "messages/1/role"), ==, "assistant");
-  g_assert_cmpuint (length_at (body, "messages/1/content"), ==, 2);
-  g_assert_cmpstr (string_at (body, "messages/1/content/0/text"), ==, "reading");
-  g_assert_cmpstr (string_at (body, "messages/1/content/1/type"), ==, "tool_use");
-  g_assert_cmpstr (string_at (body, "messages/1/content/1/id"), ==, "toolu_9");
-  g_assert_cmpstr (string_at (body, "messages/1/content/1/name"), ==, "read");
-  g_assert_cmpstr (string_at (body, "messages/1/content/1/input/path"), ==, "x");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/role"), ==, "assistant");
+  g_assert_cmpuint (zot_test_json_length_at (body, "messages/1/content"), ==, 2);
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/content/0/text"), ==, "reading");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/content/1/type"), ==, "tool_use");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/content/1/id"), ==, "toolu_9");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/content/1/name"), ==, "read");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/content/1/input/path"), ==, "x");
 
-  g_assert_cmpstr (string_at (body, "messages/2/role"), ==, "user");
-  g_assert_cmpuint (length_at (body, "messages/2/content"), ==, 2);
-  g_assert_cmpstr (string_at (body, "messages/2/content/0/type"), ==, "tool_result");
-  g_assert_cmpstr (string_at (body, "messages/2/content/0/tool_use_id"), ==, "toolu_9");
-  g_assert_true (json_node_get_boolean (node_at (body, "messages/2/content/0/is_error")));
-  g_assert_cmpstr (string_at (body, "messages/2/content/0/content/0/text"), ==, "no such file");
-  g_assert_cmpstr (string_at (body, "messages/2/content/1/text"), ==, "try y");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/2/role"), ==, "user");
+  g_assert_cmpuint (zot_test_json_length_at (body, "messages/2/content"), ==, 2);
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/2/content/0/type"), ==, "tool_result");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/2/content/0/tool_use_id"), ==,
+                   "toolu_9");
+  g_assert_true (json_node_get_boolean (zot_test_json_node_at (body,
+                                                               "messages/2/content/0/is_error")));
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/2/content/0/content/0/text"), ==,
+                   "no such file");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/2/content/1/text"), ==, "try y");
 
-  g_assert_cmpuint (length_at (body, "tools"), ==, 1);
-  g_assert_cmpstr (string_at (body, "tools/0/name"), ==, "read");
-  g_assert_cmpstr (string_at (body, "tools/0/description"), ==, "Read a file");
-  g_assert_cmpstr (string_at (body, "tools/0/input_schema/type"), ==, "object");
-  g_assert_cmpstr (string_at (body, "tools/0/input_schema/properties/path/type"), ==, "string");
+  g_assert_cmpuint (zot_test_json_length_at (body, "tools"), ==, 1);
+  g_assert_cmpstr (zot_test_json_string_at (body, "tools/0/name"), ==, "read");
+  g_assert_cmpstr (zot_test_json_string_at (body, "tools/0/description"), ==, "Read a file");
+  g_assert_cmpstr (zot_test_json_string_at (body, "tools/0/input_schema/type"), ==, "object");
+  g_assert_cmpstr (zot_test_json_string_at (body, "tools/0/input_schema/properties/path/type"), ==,
+                   "string");
 }
 
 static void
 test_request_options (Fixture       *fixture,
                       gconstpointer  data)
 {
-  g_autoptr(ZotProviderRequest) request = make_request ("hi");
+  g_autoptr(ZotProviderRequest) request = zot_test_provider_request_new ("hi");
   JsonObject *body;
 
   request->model = g_strdup ("claude-test");
   request->max_tokens = 256;
 
-  push_events (fixture, zot_fake_server_anthropic_text ("ok", 10), FALSE);
-  run_request (fixture, request);
+  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_text ("ok", 10), FALSE);
+  zot_test_provider_run_request (fixture, request);
   g_assert_no_error (fixture->error);
 
   body = zot_fake_server_get_request_body (fixture->server, 0);
@@ -566,13 +294,13 @@ test_auth (Fixture       *fixture,
            gconstpointer  data)
 {
   g_clear_object (&fixture->provider);
-  fixture->provider = make_provider (fixture, zot_fake_server_get_url (fixture->server),
-                                     "sk-ant-env", "$ANTHROPIC_API_KEY");
+  fixture->provider = zot_test_provider_make (fixture, zot_fake_server_get_url (fixture->server),
+                                              "sk-ant-env", "$ANTHROPIC_API_KEY");
 
   zot_fake_server_push_json (fixture->server, 401,
                              "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\","
                              "\"message\":\"invalid x-api-key\"}}", NULL);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_AUTH);
   g_assert_nonnull (strstr (fixture->error->message, "$ANTHROPIC_API_KEY"));
@@ -590,12 +318,13 @@ test_retry_429 (Fixture       *fixture,
   zot_fake_server_push_json (fixture->server, 429,
                              "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\","
                              "\"message\":\"slow down\"}}", "1");
-  push_events (fixture, zot_fake_server_anthropic_text ("second try", 4), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_text ("second try", 4), FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (zot_fake_server_get_n_requests (fixture->server), ==, 2);
-  g_assert_cmpstr (string_at (reply_block (fixture, 0), "text"), ==, "second try");
+  g_assert_cmpstr (zot_test_json_string_at (zot_test_provider_reply_block (fixture, 0), "text"), ==,
+                   "second try");
 }
 
 static void
@@ -609,8 +338,8 @@ test_server_error (Fixture       *fixture,
     zot_fake_server_push_json (fixture->server, 529,
                                "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
                                "\"message\":\"Overloaded\"}}", NULL);
-  push_events (fixture, zot_fake_server_anthropic_text ("never read", 50), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_text ("never read", 50), FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_SERVER);
   g_assert_nonnull (strstr (fixture->error->message, "Overloaded"));
@@ -623,9 +352,9 @@ test_stream_cut (Fixture       *fixture,
 {
   g_auto(GStrv) events = zot_fake_server_anthropic_text ("an answer that breaks off", 3);
 
-  truncate_events (events, g_strv_length (events) / 2);
+  zot_test_truncate_events (events, g_strv_length (events) / 2);
   zot_fake_server_push_sse (fixture->server, (const char * const *) events, TRUE);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_cmpuint (fixture->text_deltas->len, >, 0);
@@ -638,9 +367,9 @@ test_no_message_stop (Fixture       *fixture,
   g_auto(GStrv) events = zot_fake_server_anthropic_text ("almost", 3);
 
   /* Everything but message_stop, and a clean end of the body. */
-  truncate_events (events, g_strv_length (events) - 1);
+  zot_test_truncate_events (events, g_strv_length (events) - 1);
   zot_fake_server_push_sse (fixture->server, (const char * const *) events, FALSE);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_nonnull (strstr (fixture->error->message, "ended early"));
@@ -659,7 +388,7 @@ test_malformed (Fixture       *fixture,
   };
 
   zot_fake_server_push_sse (fixture->server, events, FALSE);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_nonnull (strstr (fixture->error->message, "malformed JSON"));
@@ -685,13 +414,13 @@ test_error_event (Fixture       *fixture,
   };
 
   zot_fake_server_push_sse (fixture->server, overloaded, FALSE);
-  run (fixture);
+  zot_test_provider_run (fixture);
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_SERVER);
   g_assert_nonnull (strstr (fixture->error->message, "Overloaded"));
   g_clear_error (&fixture->error);
 
   zot_fake_server_push_sse (fixture->server, invalid, FALSE);
-  run (fixture);
+  zot_test_provider_run (fixture);
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_nonnull (strstr (fixture->error->message, "bad things"));
   /* A stream error is not retried. */
@@ -705,11 +434,11 @@ test_cancel (Fixture       *fixture,
   g_auto(GStrv) events = zot_fake_server_anthropic_text ("never finishes", 3);
 
   /* message_start, ping, content_block_start, the first delta. */
-  truncate_events (events, 4);
+  zot_test_truncate_events (events, 4);
   zot_fake_server_push_hang (fixture->server, (const char * const *) events);
 
   fixture->cancel_on_delta = TRUE;
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (fixture->text_deltas->len, ==, 1);
@@ -724,9 +453,9 @@ test_idle_timeout (Fixture       *fixture,
 
   _zot_timeout_override_for_testing (ZOT_TIMEOUT_PROVIDER_IDLE, 200);
 
-  truncate_events (events, 4);
+  zot_test_truncate_events (events, 4);
   zot_fake_server_push_hang (fixture->server, (const char * const *) events);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_nonnull (strstr (fixture->error->message, "stalled"));
@@ -740,11 +469,12 @@ test_invalid_arguments (Fixture       *fixture,
   const char *args = "{\"path\": \"unterminated";
   JsonObject *block;
 
-  push_events (fixture, zot_fake_server_anthropic_tool_use ("read", args, 5), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_tool_use ("read", args, 5),
+                                 FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
-  block = reply_block (fixture, 0);
+  block = zot_test_provider_reply_block (fixture, 0);
   g_assert_cmpstr (json_object_get_string_member (block, "name"), ==, "read");
   g_assert_cmpuint (json_object_get_size (json_object_get_object_member (block, "input")), ==, 0);
   g_assert_cmpstr (json_object_get_string_member (block, "input_raw"), ==, args);
@@ -757,10 +487,10 @@ test_base_url_v1 (Fixture       *fixture,
   g_autofree char *base = g_strconcat (zot_fake_server_get_url (fixture->server), "/v1/", NULL);
 
   g_clear_object (&fixture->provider);
-  fixture->provider = make_provider (fixture, base, "sk-ant-test", "--api-key");
+  fixture->provider = zot_test_provider_make (fixture, base, "sk-ant-test", "--api-key");
 
-  push_events (fixture, zot_fake_server_anthropic_text ("ok", 3), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_text ("ok", 3), FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpstr (zot_fake_server_get_request_path (fixture->server, 0), ==, "/v1/messages");

@@ -5,312 +5,56 @@
 
 #include <string.h>
 
-#include "zot-fake-server.h"
 #include "zot-limits-private.h"
 #include "zot-message.h"
 #include "zot-openai-provider.h"
 #include "zot-sse.h"
+#include "zot-test-util.h"
 
 #define SAFETY_MS 10000
 
-typedef struct
-{
-  ZotFakeServer    *server;
-  ZotProvider      *provider;
-  GCancellable     *cancellable;
-  GPtrArray        *text_deltas;
-  GPtrArray        *tool_deltas;
-  ZotProviderReply *reply;
-  GError           *error;
-  gboolean          done;
-  gboolean          cancel_on_delta;
-  gint64            cancelled_at;
-} Fixture;
-
-static gboolean
-deadline_cb (gpointer user_data)
-{
-  *(gboolean *) user_data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Iterates the main context until *flag, failing after @ms: a safety net,
- * not something a test waits for. */
-static void
-wait_for (gboolean *flag,
-          guint     ms)
-{
-  gboolean expired = FALSE;
-  guint id = g_timeout_add (ms, deadline_cb, &expired);
-
-  while (!*flag && !expired)
-    g_main_context_iteration (NULL, TRUE);
-  if (!expired)
-    g_source_remove (id);
-  g_assert_true (*flag);
-}
-
-static void
-wait_for_requests (Fixture *fixture,
-                   guint    n)
-{
-  gboolean expired = FALSE;
-  guint id = g_timeout_add (SAFETY_MS, deadline_cb, &expired);
-
-  while (zot_fake_server_get_n_requests (fixture->server) < n && !fixture->done && !expired)
-    g_main_context_iteration (NULL, TRUE);
-  if (!expired)
-    g_source_remove (id);
-  g_assert_cmpuint (zot_fake_server_get_n_requests (fixture->server), >=, n);
-}
-
-static void
-on_text_delta (ZotProvider *provider,
-               const char  *delta,
-               Fixture     *fixture)
-{
-  g_ptr_array_add (fixture->text_deltas, g_strdup (delta));
-  if (fixture->cancel_on_delta && fixture->cancelled_at == 0)
-    {
-      fixture->cancelled_at = g_get_monotonic_time ();
-      g_cancellable_cancel (fixture->cancellable);
-    }
-}
-
-static void
-on_tool_call_delta (ZotProvider *provider,
-                    guint        index,
-                    const char  *id,
-                    const char  *name,
-                    const char  *arguments,
-                    Fixture     *fixture)
-{
-  g_ptr_array_add (fixture->tool_deltas,
-                   g_strdup_printf ("%u|%s|%s|%s", index, id ? id : "", name ? name : "",
-                                    arguments ? arguments : ""));
-}
-
-static ZotProvider *
-make_provider (Fixture    *fixture,
-               const char *base_url,
-               const char *key,
-               const char *key_source)
-{
-  g_auto(ZotProviderConfig) config = { 0 };
-  g_autoptr(GError) error = NULL;
-  ZotProvider *provider;
-
-  config.name = g_strdup ("openai");
-  config.base_url = g_strdup (base_url);
-  config.api_key = g_strdup (key);
-  config.api_key_source = g_strdup (key_source);
-  provider = zot_openai_provider_new (&config, &error);
-  g_assert_no_error (error);
-  g_assert_true (ZOT_IS_OPENAI_PROVIDER (provider));
-
-  g_signal_connect (provider, "text-delta", G_CALLBACK (on_text_delta), fixture);
-  g_signal_connect (provider, "tool-call-delta", G_CALLBACK (on_tool_call_delta), fixture);
-  return provider;
-}
+typedef ZotTestProvider Fixture;
 
 static void
 fixture_setup (Fixture       *fixture,
                gconstpointer  data)
 {
-  fixture->server = zot_fake_server_new ();
-  fixture->cancellable = g_cancellable_new ();
-  fixture->text_deltas = g_ptr_array_new_with_free_func (g_free);
-  fixture->tool_deltas = g_ptr_array_new_with_free_func (g_free);
-  fixture->provider = make_provider (fixture, zot_fake_server_get_url (fixture->server),
-                                     "sk-test", "--api-key");
+  zot_test_provider_setup (fixture, "openai", ZOT_TYPE_OPENAI_PROVIDER, zot_openai_provider_new,
+                           "sk-test");
 }
 
 static void
 fixture_teardown (Fixture       *fixture,
                   gconstpointer  data)
 {
-  for (guint t = 0; t < ZOT_N_TIMEOUTS; t++)
-    _zot_timeout_override_for_testing (t, 0);
+  zot_test_provider_teardown (fixture);
+}
 
-  g_assert_finalize_object (fixture->provider);
-  g_clear_pointer (&fixture->reply, zot_provider_reply_free);
-  g_clear_error (&fixture->error);
-  g_clear_object (&fixture->cancellable);
-  g_ptr_array_unref (fixture->text_deltas);
-  g_ptr_array_unref (fixture->tool_deltas);
-  zot_fake_server_free (fixture->server);
+typedef struct
+{
+  Fixture *fixture;
+  guint    n;
+} RequestsWait;
 
-  /* Let libsoup finish closing connections before the next test. */
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
+/* Stops early once the call is over, so a call that ends before sending
+ * @n requests fails the assertion below instead of the deadline. */
+static gboolean
+requests_arrived (gpointer user_data)
+{
+  RequestsWait *wait = user_data;
+
+  return zot_fake_server_get_n_requests (wait->fixture->server) >= wait->n ||
+         wait->fixture->done;
 }
 
 static void
-stream_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+wait_for_requests (Fixture *fixture,
+                   guint    n)
 {
-  Fixture *fixture = user_data;
+  RequestsWait wait = { fixture, n };
 
-  fixture->reply = zot_provider_stream_finish (ZOT_PROVIDER (object), result, &fixture->error);
-  g_assert_true ((fixture->reply == NULL) != (fixture->error == NULL));
-  if (fixture->error != NULL)
-    g_test_message ("error: %s", fixture->error->message);
-  fixture->done = TRUE;
-}
-
-static ZotProviderRequest *
-make_request (const char *text)
-{
-  ZotProviderRequest *request = zot_provider_request_new ();
-
-  request->messages = json_array_new ();
-  json_array_add_object_element (request->messages, zot_message_new_user_text (text));
-  return request;
-}
-
-static void
-run_request (Fixture            *fixture,
-             ZotProviderRequest *request)
-{
-  fixture->done = FALSE;
-  zot_provider_stream_async (fixture->provider, request, fixture->cancellable,
-                             stream_cb, fixture);
-  wait_for (&fixture->done, SAFETY_MS);
-}
-
-static void
-run (Fixture *fixture)
-{
-  g_autoptr(ZotProviderRequest) request = make_request ("hi");
-
-  run_request (fixture, request);
-}
-
-static char *
-joined_text_deltas (Fixture *fixture)
-{
-  GString *text = g_string_new (NULL);
-
-  for (guint i = 0; i < fixture->text_deltas->len; i++)
-    g_string_append (text, g_ptr_array_index (fixture->text_deltas, i));
-  return g_string_free (text, FALSE);
-}
-
-/* The arguments fragments of tool call @index, joined. */
-static char *
-joined_tool_arguments (Fixture *fixture,
-                       guint    index)
-{
-  GString *text = g_string_new (NULL);
-  g_autofree char *prefix = g_strdup_printf ("%u|", index);
-
-  for (guint i = 0; i < fixture->tool_deltas->len; i++)
-    {
-      const char *delta = g_ptr_array_index (fixture->tool_deltas, i);
-
-      if (g_str_has_prefix (delta, prefix))
-        g_string_append (text, strrchr (delta, '|') + 1);
-    }
-  return g_string_free (text, FALSE);
-}
-
-static JsonObject *
-reply_block (Fixture *fixture,
-             guint    index)
-{
-  JsonArray *content = json_object_get_array_member (fixture->reply->message, "content");
-
-  g_assert_cmpuint (index, <, json_array_get_length (content));
-  return json_array_get_object_element (content, index);
-}
-
-/* The node at @path ("messages/1/content/0/text") under @root, or NULL. */
-static JsonNode *
-node_at (JsonObject *root,
-         const char *path)
-{
-  g_auto(GStrv) steps = g_strsplit (path, "/", -1);
-  g_autoptr(JsonNode) top = json_node_init_object (json_node_alloc (), root);
-  JsonNode *node = top;
-
-  for (guint i = 0; steps[i] != NULL && node != NULL; i++)
-    {
-      if (JSON_NODE_HOLDS_OBJECT (node))
-        node = json_object_get_member (json_node_get_object (node), steps[i]);
-      else if (JSON_NODE_HOLDS_ARRAY (node))
-        {
-          JsonArray *array = json_node_get_array (node);
-          guint64 index;
-
-          if (!g_ascii_string_to_unsigned (steps[i], 10, 0, G_MAXUINT, &index, NULL) ||
-              index >= json_array_get_length (array))
-            return NULL;
-          node = json_array_get_element (array, index);
-        }
-      else
-        return NULL;
-    }
-
-  /* Borrowed from @root: the wrapper node only refs it. */
-  return node == top ? NULL : node;
-}
-
-static const char *
-string_at (JsonObject *root,
-           const char *path)
-{
-  JsonNode *node = node_at (root, path);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    {
-      g_test_message ("no string at %s", path);
-      return NULL;
-    }
-  return json_node_get_string (node);
-}
-
-static gint64
-int_at (JsonObject *root,
-        const char *path)
-{
-  JsonNode *node = node_at (root, path);
-
-  g_assert_nonnull (node);
-  return json_node_get_int (node);
-}
-
-static guint
-length_at (JsonObject *root,
-           const char *path)
-{
-  JsonNode *node = node_at (root, path);
-
-  g_assert_nonnull (node);
-  if (JSON_NODE_HOLDS_ARRAY (node))
-    return json_array_get_length (json_node_get_array (node));
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
-  return json_object_get_size (json_node_get_object (node));
-}
-
-/* Drops the events of @events from @keep on. */
-static void
-truncate_events (GStrv events,
-                 guint keep)
-{
-  g_assert_cmpuint (keep, <, g_strv_length (events));
-  for (guint i = keep; events[i] != NULL; i++)
-    g_clear_pointer (&events[i], g_free);
-}
-
-static void
-push_events (Fixture     *fixture,
-             GStrv        events,
-             gboolean     cut)
-{
-  zot_fake_server_push_sse (fixture->server, (const char * const *) events, cut);
-  g_strfreev (events);
+  zot_test_wait_until (requests_arrived, &wait, SAFETY_MS);
+  g_assert_cmpuint (zot_fake_server_get_n_requests (fixture->server), >=, n);
 }
 
 /* ------------------------------------------------------------------ */
@@ -323,12 +67,12 @@ test_text (Fixture       *fixture,
   g_autofree char *joined = NULL;
   g_autofree char *reply_text = NULL;
 
-  push_events (fixture, zot_fake_server_openai_text (text, 4), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_openai_text (text, 4), FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (fixture->text_deltas->len, >, 5);
-  joined = joined_text_deltas (fixture);
+  joined = zot_test_provider_joined_text (fixture);
   g_assert_cmpstr (joined, ==, text);
   g_assert_cmpstr (g_ptr_array_index (fixture->text_deltas, 0), ==, "Hell");
 
@@ -351,19 +95,21 @@ test_tool_call_split (Fixture       *fixture,
   JsonObject *block;
   JsonObject *input;
 
-  push_events (fixture, zot_fake_server_openai_tool_calls ("read", args, NULL, NULL, 3), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture,
+                                 zot_fake_server_openai_tool_calls ("read", args, NULL, NULL, 3),
+                                 FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   /* Split mid-argument: many fragments, one call. */
   g_assert_cmpuint (fixture->tool_deltas->len, >, 5);
-  joined = joined_tool_arguments (fixture, 0);
+  joined = zot_test_provider_joined_tool_arguments (fixture, 0);
   g_assert_cmpstr (joined, ==, args);
   g_assert_true (g_str_has_prefix (g_ptr_array_index (fixture->tool_deltas, 0), "0|call_1|read|"));
 
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fixture->reply->message,
                                                                          "content")), ==, 1);
-  block = reply_block (fixture, 0);
+  block = zot_test_provider_reply_block (fixture, 0);
   g_assert_cmpstr (json_object_get_string_member (block, "type"), ==, "tool_use");
   g_assert_cmpstr (json_object_get_string_member (block, "id"), ==, "call_1");
   g_assert_cmpstr (json_object_get_string_member (block, "name"), ==, "read");
@@ -382,23 +128,24 @@ test_two_tool_calls (Fixture       *fixture,
   g_autofree char *second = NULL;
   JsonObject *block;
 
-  push_events (fixture,
-               zot_fake_server_openai_tool_calls ("read", "{\"path\":\"a.txt\"}",
-                                                  "bash", "{\"command\":\"ls -l\"}", 5),
-               FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture,
+                                 zot_fake_server_openai_tool_calls ("read", "{\"path\":\"a.txt\"}",
+                                                                    "bash",
+                                                                    "{\"command\":\"ls -l\"}", 5),
+                                 FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
-  first = joined_tool_arguments (fixture, 0);
-  second = joined_tool_arguments (fixture, 1);
+  first = zot_test_provider_joined_tool_arguments (fixture, 0);
+  second = zot_test_provider_joined_tool_arguments (fixture, 1);
   g_assert_cmpstr (first, ==, "{\"path\":\"a.txt\"}");
   g_assert_cmpstr (second, ==, "{\"command\":\"ls -l\"}");
 
-  block = reply_block (fixture, 0);
+  block = zot_test_provider_reply_block (fixture, 0);
   g_assert_cmpstr (json_object_get_string_member (block, "name"), ==, "read");
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (block, "input"),
                                                   "path"), ==, "a.txt");
-  block = reply_block (fixture, 1);
+  block = zot_test_provider_reply_block (fixture, 1);
   g_assert_cmpstr (json_object_get_string_member (block, "id"), ==, "call_2");
   g_assert_cmpstr (json_object_get_string_member (block, "name"), ==, "bash");
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (block, "input"),
@@ -420,22 +167,12 @@ test_usage_missing (Fixture       *fixture,
   };
 
   zot_fake_server_push_sse (fixture->server, events, FALSE);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpint (fixture->reply->input_tokens, ==, -1);
   g_assert_cmpint (fixture->reply->output_tokens, ==, -1);
   g_assert_cmpstr (fixture->reply->stop_reason, ==, "length");
-}
-
-static JsonObject *
-object_from (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  JsonObject *object = zot_json_object_from_string (json, &error);
-
-  g_assert_no_error (error);
-  return object;
 }
 
 static void
@@ -450,23 +187,23 @@ test_request_body (Fixture       *fixture,
   request->system_prompt = g_strdup ("You are terse.");
   request->max_tokens = 100;
   request->messages = json_array_new ();
-  json_array_add_object_element (request->messages, object_from (
+  json_array_add_object_element (request->messages, zot_test_json_object_from (
     "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"look\"},"
     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"iVBORw0=\"}]}"));
-  json_array_add_object_element (request->messages, object_from (
+  json_array_add_object_element (request->messages, zot_test_json_object_from (
     "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"reading\"},"
     "{\"type\":\"tool_use\",\"id\":\"call_9\",\"name\":\"read\",\"input\":{\"path\":\"x\"}}]}"));
-  json_array_add_object_element (request->messages, object_from (
+  json_array_add_object_element (request->messages, zot_test_json_object_from (
     "{\"role\":\"tool\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"call_9\","
     "\"is_error\":false,\"content\":[{\"type\":\"text\",\"text\":\"file body\"},"
     "{\"type\":\"image\",\"mime_type\":\"image/jpeg\",\"data\":\"/9j=\"}]}]}"));
   request->tools = json_array_new ();
-  json_array_add_object_element (request->tools, object_from (
+  json_array_add_object_element (request->tools, zot_test_json_object_from (
     "{\"name\":\"read\",\"description\":\"Read a file\","
     "\"input_schema\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}}"));
 
-  push_events (fixture, zot_fake_server_openai_text ("ok", 10), FALSE);
-  run_request (fixture, request);
+  zot_test_provider_push_events (fixture, zot_fake_server_openai_text ("ok", 10), FALSE);
+  zot_test_provider_run_request (fixture, request);
   g_assert_no_error (fixture->error);
 
   g_assert_cmpstr (zot_fake_server_get_request_path (fixture->server, 0), ==, "/chat/completions");
@@ -477,45 +214,52 @@ test_request_body (Fixture       *fixture,
 
   body = zot_fake_server_get_request_body (fixture->server, 0);
   g_assert_nonnull (body);
-  g_assert_cmpstr (string_at (body, "model"), ==, "gpt-test");
+  g_assert_cmpstr (zot_test_json_string_at (body, "model"), ==, "gpt-test");
   g_assert_true (json_object_get_boolean_member (body, "stream"));
-  g_assert_true (json_node_get_boolean (node_at (body, "stream_options/include_usage")));
-  g_assert_cmpint (int_at (body, "max_tokens"), ==, 100);
-  g_assert_cmpuint (length_at (body, "messages"), ==, 4);
+  g_assert_true (json_node_get_boolean (zot_test_json_node_at (body,
+                                                               "stream_options/include_usage")));
+  g_assert_cmpint (zot_test_json_int_at (body, "max_tokens"), ==, 100);
+  g_assert_cmpuint (zot_test_json_length_at (body, "messages"), ==, 4);
 
-  g_assert_cmpstr (string_at (body, "messages/0/role"), ==, "system");
-  g_assert_cmpstr (string_at (body, "messages/0/content"), ==, "You are terse.");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/0/role"), ==, "system");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/0/content"), ==, "You are terse.");
 
-  g_assert_cmpstr (string_at (body, "messages/1/role"), ==, "user");
-  g_assert_cmpuint (length_at (body, "messages/1/content"), ==, 2);
-  g_assert_cmpstr (string_at (body, "messages/1/content/0/type"), ==, "text");
-  g_assert_cmpstr (string_at (body, "messages/1/content/0/text"), ==, "look");
-  g_assert_cmpstr (string_at (body, "messages/1/content/1/type"), ==, "image_url");
-  g_assert_cmpstr (string_at (body, "messages/1/content/1/image_url/url"), ==,
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/role"), ==, "user");
+  g_assert_cmpuint (zot_test_json_length_at (body, "messages/1/content"), ==, 2);
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/content/0/type"), ==, "text");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/content/0/text"), ==, "look");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/content/1/type"), ==, "image_url");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/1/content/1/image_url/url"), ==,
                    "data:image/png;base64,iVBORw0=");
 
-  g_assert_cmpstr (string_at (body, "messages/2/role"), ==, "assistant");
-  g_assert_cmpstr (string_at (body, "messages/2/content"), ==, "reading");
-  g_assert_cmpuint (length_at (body, "messages/2/tool_calls"), ==, 1);
-  g_assert_cmpstr (string_at (body, "messages/2/tool_calls/0/id"), ==, "call_9");
-  g_assert_cmpstr (string_at (body, "messages/2/tool_calls/0/type"), ==, "function");
-  g_assert_cmpstr (string_at (body, "messages/2/tool_calls/0/function/name"), ==, "read");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/2/role"), ==, "assistant");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/2/content"), ==, "reading");
+  g_assert_cmpuint (zot_test_json_length_at (body, "messages/2/tool_calls"), ==, 1);
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/2/tool_calls/0/id"), ==, "call_9");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/2/tool_calls/0/type"), ==, "function");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/2/tool_calls/0/function/name"), ==,
+                   "read");
   /* Arguments travel as a JSON string. */
-  arguments = object_from (string_at (body, "messages/2/tool_calls/0/function/arguments"));
-  g_assert_cmpstr (string_at (arguments, "path"), ==, "x");
+  arguments = zot_test_json_object_from (
+    zot_test_json_string_at (body, "messages/2/tool_calls/0/function/arguments"));
+  g_assert_cmpstr (zot_test_json_string_at (arguments, "path"), ==, "x");
 
-  g_assert_cmpstr (string_at (body, "messages/3/role"), ==, "tool");
-  g_assert_cmpstr (string_at (body, "messages/3/tool_call_id"), ==, "call_9");
-  g_assert_true (g_str_has_prefix (string_at (body, "messages/3/content"), "file body\n"));
-  g_assert_nonnull (strstr (string_at (body, "messages/3/content"), "image/jpeg"));
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/3/role"), ==, "tool");
+  g_assert_cmpstr (zot_test_json_string_at (body, "messages/3/tool_call_id"), ==, "call_9");
+  g_assert_true (g_str_has_prefix (zot_test_json_string_at (body, "messages/3/content"),
+                                   "file body\n"));
+  g_assert_nonnull (strstr (zot_test_json_string_at (body, "messages/3/content"), "image/jpeg"));
 
-  g_assert_cmpuint (length_at (body, "tools"), ==, 1);
-  g_assert_cmpstr (string_at (body, "tools/0/type"), ==, "function");
-  g_assert_cmpstr (string_at (body, "tools/0/function/name"), ==, "read");
-  g_assert_cmpstr (string_at (body, "tools/0/function/description"), ==, "Read a file");
-  g_assert_cmpstr (string_at (body, "tools/0/function/parameters/type"), ==, "object");
-  g_assert_cmpstr (string_at (body, "tools/0/function/parameters/properties/path/type"), ==,
-                   "string");
+  g_assert_cmpuint (zot_test_json_length_at (body, "tools"), ==, 1);
+  g_assert_cmpstr (zot_test_json_string_at (body, "tools/0/type"), ==, "function");
+  g_assert_cmpstr (zot_test_json_string_at (body, "tools/0/function/name"), ==, "read");
+  g_assert_cmpstr (zot_test_json_string_at (body, "tools/0/function/description"), ==,
+                   "Read a file");
+  g_assert_cmpstr (zot_test_json_string_at (body, "tools/0/function/parameters/type"), ==,
+                   "object");
+  g_assert_cmpstr (zot_test_json_string_at (body,
+                                            "tools/0/function/parameters/properties/path/type"),
+                   ==, "string");
 }
 
 static void
@@ -527,8 +271,8 @@ test_default_model (Fixture       *fixture,
   g_assert_cmpstr (zot_provider_get_name (fixture->provider), ==, "openai");
   g_assert_cmpstr (zot_provider_get_model (fixture->provider), ==, "gpt-4o-mini");
 
-  push_events (fixture, zot_fake_server_openai_text ("ok", 10), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_openai_text ("ok", 10), FALSE);
+  zot_test_provider_run (fixture);
   g_assert_no_error (fixture->error);
 
   body = zot_fake_server_get_request_body (fixture->server, 0);
@@ -543,7 +287,7 @@ test_auth (Fixture       *fixture,
 {
   zot_fake_server_push_json (fixture->server, 401,
                              "{\"error\":{\"message\":\"Incorrect API key provided\"}}", NULL);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_AUTH);
   g_assert_nonnull (strstr (fixture->error->message, "--api-key"));
@@ -558,12 +302,12 @@ test_auth_env (Fixture       *fixture,
                gconstpointer  data)
 {
   g_clear_object (&fixture->provider);
-  fixture->provider = make_provider (fixture, zot_fake_server_get_url (fixture->server),
-                                     "sk-env", "$OPENAI_API_KEY");
+  fixture->provider = zot_test_provider_make (fixture, zot_fake_server_get_url (fixture->server),
+                                              "sk-env", "$OPENAI_API_KEY");
 
   zot_fake_server_push_json (fixture->server, 403,
                              "{\"error\":{\"message\":\"forbidden here\"}}", NULL);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_AUTH);
   g_assert_nonnull (strstr (fixture->error->message, "$OPENAI_API_KEY"));
@@ -580,12 +324,13 @@ test_retry_429 (Fixture       *fixture,
   _zot_timeout_override_for_testing (ZOT_TIMEOUT_PROVIDER_RETRY_MAX, 50);
 
   zot_fake_server_push_json (fixture->server, 429, "{\"error\":{\"message\":\"slow down\"}}", "0");
-  push_events (fixture, zot_fake_server_openai_text ("after the wait", 5), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_openai_text ("after the wait", 5), FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (zot_fake_server_get_n_requests (fixture->server), ==, 2);
-  g_assert_cmpstr (string_at (reply_block (fixture, 0), "text"), ==, "after the wait");
+  g_assert_cmpstr (zot_test_json_string_at (zot_test_provider_reply_block (fixture, 0), "text"), ==,
+                   "after the wait");
 }
 
 static void
@@ -600,10 +345,10 @@ test_retry_after_capped (Fixture       *fixture,
 
   zot_fake_server_push_json (fixture->server, 429, "{}", "3600");
   zot_fake_server_push_json (fixture->server, 503, "upstream busy", NULL);
-  push_events (fixture, zot_fake_server_openai_text ("third time", 50), FALSE);
+  zot_test_provider_push_events (fixture, zot_fake_server_openai_text ("third time", 50), FALSE);
 
   start = g_get_monotonic_time ();
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpuint (zot_fake_server_get_n_requests (fixture->server), ==, 3);
@@ -619,8 +364,8 @@ test_server_error (Fixture       *fixture,
 
   for (guint i = 0; i < 3; i++)
     zot_fake_server_push_json (fixture->server, 500, "{\"error\":{\"message\":\"boom\"}}", NULL);
-  push_events (fixture, zot_fake_server_openai_text ("never read", 50), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_openai_text ("never read", 50), FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_SERVER);
   g_assert_nonnull (strstr (fixture->error->message, "boom"));
@@ -636,7 +381,7 @@ test_rate_limited (Fixture       *fixture,
 
   for (guint i = 0; i < 3; i++)
     zot_fake_server_push_json (fixture->server, 429, "{\"error\":{\"message\":\"quota\"}}", "0");
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_RATE_LIMITED);
   g_assert_nonnull (strstr (fixture->error->message, "quota"));
@@ -649,7 +394,7 @@ test_http_error (Fixture       *fixture,
 {
   zot_fake_server_push_json (fixture->server, 400,
                              "{\"error\":{\"message\":\"Invalid value for 'model'\"}}", NULL);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_HTTP);
   g_assert_nonnull (strstr (fixture->error->message, "400"));
@@ -666,7 +411,7 @@ test_not_a_stream (Fixture       *fixture,
                              "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\","
                              "\"choices\":[]}",
                              NULL);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_nonnull (strstr (fixture->error->message, "instead of an event stream"));
@@ -683,8 +428,8 @@ test_network_error (Fixture       *fixture,
   /* A port that was just open and is closed now. */
   zot_fake_server_free (gone);
   g_clear_object (&fixture->provider);
-  fixture->provider = make_provider (fixture, url, "sk-test", "--api-key");
-  run (fixture);
+  fixture->provider = zot_test_provider_make (fixture, url, "sk-test", "--api-key");
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_NETWORK);
   g_assert_nonnull (strstr (fixture->error->message, url));
@@ -697,9 +442,9 @@ test_stream_cut (Fixture       *fixture,
   g_auto(GStrv) events = zot_fake_server_openai_text ("a long answer that breaks off", 4);
 
   /* Keep the first half, then the connection drops. */
-  truncate_events (events, g_strv_length (events) / 2);
+  zot_test_truncate_events (events, g_strv_length (events) / 2);
   zot_fake_server_push_sse (fixture->server, (const char * const *) events, TRUE);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_cmpuint (fixture->text_deltas->len, >, 0);
@@ -716,7 +461,7 @@ test_stream_ends_early (Fixture       *fixture,
 
   /* A clean end of the body, but no finish_reason and no [DONE]. */
   zot_fake_server_push_sse (fixture->server, events, FALSE);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_nonnull (strstr (fixture->error->message, "ended early"));
@@ -734,7 +479,7 @@ test_malformed (Fixture       *fixture,
   };
 
   zot_fake_server_push_sse (fixture->server, events, FALSE);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_nonnull (strstr (fixture->error->message, "malformed JSON"));
@@ -750,7 +495,7 @@ test_error_in_stream (Fixture       *fixture,
   };
 
   zot_fake_server_push_sse (fixture->server, events, FALSE);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_nonnull (strstr (fixture->error->message, "while processing your request"));
@@ -762,11 +507,11 @@ test_cancel (Fixture       *fixture,
 {
   g_auto(GStrv) events = zot_fake_server_openai_text ("never finishes", 3);
 
-  truncate_events (events, 3);
+  zot_test_truncate_events (events, 3);
   zot_fake_server_push_hang (fixture->server, (const char * const *) events);
 
   fixture->cancel_on_delta = TRUE;
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpuint (fixture->text_deltas->len, ==, 1);
@@ -777,12 +522,12 @@ static void
 test_cancel_retry_wait (Fixture       *fixture,
                         gconstpointer  data)
 {
-  g_autoptr(ZotProviderRequest) request = make_request ("hi");
+  g_autoptr(ZotProviderRequest) request = zot_test_provider_request_new ("hi");
   gint64 start;
 
   /* A long wait between tries must still end at once on cancel. */
   zot_fake_server_push_json (fixture->server, 429, "{}", "30");
-  zot_provider_stream_async (fixture->provider, request, fixture->cancellable, stream_cb, fixture);
+  zot_test_provider_start (fixture, request);
   wait_for_requests (fixture, 1);
   /* Let the 429 arrive and the wait begin: over loopback everything but
    * the 30 s timer is ready at once. */
@@ -792,7 +537,7 @@ test_cancel_retry_wait (Fixture       *fixture,
 
   start = g_get_monotonic_time ();
   g_cancellable_cancel (fixture->cancellable);
-  wait_for (&fixture->done, SAFETY_MS);
+  zot_test_wait_for (&fixture->done, SAFETY_MS);
 
   g_assert_error (fixture->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
   g_assert_cmpint (g_get_monotonic_time () - start, <, 2 * G_USEC_PER_SEC);
@@ -807,9 +552,9 @@ test_idle_timeout (Fixture       *fixture,
 
   _zot_timeout_override_for_testing (ZOT_TIMEOUT_PROVIDER_IDLE, 200);
 
-  truncate_events (events, 2);
+  zot_test_truncate_events (events, 2);
   zot_fake_server_push_hang (fixture->server, (const char * const *) events);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_nonnull (strstr (fixture->error->message, "stalled"));
@@ -823,11 +568,13 @@ test_invalid_arguments (Fixture       *fixture,
   const char *args = "{\"command\": \"ls";
   JsonObject *block;
 
-  push_events (fixture, zot_fake_server_openai_tool_calls ("bash", args, NULL, NULL, 4), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture,
+                                 zot_fake_server_openai_tool_calls ("bash", args, NULL, NULL, 4),
+                                 FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
-  block = reply_block (fixture, 0);
+  block = zot_test_provider_reply_block (fixture, 0);
   g_assert_cmpstr (json_object_get_string_member (block, "name"), ==, "bash");
   g_assert_cmpuint (json_object_get_size (json_object_get_object_member (block, "input")), ==, 0);
   g_assert_cmpstr (json_object_get_string_member (block, "input_raw"), ==, args);
@@ -863,10 +610,10 @@ test_local_server (Fixture       *fixture,
 
   /* A base URL with /v1 and a trailing slash, and no key: a local server. */
   g_clear_object (&fixture->provider);
-  fixture->provider = make_provider (fixture, base, NULL, NULL);
+  fixture->provider = zot_test_provider_make (fixture, base, NULL, NULL);
 
-  push_events (fixture, zot_fake_server_openai_text ("local", 3), FALSE);
-  run (fixture);
+  zot_test_provider_push_events (fixture, zot_fake_server_openai_text ("local", 3), FALSE);
+  zot_test_provider_run (fixture);
 
   g_assert_no_error (fixture->error);
   g_assert_cmpstr (zot_fake_server_get_request_path (fixture->server, 0), ==,
@@ -879,11 +626,11 @@ test_local_server_wants_key (Fixture       *fixture,
                              gconstpointer  data)
 {
   g_clear_object (&fixture->provider);
-  fixture->provider = make_provider (fixture, zot_fake_server_get_url (fixture->server),
-                                     NULL, NULL);
+  fixture->provider = zot_test_provider_make (fixture, zot_fake_server_get_url (fixture->server),
+                                              NULL, NULL);
 
   zot_fake_server_push_json (fixture->server, 401, "{\"error\":\"missing key\"}", NULL);
-  run (fixture);
+  zot_test_provider_run (fixture);
 
   g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_AUTH);
   g_assert_nonnull (strstr (fixture->error->message, "$OPENAI_API_KEY"));
@@ -899,11 +646,12 @@ test_sequential_calls (Fixture       *fixture,
     {
       g_autofree char *text = g_strdup_printf ("answer %u", i);
 
-      push_events (fixture, zot_fake_server_openai_text (text, 3), FALSE);
+      zot_test_provider_push_events (fixture, zot_fake_server_openai_text (text, 3), FALSE);
       g_clear_pointer (&fixture->reply, zot_provider_reply_free);
-      run (fixture);
+      zot_test_provider_run (fixture);
       g_assert_no_error (fixture->error);
-      g_assert_cmpstr (json_object_get_string_member (reply_block (fixture, 0), "text"), ==, text);
+      g_assert_cmpstr (json_object_get_string_member (zot_test_provider_reply_block (fixture, 0),
+                                                      "text"), ==, text);
     }
   g_assert_cmpuint (zot_fake_server_get_n_requests (fixture->server), ==, 3);
 }
@@ -954,7 +702,7 @@ read_sse (SseRun     *run_data,
 
   run_data->events = g_ptr_array_new_with_free_func (g_free);
   zot_sse_read_async (stream, collect_event, run_data, NULL, sse_read_cb, run_data);
-  wait_for (&run_data->done, SAFETY_MS);
+  zot_test_wait_for (&run_data->done, SAFETY_MS);
 }
 
 static void

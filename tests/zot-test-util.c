@@ -1,7 +1,10 @@
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gstdio.h>
 
+#include "zot-message.h"
 #include "zot-test-util.h"
 
 static void
@@ -285,4 +288,308 @@ zot_test_find_frame (GPtrArray  *frames,
         return frame;
     }
   return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON by path                                                        */
+/* ------------------------------------------------------------------ */
+
+JsonNode *
+zot_test_json_node_at (JsonObject *root,
+                       const char *path)
+{
+  g_auto(GStrv) steps = NULL;
+  g_autoptr(JsonNode) top = NULL;
+  JsonNode *node;
+
+  g_return_val_if_fail (root != NULL, NULL);
+  g_return_val_if_fail (path != NULL, NULL);
+
+  steps = g_strsplit (path, "/", -1);
+  top = json_node_init_object (json_node_alloc (), root);
+  node = top;
+
+  for (guint i = 0; steps[i] != NULL && node != NULL; i++)
+    {
+      if (JSON_NODE_HOLDS_OBJECT (node))
+        node = json_object_get_member (json_node_get_object (node), steps[i]);
+      else if (JSON_NODE_HOLDS_ARRAY (node))
+        {
+          JsonArray *array = json_node_get_array (node);
+          guint64 index;
+
+          if (!g_ascii_string_to_unsigned (steps[i], 10, 0, G_MAXUINT, &index, NULL) ||
+              index >= json_array_get_length (array))
+            return NULL;
+          node = json_array_get_element (array, index);
+        }
+      else
+        return NULL;
+    }
+
+  /* Borrowed from @root: the wrapper node only refs it. */
+  return node == top ? NULL : node;
+}
+
+const char *
+zot_test_json_string_at (JsonObject *root,
+                         const char *path)
+{
+  JsonNode *node = zot_test_json_node_at (root, path);
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
+      json_node_get_value_type (node) != G_TYPE_STRING)
+    {
+      g_test_message ("no string at %s", path);
+      return NULL;
+    }
+  return json_node_get_string (node);
+}
+
+gint64
+zot_test_json_int_at (JsonObject *root,
+                      const char *path)
+{
+  JsonNode *node = zot_test_json_node_at (root, path);
+
+  g_assert_nonnull (node);
+  return json_node_get_int (node);
+}
+
+guint
+zot_test_json_length_at (JsonObject *root,
+                         const char *path)
+{
+  JsonNode *node = zot_test_json_node_at (root, path);
+
+  g_assert_nonnull (node);
+  if (JSON_NODE_HOLDS_ARRAY (node))
+    return json_array_get_length (json_node_get_array (node));
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (node));
+  return json_object_get_size (json_node_get_object (node));
+}
+
+JsonObject *
+zot_test_json_object_from (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  JsonObject *object = zot_json_object_from_string (json, &error);
+
+  g_assert_no_error (error);
+  return object;
+}
+
+void
+zot_test_truncate_events (GStrv events,
+                          guint keep)
+{
+  g_assert_cmpuint (keep, <, g_strv_length (events));
+  for (guint i = keep; events[i] != NULL; i++)
+    g_clear_pointer (&events[i], g_free);
+}
+
+/* ------------------------------------------------------------------ */
+/* A provider against the fake server                                  */
+/* ------------------------------------------------------------------ */
+
+/* How long a request may take before the test fails: a safety net, never
+ * what a test waits for. */
+#define PROVIDER_SAFETY_MS 10000
+
+static void
+provider_text_delta_cb (ZotProvider     *provider,
+                        const char      *delta,
+                        ZotTestProvider *self)
+{
+  g_ptr_array_add (self->text_deltas, g_strdup (delta));
+  if (self->cancel_on_delta && self->cancelled_at == 0)
+    {
+      self->cancelled_at = g_get_monotonic_time ();
+      g_cancellable_cancel (self->cancellable);
+    }
+}
+
+static void
+provider_tool_call_delta_cb (ZotProvider     *provider,
+                             guint            index,
+                             const char      *id,
+                             const char      *name,
+                             const char      *arguments,
+                             ZotTestProvider *self)
+{
+  g_ptr_array_add (self->tool_deltas,
+                   g_strdup_printf ("%u|%s|%s|%s", index, id ? id : "", name ? name : "",
+                                    arguments ? arguments : ""));
+}
+
+static void
+provider_stream_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  ZotTestProvider *self = user_data;
+
+  self->reply = zot_provider_stream_finish (ZOT_PROVIDER (object), result, &self->error);
+  g_assert_true ((self->reply == NULL) != (self->error == NULL));
+  if (self->error != NULL)
+    g_test_message ("error: %s", self->error->message);
+  self->done = TRUE;
+}
+
+ZotProvider *
+zot_test_provider_make (ZotTestProvider *self,
+                        const char      *base_url,
+                        const char      *key,
+                        const char      *key_source)
+{
+  g_auto(ZotProviderConfig) config = { 0 };
+  g_autoptr(GError) error = NULL;
+  ZotProvider *provider;
+
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (self->provider_new != NULL, NULL);
+
+  config.name = g_strdup (self->name);
+  config.base_url = g_strdup (base_url);
+  config.api_key = g_strdup (key);
+  config.api_key_source = g_strdup (key_source);
+  provider = self->provider_new (&config, &error);
+  g_assert_no_error (error);
+  g_assert_true (G_TYPE_CHECK_INSTANCE_TYPE (provider, self->provider_type));
+
+  g_signal_connect (provider, "text-delta", G_CALLBACK (provider_text_delta_cb), self);
+  g_signal_connect (provider, "tool-call-delta", G_CALLBACK (provider_tool_call_delta_cb), self);
+  return provider;
+}
+
+void
+zot_test_provider_setup (ZotTestProvider    *self,
+                         const char         *name,
+                         GType               provider_type,
+                         ZotTestProviderNew  provider_new,
+                         const char         *api_key)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (name != NULL);
+  g_return_if_fail (provider_new != NULL);
+
+  self->name = name;
+  self->provider_type = provider_type;
+  self->provider_new = provider_new;
+
+  self->server = zot_fake_server_new ();
+  self->cancellable = g_cancellable_new ();
+  self->text_deltas = g_ptr_array_new_with_free_func (g_free);
+  self->tool_deltas = g_ptr_array_new_with_free_func (g_free);
+  self->provider = zot_test_provider_make (self, zot_fake_server_get_url (self->server),
+                                           api_key, "--api-key");
+}
+
+void
+zot_test_provider_teardown (ZotTestProvider *self)
+{
+  g_return_if_fail (self != NULL);
+
+  for (guint t = 0; t < ZOT_N_TIMEOUTS; t++)
+    _zot_timeout_override_for_testing (t, 0);
+
+  g_assert_finalize_object (self->provider);
+  g_clear_pointer (&self->reply, zot_provider_reply_free);
+  g_clear_error (&self->error);
+  g_clear_object (&self->cancellable);
+  g_ptr_array_unref (self->text_deltas);
+  g_ptr_array_unref (self->tool_deltas);
+  zot_fake_server_free (self->server);
+
+  /* Let libsoup finish closing connections before the next test. */
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+}
+
+ZotProviderRequest *
+zot_test_provider_request_new (const char *text)
+{
+  ZotProviderRequest *request = zot_provider_request_new ();
+
+  request->messages = json_array_new ();
+  json_array_add_object_element (request->messages, zot_message_new_user_text (text));
+  return request;
+}
+
+void
+zot_test_provider_start (ZotTestProvider    *self,
+                         ZotProviderRequest *request)
+{
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (request != NULL);
+
+  self->done = FALSE;
+  zot_provider_stream_async (self->provider, request, self->cancellable,
+                             provider_stream_cb, self);
+}
+
+void
+zot_test_provider_run_request (ZotTestProvider    *self,
+                               ZotProviderRequest *request)
+{
+  zot_test_provider_start (self, request);
+  zot_test_wait_for (&self->done, PROVIDER_SAFETY_MS);
+}
+
+void
+zot_test_provider_run (ZotTestProvider *self)
+{
+  g_autoptr(ZotProviderRequest) request = zot_test_provider_request_new ("hi");
+
+  zot_test_provider_run_request (self, request);
+}
+
+void
+zot_test_provider_push_events (ZotTestProvider *self,
+                               GStrv            events,
+                               gboolean         cut)
+{
+  g_return_if_fail (self != NULL);
+
+  zot_fake_server_push_sse (self->server, (const char * const *) events, cut);
+  g_strfreev (events);
+}
+
+char *
+zot_test_provider_joined_text (ZotTestProvider *self)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < self->text_deltas->len; i++)
+    g_string_append (text, g_ptr_array_index (self->text_deltas, i));
+  return g_string_free (text, FALSE);
+}
+
+char *
+zot_test_provider_joined_tool_arguments (ZotTestProvider *self,
+                                         guint            index)
+{
+  GString *text = g_string_new (NULL);
+  g_autofree char *prefix = g_strdup_printf ("%u|", index);
+
+  for (guint i = 0; i < self->tool_deltas->len; i++)
+    {
+      const char *delta = g_ptr_array_index (self->tool_deltas, i);
+
+      if (g_str_has_prefix (delta, prefix))
+        g_string_append (text, strrchr (delta, '|') + 1);
+    }
+  return g_string_free (text, FALSE);
+}
+
+JsonObject *
+zot_test_provider_reply_block (ZotTestProvider *self,
+                               guint            index)
+{
+  JsonArray *content;
+
+  g_assert_nonnull (self->reply);
+  content = json_object_get_array_member (self->reply->message, "content");
+  g_assert_cmpuint (index, <, json_array_get_length (content));
+  return json_array_get_object_element (content, index);
 }

@@ -4,7 +4,9 @@
 #include <json-glib/json-glib.h>
 
 #include "zot-extension-manager.h"
+#include "zot-fake-server.h"
 #include "zot-limits-private.h"
+#include "zot-provider.h"
 
 G_BEGIN_DECLS
 
@@ -56,5 +58,99 @@ char       *zot_test_read_file        (const char         *path);
 GPtrArray  *zot_test_read_frames      (const char         *path);
 JsonObject *zot_test_find_frame       (GPtrArray          *frames,
                                        const char         *type);
+
+/* Lookups by a path of member names and array indices, such as
+ * "messages/1/content/0/text", under @root (borrowed from it). node_at
+ * returns NULL where the path leads nowhere; string_at does too, with a
+ * test message naming the path, so that a cmpstr shows what is missing;
+ * int_at and length_at (of an array or object) fail the test instead. */
+JsonNode   *zot_test_json_node_at     (JsonObject         *root,
+                                       const char         *path);
+const char *zot_test_json_string_at   (JsonObject         *root,
+                                       const char         *path);
+gint64      zot_test_json_int_at      (JsonObject         *root,
+                                       const char         *path);
+guint       zot_test_json_length_at   (JsonObject         *root,
+                                       const char         *path);
+/* Parses @json, which must be an object (transfer full). */
+JsonObject *zot_test_json_object_from (const char         *json);
+
+/* Frees the events of a NULL-terminated @events from @keep on, which must
+ * be before its end, so a script can stop part-way. */
+void        zot_test_truncate_events  (GStrv               events,
+                                       guint               keep);
+
+/* The constructor of the provider under test, such as zot_openai_provider_new. */
+typedef ZotProvider *(*ZotTestProviderNew) (const ZotProviderConfig  *config,
+                                            GError                  **error);
+
+/* One provider under test, talking to its own ZotFakeServer, and what it
+ * reported: a test fixture for g_test_add(). The provider sees every
+ * delta and the reply through the fields below; a test may read and
+ * reset them, and may replace @provider with zot_test_provider_make(). */
+typedef struct
+{
+  /* Set up once, for zot_test_provider_make(). */
+  const char         *name;
+  GType               provider_type;
+  ZotTestProviderNew  provider_new;
+
+  ZotFakeServer      *server;
+  ZotProvider        *provider;
+  GCancellable       *cancellable;
+  /* Each ::text-delta, and each ::tool-call-delta as "index|id|name|arguments". */
+  GPtrArray          *text_deltas;
+  GPtrArray          *tool_deltas;
+  /* The outcome of the last request: exactly one of @reply and @error. */
+  ZotProviderReply   *reply;
+  GError             *error;
+  gboolean            done;
+  /* When set, the first text delta cancels @cancellable and notes when. */
+  gboolean            cancel_on_delta;
+  gint64              cancelled_at;
+} ZotTestProvider;
+
+/* Starts the fake server and a provider @name of @provider_type, built by
+ * @provider_new, pointed at it with @api_key ("--api-key" as its source).
+ * Teardown checks that the provider is finalized and lets the server's
+ * connections close before the next test. */
+void        zot_test_provider_setup   (ZotTestProvider    *self,
+                                       const char         *name,
+                                       GType               provider_type,
+                                       ZotTestProviderNew  provider_new,
+                                       const char         *api_key);
+void        zot_test_provider_teardown (ZotTestProvider   *self);
+
+/* A new provider like the fixture's, recording into @self, for a test
+ * that swaps the fixture's own; @key and @key_source may be NULL. */
+ZotProvider *zot_test_provider_make   (ZotTestProvider    *self,
+                                       const char         *base_url,
+                                       const char         *key,
+                                       const char         *key_source);
+
+/* A request holding one user message with @text. */
+ZotProviderRequest *zot_test_provider_request_new (const char *text);
+
+/* start: sends @request, and @self->done turns TRUE once it has finished.
+ * run_request: the same, and waits for that. run: runs a request with "hi". */
+void        zot_test_provider_start   (ZotTestProvider    *self,
+                                       ZotProviderRequest *request);
+void        zot_test_provider_run_request (ZotTestProvider    *self,
+                                           ZotProviderRequest *request);
+void        zot_test_provider_run     (ZotTestProvider    *self);
+
+/* Queues @events (transfer full) on the fake server, see
+ * zot_fake_server_push_sse(). */
+void        zot_test_provider_push_events (ZotTestProvider *self,
+                                           GStrv            events,
+                                           gboolean         cut);
+
+/* All text deltas, joined; the argument fragments of tool call @index,
+ * joined; the content block @index of the reply (which must exist). */
+char       *zot_test_provider_joined_text           (ZotTestProvider *self);
+char       *zot_test_provider_joined_tool_arguments (ZotTestProvider *self,
+                                                     guint            index);
+JsonObject *zot_test_provider_reply_block           (ZotTestProvider *self,
+                                                     guint            index);
 
 G_END_DECLS
