@@ -1727,12 +1727,10 @@ zot_extension_manager_emit_event (ZotExtensionManager *self,
   for (guint i = 0; i < self->extensions->len; i++)
     {
       ZotExtension *extension = g_ptr_array_index (self->extensions, i);
+      ZotFrameChannel *channel = _zot_extension_event_channel (extension, id, name);
       g_autoptr(GError) error = NULL;
 
-      if (!zot_extension_is_running (extension))
-        continue;
-      if (id > 0 ? !zot_extension_is_subscribed_id (extension, id)
-                 : !zot_extension_is_subscribed (extension, name))
+      if (channel == NULL)
         continue;
 
       if (line == NULL)
@@ -1747,7 +1745,7 @@ zot_extension_manager_emit_event (ZotExtensionManager *self,
             line = event_line (self, name, sequence, payload);
         }
 
-      if (!zot_extension_send_bytes (extension, line, &error))
+      if (!zot_frame_channel_send_bytes (channel, line, ZOT_FRAME_NONE, &error))
         zot_extension_log (extension, "event %s (sequence %" G_GUINT64_FORMAT ") not delivered: %s",
                            name, sequence, error->message);
     }

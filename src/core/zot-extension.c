@@ -1837,20 +1837,20 @@ zot_extension_is_subscribed (ZotExtension *self,
   return g_hash_table_contains (self->events, event);
 }
 
-/**
- * zot_extension_is_subscribed_id:
- * @event_id: from zot_lifecycle_event_id(), not 0
- *
- * zot_extension_is_subscribed() for a known event, without a hash lookup.
- */
-gboolean
-zot_extension_is_subscribed_id (ZotExtension *self,
-                                guint         event_id)
+ZotFrameChannel *
+_zot_extension_event_channel (ZotExtension *self,
+                              guint         event_id,
+                              const char   *event)
 {
-  g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
-  g_return_val_if_fail (event_id > 0 && event_id <= G_N_ELEMENTS (lifecycle_events), FALSE);
+  if (self->channel == NULL ||
+      (self->state != ZOT_EXTENSION_STATE_REGISTERING && self->state != ZOT_EXTENSION_STATE_READY))
+    return NULL;
 
-  return (self->event_ids & (1u << (event_id - 1))) != 0;
+  if (event_id > 0 ? (self->event_ids & (1u << (event_id - 1))) == 0
+                   : !g_hash_table_contains (self->events, event))
+    return NULL;
+
+  return self->channel;
 }
 
 gboolean
@@ -1859,30 +1859,6 @@ zot_extension_intercepts (ZotExtension *self,
 {
   g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
   return g_hash_table_contains (self->intercepts, event);
-}
-
-/**
- * zot_extension_send_bytes:
- * @line: a serialized notification ending with its newline
- *
- * Queues an already serialized notification, so that one event fanned out
- * to many extensions is serialized once and shared.
- */
-gboolean
-zot_extension_send_bytes (ZotExtension  *self,
-                          GBytes        *line,
-                          GError       **error)
-{
-  g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
-
-  if (self->channel == NULL || !zot_extension_is_running (self))
-    {
-      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY,
-                   _("%s is not running"), self->name);
-      return FALSE;
-    }
-
-  return zot_frame_channel_send_bytes (self->channel, line, ZOT_FRAME_NONE, error);
 }
 
 /**

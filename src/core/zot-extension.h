@@ -99,13 +99,8 @@ GPtrArray         *zot_extension_get_tools           (ZotExtension         *self
 GPtrArray         *zot_extension_get_problems        (ZotExtension         *self);
 gboolean           zot_extension_is_subscribed       (ZotExtension         *self,
                                                       const char           *event);
-gboolean           zot_extension_is_subscribed_id    (ZotExtension         *self,
-                                                      guint                 event_id);
 gboolean           zot_extension_intercepts          (ZotExtension         *self,
                                                       const char           *event);
-gboolean           zot_extension_send_bytes          (ZotExtension         *self,
-                                                      GBytes               *line,
-                                                      GError              **error);
 void               zot_extension_flush_async         (ZotExtension         *self,
                                                       GCancellable         *cancellable,
                                                       GAsyncReadyCallback   callback,
