@@ -11,12 +11,14 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <gio/gio.h>
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
 #include <glib-unix.h>
+#include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
 #include "zot-error.h"
@@ -689,6 +691,145 @@ test_frames_per_turn (void)
   g_assert_cmpuint (h->n_closed, ==, 0);
 
   harness_free (h);
+}
+
+/* A channel over any input stream, with the harness's recording. */
+static Harness *
+harness_new_for_input (GInputStream *input)
+{
+  Harness *h = g_new0 (Harness, 1);
+  g_autoptr(GOutputStream) output = g_memory_output_stream_new_resizable ();
+
+  h->to_channel = h->channel_in_fd = h->from_channel = h->channel_out_fd = -1;
+  h->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  h->bad_lines = g_ptr_array_new_with_free_func (g_free);
+  h->traffic = g_ptr_array_new_with_free_func ((GDestroyNotify) traffic_free);
+  h->received = g_string_new (NULL);
+  h->channel = zot_frame_channel_new (input, output);
+  g_signal_connect (h->channel, "frame-received", G_CALLBACK (on_frame_received), h);
+  g_signal_connect (h->channel, "bad-line", G_CALLBACK (on_bad_line), h);
+  g_signal_connect (h->channel, "closed", G_CALLBACK (on_closed), h);
+  zot_frame_channel_start (h->channel);
+  return h;
+}
+
+static void
+harness_free_for_input (Harness *h)
+{
+  finalize_channel (&h->channel);
+  g_ptr_array_unref (h->frames);
+  g_ptr_array_unref (h->bad_lines);
+  g_ptr_array_unref (h->traffic);
+  g_string_free (h->received, TRUE);
+  g_clear_error (&h->closed_error);
+  g_free (h);
+}
+
+static GString *
+numbered_frames (guint n)
+{
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, "{\"type\":\"f\",\"n\":%u}\n", i);
+  return text;
+}
+
+/* Iterates until the channel closes, checking no turn handles more than
+ * ZOT_FRAMES_PER_TURN frames; returns the most any turn handled. */
+static guint
+drain_until_closed (Harness *h)
+{
+  gboolean timed_out = FALSE;
+  guint safety = g_timeout_add_seconds (SAFETY_SECONDS, flag_cb, &timed_out);
+  guint most = 0;
+
+  while (h->n_closed == 0 && !timed_out)
+    {
+      guint before = h->frames->len;
+
+      g_main_context_iteration (NULL, TRUE);
+      g_assert_cmpuint (h->frames->len - before, <=, ZOT_FRAMES_PER_TURN);
+      most = MAX (most, h->frames->len - before);
+    }
+  if (timed_out)
+    g_error ("timed out waiting for the channel to close");
+  g_source_remove (safety);
+  return most;
+}
+
+static void
+assert_numbered (Harness *h,
+                 guint    n)
+{
+  g_assert_cmpuint (h->frames->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    g_assert_cmpint (json_object_get_int_member (g_ptr_array_index (h->frames, i), "n"), ==, i);
+}
+
+/* A stream that cannot be polled (zot rpc reading a file) is read
+ * asynchronously, with the same per-turn bound and order. */
+static void
+test_file_input (void)
+{
+  const guint total = ZOT_FRAMES_PER_TURN * 3 + 5;
+  g_autoptr(GString) text = numbered_frames (total);
+  g_autofree char *path = NULL;
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFileInputStream) input = NULL;
+  g_autoptr(GError) error = NULL;
+  Harness *h;
+  int fd;
+
+  fd = g_file_open_tmp ("zot-channel-XXXXXX", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_file_set_contents (path, text->str, (gssize) text->len, &error);
+  g_assert_no_error (error);
+  file = g_file_new_for_path (path);
+  input = g_file_read (file, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_false (G_IS_POLLABLE_INPUT_STREAM (input) &&
+                  g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (input)));
+
+  h = harness_new_for_input (G_INPUT_STREAM (input));
+  g_assert_cmpuint (drain_until_closed (h), ==, ZOT_FRAMES_PER_TURN);
+  assert_numbered (h, total);
+  g_assert_error (h->closed_error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED);
+
+  harness_free_for_input (h);
+  g_unlink (path);
+}
+
+/* A pollable stream that is not a pipe goes through its own source and
+ * keeps its blocking mode: a terminal's is shared with the shell. */
+static void
+test_socket_input (void)
+{
+  const guint total = ZOT_FRAMES_PER_TURN * 2 + 3;
+  g_autoptr(GString) text = numbered_frames (total);
+  g_autoptr(GInputStream) input = NULL;
+  Harness *h;
+  int fds[2];
+
+  g_assert_cmpint (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), ==, 0);
+  input = g_unix_input_stream_new (fds[0], TRUE);
+  h = harness_new_for_input (input);
+  g_assert_cmpint (fcntl (fds[0], F_GETFL) & O_NONBLOCK, ==, 0);
+
+  /* After the reader has run, the descriptor is still blocking. */
+  g_assert_cmpint (write (fds[1], "{\"type\":\"first\"}\n", 17), ==, 17);
+  WAIT_UNTIL (h->frames->len == 1 || h->n_closed > 0);
+  g_assert_cmpint (fcntl (fds[0], F_GETFL) & O_NONBLOCK, ==, 0);
+  g_ptr_array_set_size (h->frames, 0);
+
+  g_assert_cmpint (write (fds[1], text->str, text->len), ==, (gssize) text->len);
+  close (fds[1]);
+  g_assert_cmpuint (drain_until_closed (h), ==, ZOT_FRAMES_PER_TURN);
+  assert_numbered (h, total);
+  g_assert_error (h->closed_error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED);
+
+  harness_free_for_input (h);
 }
 
 static void
@@ -1520,6 +1661,8 @@ main (int   argc,
   g_test_add_func ("/zot/frame-channel/split-chunks", test_split_chunks);
   g_test_add_func ("/zot/frame-channel/nested-loop", test_nested_loop);
   g_test_add_func ("/zot/frame-channel/frames-per-turn", test_frames_per_turn);
+  g_test_add_func ("/zot/frame-channel/file-input", test_file_input);
+  g_test_add_func ("/zot/frame-channel/socket-input", test_socket_input);
   g_test_add_func ("/zot/frame-channel/frame-max-size", test_frame_max_size);
   g_test_add_func ("/zot/frame-channel/frame-too-large", test_frame_too_large);
   g_test_add_func ("/zot/frame-channel/frame-no-newline", test_frame_no_newline);

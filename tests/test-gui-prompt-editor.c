@@ -51,6 +51,12 @@ on_cancel (ZotPromptEditor *editor,
   f->cancelled++;
 }
 
+static gboolean
+widget_mapped (gpointer widget)
+{
+  return gtk_widget_get_mapped (widget);
+}
+
 static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
@@ -67,6 +73,9 @@ fixture_setup (Fixture       *f,
   gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->editor));
   gtk_window_present (GTK_WINDOW (f->window));
   gtk_widget_grab_focus (GTK_WIDGET (f->editor));
+  /* A popover cannot be shown over a window the X server has not mapped
+   * yet, which under load takes more than a few idle turns. */
+  zot_test_wait_until (widget_mapped, f->window, 10000);
   iterate ();
 }
 

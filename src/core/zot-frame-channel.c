@@ -14,6 +14,7 @@
 #include <glib-unix.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <gio/gfiledescriptorbased.h>
@@ -66,6 +67,8 @@ struct _ZotFrameChannel
   gsize          chunk_pos;      /* what of read_buffer is not handled yet */
   gsize          chunk_len;
   GSource       *resume_source;  /* handles the rest of a chunk next turn */
+  gint64         turn;
+  guint          turn_budget;
   GByteArray    *partial;
 
   /* writing */
@@ -332,11 +335,20 @@ static gboolean resume_cb (gpointer user_data);
 static void
 drain_chunk (ZotFrameChannel *self)
 {
-  guint budget = ZOT_FRAMES_PER_TURN;
+  GSource *current = g_main_current_source ();
+  gint64 turn = current != NULL ? g_source_get_time (current) : g_get_monotonic_time ();
+
+  /* The reader and the resume source may both run in one turn: they share
+   * the turn's budget, told apart by the time GLib caches for a turn. */
+  if (turn != self->turn)
+    {
+      self->turn = turn;
+      self->turn_budget = ZOT_FRAMES_PER_TURN;
+    }
 
   if (self->chunk_pos < self->chunk_len)
     self->chunk_pos += process_chunk (self, self->read_buffer + self->chunk_pos,
-                                      self->chunk_len - self->chunk_pos, &budget);
+                                      self->chunk_len - self->chunk_pos, &self->turn_budget);
 
   if (self->chunk_pos >= self->chunk_len || self->closed)
     {
@@ -999,15 +1011,20 @@ zot_frame_channel_new (GInputStream  *input,
   self->output_fd = -1;
 
   /* A pipe is read with read(2) on its descriptor, made non-blocking so a
-   * spurious wake-up cannot stall the loop. */
+   * spurious wake-up cannot stall the loop. Only a pipe: a terminal (zot
+   * rpc run by hand) shares its file description with the shell, which must
+   * not find it non-blocking afterwards; other streams are read through
+   * their pollable source. */
   self->input_fd = -1;
   if (G_IS_FILE_DESCRIPTOR_BASED (input) && G_IS_POLLABLE_INPUT_STREAM (input) &&
       g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (input)))
     {
       int fd = g_file_descriptor_based_get_fd (G_FILE_DESCRIPTOR_BASED (input));
       int flags = fcntl (fd, F_GETFL);
+      struct stat st;
 
-      if (flags >= 0 && ((flags & O_NONBLOCK) != 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) == 0))
+      if (fstat (fd, &st) == 0 && S_ISFIFO (st.st_mode) && flags >= 0 &&
+          ((flags & O_NONBLOCK) != 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) == 0))
         self->input_fd = fd;
     }
 
