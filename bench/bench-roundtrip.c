@@ -561,6 +561,15 @@ typedef struct
 } Variant;
 
 static double
+user_seconds (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6;
+}
+
+static double
 cpu_seconds (void)
 {
   struct rusage usage;
@@ -700,9 +709,14 @@ main (int   argc,
   if (g_getenv ("ZOT_BENCH_ONLY") != NULL)
     {
       gboolean only_bare = g_str_equal (g_getenv ("ZOT_BENCH_ONLY"), "bare");
+      double user = user_seconds ();
+      double cpu = cpu_seconds ();
       double elapsed = only_bare ? bare_run (&bare, 1, n_zot) : agent_run (&plain, 1, n_zot);
 
-      g_print ("%s, 1 in flight: %.1f us per call\n", only_bare ? "bare GIO loop" : "zot", elapsed * 1e6 / n_zot);
+      cpu = cpu_seconds () - cpu;
+      user = user_seconds () - user;
+      g_print ("%s, 1 in flight: %.1f us per call, host CPU %.1f us (%.1f us in user space)\n",
+               only_bare ? "bare GIO loop" : "zot", elapsed * 1e6 / n_zot, cpu * 1e6 / n_zot, user * 1e6 / n_zot);
       agent_stop (&plain);
       agent_stop (&intercepting);
       bare_stop (&bare);
