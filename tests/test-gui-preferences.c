@@ -239,8 +239,21 @@ test_model (Fixture       *f,
   g_test_message ("%s", _zot_preferences_window_get_last_toast (f->window));
   g_assert_nonnull (strstr (_zot_preferences_window_get_last_toast (f->window), "OpenAI"));
 
-  /* The base URL is saved on Apply. */
+  /* The base URL is saved on Apply, and used at once: a local server needs
+   * no key, so the switch that failed goes through. */
   apply_text (widget (f, "base-url"), "http://127.0.0.1:11434/v1");
+  g_clear_pointer (&saved_model, g_free);
+  saved_model = g_settings_get_string (f->settings, "base-url");
+  g_assert_cmpstr (saved_model, ==, "http://127.0.0.1:11434/v1");
+  wait_host (f, "openai", NULL);
+  g_assert_cmpstr (_zot_preferences_window_get_last_toast (f->window), ==, "Base URL applied");
+
+  /* A URL the provider in use refuses changes nothing, is not saved, and
+   * the window says why. */
+  apply_text (widget (f, "base-url"), "ftp://example.com/v1");
+  wait_idle (f);
+  g_assert_cmpstr (host_provider (f), ==, "openai");
+  g_assert_nonnull (strstr (_zot_preferences_window_get_last_toast (f->window), "ftp://example.com/v1"));
   g_clear_pointer (&saved_model, g_free);
   saved_model = g_settings_get_string (f->settings, "base-url");
   g_assert_cmpstr (saved_model, ==, "http://127.0.0.1:11434/v1");

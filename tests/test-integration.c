@@ -1657,6 +1657,77 @@ test_tool_prompt_invalid (Fixture       *f,
   g_assert_nonnull (strstr (s.error->message, "tool_args as a JSON object"));
 }
 
+/* Provider endpoint and key */
+
+static void
+push_reply (ZotFakeServer *server,
+            const char    *text)
+{
+  g_auto(GStrv) events = zot_fake_server_openai_text (text, 64);
+
+  zot_fake_server_push_sse (server, (const char * const *) events, FALSE);
+}
+
+/* The OpenAI-compatible provider in use moves to a new base URL, or takes
+ * a new key, at once; a bad URL changes nothing; a key for a provider not
+ * in use waits for a switch. */
+static void
+test_provider_endpoint (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(ZotFakeServer) first = zot_fake_server_new ();
+  g_autoptr(ZotFakeServer) second = zot_fake_server_new ();
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_auto(Submit) s = { 0 };
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.provider.name = g_strdup ("openai");
+  options.provider.model = g_strdup ("gpt-test");
+  options.provider.base_url = g_strdup (zot_fake_server_get_url (first));
+  options.provider.api_key = g_strdup ("sk-first");
+  options.no_session = TRUE;
+  options.no_ext = TRUE;
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  zot_host_begin_session (f->host);
+
+  push_reply (first, "one");
+  submit (f, "hi", &s);
+  g_assert_true (s.ok);
+  g_assert_cmpuint (zot_fake_server_get_n_requests (first), ==, 1);
+  g_assert_cmpstr (zot_fake_server_get_request_header (first, 0, "Authorization"), ==, "Bearer sk-first");
+
+  g_assert_true (zot_host_set_base_url (f->host, zot_fake_server_get_url (second), &error));
+  g_assert_no_error (error);
+  push_reply (second, "two");
+  submit (f, "again", &s);
+  g_assert_true (s.ok);
+  g_assert_cmpuint (zot_fake_server_get_n_requests (first), ==, 1);
+  g_assert_cmpuint (zot_fake_server_get_n_requests (second), ==, 1);
+  g_assert_cmpstr (zot_fake_server_get_request_header (second, 0, "Authorization"), ==, "Bearer sk-first");
+  g_assert_cmpstr (json_object_get_string_member (zot_fake_server_get_request_body (second, 0), "model"),
+                   ==, "gpt-test");
+
+  g_assert_true (zot_host_set_api_key (f->host, "openai", "sk-second", &error));
+  g_assert_no_error (error);
+  /* Not in use: nothing to rebuild now. */
+  g_assert_true (zot_host_set_api_key (f->host, "anthropic", "sk-ant-later", &error));
+  g_assert_no_error (error);
+
+  g_assert_false (zot_host_set_base_url (f->host, "ftp://example.com/v1", &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "ftp://example.com/v1"));
+  g_clear_error (&error);
+
+  push_reply (second, "three");
+  submit (f, "once more", &s);
+  g_assert_true (s.ok);
+  g_assert_cmpuint (zot_fake_server_get_n_requests (second), ==, 2);
+  g_assert_cmpstr (zot_fake_server_get_request_header (second, 1, "Authorization"), ==, "Bearer sk-second");
+  g_assert_cmpstr (zot_provider_get_model (zot_agent_get_provider (zot_host_get_agent (f->host))), ==, "gpt-test");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1698,6 +1769,7 @@ main (int    argc,
   ADD ("before-agent-start-reset-pending", test_before_agent_start_reset_pending);
   ADD ("two-tool-step-order", test_two_tool_step_order);
   ADD ("sequence-two-subscribers", test_sequence_two_subscribers);
+  ADD ("provider-endpoint", test_provider_endpoint);
   ADD ("tool-result-args", test_tool_result_args);
   ADD ("status-cancelled", test_status_cancelled);
   ADD ("compaction-events", test_compaction_events);

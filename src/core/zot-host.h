@@ -100,6 +100,13 @@ gboolean             zot_host_set_model         (ZotHost              *self,
                                                  const char           *provider,
                                                  const char           *model,
                                                  GError              **error);
+gboolean             zot_host_set_base_url      (ZotHost              *self,
+                                                 const char           *base_url,
+                                                 GError              **error);
+gboolean             zot_host_set_api_key       (ZotHost              *self,
+                                                 const char           *provider,
+                                                 const char           *api_key,
+                                                 GError              **error);
 gboolean             zot_host_new_session       (ZotHost              *self,
                                                  GError              **error);
 void                 zot_host_begin_session     (ZotHost              *self);

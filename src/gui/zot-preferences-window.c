@@ -351,10 +351,27 @@ on_base_url_row_apply_cb (ZotPreferencesWindow *self)
   if (g_str_equal (base_url, before))
     return;
 
+  /* The provider in use checks it first: a URL it refuses is not saved,
+   * so that the next start does not fail on it. */
+  if (self->host != NULL)
+    {
+      g_autoptr(GError) error = NULL;
+
+      if (!zot_host_set_base_url (self->host, base_url, &error))
+        {
+          show_toast (self, error->message);
+          return;
+        }
+    }
+
   g_settings_set_string (self->settings, "base-url", base_url);
 
-  /* The host keeps the base URL it started with. */
-  show_toast (self, _("The new base URL is used from the next start"));
+  /* A switch to the OpenAI-compatible provider that found no key may go
+   * through now: a local server needs none. */
+  if (self->host != NULL)
+    apply_model (self);
+
+  show_toast (self, *base_url != '\0' ? _("Base URL applied") : _("Back to the default base URL"));
 }
 
 /* The key row */
@@ -377,6 +394,14 @@ key_stored_cb (GObject      *object,
 
   /* Either way this session uses the key; only the keyring keeps it. */
   g_setenv (key_variable (call->provider), call->key, TRUE);
+  if (self->host != NULL)
+    {
+      g_autoptr(GError) apply_error = NULL;
+
+      /* The provider in use takes it at once. */
+      if (!zot_host_set_api_key (self->host, call->provider, call->key, &apply_error))
+        show_toast (self, apply_error->message);
+    }
 
   if (stored)
     {
