@@ -120,6 +120,11 @@ test_opens_with_demo (Fixture       *f,
   /* It says plainly that the model is the demo. */
   g_assert_true (find_label (GTK_WIDGET (f->window), "demo model"));
   g_assert_true (find_label (GTK_WIDGET (f->window), "demo · demo"));
+
+  /* A model chosen in Preferences shows in the title at once, not at the
+   * next reply. */
+  g_assert_true (zot_host_set_model (zot_window_get_host (f->window), NULL, "demo-2", NULL));
+  g_assert_true (find_label (GTK_WIDGET (f->window), "demo · demo-2"));
   close_window (f);
 }
 

@@ -1660,6 +1660,12 @@ test_tool_prompt_invalid (Fixture       *f,
 /* Provider endpoint and key */
 
 static void
+count_cb (guint *count)
+{
+  (*count)++;
+}
+
+static void
 push_reply (ZotFakeServer *server,
             const char    *text)
 {
@@ -1680,6 +1686,7 @@ test_provider_endpoint (Fixture       *f,
   g_auto(ZotHostOptions) options = { 0 };
   g_autoptr(GError) error = NULL;
   g_auto(Submit) s = { 0 };
+  guint changes = 0;
 
   options.cwd = g_strdup (f->env.cwd);
   options.provider.name = g_strdup ("openai");
@@ -1691,6 +1698,7 @@ test_provider_endpoint (Fixture       *f,
   f->host = zot_host_new (&options, &error);
   g_assert_no_error (error);
   zot_host_begin_session (f->host);
+  g_signal_connect_swapped (f->host, "model-changed", G_CALLBACK (count_cb), &changes);
 
   push_reply (first, "one");
   submit (f, "hi", &s);
@@ -1700,6 +1708,7 @@ test_provider_endpoint (Fixture       *f,
 
   g_assert_true (zot_host_set_base_url (f->host, zot_fake_server_get_url (second), &error));
   g_assert_no_error (error);
+  g_assert_cmpuint (changes, ==, 1);
   push_reply (second, "two");
   submit (f, "again", &s);
   g_assert_true (s.ok);
@@ -1715,7 +1724,10 @@ test_provider_endpoint (Fixture       *f,
   g_assert_true (zot_host_set_api_key (f->host, "anthropic", "sk-ant-later", &error));
   g_assert_no_error (error);
 
+  g_assert_cmpuint (changes, ==, 2);
+
   g_assert_false (zot_host_set_base_url (f->host, "ftp://example.com/v1", &error));
+  g_assert_cmpuint (changes, ==, 2);
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "ftp://example.com/v1"));
   g_clear_error (&error);

@@ -42,6 +42,7 @@ typedef struct
 enum {
   INFO,
   WINDOW_COMMAND,
+  MODEL_CHANGED,
   N_SIGNALS
 };
 
@@ -572,6 +573,7 @@ install_provider (ZotHost     *self,
   zot_agent_set_provider (self->agent, provider);
   zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),
                                    zot_provider_get_model (provider));
+  g_signal_emit (self, signals [MODEL_CHANGED], 0);
   return TRUE;
 }
 
@@ -593,6 +595,7 @@ zot_host_set_model (ZotHost     *self,
       zot_agent_reset_system_prompt (self->agent);
       zot_extension_manager_set_model (self->manager, zot_provider_get_name (current),
                                        zot_provider_get_model (current));
+      g_signal_emit (self, signals [MODEL_CHANGED], 0);
       return TRUE;
     }
 
@@ -971,6 +974,16 @@ zot_host_class_init (ZotHostClass *klass)
   signals [WINDOW_COMMAND] =
     g_signal_new ("window-command", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+
+  /**
+   * ZotHost::model-changed:
+   *
+   * The provider or model in use changed (zot_host_set_model(),
+   * zot_host_set_base_url(), zot_host_set_api_key(), or /model).
+   */
+  signals [MODEL_CHANGED] =
+    g_signal_new ("model-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
 }
 
 static void

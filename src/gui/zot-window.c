@@ -287,6 +287,7 @@ create_host (ZotWindow *self)
   g_signal_connect_object (manager, "insert", G_CALLBACK (on_insert), self, 0);
   g_signal_connect_object (self->host, "window-command", G_CALLBACK (on_window_command), self, 0);
   g_signal_connect_object (self->host, "info", G_CALLBACK (on_host_info), self, 0);
+  g_signal_connect_object (self->host, "model-changed", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
 
   update_title (self);
 
