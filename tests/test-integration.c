@@ -1740,6 +1740,150 @@ test_provider_endpoint (Fixture       *f,
   g_assert_cmpstr (zot_provider_get_model (zot_agent_get_provider (zot_host_get_agent (f->host))), ==, "gpt-test");
 }
 
+/* Images */
+
+static const char png_head[] = "\x89PNG\r\n\x1a\n";
+
+static GBytes *
+fake_png (gsize size)
+{
+  guint8 *data = g_malloc0 (size);
+
+  memcpy (data, png_head, sizeof png_head - 1);
+  for (gsize i = sizeof png_head - 1; i < size; i++)
+    data[i] = (guint8) (i * 7);
+  return g_bytes_new_take (data, size);
+}
+
+static void
+submit_images (Fixture    *f,
+               const char *text,
+               JsonArray  *images,
+               Submit     *out)
+{
+  submit_clear (out);
+  out->done = FALSE;
+  zot_host_submit_with_images_async (f->host, text, images, NULL, submit_cb, out);
+  zot_test_wait_for (&out->done, 60000);
+}
+
+/* The user content of the last request, as the OpenAI-compatible API got it. */
+static JsonArray *
+last_user_content (ZotFakeServer *server)
+{
+  JsonObject *body = zot_fake_server_get_request_body (server, zot_fake_server_get_n_requests (server) - 1);
+  JsonArray *messages = json_object_get_array_member (body, "messages");
+
+  for (guint i = json_array_get_length (messages); i > 0; i--)
+    {
+      JsonObject *message = json_array_get_object_element (messages, i - 1);
+
+      if (g_str_equal (json_object_get_string_member (message, "role"), "user"))
+        return json_object_get_array_member (message, "content");
+    }
+  g_error ("no user message in the request");
+  return NULL;
+}
+
+/* Images go to the model with the prompt's text, are kept in the
+ * conversation and counted in user_prompt_submit; a command refuses them;
+ * only PNG, JPEG, GIF and WebP up to the read tool's limit are taken. */
+static void
+test_prompt_images (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(ZotFakeServer) server = zot_fake_server_new ();
+  g_autofree char *dir = FAKE (f, "eyes", "--register-json", all_events, NULL);
+  g_autoptr(GBytes) png = fake_png (64);
+  g_autoptr(GBytes) text_bytes = g_bytes_new_static ("just text", 9);
+  g_autoptr(GBytes) largest = fake_png (ZOT_READ_IMAGE_MAX_BYTES);
+  g_autoptr(GBytes) too_large = fake_png (ZOT_READ_IMAGE_MAX_BYTES + 1);
+  g_autoptr(JsonArray) images = json_array_new ();
+  g_autoptr(JsonObject) block = NULL;
+  g_autoptr(JsonObject) refused = NULL;
+  g_autoptr(GPtrArray) events = NULL;
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *url = NULL;
+  g_auto(Submit) s = { 0 };
+  const char *paths[] = { dir, NULL };
+  JsonArray *content;
+  GPtrArray *messages;
+  JsonObject *stored;
+  gboolean done = FALSE;
+
+  /* What is taken, and what is not. */
+  block = zot_image_block_new (png, "shot.png", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (json_object_get_string_member (block, "mime_type"), ==, "image/png");
+  refused = zot_image_block_new (text_bytes, "notes.txt", &error);
+  g_assert_null (refused);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_nonnull (strstr (error->message, "notes.txt"));
+  g_clear_error (&error);
+  g_clear_pointer (&refused, json_object_unref);
+  refused = zot_image_block_new (largest, "largest.png", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (refused);
+  g_clear_pointer (&refused, json_object_unref);
+  refused = zot_image_block_new (too_large, "huge.png", &error);
+  g_assert_null (refused);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "huge.png"));
+  g_clear_error (&error);
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.ext_paths = g_strdupv ((char **) paths);
+  options.provider.name = g_strdup ("openai");
+  options.provider.base_url = g_strdup (zot_fake_server_get_url (server));
+  options.provider.api_key = g_strdup ("sk-test");
+  options.no_session = TRUE;
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  zot_host_load_async (f->host, NULL, load_cb, &done);
+  zot_test_wait_for (&done, 30000);
+
+  json_array_add_object_element (images, json_object_ref (block));
+  push_reply (server, "a picture");
+  submit_images (f, "what is this?", images, &s);
+  g_assert_no_error (s.error);
+  g_assert_true (s.ok);
+
+  url = g_strdup_printf ("data:image/png;base64,%s", json_object_get_string_member (block, "data"));
+  content = last_user_content (server);
+  g_assert_cmpuint (json_array_get_length (content), ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (content, 0), "text"),
+                   ==, "what is this?");
+  g_assert_cmpstr (zot_test_json_string_at (json_array_get_object_element (content, 1), "image_url/url"),
+                   ==, url);
+
+  /* The conversation keeps the image, for the next turns and the session. */
+  messages = zot_agent_get_messages (zot_host_get_agent (f->host));
+  stored = g_ptr_array_index (messages, 0);
+  g_assert_cmpstr (zot_test_json_string_at (stored, "content/1/type"), ==, "image");
+  g_assert_cmpstr (zot_test_json_string_at (stored, "content/1/data"), ==,
+                   json_object_get_string_member (block, "data"));
+
+  /* An image alone. */
+  push_reply (server, "the same picture");
+  submit_images (f, "", images, &s);
+  g_assert_true (s.ok);
+  content = last_user_content (server);
+  g_assert_cmpuint (json_array_get_length (content), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (content, 0), "type"),
+                   ==, "image_url");
+
+  /* A command does not take them, and runs nothing. */
+  submit_images (f, "/help", images, &s);
+  g_assert_error (s.error, ZOT_HOST_ERROR, ZOT_HOST_ERROR_USAGE);
+  g_assert_cmpuint (zot_fake_server_get_n_requests (server), ==, 2);
+
+  shutdown_host (f);
+  events = frames_of (f, "eyes", "event");
+  g_assert_cmpint (json_object_get_int_member (event_named (events, "user_prompt_submit", 0), "image_count"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (event_named (events, "user_prompt_submit", 1), "image_count"), ==, 1);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1782,6 +1926,7 @@ main (int    argc,
   ADD ("two-tool-step-order", test_two_tool_step_order);
   ADD ("sequence-two-subscribers", test_sequence_two_subscribers);
   ADD ("provider-endpoint", test_provider_endpoint);
+  ADD ("prompt-images", test_prompt_images);
   ADD ("tool-result-args", test_tool_result_args);
   ADD ("status-cancelled", test_status_cancelled);
   ADD ("compaction-events", test_compaction_events);

@@ -60,6 +60,7 @@ struct _Run
 typedef struct
 {
   char       *text;
+  JsonArray  *images;
   JsonObject *synthetic;
 } PromptData;
 
@@ -67,6 +68,7 @@ static void
 prompt_data_free (PromptData *data)
 {
   g_free (data->text);
+  g_clear_pointer (&data->images, json_array_unref);
   g_clear_pointer (&data->synthetic, json_object_unref);
   g_free (data);
 }
@@ -1235,7 +1237,7 @@ start_run (ZotAgent *self,
                                             g_object_unref);
   run->cancelled_id = g_cancellable_connect (run->cancellable, G_CALLBACK (on_run_cancelled), run, NULL);
 
-  message = zot_message_new_user_text (run->text);
+  message = zot_message_new_user (run->text, data->images);
   g_signal_emit (self, signals [USER_MESSAGE], 0, message);
   zot_session_append_message_async (self->session, message, NULL, user_appended_cb, run);
 }
@@ -1266,6 +1268,8 @@ accept_prompt (ZotAgent   *self,
                GTask      *task,
                const char *text)
 {
+  PromptData *data = g_task_get_task_data (task);
+
   if (self->manager != NULL)
     {
       g_autoptr(JsonObject) payload = json_object_new ();
@@ -1273,7 +1277,8 @@ accept_prompt (ZotAgent   *self,
       json_object_set_string_member (payload, "text", text);
       if (self->run != NULL || self->queue.length > 0)
         json_object_set_boolean_member (payload, "queued", TRUE);
-      json_object_set_int_member (payload, "image_count", 0);
+      json_object_set_int_member (payload, "image_count",
+                                  data->images != NULL ? json_array_get_length (data->images) : 0);
       emit_event (self, "user_prompt_submit", payload);
     }
 
@@ -1295,6 +1300,26 @@ zot_agent_prompt_async (ZotAgent            *self,
                         GAsyncReadyCallback  callback,
                         gpointer             user_data)
 {
+  zot_agent_prompt_with_images_async (self, text, NULL, cancellable, callback, user_data);
+}
+
+/**
+ * zot_agent_prompt_with_images_async:
+ * @text: the message's text, "" for images alone
+ * @images: (nullable): image blocks from zot_image_block_new(), shown to
+ *   the model after the text
+ *
+ * Like zot_agent_prompt_async(), with images; complete with
+ * zot_agent_prompt_finish().
+ */
+void
+zot_agent_prompt_with_images_async (ZotAgent            *self,
+                                    const char          *text,
+                                    JsonArray           *images,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
   PromptData *data;
   GTask *task;
 
@@ -1305,6 +1330,8 @@ zot_agent_prompt_async (ZotAgent            *self,
   g_task_set_source_tag (task, zot_agent_prompt_async);
   data = g_new0 (PromptData, 1);
   data->text = g_strdup (text);
+  if (images != NULL && json_array_get_length (images) > 0)
+    data->images = json_array_ref (images);
   g_task_set_task_data (task, data, (GDestroyNotify) prompt_data_free);
 
   accept_prompt (self, task, text);

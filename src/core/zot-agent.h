@@ -99,6 +99,12 @@ void             zot_agent_prompt_async           (ZotAgent            *self,
                                                    GCancellable        *cancellable,
                                                    GAsyncReadyCallback  callback,
                                                    gpointer             user_data);
+void             zot_agent_prompt_with_images_async (ZotAgent            *self,
+                                                     const char          *text,
+                                                     JsonArray           *images,
+                                                     GCancellable        *cancellable,
+                                                     GAsyncReadyCallback  callback,
+                                                     gpointer             user_data);
 char            *zot_agent_prompt_finish          (ZotAgent            *self,
                                                    GAsyncResult        *result,
                                                    GError             **error);

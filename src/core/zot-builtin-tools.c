@@ -464,21 +464,6 @@ typedef struct
   gboolean  ends_with_newline;
 } LineScan;
 
-static const char *
-sniff_image (const guint8 *head,
-             gsize         len)
-{
-  if (len >= 8 && memcmp (head, "\x89PNG\r\n\x1a\n", 8) == 0)
-    return "image/png";
-  if (len >= 3 && memcmp (head, "\xff\xd8\xff", 3) == 0)
-    return "image/jpeg";
-  if (len >= 6 && (memcmp (head, "GIF87a", 6) == 0 || memcmp (head, "GIF89a", 6) == 0))
-    return "image/gif";
-  if (len >= 12 && memcmp (head, "RIFF", 4) == 0 && memcmp (head + 8, "WEBP", 4) == 0)
-    return "image/webp";
-  return NULL;
-}
-
 /* Feeds one chunk of the file to the line selection. A selected line is
  * gathered in @pending and moves to @out whole, so that the cap cuts at a
  * line boundary; only a first line longer than the cap is cut inside. */
@@ -757,7 +742,7 @@ read_thread (GTask        *task,
 
   if (n < 0)
     result = errno_result (errno, job->path);
-  else if ((mime_type = sniff_image (head, n)) != NULL)
+  else if ((mime_type = zot_image_sniff_mime_type (head, n)) != NULL)
     result = read_image (fd, job->path, mime_type, st.st_size);
   else
     result = read_text (fd, job, cancellable, &error);

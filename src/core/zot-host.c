@@ -236,11 +236,12 @@ run_tool_prompt (ZotHost *self,
 static void
 run_prompt (ZotHost    *self,
             GTask      *task,
-            const char *text)
+            const char *text,
+            JsonArray  *images)
 {
   zot_host_begin_session (self);
-  zot_agent_prompt_async (self->agent, text, g_task_get_cancellable (task),
-                          prompt_done_cb, g_object_ref (task));
+  zot_agent_prompt_with_images_async (self->agent, text, images, g_task_get_cancellable (task),
+                                      prompt_done_cb, g_object_ref (task));
 }
 
 static void
@@ -266,7 +267,7 @@ command_done_cb (GObject      *object,
       if (data->tool_name != NULL)
         run_tool_prompt (self, task);
       else
-        run_prompt (self, task, data->prompt);
+        run_prompt (self, task, data->prompt, NULL);
       return;
     }
 
@@ -480,6 +481,26 @@ zot_host_submit_async (ZotHost             *self,
                        GAsyncReadyCallback  callback,
                        gpointer             user_data)
 {
+  zot_host_submit_with_images_async (self, text, NULL, cancellable, callback, user_data);
+}
+
+/**
+ * zot_host_submit_with_images_async:
+ * @text: a line of user input, "" for images alone
+ * @images: (nullable): image blocks from zot_image_block_new()
+ *
+ * zot_host_submit_async() with images for the model, which only a prompt
+ * can carry: with a slash command it fails with %ZOT_HOST_ERROR_USAGE
+ * and runs nothing. Complete with zot_host_submit_finish().
+ */
+void
+zot_host_submit_with_images_async (ZotHost             *self,
+                                   const char          *text,
+                                   JsonArray           *images,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
   g_autoptr(GTask) task = NULL;
   g_autofree char *name = NULL;
   g_autofree char *args = NULL;
@@ -493,7 +514,14 @@ zot_host_submit_async (ZotHost             *self,
 
   if (!zot_split_slash_command (text, &name, &args))
     {
-      run_prompt (self, task, text);
+      run_prompt (self, task, text, images);
+      return;
+    }
+
+  if (images != NULL && json_array_get_length (images) > 0)
+    {
+      g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_USAGE,
+                               _("/%s does not take images: send them with a message"), name);
       return;
     }
 

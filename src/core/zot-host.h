@@ -92,6 +92,12 @@ void                 zot_host_submit_async      (ZotHost              *self,
                                                  GCancellable         *cancellable,
                                                  GAsyncReadyCallback   callback,
                                                  gpointer              user_data);
+void                 zot_host_submit_with_images_async (ZotHost              *self,
+                                                        const char           *text,
+                                                        JsonArray            *images,
+                                                        GCancellable         *cancellable,
+                                                        GAsyncReadyCallback   callback,
+                                                        gpointer              user_data);
 gboolean             zot_host_submit_finish     (ZotHost              *self,
                                                  GAsyncResult         *result,
                                                  char               **final_text,

@@ -2,8 +2,12 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
+#include <string.h>
 
+#include <glib/gi18n.h>
+#include <gio/gio.h>
+
+#include "zot-limits.h"
 #include "zot-message.h"
 
 void
@@ -42,6 +46,111 @@ zot_message_new_user_text (const char *text)
 {
   g_return_val_if_fail (text != NULL, NULL);
   return new_text_message ("user", text);
+}
+
+/**
+ * zot_message_new_user:
+ * @text: the message's text, "" for none
+ * @images: (nullable): image blocks from zot_image_block_new(), after the text
+ *
+ * Returns: (transfer full): a user message
+ */
+JsonObject *
+zot_message_new_user (const char *text,
+                      JsonArray  *images)
+{
+  JsonObject *message;
+  JsonArray *content;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  if (images == NULL || json_array_get_length (images) == 0)
+    return zot_message_new_user_text (text);
+
+  content = json_array_new ();
+  if (*text != '\0')
+    zot_content_add_text (content, text);
+  for (guint i = 0; i < json_array_get_length (images); i++)
+    json_array_add_element (content, json_node_copy (json_array_get_element (images, i)));
+
+  message = json_object_new ();
+  json_object_set_string_member (message, "role", "user");
+  json_object_set_array_member (message, "content", content);
+  return message;
+}
+
+/**
+ * zot_image_sniff_mime_type:
+ * @head: the first bytes of a file
+ *
+ * Returns: (nullable): "image/png", "image/jpeg", "image/gif" or
+ *   "image/webp" from the file's signature, or %NULL for anything else: the
+ *   formats every provider takes
+ */
+const char *
+zot_image_sniff_mime_type (const guint8 *head,
+                           gsize         length)
+{
+  if (length >= 8 && memcmp (head, "\x89PNG\r\n\x1a\n", 8) == 0)
+    return "image/png";
+  if (length >= 3 && memcmp (head, "\xff\xd8\xff", 3) == 0)
+    return "image/jpeg";
+  if (length >= 6 && (memcmp (head, "GIF87a", 6) == 0 || memcmp (head, "GIF89a", 6) == 0))
+    return "image/gif";
+  if (length >= 12 && memcmp (head, "RIFF", 4) == 0 && memcmp (head + 8, "WEBP", 4) == 0)
+    return "image/webp";
+  return NULL;
+}
+
+/**
+ * zot_image_block_new:
+ * @bytes: the image file's contents
+ * @name: what to call it in an error: a file name
+ *
+ * An image content block, `{"type":"image","mime_type":…,"data":<base64>}`,
+ * for a PNG, JPEG, GIF or WebP image of at most %ZOT_READ_IMAGE_MAX_BYTES
+ * (the read tool's limit, which keeps a request within what providers take).
+ *
+ * Returns: (transfer full) (nullable): the block, or %NULL with
+ *   %G_IO_ERROR_INVALID_DATA or %G_IO_ERROR_MESSAGE_TOO_LARGE
+ */
+JsonObject *
+zot_image_block_new (GBytes      *bytes,
+                     const char  *name,
+                     GError     **error)
+{
+  gsize size = 0;
+  const guint8 *data;
+  const char *mime_type;
+  g_autofree char *encoded = NULL;
+  JsonObject *block;
+
+  g_return_val_if_fail (bytes != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+
+  data = g_bytes_get_data (bytes, &size);
+  mime_type = zot_image_sniff_mime_type (data, size);
+  if (mime_type == NULL)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                   _("%s is not a PNG, JPEG, GIF or WebP image"), name);
+      return NULL;
+    }
+
+  if (size > ZOT_READ_IMAGE_MAX_BYTES)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                   _("%s is %.1f MiB; an image can be at most %zu MiB"), name,
+                   size / (1024.0 * 1024.0), ZOT_READ_IMAGE_MAX_BYTES / (1024 * 1024));
+      return NULL;
+    }
+
+  encoded = g_base64_encode (data, size);
+  block = json_object_new ();
+  json_object_set_string_member (block, "type", "image");
+  json_object_set_string_member (block, "mime_type", mime_type);
+  json_object_set_string_member (block, "data", encoded);
+  return block;
 }
 
 JsonObject *

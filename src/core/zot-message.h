@@ -25,6 +25,13 @@
 G_BEGIN_DECLS
 
 JsonObject *zot_message_new_user_text      (const char *text);
+JsonObject *zot_message_new_user           (const char *text,
+                                            JsonArray  *images);
+const char *zot_image_sniff_mime_type      (const guint8 *head,
+                                            gsize         length);
+JsonObject *zot_image_block_new            (GBytes     *bytes,
+                                            const char *name,
+                                            GError    **error);
 JsonObject *zot_message_new_assistant_text (const char *text);
 JsonArray  *zot_content_new_text           (const char *text);
 void        zot_content_add_text           (JsonArray  *content,
