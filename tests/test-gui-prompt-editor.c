@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <adwaita.h>
 
@@ -338,7 +339,8 @@ test_cancel_and_busy (Fixture       *f,
   g_assert_true (key (f, GDK_KEY_Escape, 0));
   g_assert_cmpuint (f->cancelled, ==, 1);
 
-  button = gtk_widget_get_last_child (gtk_widget_get_first_child (GTK_WIDGET (f->editor)));
+  /* The editor holds the attachments, then the text and this button. */
+  button = gtk_widget_get_last_child (gtk_widget_get_last_child (gtk_widget_get_first_child (GTK_WIDGET (f->editor))));
   g_assert_true (GTK_IS_BUTTON (button));
   g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (button)), ==, "go-up-symbolic");
 
@@ -495,6 +497,144 @@ test_commands_changed (Fixture       *f,
   assert_text (f, "/LateOne ");
 }
 
+/* Attached images */
+
+static void
+on_attach_failed (ZotPromptEditor *editor,
+                  const char      *message,
+                  GPtrArray       *failures)
+{
+  g_ptr_array_add (failures, g_strdup (message));
+}
+
+static gboolean
+nothing_loading (gpointer editor)
+{
+  return zot_prompt_editor_get_n_loading (editor) == 0;
+}
+
+static GdkTexture *
+small_texture (void)
+{
+  static const guint8 pixels[] = {
+    0xff, 0x00, 0x00, 0xff,   0x00, 0xff, 0x00, 0xff,
+    0x00, 0x00, 0xff, 0xff,   0xff, 0xff, 0xff, 0xff,
+  };
+  g_autoptr(GBytes) bytes = g_bytes_new_static (pixels, sizeof pixels);
+
+  return gdk_memory_texture_new (2, 2, GDK_MEMORY_R8G8B8A8, bytes, 8);
+}
+
+static GFile *
+write_file (Fixture    *f,
+            const char *name,
+            GBytes     *contents)
+{
+  g_autofree char *path = g_build_filename (f->env.root, name, NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_file_set_contents (path, g_bytes_get_data (contents, NULL), (gssize) g_bytes_get_size (contents), &error);
+  g_assert_no_error (error);
+  return g_file_new_for_path (path);
+}
+
+static GtkWidget *
+find_flow_box (GtkWidget *widget)
+{
+  if (GTK_IS_FLOW_BOX (widget))
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_flow_box (child);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+has_failure (GPtrArray  *failures,
+             const char *needle)
+{
+  for (guint i = 0; i < failures->len; i++)
+    if (strstr (g_ptr_array_index (failures, i), needle) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Images are read in the background and shown above the text; what is not
+ * an image, or too big (refused before reading), is named in
+ * ::attach-failed; images alone make a message; removing one drops it. */
+static void
+test_attachments (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GPtrArray) failures = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GdkTexture) texture = small_texture ();
+  g_autoptr(GBytes) png = gdk_texture_save_to_png_bytes (texture);
+  g_autoptr(GBytes) text = g_bytes_new_static ("not an image", 12);
+  g_autoptr(GFile) image = write_file (f, "shot.png", png);
+  g_autoptr(GFile) notes = write_file (f, "notes.png", text);
+  g_autoptr(GFile) big = write_file (f, "big.png", png);
+  g_autoptr(GFile) missing = g_file_new_build_filename (f->env.root, "gone.png", NULL);
+  g_autoptr(JsonArray) images = NULL;
+  g_autofree char *big_path = g_file_get_path (big);
+  GtkWidget *flow;
+  GtkWidget *chip;
+  GtkWidget *remove;
+
+  /* Sparse: its size is over the limit, its blocks are not. */
+  g_assert_cmpint (truncate (big_path, (off_t) ZOT_READ_IMAGE_MAX_BYTES + 1), ==, 0);
+  g_signal_connect (f->editor, "attach-failed", G_CALLBACK (on_attach_failed), failures);
+
+  zot_prompt_editor_attach_file (f->editor, image);
+  zot_prompt_editor_attach_file (f->editor, notes);
+  zot_prompt_editor_attach_file (f->editor, big);
+  zot_prompt_editor_attach_file (f->editor, missing);
+  g_assert_cmpuint (zot_prompt_editor_get_n_loading (f->editor), ==, 4);
+  zot_test_wait_until (nothing_loading, f->editor, 10000);
+
+  g_assert_cmpuint (zot_prompt_editor_get_n_images (f->editor), ==, 1);
+  g_assert_cmpuint (failures->len, ==, 3);
+  g_assert_true (has_failure (failures, "notes.png is not a PNG, JPEG, GIF or WebP image"));
+  g_assert_true (has_failure (failures, "big.png is 5.0 MiB; an image can be at most 5 MiB"));
+  g_assert_true (has_failure (failures, "gone.png could not be read"));
+
+  /* Pixels dropped from elsewhere come as a PNG. */
+  g_assert_true (zot_prompt_editor_attach_texture (f->editor, texture));
+  g_assert_cmpuint (zot_prompt_editor_get_n_images (f->editor), ==, 2);
+
+  /* The remove button of the second drops it. */
+  flow = find_flow_box (GTK_WIDGET (f->editor));
+  g_assert_nonnull (flow);
+  g_assert_true (gtk_widget_get_visible (flow));
+  chip = gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (gtk_widget_get_last_child (flow)));
+  remove = gtk_widget_get_last_child (chip);
+  g_assert_true (GTK_IS_BUTTON (remove));
+  g_signal_emit_by_name (remove, "clicked");
+  g_assert_cmpuint (zot_prompt_editor_get_n_images (f->editor), ==, 1);
+
+  /* No text: the image alone is a message. */
+  g_assert_true (_zot_prompt_editor_handle_key (f->editor, GDK_KEY_Return, 0));
+  g_assert_cmpuint (f->submitted->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->submitted, 0), ==, "");
+
+  images = zot_prompt_editor_take_images (f->editor);
+  g_assert_nonnull (images);
+  g_assert_cmpuint (json_array_get_length (images), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (images, 0), "mime_type"),
+                   ==, "image/png");
+  g_assert_cmpuint (zot_prompt_editor_get_n_images (f->editor), ==, 0);
+  g_assert_null (zot_prompt_editor_take_images (f->editor));
+  g_assert_false (gtk_widget_get_visible (flow));
+
+  /* Nothing at all is not a message. */
+  g_assert_true (_zot_prompt_editor_handle_key (f->editor, GDK_KEY_Return, 0));
+  g_assert_cmpuint (f->submitted->len, ==, 1);
+}
+
 static void
 add_test (const char *path,
           void      (*func) (Fixture *, gconstpointer))
@@ -516,6 +656,7 @@ main (int   argc,
   add_test ("/zot/gui/prompt-editor/cancel-busy", test_cancel_and_busy);
   add_test ("/zot/gui/prompt-editor/completion", test_completion);
   add_test ("/zot/gui/prompt-editor/commands-changed", test_commands_changed);
+  add_test ("/zot/gui/prompt-editor/attachments", test_attachments);
 
   return g_test_run ();
 }

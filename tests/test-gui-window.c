@@ -6,6 +6,8 @@
 #include <adwaita.h>
 
 #include "zot-application.h"
+#include "zot-prompt-editor.h"
+#include "zot-prompt-editor-private.h"
 #include "zot-test-util.h"
 #include "zot-window.h"
 
@@ -193,6 +195,90 @@ test_close_shuts_down (Fixture       *f,
   g_assert_nonnull (zot_test_find_frame (frames, "shutdown"));
 }
 
+static GtkWidget *
+find_of_type (GtkWidget *widget,
+              GType      type,
+              const char *css_class)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) &&
+      (css_class == NULL || gtk_widget_has_css_class (widget, css_class)))
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_of_type (child, type, css_class);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+nothing_loading (gpointer editor)
+{
+  return zot_prompt_editor_get_n_loading (editor) == 0;
+}
+
+static gboolean
+image_in_transcript (gpointer window)
+{
+  return find_of_type (window, GTK_TYPE_PICTURE, "message-image") != NULL;
+}
+
+static gboolean
+agent_idle (gpointer window)
+{
+  return !zot_agent_is_running (zot_host_get_agent (zot_window_get_host (window)));
+}
+
+/* An image dropped on the window goes to the prompt, leaves with the next
+ * message, and shows in the transcript; a command does not take it. */
+static void
+test_drop_image (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "hello", "--command", "hi", NULL);
+  const char *paths[] = { dir, NULL };
+  static const guint8 pixels[] = { 0x20, 0x40, 0x80, 0xff };
+  g_autoptr(GBytes) pixel_bytes = g_bytes_new_static (pixels, sizeof pixels);
+  g_autoptr(GdkTexture) texture = gdk_memory_texture_new (1, 1, GDK_MEMORY_R8G8B8A8, pixel_bytes, 4);
+  g_autofree char *path = g_build_filename (f->env.root, "photo.png", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  GSList files = { file, NULL };
+  ZotPromptEditor *editor;
+  GPtrArray *messages;
+  JsonObject *sent;
+
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+  open_window (f, paths);
+  editor = ZOT_PROMPT_EDITOR (find_of_type (GTK_WIDGET (f->window), ZOT_TYPE_PROMPT_EDITOR, NULL));
+
+  g_assert_true (zot_window_open_files (f->window, &files));
+  zot_test_wait_until (nothing_loading, editor, 10000);
+  g_assert_cmpuint (zot_prompt_editor_get_n_images (editor), ==, 1);
+
+  zot_prompt_editor_set_text (editor, "what is in it?");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  zot_test_wait_until (image_in_transcript, f->window, 20000);
+  zot_test_wait_until (agent_idle, f->window, 20000);
+  g_assert_cmpuint (zot_prompt_editor_get_n_images (editor), ==, 0);
+
+  messages = zot_agent_get_messages (zot_host_get_agent (zot_window_get_host (f->window)));
+  sent = g_ptr_array_index (messages, 0);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (sent, "content")), ==, 2);
+
+  /* A command leaves the image for the next message. */
+  g_assert_true (zot_window_open_files (f->window, &files));
+  zot_test_wait_until (nothing_loading, editor, 10000);
+  zot_prompt_editor_set_text (editor, "/help");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  zot_test_wait_until (agent_idle, f->window, 20000);
+  g_assert_cmpuint (zot_prompt_editor_get_n_images (editor), ==, 1);
+
+  close_window (f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -209,6 +295,7 @@ main (int    argc,
   g_test_add ("/zot/gui/window/responsive-while-hanging", Fixture, NULL, fixture_setup,
               test_responsive_while_hanging, fixture_teardown);
   g_test_add ("/zot/gui/window/close-shuts-down", Fixture, NULL, fixture_setup, test_close_shuts_down, fixture_teardown);
+  g_test_add ("/zot/gui/window/drop-image", Fixture, NULL, fixture_setup, test_drop_image, fixture_teardown);
 
   return g_test_run ();
 }

@@ -25,6 +25,13 @@ void       zot_prompt_editor_set_text (ZotPromptEditor *self,
                                        const char      *text);
 void       zot_prompt_editor_insert   (ZotPromptEditor *self,
                                        const char      *text);
+void       zot_prompt_editor_attach_file    (ZotPromptEditor *self,
+                                             GFile           *file);
+gboolean   zot_prompt_editor_attach_texture (ZotPromptEditor *self,
+                                             GdkTexture      *texture);
+guint      zot_prompt_editor_get_n_images   (ZotPromptEditor *self);
+guint      zot_prompt_editor_get_n_loading  (ZotPromptEditor *self);
+JsonArray *zot_prompt_editor_take_images    (ZotPromptEditor *self);
 gboolean   zot_prompt_editor_get_busy (ZotPromptEditor *self);
 void       zot_prompt_editor_set_busy (ZotPromptEditor *self,
                                        gboolean         busy);

@@ -682,6 +682,51 @@ tool_row_set_result (ToolRow       *row,
   gtk_widget_set_visible (row->result_title, TRUE);
 }
 
+/* A sent image as the user saw it, or its type when GTK cannot decode it. */
+static GtkWidget *
+image_thumbnail_new (JsonObject *block)
+{
+  const char *data = json_object_get_string_member_with_default (block, "data", "");
+  const char *mime_type = json_object_get_string_member_with_default (block, "mime_type", "?");
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autofree char *caption = NULL;
+  GtkWidget *label;
+  gsize size = 0;
+  guchar *decoded;
+
+  decoded = g_base64_decode (data, &size);
+  if (size > 0)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new_take (decoded, size);
+
+      texture = gdk_texture_new_from_bytes (bytes, NULL);
+    }
+  else
+    g_free (decoded);
+
+  if (texture != NULL)
+    {
+      GtkWidget *picture = gtk_picture_new_for_paintable (GDK_PAINTABLE (texture));
+
+      gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);
+      gtk_picture_set_can_shrink (GTK_PICTURE (picture), TRUE);
+      gtk_widget_set_size_request (picture, 120, 90);
+      gtk_widget_add_css_class (picture, "message-image");
+      /* Translators: %s is a MIME type such as image/png */
+      caption = g_strdup_printf (_("Image (%s)"), mime_type);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (picture), GTK_ACCESSIBLE_PROPERTY_LABEL, caption, -1);
+      return picture;
+    }
+
+  /* Translators: %s is a MIME type such as image/png */
+  caption = g_strdup_printf (_("Image (%s)"), mime_type);
+  label = gtk_label_new (caption);
+  gtk_label_set_xalign (GTK_LABEL (label), 0.0);
+  gtk_widget_add_css_class (label, "caption");
+  gtk_widget_add_css_class (label, "dim-label");
+  return label;
+}
+
 /* Agent signals */
 
 static void
@@ -691,6 +736,7 @@ on_agent_user_message_cb (ZotAgent      *agent,
 {
   g_autofree char *text = zot_message_get_text (message);
   JsonArray *content = NULL;
+  GtkWidget *images = NULL;
   GtkWidget *row;
 
   if (json_object_get_boolean_member_with_default (message, "summary", FALSE))
@@ -722,8 +768,6 @@ on_agent_user_message_cb (ZotAgent      *agent,
     {
       JsonNode *node = json_array_get_element (content, i);
       JsonObject *block;
-      g_autofree char *caption = NULL;
-      GtkWidget *label;
 
       if (!JSON_NODE_HOLDS_OBJECT (node))
         continue;
@@ -731,14 +775,15 @@ on_agent_user_message_cb (ZotAgent      *agent,
       if (g_strcmp0 (json_object_get_string_member_with_default (block, "type", ""), "image") != 0)
         continue;
 
-      /* Translators: %s is a MIME type such as image/png */
-      caption = g_strdup_printf (_("Image (%s)"),
-                                 json_object_get_string_member_with_default (block, "mime_type", "?"));
-      label = gtk_label_new (caption);
-      gtk_label_set_xalign (GTK_LABEL (label), 0.0);
-      gtk_widget_add_css_class (label, "caption");
-      gtk_widget_add_css_class (label, "dim-label");
-      gtk_box_append (GTK_BOX (row), label);
+      if (images == NULL)
+        {
+          images = gtk_flow_box_new ();
+          gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (images), GTK_SELECTION_NONE);
+          gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (images), 4);
+          gtk_widget_set_halign (images, GTK_ALIGN_END);
+          gtk_box_append (GTK_BOX (row), images);
+        }
+      gtk_flow_box_append (GTK_FLOW_BOX (images), image_thumbnail_new (block));
     }
 
   add_row (self, row);

@@ -107,11 +107,28 @@ on_prompt_submit (ZotPromptEditor *editor,
                   const char      *text,
                   ZotWindow       *self)
 {
-  if (self->host == NULL || *text == '\0')
+  g_autoptr(JsonArray) images = NULL;
+
+  if (self->host == NULL)
+    return;
+
+  /* Attached images go with a message; a command leaves them for the next. */
+  if (!zot_host_is_command (self->host, text))
+    images = zot_prompt_editor_take_images (editor);
+  if (*text == '\0' && images == NULL)
     return;
 
   g_object_set (self->prompt_editor, "busy", TRUE, NULL);
-  zot_host_submit_async (self->host, text, self->cancellable, submitted_cb, g_object_ref (self));
+  zot_host_submit_with_images_async (self->host, text, images, self->cancellable,
+                                     submitted_cb, g_object_ref (self));
+}
+
+static void
+on_attach_failed (ZotPromptEditor *editor,
+                  const char      *message,
+                  ZotWindow       *self)
+{
+  zot_window_show_toast (self, message);
 }
 
 static void
@@ -442,6 +459,47 @@ zot_window_install_file (ZotWindow *self,
 }
 
 static gboolean
+is_image_name (GFile *file)
+{
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *type = g_content_type_guess (name, NULL, 0, NULL);
+  g_autofree char *mime = g_content_type_get_mime_type (type);
+
+  return mime != NULL && g_str_has_prefix (mime, "image/");
+}
+
+/**
+ * zot_window_open_files:
+ * @files: (element-type GFile): what was dropped on the window
+ *
+ * Images go to the prompt, to be sent with the next message; anything else
+ * (an extension folder or archive) opens the install dialog for the first.
+ *
+ * Returns: whether the files were taken
+ */
+gboolean
+zot_window_open_files (ZotWindow *self,
+                       GSList    *files)
+{
+  gboolean all_images = files != NULL;
+
+  g_return_val_if_fail (ZOT_IS_WINDOW (self), FALSE);
+
+  for (GSList *l = files; l != NULL && all_images; l = l->next)
+    all_images = is_image_name (l->data);
+
+  if (all_images)
+    {
+      for (GSList *l = files; l != NULL; l = l->next)
+        zot_prompt_editor_attach_file (self->prompt_editor, l->data);
+      gtk_widget_grab_focus (GTK_WIDGET (self->prompt_editor));
+      return TRUE;
+    }
+
+  return files != NULL && zot_window_install_file (self, files->data);
+}
+
+static gboolean
 on_drop (GtkDropTarget *target,
          const GValue  *value,
          double         x,
@@ -449,14 +507,18 @@ on_drop (GtkDropTarget *target,
          ZotWindow     *self)
 {
   if (G_VALUE_HOLDS (value, GDK_TYPE_FILE_LIST))
-    {
-      GSList *files = g_value_get_boxed (value);
+    return zot_window_open_files (self, g_value_get_boxed (value));
 
-      if (files != NULL)
-        return zot_window_install_file (self, files->data);
+  if (G_VALUE_HOLDS (value, G_TYPE_FILE))
+    {
+      GSList one = { g_value_get_object (value), NULL };
+
+      return zot_window_open_files (self, &one);
     }
-  else if (G_VALUE_HOLDS (value, G_TYPE_FILE))
-    return zot_window_install_file (self, g_value_get_object (value));
+
+  /* Pixels, dragged from a browser or an image viewer. */
+  if (G_VALUE_HOLDS (value, GDK_TYPE_TEXTURE))
+    return zot_prompt_editor_attach_texture (self->prompt_editor, g_value_get_object (value));
 
   return FALSE;
 }
@@ -676,6 +738,7 @@ zot_window_init (ZotWindow *self)
   gtk_box_append (self->conversation_box, GTK_WIDGET (self->prompt_editor));
   g_signal_connect (self->prompt_editor, "submit", G_CALLBACK (on_prompt_submit), self);
   g_signal_connect (self->prompt_editor, "cancel", G_CALLBACK (on_prompt_cancel), self);
+  g_signal_connect (self->prompt_editor, "attach-failed", G_CALLBACK (on_attach_failed), self);
 
   self->panel_pane = ZOT_PANEL_PANE (zot_panel_pane_new ());
   self->notes_view = ZOT_NOTES_VIEW (zot_notes_view_new ());
@@ -702,7 +765,8 @@ zot_window_init (ZotWindow *self)
   gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->prompt_editor));
   gtk_widget_grab_focus (GTK_WIDGET (self->prompt_editor));
 
-  drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  drop = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
+  gtk_drop_target_set_gtypes (drop, (GType []) { GDK_TYPE_FILE_LIST, GDK_TYPE_TEXTURE }, 2);
   g_signal_connect (drop, "drop", G_CALLBACK (on_drop), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
