@@ -635,6 +635,40 @@ test_attachments (Fixture       *f,
   g_assert_cmpuint (f->submitted->len, ==, 1);
 }
 
+static gboolean
+editor_has_text (gpointer editor)
+{
+  g_autofree char *text = zot_prompt_editor_get_text (editor);
+
+  return *text != '\0';
+}
+
+/* An image on the clipboard is attached on paste; text still pastes. */
+static void
+test_paste_image (Fixture       *f,
+                  gconstpointer  data)
+{
+  GtkTextView *text_view = _zot_prompt_editor_get_text_view (f->editor);
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (text_view));
+  g_autoptr(GdkTexture) texture = small_texture ();
+  g_autofree char *text = NULL;
+
+  gdk_clipboard_set_texture (clipboard, texture);
+  g_signal_emit_by_name (text_view, "paste-clipboard");
+  zot_test_wait_until (nothing_loading, f->editor, 10000);
+  g_assert_cmpuint (zot_prompt_editor_get_n_images (f->editor), ==, 1);
+  text = zot_prompt_editor_get_text (f->editor);
+  g_assert_cmpstr (text, ==, "");
+  g_clear_pointer (&text, g_free);
+
+  gdk_clipboard_set_text (clipboard, "some words");
+  g_signal_emit_by_name (text_view, "paste-clipboard");
+  zot_test_wait_until (editor_has_text, f->editor, 10000);
+  text = zot_prompt_editor_get_text (f->editor);
+  g_assert_cmpstr (text, ==, "some words");
+  g_assert_cmpuint (zot_prompt_editor_get_n_images (f->editor), ==, 1);
+}
+
 static void
 add_test (const char *path,
           void      (*func) (Fixture *, gconstpointer))
@@ -657,6 +691,7 @@ main (int   argc,
   add_test ("/zot/gui/prompt-editor/completion", test_completion);
   add_test ("/zot/gui/prompt-editor/commands-changed", test_commands_changed);
   add_test ("/zot/gui/prompt-editor/attachments", test_attachments);
+  add_test ("/zot/gui/prompt-editor/paste-image", test_paste_image);
 
   return g_test_run ();
 }

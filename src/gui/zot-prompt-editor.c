@@ -649,6 +649,44 @@ zot_prompt_editor_get_n_images (ZotPromptEditor *self)
   return n;
 }
 
+static void
+paste_texture_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(ZotPromptEditor) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkTexture) texture = gdk_clipboard_read_texture_finish (GDK_CLIPBOARD (object), result, &error);
+
+  self->n_loading--;
+  if (texture != NULL)
+    zot_prompt_editor_attach_texture (self, texture);
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *message = g_strdup_printf (_("The pasted image could not be read: %s"), error->message);
+
+      g_signal_emit (self, signals [ATTACH_FAILED], 0, message);
+    }
+}
+
+/* An image on the clipboard, with no text beside it, is attached rather
+ * than pasted; text pastes as usual. */
+static void
+on_text_view_paste_clipboard_cb (GtkTextView     *text_view,
+                                 ZotPromptEditor *self)
+{
+  GdkClipboard *clipboard = gtk_widget_get_clipboard (GTK_WIDGET (text_view));
+  GdkContentFormats *formats = gdk_clipboard_get_formats (clipboard);
+
+  if (!gdk_content_formats_contain_gtype (formats, GDK_TYPE_TEXTURE) ||
+      gdk_content_formats_contain_gtype (formats, G_TYPE_STRING))
+    return;
+
+  g_signal_stop_emission_by_name (text_view, "paste-clipboard");
+  self->n_loading++;
+  gdk_clipboard_read_texture_async (clipboard, self->cancellable, paste_texture_cb, g_object_ref (self));
+}
+
 /**
  * zot_prompt_editor_get_n_loading:
  *
@@ -988,6 +1026,7 @@ zot_prompt_editor_init (ZotPromptEditor *self)
   self->history = g_ptr_array_new_with_free_func (g_free);
   self->history_index = -1;
   self->cancellable = g_cancellable_new ();
+  g_signal_connect (self->text_view, "paste-clipboard", G_CALLBACK (on_text_view_paste_clipboard_cb), self);
 
   self->manager_signals = g_signal_group_new (ZOT_TYPE_EXTENSION_MANAGER);
   g_signal_group_connect (self->manager_signals, "commands-changed",
