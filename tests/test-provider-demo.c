@@ -94,6 +94,27 @@ test_echo (void)
   g_assert_cmpint (call.reply->output_tokens, >, 0);
 }
 
+/* Images in the message are acknowledged, so a window user sees they went. */
+static void
+test_echo_images (void)
+{
+  static const char png[] = "\x89PNG\r\n\x1a\nrest";
+  g_autoptr(GBytes) bytes = g_bytes_new_static (png, sizeof png - 1);
+  g_autoptr(JsonObject) image = zot_image_block_new (bytes, "a.png", NULL);
+  g_autoptr(JsonArray) images = json_array_new ();
+  g_autoptr(JsonArray) messages = json_array_new ();
+  g_auto(Call) call = { 0 };
+  g_autofree char *text = NULL;
+
+  json_array_add_object_element (images, json_object_ref (image));
+  json_array_add_object_element (images, json_object_ref (image));
+  json_array_add_object_element (messages, zot_message_new_user ("look", images));
+  run (messages, NULL, &call);
+  g_assert_no_error (call.error);
+  text = zot_message_get_text (call.reply->message);
+  g_assert_nonnull (strstr (text, "You said: look (and 2 images, which it cannot see)"));
+}
+
 static void
 test_tool_lines (void)
 {
@@ -187,6 +208,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/zot/provider/demo/echo", test_echo);
+  g_test_add_func ("/zot/provider/demo/echo-images", test_echo_images);
   g_test_add_func ("/zot/provider/demo/tool-lines", test_tool_lines);
   g_test_add_func ("/zot/provider/demo/summarise-results", test_summarise_results);
   g_test_add_func ("/zot/provider/demo/compaction-summary", test_compaction_summary);

@@ -225,6 +225,30 @@ request_bytes (ZotProviderRequest *request)
   return bytes;
 }
 
+/* The image blocks of a user message, to show that they arrived. */
+static guint
+count_images (JsonObject *message)
+{
+  JsonArray *content;
+  guint n = 0;
+
+  if (message == NULL || !json_object_has_member (message, "content") ||
+      !JSON_NODE_HOLDS_ARRAY (json_object_get_member (message, "content")))
+    return 0;
+
+  content = json_object_get_array_member (message, "content");
+  for (guint i = 0; i < json_array_get_length (content); i++)
+    {
+      JsonNode *node = json_array_get_element (content, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (node) &&
+          g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (node), "type", ""),
+                     "image") == 0)
+        n++;
+    }
+  return n;
+}
+
 static void
 zot_demo_provider_stream_async (ZotProvider         *provider,
                                 ZotProviderRequest  *request,
@@ -290,11 +314,17 @@ zot_demo_provider_stream_async (ZotProvider         *provider,
               data->reply->stop_reason = g_strdup ("tool_use");
             }
           else
-            data->text = g_strdup_printf (DEMO_PREFIX "You said: %s\n\n"
-                                          "This is the built-in demo model: it needs no network "
-                                          "and no API key. To make it call a tool, write a line "
-                                          "like: tool: bash {\"command\": \"ls\"}",
-                                          said);
+            {
+              guint n_images = count_images (last);
+              g_autofree char *images = n_images == 0 ? g_strdup ("")
+                : g_strdup_printf (" (and %u image%s, which it cannot see)", n_images, n_images == 1 ? "" : "s");
+
+              data->text = g_strdup_printf (DEMO_PREFIX "You said: %s%s\n\n"
+                                            "This is the built-in demo model: it needs no network "
+                                            "and no API key. To make it call a tool, write a line "
+                                            "like: tool: bash {\"command\": \"ls\"}",
+                                            said, images);
+            }
         }
     }
 
