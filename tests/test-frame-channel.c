@@ -832,6 +832,30 @@ test_socket_input (void)
   harness_free_for_input (h);
 }
 
+/* A pipe the channel does not own (zot rpc's stdin) is made non-blocking
+ * for reading and found blocking again once the channel closes. */
+static void
+test_pipe_mode_restored (void)
+{
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GOutputStream) output = g_memory_output_stream_new_resizable ();
+  g_autoptr(ZotFrameChannel) channel = NULL;
+  int fds[2];
+
+  g_assert_cmpint (pipe2 (fds, O_CLOEXEC), ==, 0);
+  input = g_unix_input_stream_new (fds[0], FALSE);
+  channel = zot_frame_channel_new (input, output);
+  zot_frame_channel_start (channel);
+  g_assert_cmpint (fcntl (fds[0], F_GETFL) & O_NONBLOCK, !=, 0);
+
+  zot_frame_channel_close (channel);
+  g_assert_cmpint (fcntl (fds[0], F_GETFL) & O_NONBLOCK, ==, 0);
+
+  g_clear_object (&channel);
+  close (fds[0]);
+  close (fds[1]);
+}
+
 static void
 test_frame_max_size (void)
 {
@@ -1663,6 +1687,7 @@ main (int   argc,
   g_test_add_func ("/zot/frame-channel/frames-per-turn", test_frames_per_turn);
   g_test_add_func ("/zot/frame-channel/file-input", test_file_input);
   g_test_add_func ("/zot/frame-channel/socket-input", test_socket_input);
+  g_test_add_func ("/zot/frame-channel/pipe-mode-restored", test_pipe_mode_restored);
   g_test_add_func ("/zot/frame-channel/frame-max-size", test_frame_max_size);
   g_test_add_func ("/zot/frame-channel/frame-too-large", test_frame_too_large);
   g_test_add_func ("/zot/frame-channel/frame-no-newline", test_frame_no_newline);

@@ -62,6 +62,7 @@ struct _ZotFrameChannel
   /* reading */
   GSource       *read_source;
   int            input_fd;
+  int            input_fd_flags;   /* as found, restored on close; -1 when untouched */
   int            output_fd;
   guint8        *read_buffer;
   gsize          chunk_pos;      /* what of read_buffer is not handled yet */
@@ -830,6 +831,14 @@ close_with_error (ZotFrameChannel *self,
   self->closed = TRUE;
   g_cancellable_cancel (self->cancellable);
 
+  /* A pipe that outlives the channel (zot rpc's stdin, shared with whoever
+   * started it) goes back to blocking, as it was found. */
+  if (self->input_fd_flags >= 0)
+    {
+      (void) fcntl (self->input_fd, F_SETFL, self->input_fd_flags);
+      self->input_fd_flags = -1;
+    }
+
   clear_queue (self);
   self->queued_bytes = 0;
   clear_flush_source (self);
@@ -1016,6 +1025,7 @@ zot_frame_channel_new (GInputStream  *input,
    * not find it non-blocking afterwards; other streams are read through
    * their pollable source. */
   self->input_fd = -1;
+  self->input_fd_flags = -1;
   if (G_IS_FILE_DESCRIPTOR_BASED (input) && G_IS_POLLABLE_INPUT_STREAM (input) &&
       g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (input)))
     {
@@ -1023,9 +1033,16 @@ zot_frame_channel_new (GInputStream  *input,
       int flags = fcntl (fd, F_GETFL);
       struct stat st;
 
-      if (fstat (fd, &st) == 0 && S_ISFIFO (st.st_mode) && flags >= 0 &&
-          ((flags & O_NONBLOCK) != 0 || fcntl (fd, F_SETFL, flags | O_NONBLOCK) == 0))
-        self->input_fd = fd;
+      if (fstat (fd, &st) == 0 && S_ISFIFO (st.st_mode) && flags >= 0)
+        {
+          if ((flags & O_NONBLOCK) != 0)
+            self->input_fd = fd;
+          else if (fcntl (fd, F_SETFL, flags | O_NONBLOCK) == 0)
+            {
+              self->input_fd = fd;
+              self->input_fd_flags = flags;
+            }
+        }
     }
 
   /* Writing straight away is only safe on a descriptor that cannot block. */
