@@ -360,10 +360,10 @@ drain_chunk (ZotFrameChannel *self)
     }
 
   if (self->resume_source == NULL)
-    self->resume_source = zot_armed_source_new (resume_cb, self, READ_PRIORITY, "[zot] frame reader, rest of a read");
+    self->resume_source = zot_armed_source_new (resume_cb, self, READ_PRIORITY,
+                                                "[zot] frame reader, rest of a read");
   zot_armed_source_set_due (self->resume_source, ZOT_ARMED_SOURCE_NOW);
 }
-
 
 /* What a read returned: EOF, an error or a chunk. Returns whether to keep
  * reading. */
