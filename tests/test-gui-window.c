@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <glib/gstdio.h>
 
 #include "zot-application.h"
 #include "zot-prompt-editor.h"
@@ -226,6 +227,29 @@ image_in_transcript (gpointer window)
   return find_of_type (window, GTK_TYPE_PICTURE, "message-image") != NULL;
 }
 
+/* The message dialog the install flow opens over @window, if any. */
+static gpointer
+install_dialog_shown (gpointer window)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWindow) toplevel = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (toplevel) && gtk_window_get_transient_for (toplevel) == window &&
+          gtk_widget_get_visible (GTK_WIDGET (toplevel)))
+        return toplevel;
+    }
+  return NULL;
+}
+
+static gboolean
+install_dialog_is_shown (gpointer window)
+{
+  return install_dialog_shown (window) != NULL;
+}
+
 static gboolean
 agent_idle (gpointer window)
 {
@@ -246,6 +270,11 @@ test_drop_image (Fixture       *f,
   g_autofree char *path = g_build_filename (f->env.root, "photo.png", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (path);
   GSList files = { file, NULL };
+  g_autofree char *folder_path = g_build_filename (f->env.root, "someext", NULL);
+  g_autoptr(GFile) folder = g_file_new_for_path (folder_path);
+  GSList folder_link = { folder, NULL };
+  GSList mixed = { file, &folder_link };
+  AdwMessageDialog *dialog;
   ZotPromptEditor *editor;
   GPtrArray *messages;
   JsonObject *sent;
@@ -275,6 +304,18 @@ test_drop_image (Fixture       *f,
   g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
   zot_test_wait_until (agent_idle, f->window, 20000);
   g_assert_cmpuint (zot_prompt_editor_get_n_images (editor), ==, 1);
+
+  /* With a folder among them, the folder is what the drop is about: it is
+   * offered for installation and no image is attached. */
+  g_assert_cmpint (g_mkdir (folder_path, 0700), ==, 0);
+  g_assert_true (zot_window_open_files (f->window, &mixed));
+  g_assert_cmpuint (zot_prompt_editor_get_n_loading (editor), ==, 0);
+  g_assert_cmpuint (zot_prompt_editor_get_n_images (editor), ==, 1);
+  zot_test_wait_until (install_dialog_is_shown, f->window, 20000);
+  dialog = install_dialog_shown (f->window);
+  /* An empty folder is no extension, but it is the folder the dialog is about. */
+  g_assert_nonnull (strstr (adw_message_dialog_get_heading (dialog), "someext"));
+  gtk_window_destroy (GTK_WINDOW (dialog));
 
   close_window (f);
 }

@@ -472,8 +472,9 @@ is_image_name (GFile *file)
  * zot_window_open_files:
  * @files: (element-type GFile): what was dropped on the window
  *
- * Images go to the prompt, to be sent with the next message; anything else
- * (an extension folder or archive) opens the install dialog for the first.
+ * Images go to the prompt, to be sent with the next message; otherwise the
+ * first thing that is not an image (an extension folder or archive) opens
+ * the install dialog.
  *
  * Returns: whether the files were taken
  */
@@ -496,7 +497,12 @@ zot_window_open_files (ZotWindow *self,
       return TRUE;
     }
 
-  return files != NULL && zot_window_install_file (self, files->data);
+  /* The first thing that is not an image is the extension to install. */
+  for (GSList *l = files; l != NULL; l = l->next)
+    if (!is_image_name (l->data))
+      return zot_window_install_file (self, l->data);
+
+  return FALSE;
 }
 
 static gboolean
