@@ -56,17 +56,6 @@ on_approval_requested (ZotExtensionManager *manager,
   return FALSE;
 }
 
-static void
-load_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  gboolean *done = user_data;
-
-  zot_host_load_finish (ZOT_HOST (object), result, NULL);
-  *done = TRUE;
-}
-
 static ZotExtensionManager *
 manager_of (Fixture *f)
 {
@@ -77,27 +66,11 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  g_auto(ZotHostOptions) options = { 0 };
-  g_autoptr(GError) error = NULL;
-  gboolean done = FALSE;
-
   zot_test_env_setup (&f->env);
   f->decisions = g_ptr_array_new_with_free_func (g_free);
   f->asked = g_ptr_array_new_with_free_func (g_object_unref);
 
-  options.cwd = g_strdup (f->env.cwd);
-  options.provider.name = g_strdup ("demo");
-  options.no_session = TRUE;
-  options.no_ext = TRUE;
-  options.interactive = TRUE;
-
-  f->host = zot_host_new (&options, &error);
-  g_assert_no_error (error);
-  zot_host_load_async (f->host, NULL, load_cb, &done);
-  zot_test_wait_for (&done, 30000);
-  zot_host_begin_session (f->host);
-
-  zot_extension_manager_set_policy (manager_of (f), ZOT_APPROVAL_POLICY_ASK);
+  f->host = zot_test_demo_host (&f->env);
   g_signal_connect (manager_of (f), "lifecycle-event", G_CALLBACK (on_lifecycle_event), f);
   g_signal_connect (manager_of (f), "approval-requested", G_CALLBACK (on_approval_requested), f);
 
@@ -271,23 +244,7 @@ test_close_is_deny (Fixture       *f,
   zot_test_wait_until (only_parent_left, f, 10000);
 }
 
-typedef struct
-{
-  gboolean     done;
-  ZotDecision *decision;
-} Authorize;
-
-static void
-authorize_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  Authorize *authorize = user_data;
-
-  authorize->decision = zot_extension_manager_authorize_finish (ZOT_EXTENSION_MANAGER (object),
-                                                                result, NULL);
-  authorize->done = TRUE;
-}
+typedef ZotTestAuthorize Authorize;
 
 static void
 authorize (Fixture      *f,
@@ -296,11 +253,7 @@ authorize (Fixture      *f,
            GCancellable *cancellable,
            Authorize    *out)
 {
-  g_autoptr(JsonObject) args = json_object_new ();
-
-  json_object_set_string_member (args, "command", "true");
-  zot_extension_manager_authorize_async (manager_of (f), tool, tool, args, TRUE, origin,
-                                         cancellable, authorize_cb, out);
+  zot_test_authorize (manager_of (f), tool, "true", origin, cancellable, out);
 }
 
 static void

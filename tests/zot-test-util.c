@@ -593,3 +593,61 @@ zot_test_provider_reply_block (ZotTestProvider *self,
   g_assert_cmpuint (index, <, json_array_get_length (content));
   return json_array_get_object_element (content, index);
 }
+
+static void
+authorize_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  ZotTestAuthorize *out = user_data;
+
+  out->decision = zot_extension_manager_authorize_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  out->done = TRUE;
+}
+
+void
+zot_test_authorize (ZotExtensionManager *manager,
+                    const char          *tool,
+                    const char          *command,
+                    const char          *origin,
+                    GCancellable        *cancellable,
+                    ZotTestAuthorize    *out)
+{
+  g_autoptr(JsonObject) args = json_object_new ();
+
+  json_object_set_string_member (args, "command", command);
+  zot_extension_manager_authorize_async (manager, tool, tool, args, TRUE, origin, cancellable,
+                                         authorize_cb, out);
+}
+
+static void
+demo_loaded_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_assert_true (zot_host_load_finish (ZOT_HOST (object), result, NULL));
+  *(gboolean *) user_data = TRUE;
+}
+
+ZotHost *
+zot_test_demo_host (ZotTestEnv *env)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  gboolean done = FALSE;
+  ZotHost *host;
+
+  options.cwd = g_strdup (env->cwd);
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  options.no_ext = TRUE;
+  options.interactive = TRUE;
+
+  host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  zot_host_load_async (host, NULL, demo_loaded_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  zot_host_begin_session (host);
+  zot_extension_manager_set_policy (zot_host_get_manager (host), ZOT_APPROVAL_POLICY_ASK);
+  return host;
+}

@@ -4,6 +4,7 @@
 #include <json-glib/json-glib.h>
 
 #include "zot-extension-manager.h"
+#include "zot-host.h"
 #include "zot-fake-server.h"
 #include "zot-limits-private.h"
 #include "zot-provider.h"
@@ -58,6 +59,26 @@ char       *zot_test_read_file        (const char         *path);
 GPtrArray  *zot_test_read_frames      (const char         *path);
 JsonObject *zot_test_find_frame       (GPtrArray          *frames,
                                        const char         *type);
+
+/* A loaded interactive host with the demo model, no session file and no
+ * extensions, its session begun, asking before tools run. */
+ZotHost    *zot_test_demo_host        (ZotTestEnv          *env);
+
+/* An approval asked of @manager for @tool with {"command": @command}, as a
+ * tool call from @origin (NULL for the model) would; @out->done turns TRUE
+ * with @out->decision (free it with zot_decision_free()). */
+typedef struct
+{
+  gboolean     done;
+  ZotDecision *decision;
+} ZotTestAuthorize;
+
+void        zot_test_authorize        (ZotExtensionManager *manager,
+                                       const char          *tool,
+                                       const char          *command,
+                                       const char          *origin,
+                                       GCancellable        *cancellable,
+                                       ZotTestAuthorize    *out);
 
 /* Lookups by a path of member names and array indices, such as
  * "messages/1/content/0/text", under @root (borrowed from it). node_at
