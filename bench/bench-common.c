@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <sys/resource.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,4 +332,24 @@ const char *
 bench_verdict (gboolean met)
 {
   return met ? "met" : "MISSED";
+}
+
+/* This process's CPU time so far: user and system, or user alone. */
+double
+bench_cpu_seconds (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
+         usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+double
+bench_user_seconds (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6;
 }

@@ -32,6 +32,8 @@ char     *bench_make_extension    (BenchEnv            *env,
                                    const char * const  *args);
 
 double    bench_now               (void);
+double    bench_cpu_seconds       (void);
+double    bench_user_seconds      (void);
 double    bench_median            (const double        *values,
                                    guint                n);
 guint     bench_scaled            (guint                n,

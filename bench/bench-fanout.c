@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -442,16 +441,6 @@ payload_serialize_us (JsonObject *payload)
   return (bench_now () - start) * 1e6 / n;
 }
 
-static double
-cpu_seconds (void)
-{
-  struct rusage usage;
-
-  getrusage (RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
-         usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -505,10 +494,10 @@ main (int   argc,
       fanout_run (&fanout, fanout.ack_every * 4);
       for (guint r = 0; r < REPS; r++)
         {
-          double cpu_start = cpu_seconds ();
+          double cpu_start = bench_cpu_seconds ();
 
           zot[r] = zot_events[s] / fanout_run (&fanout, zot_events[s]);
-          cpu[r] = (cpu_seconds () - cpu_start) * 1e6 / zot_events[s];
+          cpu[r] = (bench_cpu_seconds () - cpu_start) * 1e6 / zot_events[s];
         }
       zot_rate[s] = bench_median (zot, REPS);
       zot_cpu[s] = bench_median (cpu, REPS);

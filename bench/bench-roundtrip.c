@@ -18,7 +18,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -560,25 +559,6 @@ typedef struct
   double      cpu_us_per_op;
 } Variant;
 
-static double
-user_seconds (void)
-{
-  struct rusage usage;
-
-  getrusage (RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6;
-}
-
-static double
-cpu_seconds (void)
-{
-  struct rusage usage;
-
-  getrusage (RUSAGE_SELF, &usage);
-  return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 +
-         usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
-}
-
 /* Repetitions are interleaved, variant after variant, so that a slow
  * moment of the machine hits every variant alike. */
 static void
@@ -590,11 +570,11 @@ measure (Variant *variants,
     for (guint v = 0; v < n_variants; v++)
       {
         Variant *variant = &variants[v];
-        double cpu = cpu_seconds ();
+        double cpu = bench_cpu_seconds ();
         double elapsed = variant->run (variant->data, in_flight, variant->n);
 
         variant->us[r] = elapsed * 1e6 / variant->n;
-        variant->cpu_us[r] = (cpu_seconds () - cpu) * 1e6 / variant->n;
+        variant->cpu_us[r] = (bench_cpu_seconds () - cpu) * 1e6 / variant->n;
       }
 
   for (guint v = 0; v < n_variants; v++)
@@ -709,12 +689,12 @@ main (int   argc,
   if (g_getenv ("ZOT_BENCH_ONLY") != NULL)
     {
       gboolean only_bare = g_str_equal (g_getenv ("ZOT_BENCH_ONLY"), "bare");
-      double user = user_seconds ();
-      double cpu = cpu_seconds ();
+      double user = bench_user_seconds ();
+      double cpu = bench_cpu_seconds ();
       double elapsed = only_bare ? bare_run (&bare, 1, n_zot) : agent_run (&plain, 1, n_zot);
 
-      cpu = cpu_seconds () - cpu;
-      user = user_seconds () - user;
+      cpu = bench_cpu_seconds () - cpu;
+      user = bench_user_seconds () - user;
       g_print ("%s, 1 in flight: %.1f us per call, host CPU %.1f us (%.1f us in user space)\n",
                only_bare ? "bare GIO loop" : "zot", elapsed * 1e6 / n_zot, cpu * 1e6 / n_zot, user * 1e6 / n_zot);
       agent_stop (&plain);

@@ -805,11 +805,7 @@ zot_anthropic_provider_class_init (ZotAnthropicProviderClass *klass)
 static void
 zot_anthropic_provider_init (ZotAnthropicProvider *self)
 {
-  /* No libsoup socket timeout: our own deadlines (ZOT_TIMEOUT_PROVIDER_IDLE)
-   * cover every wait, and a slow model must not trip a shorter one. */
-  self->session = soup_session_new_with_options ("user-agent", "zot/" PACKAGE_VERSION,
-                                                 "timeout", 0,
-                                                 NULL);
+  self->session = zot_sse_session_new ();
 }
 
 /**

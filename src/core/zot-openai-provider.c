@@ -798,11 +798,7 @@ zot_openai_provider_class_init (ZotOpenaiProviderClass *klass)
 static void
 zot_openai_provider_init (ZotOpenaiProvider *self)
 {
-  /* No libsoup socket timeout: our own deadlines (ZOT_TIMEOUT_PROVIDER_IDLE)
-   * cover every wait, and a slow model must not trip a shorter one. */
-  self->session = soup_session_new_with_options ("user-agent", "zot/" PACKAGE_VERSION,
-                                                 "timeout", 0,
-                                                 NULL);
+  self->session = zot_sse_session_new ();
 }
 
 /* The base URL without trailing slashes, checked to be http(s). */

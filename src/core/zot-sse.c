@@ -1146,3 +1146,20 @@ zot_sse_post_finish (GAsyncResult  *result,
 
   return g_task_propagate_boolean (G_TASK (result), error);
 }
+
+/**
+ * zot_sse_session_new:
+ *
+ * The HTTP session of a provider. It has no libsoup socket timeout: the
+ * providers' own deadlines (%ZOT_TIMEOUT_PROVIDER_IDLE) cover every wait,
+ * and a slow model must not trip a shorter one.
+ *
+ * Returns: (transfer full): a new session
+ */
+SoupSession *
+zot_sse_session_new (void)
+{
+  return soup_session_new_with_options ("user-agent", "zot/" PACKAGE_VERSION,
+                                        "timeout", 0,
+                                        NULL);
+}

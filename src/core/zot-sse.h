@@ -90,4 +90,6 @@ char    *zot_http_error_summary     (guint               status,
 gint64   zot_http_parse_retry_after (const char         *value,
                                      GDateTime          *now);
 
+SoupSession *zot_sse_session_new (void);
+
 G_END_DECLS
