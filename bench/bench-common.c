@@ -4,11 +4,11 @@
 
 #include <errno.h>
 #include <ftw.h>
-#include <sys/resource.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>

@@ -542,7 +542,6 @@ read_image (int         fd,
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonArray) content = NULL;
-  g_autofree char *data = NULL;
   JsonObject *block;
   gboolean too_big = FALSE;
 
@@ -561,12 +560,10 @@ read_image (int         fd,
   if (bytes == NULL)
     return zot_tool_result_new_text (error->message, TRUE, ZOT_TOOL_OUTCOME_FAILED);
 
-  data = g_base64_encode (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+  block = zot_image_block_new (bytes, path, &error);
+  if (block == NULL)
+    return zot_tool_result_new_text (error->message, TRUE, ZOT_TOOL_OUTCOME_FAILED);
 
-  block = json_object_new ();
-  json_object_set_string_member (block, "type", "image");
-  json_object_set_string_member (block, "mime_type", mime_type);
-  json_object_set_string_member (block, "data", data);
   content = json_array_new ();
   json_array_add_object_element (content, block);
 

@@ -103,6 +103,30 @@ zot_image_sniff_mime_type (const guint8 *head,
 }
 
 /**
+ * zot_image_check_size:
+ * @size: an image file's size in bytes
+ * @name: what to call it in the error
+ *
+ * Lets a caller refuse a file before reading it.
+ *
+ * Returns: whether @size is within %ZOT_READ_IMAGE_MAX_BYTES; if not,
+ *   %G_IO_ERROR_MESSAGE_TOO_LARGE naming the file
+ */
+gboolean
+zot_image_check_size (goffset      size,
+                      const char  *name,
+                      GError     **error)
+{
+  if (size <= (goffset) ZOT_READ_IMAGE_MAX_BYTES)
+    return TRUE;
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+               _("%s is %.1f MiB; an image can be at most %zu MiB"), name,
+               size / (1024.0 * 1024.0), ZOT_READ_IMAGE_MAX_BYTES / (1024 * 1024));
+  return FALSE;
+}
+
+/**
  * zot_image_block_new:
  * @bytes: the image file's contents
  * @name: what to call it in an error: a file name
@@ -137,13 +161,8 @@ zot_image_block_new (GBytes      *bytes,
       return NULL;
     }
 
-  if (size > ZOT_READ_IMAGE_MAX_BYTES)
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                   _("%s is %.1f MiB; an image can be at most %zu MiB"), name,
-                   size / (1024.0 * 1024.0), ZOT_READ_IMAGE_MAX_BYTES / (1024 * 1024));
-      return NULL;
-    }
+  if (!zot_image_check_size ((goffset) size, name, error))
+    return NULL;
 
   encoded = g_base64_encode (data, size);
   block = json_object_new ();

@@ -29,6 +29,9 @@ JsonObject *zot_message_new_user           (const char *text,
                                             JsonArray  *images);
 const char *zot_image_sniff_mime_type      (const guint8 *head,
                                             gsize         length);
+gboolean    zot_image_check_size           (goffset     size,
+                                            const char *name,
+                                            GError    **error);
 JsonObject *zot_image_block_new            (GBytes     *bytes,
                                             const char *name,
                                             GError    **error);

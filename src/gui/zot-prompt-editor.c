@@ -12,7 +12,6 @@
 
 #include <glib/gi18n.h>
 
-#include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-prompt-editor.h"
 #include "zot-prompt-editor-private.h"
@@ -571,15 +570,10 @@ attach_info_cb (GObject      *object,
     }
 
   /* Refused before reading: a huge file never enters memory. */
-  if (g_file_info_get_size (info) > (goffset) ZOT_READ_IMAGE_MAX_BYTES)
+  if (!zot_image_check_size (g_file_info_get_size (info), attach->name, &error))
     {
-      g_autofree char *message = g_strdup_printf (_("%s is %.1f MiB; an image can be at most %zu MiB"),
-                                                  attach->name,
-                                                  g_file_info_get_size (info) / (1024.0 * 1024.0),
-                                                  ZOT_READ_IMAGE_MAX_BYTES / (1024 * 1024));
-
       attach->self->n_loading--;
-      g_signal_emit (attach->self, signals [ATTACH_FAILED], 0, message);
+      g_signal_emit (attach->self, signals [ATTACH_FAILED], 0, error->message);
       attach_free (attach);
       return;
     }
