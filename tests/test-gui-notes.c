@@ -8,6 +8,7 @@
 
 #include <adwaita.h>
 
+#include "zot-gui-test-util.h"
 #include "zot-notes-view.h"
 #include "zot-resources.h"
 #include "zot-test-util.h"
@@ -158,29 +159,11 @@ wait_shows (Fixture    *f,
   zot_test_wait_until (shows, &wait, 10000);
 }
 
-static GtkWidget *
-find_stack (GtkWidget *widget)
-{
-  if (GTK_IS_STACK (widget))
-    return widget;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_stack (child);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static void
 test_notes (Fixture       *f,
             gconstpointer  data)
 {
-  GtkStack *stack = GTK_STACK (find_stack (GTK_WIDGET (f->view)));
+  GtkStack *stack = GTK_STACK (zot_test_find_widget (GTK_WIDGET (f->view), GTK_TYPE_STACK, NULL));
 
   g_assert_cmpstr (gtk_stack_get_visible_child_name (stack), ==, "empty");
   g_assert_cmpuint (zot_notes_view_get_n_notes (f->view), ==, 0);

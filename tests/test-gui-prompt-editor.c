@@ -14,6 +14,7 @@
 #include "zot-host.h"
 #include "zot-prompt-editor.h"
 #include "zot-prompt-editor-private.h"
+#include "zot-gui-test-util.h"
 #include "zot-test-util.h"
 
 typedef struct
@@ -538,22 +539,6 @@ write_file (Fixture    *f,
   return g_file_new_for_path (path);
 }
 
-static GtkWidget *
-find_flow_box (GtkWidget *widget)
-{
-  if (GTK_IS_FLOW_BOX (widget))
-    return widget;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_flow_box (child);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static gboolean
 has_failure (GPtrArray  *failures,
              const char *needle)
@@ -607,7 +592,7 @@ test_attachments (Fixture       *f,
   g_assert_cmpuint (zot_prompt_editor_get_n_images (f->editor), ==, 2);
 
   /* The remove button of the second drops it. */
-  flow = find_flow_box (GTK_WIDGET (f->editor));
+  flow = zot_test_find_widget (GTK_WIDGET (f->editor), GTK_TYPE_FLOW_BOX, NULL);
   g_assert_nonnull (flow);
   g_assert_true (gtk_widget_get_visible (flow));
   chip = gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (gtk_widget_get_last_child (flow)));

@@ -11,6 +11,7 @@
 #include <adwaita.h>
 #include <gtksourceview/gtksource.h>
 
+#include "zot-gui-test-util.h"
 #include "zot-host.h"
 #include "zot-markdown.h"
 #include "zot-test-util.h"
@@ -25,34 +26,6 @@ typedef struct
 } Fixture;
 
 /* Widget tree helpers */
-
-static void
-collect_widgets (GtkWidget  *widget,
-                 GType       type,
-                 const char *css_class,
-                 GPtrArray  *out)
-{
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      if ((type == G_TYPE_NONE || G_TYPE_CHECK_INSTANCE_TYPE (child, type)) &&
-          (css_class == NULL || gtk_widget_has_css_class (child, css_class)))
-        g_ptr_array_add (out, child);
-      collect_widgets (child, type, css_class, out);
-    }
-}
-
-static GPtrArray *
-find_widgets (GtkWidget  *root,
-              GType       type,
-              const char *css_class)
-{
-  GPtrArray *out = g_ptr_array_new ();
-
-  collect_widgets (root, type, css_class, out);
-  return out;
-}
 
 static void
 append_text (GtkWidget *widget,
@@ -98,7 +71,7 @@ find_with_text (GtkWidget  *root,
                 const char *css_class,
                 const char *needle)
 {
-  g_autoptr(GPtrArray) widgets = find_widgets (root, type, css_class);
+  g_autoptr(GPtrArray) widgets = zot_test_find_widgets (root, type, css_class);
 
   for (guint i = 0; i < widgets->len; i++)
     {
@@ -118,7 +91,7 @@ find_last_with_text (GtkWidget  *root,
                      const char *css_class,
                      const char *needle)
 {
-  g_autoptr(GPtrArray) widgets = find_widgets (root, type, css_class);
+  g_autoptr(GPtrArray) widgets = zot_test_find_widgets (root, type, css_class);
 
   for (guint i = widgets->len; i > 0; i--)
     {
@@ -340,7 +313,7 @@ on_text_delta (ZotAgent   *agent,
                const char *delta,
                Streaming  *s)
 {
-  g_autoptr(GPtrArray) rows = find_widgets (GTK_WIDGET (s->f->transcript), GTK_TYPE_WIDGET, "message-assistant");
+  g_autoptr(GPtrArray) rows = zot_test_find_widgets (GTK_WIDGET (s->f->transcript), GTK_TYPE_WIDGET, "message-assistant");
   GtkWidget *view;
   g_autofree char *text = NULL;
 
@@ -392,7 +365,7 @@ test_hello (Fixture       *f,
 
   /* User before assistant. */
   {
-    g_autoptr(GPtrArray) rows = find_widgets (root (f), GTK_TYPE_WIDGET, NULL);
+    g_autoptr(GPtrArray) rows = zot_test_find_widgets (root (f), GTK_TYPE_WIDGET, NULL);
     guint user_index = 0, assistant_index = 0;
 
     g_assert_true (g_ptr_array_find (rows, user_row, &user_index));
@@ -441,8 +414,8 @@ static const char *markdown_prompt =
 static void
 check_markdown (GtkWidget *markdown)
 {
-  g_autoptr(GPtrArray) views = find_widgets (markdown, GTK_SOURCE_TYPE_VIEW, NULL);
-  g_autoptr(GPtrArray) separators = find_widgets (markdown, GTK_TYPE_SEPARATOR, NULL);
+  g_autoptr(GPtrArray) views = zot_test_find_widgets (markdown, GTK_SOURCE_TYPE_VIEW, NULL);
+  g_autoptr(GPtrArray) separators = zot_test_find_widgets (markdown, GTK_TYPE_SEPARATOR, NULL);
   g_autofree char *all = widget_text (markdown);
   GtkWidget *heading;
   GtkWidget *paragraph;
@@ -501,7 +474,7 @@ check_markdown (GtkWidget *markdown)
   g_assert_false (gtk_text_view_get_editable (g_ptr_array_index (views, 0)));
   g_assert_true (gtk_text_view_get_monospace (g_ptr_array_index (views, 0)));
   {
-    g_autoptr(GPtrArray) copy = find_widgets (markdown, GTK_TYPE_BUTTON, "markdown-copy");
+    g_autoptr(GPtrArray) copy = zot_test_find_widgets (markdown, GTK_TYPE_BUTTON, "markdown-copy");
     g_autofree char *copied = NULL;
 
     g_assert_cmpuint (copy->len, ==, 1);
@@ -561,7 +534,7 @@ test_markdown_languages (void)
       GtkSourceLanguage *language;
 
       zot_markdown_view_set_markdown (ZOT_MARKDOWN_VIEW (view), text);
-      views = find_widgets (view, GTK_SOURCE_TYPE_VIEW, NULL);
+      views = zot_test_find_widgets (view, GTK_SOURCE_TYPE_VIEW, NULL);
       g_assert_cmpuint (views->len, ==, 1);
       language = gtk_source_buffer_get_language (GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (views->pdata[0])));
       if (cases[i].id == NULL)
@@ -576,7 +549,7 @@ test_markdown_languages (void)
   /* The scheme follows the dark preference. */
   {
     AdwStyleManager *style = adw_style_manager_get_default ();
-    g_autoptr(GPtrArray) views = find_widgets (view, GTK_SOURCE_TYPE_VIEW, NULL);
+    g_autoptr(GPtrArray) views = zot_test_find_widgets (view, GTK_SOURCE_TYPE_VIEW, NULL);
     GtkSourceBuffer *buffer = GTK_SOURCE_BUFFER (gtk_text_view_get_buffer (views->pdata[0]));
 
     adw_style_manager_set_color_scheme (style, ADW_COLOR_SCHEME_FORCE_DARK);
@@ -724,7 +697,7 @@ test_markdown_fuzz (void)
     for (guint i = 0; i < 20000; i++)
       g_string_append_printf (many, "- item %u\n", i);
     render_checked (view, many->str, -1);
-    labels = find_widgets (view, GTK_TYPE_LABEL, NULL);
+    labels = zot_test_find_widgets (view, GTK_TYPE_LABEL, NULL);
     g_assert_cmpuint (labels->len, <, 5000);
     g_assert_nonnull (find_with_text (view, GTK_TYPE_TEXT_VIEW, "plain-text", "item 19999"));
     g_string_free (many, TRUE);
@@ -743,7 +716,7 @@ test_markdown_fuzz (void)
     g_string_append (code, "{}]\n```\n");
     render_checked (view, code->str, -1);
     iterate ();
-    copy = find_widgets (view, GTK_TYPE_BUTTON, "markdown-copy");
+    copy = zot_test_find_widgets (view, GTK_TYPE_BUTTON, "markdown-copy");
     g_assert_cmpuint (copy->len, ==, 1);
     copied = clicked_copy (copy->pdata[0]);
     expected = g_strndup (code->str + strlen ("```json\n"), code->len - strlen ("```json\n") - strlen ("\n```\n"));
@@ -785,7 +758,7 @@ test_tool_call (Fixture       *f,
   g_assert_true (gtk_widget_has_css_class (row, "tool-completed"));
   g_assert_false (gtk_widget_has_css_class (row, "tool-running"));
 
-  names = find_widgets (row, GTK_TYPE_LABEL, "tool-name");
+  names = zot_test_find_widgets (row, GTK_TYPE_LABEL, "tool-name");
   g_assert_cmpuint (names->len, ==, 1);
   g_assert_cmpstr (gtk_label_get_text (names->pdata[0]), ==, "bash");
   g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "tool-preview", "echo hi"));
@@ -994,7 +967,7 @@ static gboolean
 at_bottom (gpointer data)
 {
   Fixture *f = data;
-  g_autoptr(GPtrArray) scrollers = find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
+  g_autoptr(GPtrArray) scrollers = zot_test_find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
   GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrollers->pdata[0]);
 
   GtkWidget *list;
@@ -1035,7 +1008,7 @@ test_autoscroll (Fixture       *f,
 
   /* Not while the user reads something above. */
   {
-    g_autoptr(GPtrArray) scrollers = find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
+    g_autoptr(GPtrArray) scrollers = zot_test_find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
     GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrollers->pdata[0]);
 
     gtk_adjustment_set_value (adjustment, 0);

@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 
 #include "zot-application.h"
+#include "zot-gui-test-util.h"
 #include "zot-prompt-editor.h"
 #include "zot-prompt-editor-private.h"
 #include "zot-test-util.h"
@@ -196,25 +197,6 @@ test_close_shuts_down (Fixture       *f,
   g_assert_nonnull (zot_test_find_frame (frames, "shutdown"));
 }
 
-static GtkWidget *
-find_of_type (GtkWidget *widget,
-              GType      type,
-              const char *css_class)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type) &&
-      (css_class == NULL || gtk_widget_has_css_class (widget, css_class)))
-    return widget;
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *found = find_of_type (child, type, css_class);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 static gboolean
 nothing_loading (gpointer editor)
 {
@@ -224,7 +206,7 @@ nothing_loading (gpointer editor)
 static gboolean
 image_in_transcript (gpointer window)
 {
-  return find_of_type (window, GTK_TYPE_PICTURE, "message-image") != NULL;
+  return zot_test_find_widget (window, GTK_TYPE_PICTURE, "message-image") != NULL;
 }
 
 /* The message dialog the install flow opens over @window, if any. */
@@ -281,7 +263,7 @@ test_drop_image (Fixture       *f,
 
   g_assert_true (gdk_texture_save_to_png (texture, path));
   open_window (f, paths);
-  editor = ZOT_PROMPT_EDITOR (find_of_type (GTK_WIDGET (f->window), ZOT_TYPE_PROMPT_EDITOR, NULL));
+  editor = ZOT_PROMPT_EDITOR (zot_test_find_widget (GTK_WIDGET (f->window), ZOT_TYPE_PROMPT_EDITOR, NULL));
 
   g_assert_true (zot_window_open_files (f->window, &files));
   zot_test_wait_until (nothing_loading, editor, 10000);
