@@ -24,6 +24,7 @@
 #include "zot-error.h"
 #include "zot-frame-channel.h"
 #include "zot-limits-private.h"
+#include "zot-test-util.h"
 
 #define SAFETY_SECONDS 30
 
@@ -946,6 +947,36 @@ test_frame_no_newline (void)
   harness_free (h);
 }
 
+/* json-glib recurses per level: a deep line must be refused before it
+ * parses, and the channel goes on. The frame itself is one level. */
+static void
+test_nesting_bound (void)
+{
+  g_autofree char *at_limit = zot_test_nested_json ("{\"type\":\"deep\",\"v\":",
+                                                    ZOT_JSON_MAX_DEPTH - 1, "}\n");
+  g_autofree char *past_limit = zot_test_nested_json ("{\"type\":\"deeper\",\"v\":",
+                                                      ZOT_JSON_MAX_DEPTH, "}\n");
+  g_autofree char *crash = zot_test_nested_json ("{\"type\":\"crash\",\"v\":", 80000, "}\n");
+  Harness *h = harness_new (TRUE);
+
+  write_str (h, at_limit);
+  WAIT_UNTIL (h->frames->len == 1 || h->n_closed > 0);
+  g_assert_cmpstr (frame_type (h, 0), ==, "deep");
+  g_assert_cmpuint (h->bad_lines->len, ==, 0);
+
+  write_str (h, past_limit);
+  write_str (h, crash);
+  write_str (h, "{\"type\":\"after\"}\n");
+  WAIT_UNTIL (h->frames->len == 2 || h->n_closed > 0);
+  g_assert_cmpstr (frame_type (h, 1), ==, "after");
+  g_assert_cmpuint (h->bad_lines->len, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    g_assert_nonnull (strstr (g_ptr_array_index (h->bad_lines, i), "nested deeper than 256 levels"));
+  g_assert_cmpuint (h->n_closed, ==, 0);
+
+  harness_free (h);
+}
+
 static void
 test_bad_lines (void)
 {
@@ -1692,6 +1723,7 @@ main (int   argc,
   g_test_add_func ("/zot/frame-channel/frame-too-large", test_frame_too_large);
   g_test_add_func ("/zot/frame-channel/frame-no-newline", test_frame_no_newline);
   g_test_add_func ("/zot/frame-channel/bad-lines", test_bad_lines);
+  g_test_add_func ("/zot/frame-channel/nesting-bound", test_nesting_bound);
   g_test_add_func ("/zot/frame-channel/eof", test_eof);
   g_test_add_func ("/zot/frame-channel/eof-unterminated", test_eof_unterminated);
   g_test_add_func ("/zot/frame-channel/send", test_send);

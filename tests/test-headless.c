@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "zot-fake-server.h"
+#include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-test-util.h"
 
@@ -530,7 +531,58 @@ test_rpc_commands (Fixture       *f,
   g_assert_nonnull (strstr (json_object_get_string_member (response, "error"), "unknown command"));
 
   g_assert_false (json_object_get_boolean_member (find_response (f, "9"), "success"));
-  g_assert_nonnull (strstr (json_object_get_string_member (find_event (f, "error", 0), "message"), "not JSON"));
+  response = find_response (f, NULL);
+  g_assert_false (json_object_get_boolean_member (response, "success"));
+  g_assert_nonnull (strstr (json_object_get_string_member (response, "error"), "not JSON"));
+}
+
+/* Lines that cannot be read are answered, and the commands after them
+ * still run: an over-long line (it used to end the process with 0), one
+ * nested past the bound (it used to crash json-glib's parser). */
+static void
+test_rpc_bad_lines (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *deep = zot_test_nested_json ("{\"type\":\"ping\",\"id\":\"deep\",\"v\":",
+                                                80000, "}\n");
+  g_autofree char *at_limit = zot_test_nested_json ("{\"type\":\"ping\",\"id\":\"2\",\"v\":",
+                                                    ZOT_JSON_MAX_DEPTH - 1, "}\n");
+  GString *input = g_string_new ("{\"type\":\"ping\",\"id\":\"1\"}\n");
+  guint n_failed = 0;
+
+  g_string_append_c (input, '"');
+  for (gsize i = 0; i < ZOT_FRAME_MAX_BYTES + 100; i++)
+    g_string_append_c (input, 'x');
+  g_string_append (input, "\"\n");
+  g_string_append (input, deep);
+  g_string_append (input, at_limit);
+  g_string_append (input, "{\"type\":\"ping\",\"id\":\"3\"}\n");
+
+  RUN (f, input->str, "rpc");
+  g_string_free (input, TRUE);
+  g_assert_cmpint (f->status, ==, 0);
+
+  g_assert_true (json_object_get_boolean_member (find_response (f, "1"), "success"));
+  g_assert_true (json_object_get_boolean_member (find_response (f, "2"), "success"));
+  g_assert_true (json_object_get_boolean_member (find_response (f, "3"), "success"));
+
+  for (guint i = 0; i < f->events->len; i++)
+    {
+      JsonObject *event = g_ptr_array_index (f->events, i);
+      const char *error;
+
+      if (!g_str_equal (json_object_get_string_member (event, "type"), "response") ||
+          json_object_get_boolean_member (event, "success"))
+        continue;
+      g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (event, "id")));
+      error = json_object_get_string_member (event, "error");
+      if (n_failed == 0)
+        g_assert_nonnull (strstr (error, "4 MiB limit"));
+      else
+        g_assert_nonnull (strstr (error, "nested deeper"));
+      n_failed++;
+    }
+  g_assert_cmpuint (n_failed, ==, 2);
 }
 
 static void
@@ -635,6 +687,7 @@ main (int    argc,
   ADD ("rpc-messages-clear-compact", test_rpc_messages_clear_compact);
   ADD ("rpc-abort", test_rpc_abort);
   ADD ("rpc-token", test_rpc_token);
+  ADD ("rpc-bad-lines", test_rpc_bad_lines);
 
 #undef ADD
 

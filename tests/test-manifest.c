@@ -4,6 +4,7 @@
  * itself, so that each case states exactly the input it checks.
  */
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -11,6 +12,7 @@
 
 #include "zot-discovery.h"
 #include "zot-error.h"
+#include "zot-limits.h"
 #include "zot-manifest.h"
 
 /* --- helpers ------------------------------------------------------------- */
@@ -312,6 +314,64 @@ test_manifest_missing_file (void)
   manifest = zot_manifest_new_for_directory (gone, &error);
   g_assert_null (manifest);
   g_assert_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND);
+
+  rm_rf (tmp);
+}
+
+/* A FIFO used to hang discovery and install, a link to /dev/zero to
+ * allocate until memory ran out, and a huge file to be read whole. */
+static void
+test_manifest_not_regular (void)
+{
+  g_autofree char *tmp = make_tmp ();
+  g_autofree char *fifo_dir = g_build_filename (tmp, "fifo", NULL);
+  g_autofree char *fifo = g_build_filename (fifo_dir, ZOT_MANIFEST_FILENAME, NULL);
+  g_autofree char *zero_dir = g_build_filename (tmp, "zero", NULL);
+  g_autofree char *zero = g_build_filename (zero_dir, ZOT_MANIFEST_FILENAME, NULL);
+  g_autofree char *big_dir = g_build_filename (tmp, "big", NULL);
+  g_autofree char *big = g_build_filename (big_dir, ZOT_MANIFEST_FILENAME, NULL);
+  g_autofree char *edge_dir = g_build_filename (tmp, "edge", NULL);
+  g_autofree char *edge = g_build_filename (edge_dir, ZOT_MANIFEST_FILENAME, NULL);
+  g_autofree char *padded = NULL;
+  g_autofree char *edge_json = NULL;
+  g_autofree char *big_json = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ZotManifest) manifest = NULL;
+  const char *head = "{\"name\":\"edge\",\"exec\":\"sh\",\"description\":\"";
+  gsize pad;
+
+  g_assert_cmpint (g_mkdir (fifo_dir, 0755), ==, 0);
+  g_assert_cmpint (mkfifo (fifo, 0644), ==, 0);
+  manifest = zot_manifest_new_for_directory (fifo_dir, &error);
+  g_assert_null (manifest);
+  g_assert_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND);
+  assert_message_contains (error, "not a regular file");
+  assert_message_contains (error, fifo);
+  g_clear_error (&error);
+
+  g_assert_cmpint (g_mkdir (zero_dir, 0755), ==, 0);
+  g_assert_cmpint (symlink ("/dev/zero", zero), ==, 0);
+  manifest = zot_manifest_new_for_directory (zero_dir, &error);
+  g_assert_null (manifest);
+  assert_message_contains (error, "not a regular file");
+  g_clear_error (&error);
+
+  /* Exactly at the size limit: read; one byte more: refused. */
+  pad = ZOT_MANIFEST_MAX_BYTES - strlen (head) - strlen ("\"}");
+  padded = g_strnfill (pad, 'x');
+  g_assert_cmpint (g_mkdir (edge_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (edge, (edge_json = g_strconcat (head, padded, "\"}", NULL)), -1, NULL));
+  manifest = zot_manifest_new_for_directory (edge_dir, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (manifest);
+  g_clear_object (&manifest);
+
+  g_assert_cmpint (g_mkdir (big_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (big, (big_json = g_strconcat (head, padded, "x\"}", NULL)), -1, NULL));
+  manifest = zot_manifest_new_for_directory (big_dir, &error);
+  g_assert_null (manifest);
+  assert_message_contains (error, "larger than");
+  g_clear_error (&error);
 
   rm_rf (tmp);
 }
@@ -805,6 +865,7 @@ main (int   argc,
   g_test_add_func ("/zot/manifest/enabled-false", test_manifest_enabled_false);
   g_test_add_func ("/zot/manifest/optional-wrong-type", test_manifest_optional_wrong_type);
   g_test_add_func ("/zot/manifest/missing-file", test_manifest_missing_file);
+  g_test_add_func ("/zot/manifest/not-regular", test_manifest_not_regular);
   g_test_add_func ("/zot/manifest/exec-absolute", test_manifest_exec_absolute);
   g_test_add_func ("/zot/manifest/exec-relative", test_manifest_exec_relative);
   g_test_add_func ("/zot/manifest/exec-path", test_manifest_exec_path);

@@ -375,6 +375,22 @@ test_no_message_stop (Fixture       *fixture,
   g_assert_nonnull (strstr (fixture->error->message, "ended early"));
 }
 
+/* A model server nesting a stream event 80,000 levels deep: a clean
+ * stream error, not a stack overflow in the parser. */
+static void
+test_deep_nesting (Fixture       *fixture,
+                   gconstpointer  data)
+{
+  g_autofree char *deep = zot_test_nested_json ("event: message_start\ndata: {\"type\":\"message_start\",\"message\":", 80000, "}");
+  const char *events[] = { deep, NULL };
+
+  zot_fake_server_push_sse (fixture->server, events, FALSE);
+  zot_test_provider_run (fixture);
+
+  g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
+  g_assert_nonnull (strstr (fixture->error->message, "nested deeper"));
+}
+
 static void
 test_malformed (Fixture       *fixture,
                 gconstpointer  data)
@@ -550,6 +566,7 @@ main (int    argc,
   ADD ("stream-cut", test_stream_cut);
   ADD ("no-message-stop", test_no_message_stop);
   ADD ("malformed", test_malformed);
+  ADD ("deep-nesting", test_deep_nesting);
   ADD ("error-event", test_error_event);
   ADD ("cancel", test_cancel);
   ADD ("idle-timeout", test_idle_timeout);

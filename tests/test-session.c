@@ -12,6 +12,7 @@
 
 #include "zot-message.h"
 #include "zot-session.h"
+#include "zot-test-util.h"
 
 #define DEADLINE_MS 10000
 
@@ -799,6 +800,13 @@ test_corrupt_middle (Fixture       *fixture,
   check_corrupt (fixture, HEADER "{\"type\":\"message\",\"message\":\"hi\"}\n" MESSAGE, 2);
   check_corrupt (fixture, HEADER MESSAGE MESSAGE "[1,2]\n" MESSAGE, 4);
   check_corrupt (fixture, HEADER "{\"no\":\"type\"}\n" MESSAGE, 2);
+  /* Nested past the bound: refused before json-glib's parser recurses
+   * through it (80,000 levels overflowed its stack). */
+  {
+    g_autofree char *deep = zot_test_nested_json (HEADER "{\"type\":\"message\",\"message\":",
+                                                  80000, "}\n" MESSAGE);
+    check_corrupt (fixture, deep, 2);
+  }
   /* Not a session at all. */
   check_corrupt (fixture, MESSAGE MESSAGE, 1);
 }

@@ -651,3 +651,27 @@ zot_test_demo_host (ZotTestEnv *env)
   zot_extension_manager_set_policy (zot_host_get_manager (host), ZOT_APPROVAL_POLICY_ASK);
   return host;
 }
+
+/**
+ * zot_test_nested_json:
+ * @depth: how many arrays to open inside @prefix
+ *
+ * @prefix, @depth nested arrays around a 1, then @suffix: for the nesting
+ * bound. "{\"type\":\"x\",\"v\":" with depth 255 nests 256 deep.
+ */
+char *
+zot_test_nested_json (const char *prefix,
+                      guint       depth,
+                      const char *suffix)
+{
+  GString *text = g_string_new (prefix);
+
+  for (guint i = 0; i < depth; i++)
+    g_string_append_c (text, '[');
+  g_string_append_c (text, '1');
+  for (guint i = 0; i < depth; i++)
+    g_string_append_c (text, ']');
+  g_string_append (text, suffix);
+
+  return g_string_free (text, FALSE);
+}

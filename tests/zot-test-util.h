@@ -95,6 +95,9 @@ guint       zot_test_json_length_at   (JsonObject         *root,
                                        const char         *path);
 /* Parses @json, which must be an object (transfer full). */
 JsonObject *zot_test_json_object_from (const char         *json);
+char       *zot_test_nested_json      (const char         *prefix,
+                                       guint               depth,
+                                       const char         *suffix);
 
 /* Frees the events of a NULL-terminated @events from @keep on, which must
  * be before its end, so a script can stop part-way. */

@@ -16,6 +16,8 @@
 #include "zot-discovery.h"
 #include "zot-error.h"
 #include "zot-installer.h"
+#include "zot-json.h"
+#include "zot-limits.h"
 #include "zot-manifest.h"
 #include "zot-paths.h"
 
@@ -330,8 +332,8 @@ print_last_problems (const char *name)
   JsonObject *state;
   JsonArray *problems;
 
-  if (!g_file_get_contents (path, &contents, NULL, NULL) ||
-      !json_parser_load_from_data (parser, contents, -1, NULL) ||
+  if (!zot_file_get_contents_bounded (path, ZOT_STATE_FILE_MAX_BYTES, &contents, NULL, NULL) ||
+      !zot_json_parser_load (parser, contents, -1, NULL) ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     return;
 

@@ -82,7 +82,10 @@ respond (Rpc        *rpc,
     json_object_set_string_member (response, "id", id);
   else
     json_object_set_null_member (response, "id");
-  json_object_set_string_member (response, "command", command);
+  if (command != NULL)
+    json_object_set_string_member (response, "command", command);
+  else
+    json_object_set_null_member (response, "command");
   json_object_set_boolean_member (response, "success", success);
   if (data != NULL)
     json_object_set_object_member (response, "data", json_object_ref (data));
@@ -390,7 +393,8 @@ on_bad_line (ZotFrameChannel *channel,
              const char      *message,
              Rpc             *rpc)
 {
-  zot_cli_events_emit_error (rpc->events, message);
+  /* No id could be read: the client learns which line by order. */
+  respond (rpc, NULL, NULL, FALSE, NULL, message);
 }
 
 /* Lifetime */
@@ -470,6 +474,7 @@ zot_cli_rpc_run (ZotHost *host)
   /* Responses and events go through stdio; the channel only reads. */
   rpc.channel = zot_frame_channel_new (input, output);
   g_signal_connect (rpc.channel, "frame-received", G_CALLBACK (on_frame), &rpc);
+  zot_frame_channel_set_skip_oversized (rpc.channel, TRUE);
   g_signal_connect (rpc.channel, "bad-line", G_CALLBACK (on_bad_line), &rpc);
   g_signal_connect (rpc.channel, "closed", G_CALLBACK (on_closed), &rpc);
 

@@ -18,6 +18,7 @@
 
 #include "zot-anthropic-provider.h"
 #include "zot-sse.h"
+#include "zot-json.h"
 
 #define DEFAULT_BASE_URL   "https://api.anthropic.com"
 #define DEFAULT_MODEL      "claude-sonnet-4-5"
@@ -185,7 +186,7 @@ new_tool_use (const char *id,
 
   if (*trimmed == '\0')
     json_object_set_object_member (block, "input", json_object_new ());
-  else if (json_parser_load_from_data (parser, trimmed, -1, NULL) &&
+  else if (zot_json_parser_load (parser, trimmed, -1, NULL) &&
            JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     json_object_set_member (block, "input", json_node_copy (json_parser_get_root (parser)));
   else
@@ -558,7 +559,7 @@ on_event (const char  *event_name,
   JsonObject *event;
   const char *type;
 
-  if (!json_parser_load_from_data (parser, data, -1, &local_error) ||
+  if (!zot_json_parser_load (parser, data, -1, &local_error) ||
       !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,

@@ -24,6 +24,7 @@
 #include "zot-error.h"
 #include "zot-frame-channel.h"
 #include "zot-limits.h"
+#include "zot-json.h"
 
 /* The vectors go to writev(2) as they are. */
 G_STATIC_ASSERT (sizeof (GOutputVector) == sizeof (struct iovec));
@@ -95,6 +96,8 @@ struct _ZotFrameChannel
   guint          flush_armed : 1;
   guint          in_reader : 1;
   guint          reader_stale : 1;
+  guint          skip_oversized : 1;
+  guint          discarding : 1;
 };
 
 enum {
@@ -227,7 +230,7 @@ process_line (ZotFrameChannel *self,
     }
 
   /* json-glib checks UTF-8 itself; the check here only words the error. */
-  if (!json_parser_load_from_data (self->parser, data, (gssize) length, &error))
+  if (!zot_json_parser_load (self->parser, data, (gssize) length, &error))
     {
       g_autofree char *reason = NULL;
 
@@ -273,6 +276,18 @@ frame_too_large (ZotFrameChannel *self)
 
 /* Handles complete lines of @data until @budget runs out; keeps a line's
  * beginning in self->partial. Returns how much of @data it used. */
+static void
+skip_too_large (ZotFrameChannel *self)
+{
+  g_autofree char *message = NULL;
+
+  message = g_strdup_printf (_("a line exceeded the %u MiB limit, skipped"),
+                             (guint) (ZOT_FRAME_MAX_BYTES / (1024 * 1024)));
+  g_byte_array_set_size (self->partial, 0);
+  self->discarding = TRUE;
+  g_signal_emit (self, signals[BAD_LINE], 0, message);
+}
+
 static gsize
 process_chunk (ZotFrameChannel *self,
                const guint8    *data,
@@ -286,11 +301,26 @@ process_chunk (ZotFrameChannel *self,
       const guint8 *newline = memchr (data + pos, '\n', length - pos);
       gsize segment;
 
+      if (self->discarding)
+        {
+          /* The rest of an over-long line that was skipped. */
+          if (newline == NULL)
+            return length;
+          self->discarding = FALSE;
+          pos = (gsize) (newline - data) + 1;
+          continue;
+        }
+
       if (newline == NULL)
         {
           segment = length - pos;
           if (self->partial->len + segment > ZOT_FRAME_MAX_BYTES)
             {
+              if (self->skip_oversized)
+                {
+                  skip_too_large (self);
+                  continue;
+                }
               frame_too_large (self);
               return length;
             }
@@ -302,6 +332,12 @@ process_chunk (ZotFrameChannel *self,
 
       if (self->partial->len + segment > ZOT_FRAME_MAX_BYTES)
         {
+          if (self->skip_oversized)
+            {
+              (*budget)--;
+              skip_too_large (self);
+              continue;
+            }
           frame_too_large (self);
           return length;
         }
@@ -1390,6 +1426,23 @@ zot_frame_channel_close (ZotFrameChannel *self)
   g_return_if_fail (ZOT_IS_FRAME_CHANNEL (self));
 
   close_with_error (self, NULL);
+}
+
+/**
+ * zot_frame_channel_set_skip_oversized:
+ *
+ * By default a line over %ZOT_FRAME_MAX_BYTES disconnects the read loop
+ * (an extension that sends one is treated as crashed). A peer that is a
+ * client to be answered, such as `zot rpc`'s, has the line skipped with a
+ * bad-line instead, and the channel goes on with the next line.
+ */
+void
+zot_frame_channel_set_skip_oversized (ZotFrameChannel *self,
+                                      gboolean         skip)
+{
+  g_return_if_fail (ZOT_IS_FRAME_CHANNEL (self));
+
+  self->skip_oversized = !!skip;
 }
 
 gboolean

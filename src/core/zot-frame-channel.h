@@ -50,6 +50,8 @@ gboolean         zot_frame_channel_flush_finish     (ZotFrameChannel      *self,
                                                      GError              **error);
 void             zot_frame_channel_close_output     (ZotFrameChannel      *self);
 void             zot_frame_channel_close            (ZotFrameChannel      *self);
+void             zot_frame_channel_set_skip_oversized (ZotFrameChannel *self,
+                                                       gboolean         skip);
 gboolean         zot_frame_channel_is_closed        (ZotFrameChannel      *self);
 guint            zot_frame_channel_get_queued_frames (ZotFrameChannel     *self);
 gsize            zot_frame_channel_get_queued_bytes (ZotFrameChannel      *self);

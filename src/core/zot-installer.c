@@ -13,6 +13,9 @@
 
 #include "zot-error.h"
 #include "zot-installer.h"
+#include "zot-json.h"
+#include "zot-limits.h"
+#include "zot-paths.h"
 
 /* Both start with a dot, so discovery and update never see them. */
 #define STAGING_TEMPLATE  ".install-XXXXXX"
@@ -1039,6 +1042,7 @@ zot_installer_set_enabled (const char  *extension_dir,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *json = NULL;
   g_autofree char *contents = NULL;
+  g_autofree char *original = NULL;
   const char *path;
   JsonNode *root;
 
@@ -1052,7 +1056,8 @@ zot_installer_set_enabled (const char  *extension_dir,
   path = zot_manifest_get_path (manifest);
 
   parser = json_parser_new ();
-  if (!json_parser_load_from_file (parser, path, &local_error))
+  if (!zot_file_get_contents_bounded (path, ZOT_MANIFEST_MAX_BYTES, &original, NULL, &local_error) ||
+      !zot_json_parser_load (parser, original, -1, &local_error))
     {
       g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_PARSE,
                    _("%s: cannot be read (%s); fix the file and try again"),

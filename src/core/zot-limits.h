@@ -38,6 +38,18 @@ G_BEGIN_DECLS
 #define ZOT_TOOL_CHAIN_MAX_CALLS           4
 #define ZOT_DURABLE_KEY_MAX_BYTES          128
 
+/* JSON from outside (frames, model streams, RPC, files) nests at most this
+ * deep: json-glib's parser recurses per level, and a line of brackets far
+ * under the frame limit would overflow the stack. A session record wraps
+ * what was accepted (a message around tool arguments) and may nest a few
+ * levels deeper. */
+#define ZOT_JSON_MAX_DEPTH                 256
+#define ZOT_SESSION_JSON_MAX_DEPTH         (ZOT_JSON_MAX_DEPTH + 16)
+/* extension.json is read whole: a link to /dev/zero must not be. */
+#define ZOT_MANIFEST_MAX_BYTES             ((gsize) 256 * 1024)
+/* The host's record of an extension's last start, read back by ext list. */
+#define ZOT_STATE_FILE_MAX_BYTES           ((gsize) 1024 * 1024)
+
 /* The host's own numbers, beyond the protocol */
 #define ZOT_PROVIDER_MAX_TRIES             3
 #define ZOT_PROVIDER_RETRY_MS              1000

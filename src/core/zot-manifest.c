@@ -6,7 +6,10 @@
 #include <json-glib/json-glib.h>
 
 #include "zot-error.h"
+#include "zot-json.h"
+#include "zot-limits.h"
 #include "zot-manifest.h"
+#include "zot-paths.h"
 
 struct _ZotManifest
 {
@@ -110,7 +113,7 @@ zot_manifest_new_from_data (const char  *directory,
   path = g_build_filename (directory, ZOT_MANIFEST_FILENAME, NULL);
 
   parser = json_parser_new_immutable ();
-  if (!json_parser_load_from_data (parser, data, length, &local_error))
+  if (!zot_json_parser_load (parser, data, length, &local_error))
     {
       g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_PARSE,
                    _("%s: not valid JSON (%s); fix the syntax"), path, local_error->message);
@@ -225,14 +228,15 @@ zot_manifest_new_for_directory (const char  *directory,
   absolute = g_canonicalize_filename (directory, NULL);
   path = g_build_filename (absolute, ZOT_MANIFEST_FILENAME, NULL);
 
-  if (!g_file_get_contents (path, &contents, &length, &local_error))
+  if (!zot_file_get_contents_bounded (path, ZOT_MANIFEST_MAX_BYTES, &contents, &length, &local_error))
     {
       if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
         g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND,
                      _("%s: no such file; an extension directory needs an extension.json"), path);
       else
         g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND,
-                     _("%s: cannot be read (%s)"), path, local_error->message);
+                     _("%s: %s; an extension.json must be a regular file of at most %u KiB"),
+                     path, local_error->message, (guint) (ZOT_MANIFEST_MAX_BYTES / 1024));
       return NULL;
     }
 

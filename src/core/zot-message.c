@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 #include <gio/gio.h>
 
+#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-message.h"
 
@@ -252,24 +253,15 @@ zot_message_estimate_bytes (JsonObject *message)
   return strlen (text);
 }
 
-JsonObject *
-zot_json_object_copy (JsonObject *object)
-{
-  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
-  g_autofree char *text = zot_json_to_string (node);
-
-  /* A deep copy: json_node_copy() shares nested containers. */
-  return zot_json_object_from_string (text, NULL);
-}
-
-JsonObject *
-zot_json_object_from_string (const char  *text,
-                             GError     **error)
+static JsonObject *
+object_from_string (const char  *text,
+                    guint        max_depth,
+                    GError     **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   JsonNode *root;
 
-  if (!json_parser_load_from_data (parser, text, -1, error))
+  if (!zot_json_parser_load_bounded (parser, text, -1, max_depth, error))
     return NULL;
 
   root = json_parser_get_root (parser);
@@ -281,4 +273,23 @@ zot_json_object_from_string (const char  *text,
     }
 
   return json_object_ref (json_node_get_object (root));
+}
+
+JsonObject *
+zot_json_object_copy (JsonObject *object)
+{
+  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
+  g_autofree char *text = zot_json_to_string (node);
+
+  /* A deep copy: json_node_copy() shares nested containers. The object is
+   * already in memory, however deep it is, so its copy is not bounded. */
+  return object_from_string (text, G_MAXUINT, NULL);
+}
+
+/* For text from outside: nesting past %ZOT_JSON_MAX_DEPTH is an error. */
+JsonObject *
+zot_json_object_from_string (const char  *text,
+                             GError     **error)
+{
+  return object_from_string (text, ZOT_JSON_MAX_DEPTH, error);
 }

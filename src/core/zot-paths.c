@@ -1,5 +1,15 @@
 #define G_LOG_DOMAIN "zot-paths"
 
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib/gi18n.h>
+#include <glib/gstdio.h>
+
 #include "zot-paths.h"
 
 /* $ZOT_HOME, else $XDG_STATE_HOME/zot, else ~/.local/state/zot: the same
@@ -65,4 +75,101 @@ zot_paths_get_state_file (const char *extension_name)
   g_autofree char *base = g_strdup_printf ("ext-%s.json", extension_name);
 
   return g_build_filename (home, "state", base, NULL);
+}
+
+/**
+ * zot_file_get_contents_bounded:
+ * @max_bytes: the largest file accepted
+ * @contents: (out): the file's bytes, nul-terminated
+ * @length: (out) (optional): their length
+ *
+ * Like g_file_get_contents() for files that someone else wrote: a FIFO
+ * would block the read forever and a link to a device would never end, so
+ * the file is opened without blocking, must be a regular file, and may be
+ * at most @max_bytes long (checked again while reading: it may grow).
+ * Errors are %G_FILE_ERROR, worded for the user; %G_FILE_ERROR_NOENT
+ * when it does not exist.
+ */
+gboolean
+zot_file_get_contents_bounded (const char  *path,
+                               gsize        max_bytes,
+                               char       **contents,
+                               gsize       *length,
+                               GError     **error)
+{
+  g_autofree char *buffer = NULL;
+  struct stat st;
+  gsize filled = 0;
+  int fd;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (contents != NULL, FALSE);
+
+  do
+    fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  while (fd < 0 && errno == EINTR);
+
+  if (fd < 0)
+    {
+      int errsv = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv),
+                   _("cannot be opened (%s)"), g_strerror (errsv));
+      return FALSE;
+    }
+
+  if (fstat (fd, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_close (fd, NULL);
+      g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           _("is not a regular file"));
+      return FALSE;
+    }
+
+  if ((guint64) st.st_size > max_bytes)
+    {
+      g_close (fd, NULL);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   _("is larger than %" G_GSIZE_FORMAT " bytes"), max_bytes);
+      return FALSE;
+    }
+
+  buffer = g_malloc ((gsize) st.st_size + 2);
+  for (;;)
+    {
+      gsize room = (gsize) st.st_size + 1 - filled;
+      gssize n;
+
+      /* One byte more than the size: a file that grew is refused, not cut. */
+      if (room == 0)
+        {
+          g_close (fd, NULL);
+          g_set_error_literal (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                               _("changed while it was read"));
+          return FALSE;
+        }
+
+      n = read (fd, buffer + filled, room);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int errsv = errno;
+
+          g_close (fd, NULL);
+          g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv),
+                       _("cannot be read (%s)"), g_strerror (errsv));
+          return FALSE;
+        }
+      if (n == 0)
+        break;
+      filled += (gsize) n;
+    }
+
+  g_close (fd, NULL);
+  buffer[filled] = '\0';
+  *contents = g_steal_pointer (&buffer);
+  if (length != NULL)
+    *length = filled;
+  return TRUE;
 }

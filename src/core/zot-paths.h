@@ -11,4 +11,10 @@ char *zot_paths_get_logs_dir       (void);
 char *zot_paths_get_log_file       (const char *extension_name);
 char *zot_paths_get_state_file     (const char *extension_name);
 
+gboolean zot_file_get_contents_bounded (const char  *path,
+                                        gsize        max_bytes,
+                                        char       **contents,
+                                        gsize       *length,
+                                        GError     **error);
+
 G_END_DECLS

@@ -30,6 +30,8 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "zot-json.h"
+#include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-paths.h"
 #include "zot-session.h"
@@ -795,7 +797,8 @@ load (ZotSession  *self,
         }
 
       parser = json_parser_new ();
-      if (!json_parser_load_from_data (parser, p, (gssize) line_length, &local_error) ||
+      if (!zot_json_parser_load_bounded (parser, p, (gssize) line_length,
+                                         ZOT_SESSION_JSON_MAX_DEPTH, &local_error) ||
           (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root))
         {
           if (last)

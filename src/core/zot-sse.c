@@ -20,6 +20,7 @@
 #include "zot-limits.h"
 #include "zot-provider.h"
 #include "zot-sse.h"
+#include "zot-json.h"
 
 #define SSE_READ_SIZE          16384
 #define ERROR_BODY_MAX_BYTES   ((gsize) 64 * 1024)
@@ -589,7 +590,7 @@ zot_http_error_summary (guint   status,
       char *line = NULL;
 
       text = g_strndup (bytes, size);
-      if (json_parser_load_from_data (parser, text, -1, NULL))
+      if (zot_json_parser_load (parser, text, -1, NULL))
         {
           const char *message = json_message (json_parser_get_root (parser));
 

@@ -25,6 +25,7 @@
 
 #include "zot-inspector.h"
 #include "zot-inspector-private.h"
+#include "zot-json.h"
 
 #define MAX_EVENTS 2000
 #define MAX_FRAMES 5000
@@ -137,7 +138,7 @@ entry_pretty_text (ZotInspectorEntry *self)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
 
-  if (!json_parser_load_from_data (parser, self->text, -1, NULL) ||
+  if (!zot_json_parser_load (parser, self->text, -1, NULL) ||
       json_parser_get_root (parser) == NULL)
     return g_strdup (self->text);
 
@@ -441,7 +442,7 @@ on_frame_traffic_cb (ZotInspector *self,
   if (line == NULL)
     return;
 
-  if (json_parser_load_from_data (parser, line, -1, NULL) &&
+  if (zot_json_parser_load (parser, line, -1, NULL) &&
       JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
     {
       JsonObject *object = json_node_get_object (json_parser_get_root (parser));

@@ -1,0 +1,137 @@
+/* zot-json.c — a nesting bound in front of json-glib's parser. */
+#define G_LOG_DOMAIN "zot-json"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+#include <string.h>
+
+#include "zot-json.h"
+#include "zot-limits.h"
+
+/* Returns the byte after the string that starts after @p (just past its
+ * opening quote), or NULL when it does not end. memchr() finds the quotes,
+ * so long strings (base64 images, file contents) cost little: a quote is
+ * the string's end when an even number of backslashes precedes it. */
+static const char *
+skip_string (const char *p,
+             const char *end)
+{
+  for (;;)
+    {
+      const char *quote = memchr (p, '"', (gsize) (end - p));
+      const char *run;
+
+      if (quote == NULL)
+        return NULL;
+
+      run = quote;
+      while (run > p && run[-1] == '\\')
+        run--;
+
+      p = quote + 1;
+      if (((quote - run) & 1) == 0)
+        return p;
+    }
+}
+
+/**
+ * zot_json_check_depth:
+ * @data: JSON text, not necessarily valid
+ * @length: its length in bytes
+ * @max_depth: the deepest nesting of objects and arrays allowed
+ *
+ * Counts brackets outside strings. Malformed text that stays within the
+ * bound passes: the parser reports what is wrong with it.
+ *
+ * Returns: %FALSE with a %JSON_PARSER_ERROR when @data nests deeper
+ */
+gboolean
+zot_json_check_depth (const char  *data,
+                      gsize        length,
+                      guint        max_depth,
+                      GError     **error)
+{
+  const char *p = data;
+  const char *end = data + length;
+  guint depth = 0;
+
+  g_return_val_if_fail (data != NULL || length == 0, FALSE);
+
+  /* Every level takes at least one byte. */
+  if (length <= max_depth)
+    return TRUE;
+
+  while (p < end)
+    {
+      switch (*p++)
+        {
+        case '"':
+          p = skip_string (p, end);
+          if (p == NULL)
+            return TRUE;
+          break;
+
+        case '{':
+        case '[':
+          if (++depth > max_depth)
+            {
+              g_set_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE,
+                           _("JSON nested deeper than %u levels"), max_depth);
+              return FALSE;
+            }
+          break;
+
+        case '}':
+        case ']':
+          if (depth > 0)
+            depth--;
+          break;
+
+        default:
+          break;
+        }
+    }
+
+  return TRUE;
+}
+
+/**
+ * zot_json_parser_load_bounded:
+ * @length: the length of @data, or -1 when it is nul-terminated
+ *
+ * json_parser_load_from_data() behind zot_json_check_depth().
+ */
+gboolean
+zot_json_parser_load_bounded (JsonParser  *parser,
+                              const char  *data,
+                              gssize       length,
+                              guint        max_depth,
+                              GError     **error)
+{
+  gsize size;
+
+  g_return_val_if_fail (JSON_IS_PARSER (parser), FALSE);
+  g_return_val_if_fail (data != NULL, FALSE);
+
+  size = length < 0 ? strlen (data) : (gsize) length;
+  if (!zot_json_check_depth (data, size, max_depth, error))
+    return FALSE;
+
+  return json_parser_load_from_data (parser, data, (gssize) size, error);
+}
+
+/**
+ * zot_json_parser_load:
+ *
+ * zot_json_parser_load_bounded() with %ZOT_JSON_MAX_DEPTH: for every line,
+ * body and file that comes from outside the host.
+ */
+gboolean
+zot_json_parser_load (JsonParser  *parser,
+                      const char  *data,
+                      gssize       length,
+                      GError     **error)
+{
+  return zot_json_parser_load_bounded (parser, data, length, ZOT_JSON_MAX_DEPTH, error);
+}

@@ -1,0 +1,29 @@
+/* zot-json.h — parsing JSON that comes from outside the host.
+ *
+ * json-glib's parser recurses once per nesting level, so a line of a few
+ * hundred kilobytes of brackets overflows the stack. Everything the host
+ * reads from an extension, a model server, an RPC client or a file goes
+ * through zot_json_parser_load(), which refuses input nested deeper than
+ * %ZOT_JSON_MAX_DEPTH before the parser sees it.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+gboolean zot_json_check_depth         (const char  *data,
+                                       gsize        length,
+                                       guint        max_depth,
+                                       GError     **error);
+gboolean zot_json_parser_load         (JsonParser  *parser,
+                                       const char  *data,
+                                       gssize       length,
+                                       GError     **error);
+gboolean zot_json_parser_load_bounded (JsonParser  *parser,
+                                       const char  *data,
+                                       gssize       length,
+                                       guint        max_depth,
+                                       GError     **error);
+
+G_END_DECLS

@@ -1,0 +1,85 @@
+/* The nesting bound in front of every parse of outside JSON. */
+#include "config.h"
+
+#include <string.h>
+
+#include "zot-json.h"
+#include "zot-limits.h"
+#include "zot-message.h"
+#include "zot-test-util.h"
+
+static gboolean
+check (const char *text,
+       guint       max_depth)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean ok = zot_json_check_depth (text, strlen (text), max_depth, &error);
+
+  if (ok)
+    g_assert_no_error (error);
+  else
+    g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE);
+  return ok;
+}
+
+static void
+test_depth_edge (void)
+{
+  g_autofree char *at_limit = zot_test_nested_json ("", ZOT_JSON_MAX_DEPTH, "");
+  g_autofree char *past_limit = zot_test_nested_json ("", ZOT_JSON_MAX_DEPTH + 1, "");
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (check (at_limit, ZOT_JSON_MAX_DEPTH));
+  g_assert_false (check (past_limit, ZOT_JSON_MAX_DEPTH));
+
+  g_assert_true (zot_json_parser_load (parser, at_limit, -1, &error));
+  g_assert_no_error (error);
+  g_assert_false (zot_json_parser_load (parser, past_limit, -1, &error));
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE);
+  g_assert_nonnull (strstr (error->message, "nested deeper than 256 levels"));
+
+  /* Objects count like arrays, and depth is the deepest point, not a sum. */
+  g_assert_true (check ("{\"a\":{\"b\":1}}", 2));
+  g_assert_false (check ("{\"a\":{\"b\":[1]}}", 2));
+  g_assert_true (check ("[[1],[2],[3],[4],[5],[6]]", 2));
+}
+
+static void
+test_strings_do_not_count (void)
+{
+  /* Brackets inside strings, escaped quotes, escaped backslashes. */
+  g_assert_true (check ("{\"a\":\"[[[[[[[[[[[[[[[[\"}", 1));
+  g_assert_true (check ("{\"a\":\"\\\"[[[[[[[[[[[[[[[[\"}", 1));
+  g_assert_false (check ("{\"a\":\"\\\\\",\"b\":[[[[[[[1]]]]]]]}", 4));
+  g_assert_true (check ("[\"\\\\\\\\\",\"\\\\\\\"]]]]]]]]]]]\"]", 1));
+  /* An unterminated string ends the scan: the parser says what is wrong. */
+  g_assert_true (check ("[\"[[[[[[[[[[[[[[[[[[[[", 1));
+}
+
+/* The line that used to overflow json-glib's stack: 80,000 levels in
+ * 160 KB, far under the frame limit. */
+static void
+test_very_deep (void)
+{
+  g_autofree char *deep = zot_test_nested_json ("{\"type\":\"x\",\"v\":", 80000, "}");
+  g_autoptr(JsonObject) object = NULL;
+  g_autoptr(GError) error = NULL;
+
+  object = zot_json_object_from_string (deep, &error);
+  g_assert_null (object);
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/zot/json/depth-edge", test_depth_edge);
+  g_test_add_func ("/zot/json/strings-do-not-count", test_strings_do_not_count);
+  g_test_add_func ("/zot/json/very-deep", test_very_deep);
+
+  return g_test_run ();
+}
