@@ -70,6 +70,7 @@ static char     **opt_notify_on_start = NULL;
 static char     **opt_register_json = NULL;
 static char     **opt_intercept_replies = NULL;
 static int        opt_intercept_delay_ms = 0;
+static char     **opt_block_tools = NULL;
 
 static const GOptionEntry entries[] = {
   { "name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
@@ -115,6 +116,9 @@ static const GOptionEntry entries[] = {
     "hang, crash or garbage (repeatable, the last one for an event wins)", "EVENT=JSON" },
   { "intercept-delay-ms", 0, 0, G_OPTION_ARG_INT, &opt_intercept_delay_ms,
     "Wait N ms (still reading stdin) before any intercept reply", "N" },
+  { "block-tool", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_block_tools,
+    "Answer a tool_call interception of NAME with a block, whatever --intercept-reply says "
+    "(repeatable)", "NAME" },
   { NULL }
 };
 
@@ -851,6 +855,22 @@ handle_intercept (JsonObject *object)
     {
       special = g_hash_table_lookup (intercept_specials, event);
       reply = g_hash_table_lookup (intercept_replies, event);
+    }
+
+  if (g_strcmp0 (event, "tool_call") == 0 && opt_block_tools != NULL &&
+      g_strv_contains ((const char * const *) opt_block_tools,
+                       get_string_member (object, "tool_name") ? get_string_member (object, "tool_name") : ""))
+    {
+      response = json_object_new ();
+      json_object_set_string_member (response, "type", "event_intercept_response");
+      json_object_set_string_member (response, "id", id);
+      json_object_set_boolean_member (response, "block", TRUE);
+      json_object_set_string_member (response, "reason", "blocked by the fake guard");
+      late = g_new0 (LateAnswer, 1);
+      late->frame = json_node_init_object (json_node_alloc (), response);
+      json_object_unref (response);
+      deliver (late, opt_intercept_delay_ms);
+      return;
     }
 
   if (g_strcmp0 (special, "hang") == 0)

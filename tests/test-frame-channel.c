@@ -1225,6 +1225,60 @@ test_queue_frame_bound (void)
   harness_free (h);
 }
 
+/* PROTOCOL.md §6: the bound counts frames the extension has not taken.
+ * A batch of events produced in one go (300 tool calls in one model
+ * message) goes into the pipe as it has room before anything is counted,
+ * so a reading extension is never disconnected for it. */
+static void
+test_queue_bound_counts_untaken (void)
+{
+  Harness *h = harness_new (TRUE);
+  g_autoptr(JsonObject) request = make_frame ("request");
+  g_autoptr(GError) error = NULL;
+  guint n_events = 4 * ZOT_QUEUE_MAX_FRAMES;
+
+  /* Idle: every frame of the batch waits for the end of the turn. */
+  for (guint i = 0; i < n_events; i++)
+    {
+      g_autoptr(JsonObject) frame = make_frame ("event");
+
+      json_object_set_int_member (frame, "n", i);
+      if (!zot_frame_channel_send (h->channel, frame, ZOT_FRAME_NONE, &error))
+        g_error ("event %u of one batch refused: %s", i, error->message);
+    }
+  g_assert_cmpuint (h->n_closed, ==, 0);
+  reader_start (h);
+  WAIT_UNTIL (count_received_lines (h) == n_events || h->n_closed > 0);
+  g_assert_cmpuint (h->n_closed, ==, 0);
+  g_assert_true (g_str_has_prefix (h->received->str, "{\"type\":\"event\",\"n\":0}\n"));
+  g_clear_handle_id (&h->reader_id, g_source_remove);
+  g_string_truncate (h->received, 0);
+
+  /* Writing: a request waits for a full pipe, the extension then reads
+   * (without the channel's loop turning), and another batch comes. */
+  fill_pipe (h);
+  g_assert_true (zot_frame_channel_send (h->channel, request, ZOT_FRAME_REQUEST, &error));
+  g_assert_no_error (error);
+  g_assert_true (read_available (h));
+
+  for (guint i = 0; i < n_events; i++)
+    {
+      g_autoptr(JsonObject) frame = make_frame ("event");
+
+      json_object_set_int_member (frame, "n", n_events + i);
+      if (!zot_frame_channel_send (h->channel, frame, ZOT_FRAME_NONE, &error))
+        g_error ("event %u after the pipe drained refused: %s", i, error->message);
+    }
+  g_assert_cmpuint (h->n_closed, ==, 0);
+
+  reader_start (h);
+  WAIT_UNTIL (count_received_lines (h) == n_events + 1 || h->n_closed > 0);
+  g_assert_cmpuint (h->n_closed, ==, 0);
+  g_assert_nonnull (strstr (h->received->str, "{\"type\":\"request\"}\n{\"type\":\"event\",\"n\":1024}\n"));
+
+  harness_free (h);
+}
+
 static void
 test_queue_byte_bound (void)
 {
@@ -1730,6 +1784,7 @@ main (int   argc,
   g_test_add_func ("/zot/frame-channel/send-too-large", test_send_too_large);
   g_test_add_func ("/zot/frame-channel/queue-frame-bound", test_queue_frame_bound);
   g_test_add_func ("/zot/frame-channel/queue-byte-bound", test_queue_byte_bound);
+  g_test_add_func ("/zot/frame-channel/queue-bound-counts-untaken", test_queue_bound_counts_untaken);
   g_test_add_func ("/zot/frame-channel/queue-bound-counts-batch", test_queue_bound_counts_batch);
   g_test_add_func ("/zot/frame-channel/write-deadline", test_write_deadline);
   g_test_add_func ("/zot/frame-channel/write-deadline-notification", test_write_deadline_notification);

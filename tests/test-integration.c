@@ -914,6 +914,134 @@ test_interceptor_silent (Fixture       *f,
   g_assert_nonnull (strstr (log, "allowed"));
 }
 
+static gboolean
+has_result (Fixture    *f,
+            const char *result)
+{
+  return g_ptr_array_find_with_equal_func (f->results, result, g_str_equal, NULL);
+}
+
+/* 300 read calls and one bash in one model message: the batch's events
+ * are queued in one go, past the 256-frame bound, to a guard that reads.
+ * It used to be disconnected before a frame reached its pipe, and the
+ * bash it would have blocked ran. */
+static void
+test_event_batch_keeps_guard (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *a = FAKE (f, "guard", "--register-json", all_events,
+                             "--register-json", "{\"type\":\"subscribe\",\"intercept\":[\"tool_call\"]}",
+                             "--block-tool", "bash", NULL);
+  const char *paths[] = { a, NULL };
+  g_autofree char *pwned = g_build_filename (f->env.cwd, "pwned", NULL);
+  g_autoptr(GString) prompt = g_string_new (NULL);
+  g_auto(Submit) s = { 0 };
+  guint n_read = 0;
+
+  for (guint i = 0; i < 300; i++)
+    g_string_append_printf (prompt, "tool: read {\"path\":\"missing-%u\"}\n", i);
+  g_string_append (prompt, "tool: bash {\"command\":\"touch pwned\"}\n");
+
+  start_host (f, paths);
+  submit (f, prompt->str, &s);
+  g_assert_no_error (s.error);
+
+  g_assert_true (has_result (f, "bash blocked"));
+  g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
+  for (guint i = 0; i < f->results->len; i++)
+    n_read += g_str_has_prefix (g_ptr_array_index (f->results, i), "read ");
+  g_assert_cmpuint (n_read, ==, 300);
+  g_assert_cmpint (zot_extension_get_state (zot_extension_manager_find (zot_host_get_manager (f->host), "guard")),
+                   ==, ZOT_EXTENSION_STATE_READY);
+  g_assert_cmpuint (f->warnings->len, ==, 0);
+}
+
+/* A guard that crashes while it judges is skipped, and the user is told
+ * once, not once per call. */
+static void
+test_failed_guard_skipped (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *a = FAKE (f, "flaky",
+                             "--register-json", "{\"type\":\"subscribe\",\"intercept\":[\"tool_call\"]}",
+                             "--intercept-reply", "tool_call=crash", NULL);
+  const char *paths[] = { a, NULL };
+  g_autofree char *one = g_build_filename (f->env.cwd, "one", NULL);
+  g_autofree char *two = g_build_filename (f->env.cwd, "two", NULL);
+  g_auto(Submit) s = { 0 };
+
+  start_host (f, paths);
+  submit (f, "tool: bash {\"command\":\"touch one\"}\ntool: bash {\"command\":\"touch two\"}", &s);
+  g_assert_no_error (s.error);
+
+  g_assert_true (g_file_test (one, G_FILE_TEST_EXISTS));
+  g_assert_true (g_file_test (two, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (f->warnings->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->warnings, 0), "flaky no longer checks tool_call"));
+}
+
+/* "intercept_failure": "block": while the guard is not running, every
+ * call it would judge is refused, with a denied permission_decision. Here
+ * it crashes in its first judgement, and refuses the next call too. */
+static void
+test_failed_guard_blocks (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *a = FAKE (f, "strict",
+                             "--register-json", "{\"type\":\"subscribe\",\"intercept\":[\"tool_call\"]}",
+                             "--intercept-reply", "tool_call=crash", NULL);
+  g_autofree char *b = FAKE (f, "watcher", "--register-json", all_events, NULL);
+  const char *paths[] = { a, b, NULL };
+  g_autofree char *one = g_build_filename (f->env.cwd, "one", NULL);
+  g_autofree char *two = g_build_filename (f->env.cwd, "two", NULL);
+  g_autoptr(GPtrArray) events = NULL;
+  JsonObject *decision;
+  g_auto(Submit) s = { 0 };
+
+  zot_test_manifest_set_string (a, "intercept_failure", "block");
+  start_host (f, paths);
+  submit (f, "tool: bash {\"command\":\"touch one\"}\ntool: bash {\"command\":\"touch two\"}", &s);
+  g_assert_no_error (s.error);
+
+  g_assert_false (g_file_test (one, G_FILE_TEST_EXISTS));
+  g_assert_false (g_file_test (two, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (f->results->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (f->results, 0), ==, "bash blocked");
+  g_assert_cmpstr (g_ptr_array_index (f->results, 1), ==, "bash blocked");
+
+  events = frames_of (f, "watcher", "event");
+  for (guint i = 0; i < 2; i++)
+    {
+      decision = event_named (events, "permission_decision", i);
+      g_assert_nonnull (decision);
+      g_assert_cmpstr (json_object_get_string_member (decision, "decision"), ==, "denied");
+      g_assert_cmpstr (json_object_get_string_member (decision, "source"), ==, "policy");
+      g_assert_nonnull (strstr (json_object_get_string_member (decision, "reason"), "strict must check every tool call"));
+    }
+  g_assert_cmpstr (json_object_get_string_member (event_named (events, "tool_result", 1), "status"), ==,
+                   "blocked");
+}
+
+/* A blocking guard that never got to subscribe (it died before hello)
+ * still refuses tool calls: its manifest says it is a guard. */
+static void
+test_failed_guard_blocks_from_start (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *a = FAKE (f, "stillborn", "--exit-before-hello", "3", NULL);
+  const char *paths[] = { a, NULL };
+  g_autofree char *one = g_build_filename (f->env.cwd, "one", NULL);
+  g_auto(Submit) s = { 0 };
+
+  zot_test_manifest_set_string (a, "intercept_failure", "block");
+  start_host (f, paths);
+  submit (f, "tool: bash {\"command\":\"touch one\"}", &s);
+  g_assert_no_error (s.error);
+  g_assert_false (g_file_test (one, G_FILE_TEST_EXISTS));
+  g_assert_true (has_result (f, "bash blocked"));
+  g_assert_nonnull (strstr (s.text, "stillborn"));
+}
+
 static void
 test_turn_start_block (Fixture       *f,
                        gconstpointer  data)
@@ -1915,6 +2043,10 @@ main (int    argc,
   ADD ("rewrite-chain", test_rewrite_chain);
   ADD ("block-beats-rewrite", test_block_beats_rewrite);
   ADD ("interceptor-silent", test_interceptor_silent);
+  ADD ("event-batch-keeps-guard", test_event_batch_keeps_guard);
+  ADD ("failed-guard-skipped", test_failed_guard_skipped);
+  ADD ("failed-guard-blocks", test_failed_guard_blocks);
+  ADD ("failed-guard-blocks-from-start", test_failed_guard_blocks_from_start);
   ADD ("block-after-rewrite", test_block_after_rewrite);
   ADD ("turn-start-block", test_turn_start_block);
   ADD ("assistant-message-rewrite", test_assistant_message_rewrite);

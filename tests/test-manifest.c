@@ -295,6 +295,36 @@ test_manifest_optional_wrong_type (void)
 }
 
 static void
+test_manifest_intercept_failure (void)
+{
+  g_autofree char *tmp = make_tmp ();
+  g_autofree char *dir = g_build_filename (tmp, "strict", NULL);
+  g_autofree char *path = g_build_filename (dir, ZOT_MANIFEST_FILENAME, NULL);
+  g_autoptr(ZotManifest) manifest = NULL;
+
+  expect_manifest_error ("{\"name\":\"x\",\"exec\":\"sh\",\"intercept_failure\":\"deny\"}",
+                         ZOT_MANIFEST_ERROR_INVALID, "\"allow\" or \"block\"");
+  expect_manifest_error ("{\"name\":\"x\",\"exec\":\"sh\",\"intercept_failure\":true}",
+                         ZOT_MANIFEST_ERROR_INVALID, "\"intercept_failure\"");
+
+  write_file (path, "{\"name\":\"strict\",\"exec\":\"sh\",\"intercept_failure\":\"block\"}", 0644);
+  manifest = load_ok (dir);
+  g_assert_true (zot_manifest_get_intercept_failure_blocks (manifest));
+  g_clear_object (&manifest);
+
+  write_file (path, "{\"name\":\"strict\",\"exec\":\"sh\",\"intercept_failure\":\"allow\"}", 0644);
+  manifest = load_ok (dir);
+  g_assert_false (zot_manifest_get_intercept_failure_blocks (manifest));
+  g_clear_object (&manifest);
+
+  write_file (path, "{\"name\":\"strict\",\"exec\":\"sh\"}", 0644);
+  manifest = load_ok (dir);
+  g_assert_false (zot_manifest_get_intercept_failure_blocks (manifest));
+
+  rm_rf (tmp);
+}
+
+static void
 test_manifest_missing_file (void)
 {
   g_autofree char *tmp = make_tmp ();
@@ -865,6 +895,7 @@ main (int   argc,
   g_test_add_func ("/zot/manifest/enabled-false", test_manifest_enabled_false);
   g_test_add_func ("/zot/manifest/optional-wrong-type", test_manifest_optional_wrong_type);
   g_test_add_func ("/zot/manifest/missing-file", test_manifest_missing_file);
+  g_test_add_func ("/zot/manifest/intercept-failure", test_manifest_intercept_failure);
   g_test_add_func ("/zot/manifest/not-regular", test_manifest_not_regular);
   g_test_add_func ("/zot/manifest/exec-absolute", test_manifest_exec_absolute);
   g_test_add_func ("/zot/manifest/exec-relative", test_manifest_exec_relative);

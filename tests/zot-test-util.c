@@ -107,6 +107,30 @@ zot_test_make_fake (const char         *parent,
   return zot_test_make_manifest (parent, name, json);
 }
 
+/* Adds or replaces one string member of @dir's extension.json. */
+void
+zot_test_manifest_set_string (const char *dir,
+                              const char *member,
+                              const char *value)
+{
+  g_autofree char *path = g_build_filename (dir, "extension.json", NULL);
+  g_autofree char *contents = NULL;
+  g_autofree char *json = NULL;
+  g_autoptr(JsonObject) manifest = NULL;
+  g_autoptr(JsonNode) root = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_file_get_contents (path, &contents, NULL, &error);
+  g_assert_no_error (error);
+  manifest = zot_json_object_from_string (contents, &error);
+  g_assert_no_error (error);
+  json_object_set_string_member (manifest, member, value);
+  root = json_node_init_object (json_node_alloc (), manifest);
+  json = json_to_string (root, TRUE);
+  g_file_set_contents (path, json, -1, &error);
+  g_assert_no_error (error);
+}
+
 char *
 zot_test_make_fake_args (const char *parent,
                          const char *name,

@@ -338,6 +338,13 @@ on_extension_registration_changed (ZotExtension        *extension,
     }
 }
 
+/* Set on an interceptor that failed once the user was told. */
+static GQuark
+warned_quark (void)
+{
+  return g_quark_from_static_string ("zot-interceptor-failure-warned");
+}
+
 static void
 on_extension_state_notify (ZotExtension        *extension,
                            GParamSpec          *pspec,
@@ -346,6 +353,10 @@ on_extension_state_notify (ZotExtension        *extension,
   ZotExtensionState state = zot_extension_get_state (extension);
 
   invalidate_routes (self);
+
+  /* Loaded again: a later failure is news again. */
+  if (state == ZOT_EXTENSION_STATE_READY)
+    g_object_set_qdata (G_OBJECT (extension), warned_quark (), NULL);
 
   /* A panel cannot outlive its extension. */
   if (state == ZOT_EXTENSION_STATE_FAILED || state == ZOT_EXTENSION_STATE_EXITED ||
@@ -1793,6 +1804,41 @@ intercept_data_free (InterceptData *data)
   g_free (data);
 }
 
+/* PROTOCOL.md §7: an extension whose manifest says
+ * "intercept_failure":"block" refuses every tool call while it is not
+ * running, whether it crashed, was disconnected or is still (re)starting:
+ * a guard must not be knocked out by making it fail. Stopped by the host
+ * (shutdown, disabled by the user) it judges nothing. Before its first
+ * `subscribe` nobody knows what it would judge, so the declaration
+ * itself says: tool calls. */
+static gboolean
+guard_blocks (ZotExtension *extension,
+              const char   *event)
+{
+  ZotExtensionState state = zot_extension_get_state (extension);
+
+  if (!g_str_equal (event, "tool_call") ||
+      !zot_manifest_get_intercept_failure_blocks (zot_extension_get_manifest (extension)))
+    return FALSE;
+
+  return state == ZOT_EXTENSION_STATE_STARTING || state == ZOT_EXTENSION_STATE_REGISTERING ||
+         state == ZOT_EXTENSION_STATE_STOPPING || state == ZOT_EXTENSION_STATE_FAILED;
+}
+
+/* In the chain: running interceptors, and those that failed (each is
+ * skipped with a warning, or refuses the call). */
+static gboolean
+in_chain (ZotExtension *extension,
+          const char   *event)
+{
+  ZotExtensionState state = zot_extension_get_state (extension);
+
+  if (state == ZOT_EXTENSION_STATE_READY || state == ZOT_EXTENSION_STATE_FAILED)
+    return zot_extension_intercepts (extension, event) || guard_blocks (extension, event);
+
+  return guard_blocks (extension, event);
+}
+
 static GPtrArray *
 interceptors_for (ZotExtensionManager *self,
                   const char          *event)
@@ -1804,12 +1850,71 @@ interceptors_for (ZotExtensionManager *self,
     {
       ZotExtension *extension = g_ptr_array_index (self->extensions, i);
 
-      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY &&
-          zot_extension_intercepts (extension, event))
+      if (in_chain (extension, event))
         g_ptr_array_add (chain, g_object_ref (extension));
     }
 
   return chain;
+}
+
+static char *
+failure_text (ZotExtension *extension,
+              const GError *error)
+{
+  const char *why = error != NULL ? error->message : zot_extension_get_last_error (extension);
+
+  switch (zot_extension_get_state (extension))
+    {
+    case ZOT_EXTENSION_STATE_STARTING:
+    case ZOT_EXTENSION_STATE_REGISTERING:
+      return g_strdup (_("it is still starting"));
+    case ZOT_EXTENSION_STATE_STOPPING:
+      return g_strdup (_("it is stopping"));
+    default:
+      if (why != NULL && *why != '\0')
+        return g_strdup_printf (_("it stopped: %s"), why);
+      return g_strdup (_("it stopped"));
+    }
+}
+
+/* An interceptor that is gone is skipped, and the user told once per
+ * failure: every call of a batch would otherwise repeat it. */
+static void
+warn_skipped_interceptor (ZotExtensionManager *self,
+                          ZotExtension        *extension,
+                          const char          *event,
+                          const GError        *error)
+{
+  g_autofree char *why = NULL;
+  g_autofree char *message = NULL;
+
+  if (g_object_get_qdata (G_OBJECT (extension), warned_quark ()) != NULL)
+    return;
+  g_object_set_qdata (G_OBJECT (extension), warned_quark (), GINT_TO_POINTER (TRUE));
+
+  why = failure_text (extension, error);
+  message = g_strdup_printf (_("%s no longer checks %s events (%s); they go on without it until "
+                               "it is loaded again (/reload-ext)"),
+                             zot_extension_get_name (extension), event, why);
+  zot_extension_log (extension, "%s", message);
+  g_signal_emit (self, signals[WARNING], 0, extension, message);
+}
+
+static void
+block_for_failed_guard (ZotInterception *result,
+                        ZotExtension    *extension,
+                        const GError    *error)
+{
+  g_autofree char *why = failure_text (extension, error);
+
+  /* The reason is what the model reads as the tool's error. */
+  result->blocked = TRUE;
+  result->blocked_by = g_strdup (zot_extension_get_name (extension));
+  result->reason = g_strdup_printf (_("Refused: the extension %s must check every tool call "
+                                      "(\"intercept_failure\": \"block\"), and %s. Reload it "
+                                      "(/reload-ext) to go on."),
+                                    zot_extension_get_name (extension), why);
+  zot_extension_log (extension, "tool call refused while the extension is not running (%s)", why);
 }
 
 static void intercept_next (GTask *task);
@@ -1831,10 +1936,31 @@ intercept_replied_cb (GObject      *object,
   if (g_task_return_error_if_cancelled (task))
     return;
 
+  if (reply == NULL && (g_error_matches (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT) ||
+                        g_error_matches (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY)))
+    {
+      /* Silence or a malformed exchange: the operation goes on. */
+      zot_extension_log (extension, "%s interception: %s; allowed", data->event, error->message);
+      intercept_next (task);
+      return;
+    }
+
   if (reply == NULL)
     {
-      /* Silence, a crash or a malformed exchange: the operation goes on. */
-      zot_extension_log (extension, "%s interception: %s; allowed", data->event, error->message);
+      /* It crashed or was disconnected while it judged. */
+      if (guard_blocks (extension, data->event) ||
+          (g_str_equal (data->event, "tool_call") &&
+           zot_manifest_get_intercept_failure_blocks (zot_extension_get_manifest (extension))))
+        {
+          block_for_failed_guard (data->result, extension, error);
+          g_task_return_pointer (task, g_steal_pointer (&data->result), (GDestroyNotify) zot_interception_free);
+          return;
+        }
+      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_STOPPING ||
+          zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_EXITED)
+        zot_extension_log (extension, "%s interception: %s; allowed", data->event, error->message);
+      else
+        warn_skipped_interceptor (g_task_get_source_object (task), extension, data->event, error);
       intercept_next (task);
       return;
     }
@@ -1889,6 +2015,20 @@ intercept_next (GTask *task)
     {
       ZotExtension *extension = g_ptr_array_index (data->chain, data->index++);
       g_autoptr(JsonObject) frame = NULL;
+
+      if (guard_blocks (extension, data->event))
+        {
+          block_for_failed_guard (data->result, extension, NULL);
+          g_task_return_pointer (task, g_steal_pointer (&data->result), (GDestroyNotify) zot_interception_free);
+          return;
+        }
+
+      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_FAILED &&
+          zot_extension_intercepts (extension, data->event))
+        {
+          warn_skipped_interceptor (g_task_get_source_object (task), extension, data->event, NULL);
+          continue;
+        }
 
       if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
         continue;
@@ -1967,8 +2107,7 @@ zot_extension_manager_has_interceptors (ZotExtensionManager *self,
     {
       ZotExtension *extension = g_ptr_array_index (self->extensions, i);
 
-      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY &&
-          zot_extension_intercepts (extension, event))
+      if (in_chain (extension, event))
         return TRUE;
     }
   return FALSE;

@@ -81,6 +81,9 @@ struct _ZotFrameChannel
   GList         *spare_frames;
   guint          n_spare_frames;
   GOutputVector *vectors;
+  guint          vector_first;   /* own writer: the batch's first unwritten vector */
+  guint          vector_count;
+  GSource       *write_source;   /* own writer: waits for room in the pipe */
   GSource       *deadline;
   GSource       *flush_source;
   GQueue         flush_waiters;
@@ -769,11 +772,104 @@ batch_written (ZotFrameChannel *self)
   complete_flush_waiters (self, NULL);
 }
 
+static void pump_batch (ZotFrameChannel *self);
+
+static gboolean
+pipe_writable_cb (int           fd,
+                  GIOCondition  condition,
+                  gpointer      user_data)
+{
+  ZotFrameChannel *self = user_data;
+
+  g_object_ref (self);
+  pump_batch (self);
+  g_object_unref (self);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+clear_write_source (ZotFrameChannel *self)
+{
+  if (self->write_source != NULL)
+    {
+      g_source_destroy (self->write_source);
+      g_clear_pointer (&self->write_source, g_source_unref);
+    }
+}
+
+/* The own writer, for a non-blocking pipe: writes what the pipe takes of
+ * the batch in flight. When the batch is done the next one starts; when
+ * the pipe is full, a source waits for room. Since nothing but this
+ * function writes, enqueue() may call it at any time to move frames into
+ * the pipe before it counts what is waiting. */
+static void
+pump_batch (ZotFrameChannel *self)
+{
+  g_assert (self->writing);
+
+  while (self->vector_first < self->vector_count)
+    {
+      gssize written;
+      gsize left;
+
+      /* writev(2) itself: GUnixOutputStream polls before every write. */
+      written = writev (self->output_fd,
+                        (const struct iovec *) self->vectors + self->vector_first,
+                        (int) (self->vector_count - self->vector_first));
+      if (written < 0 && errno == EINTR)
+        continue;
+
+      if (written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        {
+          if (self->write_source == NULL)
+            {
+              self->write_source = g_unix_fd_source_new (self->output_fd, G_IO_OUT);
+              g_source_set_callback (self->write_source, G_SOURCE_FUNC (pipe_writable_cb), self, NULL);
+              g_source_set_static_name (self->write_source, "[zot] pipe writable");
+              g_source_attach (self->write_source, g_main_context_get_thread_default ());
+            }
+          /* Only what waits for the pipe needs a deadline. */
+          update_deadline (self);
+          return;
+        }
+
+      if (written < 0)
+        {
+          int errsv = errno;
+
+          clear_write_source (self);
+          self->writing = FALSE;
+          clear_batch (self);
+          close_with_error (self, g_error_new (G_IO_ERROR, g_io_error_from_errno (errsv),
+                                               _("writing to the extension failed: %s"),
+                                               g_strerror (errsv)));
+          return;
+        }
+
+      left = (gsize) written;
+      while (self->vector_first < self->vector_count &&
+             left >= self->vectors[self->vector_first].size)
+        left -= self->vectors[self->vector_first++].size;
+
+      if (left > 0)
+        {
+          GOutputVector *vector = &self->vectors[self->vector_first];
+
+          vector->buffer = (const guint8 *) vector->buffer + left;
+          vector->size -= left;
+        }
+    }
+
+  clear_write_source (self);
+  self->writing = FALSE;
+  clear_batch (self);
+  batch_written (self);
+}
+
 static void
 start_write (ZotFrameChannel *self)
 {
   guint n;
-  guint first = 0;
 
   g_assert (!self->writing);
   g_assert (self->queue.length > 0);
@@ -800,53 +896,19 @@ start_write (ZotFrameChannel *self)
   self->writing = TRUE;
 
   /* Write at once what the pipe takes: no main loop turn between queueing
-   * a frame and the extension seeing it. Only the rest waits for POLLOUT. */
+   * a frame and the extension seeing it. Only the rest waits for room. */
   if (self->nonblocking)
     {
-      gssize written;
-
-      /* writev(2) itself: GUnixOutputStream polls before every write. */
-      do
-        written = writev (self->output_fd, (const struct iovec *) self->vectors, (int) n);
-      while (written < 0 && errno == EINTR);
-
-      if (written < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-        {
-          int errsv = errno;
-
-          self->writing = FALSE;
-          clear_batch (self);
-          close_with_error (self, g_error_new (G_IO_ERROR, g_io_error_from_errno (errsv),
-                                               _("writing to the extension failed: %s"),
-                                               g_strerror (errsv)));
-          return;
-        }
-
-      if (written > 0)
-        {
-          gsize left = (gsize) written;
-
-          while (first < n && left >= self->vectors[first].size)
-            left -= self->vectors[first++].size;
-
-          if (first == n)
-            {
-              self->writing = FALSE;
-              clear_batch (self);
-              batch_written (self);
-              return;
-            }
-
-          self->vectors[first].buffer = (const guint8 *) self->vectors[first].buffer + left;
-          self->vectors[first].size -= left;
-        }
+      self->vector_first = 0;
+      self->vector_count = n;
+      pump_batch (self);
+      return;
     }
 
-  /* Only what waits for the pipe needs a deadline. */
   update_deadline (self);
   g_output_stream_writev_all_async (self->output,
-                                    self->vectors + first,
-                                    n - first,
+                                    self->vectors,
+                                    n,
                                     G_PRIORITY_DEFAULT,
                                     self->cancellable,
                                     write_cb,
@@ -895,6 +957,14 @@ close_with_error (ZotFrameChannel *self,
     {
       g_source_destroy (self->resume_source);
       g_clear_pointer (&self->resume_source, g_source_unref);
+    }
+
+  /* The own writer has no operation to cancel: its batch goes now. */
+  if (self->writing && self->nonblocking)
+    {
+      clear_write_source (self);
+      self->writing = FALSE;
+      clear_batch (self);
     }
 
   /* With no operation pending the streams can be closed now; otherwise the
@@ -1143,6 +1213,18 @@ waiting_bytes (ZotFrameChannel *self)
   return self->queued_bytes - (g_bytes_get_size (head->bytes) - 1);
 }
 
+/* One frame counts as the one in flight (the head of a coalesced batch,
+ * or of the queue while its write waits for the end of the turn); the
+ * rest count against the queue's bound. */
+static gboolean
+over_bound (ZotFrameChannel *self,
+            gsize            length)
+{
+  return (self->writing || self->queue.length > 0) &&
+         (waiting_frames (self) + 1 > ZOT_QUEUE_MAX_FRAMES ||
+          waiting_bytes (self) + length > ZOT_QUEUE_MAX_BYTES);
+}
+
 static void
 clear_flush_source (ZotFrameChannel *self)
 {
@@ -1217,12 +1299,25 @@ enqueue (ZotFrameChannel  *self,
       return FALSE;
     }
 
-  /* One frame counts as the one in flight (the head of a coalesced batch,
-   * or of the queue while its write waits for the end of the turn); the
-   * rest count against the queue's bound. */
-  if ((self->writing || self->queue.length > 0) &&
-      (waiting_frames (self) + 1 > ZOT_QUEUE_MAX_FRAMES ||
-       waiting_bytes (self) + length > ZOT_QUEUE_MAX_BYTES))
+  /* The bound counts frames the extension has not taken (PROTOCOL.md §6):
+   * before it is reached, what the pipe has room for goes into it, so a
+   * batch of events produced in one go never disconnects a reader. */
+  if (self->nonblocking && over_bound (self, length))
+    {
+      if (self->writing)
+        pump_batch (self);
+      else if (self->queue.length > 0)
+        start_write (self);
+
+      if (self->closed)
+        {
+          g_set_error_literal (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED,
+                               _("the extension's input is closed"));
+          return FALSE;
+        }
+    }
+
+  if (over_bound (self, length))
     {
       g_autoptr(GError) overflow = NULL;
 

@@ -24,6 +24,7 @@ struct _ZotManifest
   char     *description;
   char     *language;
   gboolean  enabled;
+  gboolean  intercept_failure_blocks;
 };
 
 G_DEFINE_FINAL_TYPE (ZotManifest, zot_manifest, G_TYPE_OBJECT)
@@ -104,6 +105,7 @@ zot_manifest_new_from_data (const char  *directory,
   g_autoptr(JsonParser) parser = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *path = NULL;
+  g_autofree char *intercept_failure = NULL;
   JsonObject *object;
   JsonNode *node;
 
@@ -210,7 +212,38 @@ zot_manifest_new_from_data (const char  *directory,
       self->enabled = json_node_get_boolean (node);
     }
 
+  /* PROTOCOL.md §7: what a call this extension would judge becomes while
+   * the extension is not running. */
+  if (!read_optional_string (object, self->path, "intercept_failure", &intercept_failure, error))
+    return NULL;
+  if (intercept_failure != NULL)
+    {
+      if (g_str_equal (intercept_failure, "block"))
+        self->intercept_failure_blocks = TRUE;
+      else if (!g_str_equal (intercept_failure, "allow"))
+        {
+          g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                       _("%s: field \"intercept_failure\" must be \"allow\" or \"block\""), self->path);
+          return NULL;
+        }
+    }
+
   return g_steal_pointer (&self);
+}
+
+/**
+ * zot_manifest_get_intercept_failure_blocks:
+ *
+ * Returns: %TRUE when the manifest says `"intercept_failure": "block"`:
+ *   while the extension is not running, every tool call it would have
+ *   judged is refused instead of going on without it
+ */
+gboolean
+zot_manifest_get_intercept_failure_blocks (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), FALSE);
+
+  return self->intercept_failure_blocks;
 }
 
 ZotManifest *
