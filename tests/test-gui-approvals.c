@@ -253,7 +253,8 @@ authorize (Fixture      *f,
            GCancellable *cancellable,
            Authorize    *out)
 {
-  zot_test_authorize (manager_of (f), tool, "true", origin, cancellable, out);
+  zot_test_authorize (manager_of (f), tool, "true", &(ZotCallOrigin) { .extension = origin },
+                      cancellable, out);
 }
 
 static void
@@ -426,6 +427,26 @@ test_origin_and_preview (Fixture       *f,
   zot_decision_free (first.decision);
 }
 
+/* A subagent's call says which subagent asks. */
+static void
+test_subagent_named (Fixture       *f,
+                     gconstpointer  data)
+{
+  const ZotCallOrigin origin = { .agent_id = "0b7c1f", .agent_name = "helper" };
+  Authorize first = { 0 };
+  const char *body;
+
+  zot_test_authorize (manager_of (f), "bash", "true", &origin, NULL, &first);
+  zot_test_wait_until (dialog_shows, f, 10000);
+  body = adw_message_dialog_get_body (_zot_approval_presenter_get_dialog (f->presenter));
+  g_assert_nonnull (strstr (body, "subagent “helper”"));
+
+  _zot_approval_presenter_respond (f->presenter, "deny");
+  zot_test_wait_for (&first.done, 10000);
+  g_assert_false (first.decision->approved);
+  zot_decision_free (first.decision);
+}
+
 static void
 test_dispose_denies (Fixture       *f,
                      gconstpointer  data)
@@ -530,6 +551,7 @@ main (int    argc,
   ADD ("resolved-elsewhere", test_resolved_elsewhere);
   ADD ("cancelled-run", test_cancelled_run);
   ADD ("origin-and-preview", test_origin_and_preview);
+  ADD ("subagent-named", test_subagent_named);
   ADD ("dispose-denies", test_dispose_denies);
   ADD ("application-actions", test_application_actions);
 

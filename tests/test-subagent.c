@@ -107,6 +107,9 @@ typedef struct
   guint       n_stops;
   gint64      session_end_time;
   gboolean    stop_after_end;
+  char       *guard;          /* an extra extension's directory, or NULL */
+  gboolean    interactive;
+  GPtrArray  *approvals;      /* ZotApproval, answered "allow" as they come */
 } Fixture;
 
 static void
@@ -118,6 +121,7 @@ fixture_setup (Fixture       *f,
   f->results = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_tool_result_free);
   f->children = g_ptr_array_new ();
   f->child_results = g_ptr_array_new_with_free_func (g_free);
+  f->approvals = g_ptr_array_new_with_free_func (g_object_unref);
 }
 
 static void
@@ -168,6 +172,8 @@ fixture_teardown (Fixture       *f,
   g_clear_pointer (&f->children, g_ptr_array_unref);
   g_clear_pointer (&f->child_results, g_ptr_array_unref);
   g_clear_pointer (&f->record, g_free);
+  g_clear_pointer (&f->guard, g_free);
+  g_clear_pointer (&f->approvals, g_ptr_array_unref);
   zot_test_env_teardown (&f->env);
 }
 
@@ -245,6 +251,16 @@ on_lifecycle_event (ZotExtensionManager *manager,
     f->session_end_time = g_get_monotonic_time ();
 }
 
+static gboolean
+on_approval_requested (ZotExtensionManager *manager,
+                       ZotApproval         *approval,
+                       Fixture             *f)
+{
+  g_ptr_array_add (f->approvals, g_object_ref (approval));
+  zot_approval_resolve (approval, ZOT_APPROVAL_ALLOW);
+  return TRUE;
+}
+
 static void
 load_cb (GObject      *object,
          GAsyncResult *result,
@@ -268,10 +284,12 @@ start_host (Fixture *f)
   dir = zot_test_make_fake_args (f->env.root, OBSERVER, "--record", f->record,
                                  "--register-json", all_events, NULL);
   options.cwd = g_strdup (f->env.cwd);
-  options.ext_paths = g_new0 (char *, 2);
+  options.ext_paths = g_new0 (char *, 3);
   options.ext_paths[0] = g_strdup (dir);
+  options.ext_paths[1] = g_strdup (f->guard);
   options.provider.name = g_strdup ("demo");
   options.no_session = TRUE;
+  options.interactive = f->interactive;
 
   f->host = zot_host_new (&options, &error);
   g_assert_no_error (error);
@@ -280,6 +298,9 @@ start_host (Fixture *f)
                     G_CALLBACK (on_parent_tool_result), f);
   g_signal_connect (zot_host_get_manager (f->host), "lifecycle-event",
                     G_CALLBACK (on_lifecycle_event), f);
+  if (f->interactive)
+    g_signal_connect (zot_host_get_manager (f->host), "approval-requested",
+                      G_CALLBACK (on_approval_requested), f);
 
   zot_host_load_async (f->host, NULL, load_cb, &done);
   zot_test_wait_for (&done, 30000);
@@ -511,7 +532,8 @@ test_new_destroy (Fixture       *f,
   g_assert_cmpstr (zot_tool_get_name (tool), ==, "subagent");
   g_assert_cmpint (zot_tool_get_exposure (tool), ==, ZOT_TOOL_EXPOSURE_DIRECT);
   g_assert_true (zot_tool_get_concurrent (tool));
-  g_assert_false (zot_tool_get_requires_approval (tool));
+  /* It asks, like the tools it may run. */
+  g_assert_true (zot_tool_get_requires_approval (tool));
   g_assert_false (zot_tool_get_interactive (tool));
   required = json_object_get_array_member (schema, "required");
   g_assert_cmpuint (json_array_get_length (required), ==, 1);
@@ -620,18 +642,93 @@ test_child_tools (Fixture       *f,
   g_assert_nonnull (zot_tool_registry_lookup (registry, "tool_search"));
   g_assert_cmpuint (zot_agent_get_messages (child)->len, ==, 4);
 
-  /* Only the parent's call is observed; the child's bash is not. */
+  /* The child's tool calls are observed like the parent's, with its
+   * agent_id and the parent's session; the rest of its run is not. */
   shutdown_host (f);
   events = recorded_events (f);
-  g_assert_cmpuint (count_events (events, "tool_call"), ==, 1);
-  g_assert_cmpuint (count_events (events, "tool_result"), ==, 1);
+  g_assert_cmpuint (count_events (events, "tool_call"), ==, 2);
+  g_assert_cmpuint (count_events (events, "tool_result"), ==, 2);
   g_assert_cmpstr (member (event_named (events, "tool_call", 0), "tool_name"), ==, "subagent");
-  g_assert_cmpstr (member (event_named (events, "tool_result", 0), "tool_name"), ==, "subagent");
+  g_assert_null (member (event_named (events, "tool_call", 0), "agent_id"));
+  g_assert_cmpstr (member (event_named (events, "tool_call", 1), "tool_name"), ==, "bash");
+  g_assert_cmpstr (member (event_named (events, "tool_call", 1), "agent_id"), ==, agent_id);
+  g_assert_cmpstr (member (event_named (events, "tool_call", 1), "session_id"), ==,
+                   zot_session_get_id (zot_agent_get_session (zot_host_get_agent (f->host))));
+  g_assert_cmpstr (member (event_named (events, "tool_result", 0), "tool_name"), ==, "bash");
+  g_assert_cmpstr (member (event_named (events, "tool_result", 0), "agent_id"), ==, agent_id);
+  g_assert_cmpstr (member (event_named (events, "tool_result", 1), "tool_name"), ==, "subagent");
   g_assert_cmpuint (count_events (events, "user_prompt_submit"), ==, 1);
   g_assert_cmpuint (count_events (events, "turn_start"), ==, 2);
-  g_assert_cmpuint (count_events (events, "permission_decision"), ==, 1);
+  g_assert_cmpuint (count_events (events, "permission_decision"), ==, 2);
+  g_assert_cmpstr (member (event_named (events, "permission_decision", 1), "agent_id"), ==, agent_id);
+  g_assert_cmpstr (member (event_named (events, "permission_decision", 1), "source"), ==, "yolo");
   assert_run_pair (f, event_named (events, "subagent_start", 0),
                    event_named (events, "subagent_stop", 0), agent_id, "completed");
+}
+
+/* A guard that blocks rm -rf cannot be bypassed by asking a subagent to
+ * do it: the child's calls pass the parent's interceptors (PROTOCOL.md
+ * §11). It used to run them with no manager at all. */
+static void
+test_guard_applies (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *pwned = g_build_filename (f->env.cwd, "pwned", NULL);
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *agent_id = NULL;
+  g_auto(Submit) s = { 0 };
+  JsonObject *decision;
+
+  f->guard = zot_test_make_fake_args (f->env.root, "guard",
+                                      "--register-json", "{\"type\":\"subscribe\",\"intercept\":[\"tool_call\"]}",
+                                      "--block-tool", "bash", NULL);
+  start_host (f);
+  submit (f, "tool: subagent {\"task\":\"tool: bash {\\\"command\\\":\\\"touch pwned\\\"}\"}", &s);
+  g_assert_no_error (s.error);
+
+  g_assert_false (g_file_test (pwned, G_FILE_TEST_EXISTS));
+  g_assert_cmpuint (f->child_results->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->child_results, 0), ==, "bash blocked");
+  agent_id = result_agent_id (g_ptr_array_index (f->results, 0));
+
+  shutdown_host (f);
+  events = recorded_events (f);
+  decision = event_named (events, "permission_decision", 1);
+  g_assert_cmpstr (member (decision, "tool_name"), ==, "bash");
+  g_assert_cmpstr (member (decision, "decision"), ==, "denied");
+  g_assert_cmpstr (member (decision, "source"), ==, "policy");
+  g_assert_cmpstr (member (decision, "reason"), ==, "blocked by the fake guard");
+  g_assert_cmpstr (member (decision, "agent_id"), ==, agent_id);
+  g_assert_cmpstr (member (event_named (events, "tool_result", 0), "status"), ==, "blocked");
+}
+
+/* With the "ask" policy the window is asked for the subagent itself and
+ * for each call it makes, and the question says which subagent asks. */
+static void
+test_approval_names_subagent (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *made = g_build_filename (f->env.cwd, "made", NULL);
+  g_autofree char *agent_id = NULL;
+  g_auto(Submit) s = { 0 };
+  ZotApproval *approval;
+
+  f->interactive = TRUE;
+  start_host (f);
+  submit (f, "tool: subagent {\"name\":\"helper\",\"task\":\"tool: bash {\\\"command\\\":\\\"touch made\\\"}\"}",
+          &s);
+  g_assert_no_error (s.error);
+  g_assert_true (g_file_test (made, G_FILE_TEST_EXISTS));
+  agent_id = result_agent_id (g_ptr_array_index (f->results, 0));
+
+  g_assert_cmpuint (f->approvals->len, ==, 2);
+  approval = g_ptr_array_index (f->approvals, 0);
+  g_assert_cmpstr (zot_approval_get_tool_name (approval), ==, "subagent");
+  g_assert_null (zot_approval_get_agent_id (approval));
+  approval = g_ptr_array_index (f->approvals, 1);
+  g_assert_cmpstr (zot_approval_get_tool_name (approval), ==, "bash");
+  g_assert_cmpstr (zot_approval_get_agent_id (approval), ==, agent_id);
+  g_assert_cmpstr (zot_approval_get_agent_name (approval), ==, "helper");
 }
 
 static void
@@ -775,8 +872,13 @@ test_abort (Fixture       *f,
   stop = event_named (events, "subagent_stop", 0);
   assert_run_pair (f, event_named (events, "subagent_start", 0), stop, member (stop, "agent_id"),
                    "cancelled");
-  g_assert_cmpstr (member (event_named (events, "tool_result", 0), "status"), ==, "cancelled");
-  assert_before (events, "subagent_stop", "tool_result");
+  /* The child's bash, then the run's stop, then the parent's call. */
+  g_assert_cmpstr (member (event_named (events, "tool_result", 0), "tool_name"), ==, "bash");
+  g_assert_cmpstr (member (event_named (events, "tool_result", 0), "agent_id"), ==, member (stop, "agent_id"));
+  g_assert_cmpstr (member (event_named (events, "tool_result", 1), "tool_name"), ==, "subagent");
+  g_assert_cmpstr (member (event_named (events, "tool_result", 1), "status"), ==, "cancelled");
+  g_assert_cmpint (event_index (events, "tool_result", 0), <, event_index (events, "subagent_stop", 0));
+  g_assert_cmpint (event_index (events, "subagent_stop", 0), <, event_index (events, "tool_result", 1));
 }
 
 static gboolean
@@ -919,6 +1021,8 @@ main (int    argc,
   ADD ("new-destroy", test_new_destroy);
   ADD ("say-hi", test_say_hi);
   ADD ("child-tools", test_child_tools);
+  ADD ("guard-applies", test_guard_applies);
+  ADD ("approval-names-subagent", test_approval_names_subagent);
   ADD ("resume", test_resume);
   ADD ("failed", test_failed);
   ADD ("abort", test_abort);

@@ -633,7 +633,7 @@ void
 zot_test_authorize (ZotExtensionManager *manager,
                     const char          *tool,
                     const char          *command,
-                    const char          *origin,
+                    const ZotCallOrigin *origin,
                     GCancellable        *cancellable,
                     ZotTestAuthorize    *out)
 {

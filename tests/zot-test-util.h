@@ -79,7 +79,7 @@ typedef struct
 void        zot_test_authorize        (ZotExtensionManager *manager,
                                        const char          *tool,
                                        const char          *command,
-                                       const char          *origin,
+                                       const ZotCallOrigin *origin,
                                        GCancellable        *cancellable,
                                        ZotTestAuthorize    *out);
 

@@ -89,6 +89,9 @@ struct _ZotAgent
   gboolean             system_prompt_built;
   guint                prompt_generation;
   gboolean             interactive;
+  /* A subagent: only its tool calls reach the manager (PROTOCOL.md §11). */
+  char                *subagent_id;
+  char                *subagent_name;
 
   Run                 *run;
   GQueue               queue;
@@ -162,13 +165,47 @@ run_free (Run *run)
   g_free (run);
 }
 
+/* Who the agent's calls are for, when it is a subagent. */
+static const ZotCallOrigin *
+call_origin (ZotAgent      *self,
+             ZotCallOrigin *origin)
+{
+  if (self->subagent_id == NULL)
+    return NULL;
+
+  origin->extension = NULL;
+  origin->agent_id = self->subagent_id;
+  origin->agent_name = self->subagent_name;
+  return origin;
+}
+
 static void
 emit_event (ZotAgent   *self,
             const char *name,
             JsonObject *payload)
 {
-  if (self->manager != NULL)
-    zot_extension_manager_emit_event (self->manager, name, payload);
+  if (self->manager == NULL)
+    return;
+
+  /* A subagent's run is announced by subagent_start/stop; its tool calls
+   * are observed like the parent's, saying whose they are. */
+  if (self->subagent_id != NULL)
+    {
+      if (!g_str_equal (name, "tool_call") && !g_str_equal (name, "tool_result"))
+        return;
+      json_object_set_string_member (payload, "agent_id", self->subagent_id);
+    }
+
+  zot_extension_manager_emit_event (self->manager, name, payload);
+}
+
+/* The manager for the hooks that shape a run (turn_start, assistant
+ * message, before_agent_start): the parent's run owns those, not its
+ * subagents. */
+static ZotExtensionManager *
+hooks_manager (ZotAgent *self)
+{
+  return self->subagent_id == NULL ? self->manager : NULL;
 }
 
 /* System prompt */
@@ -344,9 +381,11 @@ report_call (ToolCall *call)
   if (call->executed && result->outcome == ZOT_TOOL_OUTCOME_BLOCKED && self->manager != NULL)
     {
       g_autofree char *reason = zot_content_get_text (result->content);
+      ZotCallOrigin origin;
+
       zot_extension_manager_emit_permission_decision (self->manager, call->id, call->name,
                                                       "denied", "policy", "tool_execution",
-                                                      reason, NULL);
+                                                      reason, call_origin (self, &origin));
     }
 
   if (self->manager != NULL)
@@ -449,10 +488,12 @@ block_call (ToolCall   *call,
             const char *message)
 {
   ZotAgent *self = call->run->agent;
+  ZotCallOrigin origin;
 
   if (self->manager != NULL)
     zot_extension_manager_emit_permission_decision (self->manager, call->id, call->name,
-                                                    "denied", "policy", "pre_execution", reason, NULL);
+                                                    "denied", "policy", "pre_execution", reason,
+                                                    call_origin (self, &origin));
   complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_BLOCKED, "%s", message));
 }
 
@@ -513,8 +554,11 @@ authorize_call (ToolCall *call)
   Run *run = call->run;
   ZotAgent *self = run->agent;
 
+  ZotCallOrigin origin;
+
   zot_extension_manager_authorize_async (self->manager, call->id, call->name, call->effective_args,
-                                         zot_tool_get_requires_approval (call->tool), NULL,
+                                         zot_tool_get_requires_approval (call->tool),
+                                         call_origin (self, &origin),
                                          run->cancellable, authorized_cb, call);
 }
 
@@ -620,6 +664,8 @@ prepare_call (Run      *run,
   json_object_set_string_member (payload, "tool_id", call->id);
   json_object_set_string_member (payload, "tool_name", call->name);
   json_object_set_object_member (payload, "tool_args", json_object_ref (call->effective_args));
+  if (self->subagent_id != NULL)
+    json_object_set_string_member (payload, "agent_id", self->subagent_id);
   zot_extension_manager_intercept_async (self->manager, "tool_call", payload, run->cancellable,
                                          intercepted_cb, call);
 }
@@ -888,7 +934,8 @@ assistant_appended_cb (GObject      *object,
     json_object_set_string_member (payload, "text", text);
     emit_event (self, "assistant_message", payload);
 
-    if (self->manager != NULL && zot_extension_manager_has_interceptors (self->manager, "assistant_message"))
+    if (hooks_manager (self) != NULL &&
+        zot_extension_manager_has_interceptors (self->manager, "assistant_message"))
       {
         zot_extension_manager_intercept_async (self->manager, "assistant_message", payload,
                                                run->cancellable, assistant_intercepted_cb, run);
@@ -1018,7 +1065,7 @@ intercept_turn (Run *run)
       return;
     }
 
-  if (self->manager == NULL || !zot_extension_manager_has_interceptors (self->manager, "turn_start"))
+  if (hooks_manager (self) == NULL || !zot_extension_manager_has_interceptors (self->manager, "turn_start"))
     {
       call_model (run);
       return;
@@ -1093,7 +1140,8 @@ prepare_system_prompt (Run *run)
 
   base = build_base_prompt (self);
 
-  if (self->manager == NULL || !zot_extension_manager_has_interceptors (self->manager, "before_agent_start"))
+  if (hooks_manager (self) == NULL ||
+      !zot_extension_manager_has_interceptors (self->manager, "before_agent_start"))
     {
       g_free (self->system_prompt);
       self->system_prompt = g_steal_pointer (&base);
@@ -1652,6 +1700,8 @@ zot_agent_finalize (GObject *object)
   g_clear_object (&self->session);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->cwd, g_free);
+  g_clear_pointer (&self->subagent_id, g_free);
+  g_clear_pointer (&self->subagent_name, g_free);
   g_clear_pointer (&self->system_prompt_override, g_free);
   g_clear_pointer (&self->append_system_prompt, g_strfreev);
   g_clear_pointer (&self->system_prompt, g_free);
@@ -1801,6 +1851,35 @@ zot_agent_set_extension_manager (ZotAgent            *self,
 
   g_set_object (&self->manager, manager);
   zot_agent_reset_system_prompt (self);
+}
+
+/**
+ * zot_agent_set_subagent:
+ * @manager: (nullable): the parent's manager
+ * @agent_id: the subagent's id, in every event and approval of its calls
+ * @name: (nullable): its label, for the user
+ *
+ * Makes @self a subagent of the conversation that @manager serves: its
+ * tool calls pass the same `tool_call` interceptors and permission
+ * decisions as the parent's own (PROTOCOL.md §11), so no guard can be
+ * bypassed by delegating; its `tool_call`, `tool_result` and
+ * `permission_decision` events carry @agent_id and the parent's
+ * `session_id`. Nothing else of its run is emitted or intercepted.
+ */
+void
+zot_agent_set_subagent (ZotAgent            *self,
+                        ZotExtensionManager *manager,
+                        const char          *agent_id,
+                        const char          *name)
+{
+  g_return_if_fail (ZOT_IS_AGENT (self));
+  g_return_if_fail (agent_id != NULL);
+
+  g_free (self->subagent_id);
+  self->subagent_id = g_strdup (agent_id);
+  g_free (self->subagent_name);
+  self->subagent_name = g_strdup (name);
+  zot_agent_set_extension_manager (self, manager);
 }
 
 ZotToolRegistry *

@@ -76,6 +76,10 @@ ZotSession      *zot_agent_get_session            (ZotAgent            *self);
 void             zot_agent_set_session            (ZotAgent            *self,
                                                    ZotSession          *session);
 ZotToolRegistry *zot_agent_get_registry           (ZotAgent            *self);
+void             zot_agent_set_subagent           (ZotAgent            *self,
+                                                   ZotExtensionManager *manager,
+                                                   const char          *agent_id,
+                                                   const char          *name);
 void             zot_agent_set_extension_manager  (ZotAgent            *self,
                                                    ZotExtensionManager *manager);
 const char      *zot_agent_get_cwd                (ZotAgent            *self);

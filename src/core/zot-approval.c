@@ -16,6 +16,8 @@ struct _ZotApproval
   JsonObject        *args;
   char              *preview;
   char              *origin_extension;
+  char              *agent_id;
+  char              *agent_name;
   ZotApprovalChoice  choice;
   gboolean           resolved;
 };
@@ -39,6 +41,8 @@ zot_approval_finalize (GObject *object)
   g_clear_pointer (&self->args, json_object_unref);
   g_clear_pointer (&self->preview, g_free);
   g_clear_pointer (&self->origin_extension, g_free);
+  g_clear_pointer (&self->agent_id, g_free);
+  g_clear_pointer (&self->agent_name, g_free);
 
   G_OBJECT_CLASS (zot_approval_parent_class)->finalize (object);
 }
@@ -98,8 +102,8 @@ ZotApproval *
 zot_approval_new (const char *tool_id,
                   const char *tool_name,
                   JsonObject *args,
-                  const char *preview,
-                  const char *origin_extension)
+                  const char          *preview,
+                  const ZotCallOrigin *origin)
 {
   ZotApproval *self;
 
@@ -110,7 +114,12 @@ zot_approval_new (const char *tool_id,
   self->tool_name = g_strdup (tool_name);
   self->args = args ? json_object_ref (args) : json_object_new ();
   self->preview = preview ? g_strdup (preview) : zot_approval_build_preview (tool_name, args);
-  self->origin_extension = g_strdup (origin_extension);
+  if (origin != NULL)
+    {
+      self->origin_extension = g_strdup (origin->extension);
+      self->agent_id = g_strdup (origin->agent_id);
+      self->agent_name = g_strdup (origin->agent_name);
+    }
   return self;
 }
 
@@ -152,6 +161,30 @@ zot_approval_get_origin_extension (ZotApproval *self)
 {
   g_return_val_if_fail (ZOT_IS_APPROVAL (self), NULL);
   return self->origin_extension;
+}
+
+/**
+ * zot_approval_get_agent_id:
+ *
+ * Returns: (nullable): the subagent that asks, if one does
+ */
+const char *
+zot_approval_get_agent_id (ZotApproval *self)
+{
+  g_return_val_if_fail (ZOT_IS_APPROVAL (self), NULL);
+  return self->agent_id;
+}
+
+/**
+ * zot_approval_get_agent_name:
+ *
+ * Returns: (nullable): the label of the subagent that asks
+ */
+const char *
+zot_approval_get_agent_name (ZotApproval *self)
+{
+  g_return_val_if_fail (ZOT_IS_APPROVAL (self), NULL);
+  return self->agent_name;
 }
 
 gboolean

@@ -36,6 +36,22 @@ typedef enum
   ZOT_APPROVAL_POLICY_YOLO,
 } ZotApprovalPolicy;
 
+/**
+ * ZotCallOrigin:
+ * @extension: (nullable): the extension that asked for the call (`call_tool`)
+ * @agent_id: (nullable): the subagent whose call it is
+ * @agent_name: (nullable): that subagent's label, for the user
+ *
+ * Who a tool call is for, when it is not the conversation's own model.
+ * Events, permission decisions and approvals say so.
+ */
+typedef struct
+{
+  const char *extension;
+  const char *agent_id;
+  const char *agent_name;
+} ZotCallOrigin;
+
 #define ZOT_TYPE_APPROVAL (zot_approval_get_type ())
 G_DECLARE_FINAL_TYPE (ZotApproval, zot_approval, ZOT, APPROVAL, GObject)
 
@@ -43,12 +59,14 @@ ZotApproval *zot_approval_new                  (const char        *tool_id,
                                                 const char        *tool_name,
                                                 JsonObject        *args,
                                                 const char        *preview,
-                                                const char        *origin_extension);
+                                                const ZotCallOrigin *origin);
 const char  *zot_approval_get_tool_id          (ZotApproval       *self);
 const char  *zot_approval_get_tool_name        (ZotApproval       *self);
 JsonObject  *zot_approval_get_args             (ZotApproval       *self);
 const char  *zot_approval_get_preview          (ZotApproval       *self);
 const char  *zot_approval_get_origin_extension (ZotApproval       *self);
+const char  *zot_approval_get_agent_id         (ZotApproval       *self);
+const char  *zot_approval_get_agent_name       (ZotApproval       *self);
 gboolean     zot_approval_is_resolved          (ZotApproval       *self);
 ZotApprovalChoice zot_approval_get_choice      (ZotApproval       *self);
 void         zot_approval_resolve              (ZotApproval       *self,

@@ -2354,7 +2354,7 @@ zot_extension_manager_emit_permission_decision (ZotExtensionManager *self,
                                                 const char          *source,
                                                 const char          *stage,
                                                 const char          *reason,
-                                                const char          *origin_extension)
+                                                const ZotCallOrigin *origin)
 {
   g_autoptr(JsonObject) payload = json_object_new ();
 
@@ -2367,10 +2367,28 @@ zot_extension_manager_emit_permission_decision (ZotExtensionManager *self,
   json_object_set_string_member (payload, "stage", stage);
   if (reason != NULL)
     json_object_set_string_member (payload, "reason", reason);
-  if (origin_extension != NULL)
-    json_object_set_string_member (payload, "origin_extension", origin_extension);
+  zot_call_origin_describe (origin, payload);
 
   zot_extension_manager_emit_event (self, "permission_decision", payload);
+}
+
+/**
+ * zot_call_origin_describe:
+ * @origin: (nullable): who the call is for
+ * @payload: an event's members
+ *
+ * Adds `origin_extension` and `agent_id` to @payload as @origin says.
+ */
+void
+zot_call_origin_describe (const ZotCallOrigin *origin,
+                          JsonObject          *payload)
+{
+  if (origin == NULL)
+    return;
+  if (origin->extension != NULL)
+    json_object_set_string_member (payload, "origin_extension", origin->extension);
+  if (origin->agent_id != NULL)
+    json_object_set_string_member (payload, "agent_id", origin->agent_id);
 }
 
 typedef struct
@@ -2378,7 +2396,6 @@ typedef struct
   ZotApproval  *approval;
   gulong        resolved_id;
   GSource      *cancel_source;
-  char         *origin;
   gboolean      waiting;
 } AuthorizeData;
 
@@ -2393,7 +2410,6 @@ authorize_data_free (AuthorizeData *data)
       g_source_unref (data->cancel_source);
     }
   g_clear_object (&data->approval);
-  g_free (data->origin);
   g_free (data);
 }
 
@@ -2416,7 +2432,11 @@ decide (GTask      *task,
                                                   zot_approval_get_tool_id (data->approval),
                                                   zot_approval_get_tool_name (data->approval),
                                                   decision, source, "pre_execution", reason,
-                                                  data->origin);
+                                                  &(ZotCallOrigin) {
+                                                    zot_approval_get_origin_extension (data->approval),
+                                                    zot_approval_get_agent_id (data->approval),
+                                                    zot_approval_get_agent_name (data->approval),
+                                                  });
 
   g_task_return_pointer (task, result, (GDestroyNotify) zot_decision_free);
 
@@ -2497,7 +2517,7 @@ zot_extension_manager_authorize_async (ZotExtensionManager *self,
                                        const char          *tool_name,
                                        JsonObject          *args,
                                        gboolean             requires_approval,
-                                       const char          *origin_extension,
+                                       const ZotCallOrigin *origin,
                                        GCancellable        *cancellable,
                                        GAsyncReadyCallback  callback,
                                        gpointer             user_data)
@@ -2514,8 +2534,7 @@ zot_extension_manager_authorize_async (ZotExtensionManager *self,
   g_task_set_source_tag (task, zot_extension_manager_authorize_async);
 
   data = g_new0 (AuthorizeData, 1);
-  data->approval = zot_approval_new (tool_id, tool_name, args, NULL, origin_extension);
-  data->origin = g_strdup (origin_extension);
+  data->approval = zot_approval_new (tool_id, tool_name, args, NULL, origin);
   g_task_set_task_data (task, data, (GDestroyNotify) authorize_data_free);
 
   if (!self->interactive || self->policy == ZOT_APPROVAL_POLICY_YOLO)
@@ -2546,8 +2565,7 @@ zot_extension_manager_authorize_async (ZotExtensionManager *self,
   json_object_set_string_member (payload, "tool_id", tool_id);
   json_object_set_string_member (payload, "tool_name", tool_name);
   json_object_set_string_member (payload, "tool_preview", zot_approval_get_preview (data->approval));
-  if (origin_extension != NULL)
-    json_object_set_string_member (payload, "origin_extension", origin_extension);
+  zot_call_origin_describe (origin, payload);
   zot_extension_manager_emit_event (self, "tool_confirmation_requested", payload);
 
   data->waiting = TRUE;

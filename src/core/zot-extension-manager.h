@@ -160,6 +160,8 @@ void                 zot_extension_manager_set_policy           (ZotExtensionMan
                                                                  ZotApprovalPolicy     policy);
 ZotApprovalPolicy    zot_extension_manager_get_policy           (ZotExtensionManager  *self);
 void                 zot_extension_manager_forget_approvals     (ZotExtensionManager  *self);
+void                 zot_call_origin_describe                   (const ZotCallOrigin  *origin,
+                                                                 JsonObject           *payload);
 void                 zot_extension_manager_emit_permission_decision (ZotExtensionManager *self,
                                                                  const char           *tool_id,
                                                                  const char           *tool_name,
@@ -167,13 +169,13 @@ void                 zot_extension_manager_emit_permission_decision (ZotExtensio
                                                                  const char           *source,
                                                                  const char           *stage,
                                                                  const char           *reason,
-                                                                 const char           *origin_extension);
+                                                                 const ZotCallOrigin  *origin);
 void                 zot_extension_manager_authorize_async      (ZotExtensionManager  *self,
                                                                  const char           *tool_id,
                                                                  const char           *tool_name,
                                                                  JsonObject           *args,
                                                                  gboolean              requires_approval,
-                                                                 const char           *origin_extension,
+                                                                 const ZotCallOrigin  *origin,
                                                                  GCancellable         *cancellable,
                                                                  GAsyncReadyCallback   callback,
                                                                  gpointer              user_data);

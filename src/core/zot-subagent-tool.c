@@ -17,7 +17,7 @@
 /* Read by the model, so untranslated. */
 #define SUBAGENT_DESCRIPTION \
   "Run a subagent: a separate agent with its own conversation and the same tools as you " \
-  "(except subagent), that works on `task` on its own, without asking for confirmation, for " \
+  "(except subagent), that works on `task` on its own, under the same guards and approvals, for " \
   "at most " G_STRINGIFY (ZOT_SUBAGENT_MAX_STEPS) " steps, and answers with its final text and " \
   "an `agent_id` line. Pass that agent_id back with a new task to continue the same " \
   "subagent's conversation. Several " \
@@ -231,6 +231,7 @@ child_new (ZotSubagentTool  *self,
 {
   g_autoptr(ZotProvider) provider = NULL;
   g_autoptr(ZotSession) session = NULL;
+  g_autoptr(ZotExtensionManager) manager = NULL;
   Child *child;
 
   provider = zot_provider_new_for_config (&self->config, error);
@@ -246,9 +247,11 @@ child_new (ZotSubagentTool  *self,
   child->agent = zot_agent_new (provider, child->registry, session);
   zot_agent_set_cwd (child->agent, cwd);
   zot_agent_set_max_steps (child->agent, ZOT_SUBAGENT_MAX_STEPS);
-  /* A swarm child never asks, and its own events are not emitted. */
+  /* A swarm child has no window of its own (interactive tools fail), but
+   * its tool calls pass the parent's guards and approvals. */
   zot_agent_set_interactive (child->agent, FALSE);
-  zot_agent_set_extension_manager (child->agent, NULL);
+  manager = g_weak_ref_get (&self->manager);
+  zot_agent_set_subagent (child->agent, manager, child->agent_id, label);
 
   return child;
 }
@@ -578,7 +581,7 @@ zot_subagent_tool_new (const ZotProviderConfig *config_template,
                        "schema", schema,
                        "exposure", ZOT_TOOL_EXPOSURE_DIRECT,
                        "concurrent", TRUE,
-                       "requires-approval", FALSE,
+                       "requires-approval", TRUE,
                        NULL);
 
   self->config.name = g_strdup (config_template->name);

@@ -206,13 +206,18 @@ present_dialog (ZotApprovalPresenter *self,
 {
   g_autoptr(GtkWindow) parent = g_weak_ref_get (&self->parent);
   const char *origin = zot_approval_get_origin_extension (item->approval);
+  const char *agent_id = zot_approval_get_agent_id (item->approval);
+  const char *agent_name = zot_approval_get_agent_name (item->approval);
   AdwMessageDialog *dialog;
   GtkWidget *preview;
 
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (parent, NULL, NULL));
   adw_message_dialog_format_heading (dialog, _("Allow %s?"),
                                      zot_approval_get_tool_name (item->approval));
-  if (origin != NULL && *origin != '\0')
+  if (agent_id != NULL)
+    adw_message_dialog_format_body (dialog, _("Requested by the subagent “%s”"),
+                                    agent_name != NULL && *agent_name != '\0' ? agent_name : agent_id);
+  else if (origin != NULL && *origin != '\0')
     adw_message_dialog_format_body (dialog, _("Requested by the extension “%s”"), origin);
 
   preview = gtk_label_new (zot_approval_get_preview (item->approval));
