@@ -71,6 +71,9 @@ static char     **opt_register_json = NULL;
 static char     **opt_intercept_replies = NULL;
 static int        opt_intercept_delay_ms = 0;
 static char     **opt_block_tools = NULL;
+static int        opt_exit_after_notes = -1;
+static char      *opt_spawn_sleeper = NULL;
+static gboolean   opt_sleeper_escapes = FALSE;
 
 static const GOptionEntry entries[] = {
   { "name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
@@ -116,6 +119,13 @@ static const GOptionEntry entries[] = {
     "hang, crash or garbage (repeatable, the last one for an event wins)", "EVENT=JSON" },
   { "intercept-delay-ms", 0, 0, G_OPTION_ARG_INT, &opt_intercept_delay_ms,
     "Wait N ms (still reading stdin) before any intercept reply", "N" },
+  { "exit-after-notes", 0, 0, G_OPTION_ARG_INT, &opt_exit_after_notes,
+    "After ready, send N notify frames in one write and exit at once", "N" },
+  { "spawn-sleeper", 0, 0, G_OPTION_ARG_FILENAME, &opt_spawn_sleeper,
+    "Before hello, start a child that sleeps a long time (holding stdout) and write its pid to FILE",
+    "FILE" },
+  { "sleeper-escapes", 0, 0, G_OPTION_ARG_NONE, &opt_sleeper_escapes,
+    "The --spawn-sleeper child leaves the process group (setsid)", NULL },
   { "block-tool", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_block_tools,
     "Answer a tool_call interception of NAME with a block, whatever --intercept-reply says "
     "(repeatable)", "NAME" },
@@ -1223,6 +1233,22 @@ main (int   argc,
         }
     }
 
+  if (opt_spawn_sleeper != NULL)
+    {
+      pid_t pid = fork ();
+      g_autofree char *text = NULL;
+
+      if (pid == 0)
+        {
+          if (opt_sleeper_escapes)
+            setsid ();
+          execlp ("sleep", "sleep", "300", NULL);
+          _exit (127);
+        }
+      text = g_strdup_printf ("%d", (int) pid);
+      g_file_set_contents (opt_spawn_sleeper, text, -1, NULL);
+    }
+
   if (opt_exit_before_hello >= 0)
     {
       fprintf (stderr, "fake-extension: exiting with status %d before hello\n",
@@ -1267,6 +1293,31 @@ main (int   argc,
         {
           send_notify ("info", spec);
         }
+    }
+
+  if (opt_exit_after_notes >= 0)
+    {
+      GString *notes = g_string_new (NULL);
+
+      /* One write, then gone: the host sees the exit before it has read
+       * most of these. */
+      for (int i = 0; i < opt_exit_after_notes; i++)
+        {
+          g_autoptr(JsonObject) note = json_object_new ();
+          g_autoptr(JsonNode) root = NULL;
+          g_autofree char *message = g_strdup_printf ("last words %d", i);
+          g_autofree char *text = NULL;
+
+          json_object_set_string_member (note, "type", "notify");
+          json_object_set_string_member (note, "level", "info");
+          json_object_set_string_member (note, "message", message);
+          root = json_node_init_object (json_node_alloc (), note);
+          text = json_to_string (root, FALSE);
+          g_string_append_printf (notes, "%s\n", text);
+        }
+      send_line (notes->str, notes->len - 1);
+      g_string_free (notes, TRUE);
+      exit (0);
     }
 
   if (opt_huge_frame)

@@ -342,6 +342,7 @@ test_first_frame_not_hello (Fixture       *f,
   g_autoptr(ZotManifest) manifest = zot_manifest_new_for_directory (dir, NULL);
   g_autoptr(JsonObject) ack = host_ack ();
   g_autoptr(GError) error = NULL;
+  g_autofree char *log = NULL;
   gboolean stopped = FALSE;
   ZotExtension *extension;
 
@@ -354,6 +355,12 @@ test_first_frame_not_hello (Fixture       *f,
 
   zot_extension_stop_async (extension, NULL, stop_cb, &stopped);
   zot_test_wait_for (&stopped, 10000);
+
+  /* The failure ends the process at once; the log does not claim a wait
+   * that never happened. */
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (log, "stopping the process: sending SIGTERM"));
+  g_assert_null (strstr (log, "did not exit within"));
   g_assert_finalize_object (extension);
 }
 

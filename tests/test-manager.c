@@ -994,6 +994,111 @@ test_shutdown_polite (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+static gboolean
+extension_failed (gpointer data)
+{
+  return zot_extension_get_state (data) == ZOT_EXTENSION_STATE_FAILED;
+}
+
+/* Frames written just before an exit are read before the exit is told:
+ * the exit is often noticed first (the child watch runs before the
+ * low-priority reader), and they used to be lost. */
+static void
+test_last_words_read (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "brief", "--exit-after-notes", "200", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "brief");
+
+  zot_test_wait_until (extension_failed, extension, 30000);
+  g_assert_cmpuint (f->notes->len, ==, 200);
+  g_assert_cmpstr (g_ptr_array_index (f->notes, 199), ==, "brief|info|last words 199");
+  g_assert_cmpuint (f->crashes->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->crashes, 0), "exited with status 0"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+static gboolean
+process_gone (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *stat = NULL;
+  const char *state;
+
+  /* Reparented to an init that may not reap: a zombie is gone too. */
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return TRUE;
+  state = strrchr (stat, ')');
+  return state != NULL && (state[2] == 'Z' || state[2] == 'X');
+}
+
+static gboolean
+sleeper_gone (gpointer data)
+{
+  return process_gone ((GPid) GPOINTER_TO_INT (data));
+}
+
+/* An extension's own children end with it: it leads a process group, and
+ * the group is signalled on shutdown. The sleeper also holds the
+ * extension's stdout, which must not keep the host waiting. */
+static void
+test_children_end_with_extension (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *pid_file = g_build_filename (f->env.root, "sleeper.pid", NULL);
+  g_autofree char *dir = fake (f, "parent", "--spawn-sleeper", pid_file, NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "parent");
+  g_autofree char *text = NULL;
+  GPid sleeper;
+
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
+  g_assert_true (g_file_get_contents (pid_file, &text, NULL, NULL));
+  sleeper = (GPid) g_ascii_strtoll (text, NULL, 10);
+  g_assert_cmpint (sleeper, >, 0);
+  g_assert_false (process_gone (sleeper));
+
+  stop_and_wait (extension);
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_EXITED);
+  zot_test_wait_until (sleeper_gone, GINT_TO_POINTER (sleeper), 30000);
+
+  zot_test_shutdown_manager (manager);
+}
+
+/* A child that left the group keeps the extension's output open after
+ * the extension exits: the host reads on for ZOT_EXIT_DRAIN_MS at most. */
+static void
+test_drain_deadline (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *pid_file = g_build_filename (f->env.root, "escaper.pid", NULL);
+  g_autofree char *dir = fake (f, "leaky", "--spawn-sleeper", pid_file, "--sleeper-escapes", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  g_autofree char *text = NULL;
+  g_autofree char *log = NULL;
+  GPid escaper;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_EXIT_DRAIN, 200);
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "leaky");
+  g_assert_true (g_file_get_contents (pid_file, &text, NULL, NULL));
+  escaper = (GPid) g_ascii_strtoll (text, NULL, 10);
+
+  stop_and_wait (extension);
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_EXITED);
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (log, "its output stayed open 200 ms after it exited"));
+
+  g_assert_cmpint (kill (escaper, SIGKILL), ==, 0);
+  zot_test_shutdown_manager (manager);
+}
+
 static void
 test_shutdown_sigterm (Fixture       *f,
                        gconstpointer  data)
@@ -1371,6 +1476,9 @@ main (int    argc,
   ADD ("python-and-shell", test_python_and_shell);
   ADD ("concurrent-startup", test_concurrent_startup);
   ADD ("shutdown-polite", test_shutdown_polite);
+  ADD ("last-words-read", test_last_words_read);
+  ADD ("children-end-with-extension", test_children_end_with_extension);
+  ADD ("drain-deadline", test_drain_deadline);
   ADD ("shutdown-sigterm", test_shutdown_sigterm);
   ADD ("shutdown-sigkill", test_shutdown_sigkill);
   ADD ("stop-fails-pending", test_stop_fails_pending);

@@ -72,6 +72,7 @@ struct _ZotExtension
   GSource             *idle_timeout;
   GSource             *cap_timeout;
   GSource             *eof_timeout;
+  GSource             *drain_timeout;  /* exited: what it wrote is still read */
   guint                save_id;
 
   GHashTable          *pending;
@@ -85,6 +86,8 @@ struct _ZotExtension
   guint                exited : 1;
   guint                got_hello : 1;
   guint                channel_closed : 1;
+  guint                draining : 1;
+  GPid                 group;           /* its process group: the process's pid */
   guint                stopping : 1;
   guint                trace : 1;
 };
@@ -1013,26 +1016,13 @@ handle_crash (ZotExtension *self,
   g_signal_emit (self, signals[CRASHED], 0, message);
 }
 
+/* The process is gone and everything it wrote has been read (or the wait
+ * for that ran out): now its end can be told. */
 static void
-wait_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
+finish_exit (ZotExtension *self)
 {
-  g_autoptr(ZotExtension) self = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!g_subprocess_wait_finish (G_SUBPROCESS (object), result, &error))
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_debug ("%s: waiting for the process failed: %s", self->name, error->message);
-      return;
-    }
-
-  self->exited = TRUE;
-  self->exit_description = describe_exit (G_SUBPROCESS (object));
-  zot_extension_log (self, "process %s", self->exit_description);
-  clear_source (&self->ladder_timeout);
-  clear_source (&self->eof_timeout);
+  self->draining = FALSE;
+  clear_source (&self->drain_timeout);
 
   if (self->channel != NULL)
     zot_frame_channel_close (self->channel);
@@ -1058,6 +1048,77 @@ wait_cb (GObject      *object,
 }
 
 static gboolean
+drain_timeout_cb (gpointer user_data)
+{
+  ZotExtension *self = user_data;
+
+  g_clear_pointer (&self->drain_timeout, g_source_unref);
+  zot_extension_log (self, "its output stayed open %u ms after it exited (a child of its own "
+                     "may hold it); stopped reading",
+                     zot_timeout_get_ms (ZOT_TIMEOUT_EXIT_DRAIN));
+  finish_exit (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+wait_cb (GObject      *object,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(ZotExtension) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_subprocess_wait_finish (G_SUBPROCESS (object), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_debug ("%s: waiting for the process failed: %s", self->name, error->message);
+      return;
+    }
+
+  self->exited = TRUE;
+  self->exit_description = describe_exit (G_SUBPROCESS (object));
+  zot_extension_log (self, "process %s", self->exit_description);
+  clear_source (&self->ladder_timeout);
+  clear_source (&self->eof_timeout);
+
+  /* What it started and left behind is nobody's any more. */
+  if (self->group > 0 && kill (-self->group, SIGTERM) == 0)
+    zot_extension_log (self, "ended the processes it left behind");
+
+  /* A frame written just before the exit (shutdown_ack, a last notify)
+   * may still be in the pipe: read to the end of the output first. The
+   * exit can be noticed before the data is. */
+  if (self->channel != NULL && !self->channel_closed)
+    {
+      self->draining = TRUE;
+      self->drain_timeout = add_timeout (zot_timeout_get_ms (ZOT_TIMEOUT_EXIT_DRAIN),
+                                         drain_timeout_cb, self, "[zot] drain after exit");
+      return;
+    }
+
+  finish_exit (self);
+}
+
+/* Each extension leads a process group of its own (see setup_child()), so
+ * that what it started ends with it: signals go to the whole group. */
+static void
+signal_group (ZotExtension *self,
+              int           signum)
+{
+  if (self->group > 0 && kill (-self->group, signum) == 0)
+    return;
+  if (self->subprocess != NULL && !self->exited)
+    g_subprocess_send_signal (self->subprocess, signum);
+}
+
+static void
+setup_child (gpointer user_data)
+{
+  /* Async-signal-safe, between fork and exec. */
+  (void) setpgid (0, 0);
+}
+
+static gboolean
 ladder_cb (gpointer user_data)
 {
   ZotExtension *self = user_data;
@@ -1072,7 +1133,7 @@ ladder_cb (gpointer user_data)
       zot_extension_log (self, "did not exit within %u ms of shutdown; sending SIGTERM",
                          zot_timeout_get_ms (ZOT_TIMEOUT_SHUTDOWN_GRACE));
       self->ladder_step = 1;
-      g_subprocess_send_signal (self->subprocess, SIGTERM);
+      signal_group (self, SIGTERM);
       self->ladder_timeout = add_timeout (zot_timeout_get_ms (ZOT_TIMEOUT_SIGTERM_GRACE),
                                           ladder_cb, self, "[zot] sigterm grace");
     }
@@ -1081,6 +1142,7 @@ ladder_cb (gpointer user_data)
       zot_extension_log (self, "did not exit within %u ms of SIGTERM; sending SIGKILL",
                          zot_timeout_get_ms (ZOT_TIMEOUT_SIGTERM_GRACE));
       self->ladder_step = 2;
+      signal_group (self, SIGKILL);
       g_subprocess_force_exit (self->subprocess);
     }
 
@@ -1099,9 +1161,14 @@ terminate_process (ZotExtension *self,
   if (self->channel != NULL)
     zot_frame_channel_close (self->channel);
 
-  self->ladder_step = 0;
   if (polite)
-    ladder_cb (self);
+    {
+      zot_extension_log (self, "stopping the process: sending SIGTERM");
+      self->ladder_step = 1;
+      signal_group (self, SIGTERM);
+      self->ladder_timeout = add_timeout (zot_timeout_get_ms (ZOT_TIMEOUT_SIGTERM_GRACE),
+                                          ladder_cb, self, "[zot] sigterm grace");
+    }
   else
     {
       self->ladder_step = 1;
@@ -1126,6 +1193,12 @@ on_channel_closed (ZotExtension    *self,
                    ZotFrameChannel *channel)
 {
   self->channel_closed = TRUE;
+
+  if (self->draining)
+    {
+      finish_exit (self);
+      return;
+    }
 
   if (error == NULL)
     return;
@@ -1282,6 +1355,7 @@ zot_extension_init_async (GAsyncInitable      *initable,
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_subprocess_launcher_set_cwd (launcher, self->directory);
+  g_subprocess_launcher_set_child_setup (launcher, setup_child, NULL, NULL);
   stderr_fd = dup (self->log_fd);
   if (stderr_fd >= 0)
     g_subprocess_launcher_take_stderr_fd (launcher, stderr_fd);
@@ -1299,6 +1373,7 @@ zot_extension_init_async (GAsyncInitable      *initable,
     }
 
   self->init_task = g_steal_pointer (&task);
+  self->group = (GPid) g_ascii_strtoll (g_subprocess_get_identifier (self->subprocess), NULL, 10);
 
   /* GSubprocess leaves its pipes blocking; a write to an extension that
    * does not read would then stop the main loop, deadline and all. */
@@ -1454,6 +1529,7 @@ zot_extension_dispose (GObject *object)
   clear_source (&self->cap_timeout);
   clear_source (&self->ladder_timeout);
   clear_source (&self->eof_timeout);
+  clear_source (&self->drain_timeout);
   g_clear_handle_id (&self->save_id, g_source_remove);
 
   if (self->pending != NULL)
@@ -1469,7 +1545,10 @@ zot_extension_dispose (GObject *object)
 
   /* Nobody is left to run the ladder: make sure nothing outlives us. */
   if (self->subprocess != NULL && !self->exited)
-    g_subprocess_force_exit (self->subprocess);
+    {
+      signal_group (self, SIGKILL);
+      g_subprocess_force_exit (self->subprocess);
+    }
   g_clear_object (&self->subprocess);
 
   G_OBJECT_CLASS (zot_extension_parent_class)->dispose (object);

@@ -30,6 +30,9 @@ G_BEGIN_DECLS
 #define ZOT_SHUTDOWN_GRACE_MS              2000
 #define ZOT_SIGTERM_GRACE_MS               1000
 #define ZOT_SUBAGENT_SHUTDOWN_WAIT_MS      2000  /* §6: shutdown waits for swarm runners */
+/* After an extension exits, what it wrote before is still read, until the
+ * end of its output or this long (a child of its own may hold the pipe). */
+#define ZOT_EXIT_DRAIN_MS                  1000
 
 /* §0 sizes beyond framing */
 #define ZOT_SYSTEM_PROMPT_MAX_BYTES        ((gsize) 1024 * 1024)
@@ -82,6 +85,7 @@ typedef enum
   ZOT_TIMEOUT_PROVIDER_IDLE,
   ZOT_TIMEOUT_BASH,
   ZOT_TIMEOUT_SUBAGENT_SHUTDOWN,
+  ZOT_TIMEOUT_EXIT_DRAIN,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 
