@@ -74,6 +74,7 @@ static char     **opt_block_tools = NULL;
 static int        opt_exit_after_notes = -1;
 static char      *opt_spawn_sleeper = NULL;
 static gboolean   opt_sleeper_escapes = FALSE;
+static int        opt_many_commands = 0;
 
 static const GOptionEntry entries[] = {
   { "name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
@@ -124,6 +125,8 @@ static const GOptionEntry entries[] = {
   { "spawn-sleeper", 0, 0, G_OPTION_ARG_FILENAME, &opt_spawn_sleeper,
     "Before hello, start a child that sleeps a long time (holding stdout) and write its pid to FILE",
     "FILE" },
+  { "many-commands", 0, 0, G_OPTION_ARG_INT, &opt_many_commands,
+    "Register N commands c0, c1, … before ready", "N" },
   { "sleeper-escapes", 0, 0, G_OPTION_ARG_NONE, &opt_sleeper_escapes,
     "The --spawn-sleeper child leaves the process group (setsid)", NULL },
   { "block-tool", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_block_tools,
@@ -1267,6 +1270,12 @@ main (int   argc,
 
   for (guint i = 0; opt_commands != NULL && opt_commands[i] != NULL; i++)
     send_register_command (opt_commands[i]);
+
+  for (int i = 0; i < opt_many_commands; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("c%d", i);
+      send_register_command (name);
+    }
 
   for (guint i = 0; opt_register_json != NULL && opt_register_json[i] != NULL; i++)
     send_line (opt_register_json[i], strlen (opt_register_json[i]));

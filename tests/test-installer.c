@@ -1348,6 +1348,50 @@ test_cli_update (Fixture       *f,
   g_clear_pointer (&err, g_free);
 }
 
+/* A name that reads as an option is refused at install; one installed
+ * before that rule can still be removed, after "--". */
+static void
+test_cli_dash_names (Fixture       *f,
+                     gconstpointer  user_data)
+{
+  g_autofree char *source = make_extension (f, "dash-source", "--force", "1.0");
+  g_autofree char *old = g_build_filename (f->ext_dir, "--force", "extension.json", NULL);
+  g_autofree char *old_dir = g_build_filename (f->ext_dir, "--force", NULL);
+  char *out = NULL;
+  char *err = NULL;
+  int status;
+
+  status = run_zot (f, &out, &err, "ext", "install", source, NULL);
+  if (status < 0)
+    return;
+  g_assert_cmpint (status, ==, 1);
+  assert_error_line (err);
+  g_assert_nonnull (strstr (err, "not start with \"-\""));
+  g_assert_false (g_file_test (old_dir, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  write_file (old, "{ \"name\": \"--force\", \"exec\": \"sh\" }", 0644);
+  status = run_zot (f, &out, &err, "ext", "remove", "--force", NULL);
+  g_assert_cmpint (status, ==, 2);
+  g_assert_true (g_file_test (old_dir, G_FILE_TEST_IS_DIR));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  status = run_zot (f, &out, &err, "ext", "remove", "--", "--force", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_false (g_file_test (old_dir, G_FILE_TEST_EXISTS));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* "--" never lets a name reach outside the folder. */
+  status = run_zot (f, &out, &err, "ext", "remove", "--", "../x", NULL);
+  g_assert_cmpint (status, ==, 1);
+  g_assert_nonnull (strstr (err, "not a valid extension name"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1380,6 +1424,7 @@ main (int   argc,
   ADD ("/zot/installer/cli/manage", test_cli_manage);
   ADD ("/zot/installer/cli/install-broken", test_cli_install_broken);
   ADD ("/zot/installer/cli/usage", test_cli_usage);
+  ADD ("/zot/installer/cli/dash-names", test_cli_dash_names);
   ADD ("/zot/installer/cli/logs", test_cli_logs);
   ADD ("/zot/installer/cli/logs-follow", test_cli_logs_follow);
   ADD ("/zot/installer/cli/update", test_cli_update);

@@ -9,6 +9,7 @@
 #include "zot-extension-tool.h"
 #include "zot-host.h"
 #include "zot-message.h"
+#include "zot-names.h"
 #include "zot-test-util.h"
 #include "zot-tool-search.h"
 
@@ -389,6 +390,15 @@ test_tool_validation (Fixture       *f,
     "--register-json", "{\"type\":\"register_tool\",\"name\":\"scripted\",\"schema\":{},\"exposure\":\"codemode\",\"namespace\":\"weather\",\"namespace_description\":\"Weather data\",\"output_schema\":{\"type\":\"object\"}}",
     "--register-json", "{\"type\":\"register_tool\",\"name\":\"modelonly\",\"schema\":{},\"exposure\":\"model-only\"}",
     "--register-json", "{\"type\":\"register_tool\",\"name\":\"read\",\"schema\":{}}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"has space\",\"schema\":{}}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"new\\nline\",\"schema\":{}}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"9lives\",\"schema\":{}}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"esc\\u001b]52;c;aGk=\\u0007\",\"schema\":{}}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"bad_ns\",\"schema\":{},\"namespace\":\"a b\"}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"a234567890123456789012345678901234567890123456789012345678901234\",\"schema\":{}}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"a2345678901234567890123456789012345678901234567890123456789012345\",\"schema\":{}}",
+    "--register-json", "{\"type\":\"register_command\",\"name\":\"--force\"}",
+    "--register-json", "{\"type\":\"register_command\",\"name\":\"evil\\u202eexe\"}",
     NULL);
   const char *paths[] = { dir, NULL };
   ZotExtension *extension;
@@ -413,6 +423,21 @@ test_tool_validation (Fixture       *f,
   /* Built-ins win. */
   g_assert_nonnull (strstr (joined, "tool \"read\" is a built-in tool"));
   g_assert_null (zot_tool_get_origin (zot_tool_registry_lookup (registry, "read")));
+
+  /* Names every provider accepts, or nothing (PROTOCOL.md §4 as this
+   * host reads it: ^[A-Za-z_][A-Za-z0-9_-]{0,63}$). */
+  g_assert_nonnull (strstr (joined, "tool \"has space\" rejected: a tool name is"));
+  g_assert_nonnull (strstr (joined, "tool \"new\\u000Aline\" rejected"));
+  g_assert_nonnull (strstr (joined, "tool \"9lives\" rejected"));
+  g_assert_nonnull (strstr (joined, "tool \"esc\\u001B]52;c;aGk=\\u0007\" rejected"));
+  g_assert_nonnull (strstr (joined, "namespace \"a b\" must follow"));
+  g_assert_nonnull (zot_tool_registry_lookup (registry, "a234567890123456789012345678901234567890123456789012345678901234"));
+  g_assert_null (zot_tool_registry_lookup (registry, "a2345678901234567890123456789012345678901234567890123456789012345"));
+  g_assert_nonnull (strstr (joined, "command \"--force\" rejected"));
+  g_assert_nonnull (strstr (joined, "command \"evil\\u202Eexe\" rejected"));
+  g_assert_cmpuint (zot_extension_get_commands (extension)->len, ==, 0);
+  for (guint i = 0; i < problems->len; i++)
+    g_assert_false (zot_text_has_hidden_chars (g_ptr_array_index (problems, i)));
 
   g_assert_null (zot_tool_registry_lookup (registry, "s_string"));
   g_assert_null (zot_tool_registry_lookup (registry, "weird"));
@@ -1210,7 +1235,9 @@ test_before_agent_start_failures (Fixture       *f,
   huge = prompt_fake (f, "huge", reply_arg);
   paths[0] = keep; paths[1] = hang; paths[2] = crash; paths[3] = garbage; paths[4] = huge; paths[5] = NULL;
 
-  _zot_timeout_override_for_testing (ZOT_TIMEOUT_BEFORE_AGENT_START, 300);
+  /* Long enough for the 1 MiB reply to cross on a loaded machine under
+   * the sanitizers; the hanging one still times out. */
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_BEFORE_AGENT_START, 2000);
   start_host (f, paths);
   base = zot_agent_get_system_prompt (zot_host_get_agent (f->host));
   g_assert_nonnull (base);

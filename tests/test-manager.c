@@ -7,6 +7,7 @@
 #include <signal.h>
 
 #include "zot-error.h"
+#include "zot-limits.h"
 #include "zot-test-util.h"
 
 typedef struct
@@ -1099,6 +1100,31 @@ test_drain_deadline (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+/* 20,000 registrations end well inside the registration window (lookups
+ * are hashed), and past ZOT_MAX_COMMANDS_PER_EXTENSION the rest are
+ * ignored with one problem that says so. */
+static void
+test_registration_flood (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "chatty", "--many-commands", "20000", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  ZotExtension *extension = zot_extension_manager_find (manager, "chatty");
+  GPtrArray *commands = zot_extension_get_commands (extension);
+  GPtrArray *problems = zot_extension_get_problems (extension);
+  g_autofree char *last = g_strdup_printf ("c%u", ZOT_MAX_COMMANDS_PER_EXTENSION - 1);
+
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
+  g_assert_cmpuint (commands->len, ==, ZOT_MAX_COMMANDS_PER_EXTENSION);
+  g_assert_cmpstr (((ZotExtensionCommand *) g_ptr_array_index (commands, commands->len - 1))->name, ==, last);
+  g_assert_nonnull (zot_extension_manager_lookup_command (manager, last, NULL));
+  g_assert_cmpuint (problems->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (problems, 0), "more than 1024 commands registered"));
+
+  zot_test_shutdown_manager (manager);
+}
+
 static void
 test_shutdown_sigterm (Fixture       *f,
                        gconstpointer  data)
@@ -1479,6 +1505,7 @@ main (int    argc,
   ADD ("last-words-read", test_last_words_read);
   ADD ("children-end-with-extension", test_children_end_with_extension);
   ADD ("drain-deadline", test_drain_deadline);
+  ADD ("registration-flood", test_registration_flood);
   ADD ("shutdown-sigterm", test_shutdown_sigterm);
   ADD ("shutdown-sigkill", test_shutdown_sigkill);
   ADD ("stop-fails-pending", test_stop_fails_pending);

@@ -227,6 +227,27 @@ test_manifest_bad_name (void)
   g_assert_false (zot_manifest_name_is_valid ("."));
   g_assert_false (zot_manifest_name_is_valid (".."));
   g_assert_false (zot_manifest_name_is_valid ("tab\there"));
+  /* It would read as an option of zot ext, and could not be removed. */
+  g_assert_false (zot_manifest_name_is_valid ("--force"));
+  g_assert_false (zot_manifest_name_is_valid ("-x"));
+  /* Hidden characters: a right-to-left override, C1 NEL and CSI, a
+   * zero-width space, blanks at the ends. */
+  g_assert_false (zot_manifest_name_is_valid ("evil\xe2\x80\xaetxt.exe"));
+  g_assert_false (zot_manifest_name_is_valid ("a\xc2\x85" "b"));
+  g_assert_false (zot_manifest_name_is_valid ("a\xc2\x9b" "31m"));
+  g_assert_false (zot_manifest_name_is_valid ("zero\xe2\x80\x8bwidth"));
+  g_assert_false (zot_manifest_name_is_valid (" lead"));
+  g_assert_false (zot_manifest_name_is_valid ("trail "));
+  g_assert_true (zot_manifest_name_is_valid ("two words"));
+  {
+    g_autofree char *longest = g_strnfill (128, 'n');
+    g_autofree char *too_long = g_strnfill (129, 'n');
+
+    g_assert_true (zot_manifest_name_is_valid (longest));
+    g_assert_false (zot_manifest_name_is_valid (too_long));
+  }
+  expect_manifest_error ("{\"name\":\"--force\",\"exec\":\"sh\"}", ZOT_MANIFEST_ERROR_INVALID,
+                         "not start with \"-\"");
   g_assert_true (zot_manifest_name_is_valid ("weather"));
   g_assert_true (zot_manifest_name_is_valid ("my-ext_2.0"));
   g_assert_true (zot_manifest_name_is_valid ("..."));

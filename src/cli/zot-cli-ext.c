@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <gio/gio.h>
 #include <glib-unix.h>
@@ -19,6 +20,7 @@
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-manifest.h"
+#include "zot-names.h"
 #include "zot-paths.h"
 
 #define ZOT_EXIT_OK     0
@@ -124,9 +126,20 @@ parse_options (const char          *command,
       return FALSE;
     }
 
+  /* GOption stops at "--" but keeps it: what follows is positional, even
+   * a name that starts with a dash. */
+  for (guint i = 1; args[i] != NULL; i++)
+    if (g_str_equal (args[i], "--"))
+      {
+        g_free (args[i]);
+        memmove (&args[i], &args[i + 1], (g_strv_length (args + i + 1) + 1) * sizeof (char *));
+        break;
+      }
+
   *out_args = g_steal_pointer (&args);
   return TRUE;
 }
+
 
 static char *
 extensions_dir_for (gboolean    project,
@@ -152,11 +165,13 @@ find_installed (const char  *parent,
   g_autofree char *path = NULL;
   g_autoptr(GPtrArray) found = NULL;
 
-  if (!zot_manifest_name_is_valid (name) || name[0] == '.')
+  if (!zot_name_is_existing_directory (name))
     {
+      g_autofree char *shown = zot_name_excerpt (name);
+
       g_set_error (error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_INVALID_NAME,
                    _("\"%s\" is not a valid extension name; give the name that zot ext list shows"),
-                   name);
+                   shown);
       return NULL;
     }
 
@@ -754,8 +769,8 @@ ext_logs (int    argc,
     return usage_error ("ext logs", _("missing the extension's name"));
   if (g_strv_length (args) > 2)
     return usage_error ("ext logs", _("unexpected argument \"%s\""), args[2]);
-  if (!zot_manifest_name_is_valid (args[1]))
-    return usage_error ("ext logs", _("\"%s\" is not a valid extension name"), args[1]);
+  if (!zot_name_is_existing_directory (args[1]))
+    return usage_error ("ext logs", _("that is not a valid extension name; give the name that zot ext list shows"));
 
   path = zot_paths_get_log_file (args[1]);
   self.file = g_file_new_for_path (path);

@@ -7,6 +7,7 @@
 #include "zot-error.h"
 #include "zot-extension-tool.h"
 #include "zot-limits.h"
+#include "zot-names.h"
 #include "zot-message.h"
 
 struct _ZotExtensionTool
@@ -269,6 +270,18 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
       return NULL;
     }
 
+  /* A name a provider refuses would make every request of the run fail. */
+  if (!zot_name_is_tool_name (name))
+    {
+      g_autofree char *shown = zot_name_excerpt (name);
+
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("tool \"%s\" rejected: a tool name is 1 to %u letters, digits, \"_\" or \"-\", "
+                     "starting with a letter or \"_\""),
+                   shown, ZOT_TOOL_NAME_MAX_CHARS);
+      return NULL;
+    }
+
   schema = json_object_get_member (frame, "schema");
   if (schema == NULL || !JSON_NODE_HOLDS_OBJECT (schema))
     {
@@ -312,6 +325,15 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
     }
 
   ns = frame_string (frame, "namespace");
+  if (ns != NULL && *ns != '\0' && !zot_name_is_tool_name (ns))
+    {
+      g_autofree char *shown = zot_name_excerpt (ns);
+
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("tool \"%s\" rejected: namespace \"%s\" must follow the rule of tool names"),
+                   name, shown);
+      return NULL;
+    }
   if (ns == NULL || *ns == '\0')
     ns = zot_extension_get_name (extension);
 

@@ -25,6 +25,7 @@
 #include "zot-extension-tool.h"
 #include "zot-limits.h"
 #include "zot-message.h"
+#include "zot-names.h"
 #include "zot-paths.h"
 
 typedef struct
@@ -56,6 +57,10 @@ struct _ZotExtension
   GStrv                capabilities;
   GPtrArray           *commands;
   GPtrArray           *tools;
+  GHashTable          *command_keys;   /* lower-cased name → command, for conflicts */
+  GHashTable          *tool_names;     /* name → tool */
+  guint                n_command_frames;
+  guint                n_tool_frames;
   GPtrArray           *problems;
   GHashTable          *events;
   guint32              event_ids;
@@ -637,13 +642,42 @@ handle_hello (ZotExtension *self,
   restart_idle_timer (self);
 }
 
+static void add_problem (ZotExtension *self,
+                         const char   *problem);
+
+/* Past the cap, one problem says so; the rest are ignored quietly. */
+static gboolean
+over_registration_cap (ZotExtension *self,
+                       guint         count,
+                       guint         cap,
+                       const char   *what)
+{
+  if (count < cap)
+    return FALSE;
+
+  if (count == cap)
+    {
+      g_autofree char *problem = g_strdup_printf (_("more than %u %s registered; the rest are "
+                                                    "ignored (the limit is per extension)"),
+                                                  cap, what);
+      add_problem (self, problem);
+    }
+  return TRUE;
+}
+
 static void
 handle_register_command (ZotExtension *self,
                          JsonObject   *frame)
 {
   const char *name = get_string (frame, "name");
   const char *description = get_string (frame, "description");
+  g_autofree char *key = NULL;
   ZotExtensionCommand *command;
+  ZotExtensionCommand *existing;
+
+  if (over_registration_cap (self, self->n_command_frames++, ZOT_MAX_COMMANDS_PER_EXTENSION,
+                             _("commands")))
+    return;
 
   if (name != NULL)
     {
@@ -651,28 +685,37 @@ handle_register_command (ZotExtension *self,
         name++;
     }
 
-  if (name == NULL || *name == '\0' || strpbrk (name, " \t\r\n") != NULL)
+  if (name == NULL || *name == '\0')
     {
       zot_extension_log (self, "register_command without a usable \"name\" (a non-empty word), ignored");
       return;
     }
 
-  for (guint i = 0; i < self->commands->len; i++)
+  if (!zot_name_is_command_name (name))
     {
-      ZotExtensionCommand *existing = g_ptr_array_index (self->commands, i);
+      g_autofree char *shown = zot_name_excerpt (name);
+      g_autofree char *problem = g_strdup_printf (_("command \"%s\" rejected: a command name is one word of "
+                                                    "at most %u printable characters, not starting with \"-\""),
+                                                  shown, ZOT_COMMAND_NAME_MAX_CHARS);
+      add_problem (self, problem);
+      return;
+    }
 
-      if (g_ascii_strcasecmp (existing->name, name) == 0)
-        {
-          zot_extension_log (self, "register_command \"%s\" conflicts with \"%s\" registered earlier by this extension; the first stays",
-                             name, existing->name);
-          return;
-        }
+  /* As the manager routes them: case-insensitive in ASCII. */
+  key = g_ascii_strdown (name, -1);
+  existing = g_hash_table_lookup (self->command_keys, key);
+  if (existing != NULL)
+    {
+      zot_extension_log (self, "register_command \"%s\" conflicts with \"%s\" registered earlier by this extension; the first stays",
+                         name, existing->name);
+      return;
     }
 
   command = g_new0 (ZotExtensionCommand, 1);
   command->name = g_strdup (name);
   command->description = g_strdup (description);
   g_ptr_array_add (self->commands, command);
+  g_hash_table_insert (self->command_keys, g_steal_pointer (&key), command);
 
   g_signal_emit (self, signals[REGISTRATION_CHANGED], 0);
 }
@@ -777,6 +820,9 @@ handle_register_tool (ZotExtension *self,
   g_autoptr(GError) error = NULL;
   g_autoptr(ZotTool) tool = NULL;
 
+  if (over_registration_cap (self, self->n_tool_frames++, ZOT_MAX_TOOLS_PER_EXTENSION, _("tools")))
+    return;
+
   tool = zot_extension_tool_new_from_frame (self, frame, &error);
   if (tool == NULL)
     {
@@ -785,15 +831,15 @@ handle_register_tool (ZotExtension *self,
       return;
     }
 
-  for (guint i = 0; i < self->tools->len; i++)
-    if (g_str_equal (zot_tool_get_name (g_ptr_array_index (self->tools, i)), zot_tool_get_name (tool)))
-      {
-        g_autofree char *problem = g_strdup_printf (_("tool \"%s\" registered twice; the first stays"),
-                                                    zot_tool_get_name (tool));
-        add_problem (self, problem);
-        return;
-      }
+  if (g_hash_table_contains (self->tool_names, zot_tool_get_name (tool)))
+    {
+      g_autofree char *problem = g_strdup_printf (_("tool \"%s\" registered twice; the first stays"),
+                                                  zot_tool_get_name (tool));
+      add_problem (self, problem);
+      return;
+    }
 
+  g_hash_table_add (self->tool_names, (gpointer) zot_tool_get_name (tool));
   g_ptr_array_add (self->tools, g_steal_pointer (&tool));
   g_signal_emit (self, signals[REGISTRATION_CHANGED], 0);
 }
@@ -1574,6 +1620,8 @@ zot_extension_finalize (GObject *object)
   g_clear_pointer (&self->hello_ack, json_object_unref);
   g_clear_pointer (&self->hello_version, g_free);
   g_clear_pointer (&self->capabilities, g_strfreev);
+  g_clear_pointer (&self->command_keys, g_hash_table_unref);
+  g_clear_pointer (&self->tool_names, g_hash_table_unref);
   g_clear_pointer (&self->commands, g_ptr_array_unref);
   g_clear_pointer (&self->tools, g_ptr_array_unref);
   g_clear_pointer (&self->problems, g_ptr_array_unref);
@@ -1676,6 +1724,8 @@ zot_extension_init (ZotExtension *self)
   self->cancellable = g_cancellable_new ();
   self->commands = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_extension_command_free);
   self->tools = g_ptr_array_new_with_free_func (g_object_unref);
+  self->command_keys = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->tool_names = g_hash_table_new (g_str_hash, g_str_equal);
   self->problems = g_ptr_array_new_with_free_func (g_free);
   self->events = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->intercepts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -14,6 +14,7 @@
 #include <glib-unix.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -84,6 +85,8 @@ struct _ZotFrameChannel
   guint          vector_first;   /* own writer: the batch's first unwritten vector */
   guint          vector_count;
   GSource       *write_source;   /* own writer: waits for room in the pipe */
+  GError        *write_error;    /* writing failed: closes at the end of the output */
+  GSource       *write_error_source;
   GSource       *deadline;
   GSource       *flush_source;
   GQueue         flush_waiters;
@@ -122,6 +125,8 @@ static void start_write      (ZotFrameChannel *self);
 static void clear_flush_source (ZotFrameChannel *self);
 static void disarm_flush     (ZotFrameChannel *self);
 static void batch_written    (ZotFrameChannel *self);
+static void fail_writing     (ZotFrameChannel *self,
+                              GError          *error);
 
 /* Records of written frames are kept for the next ones: fanning events
  * out allocated and freed one per delivery. */
@@ -423,8 +428,13 @@ handle_read (ZotFrameChannel *self,
       if (self->partial->len > 0)
         emit_bad_line (self, (const char *) self->partial->data, self->partial->len,
                        _("incomplete line at end of stream, discarded"));
-      close_with_error (self, g_error_new_literal (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED,
-                                                   _("the extension closed its output")));
+      /* A broken pipe was the extension going away; its end says more. */
+      if (self->write_error != NULL &&
+          !g_error_matches (self->write_error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE))
+        close_with_error (self, g_steal_pointer (&self->write_error));
+      else
+        close_with_error (self, g_error_new_literal (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED,
+                                                     _("the extension closed its output")));
       return FALSE;
     }
 
@@ -750,8 +760,7 @@ write_cb (GObject      *object,
 
   if (error != NULL)
     {
-      g_prefix_error (&error, _("writing to the extension failed: "));
-      close_with_error (self, g_steal_pointer (&error));
+      fail_writing (self, g_steal_pointer (&error));
       return;
     }
 
@@ -773,6 +782,53 @@ batch_written (ZotFrameChannel *self)
 }
 
 static void pump_batch (ZotFrameChannel *self);
+static void clear_write_source (ZotFrameChannel *self);
+
+static gboolean
+write_error_timeout_cb (gpointer user_data)
+{
+  ZotFrameChannel *self = user_data;
+
+  g_clear_pointer (&self->write_error_source, g_source_unref);
+  close_with_error (self, g_steal_pointer (&self->write_error));
+  return G_SOURCE_REMOVE;
+}
+
+/* Nothing more can be sent (the extension closed its input, or exited),
+ * but what it wrote before is still read: the channel closes with @error
+ * at the end of its output, or ZOT_EXIT_DRAIN_MS later at the latest. */
+static void
+fail_writing (ZotFrameChannel *self,
+              GError          *error)
+{
+  g_prefix_error (&error, _("writing to the extension failed: "));
+
+  if (!self->started || self->write_error != NULL)
+    {
+      close_with_error (self, error);
+      return;
+    }
+
+  self->write_error = error;
+  clear_write_source (self);
+  self->writing = FALSE;
+  clear_batch (self);
+  clear_queue (self);
+  self->queued_bytes = 0;
+  disarm_flush (self);
+  update_deadline (self);
+  if (!self->output_closed)
+    {
+      self->output_closed = TRUE;
+      g_output_stream_close (self->output, NULL, NULL);
+    }
+  complete_flush_waiters (self, self->write_error);
+
+  self->write_error_source = g_timeout_source_new (zot_timeout_get_ms (ZOT_TIMEOUT_EXIT_DRAIN));
+  g_source_set_callback (self->write_error_source, write_error_timeout_cb, self, NULL);
+  g_source_set_static_name (self->write_error_source, "[zot] read after a write failure");
+  g_source_attach (self->write_error_source, g_main_context_get_thread_default ());
+}
 
 static gboolean
 pipe_writable_cb (int           fd,
@@ -837,12 +893,8 @@ pump_batch (ZotFrameChannel *self)
         {
           int errsv = errno;
 
-          clear_write_source (self);
-          self->writing = FALSE;
-          clear_batch (self);
-          close_with_error (self, g_error_new (G_IO_ERROR, g_io_error_from_errno (errsv),
-                                               _("writing to the extension failed: %s"),
-                                               g_strerror (errsv)));
+          fail_writing (self, g_error_new_literal (G_IO_ERROR, g_io_error_from_errno (errsv),
+                                                   g_strerror (errsv)));
           return;
         }
 
@@ -940,6 +992,12 @@ close_with_error (ZotFrameChannel *self,
   clear_queue (self);
   self->queued_bytes = 0;
   clear_flush_source (self);
+  g_clear_error (&self->write_error);
+  if (self->write_error_source != NULL)
+    {
+      g_source_destroy (self->write_error_source);
+      g_clear_pointer (&self->write_error_source, g_source_unref);
+    }
 
   if (self->deadline != NULL)
     {
@@ -1037,6 +1095,13 @@ static void
 zot_frame_channel_class_init (ZotFrameChannelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  struct sigaction current;
+
+  /* A write to an extension that just exited must fail with EPIPE, not
+   * end the host: the channel writes with writev(2) itself. A handler the
+   * program installed stays. */
+  if (sigaction (SIGPIPE, NULL, &current) == 0 && current.sa_handler == SIG_DFL)
+    signal (SIGPIPE, SIG_IGN);
 
   object_class->dispose = zot_frame_channel_dispose;
   object_class->finalize = zot_frame_channel_finalize;
@@ -1284,7 +1349,7 @@ enqueue (ZotFrameChannel  *self,
 {
   QueuedFrame *frame;
 
-  if (self->closed || self->close_output_requested)
+  if (self->closed || self->close_output_requested || self->write_error != NULL)
     {
       g_set_error_literal (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED,
                            _("the extension's input is closed"));
@@ -1477,6 +1542,12 @@ zot_frame_channel_flush_async (ZotFrameChannel     *self,
     {
       g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_CLOSED,
                                _("the channel is closed"));
+      return;
+    }
+
+  if (self->write_error != NULL)
+    {
+      g_task_return_error (task, g_error_copy (self->write_error));
       return;
     }
 

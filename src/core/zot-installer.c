@@ -15,6 +15,7 @@
 #include "zot-installer.h"
 #include "zot-json.h"
 #include "zot-limits.h"
+#include "zot-names.h"
 #include "zot-paths.h"
 
 /* Both start with a dot, so discovery and update never see them. */
@@ -885,11 +886,13 @@ zot_installer_remove (const char  *extensions_dir,
   g_return_val_if_fail (name != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!name_can_be_installed (name))
+  if (!zot_name_is_existing_directory (name))
     {
+      g_autofree char *shown = zot_name_excerpt (name);
+
       g_set_error (error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_INVALID_NAME,
                    _("\"%s\" is not a valid extension name; give the name that zot ext list shows"),
-                   name);
+                   shown);
       return FALSE;
     }
 

@@ -53,6 +53,14 @@ G_BEGIN_DECLS
 /* The host's record of an extension's last start, read back by ext list. */
 #define ZOT_STATE_FILE_MAX_BYTES           ((gsize) 1024 * 1024)
 
+/* Names and registrations (zot-names.c): every provider accepts these
+ * tool names; a flood of registrations is cut off with a clear error. */
+#define ZOT_TOOL_NAME_MAX_CHARS            64
+#define ZOT_COMMAND_NAME_MAX_CHARS         64
+#define ZOT_EXTENSION_NAME_MAX_CHARS       128
+#define ZOT_MAX_COMMANDS_PER_EXTENSION     1024
+#define ZOT_MAX_TOOLS_PER_EXTENSION        1024
+
 /* The host's own numbers, beyond the protocol */
 #define ZOT_PROVIDER_MAX_TRIES             3
 #define ZOT_PROVIDER_RETRY_MS              1000

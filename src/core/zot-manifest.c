@@ -9,6 +9,7 @@
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-manifest.h"
+#include "zot-names.h"
 #include "zot-paths.h"
 
 struct _ZotManifest
@@ -61,15 +62,7 @@ zot_manifest_init (ZotManifest *self)
 gboolean
 zot_manifest_name_is_valid (const char *name)
 {
-  /* The name becomes a directory and a log file name. */
-  if (name == NULL || *name == '\0' || strlen (name) > 128)
-    return FALSE;
-  if (g_str_equal (name, ".") || g_str_equal (name, ".."))
-    return FALSE;
-  for (const char *p = name; *p; p++)
-    if (*p == '/' || *p == '\\' || g_ascii_iscntrl (*p))
-      return FALSE;
-  return g_utf8_validate (name, -1, NULL);
+  return zot_name_is_extension_name (name);
 }
 
 static gboolean
@@ -152,8 +145,9 @@ zot_manifest_new_from_data (const char  *directory,
   if (!zot_manifest_name_is_valid (self->name))
     {
       g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
-                   _("%s: field \"name\" (\"%s\") may not contain \"/\" or control characters, nor be \".\" or \"..\""),
-                   self->path, self->name);
+                   _("%s: field \"name\" must be at most 128 characters without \"/\", \"\\\", "
+                     "control or invisible characters, not start with \"-\" nor be \".\" or \"..\"; rename it"),
+                   self->path);
       return NULL;
     }
 
