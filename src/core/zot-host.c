@@ -41,6 +41,7 @@ typedef struct
 
 enum {
   INFO,
+  WARNING,
   WINDOW_COMMAND,
   MODEL_CHANGED,
   N_SIGNALS
@@ -139,6 +140,18 @@ open_session (ZotHostOptions  *options,
     }
 
   return zot_session_new (cwd, NULL, error);
+}
+
+/* What the user should know about the conversation just opened: what
+ * loading it mended. */
+static void
+emit_session_warnings (ZotHost *self)
+{
+  ZotSession *session = zot_agent_get_session (self->agent);
+  const char * const *warnings = zot_session_get_warnings (session);
+
+  for (guint i = 0; warnings[i] != NULL; i++)
+    g_signal_emit (self, signals [WARNING], 0, warnings[i]);
 }
 
 /* Commands */
@@ -819,7 +832,8 @@ loaded_cb (GObject      *object,
 /**
  * zot_host_load_async:
  *
- * Loads the extensions. Failures of single extensions are reported through
+ * Reports what loading the session had to mend (#ZotHost::warning), then
+ * loads the extensions. Failures of single extensions are reported through
  * the manager's signals; the load itself does not fail.
  */
 void
@@ -835,6 +849,7 @@ zot_host_load_async (ZotHost             *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_host_load_async);
 
+  emit_session_warnings (self);
   zot_extension_manager_load_async (self->manager, cancellable, loaded_cb, g_steal_pointer (&task));
 }
 
@@ -990,6 +1005,17 @@ zot_host_class_init (ZotHostClass *klass)
    */
   signals [INFO] =
     g_signal_new ("info", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * ZotHost::warning:
+   * @message: one line for the user, such as what loading the session
+   *   had to mend
+   *
+   * Emitted by zot_host_load_async(), once the views are connected.
+   */
+  signals [WARNING] =
+    g_signal_new ("warning", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
 
   /**

@@ -88,6 +88,7 @@ struct _ZotSession
   Writer        *writer;        /* NULL when in memory */
   GQueue         inflight;      /* Pending *, one per job given to the writer, in order */
   GError        *write_error;   /* as the session's context has learnt it */
+  JsonObject    *unsaved;       /* results made up at load, written with the next entry */
   gboolean       need_header;
 };
 
@@ -576,6 +577,61 @@ make_header (ZotSession *self)
   return header;
 }
 
+static JsonObject *
+message_entry (JsonObject *message)
+{
+  JsonObject *entry = json_object_new ();
+
+  json_object_set_string_member (entry, "type", "message");
+  json_object_set_object_member (entry, "message", json_object_ref (message));
+  return entry;
+}
+
+/* What goes before the next entry: the header of a new file, and the
+ * results that loading made up for calls at the end. */
+static GString *
+start_lines (ZotSession *self)
+{
+  GString *lines = g_string_new (NULL);
+
+  if (self->need_header)
+    {
+      g_autoptr(JsonObject) header = make_header (self);
+
+      append_line (lines, header);
+      self->need_header = FALSE;
+    }
+
+  if (self->unsaved != NULL)
+    {
+      g_autoptr(JsonObject) entry = message_entry (self->unsaved);
+
+      append_line (lines, entry);
+      g_clear_pointer (&self->unsaved, json_object_unref);
+    }
+
+  return lines;
+}
+
+static gboolean
+check_message (JsonObject  *message,
+               GError     **error)
+{
+  JsonNode *role = json_object_get_member (message, "role");
+  JsonNode *content = json_object_get_member (message, "content");
+
+  if (role == NULL || !JSON_NODE_HOLDS_VALUE (role) ||
+      json_node_get_value_type (role) != G_TYPE_STRING ||
+      content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           _("a message needs a \"role\" and a \"content\" array"));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 static gboolean
 check_entry (JsonObject  *entry,
              GError     **error)
@@ -600,6 +656,7 @@ check_entry (JsonObject  *entry,
                                _("a \"message\" entry needs a \"message\" object"));
           return FALSE;
         }
+      return check_message (json_node_get_object (message), error);
     }
 
   return TRUE;
@@ -621,14 +678,260 @@ apply_entry (ZotSession *self,
 }
 
 static void
+add_warning (ZotSession *self,
+             char       *warning)
+{
+  g_debug ("%s", warning);
+  g_ptr_array_add (self->warnings, warning);
+}
+
+static void
 add_torn_warning (ZotSession *self,
                   gsize       bytes)
 {
-  char *warning = g_strdup_printf (_("dropped a torn last line (%" G_GSIZE_FORMAT " bytes) of %s"),
-                                   bytes, self->path);
+  add_warning (self, g_strdup_printf (_("dropped a torn last line (%" G_GSIZE_FORMAT " bytes) of %s"),
+                                      bytes, self->path));
+}
 
-  g_debug ("%s", warning);
-  g_ptr_array_add (self->warnings, warning);
+/* Repairs at load
+ *
+ * A transcript a provider takes answers each assistant message that calls
+ * tools with one "tool" message right after it, holding a result for
+ * every call in the same order. A host that died between the two, or a
+ * line skipped as damaged, breaks that; loading mends it in memory. */
+
+/* What loading skipped and mended, for its warnings. */
+typedef struct
+{
+  guint    skipped;
+  GString *skipped_lines;   /* the first few line numbers: "3, 9" */
+  guint    interrupted;
+} LoadReport;
+
+static void
+load_report_clear (LoadReport *report)
+{
+  if (report->skipped_lines != NULL)
+    g_string_free (report->skipped_lines, TRUE);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LoadReport, load_report_clear)
+
+static const char *
+block_get_type (JsonNode *block)
+{
+  if (!JSON_NODE_HOLDS_OBJECT (block))
+    return NULL;
+  return json_object_get_string_member_with_default (json_node_get_object (block), "type", NULL);
+}
+
+/* The tool_use blocks of @message (a JsonNode * each), if it is an
+ * assistant message that calls tools; NULL otherwise. */
+static GPtrArray *
+get_tool_calls (JsonObject *message)
+{
+  g_autoptr(GPtrArray) calls = g_ptr_array_new ();
+  JsonArray *content;
+
+  if (g_strcmp0 (zot_message_get_role (message), "assistant") != 0)
+    return NULL;
+
+  content = json_object_get_array_member (message, "content");
+  for (guint i = 0; i < json_array_get_length (content); i++)
+    {
+      JsonNode *block = json_array_get_element (content, i);
+
+      if (g_strcmp0 (block_get_type (block), "tool_use") == 0)
+        g_ptr_array_add (calls, block);
+    }
+
+  return calls->len > 0 ? g_steal_pointer (&calls) : NULL;
+}
+
+/* The result in @results (a "tool" message, or NULL) for the call @id,
+ * and where it is. */
+static JsonNode *
+find_result (JsonObject *results,
+             const char *id,
+             guint      *index)
+{
+  JsonArray *content;
+
+  if (results == NULL || id == NULL)
+    return NULL;
+
+  content = json_object_get_array_member (results, "content");
+  for (guint i = 0; i < json_array_get_length (content); i++)
+    {
+      JsonNode *block = json_array_get_element (content, i);
+
+      if (g_strcmp0 (block_get_type (block), "tool_result") == 0 &&
+          g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (block),
+                                                                 "tool_use_id", NULL), id) == 0)
+        {
+          *index = i;
+          return block;
+        }
+    }
+
+  return NULL;
+}
+
+static JsonNode *
+new_interrupted_result (JsonObject *call)
+{
+  const char *id = json_object_get_string_member_with_default (call, "id", "");
+  const char *name = json_object_get_string_member_with_default (call, "name", "?");
+  g_autofree char *text = g_strdup_printf (_("The call of %s was interrupted: "
+                                             "the host stopped before it finished."), name);
+  JsonObject *block = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_object_set_string_member (block, "type", "tool_result");
+  json_object_set_string_member (block, "tool_use_id", id);
+  json_object_set_boolean_member (block, "is_error", TRUE);
+  json_object_set_boolean_member (block, "interrupted", TRUE);
+  json_object_set_array_member (block, "content", zot_content_new_text (text));
+  json_node_take_object (node, block);
+  return node;
+}
+
+/* The "tool" message that answers every call in @calls, in order: @results
+ * itself when it already does, or else one that keeps each of its results
+ * that answers a call and marks the other calls interrupted. */
+static JsonObject *
+answer_calls (GPtrArray  *calls,
+              JsonObject *results,
+              guint      *interrupted)
+{
+  g_autoptr(JsonArray) answers = json_array_new ();
+  gboolean as_is = results != NULL;
+  JsonObject *message;
+
+  for (guint i = 0; i < calls->len; i++)
+    {
+      JsonObject *call = json_node_get_object (g_ptr_array_index (calls, i));
+      const char *id = json_object_get_string_member_with_default (call, "id", NULL);
+      guint index = G_MAXUINT;
+      JsonNode *answer = find_result (results, id, &index);
+
+      if (answer != NULL)
+        json_array_add_element (answers, json_node_copy (answer));
+      else
+        {
+          json_array_add_element (answers, new_interrupted_result (call));
+          (*interrupted)++;
+        }
+      as_is = as_is && index == i;
+    }
+
+  if (as_is && json_array_get_length (json_object_get_array_member (results, "content")) == calls->len)
+    return json_object_ref (results);
+
+  message = json_object_new ();
+  json_object_set_string_member (message, "role", "tool");
+  json_object_set_array_member (message, "content", g_steal_pointer (&answers));
+  return message;
+}
+
+/* The calls of the last message of the transcript: they wait for results. */
+static GPtrArray *
+get_waiting_calls (ZotSession *self)
+{
+  if (self->messages->len == 0)
+    return NULL;
+  return get_tool_calls (g_ptr_array_index (self->messages, self->messages->len - 1));
+}
+
+static void
+report_skipped (LoadReport *report,
+                guint       line_no)
+{
+  report->skipped++;
+  if (report->skipped > ZOT_SESSION_SKIPPED_LINES_NAMED + 1)
+    return;
+
+  if (report->skipped_lines == NULL)
+    report->skipped_lines = g_string_new (NULL);
+  else
+    g_string_append (report->skipped_lines, ", ");
+  if (report->skipped > ZOT_SESSION_SKIPPED_LINES_NAMED)
+    g_string_append (report->skipped_lines, "…");
+  else
+    g_string_append_printf (report->skipped_lines, "%u", line_no);
+}
+
+/* Adds a loaded message, mending the order of calls and results: a tool
+ * message with no calls before it has nothing to answer and is skipped;
+ * calls that the next message does not answer are marked interrupted. */
+static void
+load_message (ZotSession *self,
+              JsonObject *message,
+              guint       line_no,
+              LoadReport *report)
+{
+  g_autoptr(GPtrArray) calls = get_waiting_calls (self);
+  gboolean is_results = g_strcmp0 (zot_message_get_role (message), "tool") == 0;
+
+  if (is_results && calls == NULL)
+    {
+      report_skipped (report, line_no);
+      return;
+    }
+
+  if (calls != NULL)
+    {
+      g_autoptr(JsonObject) answers = answer_calls (calls, is_results ? message : NULL,
+                                                    &report->interrupted);
+
+      g_ptr_array_add (self->messages, g_steal_pointer (&answers));
+      if (is_results)
+        return;
+    }
+
+  g_ptr_array_add (self->messages, json_object_ref (message));
+}
+
+/* Calls left waiting at the end: the host died before their results were
+ * written. The made-up results go into the file with the next entry, so
+ * the file itself is whole again from there and the next load has nothing
+ * to mend. */
+static void
+answer_last_calls (ZotSession *self,
+                   LoadReport *report)
+{
+  g_autoptr(GPtrArray) calls = get_waiting_calls (self);
+  JsonObject *answers;
+
+  if (calls == NULL)
+    return;
+
+  answers = answer_calls (calls, NULL, &report->interrupted);
+  g_ptr_array_add (self->messages, answers);
+  self->unsaved = json_object_ref (answers);
+}
+
+static void
+add_load_warnings (ZotSession *self,
+                   LoadReport *report)
+{
+  if (report->skipped > 0)
+    add_warning (self, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                     "skipped %u damaged or misplaced line of the session %s "
+                                                     "(line %s); the rest was loaded",
+                                                     "skipped %u damaged or misplaced lines of the session %s "
+                                                     "(lines %s); the rest was loaded",
+                                                     report->skipped),
+                                        report->skipped, self->path, report->skipped_lines->str));
+
+  if (report->interrupted > 0)
+    add_warning (self, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                     "%u tool call in the session %s had no result, "
+                                                     "as zot stopped before it finished; it is marked interrupted",
+                                                     "%u tool calls in the session %s had no result, "
+                                                     "as zot stopped before they finished; they are marked interrupted",
+                                                     report->interrupted),
+                                        report->interrupted, self->path));
 }
 
 /* Loading */
@@ -754,10 +1057,90 @@ cut_torn_tail (ZotSession *self,
     }
 }
 
+/* One line of the file as an entry, or NULL with @error saying why not. */
+static JsonObject *
+parse_entry (const char  *line,
+             gsize        length,
+             GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonNode *root;
+
+  if (!zot_json_parser_load_bounded (parser, line, (gssize) length,
+                                     ZOT_SESSION_JSON_MAX_DEPTH, error))
+    return NULL;
+
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("expected an object"));
+      return NULL;
+    }
+
+  if (!check_entry (json_node_get_object (root), error))
+    return NULL;
+
+  return json_object_ref (json_node_get_object (root));
+}
+
+/* The first line of the file: without a header, it is not a session. */
+static gboolean
+load_header (ZotSession  *self,
+             JsonObject  *entry,
+             guint        line_no,
+             GError     **error)
+{
+  const char *id;
+  const char *cwd;
+  gint64 version;
+
+  if (entry == NULL || !g_str_equal (json_object_get_string_member (entry, "type"), "session"))
+    {
+      g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
+                   _("line %u of %s is not a session header; is it a zot session?"),
+                   line_no, self->path);
+      return FALSE;
+    }
+
+  version = json_object_get_int_member_with_default (entry, "version", 0);
+  if (version > SESSION_VERSION)
+    {
+      g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
+                   _("the session %s was written by a newer zot (version %" G_GINT64_FORMAT ")"),
+                   self->path, version);
+      return FALSE;
+    }
+
+  id = json_object_get_string_member_with_default (entry, "id", NULL);
+  cwd = json_object_get_string_member_with_default (entry, "cwd", NULL);
+  if (id != NULL && *id != '\0')
+    replace_str (&self->id, id);
+  if (cwd != NULL && *cwd != '\0')
+    replace_str (&self->cwd, cwd);
+
+  return TRUE;
+}
+
+static void
+load_entry (ZotSession *self,
+            JsonObject *entry,
+            guint       line_no,
+            LoadReport *report)
+{
+  if (g_str_equal (json_object_get_string_member (entry, "type"), "message"))
+    load_message (self, json_object_get_object_member (entry, "message"), line_no, report);
+  else
+    apply_entry (self, entry);
+}
+
+/* Reads the whole file. The header must be there; after it, a bad line
+ * is skipped and counted, a torn last line is dropped, and the order of
+ * tool calls and results is mended (see "Repairs at load"). */
 static gboolean
 load (ZotSession  *self,
       GError     **error)
 {
+  g_auto(LoadReport) report = { 0 };
   g_autofree char *contents = NULL;
   gsize length = 0;
   const char *p;
@@ -775,87 +1158,43 @@ load (ZotSession  *self,
     {
       const char *nl = memchr (p, '\n', (gsize) (end - p));
       gsize line_length = nl != NULL ? (gsize) (nl - p) : (gsize) (end - p);
-      gboolean last = nl == NULL || nl + 1 == end;
-      g_autoptr(JsonParser) parser = NULL;
+      g_autoptr(JsonObject) entry = NULL;
       g_autoptr(GError) local_error = NULL;
-      JsonNode *root;
-      JsonObject *entry;
 
       line_no++;
 
+      /* A last line that is not whole was never acknowledged. */
       if (nl == NULL)
         {
           add_torn_warning (self, line_length);
           break;
         }
 
-      if (line_length == 0)
+      if (line_length > 0)
         {
-          p = nl + 1;
-          good_length = (gsize) (p - contents);
-          continue;
-        }
-
-      parser = json_parser_new ();
-      if (!zot_json_parser_load_bounded (parser, p, (gssize) line_length,
-                                         ZOT_SESSION_JSON_MAX_DEPTH, &local_error) ||
-          (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-        {
-          if (last)
+          entry = parse_entry (p, line_length, &local_error);
+          /* A whole last line that is not JSON is a write cut short too;
+           * JSON that is no entry is damage, skipped like any other. */
+          if (entry == NULL && nl + 1 == end && local_error->domain == JSON_PARSER_ERROR)
             {
               add_torn_warning (self, line_length + 1);
               break;
             }
 
-          g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
-                       _("line %u of the session %s is not valid JSON: %s"), line_no, self->path,
-                       local_error != NULL ? local_error->message : _("expected an object"));
-          return FALSE;
-        }
-
-      entry = json_node_get_object (root);
-      if (!check_entry (entry, &local_error))
-        {
-          g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
-                       _("line %u of the session %s is not a valid entry: %s"), line_no, self->path,
-                       local_error->message);
-          return FALSE;
-        }
-
-      if (!seen_header)
-        {
-          const char *id;
-          const char *cwd;
-          gint64 version;
-
-          if (!g_str_equal (json_object_get_string_member (entry, "type"), "session"))
+          if (!seen_header)
             {
-              g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
-                           _("line %u of %s is not a session header; is it a zot session?"),
-                           line_no, self->path);
-              return FALSE;
+              if (!load_header (self, entry, line_no, error))
+                return FALSE;
+              seen_header = TRUE;
             }
-
-          version = json_object_get_int_member_with_default (entry, "version", 0);
-          if (version > SESSION_VERSION)
+          else if (entry == NULL)
             {
-              g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
-                           _("the session %s was written by a newer zot (version %" G_GINT64_FORMAT ")"),
-                           self->path, version);
-              return FALSE;
+              g_debug ("skipping line %u of %s: %s", line_no, self->path, local_error->message);
+              report_skipped (&report, line_no);
             }
-
-          id = json_object_get_string_member_with_default (entry, "id", NULL);
-          cwd = json_object_get_string_member_with_default (entry, "cwd", NULL);
-          if (id != NULL && *id != '\0')
-            replace_str (&self->id, id);
-          if (cwd != NULL && *cwd != '\0')
-            replace_str (&self->cwd, cwd);
-
-          seen_header = TRUE;
+          else
+            load_entry (self, entry, line_no, &report);
         }
-      else
-        apply_entry (self, entry);
 
       p = nl + 1;
       good_length = (gsize) (p - contents);
@@ -863,6 +1202,9 @@ load (ZotSession  *self,
 
   if (good_length < length)
     cut_torn_tail (self, good_length);
+
+  answer_last_calls (self, &report);
+  add_load_warnings (self, &report);
 
   /* A file cut back to nothing (or one that was empty) gets its header
    * with the first append, like a new one. */
@@ -903,6 +1245,7 @@ zot_session_finalize (GObject *object)
     pending_free (pending);
 
   g_clear_error (&self->write_error);
+  g_clear_pointer (&self->unsaved, json_object_unref);
   g_clear_pointer (&self->messages, g_ptr_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
@@ -1177,12 +1520,19 @@ zot_session_new_in_memory (const char *cwd)
  * @path: a session file
  * @error: return location for a #GError
  *
- * Reads a session to resume it. A torn last line (no newline, or not
- * JSON) is dropped, reported by zot_session_get_warnings() and cut off the
- * file so that later appends start on a clean line; any other bad line is
- * %ZOT_SESSION_ERROR_CORRUPT naming its number. A compaction entry starts
- * the transcript over; unknown entry types are ignored. Files over 256 MiB
- * are refused with %ZOT_SESSION_ERROR_TOO_LARGE. This reads synchronously.
+ * Reads a session to resume it. Loading is forgiving and loses nothing it can keep. The first line must
+ * be a session header (otherwise %ZOT_SESSION_ERROR_CORRUPT naming it).
+ * A torn last line (no newline, or not JSON) is dropped and cut off the
+ * file so that later appends start on a clean line. Any other bad line
+ * (not JSON, nested too deep, not a valid entry, or a tool message that
+ * answers no call) is skipped. Tool calls left without their results
+ * (the host died between the two) get results that say they were
+ * interrupted, in memory; results for calls at the very end go into the
+ * file with the next append. zot_session_get_warnings() says what was
+ * done: one line for the torn tail, one for all skipped lines, one for
+ * all interrupted calls. A compaction entry starts the transcript over;
+ * unknown entry types are ignored. Files over 256 MiB are refused with
+ * %ZOT_SESSION_ERROR_TOO_LARGE. This reads synchronously.
  *
  * Returns: (transfer full): the session, or %NULL with @error set
  */
@@ -1261,6 +1611,11 @@ zot_session_get_warnings (ZotSession *self)
   return (const char * const *) self->warnings->pdata;
 }
 
+/**
+ * zot_session_is_persistent:
+ *
+ * Returns: whether appends go to a file (not in memory)
+ */
 gboolean
 zot_session_is_persistent (ZotSession *self)
 {
@@ -1320,14 +1675,7 @@ zot_session_append_async (ZotSession          *self,
       return;
     }
 
-  lines = g_string_new (NULL);
-  if (self->need_header)
-    {
-      g_autoptr(JsonObject) header = make_header (self);
-
-      append_line (lines, header);
-      self->need_header = FALSE;
-    }
+  lines = start_lines (self);
   append_line (lines, entry);
 
   session_submit (self, JOB_WRITE, lines, task);
@@ -1362,10 +1710,7 @@ zot_session_append_message_async (ZotSession          *self,
   g_return_if_fail (ZOT_IS_SESSION (self));
   g_return_if_fail (message != NULL);
 
-  entry = json_object_new ();
-  json_object_set_string_member (entry, "type", "message");
-  json_object_set_object_member (entry, "message", json_object_ref (message));
-
+  entry = message_entry (message);
   zot_session_append_async (self, entry, cancellable, callback, user_data);
 }
 
@@ -1395,6 +1740,9 @@ zot_session_replace_messages (ZotSession *self,
   for (guint i = 0; i < messages->len; i++)
     g_ptr_array_add (self->messages, json_object_ref (g_ptr_array_index (messages, i)));
 
+  /* Results mended at load are gone with what they answered. */
+  g_clear_pointer (&self->unsaved, json_object_unref);
+
   if (self->writer == NULL)
     return;
 
@@ -1407,22 +1755,12 @@ zot_session_replace_messages (ZotSession *self,
   json_object_set_string_member (compaction, "summary", summary);
   json_object_set_int_member (compaction, "message_count", messages->len);
 
-  lines = g_string_new (NULL);
-  if (self->need_header)
-    {
-      g_autoptr(JsonObject) header = make_header (self);
-
-      append_line (lines, header);
-      self->need_header = FALSE;
-    }
+  lines = start_lines (self);
   append_line (lines, compaction);
   for (guint i = 0; i < messages->len; i++)
     {
-      g_autoptr(JsonObject) entry = json_object_new ();
+      g_autoptr(JsonObject) entry = message_entry (g_ptr_array_index (messages, i));
 
-      json_object_set_string_member (entry, "type", "message");
-      json_object_set_object_member (entry, "message",
-                                     json_object_ref (g_ptr_array_index (messages, i)));
       append_line (lines, entry);
     }
 

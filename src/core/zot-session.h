@@ -10,8 +10,12 @@
  *   {"type":"compaction","summary":"…","message_count":N}
  *   {"type":"task",…}   (continuous mode's journal, later)
  *
- * Resuming reads every line; a torn last line (no newline, or not JSON) is
- * dropped with a warning, a torn line elsewhere is an error naming the line.
+ * Resuming reads every line and loses nothing it can keep: a torn last
+ * line (no newline, or not JSON) is dropped, a bad line elsewhere is
+ * skipped, and tool calls left without results (the host died between
+ * the two) get results saying they were interrupted, so that every
+ * provider takes the transcript; zot_session_get_warnings() says what was
+ * mended. Only a first line that is not a session header is an error.
  *
  * A session belongs to the main context that was the thread default when it
  * was made: call it there; callbacks run there, in the order of the calls.
@@ -32,7 +36,7 @@ G_BEGIN_DECLS
 
 /**
  * ZotSessionError:
- * @ZOT_SESSION_ERROR_CORRUPT: a line other than the last is not a valid entry
+ * @ZOT_SESSION_ERROR_CORRUPT: the file is not a session (no header), or a newer zot wrote it
  * @ZOT_SESSION_ERROR_NOT_FOUND: no session to continue for this directory
  * @ZOT_SESSION_ERROR_WRITE: the disk refused a write; the session is read-only from then on
  * @ZOT_SESSION_ERROR_TOO_LARGE: the file is over the size zot_session_open() reads (256 MiB)
