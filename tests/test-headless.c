@@ -4,7 +4,10 @@
  * so the main loop turns while the child works. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "zot-fake-server.h"
 #include "zot-limits.h"
@@ -289,6 +292,68 @@ test_sessions (Fixture       *f,
   state = json_object_get_object_member (find_response (f, "s"), "data");
   g_assert_cmpint (json_object_get_int_member (state, "message_count"), ==, 2);
   g_assert_cmpuint (count_session_files (f), ==, 1);
+}
+
+static char *
+make_first_session (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  char *path;
+
+  RUN (f, NULL, "-p", "remember me");
+  g_assert_cmpint (f->status, ==, 0);
+  path = zot_session_find_latest (f->env.cwd, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+/* Each headless mode refuses a session another process writes, with
+ * status 1 and one line naming the file; the file stays as it was. */
+static void
+test_session_locked (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = make_first_session (f);
+  g_autofree char *before = zot_test_read_file (path);
+  g_autofree char *after = NULL;
+  g_autofree char *expected = g_strdup_printf ("zot: the session %s is open in another zot process; "
+                                               "close it there, or use --no-session or a new session\n",
+                                               path);
+  JsonObject *event;
+  int fd;
+
+  /* Another zot holds it, as far as the lock tells. */
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+
+  RUN (f, NULL, "--session", path, "-p", "hi");
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_cmpstr (f->err, ==, expected);
+
+  RUN (f, NULL, "--continue", "-p", "hi");
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_cmpstr (f->err, ==, expected);
+
+  RUN (f, NULL, "--continue", "--json", "hi");
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_cmpstr (f->err, ==, expected);
+  event = find_event (f, "error", 0);
+  g_assert_nonnull (event);
+  g_assert_nonnull (strstr (json_object_get_string_member (event, "message"), path));
+
+  RUN (f, "{\"type\":\"get_state\",\"id\":\"s\"}\n", "--session", path, "rpc");
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_cmpstr (f->err, ==, expected);
+
+  after = zot_test_read_file (path);
+  g_assert_cmpstr (after, ==, before);
+
+  /* Once it is let go, the conversation goes on. */
+  close (fd);
+  RUN (f, NULL, "--continue", "-p", "again");
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->err, ==, "");
 }
 
 /* A damaged, interrupted session still runs, with one warning per kind
@@ -723,6 +788,7 @@ main (int    argc,
   ADD ("print-errors", test_print_errors);
   ADD ("print-builtins", test_print_builtins);
   ADD ("sessions", test_sessions);
+  ADD ("session-locked", test_session_locked);
   ADD ("session-mended", test_session_mended);
   ADD ("json-text", test_json_text);
   ADD ("json-tools", test_json_tools);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -360,7 +361,7 @@ test_roundtrip (Fixture       *fixture,
   g_assert_no_error (flush (session));
   g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 3);
 
-  reopened = zot_session_open (path, &error);
+  reopened = zot_session_open_read_only (path, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (zot_session_get_id (reopened), ==, zot_session_get_id (session));
   g_assert_cmpstr (zot_session_get_cwd (reopened), ==, zot_session_get_cwd (session));
@@ -1103,6 +1104,171 @@ test_misplaced_results (Fixture       *fixture,
 }
 
 static void
+test_read_only (Fixture       *fixture,
+                gconstpointer  data)
+{
+  const char *contents = HEADER USER ("look") "bad\n" CALLS "{\"type\":\"mess";
+  g_autofree char *path = write_fixture (fixture, contents);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(JsonObject) message = zot_message_new_user_text ("refused");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *expected = NULL;
+  const char * const *warnings;
+
+  session = zot_session_open_read_only (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (zot_session_is_read_only (session));
+  g_assert_false (zot_session_is_persistent (session));
+  g_assert_cmpstr (zot_session_get_path (session), ==, path);
+
+  /* The last calls may still be running in the file's writer: left open. */
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 2);
+  warnings = zot_session_get_warnings (session);
+  g_assert_true (g_str_has_prefix (warnings[0], "dropped a torn last line"));
+  g_assert_true (g_str_has_prefix (warnings[1], "skipped 1 damaged"));
+  g_assert_null (warnings[2]);
+
+  error = append_message (session, message);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_READ_ONLY);
+  expected = g_strdup_printf ("the session %s is open read-only here, so nothing can be added to it; "
+                              "start a new conversation (/new) to go on", path);
+  g_assert_cmpstr (error->message, ==, expected);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 2);
+  g_assert_no_error (flush (session));
+
+  /* Not even the torn tail was cut. */
+  after = read_file (path);
+  g_assert_cmpstr (after, ==, contents);
+  g_assert_finalize_object (g_steal_pointer (&session));
+}
+
+static void
+assert_locked (GError     *error,
+               const char *path)
+{
+  g_autofree char *expected = g_strdup_printf ("the session %s is open in another zot process; close it "
+                                               "there, or use --no-session or a new session", path);
+
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
+static void
+test_one_writer (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(ZotSession) first = make_session (fixture->env.cwd, 2);
+  g_autoptr(ZotSession) reader = NULL;
+  g_autoptr(ZotSession) second = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_strdup (zot_session_get_path (first));
+  g_autofree char *before = read_file (path);
+  g_autofree char *after = NULL;
+
+  /* flock() locks belong to the open file, so a second writer in the
+   * same process is refused like one in another. */
+  second = zot_session_open (path, &error);
+  g_assert_null (second);
+  assert_locked (error, path);
+  g_clear_error (&error);
+
+  second = zot_session_new (fixture->env.cwd, path, &error);
+  g_assert_null (second);
+  assert_locked (error, path);
+  g_clear_error (&error);
+
+  /* Reading is still fine, and takes nothing from the writer. */
+  reader = zot_session_open_read_only (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (reader)->len, ==, 2);
+  append_text (first, "user", "m2");
+  after = read_file (path);
+  g_assert_true (g_str_has_prefix (after, before));
+  g_assert_cmpuint (count_lines (after), ==, 4);
+
+  /* The lock goes with the writer. */
+  g_assert_finalize_object (g_steal_pointer (&first));
+  second = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (second)->len, ==, 3);
+}
+
+static void
+test_lock_held_elsewhere (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 1);
+  g_autofree char *path = g_strdup (zot_session_get_path (session));
+  g_autoptr(GError) error = NULL;
+  ZotSession *second;
+  int fd;
+
+  g_assert_finalize_object (g_steal_pointer (&session));
+
+  /* What another zot process holds, as a plain descriptor. */
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+
+  second = zot_session_open (path, &error);
+  g_assert_null (second);
+  assert_locked (error, path);
+  g_clear_error (&error);
+
+  close (fd);
+  second = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_finalize_object (second);
+}
+
+static void
+test_lock_new_file (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "shared.jsonl", NULL);
+  g_autoptr(ZotSession) first = NULL;
+  g_autoptr(ZotSession) second = NULL;
+  g_autoptr(ZotSession) late = NULL;
+  g_autoptr(JsonObject) message = zot_message_new_user_text ("second");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *expected = NULL;
+
+  /* Both made before the file exists: the first to write takes it. */
+  first = zot_session_new (fixture->env.cwd, path, &error);
+  g_assert_no_error (error);
+  second = zot_session_new (fixture->env.cwd, path, &error);
+  g_assert_no_error (error);
+  late = zot_session_new (fixture->env.cwd, path, &error);
+  g_assert_no_error (error);
+
+  append_text (first, "user", "first");
+  written = read_file (path);
+
+  error = append_message (second, message);
+  assert_locked (error, path);
+  g_clear_error (&error);
+  /* Read-only from then on, like after any failed write. */
+  error = append_message (second, message);
+  assert_locked (error, path);
+  g_clear_error (&error);
+
+  /* Once the first is gone, the file is free, but it is not new any more:
+   * another process started it meanwhile. */
+  g_assert_finalize_object (g_steal_pointer (&first));
+  error = append_message (late, message);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED);
+  expected = g_strdup_printf ("the session %s was started by another zot process meanwhile; "
+                              "use --no-session or a new session", path);
+  g_assert_cmpstr (error->message, ==, expected);
+
+  after = read_file (path);
+  g_assert_cmpstr (after, ==, written);
+}
+
+static void
 test_unknown_entries (Fixture       *fixture,
                       gconstpointer  data)
 {
@@ -1190,7 +1356,7 @@ test_order (Fixture       *fixture,
   wait_until (order_done, &check, DEADLINE_MS);
   g_assert_true (check.in_order);
 
-  reopened = zot_session_open (zot_session_get_path (session), &error);
+  reopened = zot_session_open_read_only (zot_session_get_path (session), &error);
   g_assert_no_error (error);
   messages = zot_session_get_messages (reopened);
   g_assert_cmpuint (messages->len, ==, check.expected);
@@ -1234,7 +1400,7 @@ test_compaction (Fixture       *fixture,
   g_assert_cmpstr (json_object_get_string_member (compaction, "summary"), ==, "Summary: m0 to m3");
   g_assert_cmpint (json_object_get_int_member (compaction, "message_count"), ==, 2);
 
-  reopened = zot_session_open (zot_session_get_path (session), &error);
+  reopened = zot_session_open_read_only (zot_session_get_path (session), &error);
   g_assert_no_error (error);
   assert_same_messages (zot_session_get_messages (session), zot_session_get_messages (reopened));
   assert_message_text (reopened, 0, "Summary: m0 to m3");
@@ -1259,7 +1425,7 @@ test_compaction_first (Fixture       *fixture,
   zot_session_replace_messages (session, replacement);
   g_assert_no_error (flush (session));
 
-  reopened = zot_session_open (zot_session_get_path (session), &error);
+  reopened = zot_session_open_read_only (zot_session_get_path (session), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 1);
   assert_message_text (reopened, 0, "summary");
@@ -1401,7 +1567,7 @@ test_write_failure_keeps_file (Fixture       *fixture,
   g_assert_cmpstr (after, ==, before);
   g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 4);
 
-  reopened = zot_session_open (path, &error);
+  reopened = zot_session_open_read_only (path, &error);
   g_assert_no_error (error);
   g_assert_null (zot_session_get_warnings (reopened)[0]);
   g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 2);
@@ -1458,7 +1624,7 @@ test_cancel (Fixture       *fixture,
   append_text (session, "user", "next");
   g_assert_no_error (flush (session));
 
-  reopened = zot_session_open (zot_session_get_path (session), &error);
+  reopened = zot_session_open_read_only (zot_session_get_path (session), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 3);
   assert_message_text (reopened, 1, "kept");
@@ -1504,7 +1670,7 @@ test_finalize_keeps_queued (Fixture       *fixture,
   wait_until (file_has_lines, path, DEADLINE_MS);
   g_source_remove (wake);
 
-  reopened = zot_session_open (path, &error);
+  reopened = zot_session_open_read_only (path, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 1);
   assert_message_text (reopened, 0, "summary");
@@ -1528,7 +1694,7 @@ test_run_dispose_in_flight (Fixture       *fixture,
   g_assert_no_error (wait.error);
   g_assert_true (wait.ok);
 
-  reopened = zot_session_open (zot_session_get_path (session), &error);
+  reopened = zot_session_open_read_only (zot_session_get_path (session), &error);
   g_assert_no_error (error);
   assert_message_text (reopened, 0, "in flight");
 }
@@ -1626,6 +1792,10 @@ main (int   argc,
   ADD ("partial-results", test_partial_results);
   ADD ("whole-results-untouched", test_whole_results_untouched);
   ADD ("misplaced-results", test_misplaced_results);
+  ADD ("read-only", test_read_only);
+  ADD ("one-writer", test_one_writer);
+  ADD ("lock-held-elsewhere", test_lock_held_elsewhere);
+  ADD ("lock-new-file", test_lock_new_file);
   ADD ("unknown-entries", test_unknown_entries);
   ADD ("order", test_order);
   ADD ("compaction", test_compaction);

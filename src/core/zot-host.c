@@ -119,6 +119,38 @@ zot_split_slash_command (const char  *text,
 
 /* Sessions */
 
+/* --session FILE or --continue: a file that may be another's to write. */
+static ZotSession *
+open_existing_session (ZotHostOptions  *options,
+                       const char      *cwd,
+                       GError         **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *path = NULL;
+  ZotSession *session;
+
+  if (options->session_path != NULL)
+    {
+      path = g_strdup (options->session_path);
+      session = zot_session_new (cwd, path, &local_error);
+    }
+  else
+    {
+      path = zot_session_find_latest (cwd, error);
+      if (path == NULL)
+        return NULL;
+      session = zot_session_open (path, &local_error);
+    }
+
+  if (session == NULL && options->read_only_if_locked &&
+      g_error_matches (local_error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED))
+    return zot_session_open_read_only (path, error);
+
+  if (session == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return session;
+}
+
 static ZotSession *
 open_session (ZotHostOptions  *options,
               const char      *cwd,
@@ -127,23 +159,14 @@ open_session (ZotHostOptions  *options,
   if (options->no_session)
     return zot_session_new_in_memory (cwd);
 
-  if (options->session_path != NULL)
-    return zot_session_new (cwd, options->session_path, error);
-
-  if (options->continue_session)
-    {
-      g_autofree char *latest = zot_session_find_latest (cwd, error);
-
-      if (latest == NULL)
-        return NULL;
-      return zot_session_open (latest, error);
-    }
+  if (options->session_path != NULL || options->continue_session)
+    return open_existing_session (options, cwd, error);
 
   return zot_session_new (cwd, NULL, error);
 }
 
 /* What the user should know about the conversation just opened: what
- * loading it mended. */
+ * loading it mended, and whether it can go on here. */
 static void
 emit_session_warnings (ZotHost *self)
 {
@@ -152,6 +175,16 @@ emit_session_warnings (ZotHost *self)
 
   for (guint i = 0; warnings[i] != NULL; i++)
     g_signal_emit (self, signals [WARNING], 0, warnings[i]);
+
+  if (zot_session_is_read_only (session))
+    {
+      g_autofree char *text = g_strdup_printf (_("the session %s is open in another zot process, so it "
+                                                 "is shown read-only here; start a new conversation "
+                                                 "(/new) to go on"),
+                                               zot_session_get_path (session));
+
+      g_signal_emit (self, signals [WARNING], 0, text);
+    }
 }
 
 /* Commands */
@@ -1010,7 +1043,7 @@ zot_host_class_init (ZotHostClass *klass)
   /**
    * ZotHost::warning:
    * @message: one line for the user, such as what loading the session
-   *   had to mend
+   *   had to mend, or that it is open read-only
    *
    * Emitted by zot_host_load_async(), once the views are connected.
    */
@@ -1066,6 +1099,7 @@ copy_options (ZotHostOptions       *to,
   to->continue_session = from->continue_session;
   to->session_path = g_strdup (from->session_path);
   to->no_session = from->no_session;
+  to->read_only_if_locked = from->read_only_if_locked;
   to->interactive = from->interactive;
   to->codemode = g_strdup (from->codemode);
 }

@@ -15,6 +15,9 @@
  * - A job owns copies of its bytes and the worker holds its own reference
  *   to the Writer, so nothing queued depends on the session object staying
  *   alive: see zot_session_flush_async() for what that means at exit.
+ * - The Writer keeps one descriptor of the file open, with its flock():
+ *   from the load (or the first write of a new file) until the session is
+ *   finalized and nothing is queued, whichever of the two comes last.
  */
 #define G_LOG_DOMAIN "zot-session"
 
@@ -24,6 +27,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +64,7 @@ typedef struct
   gatomicrefcount  ref_count;
   GMutex           lock;
   char            *path;
+  int              fd;                  /* the file, locked; -1 until opened */
   GMainContext    *context;
   GQueue           jobs;                /* Job *, waiting for the worker */
   GQueue           done;                /* Job *, written, waiting for delivery */
@@ -90,6 +95,7 @@ struct _ZotSession
   GError        *write_error;   /* as the session's context has learnt it */
   JsonObject    *unsaved;       /* results made up at load, written with the next entry */
   gboolean       need_header;
+  gboolean       read_only;
 };
 
 G_DEFINE_FINAL_TYPE (ZotSession, zot_session, G_TYPE_OBJECT)
@@ -127,6 +133,7 @@ writer_new (const char *path)
   g_atomic_ref_count_init (&writer->ref_count);
   g_mutex_init (&writer->lock);
   writer->path = g_strdup (path);
+  writer->fd = -1;
   writer->context = g_main_context_ref_thread_default ();
   g_queue_init (&writer->jobs);
   g_queue_init (&writer->done);
@@ -140,6 +147,17 @@ writer_ref (Writer *writer)
   return writer;
 }
 
+/* Closing the descriptor lets the lock go. */
+static void
+writer_close (Writer *writer)
+{
+  if (writer->fd >= 0)
+    {
+      close (writer->fd);
+      writer->fd = -1;
+    }
+}
+
 static void
 writer_unref (gpointer data)
 {
@@ -149,6 +167,7 @@ writer_unref (gpointer data)
     return;
 
   g_assert (g_queue_is_empty (&writer->jobs));
+  writer_close (writer);
   g_queue_clear_full (&writer->done, job_free);
   g_clear_error (&writer->failure);
   g_clear_pointer (&writer->context, g_main_context_unref);
@@ -178,6 +197,46 @@ set_write_error (GError     **error,
 }
 
 static void
+set_locked_error (GError     **error,
+                  const char  *path)
+{
+  g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED,
+               _("the session %s is open in another zot process; close it there, "
+                 "or use --no-session or a new session"), path);
+}
+
+/* Takes the one-writer lock on @fd for as long as it stays open. Only
+ * another holder is an error: a file system without flock() leaves the
+ * file unlocked, as it always was. flock() locks belong to the open file,
+ * so a second open() in this same process is another holder too. Only
+ * regular files are transcripts to guard: many may write to /dev/null. */
+static gboolean
+lock_file (int          fd,
+           const char  *path,
+           GError     **error)
+{
+  struct stat st;
+
+  if (fstat (fd, &st) == 0 && !S_ISREG (st.st_mode))
+    return TRUE;
+
+  while (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      if (errno == EINTR)
+        continue;
+      if (errno == EWOULDBLOCK)
+        {
+          set_locked_error (error, path);
+          return FALSE;
+        }
+      g_debug ("cannot lock %s (%s); going on without the lock", path, g_strerror (errno));
+      break;
+    }
+
+  return TRUE;
+}
+
+static void
 fsync_directory (const char *dir)
 {
   int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -190,43 +249,72 @@ fsync_directory (const char *dir)
     }
 }
 
-/* Runs on the worker thread. Writes @data at the end of @path and fsyncs;
- * on any failure, cuts the file back to the length it had before so that
- * no partial line stays behind. */
+/* Runs on the worker thread, before the first write of a session that
+ * had no file when it was made: creates the file and locks it. A file
+ * that another process made and wrote meanwhile is not ours to add to. */
 static gboolean
-write_lines (const char  *path,
-             GBytes      *data,
-             GError     **error)
+writer_open_new (Writer  *writer,
+                 GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  const guint8 *buf;
-  gsize len;
-  gsize written = 0;
+  g_autofree char *dir = g_path_get_dirname (writer->path);
   gboolean created;
   struct stat st;
-  int errsv = 0;
   int fd;
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
-      set_write_error (error, path, errno);
+      set_write_error (error, writer->path, errno);
       return FALSE;
     }
 
-  created = g_stat (path, &st) != 0 && errno == ENOENT;
+  created = g_stat (writer->path, &st) != 0 && errno == ENOENT;
 
-  fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  fd = open (writer->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0)
     {
-      set_write_error (error, path, errno);
+      set_write_error (error, writer->path, errno);
       return FALSE;
     }
+
+  if (!lock_file (fd, writer->path, error))
+    {
+      close (fd);
+      return FALSE;
+    }
+
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0 && !created)
+    {
+      close (fd);
+      g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED,
+                   _("the session %s was started by another zot process meanwhile; "
+                     "use --no-session or a new session"), writer->path);
+      return FALSE;
+    }
+
+  writer->fd = fd;
+  if (created)
+    fsync_directory (dir);
+  return TRUE;
+}
+
+/* Runs on the worker thread. Writes @data at the end of the file and
+ * fsyncs; on any failure, cuts the file back to the length it had before
+ * so that no partial line stays behind. */
+static gboolean
+write_lines (int          fd,
+             const char  *path,
+             GBytes      *data,
+             GError     **error)
+{
+  const guint8 *buf;
+  gsize len;
+  gsize written = 0;
+  struct stat st;
+  int errsv = 0;
 
   if (fstat (fd, &st) != 0)
     {
-      errsv = errno;
-      close (fd);
-      set_write_error (error, path, errsv);
+      set_write_error (error, path, errno);
       return FALSE;
     }
 
@@ -259,15 +347,9 @@ write_lines (const char  *path,
             g_debug ("could not cut %s back to %" G_GINT64_FORMAT " bytes: %s",
                      path, (gint64) st.st_size, g_strerror (errno));
         }
-      close (fd);
       set_write_error (error, path, errsv);
       return FALSE;
     }
-
-  close (fd);
-
-  if (created)
-    fsync_directory (dir);
 
   return TRUE;
 }
@@ -312,56 +394,81 @@ writer_deliver_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Runs on the worker thread, without the writer's lock held. */
+static void
+writer_do (Writer *writer,
+           Job    *job)
+{
+  if (job->error != NULL || job->kind != JOB_WRITE)
+    return;
+
+  if ((writer->fd < 0 && !writer_open_new (writer, &job->error)) ||
+      !write_lines (writer->fd, writer->path, job->data, &job->error))
+    {
+      g_mutex_lock (&writer->lock);
+      if (writer->failure == NULL)
+        writer->failure = g_error_copy (job->error);
+      g_mutex_unlock (&writer->lock);
+    }
+}
+
+/* Runs on the worker thread, with the writer's lock held. */
+static void
+writer_hand_back (Writer *writer,
+                  Job    *job)
+{
+  GSource *source;
+
+  if (writer->owner == NULL)
+    {
+      /* The session is gone; the data is written, nobody waits. */
+      job_free (job);
+      return;
+    }
+
+  g_queue_push_tail (&writer->done, job);
+  if (writer->delivery_scheduled)
+    return;
+
+  source = g_idle_source_new ();
+  writer->delivery_scheduled = TRUE;
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, writer_deliver_cb, writer_ref (writer), writer_unref);
+  g_source_set_static_name (source, "[zot] session write done");
+  g_source_attach (source, writer->context);
+  g_source_unref (source);
+}
+
 static gpointer
 writer_thread (gpointer data)
 {
   Writer *writer = data;
+  gboolean more = TRUE;
 
-  for (;;)
+  while (more)
     {
       Job *job;
 
       g_mutex_lock (&writer->lock);
       job = g_queue_pop_head (&writer->jobs);
-      if (job == NULL)
-        {
-          writer->running = FALSE;
-          g_mutex_unlock (&writer->lock);
-          break;
-        }
+      g_assert (job != NULL);
       if (writer->failure != NULL)
         job->error = g_error_copy (writer->failure);
       g_mutex_unlock (&writer->lock);
 
-      if (job->error == NULL && job->kind == JOB_WRITE &&
-          !write_lines (writer->path, job->data, &job->error))
-        {
-          g_mutex_lock (&writer->lock);
-          if (writer->failure == NULL)
-            writer->failure = g_error_copy (job->error);
-          g_mutex_unlock (&writer->lock);
-        }
+      writer_do (writer, job);
 
+      /* Stopping in the same step as handing the last job back: by the
+       * time its callback runs, this thread is done with the file, so a
+       * session finalized then lets the lock go at once. */
       g_mutex_lock (&writer->lock);
-      if (writer->owner == NULL)
+      writer_hand_back (writer, job);
+      more = !g_queue_is_empty (&writer->jobs);
+      if (!more)
         {
-          /* The session is gone; the data is written, nobody waits. */
-          job_free (job);
-        }
-      else
-        {
-          g_queue_push_tail (&writer->done, job);
-          if (!writer->delivery_scheduled)
-            {
-              GSource *source = g_idle_source_new ();
-
-              writer->delivery_scheduled = TRUE;
-              g_source_set_priority (source, G_PRIORITY_DEFAULT);
-              g_source_set_callback (source, writer_deliver_cb, writer_ref (writer), writer_unref);
-              g_source_set_static_name (source, "[zot] session write done");
-              g_source_attach (source, writer->context);
-              g_source_unref (source);
-            }
+          writer->running = FALSE;
+          if (writer->owner == NULL)
+            writer_close (writer);
         }
       g_mutex_unlock (&writer->lock);
     }
@@ -893,9 +1000,10 @@ load_message (ZotSession *self,
 }
 
 /* Calls left waiting at the end: the host died before their results were
- * written. The made-up results go into the file with the next entry, so
- * the file itself is whole again from there and the next load has nothing
- * to mend. */
+ * written. A read-only session leaves them: the process that holds the
+ * file may still be running them. Otherwise the made-up results go into
+ * the file with the next entry, so the file itself is whole again from
+ * there and the next load has nothing to mend. */
 static void
 answer_last_calls (ZotSession *self,
                    LoadReport *report)
@@ -903,7 +1011,7 @@ answer_last_calls (ZotSession *self,
   g_autoptr(GPtrArray) calls = get_waiting_calls (self);
   JsonObject *answers;
 
-  if (calls == NULL)
+  if (calls == NULL || self->read_only)
     return;
 
   answers = answer_calls (calls, NULL, &report->interrupted);
@@ -1029,32 +1137,69 @@ read_file_bounded (const char  *path,
   return TRUE;
 }
 
+/* Makes the session read-only from here on, as a failed write does. */
+static void
+fail_writes (ZotSession *self,
+             int         errsv)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->write_error != NULL)
+    return;
+
+  set_write_error (&error, self->path, errsv);
+  self->write_error = g_error_copy (error);
+  self->writer->failure = g_steal_pointer (&error);
+}
+
+/* Opens the file of a session to resume and takes its lock before it is
+ * read, so that what is read is what this session goes on from. A file
+ * this process may not write is locked through a read-only descriptor,
+ * and the session cannot write from the start, as after a failed write. */
+static gboolean
+lock_for_load (ZotSession  *self,
+               GError     **error)
+{
+  int fd = open (self->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+  int errsv = errno;
+
+  if (fd < 0 && (errsv == EACCES || errsv == EPERM || errsv == EROFS))
+    {
+      fail_writes (self, errsv);
+      fd = open (self->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+      errsv = errno;
+    }
+
+  if (fd < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   _("cannot read the session %s: %s"), self->path, g_strerror (errsv));
+      return FALSE;
+    }
+
+  if (!lock_file (fd, self->path, error))
+    {
+      close (fd);
+      return FALSE;
+    }
+
+  self->writer->fd = fd;
+  return TRUE;
+}
+
 /* Drops the bytes after @good_length so that the next append starts on a
- * clean line. If that is not possible the session is read-only. */
+ * clean line. If that is not possible the session is read-only. A session
+ * opened read-only leaves the file alone: its writer may be in the middle
+ * of that line. */
 static void
 cut_torn_tail (ZotSession *self,
                gsize       good_length)
 {
-  int fd = open (self->path, O_WRONLY | O_CLOEXEC);
-  int errsv = 0;
+  if (self->writer == NULL)
+    return;
 
-  if (fd < 0)
-    errsv = errno;
-  else
-    {
-      if (ftruncate (fd, (off_t) good_length) != 0 || fsync (fd) != 0)
-        errsv = errno;
-      close (fd);
-    }
-
-  if (errsv != 0)
-    {
-      g_autoptr(GError) error = NULL;
-
-      set_write_error (&error, self->path, errsv);
-      self->write_error = g_error_copy (error);
-      self->writer->failure = g_steal_pointer (&error);
-    }
+  if (ftruncate (self->writer->fd, (off_t) good_length) != 0 || fsync (self->writer->fd) != 0)
+    fail_writes (self, errno);
 }
 
 /* One line of the file as an entry, or NULL with @error saying why not. */
@@ -1236,6 +1381,10 @@ zot_session_finalize (GObject *object)
       g_mutex_lock (&self->writer->lock);
       self->writer->owner = NULL;
       g_queue_clear_full (&self->writer->done, job_free);
+      /* With nothing queued the file is free at once; otherwise the
+       * worker lets it go after the last write. */
+      if (!self->writer->running)
+        writer_close (self->writer);
       g_mutex_unlock (&self->writer->lock);
       g_clear_pointer (&self->writer, writer_unref);
     }
@@ -1274,22 +1423,41 @@ zot_session_init (ZotSession *self)
   g_queue_init (&self->inflight);
 }
 
+/* A session of @path, or in memory for NULL; one opened read-only has a
+ * path but no writer. */
 static ZotSession *
 session_new_for_path (const char *cwd,
-                      const char *path)
+                      const char *path,
+                      gboolean    read_only)
 {
   ZotSession *self = g_object_new (ZOT_TYPE_SESSION, NULL);
 
   self->id = make_id ();
   self->cwd = canonical_cwd (cwd);
+  self->read_only = read_only;
   if (path != NULL)
+    self->path = g_canonicalize_filename (path, NULL);
+  if (path != NULL && !read_only)
     {
-      self->path = g_canonicalize_filename (path, NULL);
       self->writer = writer_new (self->path);
       self->writer->owner = self;
     }
   self->need_header = TRUE;
   return self;
+}
+
+static ZotSession *
+session_open (const char  *path,
+              gboolean     read_only,
+              GError     **error)
+{
+  g_autoptr(ZotSession) self = session_new_for_path (NULL, path, read_only);
+
+  /* A reader takes no lock: the writer may be holding it. */
+  if ((!read_only && !lock_for_load (self, error)) || !load (self, error))
+    return NULL;
+
+  return g_steal_pointer (&self);
 }
 
 /* API */
@@ -1444,8 +1612,10 @@ zot_session_find_latest (const char  *cwd,
  *
  * Makes a persistent session. Nothing touches the disk until the first
  * append, which writes the header line before the entry (creating the
- * directory and file). If @path names a non-empty file, it is resumed as
- * by zot_session_open() and @cwd is taken from its header instead.
+ * directory and file, and taking its lock). That append fails with
+ * %ZOT_SESSION_ERROR_LOCKED if another session got there first. If @path
+ * names a non-empty file, it is resumed (and locked) as by
+ * zot_session_open() and @cwd is taken from its header instead.
  *
  * Returns: (transfer full): the session, or %NULL with @error set
  */
@@ -1478,7 +1648,7 @@ zot_session_new (const char  *cwd,
             return zot_session_open (absolute, error);
         }
 
-      return session_new_for_path (cwd, absolute);
+      return session_new_for_path (cwd, absolute, FALSE);
     }
 
   /* Ids carry 24 random bits per second; a clash is next to impossible,
@@ -1495,7 +1665,7 @@ zot_session_new (const char  *cwd,
     }
   while (++attempts < 16 && g_file_test (new_path, G_FILE_TEST_EXISTS));
 
-  self = session_new_for_path (cwd, new_path);
+  self = session_new_for_path (cwd, new_path, FALSE);
   replace_str (&self->id, id);
   return self;
 }
@@ -1512,7 +1682,7 @@ zot_session_new (const char  *cwd,
 ZotSession *
 zot_session_new_in_memory (const char *cwd)
 {
-  return session_new_for_path (cwd, NULL);
+  return session_new_for_path (cwd, NULL, FALSE);
 }
 
 /**
@@ -1520,7 +1690,12 @@ zot_session_new_in_memory (const char *cwd)
  * @path: a session file
  * @error: return location for a #GError
  *
- * Reads a session to resume it. Loading is forgiving and loses nothing it can keep. The first line must
+ * Reads a session to resume it, and holds its lock (an advisory flock())
+ * until the session and its queued writes are done: one writer per file.
+ * A file another writer holds fails with %ZOT_SESSION_ERROR_LOCKED;
+ * zot_session_open_read_only() can still show it.
+ *
+ * Loading is forgiving and loses nothing it can keep. The first line must
  * be a session header (otherwise %ZOT_SESSION_ERROR_CORRUPT naming it).
  * A torn last line (no newline, or not JSON) is dropped and cut off the
  * file so that later appends start on a clean line. Any other bad line
@@ -1540,15 +1715,32 @@ ZotSession *
 zot_session_open (const char  *path,
                   GError     **error)
 {
-  g_autoptr(ZotSession) self = NULL;
-
   g_return_val_if_fail (path != NULL, NULL);
 
-  self = session_new_for_path (NULL, path);
-  if (!load (self, error))
-    return NULL;
+  return session_open (path, FALSE, error);
+}
 
-  return g_steal_pointer (&self);
+/**
+ * zot_session_open_read_only:
+ * @path: a session file
+ * @error: return location for a #GError
+ *
+ * Reads a session to show it, such as one that another process is
+ * writing: no lock is taken and the file is left as it is. It loads as
+ * zot_session_open() does, except that a torn last line stays in the
+ * file and calls at the very end keep waiting for their results (their
+ * writer may still be running them). Every append fails with
+ * %ZOT_SESSION_ERROR_READ_ONLY and leaves the transcript as it is.
+ *
+ * Returns: (transfer full): the session, or %NULL with @error set
+ */
+ZotSession *
+zot_session_open_read_only (const char  *path,
+                            GError     **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  return session_open (path, TRUE, error);
 }
 
 const char *
@@ -1614,13 +1806,25 @@ zot_session_get_warnings (ZotSession *self)
 /**
  * zot_session_is_persistent:
  *
- * Returns: whether appends go to a file (not in memory)
+ * Returns: whether appends go to a file (not in memory, not read-only)
  */
 gboolean
 zot_session_is_persistent (ZotSession *self)
 {
   g_return_val_if_fail (ZOT_IS_SESSION (self), FALSE);
   return self->writer != NULL;
+}
+
+/**
+ * zot_session_is_read_only:
+ *
+ * Returns: whether it was opened with zot_session_open_read_only()
+ */
+gboolean
+zot_session_is_read_only (ZotSession *self)
+{
+  g_return_val_if_fail (ZOT_IS_SESSION (self), FALSE);
+  return self->read_only;
 }
 
 /**
@@ -1657,6 +1861,14 @@ zot_session_append_async (ZotSession          *self,
   if (!check_entry (entry, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  if (self->read_only)
+    {
+      g_task_return_new_error (task, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_READ_ONLY,
+                               _("the session %s is open read-only here, so nothing can be added "
+                                 "to it; start a new conversation (/new) to go on"), self->path);
       return;
     }
 

@@ -17,6 +17,12 @@
  * provider takes the transcript; zot_session_get_warnings() says what was
  * mended. Only a first line that is not a session header is an error.
  *
+ * One writer per file: a session that writes holds an advisory lock
+ * (flock()) on its file from when it opens or creates it until it and its
+ * queued writes are done. Another writer, in this process or another,
+ * fails with ZOT_SESSION_ERROR_LOCKED; zot_session_open_read_only() reads
+ * a session without the lock, and refuses every append.
+ *
  * A session belongs to the main context that was the thread default when it
  * was made: call it there; callbacks run there, in the order of the calls.
  * A failed write leaves the file as it was before that write and makes the
@@ -40,6 +46,8 @@ G_BEGIN_DECLS
  * @ZOT_SESSION_ERROR_NOT_FOUND: no session to continue for this directory
  * @ZOT_SESSION_ERROR_WRITE: the disk refused a write; the session is read-only from then on
  * @ZOT_SESSION_ERROR_TOO_LARGE: the file is over the size zot_session_open() reads (256 MiB)
+ * @ZOT_SESSION_ERROR_LOCKED: another writer holds the file
+ * @ZOT_SESSION_ERROR_READ_ONLY: an append to a session opened read-only
  */
 typedef enum
 {
@@ -47,6 +55,8 @@ typedef enum
   ZOT_SESSION_ERROR_NOT_FOUND,
   ZOT_SESSION_ERROR_WRITE,
   ZOT_SESSION_ERROR_TOO_LARGE,
+  ZOT_SESSION_ERROR_LOCKED,
+  ZOT_SESSION_ERROR_READ_ONLY,
 } ZotSessionError;
 
 GQuark zot_session_error_quark (void);
@@ -64,6 +74,8 @@ ZotSession  *zot_session_new               (const char          *cwd,
 ZotSession  *zot_session_new_in_memory     (const char          *cwd);
 ZotSession  *zot_session_open              (const char          *path,
                                             GError             **error);
+ZotSession  *zot_session_open_read_only    (const char          *path,
+                                            GError             **error);
 
 const char  *zot_session_get_id            (ZotSession          *self);
 const char  *zot_session_get_path          (ZotSession          *self);
@@ -71,6 +83,7 @@ const char  *zot_session_get_cwd           (ZotSession          *self);
 GPtrArray   *zot_session_get_messages      (ZotSession          *self);
 const char * const *zot_session_get_warnings (ZotSession        *self);
 gboolean     zot_session_is_persistent     (ZotSession          *self);
+gboolean     zot_session_is_read_only      (ZotSession          *self);
 
 void         zot_session_append_async      (ZotSession          *self,
                                             JsonObject          *entry,
