@@ -26,20 +26,32 @@ remove_entry (const char        *path,
   return 0;
 }
 
-static char *
-find_echo_extension (const char *program)
+/**
+ * bench_find_program:
+ * @program: argv[0]
+ * @variable: the environment variable meson sets to the program's path
+ * @relative: where it is from this benchmark's directory in the build
+ *
+ * Returns: (transfer full): the path of a program of the build, such as
+ *   the echo extension or `zot`, for a run by meson or by hand
+ */
+char *
+bench_find_program (const char *program,
+                    const char *variable,
+                    const char *relative)
 {
-  const char *env = g_getenv ("ZOT_BENCH_ECHO_EXTENSION");
+  const char *env = g_getenv (variable);
   g_autofree char *self = NULL;
   g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
 
   if (env != NULL && *env != '\0')
     return g_strdup (env);
 
-  /* Run by hand from the build directory: the fixture sits beside us. */
   self = g_file_read_link ("/proc/self/exe", NULL);
   dir = g_path_get_dirname (self != NULL ? self : program);
-  return g_build_filename (dir, "bench-echo-extension", NULL);
+  path = g_build_filename (dir, relative, NULL);
+  return g_canonicalize_filename (path, NULL);
 }
 
 void
@@ -48,7 +60,7 @@ bench_env_init (BenchEnv   *env,
 {
   g_autoptr(GError) error = NULL;
 
-  env->echo_path = find_echo_extension (program);
+  env->echo_path = bench_find_program (program, "ZOT_BENCH_ECHO_EXTENSION", "bench-echo-extension");
   if (!g_file_test (env->echo_path, G_FILE_TEST_IS_EXECUTABLE))
     g_error ("the echo extension %s is missing; set ZOT_BENCH_ECHO_EXTENSION", env->echo_path);
 

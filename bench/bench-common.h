@@ -26,6 +26,9 @@ typedef struct
 
 void      bench_env_init          (BenchEnv            *env,
                                    const char          *program);
+char     *bench_find_program      (const char          *program,
+                                   const char          *variable,
+                                   const char          *relative);
 void      bench_env_clear         (BenchEnv            *env);
 char     *bench_make_extension    (BenchEnv            *env,
                                    const char          *name,

@@ -522,9 +522,10 @@ test_session_persisted (Fixture       *f,
   run_prompt (f, "tool: bash {\"command\":\"echo persisted\"}");
   g_assert_no_error (f->error);
 
-  /* Every message was on disk before the run finished. */
+  /* Every message was on disk before the run finished. The agent's
+   * session still holds the file, so it is read as another reader would. */
   path = g_strdup (zot_session_get_path (f->session));
-  reopened = zot_session_open (path, &error);
+  reopened = zot_session_open_read_only (path, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 4);
 }

@@ -4,9 +4,15 @@
  * so the main loop turns while the child works. */
 #include "config.h"
 
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include "zot-fake-server.h"
 #include "zot-limits.h"
 #include "zot-message.h"
+#include "zot-session.h"
 #include "zot-test-util.h"
 
 typedef struct
@@ -286,6 +292,113 @@ test_sessions (Fixture       *f,
   state = json_object_get_object_member (find_response (f, "s"), "data");
   g_assert_cmpint (json_object_get_int_member (state, "message_count"), ==, 2);
   g_assert_cmpuint (count_session_files (f), ==, 1);
+}
+
+static char *
+make_first_session (Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  char *path;
+
+  RUN (f, NULL, "-p", "remember me");
+  g_assert_cmpint (f->status, ==, 0);
+  path = zot_session_find_latest (f->env.cwd, &error);
+  g_assert_no_error (error);
+  return path;
+}
+
+/* Each headless mode refuses a session another process writes, with
+ * status 1 and one line naming the file; the file stays as it was. */
+static void
+test_session_locked (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = make_first_session (f);
+  g_autofree char *before = zot_test_read_file (path);
+  g_autofree char *after = NULL;
+  g_autofree char *expected = g_strdup_printf ("zot: the session %s is open in another zot process; "
+                                               "close it there, or use --no-session or a new session\n",
+                                               path);
+  JsonObject *event;
+  int fd;
+
+  /* Another zot holds it, as far as the lock tells. */
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+
+  RUN (f, NULL, "--session", path, "-p", "hi");
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_cmpstr (f->err, ==, expected);
+
+  RUN (f, NULL, "--continue", "-p", "hi");
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_cmpstr (f->err, ==, expected);
+
+  RUN (f, NULL, "--continue", "--json", "hi");
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_cmpstr (f->err, ==, expected);
+  event = find_event (f, "error", 0);
+  g_assert_nonnull (event);
+  g_assert_nonnull (strstr (json_object_get_string_member (event, "message"), path));
+
+  RUN (f, "{\"type\":\"get_state\",\"id\":\"s\"}\n", "--session", path, "rpc");
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_cmpstr (f->err, ==, expected);
+
+  after = zot_test_read_file (path);
+  g_assert_cmpstr (after, ==, before);
+
+  /* Once it is let go, the conversation goes on. */
+  close (fd);
+  RUN (f, NULL, "--continue", "-p", "again");
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->err, ==, "");
+}
+
+/* A damaged, interrupted session still runs, with one warning per kind
+ * of mending on stderr, and the made-up results reach the file. */
+static void
+test_session_mended (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->env.root, "mended.jsonl", NULL);
+  g_autofree char *real_cwd = realpath (f->env.cwd, NULL);
+  g_autofree char *contents = g_strdup_printf (
+    "{\"type\":\"session\",\"version\":1,\"id\":\"m\",\"cwd\":\"%s\"}\n"
+    "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"ls\"}]}}\n"
+    "garbage\n"
+    "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"content\":["
+    "{\"type\":\"tool_use\",\"id\":\"call_1\",\"name\":\"bash\",\"input\":{\"command\":\"ls\"}}]}}\n",
+    real_cwd);
+  g_autofree char *expected = g_strdup_printf (
+    "zot: warning: skipped 1 damaged or misplaced line of the session %s (line 3); the rest was loaded\n"
+    "zot: warning: 1 tool call in the session %s had no result, as zot stopped before it finished; "
+    "it is marked interrupted\n", path, path);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  GPtrArray *messages;
+  JsonObject *result;
+
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+
+  RUN (f, NULL, "--session", path, "-p", "hi");
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->err, ==, expected);
+  g_assert_nonnull (strstr (f->out, "You said: hi"));
+
+  /* user, assistant, the interrupted result, the prompt, the answer */
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  messages = zot_session_get_messages (session);
+  g_assert_cmpuint (messages->len, ==, 5);
+  g_assert_cmpstr (zot_message_get_role (g_ptr_array_index (messages, 2)), ==, "tool");
+  result = json_array_get_object_element (json_object_get_array_member (g_ptr_array_index (messages, 2),
+                                                                        "content"), 0);
+  g_assert_true (json_object_get_boolean_member (result, "interrupted"));
+  /* Only the damaged line is left to skip. */
+  g_assert_true (g_str_has_prefix (zot_session_get_warnings (session)[0], "skipped 1 damaged"));
+  g_assert_null (zot_session_get_warnings (session)[1]);
 }
 
 /* JSON mode */
@@ -675,6 +788,8 @@ main (int    argc,
   ADD ("print-errors", test_print_errors);
   ADD ("print-builtins", test_print_builtins);
   ADD ("sessions", test_sessions);
+  ADD ("session-locked", test_session_locked);
+  ADD ("session-mended", test_session_mended);
   ADD ("json-text", test_json_text);
   ADD ("json-tools", test_json_tools);
   ADD ("json-extension", test_json_extension);

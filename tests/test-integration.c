@@ -4,12 +4,17 @@
  * scripted fake extension (its --record file shows what it received). */
 #include "config.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include "zot-agent.h"
 #include "zot-error.h"
 #include "zot-extension-tool.h"
 #include "zot-host.h"
 #include "zot-message.h"
 #include "zot-names.h"
+#include "zot-session.h"
 #include "zot-test-util.h"
 #include "zot-tool-search.h"
 
@@ -1559,6 +1564,78 @@ test_session_switch (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (all, all->len - 2), "event"), ==, "session_end");
 }
 
+static void
+on_host_warning (ZotHost    *host,
+                 const char *message,
+                 Fixture    *f)
+{
+  g_ptr_array_add (f->warnings, g_strdup (message));
+}
+
+/* A session another process writes: a headless host refuses it, the
+ * window's (read_only_if_locked) shows it read-only and says why. */
+static void
+test_session_read_only_if_locked (Fixture       *f,
+                                  gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->env.root, "busy.jsonl", NULL);
+  const char *contents = "{\"type\":\"session\",\"version\":1,\"id\":\"b\",\"cwd\":\"/\"}\n"
+                         "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[]}}\n";
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *after = NULL;
+  g_auto(Submit) s = { 0 };
+  gboolean done = FALSE;
+  ZotSession *session;
+  ZotHost *refused;
+  int fd;
+
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.provider.name = g_strdup ("demo");
+  options.session_path = g_strdup (path);
+  options.no_ext = TRUE;
+
+  refused = zot_host_new (&options, &error);
+  g_assert_null (refused);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED);
+  g_clear_error (&error);
+
+  options.read_only_if_locked = TRUE;
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  session = zot_agent_get_session (zot_host_get_agent (f->host));
+  g_assert_true (zot_session_is_read_only (session));
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 1);
+
+  g_signal_connect (f->host, "warning", G_CALLBACK (on_host_warning), f);
+  zot_host_load_async (f->host, NULL, load_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  expected = g_strdup_printf ("the session %s is open in another zot process, so it is shown read-only "
+                              "here; start a new conversation (/new) to go on", path);
+  g_assert_cmpuint (f->warnings->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->warnings, 0), ==, expected);
+
+  submit (f, "hello", &s);
+  g_assert_false (s.ok);
+  g_assert_error (s.error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_READ_ONLY);
+
+  /* /new goes on in a session of its own. */
+  submit (f, "/new", &s);
+  g_assert_true (s.ok);
+  submit (f, "hello", &s);
+  g_assert_true (s.ok);
+
+  after = zot_test_read_file (path);
+  g_assert_cmpstr (after, ==, contents);
+  close (fd);
+}
+
 /* Permissions (interactive host) */
 
 static void
@@ -2092,6 +2169,7 @@ main (int    argc,
   ADD ("status-cancelled", test_status_cancelled);
   ADD ("compaction-events", test_compaction_events);
   ADD ("session-switch", test_session_switch);
+  ADD ("session-read-only-if-locked", test_session_read_only_if_locked);
   ADD_INTERACTIVE ("approval-choices", test_approval_choices);
   ADD_INTERACTIVE ("approval-policies", test_approval_policies);
   ADD_INTERACTIVE ("approval-cancelled", test_approval_cancelled);

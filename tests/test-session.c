@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -360,7 +361,7 @@ test_roundtrip (Fixture       *fixture,
   g_assert_no_error (flush (session));
   g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 3);
 
-  reopened = zot_session_open (path, &error);
+  reopened = zot_session_open_read_only (path, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (zot_session_get_id (reopened), ==, zot_session_get_id (session));
   g_assert_cmpstr (zot_session_get_cwd (reopened), ==, zot_session_get_cwd (session));
@@ -764,51 +765,507 @@ test_torn_header_only (Fixture       *fixture,
   g_assert_true (g_str_has_prefix (contents, "{\"type\":\"session\""));
 }
 
-static void
-check_corrupt (Fixture    *fixture,
-               const char *contents,
-               guint       line)
+#define HEADER "{\"type\":\"session\",\"version\":1,\"id\":\"x\",\"cwd\":\"/\"}\n"
+#define MESSAGE "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[]}}\n"
+#define USER(text) "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":" \
+                   "[{\"type\":\"text\",\"text\":\"" text "\"}]}}\n"
+/* An assistant message calling read as call_a and bash as call_b. */
+#define CALLS "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"content\":[" \
+              "{\"type\":\"text\",\"text\":\"looking\"}," \
+              "{\"type\":\"tool_use\",\"id\":\"call_a\",\"name\":\"read\",\"input\":{\"path\":\"a\"}}," \
+              "{\"type\":\"tool_use\",\"id\":\"call_b\",\"name\":\"bash\",\"input\":{\"command\":\"ls\"}}]}}\n"
+#define RESULT(id, text) "{\"type\":\"tool_result\",\"tool_use_id\":\"" id "\",\"is_error\":false," \
+                         "\"content\":[{\"type\":\"text\",\"text\":\"" text "\"}]}"
+#define RESULTS(blocks) "{\"type\":\"message\",\"message\":{\"role\":\"tool\",\"content\":[" blocks "]}}\n"
+
+static char *
+write_fixture (Fixture    *fixture,
+               const char *contents)
 {
-  g_autofree char *path = g_build_filename (fixture->env.root, "corrupt.jsonl", NULL);
-  g_autofree char *needle = g_strdup_printf ("line %u ", line);
-  g_autofree char *after = NULL;
-  g_autoptr(GError) error = NULL;
-  ZotSession *session;
+  g_autofree char *path = g_build_filename (fixture->env.root, "fixture.jsonl", NULL);
 
   g_assert_true (g_file_set_contents (path, contents, -1, NULL));
-  session = zot_session_open (path, &error);
-  g_assert_null (session);
-  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT);
-  g_assert_nonnull (strstr (error->message, needle));
-  g_assert_nonnull (strstr (error->message, path));
+  return g_steal_pointer (&path);
+}
 
-  /* Nothing repaired behind the user's back. */
+/* Opens @contents, which has @kept messages and one bad line (@line);
+ * the one warning names both, and the file is left as it was. */
+static void
+check_skipped (Fixture    *fixture,
+               const char *contents,
+               guint       kept,
+               const char *lines)
+{
+  g_autofree char *path = write_fixture (fixture, contents);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *after = NULL;
+  const char * const *warnings;
+
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, kept);
+
+  warnings = zot_session_get_warnings (session);
+  expected = g_strdup_printf ("skipped 1 damaged or misplaced line of the session %s (line %s); "
+                              "the rest was loaded", path, lines);
+  g_assert_cmpstr (warnings[0], ==, expected);
+  g_assert_null (warnings[1]);
+
+  /* Nothing rewritten behind the user's back. */
   after = read_file (path);
   g_assert_cmpstr (after, ==, contents);
 }
 
-#define HEADER "{\"type\":\"session\",\"version\":1,\"id\":\"x\",\"cwd\":\"/\"}\n"
-#define MESSAGE "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[]}}\n"
-
 static void
-test_corrupt_middle (Fixture       *fixture,
+test_skip_bad_lines (Fixture       *fixture,
                      gconstpointer  data)
 {
-  check_corrupt (fixture, HEADER MESSAGE "not json\n" MESSAGE, 3);
-  check_corrupt (fixture, HEADER MESSAGE "{\"type\":\"message\",\"mess\n" MESSAGE MESSAGE, 3);
+  check_skipped (fixture, HEADER MESSAGE "not json\n" MESSAGE, 2, "3");
+  check_skipped (fixture, HEADER MESSAGE "{\"type\":\"message\",\"mess\n" MESSAGE MESSAGE, 3, "3");
   /* JSON, but not an entry. */
-  check_corrupt (fixture, HEADER "{\"type\":\"message\",\"message\":\"hi\"}\n" MESSAGE, 2);
-  check_corrupt (fixture, HEADER MESSAGE MESSAGE "[1,2]\n" MESSAGE, 4);
-  check_corrupt (fixture, HEADER "{\"no\":\"type\"}\n" MESSAGE, 2);
+  check_skipped (fixture, HEADER "{\"type\":\"message\",\"message\":\"hi\"}\n" MESSAGE, 1, "2");
+  check_skipped (fixture, HEADER MESSAGE MESSAGE "[1,2]\n" MESSAGE, 3, "4");
+  check_skipped (fixture, HEADER "{\"no\":\"type\"}\n" MESSAGE, 1, "2");
+  check_skipped (fixture, HEADER "{\"type\":\"message\",\"message\":{\"role\":\"user\"}}\n" MESSAGE, 1, "2");
+  /* Whole JSON as the last line is no torn write: skipped, not cut off. */
+  check_skipped (fixture, HEADER MESSAGE "[1,2]\n", 1, "3");
   /* Nested past the bound: refused before json-glib's parser recurses
    * through it (80,000 levels overflowed its stack). */
   {
     g_autofree char *deep = zot_test_nested_json (HEADER "{\"type\":\"message\",\"message\":",
                                                   80000, "}\n" MESSAGE);
-    check_corrupt (fixture, deep, 2);
+    check_skipped (fixture, deep, 1, "2");
   }
-  /* Not a session at all. */
-  check_corrupt (fixture, MESSAGE MESSAGE, 1);
+}
+
+static void
+test_skip_keeps_order (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  const char *contents = HEADER USER ("one") "bad\n" "[]\n" USER ("two") "{}\n" "x\n" "y\n" "z\n"
+                         USER ("three");
+  g_autofree char *path = write_fixture (fixture, contents);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  const char * const *warnings;
+
+  /* Six bad lines: one warning, which names the first five. */
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 3);
+  assert_message_text (session, 0, "one");
+  assert_message_text (session, 1, "two");
+  assert_message_text (session, 2, "three");
+
+  warnings = zot_session_get_warnings (session);
+  expected = g_strdup_printf ("skipped 6 damaged or misplaced lines of the session %s "
+                              "(lines 3, 4, 6, 7, 8, …); the rest was loaded", path);
+  g_assert_cmpstr (warnings[0], ==, expected);
+  g_assert_null (warnings[1]);
+
+  /* Appends go on after the whole file. */
+  append_text (session, "assistant", "four");
+  g_assert_finalize_object (g_steal_pointer (&session));
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 4);
+  assert_message_text (session, 3, "four");
+}
+
+static void
+check_not_a_session (Fixture    *fixture,
+                     const char *contents)
+{
+  g_autofree char *path = write_fixture (fixture, contents);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  g_autofree char *after = NULL;
+  ZotSession *session;
+
+  session = zot_session_open (path, &error);
+  g_assert_null (session);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT);
+  expected = g_strdup_printf ("line 1 of %s is not a session header; is it a zot session?", path);
+  g_assert_cmpstr (error->message, ==, expected);
+
+  after = read_file (path);
+  g_assert_cmpstr (after, ==, contents);
+}
+
+static void
+test_not_a_session (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  check_not_a_session (fixture, MESSAGE MESSAGE);
+  check_not_a_session (fixture, "not json\n" HEADER MESSAGE);
+  check_not_a_session (fixture, "[1]\n" HEADER MESSAGE);
+}
+
+/* The result block @index of the "tool" message @message_index. */
+static JsonObject *
+result_at (ZotSession *session,
+           guint       message_index,
+           guint       index)
+{
+  GPtrArray *messages = zot_session_get_messages (session);
+  JsonObject *message;
+  JsonArray *content;
+
+  g_assert_cmpuint (message_index, <, messages->len);
+  message = g_ptr_array_index (messages, message_index);
+  g_assert_cmpstr (zot_message_get_role (message), ==, "tool");
+  content = json_object_get_array_member (message, "content");
+  g_assert_cmpuint (index, <, json_array_get_length (content));
+  return json_array_get_object_element (content, index);
+}
+
+static void
+assert_interrupted (JsonObject *result,
+                    const char *id,
+                    const char *name)
+{
+  g_autofree char *text = zot_content_get_text (json_object_get_array_member (result, "content"));
+  g_autofree char *expected = g_strdup_printf ("The call of %s was interrupted: "
+                                               "the host stopped before it finished.", name);
+
+  g_assert_cmpstr (json_object_get_string_member (result, "type"), ==, "tool_result");
+  g_assert_cmpstr (json_object_get_string_member (result, "tool_use_id"), ==, id);
+  g_assert_true (json_object_get_boolean_member (result, "is_error"));
+  g_assert_true (json_object_get_boolean_member (result, "interrupted"));
+  g_assert_cmpstr (text, ==, expected);
+}
+
+static void
+assert_kept (JsonObject *result,
+             const char *id,
+             const char *text)
+{
+  g_autofree char *got = zot_content_get_text (json_object_get_array_member (result, "content"));
+
+  g_assert_cmpstr (json_object_get_string_member (result, "tool_use_id"), ==, id);
+  g_assert_false (json_object_has_member (result, "interrupted"));
+  g_assert_cmpstr (got, ==, text);
+}
+
+static void
+assert_interrupted_warning (ZotSession *session,
+                            const char *path,
+                            guint       calls)
+{
+  const char * const *warnings = zot_session_get_warnings (session);
+  g_autofree char *expected = NULL;
+
+  if (calls == 1)
+    expected = g_strdup_printf ("1 tool call in the session %s had no result, as zot stopped "
+                                "before it finished; it is marked interrupted", path);
+  else
+    expected = g_strdup_printf ("%u tool calls in the session %s had no result, as zot stopped "
+                                "before they finished; they are marked interrupted", calls, path);
+  g_assert_cmpstr (warnings[0], ==, expected);
+  g_assert_null (warnings[1]);
+}
+
+static void
+test_interrupted_at_end (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  const char *contents = HEADER USER ("look") CALLS;
+  g_autofree char *path = write_fixture (fixture, contents);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *before_append = NULL;
+
+  /* The host died after the calls, before their results. */
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 3);
+  assert_interrupted (result_at (session, 2, 0), "call_a", "read");
+  assert_interrupted (result_at (session, 2, 1), "call_b", "bash");
+  assert_interrupted_warning (session, path, 2);
+
+  /* Mended in memory only, until the conversation goes on. */
+  after = read_file (path);
+  g_assert_cmpstr (after, ==, contents);
+
+  /* Then the results go first, so the file is whole again. */
+  append_text (session, "user", "again");
+  before_append = messages_to_string (zot_session_get_messages (session));
+  g_assert_finalize_object (g_steal_pointer (&session));
+  g_clear_pointer (&after, g_free);
+  after = read_file (path);
+  g_assert_cmpuint (count_lines (after), ==, 5);
+
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_null (zot_session_get_warnings (session)[0]);
+  {
+    g_autofree char *reloaded = messages_to_string (zot_session_get_messages (session));
+
+    g_assert_cmpstr (reloaded, ==, before_append);
+  }
+  assert_message_text (session, 3, "again");
+}
+
+static void
+test_interrupted_in_middle (Fixture       *fixture,
+                            gconstpointer  data)
+{
+  /* An older zot resumed such a file without mending it. */
+  const char *contents = HEADER USER ("look") CALLS USER ("next") "{\"type\":\"message\",\"message\":"
+                         "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n";
+  g_autofree char *path = write_fixture (fixture, contents);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *after = NULL;
+
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 5);
+  assert_interrupted (result_at (session, 2, 0), "call_a", "read");
+  assert_interrupted (result_at (session, 2, 1), "call_b", "bash");
+  assert_message_text (session, 3, "next");
+  assert_message_text (session, 4, "ok");
+  assert_interrupted_warning (session, path, 2);
+
+  /* Only appends reach the file; the mending in the middle is redone at
+   * each load. */
+  append_text (session, "user", "more");
+  after = read_file (path);
+  g_assert_true (g_str_has_prefix (after, contents));
+  g_assert_cmpuint (count_lines (after), ==, 6);
+}
+
+static void
+test_partial_results (Fixture       *fixture,
+                      gconstpointer  data)
+{
+  /* Results out of order, one missing, one for no call. */
+  const char *contents = HEADER USER ("look") CALLS
+                         RESULTS (RESULT ("call_x", "stray") "," RESULT ("call_b", "files"));
+  g_autofree char *path = write_fixture (fixture, contents);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  JsonObject *results;
+
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 3);
+  results = g_ptr_array_index (zot_session_get_messages (session), 2);
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (results, "content")), ==, 2);
+  assert_interrupted (result_at (session, 2, 0), "call_a", "read");
+  assert_kept (result_at (session, 2, 1), "call_b", "files");
+  assert_interrupted_warning (session, path, 1);
+}
+
+static void
+test_whole_results_untouched (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  const char *contents = HEADER USER ("look") CALLS
+                         RESULTS (RESULT ("call_a", "text") "," RESULT ("call_b", "files"))
+                         USER ("thanks");
+  g_autofree char *path = write_fixture (fixture, contents);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_null (zot_session_get_warnings (session)[0]);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 4);
+  assert_kept (result_at (session, 2, 0), "call_a", "text");
+  assert_kept (result_at (session, 2, 1), "call_b", "files");
+}
+
+static void
+test_misplaced_results (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  /* The calls' line was damaged: their results answer nothing. */
+  const char *contents = HEADER USER ("look") "{\"type\":\"message\",\"message\":{\"role\":\"assis\n"
+                         RESULTS (RESULT ("call_a", "text")) USER ("again");
+  g_autofree char *path = write_fixture (fixture, contents);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 2);
+  assert_message_text (session, 0, "look");
+  assert_message_text (session, 1, "again");
+  expected = g_strdup_printf ("skipped 2 damaged or misplaced lines of the session %s (lines 3, 4); "
+                              "the rest was loaded", path);
+  g_assert_cmpstr (zot_session_get_warnings (session)[0], ==, expected);
+  g_assert_null (zot_session_get_warnings (session)[1]);
+}
+
+static void
+test_read_only (Fixture       *fixture,
+                gconstpointer  data)
+{
+  const char *contents = HEADER USER ("look") "bad\n" CALLS "{\"type\":\"mess";
+  g_autofree char *path = write_fixture (fixture, contents);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(JsonObject) message = zot_message_new_user_text ("refused");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *expected = NULL;
+  const char * const *warnings;
+
+  session = zot_session_open_read_only (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (zot_session_is_read_only (session));
+  g_assert_false (zot_session_is_persistent (session));
+  g_assert_cmpstr (zot_session_get_path (session), ==, path);
+
+  /* The last calls may still be running in the file's writer: left open. */
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 2);
+  warnings = zot_session_get_warnings (session);
+  g_assert_true (g_str_has_prefix (warnings[0], "dropped a torn last line"));
+  g_assert_true (g_str_has_prefix (warnings[1], "skipped 1 damaged"));
+  g_assert_null (warnings[2]);
+
+  error = append_message (session, message);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_READ_ONLY);
+  expected = g_strdup_printf ("the session %s is open read-only here, so nothing can be added to it; "
+                              "start a new conversation (/new) to go on", path);
+  g_assert_cmpstr (error->message, ==, expected);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 2);
+  g_assert_no_error (flush (session));
+
+  /* Not even the torn tail was cut. */
+  after = read_file (path);
+  g_assert_cmpstr (after, ==, contents);
+  g_assert_finalize_object (g_steal_pointer (&session));
+}
+
+static void
+assert_locked (GError     *error,
+               const char *path)
+{
+  g_autofree char *expected = g_strdup_printf ("the session %s is open in another zot process; close it "
+                                               "there, or use --no-session or a new session", path);
+
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
+static void
+test_one_writer (Fixture       *fixture,
+                 gconstpointer  data)
+{
+  g_autoptr(ZotSession) first = make_session (fixture->env.cwd, 2);
+  g_autoptr(ZotSession) reader = NULL;
+  g_autoptr(ZotSession) second = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_strdup (zot_session_get_path (first));
+  g_autofree char *before = read_file (path);
+  g_autofree char *after = NULL;
+
+  /* flock() locks belong to the open file, so a second writer in the
+   * same process is refused like one in another. */
+  second = zot_session_open (path, &error);
+  g_assert_null (second);
+  assert_locked (error, path);
+  g_clear_error (&error);
+
+  second = zot_session_new (fixture->env.cwd, path, &error);
+  g_assert_null (second);
+  assert_locked (error, path);
+  g_clear_error (&error);
+
+  /* Reading is still fine, and takes nothing from the writer. */
+  reader = zot_session_open_read_only (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (reader)->len, ==, 2);
+  append_text (first, "user", "m2");
+  after = read_file (path);
+  g_assert_true (g_str_has_prefix (after, before));
+  g_assert_cmpuint (count_lines (after), ==, 4);
+
+  /* The lock goes with the writer. */
+  g_assert_finalize_object (g_steal_pointer (&first));
+  second = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (second)->len, ==, 3);
+}
+
+static void
+test_lock_held_elsewhere (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 1);
+  g_autofree char *path = g_strdup (zot_session_get_path (session));
+  g_autoptr(GError) error = NULL;
+  ZotSession *second;
+  int fd;
+
+  g_assert_finalize_object (g_steal_pointer (&session));
+
+  /* What another zot process holds, as a plain descriptor. */
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (flock (fd, LOCK_EX | LOCK_NB), ==, 0);
+
+  second = zot_session_open (path, &error);
+  g_assert_null (second);
+  assert_locked (error, path);
+  g_clear_error (&error);
+
+  close (fd);
+  second = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_finalize_object (second);
+}
+
+static void
+test_lock_new_file (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "shared.jsonl", NULL);
+  g_autoptr(ZotSession) first = NULL;
+  g_autoptr(ZotSession) second = NULL;
+  g_autoptr(ZotSession) late = NULL;
+  g_autoptr(JsonObject) message = zot_message_new_user_text ("second");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *written = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *expected = NULL;
+
+  /* Both made before the file exists: the first to write takes it. */
+  first = zot_session_new (fixture->env.cwd, path, &error);
+  g_assert_no_error (error);
+  second = zot_session_new (fixture->env.cwd, path, &error);
+  g_assert_no_error (error);
+  late = zot_session_new (fixture->env.cwd, path, &error);
+  g_assert_no_error (error);
+
+  append_text (first, "user", "first");
+  written = read_file (path);
+
+  error = append_message (second, message);
+  assert_locked (error, path);
+  g_clear_error (&error);
+  /* Read-only from then on, like after any failed write. */
+  error = append_message (second, message);
+  assert_locked (error, path);
+  g_clear_error (&error);
+
+  /* Once the first is gone, the file is free, but it is not new any more:
+   * another process started it meanwhile. */
+  g_assert_finalize_object (g_steal_pointer (&first));
+  error = append_message (late, message);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED);
+  expected = g_strdup_printf ("the session %s was started by another zot process meanwhile; "
+                              "use --no-session or a new session", path);
+  g_assert_cmpstr (error->message, ==, expected);
+
+  after = read_file (path);
+  g_assert_cmpstr (after, ==, written);
 }
 
 static void
@@ -899,7 +1356,7 @@ test_order (Fixture       *fixture,
   wait_until (order_done, &check, DEADLINE_MS);
   g_assert_true (check.in_order);
 
-  reopened = zot_session_open (zot_session_get_path (session), &error);
+  reopened = zot_session_open_read_only (zot_session_get_path (session), &error);
   g_assert_no_error (error);
   messages = zot_session_get_messages (reopened);
   g_assert_cmpuint (messages->len, ==, check.expected);
@@ -943,7 +1400,7 @@ test_compaction (Fixture       *fixture,
   g_assert_cmpstr (json_object_get_string_member (compaction, "summary"), ==, "Summary: m0 to m3");
   g_assert_cmpint (json_object_get_int_member (compaction, "message_count"), ==, 2);
 
-  reopened = zot_session_open (zot_session_get_path (session), &error);
+  reopened = zot_session_open_read_only (zot_session_get_path (session), &error);
   g_assert_no_error (error);
   assert_same_messages (zot_session_get_messages (session), zot_session_get_messages (reopened));
   assert_message_text (reopened, 0, "Summary: m0 to m3");
@@ -968,7 +1425,7 @@ test_compaction_first (Fixture       *fixture,
   zot_session_replace_messages (session, replacement);
   g_assert_no_error (flush (session));
 
-  reopened = zot_session_open (zot_session_get_path (session), &error);
+  reopened = zot_session_open_read_only (zot_session_get_path (session), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 1);
   assert_message_text (reopened, 0, "summary");
@@ -1110,7 +1567,7 @@ test_write_failure_keeps_file (Fixture       *fixture,
   g_assert_cmpstr (after, ==, before);
   g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 4);
 
-  reopened = zot_session_open (path, &error);
+  reopened = zot_session_open_read_only (path, &error);
   g_assert_no_error (error);
   g_assert_null (zot_session_get_warnings (reopened)[0]);
   g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 2);
@@ -1167,7 +1624,7 @@ test_cancel (Fixture       *fixture,
   append_text (session, "user", "next");
   g_assert_no_error (flush (session));
 
-  reopened = zot_session_open (zot_session_get_path (session), &error);
+  reopened = zot_session_open_read_only (zot_session_get_path (session), &error);
   g_assert_no_error (error);
   g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 3);
   assert_message_text (reopened, 1, "kept");
@@ -1213,7 +1670,7 @@ test_finalize_keeps_queued (Fixture       *fixture,
   wait_until (file_has_lines, path, DEADLINE_MS);
   g_source_remove (wake);
 
-  reopened = zot_session_open (path, &error);
+  reopened = zot_session_open_read_only (path, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 1);
   assert_message_text (reopened, 0, "summary");
@@ -1237,7 +1694,7 @@ test_run_dispose_in_flight (Fixture       *fixture,
   g_assert_no_error (wait.error);
   g_assert_true (wait.ok);
 
-  reopened = zot_session_open (zot_session_get_path (session), &error);
+  reopened = zot_session_open_read_only (zot_session_get_path (session), &error);
   g_assert_no_error (error);
   assert_message_text (reopened, 0, "in flight");
 }
@@ -1327,7 +1784,18 @@ main (int   argc,
   ADD ("torn-half-json-newline", test_torn_half_json_newline);
   ADD ("torn-complete-no-newline", test_torn_complete_no_newline);
   ADD ("torn-header-only", test_torn_header_only);
-  ADD ("corrupt-middle", test_corrupt_middle);
+  ADD ("skip-bad-lines", test_skip_bad_lines);
+  ADD ("skip-keeps-order", test_skip_keeps_order);
+  ADD ("not-a-session", test_not_a_session);
+  ADD ("interrupted-at-end", test_interrupted_at_end);
+  ADD ("interrupted-in-middle", test_interrupted_in_middle);
+  ADD ("partial-results", test_partial_results);
+  ADD ("whole-results-untouched", test_whole_results_untouched);
+  ADD ("misplaced-results", test_misplaced_results);
+  ADD ("read-only", test_read_only);
+  ADD ("one-writer", test_one_writer);
+  ADD ("lock-held-elsewhere", test_lock_held_elsewhere);
+  ADD ("lock-new-file", test_lock_new_file);
   ADD ("unknown-entries", test_unknown_entries);
   ADD ("order", test_order);
   ADD ("compaction", test_compaction);

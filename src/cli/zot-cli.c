@@ -169,6 +169,16 @@ on_warning (ZotExtensionManager *manager,
   print_error (_("warning: %s"), message);
 }
 
+/* Every mode: stdout may be a stream of events, so warnings about the
+ * session go to stderr. */
+static void
+on_host_warning (ZotHost    *host,
+                 const char *message,
+                 ZotCli     *cli)
+{
+  print_error (_("warning: %s"), message);
+}
+
 static void
 connect_print_view (ZotCli *cli)
 {
@@ -344,6 +354,8 @@ run_headless (ZotCli   *cli,
       print_error ("%s", error->message);
       return 1;
     }
+
+  g_signal_connect (cli->host, "warning", G_CALLBACK (on_host_warning), cli);
 
   if (rpc)
     return zot_cli_rpc_run (cli->host);

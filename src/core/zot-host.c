@@ -41,6 +41,7 @@ typedef struct
 
 enum {
   INFO,
+  WARNING,
   WINDOW_COMMAND,
   MODEL_CHANGED,
   N_SIGNALS
@@ -118,6 +119,38 @@ zot_split_slash_command (const char  *text,
 
 /* Sessions */
 
+/* --session FILE or --continue: a file that may be another's to write. */
+static ZotSession *
+open_existing_session (ZotHostOptions  *options,
+                       const char      *cwd,
+                       GError         **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *path = NULL;
+  ZotSession *session;
+
+  if (options->session_path != NULL)
+    {
+      path = g_strdup (options->session_path);
+      session = zot_session_new (cwd, path, &local_error);
+    }
+  else
+    {
+      path = zot_session_find_latest (cwd, error);
+      if (path == NULL)
+        return NULL;
+      session = zot_session_open (path, &local_error);
+    }
+
+  if (session == NULL && options->read_only_if_locked &&
+      g_error_matches (local_error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED))
+    return zot_session_open_read_only (path, error);
+
+  if (session == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return session;
+}
+
 static ZotSession *
 open_session (ZotHostOptions  *options,
               const char      *cwd,
@@ -126,19 +159,32 @@ open_session (ZotHostOptions  *options,
   if (options->no_session)
     return zot_session_new_in_memory (cwd);
 
-  if (options->session_path != NULL)
-    return zot_session_new (cwd, options->session_path, error);
-
-  if (options->continue_session)
-    {
-      g_autofree char *latest = zot_session_find_latest (cwd, error);
-
-      if (latest == NULL)
-        return NULL;
-      return zot_session_open (latest, error);
-    }
+  if (options->session_path != NULL || options->continue_session)
+    return open_existing_session (options, cwd, error);
 
   return zot_session_new (cwd, NULL, error);
+}
+
+/* What the user should know about the conversation just opened: what
+ * loading it mended, and whether it can go on here. */
+static void
+emit_session_warnings (ZotHost *self)
+{
+  ZotSession *session = zot_agent_get_session (self->agent);
+  const char * const *warnings = zot_session_get_warnings (session);
+
+  for (guint i = 0; warnings[i] != NULL; i++)
+    g_signal_emit (self, signals [WARNING], 0, warnings[i]);
+
+  if (zot_session_is_read_only (session))
+    {
+      g_autofree char *text = g_strdup_printf (_("the session %s is open in another zot process, so it "
+                                                 "is shown read-only here; start a new conversation "
+                                                 "(/new) to go on"),
+                                               zot_session_get_path (session));
+
+      g_signal_emit (self, signals [WARNING], 0, text);
+    }
 }
 
 /* Commands */
@@ -819,7 +865,8 @@ loaded_cb (GObject      *object,
 /**
  * zot_host_load_async:
  *
- * Loads the extensions. Failures of single extensions are reported through
+ * Reports what loading the session had to mend (#ZotHost::warning), then
+ * loads the extensions. Failures of single extensions are reported through
  * the manager's signals; the load itself does not fail.
  */
 void
@@ -835,6 +882,7 @@ zot_host_load_async (ZotHost             *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_host_load_async);
 
+  emit_session_warnings (self);
   zot_extension_manager_load_async (self->manager, cancellable, loaded_cb, g_steal_pointer (&task));
 }
 
@@ -993,6 +1041,17 @@ zot_host_class_init (ZotHostClass *klass)
                   G_TYPE_NONE, 1, G_TYPE_STRING);
 
   /**
+   * ZotHost::warning:
+   * @message: one line for the user, such as what loading the session
+   *   had to mend, or that it is open read-only
+   *
+   * Emitted by zot_host_load_async(), once the views are connected.
+   */
+  signals [WARNING] =
+    g_signal_new ("warning", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
    * ZotHost::window-command:
    * @name: "settings", "yolo" or "quit"
    * @args: the rest of the line
@@ -1040,6 +1099,7 @@ copy_options (ZotHostOptions       *to,
   to->continue_session = from->continue_session;
   to->session_path = g_strdup (from->session_path);
   to->no_session = from->no_session;
+  to->read_only_if_locked = from->read_only_if_locked;
   to->interactive = from->interactive;
   to->codemode = g_strdup (from->codemode);
 }

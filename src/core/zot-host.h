@@ -29,6 +29,8 @@ G_BEGIN_DECLS
  * @continue_session: `--continue`
  * @session_path: (nullable): `--session FILE`
  * @no_session: `--no-session`
+ * @read_only_if_locked: open a session that another process writes
+ *   read-only instead of failing (the window does)
  * @interactive: the window; headless modes leave it %FALSE
  * @codemode: (nullable): `--codemode`: "on" (default), "off" or "only"
  */
@@ -46,6 +48,7 @@ typedef struct
   gboolean           continue_session;
   char              *session_path;
   gboolean           no_session;
+  gboolean           read_only_if_locked;
   gboolean           interactive;
   char              *codemode;
 } ZotHostOptions;

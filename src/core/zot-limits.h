@@ -71,6 +71,9 @@ G_BEGIN_DECLS
 #define ZOT_READ_MAX_BYTES                 ((gsize) 256 * 1024)
 #define ZOT_READ_IMAGE_MAX_BYTES           ((gsize) 5 * 1024 * 1024)
 #define ZOT_DEFAULT_MAX_STEPS              50
+/* Line numbers the one warning about a session's skipped lines names; the
+ * rest are only counted. */
+#define ZOT_SESSION_SKIPPED_LINES_NAMED    5
 /* Frames an extension's channel handles per main loop turn; the rest of a
  * read waits for the next turn, so a flood cannot hold the window. */
 #define ZOT_FRAMES_PER_TURN                64

@@ -16,7 +16,8 @@
  * Optional members: "origin_extension" on a tool_use made for an
  * extension, "usage" {"input_tokens","output_tokens"} on an assistant
  * message, "summary":true on the user message that replaces a compacted
- * transcript.
+ * transcript, "interrupted":true on an error tool_result that loading a
+ * session made up for a call the host died in (zot-session.h).
  */
 #pragma once
 

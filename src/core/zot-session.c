@@ -15,6 +15,9 @@
  * - A job owns copies of its bytes and the worker holds its own reference
  *   to the Writer, so nothing queued depends on the session object staying
  *   alive: see zot_session_flush_async() for what that means at exit.
+ * - The Writer keeps one descriptor of the file open, with its flock():
+ *   from the load (or the first write of a new file) until the session is
+ *   finalized and nothing is queued, whichever of the two comes last.
  */
 #define G_LOG_DOMAIN "zot-session"
 
@@ -24,6 +27,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,6 +64,7 @@ typedef struct
   gatomicrefcount  ref_count;
   GMutex           lock;
   char            *path;
+  int              fd;                  /* the file, locked; -1 until opened */
   GMainContext    *context;
   GQueue           jobs;                /* Job *, waiting for the worker */
   GQueue           done;                /* Job *, written, waiting for delivery */
@@ -88,7 +93,9 @@ struct _ZotSession
   Writer        *writer;        /* NULL when in memory */
   GQueue         inflight;      /* Pending *, one per job given to the writer, in order */
   GError        *write_error;   /* as the session's context has learnt it */
+  JsonObject    *unsaved;       /* results made up at load, written with the next entry */
   gboolean       need_header;
+  gboolean       read_only;
 };
 
 G_DEFINE_FINAL_TYPE (ZotSession, zot_session, G_TYPE_OBJECT)
@@ -126,6 +133,7 @@ writer_new (const char *path)
   g_atomic_ref_count_init (&writer->ref_count);
   g_mutex_init (&writer->lock);
   writer->path = g_strdup (path);
+  writer->fd = -1;
   writer->context = g_main_context_ref_thread_default ();
   g_queue_init (&writer->jobs);
   g_queue_init (&writer->done);
@@ -139,6 +147,17 @@ writer_ref (Writer *writer)
   return writer;
 }
 
+/* Closing the descriptor lets the lock go. */
+static void
+writer_close (Writer *writer)
+{
+  if (writer->fd >= 0)
+    {
+      close (writer->fd);
+      writer->fd = -1;
+    }
+}
+
 static void
 writer_unref (gpointer data)
 {
@@ -148,6 +167,7 @@ writer_unref (gpointer data)
     return;
 
   g_assert (g_queue_is_empty (&writer->jobs));
+  writer_close (writer);
   g_queue_clear_full (&writer->done, job_free);
   g_clear_error (&writer->failure);
   g_clear_pointer (&writer->context, g_main_context_unref);
@@ -177,6 +197,46 @@ set_write_error (GError     **error,
 }
 
 static void
+set_locked_error (GError     **error,
+                  const char  *path)
+{
+  g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED,
+               _("the session %s is open in another zot process; close it there, "
+                 "or use --no-session or a new session"), path);
+}
+
+/* Takes the one-writer lock on @fd for as long as it stays open. Only
+ * another holder is an error: a file system without flock() leaves the
+ * file unlocked, as it always was. flock() locks belong to the open file,
+ * so a second open() in this same process is another holder too. Only
+ * regular files are transcripts to guard: many may write to /dev/null. */
+static gboolean
+lock_file (int          fd,
+           const char  *path,
+           GError     **error)
+{
+  struct stat st;
+
+  if (fstat (fd, &st) == 0 && !S_ISREG (st.st_mode))
+    return TRUE;
+
+  while (flock (fd, LOCK_EX | LOCK_NB) != 0)
+    {
+      if (errno == EINTR)
+        continue;
+      if (errno == EWOULDBLOCK)
+        {
+          set_locked_error (error, path);
+          return FALSE;
+        }
+      g_debug ("cannot lock %s (%s); going on without the lock", path, g_strerror (errno));
+      break;
+    }
+
+  return TRUE;
+}
+
+static void
 fsync_directory (const char *dir)
 {
   int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -189,43 +249,72 @@ fsync_directory (const char *dir)
     }
 }
 
-/* Runs on the worker thread. Writes @data at the end of @path and fsyncs;
- * on any failure, cuts the file back to the length it had before so that
- * no partial line stays behind. */
+/* Runs on the worker thread, before the first write of a session that
+ * had no file when it was made: creates the file and locks it. A file
+ * that another process made and wrote meanwhile is not ours to add to. */
 static gboolean
-write_lines (const char  *path,
-             GBytes      *data,
-             GError     **error)
+writer_open_new (Writer  *writer,
+                 GError **error)
 {
-  g_autofree char *dir = g_path_get_dirname (path);
-  const guint8 *buf;
-  gsize len;
-  gsize written = 0;
+  g_autofree char *dir = g_path_get_dirname (writer->path);
   gboolean created;
   struct stat st;
-  int errsv = 0;
   int fd;
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
-      set_write_error (error, path, errno);
+      set_write_error (error, writer->path, errno);
       return FALSE;
     }
 
-  created = g_stat (path, &st) != 0 && errno == ENOENT;
+  created = g_stat (writer->path, &st) != 0 && errno == ENOENT;
 
-  fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  fd = open (writer->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0)
     {
-      set_write_error (error, path, errno);
+      set_write_error (error, writer->path, errno);
       return FALSE;
     }
+
+  if (!lock_file (fd, writer->path, error))
+    {
+      close (fd);
+      return FALSE;
+    }
+
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0 && !created)
+    {
+      close (fd);
+      g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED,
+                   _("the session %s was started by another zot process meanwhile; "
+                     "use --no-session or a new session"), writer->path);
+      return FALSE;
+    }
+
+  writer->fd = fd;
+  if (created)
+    fsync_directory (dir);
+  return TRUE;
+}
+
+/* Runs on the worker thread. Writes @data at the end of the file and
+ * fsyncs; on any failure, cuts the file back to the length it had before
+ * so that no partial line stays behind. */
+static gboolean
+write_lines (int          fd,
+             const char  *path,
+             GBytes      *data,
+             GError     **error)
+{
+  const guint8 *buf;
+  gsize len;
+  gsize written = 0;
+  struct stat st;
+  int errsv = 0;
 
   if (fstat (fd, &st) != 0)
     {
-      errsv = errno;
-      close (fd);
-      set_write_error (error, path, errsv);
+      set_write_error (error, path, errno);
       return FALSE;
     }
 
@@ -258,15 +347,9 @@ write_lines (const char  *path,
             g_debug ("could not cut %s back to %" G_GINT64_FORMAT " bytes: %s",
                      path, (gint64) st.st_size, g_strerror (errno));
         }
-      close (fd);
       set_write_error (error, path, errsv);
       return FALSE;
     }
-
-  close (fd);
-
-  if (created)
-    fsync_directory (dir);
 
   return TRUE;
 }
@@ -311,56 +394,81 @@ writer_deliver_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* Runs on the worker thread, without the writer's lock held. */
+static void
+writer_do (Writer *writer,
+           Job    *job)
+{
+  if (job->error != NULL || job->kind != JOB_WRITE)
+    return;
+
+  if ((writer->fd < 0 && !writer_open_new (writer, &job->error)) ||
+      !write_lines (writer->fd, writer->path, job->data, &job->error))
+    {
+      g_mutex_lock (&writer->lock);
+      if (writer->failure == NULL)
+        writer->failure = g_error_copy (job->error);
+      g_mutex_unlock (&writer->lock);
+    }
+}
+
+/* Runs on the worker thread, with the writer's lock held. */
+static void
+writer_hand_back (Writer *writer,
+                  Job    *job)
+{
+  GSource *source;
+
+  if (writer->owner == NULL)
+    {
+      /* The session is gone; the data is written, nobody waits. */
+      job_free (job);
+      return;
+    }
+
+  g_queue_push_tail (&writer->done, job);
+  if (writer->delivery_scheduled)
+    return;
+
+  source = g_idle_source_new ();
+  writer->delivery_scheduled = TRUE;
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, writer_deliver_cb, writer_ref (writer), writer_unref);
+  g_source_set_static_name (source, "[zot] session write done");
+  g_source_attach (source, writer->context);
+  g_source_unref (source);
+}
+
 static gpointer
 writer_thread (gpointer data)
 {
   Writer *writer = data;
+  gboolean more = TRUE;
 
-  for (;;)
+  while (more)
     {
       Job *job;
 
       g_mutex_lock (&writer->lock);
       job = g_queue_pop_head (&writer->jobs);
-      if (job == NULL)
-        {
-          writer->running = FALSE;
-          g_mutex_unlock (&writer->lock);
-          break;
-        }
+      g_assert (job != NULL);
       if (writer->failure != NULL)
         job->error = g_error_copy (writer->failure);
       g_mutex_unlock (&writer->lock);
 
-      if (job->error == NULL && job->kind == JOB_WRITE &&
-          !write_lines (writer->path, job->data, &job->error))
-        {
-          g_mutex_lock (&writer->lock);
-          if (writer->failure == NULL)
-            writer->failure = g_error_copy (job->error);
-          g_mutex_unlock (&writer->lock);
-        }
+      writer_do (writer, job);
 
+      /* Stopping in the same step as handing the last job back: by the
+       * time its callback runs, this thread is done with the file, so a
+       * session finalized then lets the lock go at once. */
       g_mutex_lock (&writer->lock);
-      if (writer->owner == NULL)
+      writer_hand_back (writer, job);
+      more = !g_queue_is_empty (&writer->jobs);
+      if (!more)
         {
-          /* The session is gone; the data is written, nobody waits. */
-          job_free (job);
-        }
-      else
-        {
-          g_queue_push_tail (&writer->done, job);
-          if (!writer->delivery_scheduled)
-            {
-              GSource *source = g_idle_source_new ();
-
-              writer->delivery_scheduled = TRUE;
-              g_source_set_priority (source, G_PRIORITY_DEFAULT);
-              g_source_set_callback (source, writer_deliver_cb, writer_ref (writer), writer_unref);
-              g_source_set_static_name (source, "[zot] session write done");
-              g_source_attach (source, writer->context);
-              g_source_unref (source);
-            }
+          writer->running = FALSE;
+          if (writer->owner == NULL)
+            writer_close (writer);
         }
       g_mutex_unlock (&writer->lock);
     }
@@ -576,6 +684,61 @@ make_header (ZotSession *self)
   return header;
 }
 
+static JsonObject *
+message_entry (JsonObject *message)
+{
+  JsonObject *entry = json_object_new ();
+
+  json_object_set_string_member (entry, "type", "message");
+  json_object_set_object_member (entry, "message", json_object_ref (message));
+  return entry;
+}
+
+/* What goes before the next entry: the header of a new file, and the
+ * results that loading made up for calls at the end. */
+static GString *
+start_lines (ZotSession *self)
+{
+  GString *lines = g_string_new (NULL);
+
+  if (self->need_header)
+    {
+      g_autoptr(JsonObject) header = make_header (self);
+
+      append_line (lines, header);
+      self->need_header = FALSE;
+    }
+
+  if (self->unsaved != NULL)
+    {
+      g_autoptr(JsonObject) entry = message_entry (self->unsaved);
+
+      append_line (lines, entry);
+      g_clear_pointer (&self->unsaved, json_object_unref);
+    }
+
+  return lines;
+}
+
+static gboolean
+check_message (JsonObject  *message,
+               GError     **error)
+{
+  JsonNode *role = json_object_get_member (message, "role");
+  JsonNode *content = json_object_get_member (message, "content");
+
+  if (role == NULL || !JSON_NODE_HOLDS_VALUE (role) ||
+      json_node_get_value_type (role) != G_TYPE_STRING ||
+      content == NULL || !JSON_NODE_HOLDS_ARRAY (content))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           _("a message needs a \"role\" and a \"content\" array"));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
 static gboolean
 check_entry (JsonObject  *entry,
              GError     **error)
@@ -600,6 +763,7 @@ check_entry (JsonObject  *entry,
                                _("a \"message\" entry needs a \"message\" object"));
           return FALSE;
         }
+      return check_message (json_node_get_object (message), error);
     }
 
   return TRUE;
@@ -621,14 +785,261 @@ apply_entry (ZotSession *self,
 }
 
 static void
+add_warning (ZotSession *self,
+             char       *warning)
+{
+  g_debug ("%s", warning);
+  g_ptr_array_add (self->warnings, warning);
+}
+
+static void
 add_torn_warning (ZotSession *self,
                   gsize       bytes)
 {
-  char *warning = g_strdup_printf (_("dropped a torn last line (%" G_GSIZE_FORMAT " bytes) of %s"),
-                                   bytes, self->path);
+  add_warning (self, g_strdup_printf (_("dropped a torn last line (%" G_GSIZE_FORMAT " bytes) of %s"),
+                                      bytes, self->path));
+}
 
-  g_debug ("%s", warning);
-  g_ptr_array_add (self->warnings, warning);
+/* Repairs at load
+ *
+ * A transcript a provider takes answers each assistant message that calls
+ * tools with one "tool" message right after it, holding a result for
+ * every call in the same order. A host that died between the two, or a
+ * line skipped as damaged, breaks that; loading mends it in memory. */
+
+/* What loading skipped and mended, for its warnings. */
+typedef struct
+{
+  guint    skipped;
+  GString *skipped_lines;   /* the first few line numbers: "3, 9" */
+  guint    interrupted;
+} LoadReport;
+
+static void
+load_report_clear (LoadReport *report)
+{
+  if (report->skipped_lines != NULL)
+    g_string_free (report->skipped_lines, TRUE);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LoadReport, load_report_clear)
+
+static const char *
+block_get_type (JsonNode *block)
+{
+  if (!JSON_NODE_HOLDS_OBJECT (block))
+    return NULL;
+  return json_object_get_string_member_with_default (json_node_get_object (block), "type", NULL);
+}
+
+/* The tool_use blocks of @message (a JsonNode * each), if it is an
+ * assistant message that calls tools; NULL otherwise. */
+static GPtrArray *
+get_tool_calls (JsonObject *message)
+{
+  g_autoptr(GPtrArray) calls = g_ptr_array_new ();
+  JsonArray *content;
+
+  if (g_strcmp0 (zot_message_get_role (message), "assistant") != 0)
+    return NULL;
+
+  content = json_object_get_array_member (message, "content");
+  for (guint i = 0; i < json_array_get_length (content); i++)
+    {
+      JsonNode *block = json_array_get_element (content, i);
+
+      if (g_strcmp0 (block_get_type (block), "tool_use") == 0)
+        g_ptr_array_add (calls, block);
+    }
+
+  return calls->len > 0 ? g_steal_pointer (&calls) : NULL;
+}
+
+/* The result in @results (a "tool" message, or NULL) for the call @id,
+ * and where it is. */
+static JsonNode *
+find_result (JsonObject *results,
+             const char *id,
+             guint      *index)
+{
+  JsonArray *content;
+
+  if (results == NULL || id == NULL)
+    return NULL;
+
+  content = json_object_get_array_member (results, "content");
+  for (guint i = 0; i < json_array_get_length (content); i++)
+    {
+      JsonNode *block = json_array_get_element (content, i);
+
+      if (g_strcmp0 (block_get_type (block), "tool_result") == 0 &&
+          g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (block),
+                                                                 "tool_use_id", NULL), id) == 0)
+        {
+          *index = i;
+          return block;
+        }
+    }
+
+  return NULL;
+}
+
+static JsonNode *
+new_interrupted_result (JsonObject *call)
+{
+  const char *id = json_object_get_string_member_with_default (call, "id", "");
+  const char *name = json_object_get_string_member_with_default (call, "name", "?");
+  g_autofree char *text = g_strdup_printf (_("The call of %s was interrupted: "
+                                             "the host stopped before it finished."), name);
+  JsonObject *block = json_object_new ();
+  JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  json_object_set_string_member (block, "type", "tool_result");
+  json_object_set_string_member (block, "tool_use_id", id);
+  json_object_set_boolean_member (block, "is_error", TRUE);
+  json_object_set_boolean_member (block, "interrupted", TRUE);
+  json_object_set_array_member (block, "content", zot_content_new_text (text));
+  json_node_take_object (node, block);
+  return node;
+}
+
+/* The "tool" message that answers every call in @calls, in order: @results
+ * itself when it already does, or else one that keeps each of its results
+ * that answers a call and marks the other calls interrupted. */
+static JsonObject *
+answer_calls (GPtrArray  *calls,
+              JsonObject *results,
+              guint      *interrupted)
+{
+  g_autoptr(JsonArray) answers = json_array_new ();
+  gboolean as_is = results != NULL;
+  JsonObject *message;
+
+  for (guint i = 0; i < calls->len; i++)
+    {
+      JsonObject *call = json_node_get_object (g_ptr_array_index (calls, i));
+      const char *id = json_object_get_string_member_with_default (call, "id", NULL);
+      guint index = G_MAXUINT;
+      JsonNode *answer = find_result (results, id, &index);
+
+      if (answer != NULL)
+        json_array_add_element (answers, json_node_copy (answer));
+      else
+        {
+          json_array_add_element (answers, new_interrupted_result (call));
+          (*interrupted)++;
+        }
+      as_is = as_is && index == i;
+    }
+
+  if (as_is && json_array_get_length (json_object_get_array_member (results, "content")) == calls->len)
+    return json_object_ref (results);
+
+  message = json_object_new ();
+  json_object_set_string_member (message, "role", "tool");
+  json_object_set_array_member (message, "content", g_steal_pointer (&answers));
+  return message;
+}
+
+/* The calls of the last message of the transcript: they wait for results. */
+static GPtrArray *
+get_waiting_calls (ZotSession *self)
+{
+  if (self->messages->len == 0)
+    return NULL;
+  return get_tool_calls (g_ptr_array_index (self->messages, self->messages->len - 1));
+}
+
+static void
+report_skipped (LoadReport *report,
+                guint       line_no)
+{
+  report->skipped++;
+  if (report->skipped > ZOT_SESSION_SKIPPED_LINES_NAMED + 1)
+    return;
+
+  if (report->skipped_lines == NULL)
+    report->skipped_lines = g_string_new (NULL);
+  else
+    g_string_append (report->skipped_lines, ", ");
+  if (report->skipped > ZOT_SESSION_SKIPPED_LINES_NAMED)
+    g_string_append (report->skipped_lines, "…");
+  else
+    g_string_append_printf (report->skipped_lines, "%u", line_no);
+}
+
+/* Adds a loaded message, mending the order of calls and results: a tool
+ * message with no calls before it has nothing to answer and is skipped;
+ * calls that the next message does not answer are marked interrupted. */
+static void
+load_message (ZotSession *self,
+              JsonObject *message,
+              guint       line_no,
+              LoadReport *report)
+{
+  g_autoptr(GPtrArray) calls = get_waiting_calls (self);
+  gboolean is_results = g_strcmp0 (zot_message_get_role (message), "tool") == 0;
+
+  if (is_results && calls == NULL)
+    {
+      report_skipped (report, line_no);
+      return;
+    }
+
+  if (calls != NULL)
+    {
+      g_autoptr(JsonObject) answers = answer_calls (calls, is_results ? message : NULL,
+                                                    &report->interrupted);
+
+      g_ptr_array_add (self->messages, g_steal_pointer (&answers));
+      if (is_results)
+        return;
+    }
+
+  g_ptr_array_add (self->messages, json_object_ref (message));
+}
+
+/* Calls left waiting at the end: the host died before their results were
+ * written. A read-only session leaves them: the process that holds the
+ * file may still be running them. Otherwise the made-up results go into
+ * the file with the next entry, so the file itself is whole again from
+ * there and the next load has nothing to mend. */
+static void
+answer_last_calls (ZotSession *self,
+                   LoadReport *report)
+{
+  g_autoptr(GPtrArray) calls = get_waiting_calls (self);
+  JsonObject *answers;
+
+  if (calls == NULL || self->read_only)
+    return;
+
+  answers = answer_calls (calls, NULL, &report->interrupted);
+  g_ptr_array_add (self->messages, answers);
+  self->unsaved = json_object_ref (answers);
+}
+
+static void
+add_load_warnings (ZotSession *self,
+                   LoadReport *report)
+{
+  if (report->skipped > 0)
+    add_warning (self, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                     "skipped %u damaged or misplaced line of the session %s "
+                                                     "(line %s); the rest was loaded",
+                                                     "skipped %u damaged or misplaced lines of the session %s "
+                                                     "(lines %s); the rest was loaded",
+                                                     report->skipped),
+                                        report->skipped, self->path, report->skipped_lines->str));
+
+  if (report->interrupted > 0)
+    add_warning (self, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                     "%u tool call in the session %s had no result, "
+                                                     "as zot stopped before it finished; it is marked interrupted",
+                                                     "%u tool calls in the session %s had no result, "
+                                                     "as zot stopped before they finished; they are marked interrupted",
+                                                     report->interrupted),
+                                        report->interrupted, self->path));
 }
 
 /* Loading */
@@ -726,38 +1137,155 @@ read_file_bounded (const char  *path,
   return TRUE;
 }
 
+/* Makes the session read-only from here on, as a failed write does. */
+static void
+fail_writes (ZotSession *self,
+             int         errsv)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->write_error != NULL)
+    return;
+
+  set_write_error (&error, self->path, errsv);
+  self->write_error = g_error_copy (error);
+  self->writer->failure = g_steal_pointer (&error);
+}
+
+/* Opens the file of a session to resume and takes its lock before it is
+ * read, so that what is read is what this session goes on from. A file
+ * this process may not write is locked through a read-only descriptor,
+ * and the session cannot write from the start, as after a failed write. */
+static gboolean
+lock_for_load (ZotSession  *self,
+               GError     **error)
+{
+  int fd = open (self->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK);
+  int errsv = errno;
+
+  if (fd < 0 && (errsv == EACCES || errsv == EPERM || errsv == EROFS))
+    {
+      fail_writes (self, errsv);
+      fd = open (self->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+      errsv = errno;
+    }
+
+  if (fd < 0)
+    {
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errsv),
+                   _("cannot read the session %s: %s"), self->path, g_strerror (errsv));
+      return FALSE;
+    }
+
+  if (!lock_file (fd, self->path, error))
+    {
+      close (fd);
+      return FALSE;
+    }
+
+  self->writer->fd = fd;
+  return TRUE;
+}
+
 /* Drops the bytes after @good_length so that the next append starts on a
- * clean line. If that is not possible the session is read-only. */
+ * clean line. If that is not possible the session is read-only. A session
+ * opened read-only leaves the file alone: its writer may be in the middle
+ * of that line. */
 static void
 cut_torn_tail (ZotSession *self,
                gsize       good_length)
 {
-  int fd = open (self->path, O_WRONLY | O_CLOEXEC);
-  int errsv = 0;
+  if (self->writer == NULL)
+    return;
 
-  if (fd < 0)
-    errsv = errno;
-  else
-    {
-      if (ftruncate (fd, (off_t) good_length) != 0 || fsync (fd) != 0)
-        errsv = errno;
-      close (fd);
-    }
-
-  if (errsv != 0)
-    {
-      g_autoptr(GError) error = NULL;
-
-      set_write_error (&error, self->path, errsv);
-      self->write_error = g_error_copy (error);
-      self->writer->failure = g_steal_pointer (&error);
-    }
+  if (ftruncate (self->writer->fd, (off_t) good_length) != 0 || fsync (self->writer->fd) != 0)
+    fail_writes (self, errno);
 }
 
+/* One line of the file as an entry, or NULL with @error saying why not. */
+static JsonObject *
+parse_entry (const char  *line,
+             gsize        length,
+             GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonNode *root;
+
+  if (!zot_json_parser_load_bounded (parser, line, (gssize) length,
+                                     ZOT_SESSION_JSON_MAX_DEPTH, error))
+    return NULL;
+
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("expected an object"));
+      return NULL;
+    }
+
+  if (!check_entry (json_node_get_object (root), error))
+    return NULL;
+
+  return json_object_ref (json_node_get_object (root));
+}
+
+/* The first line of the file: without a header, it is not a session. */
+static gboolean
+load_header (ZotSession  *self,
+             JsonObject  *entry,
+             guint        line_no,
+             GError     **error)
+{
+  const char *id;
+  const char *cwd;
+  gint64 version;
+
+  if (entry == NULL || !g_str_equal (json_object_get_string_member (entry, "type"), "session"))
+    {
+      g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
+                   _("line %u of %s is not a session header; is it a zot session?"),
+                   line_no, self->path);
+      return FALSE;
+    }
+
+  version = json_object_get_int_member_with_default (entry, "version", 0);
+  if (version > SESSION_VERSION)
+    {
+      g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
+                   _("the session %s was written by a newer zot (version %" G_GINT64_FORMAT ")"),
+                   self->path, version);
+      return FALSE;
+    }
+
+  id = json_object_get_string_member_with_default (entry, "id", NULL);
+  cwd = json_object_get_string_member_with_default (entry, "cwd", NULL);
+  if (id != NULL && *id != '\0')
+    replace_str (&self->id, id);
+  if (cwd != NULL && *cwd != '\0')
+    replace_str (&self->cwd, cwd);
+
+  return TRUE;
+}
+
+static void
+load_entry (ZotSession *self,
+            JsonObject *entry,
+            guint       line_no,
+            LoadReport *report)
+{
+  if (g_str_equal (json_object_get_string_member (entry, "type"), "message"))
+    load_message (self, json_object_get_object_member (entry, "message"), line_no, report);
+  else
+    apply_entry (self, entry);
+}
+
+/* Reads the whole file. The header must be there; after it, a bad line
+ * is skipped and counted, a torn last line is dropped, and the order of
+ * tool calls and results is mended (see "Repairs at load"). */
 static gboolean
 load (ZotSession  *self,
       GError     **error)
 {
+  g_auto(LoadReport) report = { 0 };
   g_autofree char *contents = NULL;
   gsize length = 0;
   const char *p;
@@ -775,87 +1303,43 @@ load (ZotSession  *self,
     {
       const char *nl = memchr (p, '\n', (gsize) (end - p));
       gsize line_length = nl != NULL ? (gsize) (nl - p) : (gsize) (end - p);
-      gboolean last = nl == NULL || nl + 1 == end;
-      g_autoptr(JsonParser) parser = NULL;
+      g_autoptr(JsonObject) entry = NULL;
       g_autoptr(GError) local_error = NULL;
-      JsonNode *root;
-      JsonObject *entry;
 
       line_no++;
 
+      /* A last line that is not whole was never acknowledged. */
       if (nl == NULL)
         {
           add_torn_warning (self, line_length);
           break;
         }
 
-      if (line_length == 0)
+      if (line_length > 0)
         {
-          p = nl + 1;
-          good_length = (gsize) (p - contents);
-          continue;
-        }
-
-      parser = json_parser_new ();
-      if (!zot_json_parser_load_bounded (parser, p, (gssize) line_length,
-                                         ZOT_SESSION_JSON_MAX_DEPTH, &local_error) ||
-          (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-        {
-          if (last)
+          entry = parse_entry (p, line_length, &local_error);
+          /* A whole last line that is not JSON is a write cut short too;
+           * JSON that is no entry is damage, skipped like any other. */
+          if (entry == NULL && nl + 1 == end && local_error->domain == JSON_PARSER_ERROR)
             {
               add_torn_warning (self, line_length + 1);
               break;
             }
 
-          g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
-                       _("line %u of the session %s is not valid JSON: %s"), line_no, self->path,
-                       local_error != NULL ? local_error->message : _("expected an object"));
-          return FALSE;
-        }
-
-      entry = json_node_get_object (root);
-      if (!check_entry (entry, &local_error))
-        {
-          g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
-                       _("line %u of the session %s is not a valid entry: %s"), line_no, self->path,
-                       local_error->message);
-          return FALSE;
-        }
-
-      if (!seen_header)
-        {
-          const char *id;
-          const char *cwd;
-          gint64 version;
-
-          if (!g_str_equal (json_object_get_string_member (entry, "type"), "session"))
+          if (!seen_header)
             {
-              g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
-                           _("line %u of %s is not a session header; is it a zot session?"),
-                           line_no, self->path);
-              return FALSE;
+              if (!load_header (self, entry, line_no, error))
+                return FALSE;
+              seen_header = TRUE;
             }
-
-          version = json_object_get_int_member_with_default (entry, "version", 0);
-          if (version > SESSION_VERSION)
+          else if (entry == NULL)
             {
-              g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
-                           _("the session %s was written by a newer zot (version %" G_GINT64_FORMAT ")"),
-                           self->path, version);
-              return FALSE;
+              g_debug ("skipping line %u of %s: %s", line_no, self->path, local_error->message);
+              report_skipped (&report, line_no);
             }
-
-          id = json_object_get_string_member_with_default (entry, "id", NULL);
-          cwd = json_object_get_string_member_with_default (entry, "cwd", NULL);
-          if (id != NULL && *id != '\0')
-            replace_str (&self->id, id);
-          if (cwd != NULL && *cwd != '\0')
-            replace_str (&self->cwd, cwd);
-
-          seen_header = TRUE;
+          else
+            load_entry (self, entry, line_no, &report);
         }
-      else
-        apply_entry (self, entry);
 
       p = nl + 1;
       good_length = (gsize) (p - contents);
@@ -863,6 +1347,9 @@ load (ZotSession  *self,
 
   if (good_length < length)
     cut_torn_tail (self, good_length);
+
+  answer_last_calls (self, &report);
+  add_load_warnings (self, &report);
 
   /* A file cut back to nothing (or one that was empty) gets its header
    * with the first append, like a new one. */
@@ -894,6 +1381,10 @@ zot_session_finalize (GObject *object)
       g_mutex_lock (&self->writer->lock);
       self->writer->owner = NULL;
       g_queue_clear_full (&self->writer->done, job_free);
+      /* With nothing queued the file is free at once; otherwise the
+       * worker lets it go after the last write. */
+      if (!self->writer->running)
+        writer_close (self->writer);
       g_mutex_unlock (&self->writer->lock);
       g_clear_pointer (&self->writer, writer_unref);
     }
@@ -903,6 +1394,7 @@ zot_session_finalize (GObject *object)
     pending_free (pending);
 
   g_clear_error (&self->write_error);
+  g_clear_pointer (&self->unsaved, json_object_unref);
   g_clear_pointer (&self->messages, g_ptr_array_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
@@ -931,22 +1423,41 @@ zot_session_init (ZotSession *self)
   g_queue_init (&self->inflight);
 }
 
+/* A session of @path, or in memory for NULL; one opened read-only has a
+ * path but no writer. */
 static ZotSession *
 session_new_for_path (const char *cwd,
-                      const char *path)
+                      const char *path,
+                      gboolean    read_only)
 {
   ZotSession *self = g_object_new (ZOT_TYPE_SESSION, NULL);
 
   self->id = make_id ();
   self->cwd = canonical_cwd (cwd);
+  self->read_only = read_only;
   if (path != NULL)
+    self->path = g_canonicalize_filename (path, NULL);
+  if (path != NULL && !read_only)
     {
-      self->path = g_canonicalize_filename (path, NULL);
       self->writer = writer_new (self->path);
       self->writer->owner = self;
     }
   self->need_header = TRUE;
   return self;
+}
+
+static ZotSession *
+session_open (const char  *path,
+              gboolean     read_only,
+              GError     **error)
+{
+  g_autoptr(ZotSession) self = session_new_for_path (NULL, path, read_only);
+
+  /* A reader takes no lock: the writer may be holding it. */
+  if ((!read_only && !lock_for_load (self, error)) || !load (self, error))
+    return NULL;
+
+  return g_steal_pointer (&self);
 }
 
 /* API */
@@ -1101,8 +1612,10 @@ zot_session_find_latest (const char  *cwd,
  *
  * Makes a persistent session. Nothing touches the disk until the first
  * append, which writes the header line before the entry (creating the
- * directory and file). If @path names a non-empty file, it is resumed as
- * by zot_session_open() and @cwd is taken from its header instead.
+ * directory and file, and taking its lock). That append fails with
+ * %ZOT_SESSION_ERROR_LOCKED if another session got there first. If @path
+ * names a non-empty file, it is resumed (and locked) as by
+ * zot_session_open() and @cwd is taken from its header instead.
  *
  * Returns: (transfer full): the session, or %NULL with @error set
  */
@@ -1135,7 +1648,7 @@ zot_session_new (const char  *cwd,
             return zot_session_open (absolute, error);
         }
 
-      return session_new_for_path (cwd, absolute);
+      return session_new_for_path (cwd, absolute, FALSE);
     }
 
   /* Ids carry 24 random bits per second; a clash is next to impossible,
@@ -1152,7 +1665,7 @@ zot_session_new (const char  *cwd,
     }
   while (++attempts < 16 && g_file_test (new_path, G_FILE_TEST_EXISTS));
 
-  self = session_new_for_path (cwd, new_path);
+  self = session_new_for_path (cwd, new_path, FALSE);
   replace_str (&self->id, id);
   return self;
 }
@@ -1169,7 +1682,7 @@ zot_session_new (const char  *cwd,
 ZotSession *
 zot_session_new_in_memory (const char *cwd)
 {
-  return session_new_for_path (cwd, NULL);
+  return session_new_for_path (cwd, NULL, FALSE);
 }
 
 /**
@@ -1177,12 +1690,24 @@ zot_session_new_in_memory (const char *cwd)
  * @path: a session file
  * @error: return location for a #GError
  *
- * Reads a session to resume it. A torn last line (no newline, or not
- * JSON) is dropped, reported by zot_session_get_warnings() and cut off the
- * file so that later appends start on a clean line; any other bad line is
- * %ZOT_SESSION_ERROR_CORRUPT naming its number. A compaction entry starts
- * the transcript over; unknown entry types are ignored. Files over 256 MiB
- * are refused with %ZOT_SESSION_ERROR_TOO_LARGE. This reads synchronously.
+ * Reads a session to resume it, and holds its lock (an advisory flock())
+ * until the session and its queued writes are done: one writer per file.
+ * A file another writer holds fails with %ZOT_SESSION_ERROR_LOCKED;
+ * zot_session_open_read_only() can still show it.
+ *
+ * Loading is forgiving and loses nothing it can keep. The first line must
+ * be a session header (otherwise %ZOT_SESSION_ERROR_CORRUPT naming it).
+ * A torn last line (no newline, or not JSON) is dropped and cut off the
+ * file so that later appends start on a clean line. Any other bad line
+ * (not JSON, nested too deep, not a valid entry, or a tool message that
+ * answers no call) is skipped. Tool calls left without their results
+ * (the host died between the two) get results that say they were
+ * interrupted, in memory; results for calls at the very end go into the
+ * file with the next append. zot_session_get_warnings() says what was
+ * done: one line for the torn tail, one for all skipped lines, one for
+ * all interrupted calls. A compaction entry starts the transcript over;
+ * unknown entry types are ignored. Files over 256 MiB are refused with
+ * %ZOT_SESSION_ERROR_TOO_LARGE. This reads synchronously.
  *
  * Returns: (transfer full): the session, or %NULL with @error set
  */
@@ -1190,15 +1715,32 @@ ZotSession *
 zot_session_open (const char  *path,
                   GError     **error)
 {
-  g_autoptr(ZotSession) self = NULL;
-
   g_return_val_if_fail (path != NULL, NULL);
 
-  self = session_new_for_path (NULL, path);
-  if (!load (self, error))
-    return NULL;
+  return session_open (path, FALSE, error);
+}
 
-  return g_steal_pointer (&self);
+/**
+ * zot_session_open_read_only:
+ * @path: a session file
+ * @error: return location for a #GError
+ *
+ * Reads a session to show it, such as one that another process is
+ * writing: no lock is taken and the file is left as it is. It loads as
+ * zot_session_open() does, except that a torn last line stays in the
+ * file and calls at the very end keep waiting for their results (their
+ * writer may still be running them). Every append fails with
+ * %ZOT_SESSION_ERROR_READ_ONLY and leaves the transcript as it is.
+ *
+ * Returns: (transfer full): the session, or %NULL with @error set
+ */
+ZotSession *
+zot_session_open_read_only (const char  *path,
+                            GError     **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  return session_open (path, TRUE, error);
 }
 
 const char *
@@ -1261,11 +1803,28 @@ zot_session_get_warnings (ZotSession *self)
   return (const char * const *) self->warnings->pdata;
 }
 
+/**
+ * zot_session_is_persistent:
+ *
+ * Returns: whether appends go to a file (not in memory, not read-only)
+ */
 gboolean
 zot_session_is_persistent (ZotSession *self)
 {
   g_return_val_if_fail (ZOT_IS_SESSION (self), FALSE);
   return self->writer != NULL;
+}
+
+/**
+ * zot_session_is_read_only:
+ *
+ * Returns: whether it was opened with zot_session_open_read_only()
+ */
+gboolean
+zot_session_is_read_only (ZotSession *self)
+{
+  g_return_val_if_fail (ZOT_IS_SESSION (self), FALSE);
+  return self->read_only;
 }
 
 /**
@@ -1305,6 +1864,14 @@ zot_session_append_async (ZotSession          *self,
       return;
     }
 
+  if (self->read_only)
+    {
+      g_task_return_new_error (task, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_READ_ONLY,
+                               _("the session %s is open read-only here, so nothing can be added "
+                                 "to it; start a new conversation (/new) to go on"), self->path);
+      return;
+    }
+
   apply_entry (self, entry);
 
   if (self->writer == NULL)
@@ -1320,14 +1887,7 @@ zot_session_append_async (ZotSession          *self,
       return;
     }
 
-  lines = g_string_new (NULL);
-  if (self->need_header)
-    {
-      g_autoptr(JsonObject) header = make_header (self);
-
-      append_line (lines, header);
-      self->need_header = FALSE;
-    }
+  lines = start_lines (self);
   append_line (lines, entry);
 
   session_submit (self, JOB_WRITE, lines, task);
@@ -1362,10 +1922,7 @@ zot_session_append_message_async (ZotSession          *self,
   g_return_if_fail (ZOT_IS_SESSION (self));
   g_return_if_fail (message != NULL);
 
-  entry = json_object_new ();
-  json_object_set_string_member (entry, "type", "message");
-  json_object_set_object_member (entry, "message", json_object_ref (message));
-
+  entry = message_entry (message);
   zot_session_append_async (self, entry, cancellable, callback, user_data);
 }
 
@@ -1395,6 +1952,9 @@ zot_session_replace_messages (ZotSession *self,
   for (guint i = 0; i < messages->len; i++)
     g_ptr_array_add (self->messages, json_object_ref (g_ptr_array_index (messages, i)));
 
+  /* Results mended at load are gone with what they answered. */
+  g_clear_pointer (&self->unsaved, json_object_unref);
+
   if (self->writer == NULL)
     return;
 
@@ -1407,22 +1967,12 @@ zot_session_replace_messages (ZotSession *self,
   json_object_set_string_member (compaction, "summary", summary);
   json_object_set_int_member (compaction, "message_count", messages->len);
 
-  lines = g_string_new (NULL);
-  if (self->need_header)
-    {
-      g_autoptr(JsonObject) header = make_header (self);
-
-      append_line (lines, header);
-      self->need_header = FALSE;
-    }
+  lines = start_lines (self);
   append_line (lines, compaction);
   for (guint i = 0; i < messages->len; i++)
     {
-      g_autoptr(JsonObject) entry = json_object_new ();
+      g_autoptr(JsonObject) entry = message_entry (g_ptr_array_index (messages, i));
 
-      json_object_set_string_member (entry, "type", "message");
-      json_object_set_object_member (entry, "message",
-                                     json_object_ref (g_ptr_array_index (messages, i)));
       append_line (lines, entry);
     }
 

@@ -10,8 +10,18 @@
  *   {"type":"compaction","summary":"…","message_count":N}
  *   {"type":"task",…}   (continuous mode's journal, later)
  *
- * Resuming reads every line; a torn last line (no newline, or not JSON) is
- * dropped with a warning, a torn line elsewhere is an error naming the line.
+ * Resuming reads every line and loses nothing it can keep: a torn last
+ * line (no newline, or not JSON) is dropped, a bad line elsewhere is
+ * skipped, and tool calls left without results (the host died between
+ * the two) get results saying they were interrupted, so that every
+ * provider takes the transcript; zot_session_get_warnings() says what was
+ * mended. Only a first line that is not a session header is an error.
+ *
+ * One writer per file: a session that writes holds an advisory lock
+ * (flock()) on its file from when it opens or creates it until it and its
+ * queued writes are done. Another writer, in this process or another,
+ * fails with ZOT_SESSION_ERROR_LOCKED; zot_session_open_read_only() reads
+ * a session without the lock, and refuses every append.
  *
  * A session belongs to the main context that was the thread default when it
  * was made: call it there; callbacks run there, in the order of the calls.
@@ -32,10 +42,12 @@ G_BEGIN_DECLS
 
 /**
  * ZotSessionError:
- * @ZOT_SESSION_ERROR_CORRUPT: a line other than the last is not a valid entry
+ * @ZOT_SESSION_ERROR_CORRUPT: the file is not a session (no header), or a newer zot wrote it
  * @ZOT_SESSION_ERROR_NOT_FOUND: no session to continue for this directory
  * @ZOT_SESSION_ERROR_WRITE: the disk refused a write; the session is read-only from then on
  * @ZOT_SESSION_ERROR_TOO_LARGE: the file is over the size zot_session_open() reads (256 MiB)
+ * @ZOT_SESSION_ERROR_LOCKED: another writer holds the file
+ * @ZOT_SESSION_ERROR_READ_ONLY: an append to a session opened read-only
  */
 typedef enum
 {
@@ -43,6 +55,8 @@ typedef enum
   ZOT_SESSION_ERROR_NOT_FOUND,
   ZOT_SESSION_ERROR_WRITE,
   ZOT_SESSION_ERROR_TOO_LARGE,
+  ZOT_SESSION_ERROR_LOCKED,
+  ZOT_SESSION_ERROR_READ_ONLY,
 } ZotSessionError;
 
 GQuark zot_session_error_quark (void);
@@ -60,6 +74,8 @@ ZotSession  *zot_session_new               (const char          *cwd,
 ZotSession  *zot_session_new_in_memory     (const char          *cwd);
 ZotSession  *zot_session_open              (const char          *path,
                                             GError             **error);
+ZotSession  *zot_session_open_read_only    (const char          *path,
+                                            GError             **error);
 
 const char  *zot_session_get_id            (ZotSession          *self);
 const char  *zot_session_get_path          (ZotSession          *self);
@@ -67,6 +83,7 @@ const char  *zot_session_get_cwd           (ZotSession          *self);
 GPtrArray   *zot_session_get_messages      (ZotSession          *self);
 const char * const *zot_session_get_warnings (ZotSession        *self);
 gboolean     zot_session_is_persistent     (ZotSession          *self);
+gboolean     zot_session_is_read_only      (ZotSession          *self);
 
 void         zot_session_append_async      (ZotSession          *self,
                                             JsonObject          *entry,

@@ -1038,6 +1038,14 @@ on_host_info_cb (ZotHost       *host,
   zot_transcript_add_info (self, text);
 }
 
+static void
+on_host_warning_cb (ZotHost       *host,
+                    const char    *message,
+                    ZotTranscript *self)
+{
+  add_level_row (self, NULL, "warn", message);
+}
+
 /* GObject */
 
 static void
@@ -1159,6 +1167,7 @@ zot_transcript_init (ZotTranscript *self)
 
   self->host_signals = g_signal_group_new (ZOT_TYPE_HOST);
   g_signal_group_connect (self->host_signals, "info", G_CALLBACK (on_host_info_cb), self);
+  g_signal_group_connect (self->host_signals, "warning", G_CALLBACK (on_host_warning_cb), self);
 
   self->agent_signals = g_signal_group_new (ZOT_TYPE_AGENT);
   g_signal_group_connect (self->agent_signals, "user-message",

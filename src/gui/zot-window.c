@@ -812,6 +812,8 @@ zot_window_new (ZotApplication *application,
   self->options.continue_session = options->continue_session;
   self->options.session_path = g_strdup (options->session_path);
   self->options.no_session = options->no_session;
+  /* A conversation another zot is writing is still worth showing. */
+  self->options.read_only_if_locked = TRUE;
   self->options.interactive = TRUE;
   self->options.codemode = g_strdup (options->codemode);
 
