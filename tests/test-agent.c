@@ -577,6 +577,41 @@ test_openai_round_trip (Fixture       *f,
   zot_fake_server_free (server);
 }
 
+/* A stream that reports no usage (many compatible servers) is a normal
+ * turn: it used to log a Json-CRITICAL on every turn, fatal here. */
+static void
+test_stream_without_usage (Fixture       *f,
+                           gconstpointer  data)
+{
+  ZotFakeServer *server = zot_fake_server_new ();
+  const char *events[] = {
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"no usage here\"},\"finish_reason\":null}]}",
+    "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}",
+    "data: [DONE]",
+    NULL
+  };
+  g_auto(ZotProviderConfig) config = { 0 };
+  g_autoptr(ZotProvider) provider = NULL;
+  g_autoptr(GError) error = NULL;
+
+  zot_fake_server_push_sse (server, events, FALSE);
+  config.name = g_strdup ("openai");
+  config.base_url = g_strdup_printf ("%s/v1", zot_fake_server_get_url (server));
+  config.model = g_strdup ("test-model");
+  provider = zot_provider_new_for_config (&config, &error);
+  g_assert_no_error (error);
+  make_agent (f, provider);
+
+  run_prompt (f, "hello");
+  g_assert_no_error (f->error);
+  g_assert_cmpstr (f->final_text, ==, "no usage here");
+
+  g_signal_handlers_disconnect_by_data (f->agent, f);
+  g_assert_finalize_object (g_steal_pointer (&f->agent));
+  g_clear_object (&provider);
+  zot_fake_server_free (server);
+}
+
 static void
 test_provider_error_ends_turn (Fixture       *f,
                                gconstpointer  data)
@@ -634,6 +669,7 @@ main (int    argc,
   ADD_BARE ("session-write-failure", test_session_write_failure);
   ADD_BARE ("session-persisted", test_session_persisted);
   ADD_BARE ("openai-round-trip", test_openai_round_trip);
+  ADD_BARE ("stream-without-usage", test_stream_without_usage);
   ADD_BARE ("provider-error-ends-turn", test_provider_error_ends_turn);
 
 #undef ADD

@@ -13,6 +13,7 @@
 
 #include "zot-agent.h"
 #include "zot-limits.h"
+#include "zot-json.h"
 #include "zot-message.h"
 #include "zot-observation.h"
 #include "zot-system-prompt.h"
@@ -837,7 +838,7 @@ show_assistant_message (Run        *run,
                         gboolean    suppressed)
 {
   ZotAgent *self = run->agent;
-  JsonObject *usage = json_object_get_object_member (run->message, "usage");
+  JsonObject *usage = zot_json_get_object (run->message, "usage");
 
   if (!suppressed)
     {

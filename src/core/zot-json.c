@@ -135,3 +135,50 @@ zot_json_parser_load (JsonParser  *parser,
 {
   return zot_json_parser_load_bounded (parser, data, length, ZOT_JSON_MAX_DEPTH, error);
 }
+
+/**
+ * zot_json_get_object:
+ * @object: (nullable): where to look
+ *
+ * Returns: (transfer none) (nullable): @member when it holds an object
+ */
+JsonObject *
+zot_json_get_object (JsonObject *object,
+                     const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+/**
+ * zot_json_get_array:
+ * @object: (nullable): where to look
+ *
+ * Returns: (transfer none) (nullable): @member when it holds an array
+ */
+JsonArray *
+zot_json_get_array (JsonObject *object,
+                    const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+/**
+ * zot_json_get_string:
+ * @object: (nullable): where to look
+ *
+ * Returns: (transfer none) (nullable): @member when it holds a string
+ */
+const char *
+zot_json_get_string (JsonObject *object,
+                     const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  return json_node_get_string (node);
+}

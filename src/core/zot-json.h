@@ -26,4 +26,13 @@ gboolean zot_json_parser_load_bounded (JsonParser  *parser,
                                        guint        max_depth,
                                        GError     **error);
 
+/* Members read from JSON that came from outside: NULL when absent or of
+ * another type, never a critical. */
+JsonObject *zot_json_get_object (JsonObject *object,
+                                 const char *member);
+JsonArray  *zot_json_get_array  (JsonObject *object,
+                                 const char *member);
+const char *zot_json_get_string (JsonObject *object,
+                                 const char *member);
+
 G_END_DECLS
