@@ -163,6 +163,57 @@ test_print_errors (Fixture       *f,
 }
 
 static void
+assert_no_controls (const char *text)
+{
+  for (const char *p = text; *p != '\0'; p++)
+    if (*p != '\n' && *p != '\t' && ((guchar) *p < 0x20 || *p == 0x7f))
+      g_error ("a control byte 0x%02x reached the terminal in: %s", (guchar) *p, text);
+  /* C1 as UTF-8, and a right-to-left override. */
+  g_assert_null (strstr (text, "\xc2\x9b"));
+  g_assert_null (strstr (text, "\xe2\x80\xae"));
+}
+
+/* What an extension, the model or a manifest says is shown, never obeyed
+ * by the terminal: OSC 52 would write the clipboard, others retitle the
+ * window or clear the screen. */
+static void
+test_terminal_escapes (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "noisy", "--command", "e",
+                               "--notify-on-start", "info:copy \x1b]52;c;aGk=\x07 now",
+                               "--register-json", "{\"type\":\"register_command\",\"name\":\"t\",\"description\":\"title \\u001b]0;pwned\\u0007 \\u009b2J \\u202egnp.exe\"}",
+                               NULL);
+  g_autofree char *extensions_dir = g_build_filename (f->env.home, "extensions", NULL);
+
+  run (f, "-e", dir, "-p", "/e display clear \x1b[2J\x1b[H done", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  assert_no_controls (f->out);
+  assert_no_controls (f->err);
+  g_assert_nonnull (strstr (f->out, "clear ^[[2J^[[H done"));
+  g_assert_nonnull (strstr (f->err, "[noisy] info: copy ^[]52;c;aGk=^G now"));
+
+  /* The model's own text, here the demo echoing the prompt. */
+  run (f, "-e", dir, "-p", "say \x1b]0;title\x07 and \r\n bye", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  assert_no_controls (f->out);
+  g_assert_nonnull (strstr (f->out, "^[]0;title^G"));
+
+  run (f, "-e", dir, "-p", "/nosuch", NULL);
+  assert_no_controls (f->err);
+  g_assert_nonnull (strstr (f->err, "title ^[]0;pwned^G <U+009B>2J <U+202E>gnp.exe"));
+
+  /* Manifest fields in zot ext list. */
+  g_free (zot_test_make_manifest (extensions_dir, "listed",
+                          "{\"name\":\"listed\",\"exec\":\"sh\",\"version\":\"1\\u001b[31m\","
+                          "\"description\":\"red \\u001b[31m text \\u009b0m\"}"));
+  run (f, "ext", "list", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  assert_no_controls (f->out);
+  g_assert_nonnull (strstr (f->out, "red ^[[31m text <U+009B>0m"));
+}
+
+static void
 test_print_timeout (Fixture       *f,
                     gconstpointer  data)
 {
@@ -250,6 +301,7 @@ main (int    argc,
   ADD ("window-without-display", test_window_without_display);
   ADD ("print-display-and-notes", test_print_display_and_notes);
   ADD ("print-errors", test_print_errors);
+  ADD ("terminal-escapes", test_terminal_escapes);
   ADD ("print-timeout", test_print_timeout);
   ADD ("print-help-and-reload", test_print_help_and_reload);
   ADD ("print-load-failure", test_print_load_failure);

@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 
 #include <gio/gio.h>
@@ -47,6 +48,7 @@ typedef struct
   GMainLoop        *loop;
   GFile            *file;
   GFileInputStream *stream;
+  GByteArray       *pending;   /* the start of a character cut by a read */
   int               status;
 } LogFollower;
 
@@ -628,6 +630,44 @@ ext_disable (int    argc,
 
 /* ext logs ---------------------------------------------------------------- */
 
+/* A log holds whatever the extension wrote to stderr: raw bytes into a
+ * pipe or a file, but on a terminal its escapes are shown, not obeyed. A
+ * character cut by the chunk waits for its end. */
+static gboolean
+log_write (LogFollower  *self,
+           const char   *data,
+           gsize         size,
+           GError      **error)
+{
+  if (isatty (fileno (stdout)))
+    {
+      g_autofree char *shown = NULL;
+      const char *end = NULL;
+      gsize complete;
+
+      g_byte_array_append (self->pending, (const guint8 *) data, (guint) size);
+      g_utf8_validate_len ((const char *) self->pending->data, self->pending->len, &end);
+      complete = (gsize) (end - (const char *) self->pending->data);
+      /* Only a short tail that starts like a character can be one cut. */
+      if (complete < self->pending->len &&
+          (self->pending->len - complete >= 4 ||
+           self->pending->data[complete] < 0xC2 || self->pending->data[complete] > 0xF4))
+        complete = self->pending->len;
+
+      shown = zot_text_for_terminal ((const char *) self->pending->data, (gssize) complete);
+      g_byte_array_remove_range (self->pending, 0, (guint) complete);
+      data = shown;
+      size = strlen (shown);
+      if (fwrite (data, 1, size, stdout) == size)
+        return TRUE;
+    }
+  else if (fwrite (data, 1, size, stdout) == size)
+    return TRUE;
+
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE, _("cannot write to standard output"));
+  return FALSE;
+}
+
 static gboolean
 log_copy_available (LogFollower  *self,
                     GError      **error)
@@ -649,13 +689,8 @@ log_copy_available (LogFollower  *self,
       if (size == 0)
         break;
 
-      /* Raw bytes: a log holds whatever the extension wrote to stderr. */
-      if (fwrite (g_bytes_get_data (bytes, NULL), 1, size, stdout) != size)
-        {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE,
-                       _("cannot write to standard output"));
-          return FALSE;
-        }
+      if (!log_write (self, g_bytes_get_data (bytes, NULL), size, error))
+        return FALSE;
     }
 
   fflush (stdout);
@@ -752,6 +787,7 @@ ext_logs (int    argc,
   g_autoptr(GFileMonitor) monitor = NULL;
   g_autoptr(GError) error = NULL;
   gboolean follow = FALSE;
+  g_autoptr(GByteArray) pending = g_byte_array_new ();
   LogFollower self = { NULL, };
   guint sigint_id = 0;
   guint sigterm_id = 0;
@@ -774,6 +810,7 @@ ext_logs (int    argc,
 
   path = zot_paths_get_log_file (args[1]);
   self.file = g_file_new_for_path (path);
+  self.pending = pending;
   self.stream = g_file_read (self.file, NULL, &error);
   if (self.stream == NULL)
     {

@@ -29,6 +29,9 @@ void          zot_cli_events_emit_simple (ZotCliEvents *events,
 void          zot_cli_events_write       (ZotCliEvents *events,
                                           JsonObject   *object);
 
+/* g_print() and g_printerr() show controls instead of sending them. */
+void          zot_cli_set_print_handlers (void);
+
 /* `zot rpc`: commands on stdin, responses and events on stdout. */
 int           zot_cli_rpc_run            (ZotHost      *host);
 

@@ -18,6 +18,7 @@
 #include "zot-error.h"
 #include "zot-extension-manager.h"
 #include "zot-message.h"
+#include "zot-names.h"
 
 typedef struct
 {
@@ -95,8 +96,7 @@ print_error (const char *format,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  fprintf (stderr, "zot: %s\n", message);
-  fflush (stderr);
+  g_printerr ("zot: %s\n", message);
 }
 
 /* Print mode: what it shows */
@@ -108,17 +108,42 @@ on_note_added (ZotExtensionManager *manager,
                const char          *message,
                ZotCli              *cli)
 {
-  fprintf (stderr, "[%s] %s: %s\n", zot_extension_get_name (extension), level, message);
-  fflush (stderr);
+  g_printerr ("[%s] %s: %s\n", zot_extension_get_name (extension), level, message);
 }
 
 static void
 print_text (const char *text)
 {
-  fputs (text, stdout);
-  if (!g_str_has_suffix (text, "\n"))
-    fputc ('\n', stdout);
+  g_print ("%s%s", text, g_str_has_suffix (text, "\n") ? "" : "\n");
+}
+
+/* Every line zot writes for a person goes through these: what an
+ * extension, a model or a manifest says is shown, never acted on by the
+ * terminal (PROTOCOL.md leaves it to the host; OSC 52 writes the
+ * clipboard, others retitle or clear the screen). */
+static void
+print_to_stdout (const char *text)
+{
+  g_autofree char *shown = zot_text_for_terminal (text, -1);
+
+  fputs (shown, stdout);
   fflush (stdout);
+}
+
+static void
+print_to_stderr (const char *text)
+{
+  g_autofree char *shown = zot_text_for_terminal (text, -1);
+
+  fputs (shown, stderr);
+  fflush (stderr);
+}
+
+void
+zot_cli_set_print_handlers (void)
+{
+  g_set_print_handler (print_to_stdout);
+  g_set_printerr_handler (print_to_stderr);
 }
 
 static void
@@ -230,24 +255,22 @@ report_error (ZotCli       *cli,
   if (g_error_matches (error, ZOT_HOST_ERROR, ZOT_HOST_ERROR_UNKNOWN_COMMAND))
     {
       g_autoptr(GPtrArray) commands = zot_extension_manager_list_commands (zot_host_get_manager (cli->host));
-      FILE *stream = cli->events != NULL ? NULL : stderr;
 
-      if (stream == NULL)
+      if (cli->events != NULL)
         return;
 
-      fprintf (stream, _("Known commands:\n"));
+      g_printerr (_("Known commands:\n"));
       for (guint i = 0; i < commands->len; i++)
         {
           ZotCommandInfo *info = g_ptr_array_index (commands, i);
 
           if (info->extension != NULL)
-            fprintf (stream, "  /%-16s %s [%s]\n", info->name,
-                     info->description ? info->description : "",
-                     zot_extension_get_name (info->extension));
+            g_printerr ("  /%-16s %s [%s]\n", info->name,
+                        info->description ? info->description : "",
+                        zot_extension_get_name (info->extension));
           else
-            fprintf (stream, "  /%-16s %s\n", info->name, info->description);
+            g_printerr ("  /%-16s %s\n", info->name, info->description);
         }
-      fflush (stream);
     }
 }
 
@@ -494,6 +517,7 @@ zot_cli_main (int    argc,
 
   /* A dead extension must not kill us through a write to its pipe. */
   signal (SIGPIPE, SIG_IGN);
+  zot_cli_set_print_handlers ();
 
   if (argc > 1 && g_str_equal (argv[1], "ext"))
     return zot_cli_ext_main (argc - 1, argv + 1);

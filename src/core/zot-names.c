@@ -160,3 +160,56 @@ zot_name_is_existing_directory (const char *name)
   return name != NULL && *name != '\0' && *name != '.' &&
          strchr (name, '/') == NULL && g_utf8_validate (name, -1, NULL);
 }
+
+/* Bidirectional embeddings, overrides and isolates: they make text read
+ * in another order than it runs. */
+static gboolean
+is_bidi_control (gunichar c)
+{
+  return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+
+/**
+ * zot_text_for_terminal:
+ * @text: what an extension, a model or a manifest said
+ * @length: its length in bytes, or -1
+ *
+ * The text with everything a terminal would act on made visible: C0
+ * controls other than newline and tab become caret notation (`^[` for
+ * ESC, so no clipboard write, title change or screen clear gets through),
+ * DEL `^?`, C1 controls and bidirectional overrides `<U+009B>`; a carriage
+ * return before a newline is dropped, any other shows as `^M`. Invalid
+ * UTF-8 becomes U+FFFD.
+ *
+ * Returns: (transfer full): text safe to print
+ */
+char *
+zot_text_for_terminal (const char *text,
+                       gssize      length)
+{
+  g_autofree char *valid = g_utf8_make_valid (text, length);
+  GString *out = g_string_sized_new (strlen (valid));
+
+  for (const char *p = valid; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+
+      if (c == '\n' || c == '\t')
+        g_string_append_c (out, (char) c);
+      else if (c == '\r' && p[1] == '\n')
+        continue;
+      else if (c < 0x20)
+        {
+          g_string_append_c (out, '^');
+          g_string_append_c (out, (char) (c + 0x40));
+        }
+      else if (c == 0x7F)
+        g_string_append (out, "^?");
+      else if ((c >= 0x80 && c <= 0x9F) || is_bidi_control (c))
+        g_string_append_printf (out, "<U+%04X>", c);
+      else
+        g_string_append_unichar (out, c);
+    }
+
+  return g_string_free (out, FALSE);
+}

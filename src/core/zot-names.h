@@ -15,5 +15,7 @@ gboolean zot_name_is_extension_name (const char *name);
 gboolean zot_name_is_existing_directory (const char *name);
 gboolean zot_text_has_hidden_chars  (const char *text);
 char    *zot_name_excerpt           (const char *name);
+char    *zot_text_for_terminal      (const char *text,
+                                     gssize      length);
 
 G_END_DECLS
