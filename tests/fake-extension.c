@@ -75,6 +75,7 @@ static int        opt_exit_after_notes = -1;
 static char      *opt_spawn_sleeper = NULL;
 static gboolean   opt_sleeper_escapes = FALSE;
 static int        opt_many_commands = 0;
+static char      *opt_env_file = NULL;
 
 static const GOptionEntry entries[] = {
   { "name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
@@ -125,6 +126,8 @@ static const GOptionEntry entries[] = {
   { "spawn-sleeper", 0, 0, G_OPTION_ARG_FILENAME, &opt_spawn_sleeper,
     "Before hello, start a child that sleeps a long time (holding stdout) and write its pid to FILE",
     "FILE" },
+  { "env-file", 0, 0, G_OPTION_ARG_FILENAME, &opt_env_file,
+    "Before hello, write the environment to FILE, one NAME=VALUE a line", "FILE" },
   { "many-commands", 0, 0, G_OPTION_ARG_INT, &opt_many_commands,
     "Register N commands c0, c1, … before ready", "N" },
   { "sleeper-escapes", 0, 0, G_OPTION_ARG_NONE, &opt_sleeper_escapes,
@@ -1234,6 +1237,14 @@ main (int   argc,
                    opt_record, g_strerror (errno));
           return 2;
         }
+    }
+
+  if (opt_env_file != NULL)
+    {
+      g_auto(GStrv) environment = g_get_environ ();
+      g_autofree char *joined = g_strjoinv ("\n", environment);
+
+      g_file_set_contents (opt_env_file, joined, -1, NULL);
     }
 
   if (opt_spawn_sleeper != NULL)

@@ -67,6 +67,11 @@ fixture_setup (Fixture       *f,
   zot_test_env_setup (&f->env);
   g_unsetenv ("ANTHROPIC_API_KEY");
   g_unsetenv ("OPENAI_API_KEY");
+  for (guint i = 0; i < 2; i++)
+    {
+      zot_provider_store_key (i == 0 ? "anthropic" : "openai", NULL, TRUE);
+      zot_provider_store_key (i == 0 ? "anthropic" : "openai", NULL, FALSE);
+    }
 
   /* The memory backend lives as long as the process: start from defaults. */
   f->settings = g_settings_new (APP_ID);
@@ -117,6 +122,11 @@ fixture_teardown (Fixture       *f,
 
   g_unsetenv ("ANTHROPIC_API_KEY");
   g_unsetenv ("OPENAI_API_KEY");
+  for (guint i = 0; i < 2; i++)
+    {
+      zot_provider_store_key (i == 0 ? "anthropic" : "openai", NULL, TRUE);
+      zot_provider_store_key (i == 0 ? "anthropic" : "openai", NULL, FALSE);
+    }
   zot_test_env_teardown (&f->env);
 }
 
@@ -409,7 +419,9 @@ test_keyring_unavailable (Fixture       *f,
   wait_idle (f);
   apply_text (widget (f, "api-key"), "sk-session-only");
   wait_host (f, "anthropic", NULL);
-  g_assert_cmpstr (g_getenv ("ANTHROPIC_API_KEY"), ==, "sk-session-only");
+  g_assert_cmpstr (zot_provider_get_key ("anthropic", NULL), ==, "sk-session-only");
+  /* Not in the environment, which every extension and command inherits. */
+  g_assert_null (g_getenv ("ANTHROPIC_API_KEY"));
   status = _zot_preferences_window_get_key_status (f->window);
   g_assert_cmpstr (status, ==, "Not stored: no keyring is available");
   g_assert_nonnull (strstr (_zot_preferences_window_get_last_toast (f->window), "keyring"));
@@ -579,7 +591,8 @@ test_keyring (Fixture       *f,
   g_assert_no_error (error);
   adw_combo_row_set_selected (ADW_COMBO_ROW (widget (f, "provider")), 2);
   wait_host (f, "openai", NULL);
-  g_assert_cmpstr (g_getenv ("OPENAI_API_KEY"), ==, "sk-openai-456");
+  g_assert_cmpstr (zot_provider_get_key ("openai", NULL), ==, "sk-openai-456");
+  g_assert_null (g_getenv ("OPENAI_API_KEY"));
   zot_test_wait_until (key_status_is, f, 20000);
   g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (widget (f, "api-key"))), ==, "sk-openai-456");
 
@@ -591,7 +604,8 @@ test_keyring (Fixture       *f,
   g_assert_no_error (error);
   g_assert_cmpstr (key, ==, "sk-openai-789");
   g_clear_pointer (&key, g_free);
-  g_assert_cmpstr (g_getenv ("OPENAI_API_KEY"), ==, "sk-openai-789");
+  g_assert_cmpstr (zot_provider_get_key ("openai", NULL), ==, "sk-openai-789");
+  g_assert_null (g_getenv ("OPENAI_API_KEY"));
 
   /* Clearing */
   g_assert_true (clear ("anthropic", &error));

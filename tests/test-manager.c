@@ -1125,6 +1125,32 @@ test_registration_flood (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+/* Provider keys stay with the host: an extension does not inherit them. */
+static void
+test_no_keys_for_extensions (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *env_file = g_build_filename (f->env.root, "env.txt", NULL);
+  g_autofree char *dir = fake (f, "curious", "--env-file", env_file, NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  g_autofree char *environment = NULL;
+
+  g_setenv ("ANTHROPIC_API_KEY", "sk-ant-secret", TRUE);
+  g_setenv ("GEMINI_API_KEY", "gm-secret", TRUE);
+  g_setenv ("ZOT_TEST_HARMLESS", "kept", TRUE);
+  manager = load (f, paths);
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_unsetenv ("GEMINI_API_KEY");
+  g_unsetenv ("ZOT_TEST_HARMLESS");
+
+  g_assert_true (g_file_get_contents (env_file, &environment, NULL, NULL));
+  g_assert_null (strstr (environment, "secret"));
+  g_assert_nonnull (strstr (environment, "ZOT_TEST_HARMLESS=kept"));
+
+  zot_test_shutdown_manager (manager);
+}
+
 static void
 test_shutdown_sigterm (Fixture       *f,
                        gconstpointer  data)
@@ -1506,6 +1532,7 @@ main (int    argc,
   ADD ("children-end-with-extension", test_children_end_with_extension);
   ADD ("drain-deadline", test_drain_deadline);
   ADD ("registration-flood", test_registration_flood);
+  ADD ("no-keys-for-extensions", test_no_keys_for_extensions);
   ADD ("shutdown-sigterm", test_shutdown_sigterm);
   ADD ("shutdown-sigkill", test_shutdown_sigkill);
   ADD ("stop-fails-pending", test_stop_fails_pending);

@@ -289,6 +289,42 @@ test_request_options (Fixture       *fixture,
   g_assert_cmpstr (zot_provider_get_name (fixture->provider), ==, "anthropic");
 }
 
+/* A key from the keyring comes after the environment's; one typed in
+ * Preferences before it; neither is put into the environment. */
+static void
+test_key_order (Fixture       *fixture,
+                gconstpointer  data)
+{
+  g_auto(ZotProviderConfig) from_keyring = { .name = g_strdup ("anthropic") };
+  g_auto(ZotProviderConfig) from_env = { .name = g_strdup ("anthropic") };
+  g_auto(ZotProviderConfig) chosen = { .name = g_strdup ("anthropic") };
+  const char *source = NULL;
+
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  zot_provider_store_key ("anthropic", "sk-keyring", FALSE);
+  zot_provider_resolve_config (&from_keyring);
+  g_assert_cmpstr (from_keyring.api_key, ==, "sk-keyring");
+  g_assert_cmpstr (from_keyring.api_key_source, ==, "the keyring");
+  g_assert_null (g_getenv ("ANTHROPIC_API_KEY"));
+
+  g_setenv ("ANTHROPIC_API_KEY", "sk-env", TRUE);
+  zot_provider_resolve_config (&from_env);
+  g_assert_cmpstr (from_env.api_key, ==, "sk-env");
+  g_assert_cmpstr (from_env.api_key_source, ==, "$ANTHROPIC_API_KEY");
+
+  zot_provider_store_key ("anthropic", "sk-typed", TRUE);
+  zot_provider_resolve_config (&chosen);
+  g_assert_cmpstr (chosen.api_key, ==, "sk-typed");
+  g_assert_cmpstr (zot_provider_get_key ("anthropic", &source), ==, "sk-typed");
+  g_assert_cmpstr (source, ==, "Preferences");
+  g_assert_cmpstr (g_getenv ("ANTHROPIC_API_KEY"), ==, "sk-env");
+
+  zot_provider_store_key ("anthropic", NULL, TRUE);
+  zot_provider_store_key ("anthropic", NULL, FALSE);
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_assert_null (zot_provider_get_key ("anthropic", NULL));
+}
+
 static void
 test_auth (Fixture       *fixture,
            gconstpointer  data)
@@ -567,6 +603,7 @@ main (int    argc,
   ADD ("no-message-stop", test_no_message_stop);
   ADD ("malformed", test_malformed);
   ADD ("deep-nesting", test_deep_nesting);
+  ADD ("key-order", test_key_order);
   ADD ("error-event", test_error_event);
   ADD ("cancel", test_cancel);
   ADD ("idle-timeout", test_idle_timeout);

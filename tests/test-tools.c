@@ -837,6 +837,27 @@ test_bash_output (Fixture       *f,
   g_assert_cmpstr (input_text, ==, "read-done\nexit code: 0");
 }
 
+/* A provider key is for the provider: a command the agent runs does not
+ * inherit it, from the environment or not. */
+static void
+test_bash_no_keys (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(ZotToolResult) result = NULL;
+  g_autofree char *text = NULL;
+
+  g_setenv ("ANTHROPIC_API_KEY", "sk-ant-secret", TRUE);
+  g_setenv ("OPENAI_API_KEY", "sk-openai-secret", TRUE);
+  g_setenv ("ZOT_TEST_HARMLESS", "kept", TRUE);
+  result = run_tool (f, "bash", "{\"command\":\"echo ${ANTHROPIC_API_KEY-none} ${OPENAI_API_KEY-none} $ZOT_TEST_HARMLESS\"}");
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_unsetenv ("OPENAI_API_KEY");
+  g_unsetenv ("ZOT_TEST_HARMLESS");
+
+  text = result_text (result);
+  g_assert_cmpstr (text, ==, "none none kept\nexit code: 0");
+}
+
 static void
 test_bash_exit_code (Fixture       *f,
                      gconstpointer  data)
@@ -1256,6 +1277,7 @@ main (int   argc,
   ADD ("/zot/tools/edit/several", test_edit_several);
   ADD ("/zot/tools/bash/output", test_bash_output);
   ADD ("/zot/tools/bash/exit-code", test_bash_exit_code);
+  ADD ("/zot/tools/bash/no-keys", test_bash_no_keys);
   ADD ("/zot/tools/bash/timeout", test_bash_timeout);
   ADD ("/zot/tools/bash/escaped-holder", test_bash_escaped_holder);
   ADD ("/zot/tools/bash/cap", test_bash_cap);

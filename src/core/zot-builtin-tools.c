@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "zot-builtin-tools.h"
+#include "zot-provider.h"
 #include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-skills.h"
@@ -1553,6 +1554,7 @@ zot_bash_tool_execute_async (ZotTool               *tool,
   if (context->cwd != NULL)
     g_subprocess_launcher_set_cwd (launcher, context->cwd);
   g_subprocess_launcher_set_child_setup (launcher, bash_child_setup, NULL, NULL);
+  zot_provider_scrub_environment (launcher, NULL);
 
   run->subprocess = g_subprocess_launcher_spawn (launcher, &error, shell, "-c", command, NULL);
   if (run->subprocess == NULL)

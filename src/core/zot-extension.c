@@ -27,6 +27,7 @@
 #include "zot-message.h"
 #include "zot-names.h"
 #include "zot-paths.h"
+#include "zot-provider.h"
 
 typedef struct
 {
@@ -1402,6 +1403,7 @@ zot_extension_init_async (GAsyncInitable      *initable,
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_subprocess_launcher_set_cwd (launcher, self->directory);
   g_subprocess_launcher_set_child_setup (launcher, setup_child, NULL, NULL);
+  zot_provider_scrub_environment (launcher, NULL);
   stderr_fd = dup (self->log_fd);
   if (stderr_fd >= 0)
     g_subprocess_launcher_take_stderr_fd (launcher, stderr_fd);

@@ -207,11 +207,132 @@ zot_provider_emit_tool_call_delta (ZotProvider *self,
  * openai when their key is in the environment, else demo) and the key with
  * where it came from.
  */
+/* Provider keys this process got from somewhere other than its
+ * environment (the keyring, Preferences): the environment is what every
+ * child inherits, so keys stay out of it. */
+static GHashTable *stored_keys;
+static GHashTable *chosen_keys;   /* typed in Preferences: before the environment */
+
+static const char * const key_variables[] = {
+  "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+};
+
+/**
+ * zot_provider_store_key:
+ * @provider: "anthropic" or "openai"
+ * @key: (nullable): the key, or %NULL to forget it
+ * @chosen: %TRUE for a key the user just gave (it comes before the
+ *   environment's); %FALSE for one found in the keyring (after it, as on
+ *   the command line)
+ *
+ * Keeps a key for the providers this process makes. Only providers read
+ * it: no child process inherits it.
+ */
+void
+zot_provider_store_key (const char *provider,
+                        const char *key,
+                        gboolean    chosen)
+{
+  GHashTable **table = chosen ? &chosen_keys : &stored_keys;
+
+  g_return_if_fail (provider != NULL);
+
+  if (*table == NULL)
+    *table = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+
+  if (key != NULL && *key != '\0')
+    g_hash_table_replace (*table, g_strdup (provider), g_strdup (key));
+  else
+    g_hash_table_remove (*table, provider);
+}
+
+static const char *
+lookup_key (const char  *provider,
+            const char  *variable,
+            const char **source)
+{
+  const char *ignored;
+  const char *key = chosen_keys != NULL ? g_hash_table_lookup (chosen_keys, provider) : NULL;
+
+  if (source == NULL)
+    source = &ignored;
+
+  *source = "Preferences";
+  if (key != NULL)
+    return key;
+
+  key = g_getenv (variable);
+  *source = variable;
+  if (key != NULL && *key != '\0')
+    return key;
+
+  *source = "the keyring";
+  return stored_keys != NULL ? g_hash_table_lookup (stored_keys, provider) : NULL;
+}
+
+/**
+ * zot_provider_get_key:
+ * @provider: "anthropic" or "openai"
+ * @source: (out) (optional): where it comes from: "Preferences", the
+ *   variable's name, or "the keyring"
+ *
+ * Returns: (nullable): the key a new provider of that name would use
+ */
+const char *
+zot_provider_get_key (const char  *provider,
+                      const char **source)
+{
+  g_autofree char *variable = NULL;
+
+  g_return_val_if_fail (provider != NULL, NULL);
+
+  variable = g_strdup_printf ("%s_API_KEY", provider);
+  for (char *p = variable; *p != '\0'; p++)
+    *p = g_ascii_toupper (*p);
+  return lookup_key (provider, variable, source);
+}
+
+/**
+ * zot_provider_scrub_environment:
+ * @launcher: a launcher for an extension, a tool or a helper program
+ * @keep: (nullable): variables to leave, such as those an extension asked
+ *   for and the user allowed
+ *
+ * Takes the provider key variables out of what @launcher's children get:
+ * a key is for the provider, not for every program an agent runs.
+ */
+void
+zot_provider_scrub_environment (GSubprocessLauncher *launcher,
+                                const char * const  *keep)
+{
+  g_return_if_fail (G_IS_SUBPROCESS_LAUNCHER (launcher));
+
+  for (guint i = 0; i < G_N_ELEMENTS (key_variables); i++)
+    if (keep == NULL || !g_strv_contains (keep, key_variables[i]))
+      g_subprocess_launcher_unsetenv (launcher, key_variables[i]);
+}
+
+/**
+ * zot_provider_is_key_variable:
+ *
+ * Returns: whether @name is one of the provider key variables
+ */
+gboolean
+zot_provider_is_key_variable (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (key_variables); i++)
+    if (g_strcmp0 (name, key_variables[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
 void
 zot_provider_resolve_config (ZotProviderConfig *config)
 {
-  const char *anthropic = g_getenv ("ANTHROPIC_API_KEY");
-  const char *openai = g_getenv ("OPENAI_API_KEY");
+  const char *anthropic_source;
+  const char *openai_source;
+  const char *anthropic = lookup_key ("anthropic", "ANTHROPIC_API_KEY", &anthropic_source);
+  const char *openai = lookup_key ("openai", "OPENAI_API_KEY", &openai_source);
 
   g_return_if_fail (config != NULL);
 
@@ -235,12 +356,14 @@ zot_provider_resolve_config (ZotProviderConfig *config)
   if (g_str_equal (config->name, "anthropic") && anthropic != NULL && *anthropic != '\0')
     {
       config->api_key = g_strdup (anthropic);
-      config->api_key_source = g_strdup ("$ANTHROPIC_API_KEY");
+      config->api_key_source = g_str_has_suffix (anthropic_source, "_KEY")
+                               ? g_strconcat ("$", anthropic_source, NULL) : g_strdup (anthropic_source);
     }
   else if (g_str_equal (config->name, "openai") && openai != NULL && *openai != '\0')
     {
       config->api_key = g_strdup (openai);
-      config->api_key_source = g_strdup ("$OPENAI_API_KEY");
+      config->api_key_source = g_str_has_suffix (openai_source, "_KEY")
+                               ? g_strconcat ("$", openai_source, NULL) : g_strdup (openai_source);
     }
 }
 

@@ -123,6 +123,14 @@ struct _ZotProviderClass
 ZotProvider      *zot_provider_new_for_config    (const ZotProviderConfig  *config,
                                                   GError                  **error);
 void              zot_provider_resolve_config    (ZotProviderConfig        *config);
+void              zot_provider_store_key         (const char               *provider,
+                                                  const char               *key,
+                                                  gboolean                  chosen);
+void              zot_provider_scrub_environment (GSubprocessLauncher      *launcher,
+                                                  const char * const       *keep);
+gboolean          zot_provider_is_key_variable   (const char               *name);
+const char       *zot_provider_get_key           (const char               *provider,
+                                                  const char              **source);
 const char       *zot_provider_get_name          (ZotProvider              *self);
 const char       *zot_provider_get_model         (ZotProvider              *self);
 void              zot_provider_set_model         (ZotProvider              *self,

@@ -1,9 +1,9 @@
 /* zot-preferences-window.c — the preferences: every row is bound to
  * GSettings, and a change of a setting is applied to the running host.
  *
- * The core resolves API keys from the environment, so a key from the
- * keyring reaches it as $ANTHROPIC_API_KEY or $OPENAI_API_KEY of this
- * process, set before the provider is switched.
+ * A key from the keyring or typed here reaches the core through
+ * zot_provider_store_key(), before the provider is switched: never
+ * through this process's environment, which every child inherits.
  */
 #define G_LOG_DOMAIN "zot-preferences-window"
 
@@ -260,8 +260,8 @@ apply_lookup_cb (GObject      *object,
 
   provider = g_ptr_array_index (apply->pending, 0);
   /* The environment wins, as on the command line. */
-  if (key != NULL && !environment_has_key (provider))
-    g_setenv (key_variable (provider), key, TRUE);
+  if (key != NULL)
+    zot_provider_store_key (provider, key, FALSE);
   g_ptr_array_remove_index (apply->pending, 0);
 
   apply_model_step (apply);
@@ -393,7 +393,7 @@ key_stored_cb (GObject      *object,
   self->busy--;
 
   /* Either way this session uses the key; only the keyring keeps it. */
-  g_setenv (key_variable (call->provider), call->key, TRUE);
+  zot_provider_store_key (call->provider, call->key, TRUE);
   if (self->host != NULL)
     {
       g_autoptr(GError) apply_error = NULL;
@@ -436,7 +436,8 @@ key_cleared_cb (GObject      *object,
     return;
 
   self->busy--;
-  g_unsetenv (key_variable (call->provider));
+  zot_provider_store_key (call->provider, NULL, TRUE);
+  zot_provider_store_key (call->provider, NULL, FALSE);
 
   if (error != NULL)
     {

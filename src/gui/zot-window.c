@@ -331,9 +331,11 @@ key_looked_up_cb (GObject      *object,
   ZotWindow *self = lookup->self;
   g_autofree char *key = zot_keyring_lookup_finish (result, NULL);
 
-  /* A key from the environment or the command line stays first. */
-  if (key != NULL && *key != '\0' && g_getenv (lookup->variable) == NULL)
-    g_setenv (lookup->variable, key, FALSE);
+  /* For the provider only, behind the environment's and the command
+   * line's: not in this process's environment, which every extension and
+   * every bash command would inherit. */
+  if (key != NULL && *key != '\0')
+    zot_provider_store_key (lookup->provider, key, FALSE);
 
   if (--self->keyring_pending == 0 && !self->closed)
     create_host (self);
