@@ -483,6 +483,43 @@ test_deep_nesting (Fixture       *fixture,
   g_assert_nonnull (strstr (fixture->error->message, "nested deeper"));
 }
 
+/* A server that never stops talking: the turn ends at the response's
+ * total deadline, with a clear error, even though it is never silent. */
+static void
+test_endless_response (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  const char *events[] = {
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"start\"},\"finish_reason\":null}]}",
+    NULL
+  };
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_PROVIDER_TOTAL, 300);
+  zot_fake_server_push_endless (fixture->server, events, ": still thinking");
+  zot_test_provider_run (fixture);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_PROVIDER_TOTAL, 0);
+
+  g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
+  g_assert_nonnull (strstr (fixture->error->message, "took longer than"));
+}
+
+/* A response past ZOT_PROVIDER_RESPONSE_MAX_BYTES ends the turn instead
+ * of being held whole in memory. */
+static void
+test_oversized_response (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autofree char *filler = g_strnfill (64 * 1024, 'x');
+  g_autofree char *delta = g_strdup_printf ("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"%s\"},"
+                                            "\"finish_reason\":null}]}", filler);
+
+  zot_fake_server_push_endless (fixture->server, NULL, delta);
+  zot_test_provider_run (fixture);
+
+  g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
+  g_assert_nonnull (strstr (fixture->error->message, "passed the 16 MiB limit"));
+}
+
 static void
 test_malformed (Fixture       *fixture,
                 gconstpointer  data)
@@ -860,6 +897,8 @@ main (int    argc,
   ADD ("stream-ends-early", test_stream_ends_early);
   ADD ("malformed", test_malformed);
   ADD ("deep-nesting", test_deep_nesting);
+  ADD ("endless-response", test_endless_response);
+  ADD ("oversized-response", test_oversized_response);
   ADD ("error-in-stream", test_error_in_stream);
   ADD ("cancel", test_cancel);
   ADD ("cancel-retry-wait", test_cancel_retry_wait);

@@ -23,6 +23,7 @@ typedef enum
   SCRIPT_SSE,
   SCRIPT_CUT,
   SCRIPT_HANG,
+  SCRIPT_ENDLESS,
 } ScriptKind;
 
 typedef struct
@@ -32,6 +33,7 @@ typedef struct
   char       *body;
   char       *retry_after;
   GStrv       events;
+  char       *repeat;       /* SCRIPT_ENDLESS: sent again and again after events */
 } Script;
 
 typedef struct
@@ -67,6 +69,7 @@ script_free (Script *script)
   g_free (script->body);
   g_free (script->retry_after);
   g_strfreev (script->events);
+  g_free (script->repeat);
   g_free (script);
 }
 
@@ -156,6 +159,12 @@ stream_idle_cb (gpointer user_data)
 
     case SCRIPT_CUT:
       stream_close_now (stream);
+      break;
+
+    case SCRIPT_ENDLESS:
+      soup_message_body_append (body, SOUP_MEMORY_TAKE, g_strconcat (stream->script->repeat, "\n\n", NULL),
+                                strlen (stream->script->repeat) + 2);
+      soup_server_message_unpause (stream->msg);
       break;
 
     case SCRIPT_HANG:
@@ -372,6 +381,25 @@ zot_fake_server_push_hang (ZotFakeServer      *self,
   script->kind = SCRIPT_HANG;
   script->status = SOUP_STATUS_OK;
   script->events = g_strdupv ((GStrv) events);
+  g_queue_push_tail (&self->scripts, script);
+}
+
+/* @events, then @repeat again and again until the client goes. */
+void
+zot_fake_server_push_endless (ZotFakeServer      *self,
+                              const char * const *events,
+                              const char         *repeat)
+{
+  Script *script;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (repeat != NULL);
+
+  script = g_new0 (Script, 1);
+  script->kind = SCRIPT_ENDLESS;
+  script->status = SOUP_STATUS_OK;
+  script->events = g_strdupv ((GStrv) events);
+  script->repeat = g_strdup (repeat);
   g_queue_push_tail (&self->scripts, script);
 }
 

@@ -46,6 +46,9 @@ void           zot_fake_server_push_sse           (ZotFakeServer      *server,
                                                    gboolean            cut_before_end);
 void           zot_fake_server_push_hang          (ZotFakeServer      *server,
                                                    const char * const *events);
+void           zot_fake_server_push_endless       (ZotFakeServer      *server,
+                                                   const char * const *events,
+                                                   const char         *repeat);
 
 /* Requests in arrival order, owned by the server (transfer none); the body
  * is NULL when it was not a JSON object, a header NULL when absent (names

@@ -66,6 +66,12 @@ G_BEGIN_DECLS
 #define ZOT_PROVIDER_RETRY_MS              1000
 #define ZOT_PROVIDER_RETRY_MAX_MS          60000
 #define ZOT_PROVIDER_IDLE_MS               120000
+/* One model response: at most this long and this large, or the turn ends
+ * with an error instead of a run (and a session line) that never ends. */
+#define ZOT_PROVIDER_TOTAL_MS              900000
+#define ZOT_PROVIDER_RESPONSE_MAX_BYTES    ((gsize) 16 * 1024 * 1024)
+/* The largest single server-sent event (its data lines together). */
+#define ZOT_SSE_MAX_EVENT_BYTES            ((gsize) 8 * 1024 * 1024)
 #define ZOT_BASH_TIMEOUT_MS                120000
 #define ZOT_BASH_OUTPUT_MAX_BYTES          ((gsize) 256 * 1024)
 #define ZOT_READ_MAX_BYTES                 ((gsize) 256 * 1024)
@@ -94,6 +100,7 @@ typedef enum
   ZOT_TIMEOUT_PROVIDER_RETRY,
   ZOT_TIMEOUT_PROVIDER_RETRY_MAX,
   ZOT_TIMEOUT_PROVIDER_IDLE,
+  ZOT_TIMEOUT_PROVIDER_TOTAL,
   ZOT_TIMEOUT_BASH,
   ZOT_TIMEOUT_SUBAGENT_SHUTDOWN,
   ZOT_TIMEOUT_EXIT_DRAIN,

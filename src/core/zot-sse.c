@@ -329,6 +329,9 @@ typedef struct
   GSource         *idle;
   guint            idle_ms;
   gboolean         timed_out;
+  GSource         *total;          /* the whole response's deadline */
+  gboolean         overlong;
+  gsize            received;
   SseParser        parser;
   char             buffer[SSE_READ_SIZE];
 } SseRead;
@@ -339,6 +342,7 @@ sse_read_free (gpointer user_data)
   SseRead *data = user_data;
 
   clear_source (&data->idle);
+  clear_source (&data->total);
   sse_parser_clear (&data->parser);
   g_clear_object (&data->stream);
   g_clear_object (&data->read_cancellable);
@@ -353,6 +357,7 @@ sse_read_return (GTask  *task,
   GCancellable *cancellable = g_task_get_cancellable (task);
 
   clear_source (&data->idle);
+  clear_source (&data->total);
   if (data->cancel_id != 0)
     {
       g_cancellable_disconnect (cancellable, data->cancel_id);
@@ -373,6 +378,17 @@ sse_read_idle_cb (gpointer user_data)
   data->timed_out = TRUE;
   g_cancellable_cancel (data->read_cancellable);
   g_clear_pointer (&data->idle, g_source_unref);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean
+sse_read_total_cb (gpointer user_data)
+{
+  SseRead *data = user_data;
+
+  data->overlong = TRUE;
+  g_cancellable_cancel (data->read_cancellable);
+  g_clear_pointer (&data->total, g_source_unref);
   return G_SOURCE_REMOVE;
 }
 
@@ -401,6 +417,15 @@ sse_read_cb (GObject      *object,
           g_cancellable_set_error_if_cancelled (cancellable, &error);
           sse_read_return (task, g_steal_pointer (&error));
         }
+      else if (data->overlong)
+        {
+          g_autofree char *total = format_ms (zot_timeout_get_ms (ZOT_TIMEOUT_PROVIDER_TOTAL));
+
+          sse_read_return (task, g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
+                                              _("the response took longer than %s; the turn was "
+                                                "ended (ask for a shorter answer)"),
+                                              total));
+        }
       else if (data->timed_out)
         {
           g_autofree char *idle = format_ms (data->idle_ms);
@@ -414,6 +439,18 @@ sse_read_cb (GObject      *object,
           sse_read_return (task, g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
                                               _("the stream ended early: %s"), error->message));
         }
+      return;
+    }
+
+  /* What a server may send for one answer is bounded: a 50 MB answer
+   * would be held whole in memory and written as one session line. */
+  data->received += (gsize) n;
+  if (data->received > ZOT_PROVIDER_RESPONSE_MAX_BYTES)
+    {
+      sse_read_return (task, g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
+                                          _("the response passed the %u MiB limit; the turn was "
+                                            "ended (ask for a shorter answer)"),
+                                          (guint) (ZOT_PROVIDER_RESPONSE_MAX_BYTES / (1024 * 1024))));
       return;
     }
 
@@ -491,6 +528,7 @@ zot_sse_read_async (GInputStream        *stream,
   g_task_set_task_data (task, data, sse_read_free);
 
   data->cancel_id = link_cancellable (cancellable, data->read_cancellable);
+  data->total = add_timeout (task, zot_timeout_get_ms (ZOT_TIMEOUT_PROVIDER_TOTAL), sse_read_total_cb, data);
 
   sse_read_next (g_steal_pointer (&task));
 }

@@ -19,10 +19,10 @@
 #include <gio/gio.h>
 #include <libsoup/soup.h>
 
+#include "zot-limits.h"
+
 G_BEGIN_DECLS
 
-/* The largest single event (its data lines together) a stream may send. */
-#define ZOT_SSE_MAX_EVENT_BYTES ((gsize) 16 * 1024 * 1024)
 
 /**
  * ZotSseEventFunc:
