@@ -23,6 +23,7 @@ static const struct {
   [ZOT_TIMEOUT_PROVIDER_RETRY_MAX] = { "provider-retry-max", ZOT_PROVIDER_RETRY_MAX_MS },
   [ZOT_TIMEOUT_PROVIDER_IDLE]      = { "provider-idle",      ZOT_PROVIDER_IDLE_MS },
   [ZOT_TIMEOUT_PROVIDER_TOTAL]     = { "provider-total",     ZOT_PROVIDER_TOTAL_MS },
+  [ZOT_TIMEOUT_KEYRING]            = { "keyring",            ZOT_KEYRING_WAIT_MS },
   [ZOT_TIMEOUT_BASH]               = { "bash",               ZOT_BASH_TIMEOUT_MS },
   [ZOT_TIMEOUT_SUBAGENT_SHUTDOWN]  = { "subagent-shutdown",  ZOT_SUBAGENT_SHUTDOWN_WAIT_MS },
   [ZOT_TIMEOUT_EXIT_DRAIN]         = { "exit-drain",         ZOT_EXIT_DRAIN_MS },

@@ -72,6 +72,8 @@ G_BEGIN_DECLS
 #define ZOT_PROVIDER_RESPONSE_MAX_BYTES    ((gsize) 16 * 1024 * 1024)
 /* The largest single server-sent event (its data lines together). */
 #define ZOT_SSE_MAX_EVENT_BYTES            ((gsize) 8 * 1024 * 1024)
+/* The window waits this long for the keyring before it starts without. */
+#define ZOT_KEYRING_WAIT_MS                3000
 #define ZOT_BASH_TIMEOUT_MS                120000
 #define ZOT_BASH_OUTPUT_MAX_BYTES          ((gsize) 256 * 1024)
 #define ZOT_READ_MAX_BYTES                 ((gsize) 256 * 1024)
@@ -101,6 +103,7 @@ typedef enum
   ZOT_TIMEOUT_PROVIDER_RETRY_MAX,
   ZOT_TIMEOUT_PROVIDER_IDLE,
   ZOT_TIMEOUT_PROVIDER_TOTAL,
+  ZOT_TIMEOUT_KEYRING,
   ZOT_TIMEOUT_BASH,
   ZOT_TIMEOUT_SUBAGENT_SHUTDOWN,
   ZOT_TIMEOUT_EXIT_DRAIN,

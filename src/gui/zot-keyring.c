@@ -12,6 +12,7 @@
 #include <libsecret/secret.h>
 
 #include "zot-keyring.h"
+#include "zot-limits.h"
 
 #define ATTRIBUTE_PROVIDER "provider"
 
@@ -64,6 +65,93 @@ translate_error (const GError *error)
                       _("The keyring refused (%s)"), error->message);
 }
 
+/* Every call has its own deadline: a Secret Service that takes a call and
+ * never answers would otherwise hold it for D-Bus's 25 s, or for ever. */
+typedef struct
+{
+  GCancellable *cancellable;   /* given to libsecret */
+  gulong        caller_id;
+  GSource      *deadline;
+  gboolean      timed_out;
+} Call;
+
+static void
+call_free (gpointer data)
+{
+  Call *call = data;
+
+  if (call->deadline != NULL)
+    {
+      g_source_destroy (call->deadline);
+      g_source_unref (call->deadline);
+    }
+  g_clear_object (&call->cancellable);
+  g_free (call);
+}
+
+static void
+cancel_call_cb (GCancellable *caller,
+                gpointer      user_data)
+{
+  g_cancellable_cancel (G_CANCELLABLE (user_data));
+}
+
+static gboolean
+call_deadline_cb (gpointer user_data)
+{
+  Call *call = user_data;
+
+  call->timed_out = TRUE;
+  g_clear_pointer (&call->deadline, g_source_unref);
+  g_cancellable_cancel (call->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+static GCancellable *
+start_call (GTask *task)
+{
+  Call *call = g_new0 (Call, 1);
+  GCancellable *caller = g_task_get_cancellable (task);
+
+  call->cancellable = g_cancellable_new ();
+  if (caller != NULL)
+    call->caller_id = g_cancellable_connect (caller, G_CALLBACK (cancel_call_cb),
+                                             g_object_ref (call->cancellable), g_object_unref);
+  call->deadline = g_timeout_source_new (zot_timeout_get_ms (ZOT_TIMEOUT_KEYRING));
+  g_source_set_callback (call->deadline, call_deadline_cb, call, NULL);
+  g_source_set_static_name (call->deadline, "[zot] keyring deadline");
+  g_source_attach (call->deadline, g_task_get_context (task));
+  g_task_set_task_data (task, call, call_free);
+
+  return call->cancellable;
+}
+
+/* Ends the call's own deadline; TRUE when it is what ended the call. */
+static gboolean
+finish_call (GTask *task)
+{
+  Call *call = g_task_get_task_data (task);
+  GCancellable *caller = g_task_get_cancellable (task);
+
+  if (call->caller_id != 0)
+    g_cancellable_disconnect (caller, call->caller_id);
+  call->caller_id = 0;
+  if (call->deadline != NULL)
+    {
+      g_source_destroy (call->deadline);
+      g_clear_pointer (&call->deadline, g_source_unref);
+    }
+  return call->timed_out && (caller == NULL || !g_cancellable_is_cancelled (caller));
+}
+
+static GError *
+timed_out_error (void)
+{
+  return g_error_new (ZOT_KEYRING_ERROR, ZOT_KEYRING_ERROR_UNAVAILABLE,
+                      _("The keyring did not answer within %u ms"),
+                      zot_timeout_get_ms (ZOT_TIMEOUT_KEYRING));
+}
+
 static void
 lookup_cb (GObject      *object,
            GAsyncResult *result,
@@ -74,6 +162,13 @@ lookup_cb (GObject      *object,
   char *secret;
 
   secret = secret_password_lookup_finish (result, &error);
+  if (finish_call (task))
+    {
+      g_debug ("No key from the keyring: it did not answer in time");
+      secret_password_free (secret);
+      g_task_return_pointer (task, NULL, NULL);
+      return;
+    }
   if (error != NULL)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -115,6 +210,7 @@ zot_keyring_lookup_async (const char          *provider,
                           gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  GCancellable *call_cancellable;
 
   g_return_if_fail (provider != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
@@ -122,7 +218,8 @@ zot_keyring_lookup_async (const char          *provider,
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_keyring_lookup_async);
 
-  secret_password_lookup (get_schema (), cancellable, lookup_cb, g_steal_pointer (&task),
+  call_cancellable = start_call (task);
+  secret_password_lookup (get_schema (), call_cancellable, lookup_cb, g_steal_pointer (&task),
                           ATTRIBUTE_PROVIDER, provider,
                           NULL);
 }
@@ -153,7 +250,14 @@ store_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   g_autoptr(GError) error = NULL;
 
-  if (!secret_password_store_finish (result, &error))
+  gboolean stored = secret_password_store_finish (result, &error);
+
+  if (finish_call (task))
+    {
+      g_task_return_error (task, timed_out_error ());
+      return;
+    }
+  if (!stored)
     {
       g_task_return_error (task, translate_error (error));
       return;
@@ -181,6 +285,7 @@ zot_keyring_store_async (const char          *provider,
                          gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  GCancellable *call_cancellable;
   g_autofree char *label = NULL;
 
   g_return_if_fail (provider != NULL);
@@ -191,8 +296,9 @@ zot_keyring_store_async (const char          *provider,
   g_task_set_source_tag (task, zot_keyring_store_async);
 
   label = g_strdup_printf (_("Zot API key for %s"), provider_display_name (provider));
+  call_cancellable = start_call (task);
   secret_password_store (get_schema (), SECRET_COLLECTION_DEFAULT, label, key,
-                         cancellable, store_cb, g_steal_pointer (&task),
+                         call_cancellable, store_cb, g_steal_pointer (&task),
                          ATTRIBUTE_PROVIDER, provider,
                          NULL);
 }
@@ -222,8 +328,15 @@ clear_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   g_autoptr(GError) error = NULL;
 
+  gboolean cleared = secret_password_clear_finish (result, &error);
+
+  if (finish_call (task))
+    {
+      g_task_return_error (task, timed_out_error ());
+      return;
+    }
   /* FALSE without an error: there was nothing to clear. */
-  if (!secret_password_clear_finish (result, &error) && error != NULL)
+  if (!cleared && error != NULL)
     {
       g_task_return_error (task, translate_error (error));
       return;
@@ -249,6 +362,7 @@ zot_keyring_clear_async (const char          *provider,
                          gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
+  GCancellable *call_cancellable;
 
   g_return_if_fail (provider != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
@@ -256,7 +370,8 @@ zot_keyring_clear_async (const char          *provider,
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_keyring_clear_async);
 
-  secret_password_clear (get_schema (), cancellable, clear_cb, g_steal_pointer (&task),
+  call_cancellable = start_call (task);
+  secret_password_clear (get_schema (), call_cancellable, clear_cb, g_steal_pointer (&task),
                          ATTRIBUTE_PROVIDER, provider,
                          NULL);
 }

@@ -22,8 +22,8 @@
 #include "zot-prompt-editor.h"
 #include "zot-transcript.h"
 #include "zot-window.h"
+#include "zot-limits.h"
 
-#define KEYRING_WAIT_MS 3000
 
 struct _ZotWindow
 {
@@ -383,7 +383,7 @@ start (ZotWindow *self)
     }
 
   /* The keyring gets a few seconds; a machine without one goes on. */
-  g_timeout_add_full (G_PRIORITY_DEFAULT, KEYRING_WAIT_MS, keyring_timeout_cb,
+  g_timeout_add_full (G_PRIORITY_DEFAULT, zot_timeout_get_ms (ZOT_TIMEOUT_KEYRING), keyring_timeout_cb,
                       g_object_ref (lookup_cancellable), g_object_unref);
 
   self->keyring_pending = G_N_ELEMENTS (keys);
