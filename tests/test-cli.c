@@ -214,6 +214,32 @@ test_terminal_escapes (Fixture       *f,
 }
 
 static void
+test_allow_key (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *grants = g_build_filename (f->env.home, "key-grants.json", NULL);
+  g_autofree char *contents = NULL;
+
+  run (f, "ext", "allow-key", "weather", "OPENAI_API_KEY", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_nonnull (strstr (f->out, "weather gets $OPENAI_API_KEY"));
+  g_assert_true (g_file_get_contents (grants, &contents, NULL, NULL));
+  g_assert_nonnull (strstr (contents, "\"weather\""));
+  g_assert_nonnull (strstr (contents, "OPENAI_API_KEY"));
+  g_clear_pointer (&contents, g_free);
+
+  /* Only provider keys are kept from extensions, so only they are granted. */
+  run (f, "ext", "allow-key", "weather", "PATH", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_nonnull (strstr (f->err, "not a provider key variable"));
+
+  run (f, "ext", "deny-key", "weather", "OPENAI_API_KEY", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_true (g_file_get_contents (grants, &contents, NULL, NULL));
+  g_assert_null (strstr (contents, "weather"));
+}
+
+static void
 test_print_timeout (Fixture       *f,
                     gconstpointer  data)
 {
@@ -302,6 +328,7 @@ main (int    argc,
   ADD ("print-display-and-notes", test_print_display_and_notes);
   ADD ("print-errors", test_print_errors);
   ADD ("terminal-escapes", test_terminal_escapes);
+  ADD ("allow-key", test_allow_key);
   ADD ("print-timeout", test_print_timeout);
   ADD ("print-help-and-reload", test_print_help_and_reload);
   ADD ("print-load-failure", test_print_load_failure);

@@ -8,6 +8,7 @@
 
 #include "zot-error.h"
 #include "zot-limits.h"
+#include "zot-key-grants.h"
 #include "zot-test-util.h"
 
 typedef struct
@@ -1151,6 +1152,49 @@ test_no_keys_for_extensions (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+/* An extension that asks for a key by name gets it once the user granted
+ * it, and only that one. */
+static void
+test_granted_key (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *env_file = g_build_filename (f->env.root, "env.txt", NULL);
+  g_autofree char *dir = fake (f, "needy", "--env-file", env_file, NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *log = NULL;
+  g_autoptr(GError) error = NULL;
+
+  zot_test_manifest_set_strings (dir, "env", (const char *[]) { "OPENAI_API_KEY", NULL });
+  g_setenv ("OPENAI_API_KEY", "sk-openai-secret", TRUE);
+  g_setenv ("ANTHROPIC_API_KEY", "sk-ant-secret", TRUE);
+
+  manager = load (f, paths);
+  g_assert_true (g_file_get_contents (env_file, &before, NULL, NULL));
+  g_assert_null (strstr (before, "secret"));
+  log = zot_test_read_file (zot_extension_get_log_path (zot_extension_manager_find (manager, "needy")));
+  g_assert_nonnull (strstr (log, "zot ext allow-key needy OPENAI_API_KEY"));
+  zot_test_shutdown_manager (manager);
+
+  g_assert_true (zot_key_grants_set ("needy", "OPENAI_API_KEY", TRUE, &error));
+  g_assert_no_error (error);
+  manager = load (f, paths);
+  g_assert_true (g_file_get_contents (env_file, &after, NULL, NULL));
+  g_assert_nonnull (strstr (after, "OPENAI_API_KEY=sk-openai-secret"));
+  g_assert_null (strstr (after, "sk-ant-secret"));
+  zot_test_shutdown_manager (manager);
+
+  g_unsetenv ("OPENAI_API_KEY");
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_assert_true (zot_key_grants_set ("needy", "OPENAI_API_KEY", FALSE, &error));
+  {
+    g_auto(GStrv) left = zot_key_grants_for ("needy");
+    g_assert_cmpuint (g_strv_length (left), ==, 0);
+  }
+}
+
 static void
 test_shutdown_sigterm (Fixture       *f,
                        gconstpointer  data)
@@ -1533,6 +1577,7 @@ main (int    argc,
   ADD ("drain-deadline", test_drain_deadline);
   ADD ("registration-flood", test_registration_flood);
   ADD ("no-keys-for-extensions", test_no_keys_for_extensions);
+  ADD ("granted-key", test_granted_key);
   ADD ("shutdown-sigterm", test_shutdown_sigterm);
   ADD ("shutdown-sigkill", test_shutdown_sigkill);
   ADD ("stop-fails-pending", test_stop_fails_pending);

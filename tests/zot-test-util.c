@@ -107,11 +107,41 @@ zot_test_make_fake (const char         *parent,
   return zot_test_make_manifest (parent, name, json);
 }
 
+static void manifest_set (const char *dir,
+                          const char *member,
+                          JsonNode   *value);
+
 /* Adds or replaces one string member of @dir's extension.json. */
 void
 zot_test_manifest_set_string (const char *dir,
                               const char *member,
                               const char *value)
+{
+  JsonNode *node = json_node_new (JSON_NODE_VALUE);
+
+  json_node_set_string (node, value);
+  manifest_set (dir, member, node);
+}
+
+/* Adds or replaces one member of @dir's extension.json: an array of
+ * @values (NULL-terminated). */
+void
+zot_test_manifest_set_strings (const char  *dir,
+                               const char  *member,
+                               const char **values)
+{
+  JsonArray *array = json_array_new ();
+
+  for (guint i = 0; values[i] != NULL; i++)
+    json_array_add_string_element (array, values[i]);
+  manifest_set (dir, member, json_node_init_array (json_node_alloc (), array));
+  json_array_unref (array);
+}
+
+static void
+manifest_set (const char *dir,
+              const char *member,
+              JsonNode   *value)
 {
   g_autofree char *path = g_build_filename (dir, "extension.json", NULL);
   g_autofree char *contents = NULL;
@@ -124,7 +154,7 @@ zot_test_manifest_set_string (const char *dir,
   g_assert_no_error (error);
   manifest = zot_json_object_from_string (contents, &error);
   g_assert_no_error (error);
-  json_object_set_string_member (manifest, member, value);
+  json_object_set_member (manifest, member, value);
   root = json_node_init_object (json_node_alloc (), manifest);
   json = json_to_string (root, TRUE);
   g_file_set_contents (path, json, -1, &error);

@@ -37,6 +37,9 @@ char       *zot_test_fixture_dir      (const char         *name);
 void        zot_test_manifest_set_string (const char       *dir,
                                           const char       *member,
                                           const char       *value);
+void        zot_test_manifest_set_strings (const char       *dir,
+                                           const char       *member,
+                                           const char      **values);
 
 /* Iterates the default main context until *flag is TRUE, failing the test
  * if @timeout_ms passes first. The deadline is a safety net, never the

@@ -18,11 +18,13 @@
 #include "zot-discovery.h"
 #include "zot-error.h"
 #include "zot-installer.h"
+#include "zot-key-grants.h"
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-manifest.h"
 #include "zot-names.h"
 #include "zot-paths.h"
+#include "zot-provider.h"
 
 #define ZOT_EXIT_OK     0
 #define ZOT_EXIT_FAILED 1
@@ -585,6 +587,51 @@ ext_remove (int    argc,
 }
 
 static int
+set_key_grant (const char  *command,
+               const char  *summary,
+               gboolean     granted,
+               int          argc,
+               char       **argv)
+{
+  g_auto(GStrv) args = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!parse_options (command, _("NAME VARIABLE"), summary, NULL, argc, argv, &args))
+    return ZOT_EXIT_USAGE;
+  if (g_strv_length (args) != 3)
+    return usage_error (command, _("give the extension's name and the key's variable, such as OPENAI_API_KEY"));
+  if (!zot_name_is_existing_directory (args[1]))
+    return usage_error (command, _("that is not a valid extension name; give the name that zot ext list shows"));
+  if (!zot_provider_is_key_variable (args[2]))
+    return usage_error (command, _("\"%s\" is not a provider key variable"), args[2]);
+
+  if (!zot_key_grants_set (args[1], args[2], granted, &error))
+    return report_error (error);
+
+  g_print (granted ? _("%s gets $%s from its next start, if its manifest asks for it\n")
+                   : _("%s no longer gets $%s\n"),
+           args[1], args[2]);
+  return ZOT_EXIT_OK;
+}
+
+static int
+ext_allow_key (int    argc,
+               char **argv)
+{
+  return set_key_grant ("ext allow-key",
+                        _("Let an extension have a provider key its manifest asks for (\"env\")."),
+                        TRUE, argc, argv);
+}
+
+static int
+ext_deny_key (int    argc,
+              char **argv)
+{
+  return set_key_grant ("ext deny-key", _("Take a provider key back from an extension."),
+                        FALSE, argc, argv);
+}
+
+static int
 set_enabled (const char  *command,
              const char  *summary,
              gboolean     enabled,
@@ -888,6 +935,10 @@ static const struct
     N_("Keep an extension installed but stopped"), ext_disable },
   { "logs", "logs NAME [-f]",
     N_("Print an extension's log; -f follows it"), ext_logs },
+  { "allow-key", "allow-key NAME VARIABLE",
+    N_("Give an extension the provider key its manifest asks for"), ext_allow_key },
+  { "deny-key", "deny-key NAME VARIABLE",
+    N_("Take a provider key back from an extension"), ext_deny_key },
 };
 
 static void

@@ -23,6 +23,7 @@
 #include "zot-error.h"
 #include "zot-extension-private.h"
 #include "zot-extension-tool.h"
+#include "zot-key-grants.h"
 #include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-names.h"
@@ -1146,6 +1147,44 @@ wait_cb (GObject      *object,
   finish_exit (self);
 }
 
+/* Provider keys are for the provider: an extension gets one only when its
+ * manifest asks for it by name and the user granted it. */
+static void
+pass_granted_keys (ZotExtension        *self,
+                   GSubprocessLauncher *launcher)
+{
+  const char * const *asked = zot_manifest_get_env (self->manifest);
+  g_auto(GStrv) granted = zot_key_grants_for (self->name);
+  g_autoptr(GStrvBuilder) keep = g_strv_builder_new ();
+  g_auto(GStrv) kept = NULL;
+
+  for (guint i = 0; asked != NULL && asked[i] != NULL; i++)
+    {
+      g_autofree char *provider = NULL;
+      const char *key;
+
+      if (!zot_provider_is_key_variable (asked[i]))
+        continue;
+      if (!g_strv_contains ((const char * const *) granted, asked[i]))
+        {
+          zot_extension_log (self, "asks for $%s, which is not granted; grant it with "
+                             "zot ext allow-key %s %s", asked[i], self->name, asked[i]);
+          continue;
+        }
+
+      /* The key this host would use, from the environment or the keyring. */
+      provider = g_ascii_strdown (asked[i], strlen (asked[i]) - strlen ("_API_KEY"));
+      key = zot_provider_get_key (provider, NULL);
+      if (key != NULL)
+        g_subprocess_launcher_setenv (launcher, asked[i], key, TRUE);
+      g_strv_builder_add (keep, asked[i]);
+      zot_extension_log (self, "granted $%s", asked[i]);
+    }
+
+  kept = g_strv_builder_end (keep);
+  zot_provider_scrub_environment (launcher, (const char * const *) kept);
+}
+
 /* Each extension leads a process group of its own (see setup_child()), so
  * that what it started ends with it: signals go to the whole group. */
 static void
@@ -1403,7 +1442,7 @@ zot_extension_init_async (GAsyncInitable      *initable,
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_subprocess_launcher_set_cwd (launcher, self->directory);
   g_subprocess_launcher_set_child_setup (launcher, setup_child, NULL, NULL);
-  zot_provider_scrub_environment (launcher, NULL);
+  pass_granted_keys (self, launcher);
   stderr_fd = dup (self->log_fd);
   if (stderr_fd >= 0)
     g_subprocess_launcher_take_stderr_fd (launcher, stderr_fd);

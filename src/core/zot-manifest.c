@@ -26,6 +26,7 @@ struct _ZotManifest
   char     *language;
   gboolean  enabled;
   gboolean  intercept_failure_blocks;
+  GStrv     env;
 };
 
 G_DEFINE_FINAL_TYPE (ZotManifest, zot_manifest, G_TYPE_OBJECT)
@@ -40,6 +41,7 @@ zot_manifest_finalize (GObject *object)
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->exec, g_free);
   g_clear_pointer (&self->args, g_strfreev);
+  g_clear_pointer (&self->env, g_strfreev);
   g_clear_pointer (&self->version, g_free);
   g_clear_pointer (&self->description, g_free);
   g_clear_pointer (&self->language, g_free);
@@ -206,6 +208,31 @@ zot_manifest_new_from_data (const char  *directory,
       self->enabled = json_node_get_boolean (node);
     }
 
+  /* Provider keys it asks for by name; the user still has to grant them. */
+  node = json_object_get_member (object, "env");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    {
+      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+      JsonArray *array = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+
+      for (guint i = 0; array != NULL && i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+
+          if (!JSON_NODE_HOLDS_VALUE (element) || json_node_get_value_type (element) != G_TYPE_STRING)
+            array = NULL;
+          else
+            g_strv_builder_add (builder, json_node_get_string (element));
+        }
+      if (array == NULL)
+        {
+          g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                       _("%s: field \"env\" must be an array of variable names"), self->path);
+          return NULL;
+        }
+      self->env = g_strv_builder_end (builder);
+    }
+
   /* PROTOCOL.md §7: what a call this extension would judge becomes while
    * the extension is not running. */
   if (!read_optional_string (object, self->path, "intercept_failure", &intercept_failure, error))
@@ -232,6 +259,20 @@ zot_manifest_new_from_data (const char  *directory,
  *   while the extension is not running, every tool call it would have
  *   judged is refused instead of going on without it
  */
+/**
+ * zot_manifest_get_env:
+ *
+ * Returns: (transfer none) (nullable): the variables the manifest asks for
+ *   by name ("env"), such as a provider key
+ */
+const char * const *
+zot_manifest_get_env (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+
+  return (const char * const *) self->env;
+}
+
 gboolean
 zot_manifest_get_intercept_failure_blocks (ZotManifest *self)
 {

@@ -25,6 +25,7 @@ const char         *zot_manifest_get_description   (ZotManifest  *self);
 const char         *zot_manifest_get_language      (ZotManifest  *self);
 gboolean            zot_manifest_get_enabled       (ZotManifest  *self);
 gboolean            zot_manifest_get_intercept_failure_blocks (ZotManifest *self);
+const char * const *zot_manifest_get_env           (ZotManifest  *self);
 char               *zot_manifest_resolve_exec      (ZotManifest  *self,
                                                     GError      **error);
 gboolean            zot_manifest_name_is_valid     (const char   *name);
