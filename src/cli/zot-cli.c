@@ -19,34 +19,17 @@
 #include "zot-extension-manager.h"
 #include "zot-message.h"
 #include "zot-names.h"
+#include "zot-options.h"
 
 typedef struct
 {
   /* flags */
+  ZotOptions    options;
   gboolean      print_mode;
   gboolean      json_mode;
-  char         *prompt;
-  char         *provider;
-  char         *model;
-  char         *base_url;
-  char         *api_key;
-  char         *cwd;
-  char        **ext_paths;
-  gboolean      no_ext;
-  char         *system_prompt;
-  char        **append_system_prompt;
-  int           max_steps;
-  gboolean      no_tools;
-  char         *tools;
-  gboolean      continue_session;
-  char         *session;
-  gboolean      no_session;
-  gboolean      continuous;
-  char         *codemode;
-  gboolean      yolo;
-  gboolean      no_yolo;
   gboolean      version;
   char        **rest;
+  char         *prompt;
 
   /* run state */
   ZotHost      *host;
@@ -60,18 +43,8 @@ typedef struct
 static void
 zot_cli_clear (ZotCli *cli)
 {
+  zot_options_clear (&cli->options);
   g_clear_pointer (&cli->prompt, g_free);
-  g_clear_pointer (&cli->provider, g_free);
-  g_clear_pointer (&cli->model, g_free);
-  g_clear_pointer (&cli->base_url, g_free);
-  g_clear_pointer (&cli->api_key, g_free);
-  g_clear_pointer (&cli->cwd, g_free);
-  g_clear_pointer (&cli->ext_paths, g_strfreev);
-  g_clear_pointer (&cli->system_prompt, g_free);
-  g_clear_pointer (&cli->append_system_prompt, g_strfreev);
-  g_clear_pointer (&cli->tools, g_free);
-  g_clear_pointer (&cli->session, g_free);
-  g_clear_pointer (&cli->codemode, g_free);
   g_clear_pointer (&cli->rest, g_strfreev);
   g_clear_pointer (&cli->events, zot_cli_events_free);
   g_clear_object (&cli->host);
@@ -323,33 +296,7 @@ create_host (ZotCli  *cli,
 {
   g_auto(ZotHostOptions) options = { 0 };
 
-  options.cwd = g_strdup (cli->cwd);
-  options.ext_paths = g_strdupv (cli->ext_paths);
-  options.no_ext = cli->no_ext;
-  options.provider.name = g_strdup (cli->provider);
-  options.provider.model = g_strdup (cli->model);
-  options.provider.base_url = g_strdup (cli->base_url);
-  options.provider.api_key = g_strdup (cli->api_key);
-  options.max_steps = (guint) cli->max_steps;
-  options.system_prompt = g_strdup (cli->system_prompt);
-  options.append_system_prompt = g_strdupv (cli->append_system_prompt);
-  options.no_tools = cli->no_tools;
-  if (cli->tools != NULL)
-    {
-      g_auto(GStrv) names = g_strsplit (cli->tools, ",", -1);
-      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-
-      for (guint i = 0; names[i] != NULL; i++)
-        if (*g_strstrip (names[i]) != '\0')
-          g_strv_builder_add (builder, names[i]);
-      options.tools = g_strv_builder_end (builder);
-    }
-  options.continue_session = cli->continue_session;
-  options.session_path = g_strdup (cli->session);
-  options.no_session = cli->no_session;
-  options.interactive = FALSE;
-  options.codemode = g_strdup (cli->codemode);
-
+  zot_options_to_host (&cli->options, NULL, FALSE, &options);
   return zot_host_new (&options, error);
 }
 
@@ -404,64 +351,29 @@ run_headless (ZotCli   *cli,
   return cli->status;
 }
 
-static GOptionEntry main_entries[] = {
-  { "print", 'p', 0, G_OPTION_ARG_NONE, NULL, N_("Run PROMPT, print the result and exit"), NULL },
-  { "json", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Run PROMPT and print one JSON event per line"), NULL },
-  { "provider", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Model provider: anthropic, openai or demo"), N_("NAME") },
-  { "model", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Model id"), N_("ID") },
-  { "base-url", 0, 0, G_OPTION_ARG_STRING, NULL, N_("API base URL of an OpenAI-compatible server"), N_("URL") },
-  { "api-key", 0, 0, G_OPTION_ARG_STRING, NULL, N_("API key"), N_("KEY") },
-  { "cwd", 0, 0, G_OPTION_ARG_FILENAME, NULL, N_("Working directory"), N_("DIR") },
-  { "ext", 'e', 0, G_OPTION_ARG_FILENAME_ARRAY, NULL, N_("Load the extension in PATH (repeatable)"), N_("PATH") },
-  { "no-ext", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Skip extension discovery (explicit --ext paths still load)"), NULL },
-  { "system-prompt", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Replace the system prompt"), N_("TEXT") },
-  { "append-system-prompt", 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL, N_("Append to the system prompt (repeatable)"), N_("TEXT") },
-  { "max-steps", 0, 0, G_OPTION_ARG_INT, NULL, N_("Stop after N model steps (default 50)"), N_("N") },
-  { "no-tools", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Give the model no tools"), NULL },
-  { "tools", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Give the model only these tools"), N_("a,b") },
-  { "continue", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Resume the newest session of this directory"), NULL },
-  { "session", 0, 0, G_OPTION_ARG_FILENAME, NULL, N_("Use this session file"), N_("FILE") },
-  { "no-session", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Do not save the session"), NULL },
-  { "continuous", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Journal tool calls as durable tasks"), NULL },
-  { "codemode", 0, 0, G_OPTION_ARG_STRING, NULL, N_("Script runtime: off, on or only (default on)"), N_("MODE") },
-  { "yolo", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Approve every tool call without asking (window)"), NULL },
-  { "no-yolo", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Ask before tool calls (window)"), NULL },
-  { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and exit"), NULL },
-  { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, NULL, NULL, N_("[PROMPT]") },
-  { NULL }
-};
-
 static gboolean
 parse_main_options (ZotCli   *cli,
                     char   ***argv,
                     GError  **error)
 {
   g_autoptr(GOptionContext) context = NULL;
-  GOptionEntry entries[G_N_ELEMENTS (main_entries)];
-  gpointer targets[] = {
-    &cli->print_mode, &cli->json_mode, &cli->provider, &cli->model, &cli->base_url,
-    &cli->api_key, &cli->cwd, &cli->ext_paths, &cli->no_ext, &cli->system_prompt,
-    &cli->append_system_prompt, &cli->max_steps, &cli->no_tools, &cli->tools,
-    &cli->continue_session, &cli->session, &cli->no_session, &cli->continuous,
-    &cli->codemode, &cli->yolo, &cli->no_yolo, &cli->version, &cli->rest, NULL,
+  const GOptionEntry entries[] = {
+    { "print", 'p', 0, G_OPTION_ARG_NONE, &cli->print_mode, N_("Run PROMPT, print the result and exit"), NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &cli->json_mode, N_("Run PROMPT and print one JSON event per line"), NULL },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &cli->version, N_("Print the version and exit"), NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli->rest, NULL, N_("[PROMPT]") },
+    { NULL }
   };
-
-  G_STATIC_ASSERT (G_N_ELEMENTS (targets) == G_N_ELEMENTS (main_entries));
-
-  for (guint i = 0; i < G_N_ELEMENTS (main_entries); i++)
-    {
-      entries[i] = main_entries[i];
-      entries[i].arg_data = targets[i];
-    }
 
   context = g_option_context_new (NULL);
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
   g_option_context_set_summary (context,
                                 _("A desktop host for zot extensions.\n\n"
                                   "Subcommands:\n"
-                                  "  zot ext list|install|remove|enable|disable|logs [-f] …\n"
+                                  "  zot ext list|install|remove|enable|disable|logs|allow-key|deny-key …\n"
                                   "  zot update"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+  zot_options_add_entries (&cli->options, context);
 
   return g_option_context_parse_strv (context, argv, error);
 }
@@ -476,12 +388,14 @@ gboolean
 zot_cli_wants_window (int    argc,
                       char **argv)
 {
-  g_auto(ZotCli) cli = { .max_steps = 50 };
+  g_auto(ZotCli) cli = { 0 };
   g_auto(GStrv) args = NULL;
   g_autoptr(GError) error = NULL;
 
   if (argc > 1 && (g_str_equal (argv[1], "ext") || g_str_equal (argv[1], "update")))
     return FALSE;
+
+  zot_options_init (&cli.options);
 
   for (int i = 1; i < argc; i++)
     if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h") ||
@@ -506,7 +420,7 @@ int
 zot_cli_main (int    argc,
               char **argv)
 {
-  g_auto(ZotCli) cli = { .max_steps = 50 };
+  g_auto(ZotCli) cli = { 0 };
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) args = NULL;
 
@@ -524,6 +438,7 @@ zot_cli_main (int    argc,
   if (argc > 1 && g_str_equal (argv[1], "update"))
     return zot_cli_update_main (argc - 1, argv + 1);
 
+  zot_options_init (&cli.options);
   args = g_strdupv (argv);
   if (!parse_main_options (&cli, &args, &error))
     {
@@ -537,18 +452,9 @@ zot_cli_main (int    argc,
       return 0;
     }
 
-  if (cli.max_steps < 1)
+  if (!zot_options_check (&cli.options, &error))
     {
-      print_error (_("--max-steps must be at least 1"));
-      return 2;
-    }
-
-  if (cli.codemode != NULL &&
-      !g_str_equal (cli.codemode, "off") &&
-      !g_str_equal (cli.codemode, "on") &&
-      !g_str_equal (cli.codemode, "only"))
-    {
-      print_error (_("--codemode takes off, on or only, not \"%s\""), cli.codemode);
+      print_error ("%s", error->message);
       return 2;
     }
 

@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-application.h"
+#include "zot-options.h"
 #include "zot-approval-presenter.h"
 #include "zot-window.h"
 
@@ -23,47 +24,21 @@ G_DEFINE_FINAL_TYPE (ZotApplication, zot_application, ADW_TYPE_APPLICATION)
 
 typedef struct
 {
-  char     *provider;
-  char     *model;
-  char     *base_url;
-  char     *api_key;
-  char     *cwd;
-  char    **ext_paths;
-  gboolean  no_ext;
-  char     *system_prompt;
-  char    **append_system_prompt;
-  int       max_steps;
-  gboolean  no_tools;
-  char     *tools;
-  gboolean  continue_session;
-  char     *session;
-  gboolean  no_session;
-  gboolean  continuous;
-  char     *codemode;
-  gboolean  yolo;
-  gboolean  no_yolo;
-  char    **rest;
+  ZotOptions  shared;
+  char      **rest;
 } Options;
 
 static void
 options_clear (Options *options)
 {
-  g_free (options->provider);
-  g_free (options->model);
-  g_free (options->base_url);
-  g_free (options->api_key);
-  g_free (options->cwd);
-  g_strfreev (options->ext_paths);
-  g_free (options->system_prompt);
-  g_strfreev (options->append_system_prompt);
-  g_free (options->tools);
-  g_free (options->session);
-  g_free (options->codemode);
+  zot_options_clear (&options->shared);
   g_strfreev (options->rest);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Options, options_clear)
 
+/* The same flags as the command line (zot-options.c), and the same usage
+ * errors. */
 static gboolean
 parse_options (GApplicationCommandLine  *command_line,
                Options                  *options,
@@ -71,34 +46,18 @@ parse_options (GApplicationCommandLine  *command_line,
 {
   g_auto(GStrv) argv = g_application_command_line_get_arguments (command_line, NULL);
   g_autoptr(GOptionContext) context = g_option_context_new (_("[PROMPT]"));
-  GOptionEntry entries[] = {
-    { "provider", 0, 0, G_OPTION_ARG_STRING, &options->provider, NULL, NULL },
-    { "model", 0, 0, G_OPTION_ARG_STRING, &options->model, NULL, NULL },
-    { "base-url", 0, 0, G_OPTION_ARG_STRING, &options->base_url, NULL, NULL },
-    { "api-key", 0, 0, G_OPTION_ARG_STRING, &options->api_key, NULL, NULL },
-    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &options->cwd, NULL, NULL },
-    { "ext", 'e', 0, G_OPTION_ARG_FILENAME_ARRAY, &options->ext_paths, NULL, NULL },
-    { "no-ext", 0, 0, G_OPTION_ARG_NONE, &options->no_ext, NULL, NULL },
-    { "system-prompt", 0, 0, G_OPTION_ARG_STRING, &options->system_prompt, NULL, NULL },
-    { "append-system-prompt", 0, 0, G_OPTION_ARG_STRING_ARRAY, &options->append_system_prompt, NULL, NULL },
-    { "max-steps", 0, 0, G_OPTION_ARG_INT, &options->max_steps, NULL, NULL },
-    { "no-tools", 0, 0, G_OPTION_ARG_NONE, &options->no_tools, NULL, NULL },
-    { "tools", 0, 0, G_OPTION_ARG_STRING, &options->tools, NULL, NULL },
-    { "continue", 0, 0, G_OPTION_ARG_NONE, &options->continue_session, NULL, NULL },
-    { "session", 0, 0, G_OPTION_ARG_FILENAME, &options->session, NULL, NULL },
-    { "no-session", 0, 0, G_OPTION_ARG_NONE, &options->no_session, NULL, NULL },
-    { "continuous", 0, 0, G_OPTION_ARG_NONE, &options->continuous, NULL, NULL },
-    { "codemode", 0, 0, G_OPTION_ARG_STRING, &options->codemode, NULL, NULL },
-    { "yolo", 0, 0, G_OPTION_ARG_NONE, &options->yolo, NULL, NULL },
-    { "no-yolo", 0, 0, G_OPTION_ARG_NONE, &options->no_yolo, NULL, NULL },
+  const GOptionEntry entries[] = {
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &options->rest, NULL, NULL },
     { NULL }
   };
 
+  zot_options_init (&options->shared);
+  zot_options_add_entries (&options->shared, context);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_help_enabled (context, FALSE);
 
-  return g_option_context_parse_strv (context, &argv, error);
+  return g_option_context_parse_strv (context, &argv, error) &&
+         zot_options_check (&options->shared, error);
 }
 
 static void
@@ -106,28 +65,8 @@ fill_host_options (ZotHostOptions          *host_options,
                    Options                 *options,
                    GApplicationCommandLine *command_line)
 {
-  const char *cwd = g_application_command_line_get_cwd (command_line);
-
-  host_options->cwd = g_canonicalize_filename (options->cwd ? options->cwd : (cwd ? cwd : "."), cwd);
-  host_options->ext_paths = g_new0 (char *, options->ext_paths ? g_strv_length (options->ext_paths) + 1 : 1);
-  for (guint i = 0; options->ext_paths != NULL && options->ext_paths[i] != NULL; i++)
-    host_options->ext_paths[i] = g_canonicalize_filename (options->ext_paths[i], cwd);
-  host_options->no_ext = options->no_ext;
-  host_options->provider.name = g_strdup (options->provider);
-  host_options->provider.model = g_strdup (options->model);
-  host_options->provider.base_url = g_strdup (options->base_url);
-  host_options->provider.api_key = g_strdup (options->api_key);
-  host_options->max_steps = options->max_steps > 0 ? (guint) options->max_steps : 0;
-  host_options->system_prompt = g_strdup (options->system_prompt);
-  host_options->append_system_prompt = g_strdupv (options->append_system_prompt);
-  host_options->no_tools = options->no_tools;
-  if (options->tools != NULL)
-    host_options->tools = g_strsplit (options->tools, ",", -1);
-  host_options->continue_session = options->continue_session;
-  host_options->session_path = g_strdup (options->session);
-  host_options->no_session = options->no_session;
-  host_options->interactive = TRUE;
-  host_options->codemode = g_strdup (options->codemode);
+  zot_options_to_host (&options->shared, g_application_command_line_get_cwd (command_line), TRUE,
+                       host_options);
 }
 
 static int
@@ -163,7 +102,7 @@ zot_application_command_line (GApplication            *application,
 
   fill_host_options (&host_options, &options, command_line);
   window = GTK_WINDOW (zot_window_new (ZOT_APPLICATION (application), &host_options,
-                                       options.yolo ? 1 : options.no_yolo ? 0 : -1));
+                                       options.shared.yolo ? 1 : options.shared.no_yolo ? 0 : -1));
   if (prompt != NULL)
     zot_window_set_prompt (ZOT_WINDOW (window), prompt);
   gtk_window_present (window);

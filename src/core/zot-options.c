@@ -1,0 +1,180 @@
+/* zot-options.c — one declaration of the shared flags. */
+#define G_LOG_DOMAIN "zot-options"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "zot-limits.h"
+#include "zot-options.h"
+
+void
+zot_options_init (ZotOptions *self)
+{
+  g_return_if_fail (self != NULL);
+
+  memset (self, 0, sizeof *self);
+  self->max_steps = ZOT_DEFAULT_MAX_STEPS;
+}
+
+void
+zot_options_clear (ZotOptions *self)
+{
+  g_clear_pointer (&self->provider, g_free);
+  g_clear_pointer (&self->model, g_free);
+  g_clear_pointer (&self->base_url, g_free);
+  g_clear_pointer (&self->api_key, g_free);
+  g_clear_pointer (&self->cwd, g_free);
+  g_clear_pointer (&self->ext_paths, g_strfreev);
+  g_clear_pointer (&self->system_prompt, g_free);
+  g_clear_pointer (&self->append_system_prompt, g_strfreev);
+  g_clear_pointer (&self->tools, g_free);
+  g_clear_pointer (&self->session, g_free);
+  g_clear_pointer (&self->codemode, g_free);
+}
+
+/**
+ * zot_options_add_entries:
+ * @context: where the view parses its command line
+ *
+ * Adds the shared flags, bound to @self, to @context's main group. The
+ * view adds its own (-p, --json, the prompt) beside them.
+ */
+void
+zot_options_add_entries (ZotOptions     *self,
+                         GOptionContext *context)
+{
+  const GOptionEntry entries[] = {
+    { "provider", 0, 0, G_OPTION_ARG_STRING, &self->provider, N_("Model provider: anthropic, openai or demo"), N_("NAME") },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &self->model, N_("Model id"), N_("ID") },
+    { "base-url", 0, 0, G_OPTION_ARG_STRING, &self->base_url, N_("API base URL of an OpenAI-compatible server"), N_("URL") },
+    { "api-key", 0, 0, G_OPTION_ARG_STRING, &self->api_key, N_("API key"), N_("KEY") },
+    { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &self->cwd, N_("Working directory"), N_("DIR") },
+    { "ext", 'e', 0, G_OPTION_ARG_FILENAME_ARRAY, &self->ext_paths, N_("Load the extension in PATH (repeatable)"), N_("PATH") },
+    { "no-ext", 0, 0, G_OPTION_ARG_NONE, &self->no_ext, N_("Skip extension discovery (explicit --ext paths still load)"), NULL },
+    { "system-prompt", 0, 0, G_OPTION_ARG_STRING, &self->system_prompt, N_("Replace the system prompt"), N_("TEXT") },
+    { "append-system-prompt", 0, 0, G_OPTION_ARG_STRING_ARRAY, &self->append_system_prompt, N_("Append to the system prompt (repeatable)"), N_("TEXT") },
+    { "max-steps", 0, 0, G_OPTION_ARG_INT, &self->max_steps, N_("Stop after N model steps (default 50)"), N_("N") },
+    { "no-tools", 0, 0, G_OPTION_ARG_NONE, &self->no_tools, N_("Give the model no tools"), NULL },
+    { "tools", 0, 0, G_OPTION_ARG_STRING, &self->tools, N_("Give the model only these tools"), N_("a,b") },
+    { "continue", 0, 0, G_OPTION_ARG_NONE, &self->continue_session, N_("Resume the newest session of this directory"), NULL },
+    { "session", 0, 0, G_OPTION_ARG_FILENAME, &self->session, N_("Use this session file"), N_("FILE") },
+    { "no-session", 0, 0, G_OPTION_ARG_NONE, &self->no_session, N_("Do not save the session"), NULL },
+    { "continuous", 0, 0, G_OPTION_ARG_NONE, &self->continuous, N_("Journal tool calls as durable tasks"), NULL },
+    { "codemode", 0, 0, G_OPTION_ARG_STRING, &self->codemode, N_("Script runtime: off, on or only (default on)"), N_("MODE") },
+    { "yolo", 0, 0, G_OPTION_ARG_NONE, &self->yolo, N_("Approve every tool call without asking (window)"), NULL },
+    { "no-yolo", 0, 0, G_OPTION_ARG_NONE, &self->no_yolo, N_("Ask before tool calls (window)"), NULL },
+    { NULL }
+  };
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (context != NULL);
+
+  g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+}
+
+/**
+ * zot_options_check:
+ *
+ * The usage errors every view reports the same way (exit status 2).
+ */
+gboolean
+zot_options_check (const ZotOptions  *self,
+                   GError           **error)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->max_steps < 1)
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           _("--max-steps must be at least 1"));
+      return FALSE;
+    }
+
+  if (self->codemode != NULL &&
+      !g_str_equal (self->codemode, "off") &&
+      !g_str_equal (self->codemode, "on") &&
+      !g_str_equal (self->codemode, "only"))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("--codemode takes off, on or only, not \"%s\""), self->codemode);
+      return FALSE;
+    }
+
+  if (self->yolo && self->no_yolo)
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           _("--yolo and --no-yolo cannot both be given"));
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/**
+ * zot_options_split_list:
+ * @list: "a, b,,c"
+ *
+ * Returns: (transfer full): the names, trimmed, empty ones left out
+ */
+GStrv
+zot_options_split_list (const char *list)
+{
+  g_auto(GStrv) names = g_strsplit (list, ",", -1);
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+  for (guint i = 0; names[i] != NULL; i++)
+    if (*g_strstrip (names[i]) != '\0')
+      g_strv_builder_add (builder, names[i]);
+
+  return g_strv_builder_end (builder);
+}
+
+/**
+ * zot_options_to_host:
+ * @invocation_cwd: (nullable): the directory `zot` was started in, against
+ *   which relative paths are read (a second `zot` hands its own to the
+ *   window already open); %NULL for this process's
+ * @interactive: %TRUE for the window
+ * @out: (out caller-allocates): cleared, then filled
+ */
+void
+zot_options_to_host (const ZotOptions *self,
+                     const char       *invocation_cwd,
+                     gboolean          interactive,
+                     ZotHostOptions   *out)
+{
+  g_autofree char *here = NULL;
+  guint n_paths;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (out != NULL);
+
+  if (invocation_cwd == NULL)
+    invocation_cwd = here = g_get_current_dir ();
+
+  memset (out, 0, sizeof *out);
+  out->cwd = g_canonicalize_filename (self->cwd != NULL ? self->cwd : invocation_cwd, invocation_cwd);
+  n_paths = self->ext_paths != NULL ? g_strv_length (self->ext_paths) : 0;
+  out->ext_paths = g_new0 (char *, n_paths + 1);
+  for (guint i = 0; i < n_paths; i++)
+    out->ext_paths[i] = g_canonicalize_filename (self->ext_paths[i], invocation_cwd);
+  out->no_ext = self->no_ext;
+  out->provider.name = g_strdup (self->provider);
+  out->provider.model = g_strdup (self->model);
+  out->provider.base_url = g_strdup (self->base_url);
+  out->provider.api_key = g_strdup (self->api_key);
+  out->max_steps = self->max_steps > 0 ? (guint) self->max_steps : ZOT_DEFAULT_MAX_STEPS;
+  out->system_prompt = g_strdup (self->system_prompt);
+  out->append_system_prompt = g_strdupv (self->append_system_prompt);
+  out->no_tools = self->no_tools;
+  if (self->tools != NULL)
+    out->tools = zot_options_split_list (self->tools);
+  out->continue_session = self->continue_session;
+  out->session_path = self->session != NULL ? g_canonicalize_filename (self->session, invocation_cwd) : NULL;
+  out->no_session = self->no_session;
+  out->interactive = interactive;
+  out->codemode = g_strdup (self->codemode);
+}

@@ -1,0 +1,129 @@
+/* The shared command-line options: one declaration for the command line
+ * and the window, so that they read the same flags the same way. */
+#include "config.h"
+
+#include "zot-limits.h"
+#include "zot-options.h"
+
+static gboolean
+parse (ZotOptions  *options,
+       GError     **error,
+       ...)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (NULL);
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(GStrv) args = NULL;
+  const char *arg;
+  va_list ap;
+
+  g_ptr_array_add (argv, g_strdup ("zot"));
+  va_start (ap, error);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (argv, g_strdup (arg));
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  args = (GStrv) g_ptr_array_steal (argv, NULL);
+
+  zot_options_init (options);
+  zot_options_add_entries (options, context);
+  return g_option_context_parse_strv (context, &args, error) && zot_options_check (options, error);
+}
+
+static void
+test_defaults (void)
+{
+  g_auto(ZotOptions) options = { 0 };
+  g_auto(ZotHostOptions) host = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (parse (&options, &error, NULL));
+  zot_options_to_host (&options, "/work/here", TRUE, &host);
+  g_assert_cmpstr (host.cwd, ==, "/work/here");
+  g_assert_cmpuint (host.max_steps, ==, ZOT_DEFAULT_MAX_STEPS);
+  g_assert_null (host.tools);
+  g_assert_cmpuint (g_strv_length (host.ext_paths), ==, 0);
+  g_assert_true (host.interactive);
+}
+
+/* The window kept the blank in `--tools "read, bash"` and so allowed no
+ * tool named " bash"; the command line trimmed it. */
+static void
+test_tools_trimmed (void)
+{
+  g_auto(ZotOptions) options = { 0 };
+  g_auto(ZotHostOptions) host = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (parse (&options, &error, "--tools", " read, bash,,", NULL));
+  zot_options_to_host (&options, "/", FALSE, &host);
+  g_assert_cmpuint (g_strv_length (host.tools), ==, 2);
+  g_assert_cmpstr (host.tools[0], ==, "read");
+  g_assert_cmpstr (host.tools[1], ==, "bash");
+}
+
+/* Relative paths are read against the directory zot was started in: a
+ * second zot hands its own to the window already open. */
+static void
+test_paths_relative_to_invocation (void)
+{
+  g_auto(ZotOptions) options = { 0 };
+  g_auto(ZotHostOptions) host = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (parse (&options, &error, "-e", "ext/a", "--ext", "/abs/b", "--cwd", "proj",
+                        "--session", "s.jsonl", NULL));
+  zot_options_to_host (&options, "/home/u", TRUE, &host);
+  g_assert_cmpstr (host.ext_paths[0], ==, "/home/u/ext/a");
+  g_assert_cmpstr (host.ext_paths[1], ==, "/abs/b");
+  g_assert_cmpstr (host.cwd, ==, "/home/u/proj");
+  g_assert_cmpstr (host.session_path, ==, "/home/u/s.jsonl");
+}
+
+/* The window used to take these without a word. */
+static void
+test_usage_errors (void)
+{
+  struct { const char *flag; const char *value; const char *message; } cases[] = {
+    { "--codemode", "sometimes", "--codemode takes off, on or only" },
+    { "--max-steps", "0", "--max-steps must be at least 1" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_auto(ZotOptions) options = { 0 };
+      g_autoptr(GError) error = NULL;
+
+      g_assert_false (parse (&options, &error, cases[i].flag, cases[i].value, NULL));
+      g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+      g_assert_nonnull (strstr (error->message, cases[i].message));
+    }
+
+  {
+    g_auto(ZotOptions) options = { 0 };
+    g_autoptr(GError) error = NULL;
+
+    g_assert_false (parse (&options, &error, "--yolo", "--no-yolo", NULL));
+    g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+  }
+  {
+    g_auto(ZotOptions) options = { 0 };
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true (parse (&options, &error, "--codemode", "only", "--max-steps", "1", NULL));
+    g_assert_no_error (error);
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/zot/options/defaults", test_defaults);
+  g_test_add_func ("/zot/options/tools-trimmed", test_tools_trimmed);
+  g_test_add_func ("/zot/options/paths-relative-to-invocation", test_paths_relative_to_invocation);
+  g_test_add_func ("/zot/options/usage-errors", test_usage_errors);
+
+  return g_test_run ();
+}
