@@ -98,9 +98,19 @@ close_window (Fixture *f)
 }
 
 static gboolean
+window_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (GTK_WIDGET (data));
+}
+
+/* A label that says @needle and is on screen: one that is set but hidden
+ * (or in a page not shown) does not count. */
+static gboolean
 find_label (GtkWidget  *widget,
             const char *needle)
 {
+  if (!gtk_widget_get_mapped (widget))
+    return FALSE;
   if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), needle) != NULL)
     return TRUE;
   if (ADW_IS_WINDOW_TITLE (widget) &&
@@ -121,6 +131,7 @@ test_opens_with_demo (Fixture       *f,
   const char *paths[] = { dir, NULL };
 
   open_window (f, paths);
+  zot_test_wait_until (window_mapped, f->window, 20000);
   /* It says plainly that the model is the demo. */
   g_assert_true (find_label (GTK_WIDGET (f->window), "demo model"));
   g_assert_true (find_label (GTK_WIDGET (f->window), "demo · demo"));
