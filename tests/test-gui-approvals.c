@@ -82,31 +82,16 @@ fixture_setup (Fixture       *f,
 }
 
 static void
-shutdown_cb (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  gboolean *done = user_data;
-
-  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
-  *done = TRUE;
-}
-
-static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  gboolean done = FALSE;
-
   g_ptr_array_set_size (f->asked, 0);
   if (f->presenter != NULL)
     g_assert_finalize_object (g_steal_pointer (&f->presenter));
   gtk_window_destroy (f->window);
 
   g_signal_handlers_disconnect_by_data (manager_of (f), f);
-  zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
-  zot_test_wait_for (&done, 30000);
-  g_assert_finalize_object (g_steal_pointer (&f->host));
+  zot_test_finalize_host (&f->host);
 
   g_clear_pointer (&f->decisions, g_ptr_array_unref);
   g_clear_pointer (&f->asked, g_ptr_array_unref);

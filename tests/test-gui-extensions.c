@@ -106,29 +106,14 @@ fixture_setup (Fixture       *f,
 }
 
 static void
-shutdown_cb (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  gboolean *done = user_data;
-
-  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
-  *done = TRUE;
-}
-
-static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  gboolean done = FALSE;
-
   g_object_add_weak_pointer (G_OBJECT (f->page), (gpointer *) &f->page);
   gtk_window_destroy (f->window);
   g_assert_null (f->page);
 
-  zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
-  zot_test_wait_for (&done, 30000);
-  g_assert_finalize_object (g_steal_pointer (&f->host));
+  zot_test_finalize_host (&f->host);
 
   g_clear_pointer (&f->toasts, g_ptr_array_unref);
   g_clear_pointer (&f->alpha_dir, g_free);

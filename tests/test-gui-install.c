@@ -85,27 +85,12 @@ fixture_setup (Fixture       *f,
 }
 
 static void
-shutdown_cb (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  gboolean *done = user_data;
-
-  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
-  *done = TRUE;
-}
-
-static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  gboolean done = FALSE;
-
   gtk_window_destroy (f->window);
 
-  zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
-  zot_test_wait_for (&done, 30000);
-  g_assert_finalize_object (g_steal_pointer (&f->host));
+  zot_test_finalize_host (&f->host);
 
   g_clear_pointer (&f->user_dir, g_free);
   g_clear_pointer (&f->project_dir, g_free);

@@ -93,17 +93,6 @@ load_cb (GObject      *object,
 }
 
 static void
-shutdown_cb (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  gboolean *done = user_data;
-
-  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
-  *done = TRUE;
-}
-
-static void
 start_host (Fixture            *f,
             const char * const *paths)
 {
@@ -137,14 +126,7 @@ fixture_teardown (Fixture       *f,
   iterate ();
   g_assert_null (f->editor);
 
-  if (f->host != NULL)
-    {
-      gboolean done = FALSE;
-
-      zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
-      zot_test_wait_for (&done, 30000);
-      g_assert_finalize_object (g_steal_pointer (&f->host));
-    }
+  zot_test_finalize_host (&f->host);
 
   g_clear_pointer (&f->submitted, g_ptr_array_unref);
   zot_test_env_teardown (&f->env);

@@ -147,17 +147,6 @@ load_cb (GObject      *object,
   *done = TRUE;
 }
 
-static void
-shutdown_cb (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  gboolean *done = user_data;
-
-  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
-  *done = TRUE;
-}
-
 /* A window with a transcript showing a host with @paths (NULL-terminated,
  * or NULL) as its extensions; the transcript is connected before the
  * host loads, as in the window, so that it sees load failures. */
@@ -217,14 +206,8 @@ fixture_teardown (Fixture       *f,
     }
 
   if (f->host != NULL)
-    {
-      gboolean done = FALSE;
-
-      zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
-      zot_test_wait_for (&done, 30000);
-      g_signal_handlers_disconnect_by_data (zot_host_get_manager (f->host), f);
-      g_assert_finalize_object (g_steal_pointer (&f->host));
-    }
+    g_signal_handlers_disconnect_by_data (zot_host_get_manager (f->host), f);
+  zot_test_finalize_host (&f->host);
 
   zot_test_env_teardown (&f->env);
 }

@@ -46,29 +46,14 @@ fixture_setup (Fixture       *f,
 }
 
 static void
-shutdown_cb (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  gboolean *done = user_data;
-
-  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
-  *done = TRUE;
-}
-
-static void
 shutdown_host (Fixture *f)
 {
-  gboolean done = FALSE;
-
   if (f->host == NULL)
     return;
 
-  zot_host_shutdown_async (f->host, NULL, shutdown_cb, &done);
-  zot_test_wait_for (&done, 30000);
   g_signal_handlers_disconnect_by_data (zot_host_get_manager (f->host), f);
   g_signal_handlers_disconnect_by_data (zot_host_get_agent (f->host), f);
-  g_assert_finalize_object (g_steal_pointer (&f->host));
+  zot_test_finalize_host (&f->host);
 }
 
 static void

@@ -729,3 +729,35 @@ zot_test_nested_json (const char *prefix,
 
   return g_string_free (text, FALSE);
 }
+
+static void
+host_shut_down_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+/**
+ * zot_test_finalize_host:
+ * @host: (inout): a host; %NULL afterwards
+ *
+ * Shuts the host down gracefully (its extensions, its subagents), then
+ * checks that dropping the test's reference finalizes it: nothing else
+ * may hold it. Signal handlers the test connected must be gone first.
+ */
+void
+zot_test_finalize_host (ZotHost **host)
+{
+  gboolean done = FALSE;
+
+  if (*host == NULL)
+    return;
+
+  zot_host_shutdown_async (*host, NULL, host_shut_down_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  g_assert_finalize_object (g_steal_pointer (host));
+}
