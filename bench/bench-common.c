@@ -336,6 +336,19 @@ bench_json_to_line (JsonObject *object,
   return json_generator_to_data (generator, length);
 }
 
+/* This process's resident memory, VmRSS. */
+guint64
+bench_rss_kib (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL) ||
+      (line = strstr (status, "\nVmRSS:")) == NULL)
+    return 0;
+  return g_ascii_strtoull (line + strlen ("\nVmRSS:"), NULL, 10);
+}
+
 /* This process's open file descriptors, not counting the one that lists
  * them, nor the files of $ZOT_HOME/state: the host saves each extension's
  * state in the background, with GIO replacing the file in its worker

@@ -67,6 +67,7 @@ gboolean  bench_read_full         (int                  fd,
 char     *bench_json_to_line      (JsonObject          *object,
                                    gsize               *length);
 
+guint64   bench_rss_kib           (void);
 guint     bench_open_fds          (void);
 
 gboolean  bench_pin_to_cpu        (guint                cpu);
