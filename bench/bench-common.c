@@ -125,6 +125,93 @@ bench_make_extension (BenchEnv           *env,
   return g_steal_pointer (&dir);
 }
 
+static void
+loaded_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  zot_extension_manager_load_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+static void
+stopped_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  zot_extension_manager_shutdown_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  *(gboolean *) user_data = TRUE;
+}
+
+/* A manager running the extensions of @dirs (from bench_make_extension()),
+ * every one of them ready. */
+ZotExtensionManager *
+bench_load_extensions (BenchEnv           *env,
+                       const char * const *dirs)
+{
+  g_autoptr(ZotExtensionManager) manager = zot_extension_manager_new ();
+  gboolean loaded = FALSE;
+  guint n;
+
+  zot_extension_manager_set_cwd (manager, env->root);
+  zot_extension_manager_set_no_ext (manager, TRUE);
+  zot_extension_manager_set_explicit_paths (manager, dirs);
+  zot_extension_manager_load_async (manager, NULL, loaded_cb, &loaded);
+  bench_wait_for (&loaded, 30, "the extensions to load");
+
+  n = g_list_model_get_n_items (G_LIST_MODEL (manager));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+
+      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
+        g_error ("%s did not start: %s", zot_extension_get_name (extension),
+                 zot_extension_get_last_error (extension));
+    }
+
+  return g_steal_pointer (&manager);
+}
+
+void
+bench_stop_extensions (ZotExtensionManager *manager)
+{
+  gboolean stopped = FALSE;
+
+  zot_extension_manager_shutdown_async (manager, NULL, stopped_cb, &stopped);
+  bench_wait_for (&stopped, 30, "the extensions to stop");
+}
+
+/* Returns: (transfer full): the tool @name of a ready extension */
+ZotTool *
+bench_find_tool (ZotExtensionManager *manager,
+                 const char          *name)
+{
+  g_autoptr(GPtrArray) tools = zot_extension_manager_list_tools (manager);
+
+  for (guint i = 0; i < tools->len; i++)
+    if (g_str_equal (zot_tool_get_name (g_ptr_array_index (tools, i)), name))
+      return g_object_ref (g_ptr_array_index (tools, i));
+
+  g_error ("no ready extension has the tool %s", name);
+}
+
+/* Calls @tool with {"text":"ping"} as the agent would, outside a window;
+ * @callback calls zot_tool_execute_finish(). */
+void
+bench_call_tool (ZotTool             *tool,
+                 const char          *cwd,
+                 GAsyncReadyCallback  callback,
+                 gpointer             user_data)
+{
+  static guint64 calls;
+  g_autoptr(JsonObject) args = json_object_new ();
+  g_autofree char *call_id = g_strdup_printf ("call-%" G_GUINT64_FORMAT, ++calls);
+  ZotToolContext context = { .cwd = cwd, .call_id = call_id, .interactive = FALSE };
+
+  json_object_set_string_member (args, "text", "ping");
+  zot_tool_execute_async (tool, args, &context, NULL, callback, user_data);
+}
+
 double
 bench_now (void)
 {
@@ -247,6 +334,43 @@ bench_json_to_line (JsonObject *object,
 
   json_generator_set_root (generator, node);
   return json_generator_to_data (generator, length);
+}
+
+/* This process's resident memory, VmRSS. */
+guint64
+bench_rss_kib (void)
+{
+  g_autofree char *status = NULL;
+  const char *line;
+
+  if (!g_file_get_contents ("/proc/self/status", &status, NULL, NULL) ||
+      (line = strstr (status, "\nVmRSS:")) == NULL)
+    return 0;
+  return g_ascii_strtoull (line + strlen ("\nVmRSS:"), NULL, 10);
+}
+
+/* This process's open file descriptors, not counting the one that lists
+ * them, nor the files of $ZOT_HOME/state: the host saves each extension's
+ * state in the background, with GIO replacing the file in its worker
+ * thread, and they are open only while that runs. */
+guint
+bench_open_fds (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *home = g_getenv ("ZOT_HOME");
+  g_autofree char *state = home != NULL ? g_strconcat (home, "/state/", NULL) : NULL;
+  const char *name;
+  guint n = 0;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/fd", name, NULL);
+      g_autofree char *target = g_file_read_link (path, NULL);
+
+      if (target == NULL || state == NULL || !g_str_has_prefix (target, state))
+        n++;
+    }
+  return n > 0 ? n - 1 : 0;
 }
 
 /* Pins the calling thread, and what it spawns from now on, to @cpu.

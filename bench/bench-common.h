@@ -9,6 +9,9 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "zot-extension-manager.h"
+#include "zot-tool.h"
+
 G_BEGIN_DECLS
 
 /**
@@ -33,6 +36,15 @@ void      bench_env_clear         (BenchEnv            *env);
 char     *bench_make_extension    (BenchEnv            *env,
                                    const char          *name,
                                    const char * const  *args);
+ZotExtensionManager *bench_load_extensions (BenchEnv           *env,
+                                            const char * const *dirs);
+void      bench_stop_extensions   (ZotExtensionManager *manager);
+ZotTool  *bench_find_tool         (ZotExtensionManager *manager,
+                                   const char          *name);
+void      bench_call_tool         (ZotTool             *tool,
+                                   const char          *cwd,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data);
 
 double    bench_now               (void);
 double    bench_cpu_seconds       (void);
@@ -54,6 +66,9 @@ gboolean  bench_read_full         (int                  fd,
 
 char     *bench_json_to_line      (JsonObject          *object,
                                    gsize               *length);
+
+guint64   bench_rss_kib           (void);
+guint     bench_open_fds          (void);
 
 gboolean  bench_pin_to_cpu        (guint                cpu);
 

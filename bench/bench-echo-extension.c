@@ -13,6 +13,9 @@
  *                 tool_call, event_intercept and shutdown; counts events
  *   --line-echo   writes every complete line it reads back (bare GIO baseline)
  *   --hello-only  one hello line, then idle until stdin EOF (startup baseline)
+ *   --hold        registers "hold" instead of "echo" and never answers a
+ *                 tool_call: it sends notify "held <count>" for each, so that
+ *                 a benchmark knows its calls arrived (chaos)
  */
 #define G_LOG_DOMAIN "zot-bench-echo"
 
@@ -43,6 +46,7 @@ static int       opt_ack_every = 0;
 static int       opt_pad = -1;
 static gboolean  opt_line_echo = FALSE;
 static gboolean  opt_hello_only = FALSE;
+static gboolean  opt_hold = FALSE;
 
 static const GOptionEntry entries[] = {
   { "name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
@@ -59,6 +63,8 @@ static const GOptionEntry entries[] = {
     "Echo every line back, nothing else", NULL },
   { "hello-only", 0, 0, G_OPTION_ARG_NONE, &opt_hello_only,
     "Print one hello line, then wait for stdin EOF", NULL },
+  { "hold", 0, 0, G_OPTION_ARG_NONE, &opt_hold,
+    "Register \"hold\" and never answer its calls", NULL },
   { NULL }
 };
 
@@ -71,6 +77,7 @@ static const char * const all_events[] = {
 static Buffer   out;
 static char    *padding;
 static guint64  events_seen;
+static guint64  calls_held;
 
 static void
 buffer_reserve (Buffer *buffer,
@@ -154,10 +161,16 @@ static void
 append_registration (void)
 {
   append_hello ();
-  buffer_append_str (&out,
-                     "{\"type\":\"register_tool\",\"name\":\"echo\","
-                     "\"description\":\"Answers with a fixed text\","
-                     "\"schema\":{\"type\":\"object\"}}\n");
+  if (opt_hold)
+    buffer_append_str (&out,
+                       "{\"type\":\"register_tool\",\"name\":\"hold\","
+                       "\"description\":\"Never answers\","
+                       "\"schema\":{\"type\":\"object\"}}\n");
+  else
+    buffer_append_str (&out,
+                       "{\"type\":\"register_tool\",\"name\":\"echo\","
+                       "\"description\":\"Answers with a fixed text\","
+                       "\"schema\":{\"type\":\"object\"}}\n");
 
   if (opt_subscribe)
     {
@@ -241,19 +254,31 @@ type_is (const char *type,
   return strlen (name) == type_len && memcmp (type, name, type_len) == 0;
 }
 
+/* notify "<word> <count>": how a benchmark learns what got here. */
+static void
+append_count_note (const char *word,
+                   guint64     count)
+{
+  char note[96];
+  int n = g_snprintf (note, sizeof note,
+                      "{\"type\":\"notify\",\"level\":\"info\",\"message\":\"%s %" G_GUINT64_FORMAT "\"}\n",
+                      word, count);
+
+  buffer_append (&out, note, (gsize) n);
+}
+
 static void
 on_event (void)
 {
-  char note[96];
-
   events_seen++;
   if (opt_ack_every > 0 && events_seen % (guint64) opt_ack_every == 0)
-    {
-      int n = g_snprintf (note, sizeof note,
-                          "{\"type\":\"notify\",\"level\":\"info\",\"message\":\"ack %" G_GUINT64_FORMAT "\"}\n",
-                          events_seen);
-      buffer_append (&out, note, (gsize) n);
-    }
+    append_count_note ("ack", events_seen);
+}
+
+static void
+on_call_held (void)
+{
+  append_count_note ("held", ++calls_held);
 }
 
 static void
@@ -318,6 +343,12 @@ handle_line_slowly (const char *line,
   if (id == NULL)
     return;
 
+  if (opt_hold && g_str_equal (type, "tool_call"))
+    {
+      on_call_held ();
+      return;
+    }
+
   json_builder_begin_object (builder);
   if (g_str_equal (type, "tool_call"))
     {
@@ -374,6 +405,8 @@ handle_line (const char *line,
 
   if (type_is (type, type_len, "event"))
     on_event ();
+  else if (type_is (type, type_len, "tool_call") && opt_hold)
+    on_call_held ();
   else if (type_is (type, type_len, "tool_call"))
     {
       if (scan_id (line, len, &id, &id_len))
