@@ -71,6 +71,29 @@ test_very_deep (void)
   g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE);
 }
 
+/* json-glib's message quotes the bad token decoded, and a lone surrogate
+ * decodes to bytes that are not UTF-8; the message is shown and logged.
+ * (Found by fuzz/fuzz-frame-channel.c, through a frame's bad-line.) */
+static void
+test_error_is_utf8 (void)
+{
+  static const char * const texts[] = {
+    "{\"type\":\"panel_update\\ud800\",\"panel_id\":\"p\"}",
+    "[\"\\udfff\\ud800x\"]",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+
+      g_assert_false (zot_json_parser_load (parser, texts[i], -1, &error));
+      g_assert_nonnull (error);
+      g_assert_true (error->domain == JSON_PARSER_ERROR);
+      g_assert_true (g_utf8_validate (error->message, -1, NULL));
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -80,6 +103,7 @@ main (int   argc,
   g_test_add_func ("/zot/json/depth-edge", test_depth_edge);
   g_test_add_func ("/zot/json/strings-do-not-count", test_strings_do_not_count);
   g_test_add_func ("/zot/json/very-deep", test_very_deep);
+  g_test_add_func ("/zot/json/error-is-utf8", test_error_is_utf8);
 
   return g_test_run ();
 }

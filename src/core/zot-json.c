@@ -118,7 +118,22 @@ zot_json_parser_load_bounded (JsonParser  *parser,
   if (!zot_json_check_depth (data, size, max_depth, error))
     return FALSE;
 
-  return json_parser_load_from_data (parser, data, (gssize) size, error);
+  if (!json_parser_load_from_data (parser, data, (gssize) size, error))
+    {
+      /* json-glib quotes the token it choked on as it decoded it, and a
+       * lone surrogate escape ("\ud800") decodes to bytes that are not
+       * UTF-8; the message goes on to labels, logs and JSON events. */
+      if (error != NULL && *error != NULL && !g_utf8_validate ((*error)->message, -1, NULL))
+        {
+          char *valid = g_utf8_make_valid ((*error)->message, -1);
+
+          g_free ((*error)->message);
+          (*error)->message = valid;
+        }
+      return FALSE;
+    }
+
+  return TRUE;
 }
 
 /**
