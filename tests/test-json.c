@@ -57,6 +57,32 @@ test_strings_do_not_count (void)
   g_assert_true (check ("[\"[[[[[[[[[[[[[[[[[[[[", 1));
 }
 
+/* json-glib also reads single-quoted strings and comments, and a double
+ * quote inside one must not hide the brackets after it: these lines got
+ * past the bound and overflowed the stack. */
+static void
+test_quotes_in_comments_count (void)
+{
+  g_autofree char *deep = zot_test_nested_json ("{\"type\":\"x\",\"v\":['\"',", 80000, "]}");
+  g_autoptr(JsonObject) object = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (check ("['\"',[[[1]]]]", 3));
+  g_assert_false (check ("[/\"/[[[1]]]]", 3));
+  g_assert_false (check ("[/*\"*/[[[1]]]]", 3));
+  g_assert_false (check ("[/*/\"*/[[[1]]]]", 3));
+
+  /* What they hold does not count, as in strings. */
+  g_assert_true (check ("['[[[[[[', 1]", 1));
+  g_assert_true (check ("[/*[[[[[[*/ 1]", 1));
+  g_assert_true (check ("[/[[[[[[/ 1]", 1));
+  g_assert_true (check ("[\"'\", \"/\", \"/*\", [1]]", 2));
+
+  object = zot_json_object_from_string (deep, &error);
+  g_assert_null (object);
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE);
+}
+
 /* The line that used to overflow json-glib's stack: 80,000 levels in
  * 160 KB, far under the frame limit. */
 static void
@@ -103,6 +129,7 @@ main (int   argc,
   g_test_add_func ("/zot/json/depth-edge", test_depth_edge);
   g_test_add_func ("/zot/json/strings-do-not-count", test_strings_do_not_count);
   g_test_add_func ("/zot/json/very-deep", test_very_deep);
+  g_test_add_func ("/zot/json/quotes-in-comments-count", test_quotes_in_comments_count);
   g_test_add_func ("/zot/json/error-is-utf8", test_error_is_utf8);
 
   return g_test_run ();
