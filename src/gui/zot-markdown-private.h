@@ -5,7 +5,8 @@
  * of each paragraph and heading, where text is too long for a label, what
  * is left as plain text once the block budget runs out. A sink turns the
  * blocks into something: ZotMarkdownView into widgets, the fuzzer into
- * checks. Nothing here needs a display.
+ * checks. Nothing here needs a display. The transcript shares the line
+ * breaking of long text.
  */
 #pragma once
 
@@ -64,5 +65,7 @@ void     _zot_markdown_walk            (const char            *markdown,
                                         gpointer               root,
                                         gpointer               user_data);
 gboolean _zot_markdown_uri_is_openable (const char            *uri);
+char    *_zot_markdown_break_long_lines (const char           *text,
+                                         glong                 max_chars);
 
 G_END_DECLS

@@ -83,13 +83,20 @@ string_free (GString *string)
   g_string_free (string, TRUE);
 }
 
-/* A copy of @text in which no line is longer than about @max_chars: Pango
- * lays out a paragraph as one unit, and a single line of hundreds of
+/**
+ * _zot_markdown_break_long_lines:
+ * @text: valid UTF-8
+ *
+ * Pango lays out a paragraph as one unit, and a single line of hundreds of
  * kilobytes (minified JSON, say) would stall the window for seconds. The
- * breaks go at a space when there is one near the limit. */
-static char *
-break_long_lines (const char *text,
-                  glong       max_chars)
+ * breaks go at a space when there is one near the limit.
+ *
+ * Returns: (transfer full): a copy of @text in which no line is longer
+ *   than about @max_chars characters
+ */
+char *
+_zot_markdown_break_long_lines (const char *text,
+                                glong       max_chars)
 {
   GString *out = g_string_sized_new (strlen (text) + 16);
   const char *p = text;
@@ -207,7 +214,7 @@ builder_text_view (Builder  *builder,
                    char     *text,
                    gboolean  monospace)
 {
-  g_autofree char *broken = break_long_lines (text, MAX_LINE_CHARS);
+  g_autofree char *broken = _zot_markdown_break_long_lines (text, MAX_LINE_CHARS);
 
   builder->sink->add_text_view (parent, broken, monospace, builder->user_data);
 }
@@ -445,7 +452,7 @@ builder_code_block (Builder    *builder,
 
   /* What is shown may have extra line breaks; what is copied is the code
    * as it was. */
-  shown = break_long_lines (code, MAX_LINE_CHARS);
+  shown = _zot_markdown_break_long_lines (code, MAX_LINE_CHARS);
   builder->sink->add_code (builder_parent (builder), code, shown, language, builder->user_data);
 }
 

@@ -251,16 +251,24 @@ create_code_block (const char *code,
 
 /* The widgets of the blocks */
 
+static GtkWidget *
+append_box (gpointer    parent,
+            int         spacing,
+            const char *css_class)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, spacing);
+
+  gtk_widget_add_css_class (box, css_class);
+  gtk_box_append (GTK_BOX (parent), box);
+  return box;
+}
+
 static gpointer
 add_list (gpointer  parent,
           gboolean  tight,
           gpointer  user_data)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, tight ? 4 : 8);
-
-  gtk_widget_add_css_class (box, "markdown-list");
-  gtk_box_append (GTK_BOX (parent), box);
-  return box;
+  return append_box (parent, tight ? 4 : 8, "markdown-list");
 }
 
 static gpointer
@@ -293,11 +301,7 @@ static gpointer
 add_quote (gpointer parent,
            gpointer user_data)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
-
-  gtk_widget_add_css_class (box, "markdown-quote");
-  gtk_box_append (GTK_BOX (parent), box);
-  return box;
+  return append_box (parent, 8, "markdown-quote");
 }
 
 static void
