@@ -42,7 +42,7 @@ skip_string (const char *p,
  * @max_depth: the deepest nesting of objects and arrays allowed
  *
  * Counts brackets outside strings, and outside what json-glib reads as
- * strings or comments beyond JSON. Malformed text that stays within the
+ * strings or comments beyond JSON (see below). Malformed text that stays within the
  * bound passes: the parser reports what is wrong with it.
  *
  * Returns: %FALSE with a %JSON_PARSER_ERROR when @data nests deeper
@@ -74,32 +74,17 @@ zot_json_check_depth (const char  *data,
           break;
 
         /* json-glib's scanner also takes single-quoted strings (without
-         * escapes) and comments: slash-star to star-slash, and from a lone
-         * slash to the next slash. A double quote in them opens no string,
-         * so they are skipped as json-glib skips them; otherwise a quote in
-         * a comment would hide every bracket after it from the count. */
+         * escapes) and comments, which run from a slash to the next slash
+         * (so slash-star-slash is a whole one). A double quote in them
+         * opens no string, so they are skipped as json-glib skips them;
+         * otherwise a quote in a comment would hide every bracket after it
+         * from the count. */
         case '\'':
-          p = memchr (p, '\'', (gsize) (end - p));
+        case '/':
+          p = memchr (p, p[-1], (gsize) (end - p));
           if (p == NULL)
             return TRUE;
           p++;
-          break;
-
-        case '/':
-          if (p < end && *p == '*')
-            {
-              p = memmem (p + 1, (gsize) (end - p - 1), "*/", 2);
-              if (p == NULL)
-                return TRUE;
-              p += 2;
-            }
-          else
-            {
-              p = memchr (p, '/', (gsize) (end - p));
-              if (p == NULL)
-                return TRUE;
-              p++;
-            }
           break;
 
         case '{':
