@@ -122,6 +122,21 @@ test_error_is_utf8 (void)
     }
 }
 
+static void
+test_get_string (void)
+{
+  g_autoptr(JsonObject) object = zot_json_object_from_string (
+    "{\"s\":\"yes\",\"n\":1,\"o\":{},\"a\":[\"x\"],\"z\":null}", NULL);
+
+  g_assert_nonnull (object);
+  g_assert_cmpstr (zot_json_get_string (object, "s"), ==, "yes");
+  g_assert_null (zot_json_get_string (object, "n"));
+  g_assert_null (zot_json_get_string (object, "o"));
+  g_assert_null (zot_json_get_string (object, "a"));
+  g_assert_null (zot_json_get_string (object, "z"));
+  g_assert_null (zot_json_get_string (object, "missing"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -133,6 +148,7 @@ main (int   argc,
   g_test_add_func ("/zot/json/very-deep", test_very_deep);
   g_test_add_func ("/zot/json/quotes-in-comments-count", test_quotes_in_comments_count);
   g_test_add_func ("/zot/json/error-is-utf8", test_error_is_utf8);
+  g_test_add_func ("/zot/json/get-string", test_get_string);
 
   return g_test_run ();
 }

@@ -1235,6 +1235,7 @@ load_header (ZotSession  *self,
              guint        line_no,
              GError     **error)
 {
+  JsonNode *version_node;
   const char *id;
   const char *cwd;
   gint64 version;
@@ -1247,7 +1248,11 @@ load_header (ZotSession  *self,
       return FALSE;
     }
 
-  version = json_object_get_int_member_with_default (entry, "version", 0);
+  /* Not json-glib's _with_default getters: they fail a precondition on an
+   * object or an array, and the file is outside input. */
+  version_node = json_object_get_member (entry, "version");
+  version = version_node != NULL && JSON_NODE_HOLDS_VALUE (version_node) ?
+            json_node_get_int (version_node) : 0;
   if (version > SESSION_VERSION)
     {
       g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
@@ -1256,8 +1261,8 @@ load_header (ZotSession  *self,
       return FALSE;
     }
 
-  id = json_object_get_string_member_with_default (entry, "id", NULL);
-  cwd = json_object_get_string_member_with_default (entry, "cwd", NULL);
+  id = zot_json_get_string (entry, "id");
+  cwd = zot_json_get_string (entry, "cwd");
   if (id != NULL && *id != '\0')
     replace_str (&self->id, id);
   if (cwd != NULL && *cwd != '\0')
@@ -1509,10 +1514,10 @@ read_header_cwd (const char *path)
 
   header = zot_json_object_from_string (buf, NULL);
   if (header == NULL ||
-      g_strcmp0 (json_object_get_string_member_with_default (header, "type", NULL), "session") != 0)
+      g_strcmp0 (zot_json_get_string (header, "type"), "session") != 0)
     return NULL;
 
-  return g_strdup (json_object_get_string_member_with_default (header, "cwd", NULL));
+  return g_strdup (zot_json_get_string (header, "cwd"));
 }
 
 typedef struct
