@@ -57,6 +57,34 @@ test_strings_do_not_count (void)
   g_assert_true (check ("[\"[[[[[[[[[[[[[[[[[[[[", 1));
 }
 
+/* json-glib also reads single-quoted strings and /comments/, and a double
+ * quote inside one must not hide the brackets after it: these lines got
+ * past the bound and overflowed the stack. */
+static void
+test_quotes_in_comments_count (void)
+{
+  g_autofree char *deep = zot_test_nested_json ("{\"type\":\"x\",\"v\":['\"',", 80000, "]}");
+  g_autoptr(JsonObject) object = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_false (check ("['\"',[[[1]]]]", 3));
+  g_assert_false (check ("[/\"/[[[1]]]]", 3));
+  g_assert_false (check ("[/*\"*/[[[1]]]]", 3));
+  /* A comment ends at the next slash, star or not. (Found by
+   * fuzz/fuzz-json.c.) */
+  g_assert_false (check ("[[/*/[[", 3));
+
+  /* What they hold does not count, as in strings. */
+  g_assert_true (check ("['[[[[[[', 1]", 1));
+  g_assert_true (check ("[/*[[[[[[*/ 1]", 1));
+  g_assert_true (check ("[/[[[[[[/ 1]", 1));
+  g_assert_true (check ("[\"'\", \"/\", \"/*\", [1]]", 2));
+
+  object = zot_json_object_from_string (deep, &error);
+  g_assert_null (object);
+  g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE);
+}
+
 /* The line that used to overflow json-glib's stack: 80,000 levels in
  * 160 KB, far under the frame limit. */
 static void
@@ -71,6 +99,44 @@ test_very_deep (void)
   g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE);
 }
 
+/* json-glib's message quotes the bad token decoded, and a lone surrogate
+ * decodes to bytes that are not UTF-8; the message is shown and logged.
+ * (Found by fuzz/fuzz-frame-channel.c, through a frame's bad-line.) */
+static void
+test_error_is_utf8 (void)
+{
+  static const char * const texts[] = {
+    "{\"type\":\"panel_update\\ud800\",\"panel_id\":\"p\"}",
+    "[\"\\udfff\\ud800x\"]",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+      g_autoptr(GError) error = NULL;
+
+      g_assert_false (zot_json_parser_load (parser, texts[i], -1, &error));
+      g_assert_nonnull (error);
+      g_assert_true (error->domain == JSON_PARSER_ERROR);
+      g_assert_true (g_utf8_validate (error->message, -1, NULL));
+    }
+}
+
+static void
+test_get_string (void)
+{
+  g_autoptr(JsonObject) object = zot_json_object_from_string (
+    "{\"s\":\"yes\",\"n\":1,\"o\":{},\"a\":[\"x\"],\"z\":null}", NULL);
+
+  g_assert_nonnull (object);
+  g_assert_cmpstr (zot_json_get_string (object, "s"), ==, "yes");
+  g_assert_null (zot_json_get_string (object, "n"));
+  g_assert_null (zot_json_get_string (object, "o"));
+  g_assert_null (zot_json_get_string (object, "a"));
+  g_assert_null (zot_json_get_string (object, "z"));
+  g_assert_null (zot_json_get_string (object, "missing"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -80,6 +146,9 @@ main (int   argc,
   g_test_add_func ("/zot/json/depth-edge", test_depth_edge);
   g_test_add_func ("/zot/json/strings-do-not-count", test_strings_do_not_count);
   g_test_add_func ("/zot/json/very-deep", test_very_deep);
+  g_test_add_func ("/zot/json/quotes-in-comments-count", test_quotes_in_comments_count);
+  g_test_add_func ("/zot/json/error-is-utf8", test_error_is_utf8);
+  g_test_add_func ("/zot/json/get-string", test_get_string);
 
   return g_test_run ();
 }

@@ -109,6 +109,7 @@ expect_manifest_error (const char *json,
   manifest = zot_manifest_new_for_directory (dir, &error);
   g_assert_null (manifest);
   g_assert_error (error, ZOT_MANIFEST_ERROR, code);
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
   assert_message_contains (error, path);
   if (needle != NULL)
     assert_message_contains (error, needle);
@@ -218,6 +219,9 @@ test_manifest_bad_name (void)
   expect_manifest_error ("{\"name\":\"a/b\",\"exec\":\"sh\"}", ZOT_MANIFEST_ERROR_INVALID, "\"name\"");
   expect_manifest_error ("{\"name\":\"..\",\"exec\":\"sh\"}", ZOT_MANIFEST_ERROR_INVALID, "\"name\"");
   expect_manifest_error ("{\"name\":\"a\\nb\",\"exec\":\"sh\"}", ZOT_MANIFEST_ERROR_INVALID, "\"name\"");
+  /* json-glib decodes a lone surrogate to bytes that are not UTF-8; the
+   * message still is. (Found by fuzz/fuzz-manifest.c.) */
+  expect_manifest_error ("{\"name\":\"a\\ud800b\",\"exec\":\"sh\"}", ZOT_MANIFEST_ERROR_INVALID, "\"name\"");
 
   g_assert_false (zot_manifest_name_is_valid (NULL));
   g_assert_false (zot_manifest_name_is_valid (""));

@@ -1290,6 +1290,56 @@ test_unknown_entries (Fixture       *fixture,
   g_assert_true (g_str_has_prefix (after, contents));
 }
 
+/* Header members of the wrong JSON type are ignored, without a critical
+ * from json-glib. (Found by fuzz/fuzz-session.c.) */
+static void
+test_header_wrong_types (Fixture       *fixture,
+                         gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "types.jsonl", NULL);
+  const char *contents = "{\"type\":\"session\",\"version\":[2],\"id\":[\"x\"],\"cwd\":{\"a\":1}}\n" MESSAGE;
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 1);
+  g_assert_nonnull (zot_session_get_id (session));
+  g_assert_cmpstr (zot_session_get_id (session), !=, "");
+  g_assert_nonnull (zot_session_get_cwd (session));
+  g_assert_true (g_path_is_absolute (zot_session_get_cwd (session)));
+}
+
+/* Messages of the wrong shape load without a critical from json-glib
+ * while the calls and results are matched up. (Found by
+ * fuzz/fuzz-session.c.) */
+static void
+test_message_wrong_types (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "shapes.jsonl", NULL);
+  const char *contents =
+    HEADER
+    "{\"type\":\"message\",\"message\":{\"role\":[\"assistant\"],\"content\":[]}}\n"
+    "{\"type\":\"message\",\"message\":{\"role\":\"assistant\"}}\n"
+    "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"content\":\"text\"}}\n"
+    "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"content\":"
+      "[{\"type\":[\"tool_use\"]},{\"type\":\"tool_use\",\"id\":{},\"name\":[]}]}}\n"
+    "{\"type\":\"message\",\"message\":{\"role\":\"tool\",\"content\":"
+      "[{\"type\":\"tool_result\",\"tool_use_id\":[1]}]}}\n"
+    "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"content\":"
+      "[{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":\"read\"}]}}\n"
+    "{\"type\":\"message\",\"message\":{\"role\":\"tool\"}}\n";
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+  session = zot_session_open (path, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (session);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, >, 0);
+}
 
 typedef struct
 {
@@ -1797,6 +1847,8 @@ main (int   argc,
   ADD ("lock-held-elsewhere", test_lock_held_elsewhere);
   ADD ("lock-new-file", test_lock_new_file);
   ADD ("unknown-entries", test_unknown_entries);
+  ADD ("header-wrong-types", test_header_wrong_types);
+  ADD ("message-wrong-types", test_message_wrong_types);
   ADD ("order", test_order);
   ADD ("compaction", test_compaction);
   ADD ("compaction-first", test_compaction_first);

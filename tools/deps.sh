@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages zot needs to build, run and test.
+# Installs the Debian 12 packages zot needs to build, run and test, and to
+# fuzz (clang with its libFuzzer runtime, for tools/fuzz.sh).
 # Idempotent, and silent when everything is already there.
 set -euo pipefail
 
@@ -10,6 +11,7 @@ packages=(
   desktop-file-utils appstream libarchive-tools
   xvfb xauth dbus-x11 gnome-keyring
   python3 git ca-certificates
+  clang libclang-rt-14-dev
 )
 
 missing=()

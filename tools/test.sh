@@ -4,7 +4,9 @@
 # with leak checking for everything but the window, whose tests run without
 # it (fontconfig, Pango and Mesa keep caches for the life of the process,
 # and telling them from our leaks needs a slow unwinder on every
-# allocation). Prints "N passed, N failed" at the end.
+# allocation). Last, each parser's fuzz target runs for a short while
+# (tools/fuzz.sh; ZOT_FUZZ_SECONDS, default 20), each counting as one test.
+# Prints "N passed, N failed" at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,6 +54,21 @@ run_suite build-asan "--no-suite gui" --buildtype=debug -Db_sanitize=address,und
 
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
 run_suite build-asan "--suite gui" --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+
+# Two targets at a time: each is one process on one CPU.
+fuzz_log=$(mktemp)
+fuzz_status=0
+ZOT_FUZZ_JOBS=2 bash tools/fuzz.sh "${ZOT_FUZZ_SECONDS:-20}" | tee "$fuzz_log" || fuzz_status=1
+p=$(grep -c '^ok ' "$fuzz_log" || true)
+f=$(grep -c '^not ok ' "$fuzz_log" || true)
+# A build that failed ran no target at all.
+if [ "$fuzz_status" -ne 0 ]; then
+  status=1
+  [ "$f" -gt 0 ] || f=1
+fi
+rm -f "$fuzz_log"
+total_passed=$((total_passed + p))
+total_failed=$((total_failed + f))
 
 echo "$total_passed passed, $total_failed failed"
 exit $status

@@ -23,7 +23,7 @@
 
 #include "zot-armed-source.h"
 #include "zot-error.h"
-#include "zot-frame-channel.h"
+#include "zot-frame-channel-private.h"
 #include "zot-limits.h"
 #include "zot-json.h"
 
@@ -67,6 +67,7 @@ struct _ZotFrameChannel
   int            input_fd_flags;   /* as found, restored on close; -1 when untouched */
   int            output_fd;
   guint8        *read_buffer;
+  gsize          max_frame_bytes; /* ZOT_FRAME_MAX_BYTES but in the fuzzer */
   gsize          chunk_pos;      /* what of read_buffer is not handled yet */
   gsize          chunk_len;
   GSource       *resume_source;  /* handles the rest of a chunk next turn */
@@ -322,7 +323,7 @@ process_chunk (ZotFrameChannel *self,
       if (newline == NULL)
         {
           segment = length - pos;
-          if (self->partial->len + segment > ZOT_FRAME_MAX_BYTES)
+          if (self->partial->len + segment > self->max_frame_bytes)
             {
               if (self->skip_oversized)
                 {
@@ -338,7 +339,7 @@ process_chunk (ZotFrameChannel *self,
 
       segment = (gsize) (newline - (data + pos));
 
-      if (self->partial->len + segment > ZOT_FRAME_MAX_BYTES)
+      if (self->partial->len + segment > self->max_frame_bytes)
         {
           if (self->skip_oversized)
             {
@@ -1162,6 +1163,7 @@ zot_frame_channel_init (ZotFrameChannel *self)
    * and nothing changes a received frame. */
   self->parser = json_parser_new ();
   self->partial = g_byte_array_new ();
+  self->max_frame_bytes = ZOT_FRAME_MAX_BYTES;
   g_queue_init (&self->queue);
   g_queue_init (&self->flush_waiters);
 }
@@ -1648,4 +1650,16 @@ zot_frame_channel_set_trace (ZotFrameChannel *self,
   g_return_if_fail (ZOT_IS_FRAME_CHANNEL (self));
 
   self->trace = !!trace;
+}
+
+/* A cap of a few hundred bytes lets the fuzzer reach the over-long line
+ * paths with inputs of a few kilobytes rather than 4 MiB each. */
+void
+_zot_frame_channel_set_max_frame_bytes_for_testing (ZotFrameChannel *self,
+                                                    gsize            max_bytes)
+{
+  g_return_if_fail (ZOT_IS_FRAME_CHANNEL (self));
+  g_return_if_fail (max_bytes > 0 && max_bytes <= ZOT_FRAME_MAX_BYTES);
+
+  self->max_frame_bytes = max_bytes;
 }

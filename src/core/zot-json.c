@@ -41,7 +41,8 @@ skip_string (const char *p,
  * @length: its length in bytes
  * @max_depth: the deepest nesting of objects and arrays allowed
  *
- * Counts brackets outside strings. Malformed text that stays within the
+ * Counts brackets outside strings, and outside what json-glib reads as
+ * strings or comments beyond JSON (see below). Malformed text that stays within the
  * bound passes: the parser reports what is wrong with it.
  *
  * Returns: %FALSE with a %JSON_PARSER_ERROR when @data nests deeper
@@ -70,6 +71,20 @@ zot_json_check_depth (const char  *data,
           p = skip_string (p, end);
           if (p == NULL)
             return TRUE;
+          break;
+
+        /* json-glib's scanner also takes single-quoted strings (without
+         * escapes) and comments, which run from a slash to the next slash
+         * (so slash-star-slash is a whole one). A double quote in them
+         * opens no string, so they are skipped as json-glib skips them;
+         * otherwise a quote in a comment would hide every bracket after it
+         * from the count. */
+        case '\'':
+        case '/':
+          p = memchr (p, p[-1], (gsize) (end - p));
+          if (p == NULL)
+            return TRUE;
+          p++;
           break;
 
         case '{':
@@ -118,7 +133,22 @@ zot_json_parser_load_bounded (JsonParser  *parser,
   if (!zot_json_check_depth (data, size, max_depth, error))
     return FALSE;
 
-  return json_parser_load_from_data (parser, data, (gssize) size, error);
+  if (!json_parser_load_from_data (parser, data, (gssize) size, error))
+    {
+      /* json-glib quotes the token it choked on as it decoded it, and a
+       * lone surrogate escape ("\ud800") decodes to bytes that are not
+       * UTF-8; the message goes on to labels, logs and JSON events. */
+      if (error != NULL && *error != NULL && !g_utf8_validate ((*error)->message, -1, NULL))
+        {
+          char *valid = g_utf8_make_valid ((*error)->message, -1);
+
+          g_free ((*error)->message);
+          (*error)->message = valid;
+        }
+      return FALSE;
+    }
+
+  return TRUE;
 }
 
 /**

@@ -223,8 +223,13 @@ zot_message_get_text (JsonObject *message)
 const char *
 zot_message_get_role (JsonObject *message)
 {
+  const char *role;
+
   g_return_val_if_fail (message != NULL, NULL);
-  return json_object_get_string_member_with_default (message, "role", "");
+
+  /* Messages come back from session files, where "role" may be anything. */
+  role = zot_json_get_string (message, "role");
+  return role != NULL ? role : "";
 }
 
 char *

@@ -829,7 +829,7 @@ block_get_type (JsonNode *block)
 {
   if (!JSON_NODE_HOLDS_OBJECT (block))
     return NULL;
-  return json_object_get_string_member_with_default (json_node_get_object (block), "type", NULL);
+  return zot_json_get_string (json_node_get_object (block), "type");
 }
 
 /* The tool_use blocks of @message (a JsonNode * each), if it is an
@@ -843,8 +843,8 @@ get_tool_calls (JsonObject *message)
   if (g_strcmp0 (zot_message_get_role (message), "assistant") != 0)
     return NULL;
 
-  content = json_object_get_array_member (message, "content");
-  for (guint i = 0; i < json_array_get_length (content); i++)
+  content = zot_json_get_array (message, "content");
+  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
     {
       JsonNode *block = json_array_get_element (content, i);
 
@@ -867,14 +867,13 @@ find_result (JsonObject *results,
   if (results == NULL || id == NULL)
     return NULL;
 
-  content = json_object_get_array_member (results, "content");
-  for (guint i = 0; i < json_array_get_length (content); i++)
+  content = zot_json_get_array (results, "content");
+  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
     {
       JsonNode *block = json_array_get_element (content, i);
 
       if (g_strcmp0 (block_get_type (block), "tool_result") == 0 &&
-          g_strcmp0 (json_object_get_string_member_with_default (json_node_get_object (block),
-                                                                 "tool_use_id", NULL), id) == 0)
+          g_strcmp0 (zot_json_get_string (json_node_get_object (block), "tool_use_id"), id) == 0)
         {
           *index = i;
           return block;
@@ -887,12 +886,18 @@ find_result (JsonObject *results,
 static JsonNode *
 new_interrupted_result (JsonObject *call)
 {
-  const char *id = json_object_get_string_member_with_default (call, "id", "");
-  const char *name = json_object_get_string_member_with_default (call, "name", "?");
-  g_autofree char *text = g_strdup_printf (_("The call of %s was interrupted: "
-                                             "the host stopped before it finished."), name);
+  const char *id = zot_json_get_string (call, "id");
+  const char *name = zot_json_get_string (call, "name");
+  g_autofree char *text = NULL;
   JsonObject *block = json_object_new ();
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
+
+  if (id == NULL)
+    id = "";
+  if (name == NULL)
+    name = "?";
+  text = g_strdup_printf (_("The call of %s was interrupted: "
+                            "the host stopped before it finished."), name);
 
   json_object_set_string_member (block, "type", "tool_result");
   json_object_set_string_member (block, "tool_use_id", id);
@@ -918,7 +923,7 @@ answer_calls (GPtrArray  *calls,
   for (guint i = 0; i < calls->len; i++)
     {
       JsonObject *call = json_node_get_object (g_ptr_array_index (calls, i));
-      const char *id = json_object_get_string_member_with_default (call, "id", NULL);
+      const char *id = zot_json_get_string (call, "id");
       guint index = G_MAXUINT;
       JsonNode *answer = find_result (results, id, &index);
 
@@ -932,7 +937,7 @@ answer_calls (GPtrArray  *calls,
       as_is = as_is && index == i;
     }
 
-  if (as_is && json_array_get_length (json_object_get_array_member (results, "content")) == calls->len)
+  if (as_is && json_array_get_length (zot_json_get_array (results, "content")) == calls->len)
     return json_object_ref (results);
 
   message = json_object_new ();
@@ -1235,6 +1240,7 @@ load_header (ZotSession  *self,
              guint        line_no,
              GError     **error)
 {
+  JsonNode *version_node;
   const char *id;
   const char *cwd;
   gint64 version;
@@ -1247,7 +1253,11 @@ load_header (ZotSession  *self,
       return FALSE;
     }
 
-  version = json_object_get_int_member_with_default (entry, "version", 0);
+  /* Not json-glib's _with_default getters: they fail a precondition on an
+   * object or an array, and the file is outside input. */
+  version_node = json_object_get_member (entry, "version");
+  version = version_node != NULL && JSON_NODE_HOLDS_VALUE (version_node) ?
+            json_node_get_int (version_node) : 0;
   if (version > SESSION_VERSION)
     {
       g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
@@ -1256,8 +1266,8 @@ load_header (ZotSession  *self,
       return FALSE;
     }
 
-  id = json_object_get_string_member_with_default (entry, "id", NULL);
-  cwd = json_object_get_string_member_with_default (entry, "cwd", NULL);
+  id = zot_json_get_string (entry, "id");
+  cwd = zot_json_get_string (entry, "cwd");
   if (id != NULL && *id != '\0')
     replace_str (&self->id, id);
   if (cwd != NULL && *cwd != '\0')
@@ -1509,10 +1519,10 @@ read_header_cwd (const char *path)
 
   header = zot_json_object_from_string (buf, NULL);
   if (header == NULL ||
-      g_strcmp0 (json_object_get_string_member_with_default (header, "type", NULL), "session") != 0)
+      g_strcmp0 (zot_json_get_string (header, "type"), "session") != 0)
     return NULL;
 
-  return g_strdup (json_object_get_string_member_with_default (header, "cwd", NULL));
+  return g_strdup (zot_json_get_string (header, "cwd"));
 }
 
 typedef struct

@@ -16,6 +16,7 @@
 #include <adwaita.h>
 
 #include "zot-markdown.h"
+#include "zot-markdown-private.h"
 #include "zot-message.h"
 #include "zot-tool.h"
 #include "zot-tool-registry.h"
@@ -102,58 +103,6 @@ text_label_new (const char *text)
   return label;
 }
 
-/* A copy of @text in which no line is longer than about @max_chars: Pango
- * lays out a paragraph as one unit, and a single line of hundreds of
- * kilobytes (minified JSON, say) would stall the window for seconds. The
- * breaks go at a space when there is one near the limit. */
-static char *
-break_long_lines (const char *text,
-                  glong       max_chars)
-{
-  GString *out = g_string_sized_new (strlen (text) + 16);
-  const char *p = text;
-  const char *line_start = text;
-  const char *last_space = NULL;
-  glong column = 0;
-
-  while (*p != '\0')
-    {
-      gunichar c = g_utf8_get_char (p);
-      const char *next = g_utf8_next_char (p);
-
-      if (c == '\n')
-        {
-          g_string_append_len (out, line_start, next - line_start);
-          line_start = next;
-          last_space = NULL;
-          column = 0;
-        }
-      else
-        {
-          if (c == ' ' || c == '\t')
-            last_space = p;
-          column++;
-
-          if (column >= max_chars)
-            {
-              /* Break after the last space if it is not too far back. */
-              const char *cut = (last_space != NULL && p - last_space < 256) ? last_space + 1 : next;
-
-              g_string_append_len (out, line_start, cut - line_start);
-              g_string_append_c (out, '\n');
-              line_start = cut;
-              last_space = NULL;
-              column = g_utf8_pointer_to_offset (cut, next);
-            }
-        }
-
-      p = next;
-    }
-
-  g_string_append (out, line_start);
-  return g_string_free (out, FALSE);
-}
-
 static GtkWidget *
 text_view_new (const char *text)
 {
@@ -161,7 +110,7 @@ text_view_new (const char *text)
 
   if (text != NULL)
     {
-      g_autofree char *broken = break_long_lines (text, MAX_LINE_CHARS);
+      g_autofree char *broken = _zot_markdown_break_long_lines (text, MAX_LINE_CHARS);
 
       gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), broken, -1);
     }
