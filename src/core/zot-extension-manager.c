@@ -411,7 +411,7 @@ on_panel_closed (ZotPanel            *panel,
                  const char          *reason,
                  ZotExtensionManager *self)
 {
-  g_autoptr(ZotPanel) hold = g_object_ref (panel);
+  G_GNUC_UNUSED g_autoptr(ZotPanel) hold = g_object_ref (panel);
   g_autoptr(ZotExtension) extension = zot_panel_dup_extension (panel);
 
   g_signal_handlers_disconnect_by_data (panel, self);
