@@ -1195,6 +1195,28 @@ test_granted_key (Fixture       *f,
   }
 }
 
+/* Members of the wrong type in an extension's frames are read as absent:
+ * json-glib's getters would log a critical for each (fatal here). */
+static void
+test_odd_member_types (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "odd",
+                               "--register-json", "{\"type\":\"notify\",\"id\":{\"x\":1},\"level\":\"info\",\"message\":\"odd id\"}",
+                               "--register-json", "{\"type\":{\"not\":\"a string\"}}",
+                               "--register-json", "{\"type\":\"panel_render\",\"panel_id\":[1],\"lines\":[]}",
+                               "--register-json", "{\"type\":\"call_tool\",\"id\":[],\"name\":{}}",
+                               NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+
+  g_assert_cmpint (zot_extension_get_state (zot_extension_manager_find (manager, "odd")), ==,
+                   ZOT_EXTENSION_STATE_READY);
+  g_assert_true (g_ptr_array_find_with_equal_func (f->notes, "odd|info|odd id", g_str_equal, NULL));
+
+  zot_test_shutdown_manager (manager);
+}
+
 static void
 test_shutdown_sigterm (Fixture       *f,
                        gconstpointer  data)
@@ -1578,6 +1600,7 @@ main (int    argc,
   ADD ("registration-flood", test_registration_flood);
   ADD ("no-keys-for-extensions", test_no_keys_for_extensions);
   ADD ("granted-key", test_granted_key);
+  ADD ("odd-member-types", test_odd_member_types);
   ADD ("shutdown-sigterm", test_shutdown_sigterm);
   ADD ("shutdown-sigkill", test_shutdown_sigkill);
   ADD ("stop-fails-pending", test_stop_fails_pending);

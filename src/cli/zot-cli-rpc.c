@@ -17,6 +17,7 @@
 #include "zot-cli-private.h"
 #include "zot-error.h"
 #include "zot-frame-channel.h"
+#include "zot-json.h"
 #include "zot-message.h"
 
 typedef struct
@@ -48,7 +49,7 @@ pending_new (Rpc        *rpc,
   Pending *pending = g_new0 (Pending, 1);
 
   pending->rpc = rpc;
-  pending->id = g_strdup (json_object_get_string_member_with_default (frame, "id", NULL));
+  pending->id = g_strdup (zot_json_get_string_or (frame, "id", NULL));
   pending->command = g_strdup (json_object_get_string_member (frame, "type"));
   rpc->outstanding++;
   return pending;

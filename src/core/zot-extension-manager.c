@@ -17,6 +17,7 @@
 #include "zot-error.h"
 #include "zot-extension-manager.h"
 #include "zot-extension-private.h"
+#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-panel.h"
@@ -424,7 +425,7 @@ open_panel (ZotExtensionManager *self,
             ZotExtension        *extension,
             JsonObject          *description)
 {
-  const char *id = json_object_get_string_member_with_default (description, "id", "panel");
+  const char *id = zot_json_get_string_or (description, "id", "panel");
   ZotPanel *panel = find_panel (self, extension, id);
 
   if (panel != NULL)
@@ -476,7 +477,7 @@ on_extension_unhandled_frame (ZotExtension        *extension,
 
   if (g_str_equal (type, "panel_render") || g_str_equal (type, "panel_close"))
     {
-      const char *id = json_object_get_string_member_with_default (frame, "panel_id", NULL);
+      const char *id = zot_json_get_string_or (frame, "panel_id", NULL);
       ZotPanel *panel = id ? find_panel (self, extension, id) : NULL;
 
       if (panel == NULL)
@@ -502,8 +503,8 @@ on_extension_unhandled_frame (ZotExtension        *extension,
       g_autoptr(JsonObject) reply = json_object_new ();
       g_autoptr(JsonArray) content = json_array_new ();
       g_autoptr(JsonObject) text = json_object_new ();
-      const char *id = json_object_get_string_member_with_default (frame, "id", NULL);
-      const char *name = json_object_get_string_member_with_default (frame, "name", "");
+      const char *id = zot_json_get_string_or (frame, "id", NULL);
+      const char *name = zot_json_get_string_or (frame, "name", "");
 
       if (id == NULL)
         {
@@ -1969,7 +1970,7 @@ intercept_replied_cb (GObject      *object,
   if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
       json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node))
     {
-      const char *reason = json_object_get_string_member_with_default (reply, "reason", NULL);
+      const char *reason = zot_json_get_string_or (reply, "reason", NULL);
 
       data->result->blocked = TRUE;
       data->result->blocked_by = g_strdup (zot_extension_get_name (extension));

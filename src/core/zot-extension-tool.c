@@ -6,6 +6,7 @@
 
 #include "zot-error.h"
 #include "zot-extension-tool.h"
+#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-names.h"
 #include "zot-message.h"
@@ -121,7 +122,7 @@ replied_cb (GObject      *object,
     }
 
   content = reply_content (reply);
-  is_error = json_object_get_boolean_member_with_default (reply, "is_error", FALSE);
+  is_error = zot_json_get_boolean_or (reply, "is_error", FALSE);
   tool_result = zot_tool_result_new (content, is_error,
                                      is_error ? ZOT_TOOL_OUTCOME_FAILED : ZOT_TOOL_OUTCOME_COMPLETED);
 
@@ -176,7 +177,7 @@ zot_extension_tool_execute_async (ZotTool              *tool,
 
   zot_extension_request_async (data->extension, frame, data->timeout_ms, cancellable,
                                replied_cb, g_object_ref (task));
-  data->request_id = g_strdup (json_object_get_string_member_with_default (frame, "id", NULL));
+  data->request_id = g_strdup (zot_json_get_string_or (frame, "id", NULL));
 }
 
 static ZotToolResult *

@@ -23,6 +23,7 @@
 #include "zot-error.h"
 #include "zot-extension-private.h"
 #include "zot-extension-tool.h"
+#include "zot-json.h"
 #include "zot-key-grants.h"
 #include "zot-limits.h"
 #include "zot-message.h"
@@ -422,7 +423,7 @@ zot_extension_request_async (ZotExtension        *self,
   if (g_task_return_error_if_cancelled (task))
     return;
 
-  type = json_object_get_string_member_with_default (frame, "type", "request");
+  type = zot_json_get_string_or (frame, "type", "request");
   id = g_strdup_printf ("%c%" G_GUINT64_FORMAT, type[0], ++self->next_request);
   json_object_set_string_member (frame, "id", id);
 
@@ -469,7 +470,7 @@ static void
 complete_request (ZotExtension *self,
                   JsonObject   *frame)
 {
-  const char *id = json_object_get_string_member_with_default (frame, "id", NULL);
+  const char *id = zot_json_get_string_or (frame, "id", NULL);
   const char *type = json_object_get_string_member (frame, "type");
   PendingRequest *request;
   GTask *task;

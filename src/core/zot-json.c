@@ -212,3 +212,37 @@ zot_json_get_string (JsonObject *object,
     return NULL;
   return json_node_get_string (node);
 }
+
+/**
+ * zot_json_get_string_or:
+ *
+ * Returns: (transfer none) (nullable): @member when it holds a string,
+ *   else @fallback (json-glib's _with_default logs a critical for a member
+ *   that is an object or an array)
+ */
+const char *
+zot_json_get_string_or (JsonObject *object,
+                        const char *member,
+                        const char *fallback)
+{
+  const char *value = zot_json_get_string (object, member);
+
+  return value != NULL ? value : fallback;
+}
+
+/**
+ * zot_json_get_boolean_or:
+ *
+ * Returns: @member when it holds a boolean, else @fallback
+ */
+gboolean
+zot_json_get_boolean_or (JsonObject *object,
+                         const char *member,
+                         gboolean    fallback)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+    return fallback;
+  return json_node_get_boolean (node);
+}

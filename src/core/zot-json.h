@@ -34,5 +34,11 @@ JsonArray  *zot_json_get_array  (JsonObject *object,
                                  const char *member);
 const char *zot_json_get_string (JsonObject *object,
                                  const char *member);
+const char *zot_json_get_string_or  (JsonObject *object,
+                                     const char *member,
+                                     const char *fallback);
+gboolean    zot_json_get_boolean_or (JsonObject *object,
+                                     const char *member,
+                                     gboolean    fallback);
 
 G_END_DECLS
