@@ -123,6 +123,29 @@ find_label (GtkWidget  *widget,
   return FALSE;
 }
 
+typedef struct
+{
+  Fixture    *f;
+  const char *needle;
+} LabelWait;
+
+static gboolean
+label_shown (gpointer data)
+{
+  LabelWait *wait = data;
+
+  return find_label (GTK_WIDGET (wait->f->window), wait->needle);
+}
+
+static void
+wait_for_label (Fixture    *f,
+                const char *needle)
+{
+  LabelWait wait = { f, needle };
+
+  zot_test_wait_until (label_shown, &wait, 10000);
+}
+
 static void
 test_opens_with_demo (Fixture       *f,
                       gconstpointer  data)
@@ -132,8 +155,9 @@ test_opens_with_demo (Fixture       *f,
 
   open_window (f, paths);
   zot_test_wait_until (window_mapped, f->window, 20000);
-  /* It says plainly that the model is the demo. */
-  g_assert_true (find_label (GTK_WIDGET (f->window), "demo model"));
+  /* It says plainly that the model is the demo: on screen, once the
+   * window has laid itself out. */
+  wait_for_label (f, "demo model");
   g_assert_true (find_label (GTK_WIDGET (f->window), "demo · demo"));
 
   /* A model chosen in Preferences shows in the title at once, not at the
