@@ -114,7 +114,9 @@ test_hung_keyring (void)
   zot_test_env_setup (&env);
   g_unsetenv ("ANTHROPIC_API_KEY");
   g_unsetenv ("OPENAI_API_KEY");
-  _zot_timeout_override_for_testing (ZOT_TIMEOUT_KEYRING, 300);
+  /* Long enough for the calls to reach the service on a loaded machine,
+   * far shorter than D-Bus's own 25 s. */
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_KEYRING, 1500);
 
   app = zot_application_new ();
   g_application_set_flags (G_APPLICATION (app), G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
@@ -129,7 +131,6 @@ test_hung_keyring (void)
 
   /* Far sooner than the D-Bus call's own 25 s timeout. */
   zot_test_wait_until (host_idle_with_text, window, 10000);
-  g_assert_cmpuint (g_atomic_int_get (&n_swallowed), >, 0);
 
   /* Each keyring call has its own deadline, whoever makes it (switching
    * providers in Preferences looks a key up, Apply stores one). */
@@ -141,12 +142,14 @@ test_hung_keyring (void)
     zot_test_wait_for (&lookup.done, 10000);
     g_assert_no_error (lookup.error);
     g_assert_null (lookup.text);
+    /* The calls did reach the service that hangs. */
+    g_assert_cmpuint (g_atomic_int_get (&n_swallowed), >, 0);
 
     zot_keyring_store_async ("openai", "sk-nowhere", NULL, stored_cb, &store);
     zot_test_wait_for (&store.done, 10000);
     g_assert_false (store.ok);
     g_assert_error (store.error, ZOT_KEYRING_ERROR, ZOT_KEYRING_ERROR_UNAVAILABLE);
-    g_assert_nonnull (strstr (store.error->message, "did not answer within 300 ms"));
+    g_assert_nonnull (strstr (store.error->message, "did not answer within 1500 ms"));
     g_clear_error (&store.error);
   }
 
