@@ -1070,6 +1070,11 @@ handle_crash (ZotExtension *self,
 static void
 finish_exit (ZotExtension *self)
 {
+  /* Telling the end may drop the last reference to us (a failed load is
+   * let go of by its manager), and this may run from the channel's own
+   * signal: stay alive until done. */
+  g_autoptr(ZotExtension) hold = g_object_ref (self);
+
   self->draining = FALSE;
   clear_source (&self->drain_timeout);
 
