@@ -63,6 +63,12 @@ host_ready (gpointer data)
   return n > 0;
 }
 
+static gboolean
+window_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (GTK_WIDGET (data));
+}
+
 static void
 open_window (Fixture            *f,
              const char * const *paths)
@@ -78,6 +84,9 @@ open_window (Fixture            *f,
   f->window = ZOT_WINDOW (zot_window_new (f->app, &options, -1));
   gtk_window_present (GTK_WINDOW (f->window));
   zot_test_wait_until (host_ready, f->window, 20000);
+  /* Laid out and on screen before a test acts on it: a busy machine may
+   * take a while, and GTK warns about snapshots of unallocated panes. */
+  zot_test_wait_until (window_mapped, f->window, 20000);
 }
 
 static gboolean
@@ -95,12 +104,6 @@ close_window (Fixture *f)
   gtk_window_close (GTK_WINDOW (f->window));
   zot_test_wait_until (window_gone, &weak, 20000);
   f->window = NULL;
-}
-
-static gboolean
-window_mapped (gpointer data)
-{
-  return gtk_widget_get_mapped (GTK_WIDGET (data));
 }
 
 /* A label that says @needle and is on screen: one that is set but hidden
