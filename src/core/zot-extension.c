@@ -1405,6 +1405,7 @@ zot_extension_init_async (GAsyncInitable      *initable,
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *program = NULL;
+  const char *identifier;
   int stderr_fd;
 
   task = g_task_new (self, cancellable, callback, user_data);
@@ -1466,7 +1467,11 @@ zot_extension_init_async (GAsyncInitable      *initable,
     }
 
   self->init_task = g_steal_pointer (&task);
-  self->group = (GPid) g_ascii_strtoll (g_subprocess_get_identifier (self->subprocess), NULL, 10);
+  /* GLib forgets the pid once its worker thread has reaped the child, and
+   * a program that exits at once can get there first; such an extension is
+   * gone before it could start anything worth signalling. */
+  identifier = g_subprocess_get_identifier (self->subprocess);
+  self->group = identifier != NULL ? (GPid) g_ascii_strtoll (identifier, NULL, 10) : 0;
 
   /* GSubprocess leaves its pipes blocking; a write to an extension that
    * does not read would then stop the main loop, deadline and all. */
