@@ -410,7 +410,7 @@ make_payload (void)
   JsonObject *payload = json_object_new ();
   g_autoptr(JsonObject) args = json_object_new ();
 
-  json_object_set_string_member (args, "path", "src/core/zot-extension-manager.c");
+  json_object_set_string_member (args, "path", "src/core/extensions/zot-extension-manager.c");
   json_object_set_int_member (args, "offset", 1200);
   json_object_set_int_member (args, "limit", 200);
   json_object_set_string_member (payload, "tool_id", "toolu_01A09q90qw90lq917835lq9");

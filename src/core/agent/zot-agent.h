@@ -18,12 +18,6 @@
 
 G_BEGIN_DECLS
 
-/* The user turn /compact sends; the demo model recognises it. */
-#define ZOT_COMPACT_PROMPT \
-  "Summarise this conversation so far for yourself, so that it can go on from the " \
-  "summary alone: the goal, what was done, files touched, decisions, open questions. " \
-  "Answer with the summary only."
-
 #define ZOT_AGENT_ERROR (zot_agent_error_quark ())
 
 /**

@@ -25,6 +25,12 @@
 
 G_BEGIN_DECLS
 
+/* The user turn the agent sends for /compact; the demo model recognises it. */
+#define ZOT_COMPACT_PROMPT \
+  "Summarise this conversation so far for yourself, so that it can go on from the " \
+  "summary alone: the goal, what was done, files touched, decisions, open questions. " \
+  "Answer with the summary only."
+
 JsonObject *zot_message_new_user_text      (const char *text);
 JsonObject *zot_message_new_user           (const char *text,
                                             JsonArray  *images);

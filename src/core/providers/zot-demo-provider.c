@@ -17,7 +17,6 @@
 
 #include <glib/gi18n.h>
 
-#include "zot-agent.h"
 #include "zot-demo-provider.h"
 #include "zot-message.h"
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Checks the source tree's two rules that a compiler cannot see.
+
+1. Layers: a file in src/core/LAYER may include headers only from its own
+   layer and the layers listed before it in src/core/meson.build.
+2. Translations: every source file that marks a string with _() or N_() is
+   listed in po/POTFILES.in, and every listed file exists.
+
+Prints one line per breach and exits 1 if there is any.
+"""
+import os
+import re
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..')
+core = os.path.join(root, 'src', 'core')
+problems = []
+
+layer_line = re.search(r"zot_core_layers\s*=\s*\[([^\]]*)\]",
+                       open(os.path.join(core, 'meson.build')).read())
+layers = re.findall(r"'([^']+)'", layer_line.group(1))
+rank = {name: i for i, name in enumerate(layers)}
+
+home = {}
+for layer in layers:
+    for name in os.listdir(os.path.join(core, layer)):
+        if name.endswith(('.c', '.h')):
+            home[name] = layer
+
+for name, layer in sorted(home.items()):
+    path = os.path.join(core, layer, name)
+    for number, line in enumerate(open(path, encoding='utf-8'), 1):
+        match = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        if not match or match.group(1) not in home:
+            continue
+        other = home[match.group(1)]
+        if rank[other] > rank[layer]:
+            problems.append(f'src/core/{layer}/{name}:{number}: includes {match.group(1)} '
+                            f'from {other}/, a later layer than {layer}/')
+
+listed = set()
+for line in open(os.path.join(root, 'po', 'POTFILES.in'), encoding='utf-8'):
+    line = line.strip()
+    if line and not line.startswith('#'):
+        listed.add(line)
+        if not os.path.exists(os.path.join(root, line)):
+            problems.append(f'po/POTFILES.in: lists {line}, which does not exist')
+
+marker = re.compile(r'\bN?_\s*\(\s*"')
+for folder, _, names in os.walk(os.path.join(root, 'src')):
+    for name in names:
+        if not name.endswith('.c'):
+            continue
+        path = os.path.join(folder, name)
+        relative = os.path.relpath(path, root)
+        if relative not in listed and marker.search(open(path, encoding='utf-8').read()):
+            problems.append(f'{relative}: has translatable strings but is not in po/POTFILES.in')
+
+for problem in problems:
+    print(problem)
+sys.exit(1 if problems else 0)
