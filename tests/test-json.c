@@ -85,6 +85,73 @@ test_quotes_in_comments_count (void)
   g_assert_error (error, JSON_PARSER_ERROR, JSON_PARSER_ERROR_PARSE);
 }
 
+static void
+count_in (guint *depth)
+{
+  depth[0]++;
+  depth[1] = MAX (depth[1], depth[0]);
+}
+
+static void
+count_out (guint *depth)
+{
+  depth[0]--;
+}
+
+/* How deep json-glib itself goes into @text before it stops. */
+static guint
+json_glib_depth (const char *text)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  guint depth[2] = { 0, 0 };
+
+  g_signal_connect_swapped (parser, "array-start", G_CALLBACK (count_in), depth);
+  g_signal_connect_swapped (parser, "object-start", G_CALLBACK (count_in), depth);
+  g_signal_connect_swapped (parser, "array-end", G_CALLBACK (count_out), depth);
+  g_signal_connect_swapped (parser, "object-end", G_CALLBACK (count_out), depth);
+  (void) json_parser_load_from_data (parser, text, -1, NULL);
+  return depth[1];
+}
+
+/* json-glib reads up to four characters after \u and keeps the first that
+ * is not a hex digit, quote or not, and after a surrogate it takes two more
+ * characters whatever they are: the string goes on past what looks like its
+ * end, and what looks like a string after it holds brackets that nest. (The
+ * first line was found by fuzz/fuzz-json.c.) */
+static void
+test_unicode_escapes_as_json_glib_reads_them (void)
+{
+  const struct { const char *text; guint depth; } deeper[] = {
+    { "[\"[[[[[[\", \"\\]\", [[\"[\\[\\ud\"\\]\", [[\\{\"}] {\"", 5 },
+    { "[[\"\\ud\"\\]\", [[1]]]", 4 },
+    { "[\"\\u12\"\", [[[1]]]]", 4 },
+    { "[\"\\ud800\"\", [[[1]]]]", 4 },
+    { "[\"\\ud800\\udc0\"\", [[[1]]]]", 4 },
+  };
+  const char *shallow[] = {
+    /* What json-glib keeps inside the string does not count. */
+    "[\"a\\ud\"[[[1]]]\"]",
+    "[\"\\ud8\"x[[[]]]\"]",
+    "[\"\\ud800\\\"[[[1]]]\"]",
+    "[\"\\u\", \"[[[[\"]",
+    "[\"\\\\u12\", \"[[[[\"]",
+  };
+
+  for (gsize i = 0; i < G_N_ELEMENTS (deeper); i++)
+    {
+      g_test_message ("%s", deeper[i].text);
+      g_assert_cmpuint (json_glib_depth (deeper[i].text), ==, deeper[i].depth);
+      g_assert_false (check (deeper[i].text, deeper[i].depth - 1));
+    }
+
+  for (gsize i = 0; i < G_N_ELEMENTS (shallow); i++)
+    {
+      g_test_message ("%s", shallow[i]);
+      g_assert_cmpuint (json_glib_depth (shallow[i]), ==, 1);
+      g_assert_true (check (shallow[i], 1));
+    }
+}
+
 /* The line that used to overflow json-glib's stack: 80,000 levels in
  * 160 KB, far under the frame limit. */
 static void
@@ -146,6 +213,7 @@ main (int   argc,
   g_test_add_func ("/zot/json/depth-edge", test_depth_edge);
   g_test_add_func ("/zot/json/strings-do-not-count", test_strings_do_not_count);
   g_test_add_func ("/zot/json/very-deep", test_very_deep);
+  g_test_add_func ("/zot/json/unicode-escapes", test_unicode_escapes_as_json_glib_reads_them);
   g_test_add_func ("/zot/json/quotes-in-comments-count", test_quotes_in_comments_count);
   g_test_add_func ("/zot/json/error-is-utf8", test_error_is_utf8);
   g_test_add_func ("/zot/json/get-string", test_get_string);

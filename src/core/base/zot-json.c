@@ -9,30 +9,85 @@
 #include "zot-json.h"
 #include "zot-limits.h"
 
+/* json-glib 1.6 reads the digits of a \u escape one character at a time,
+ * up to four, and takes the first one that is not a hex digit with it:
+ * "\ud" followed by a quote swallows the quote, and the string goes on.
+ * Returns the code unit read, its missing digits as zeroes. */
+static guint
+read_code_unit (const char **pp,
+                const char  *end)
+{
+  const char *p = *pp;
+  guint unit = 0;
+  guint i;
+
+  for (i = 0; i < 4 && p < end; i++)
+    {
+      char c = *p++;
+
+      if (!g_ascii_isxdigit (c))
+        break;
+      unit |= (guint) g_ascii_xdigit_value (c) << ((3 - i) * 4);
+    }
+
+  *pp = p;
+  return unit;
+}
+
 /* Returns the byte after the string that starts after @p (just past its
- * opening quote), or NULL when it does not end. memchr() finds the quotes,
- * so long strings (base64 images, file contents) cost little: a quote is
- * the string's end when an even number of backslashes precedes it. */
+ * opening quote), or NULL when json-glib finds no end to it. The scan
+ * follows json-glib's reading of escapes rather than JSON's grammar, since
+ * what counts is where json-glib sees the string end: a bracket it reads
+ * outside a string nests, whatever the standard says. */
 static const char *
 skip_string (const char *p,
              const char *end)
 {
-  for (;;)
+  /* Where the next quote is, or @end; kept across escapes, so that a long
+   * string full of them costs one pass rather than one per escape. */
+  const char *stop = NULL;
+
+  while (p < end)
     {
-      const char *quote = memchr (p, '"', (gsize) (end - p));
-      const char *run;
+      const char *backslash;
+      const char *nul;
+      char c;
 
-      if (quote == NULL)
+      if (stop == NULL || stop < p)
+        {
+          stop = memchr (p, '"', (gsize) (end - p));
+          if (stop == NULL)
+            stop = end;
+        }
+
+      /* Long strings (base64 images, file contents) are mostly runs with
+       * nothing to read in them. */
+      backslash = memchr (p, '\\', (gsize) (stop - p));
+      nul = memchr (p, '\0', (gsize) ((backslash != NULL ? backslash : stop) - p));
+      if (nul == NULL && backslash == NULL)
+        return stop < end ? stop + 1 : NULL;
+      p = nul != NULL ? nul : backslash;
+
+      c = *p++;
+      /* An unescaped NUL reads as the end of the input. */
+      if (c == '\0')
         return NULL;
+      if (c != '\\' || p == end)
+        continue;
 
-      run = quote;
-      while (run > p && run[-1] == '\\')
-        run--;
+      c = *p++;
+      if (c != 'u' || p == end || !g_ascii_isxdigit (*p))
+        continue;
 
-      p = quote + 1;
-      if (((quote - run) & 1) == 0)
-        return p;
+      /* A surrogate is followed by whatever two characters come next, and
+       * by a second code unit's digits if those two were a \u. */
+      if ((read_code_unit (&p, end) & 0xf800) != 0xd800 || p == end)
+        continue;
+      if (*p++ == '\\' && p < end && *p++ == 'u')
+        (void) read_code_unit (&p, end);
     }
+
+  return NULL;
 }
 
 /**
