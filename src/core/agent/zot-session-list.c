@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,21 +21,6 @@
 
 #define CWD_KEY_MAX_BYTES        120
 #define CWD_KEY_HASH_CHARS       12
-
-char *
-_zot_session_canonical_cwd (const char *cwd)
-{
-  g_autofree char *absolute = g_canonicalize_filename (cwd != NULL ? cwd : ".", NULL);
-  char *real = realpath (absolute, NULL);
-  char *result;
-
-  if (real == NULL)
-    return g_steal_pointer (&absolute);
-
-  result = g_strdup (real);
-  free (real);
-  return result;
-}
 
 /* "/work/main" → "-work-main": '/' becomes '-', bytes other than
  * [A-Za-z0-9._+,=@~-] are escaped as %XX, and a key over
@@ -92,7 +76,7 @@ char *
 zot_session_get_directory_for_cwd (const char *cwd)
 {
   g_autofree char *home = zot_paths_get_home ();
-  g_autofree char *canonical = _zot_session_canonical_cwd (cwd);
+  g_autofree char *canonical = zot_paths_canonicalize (cwd);
   g_autofree char *key = cwd_key (canonical);
 
   return g_build_filename (home, "sessions", key, NULL);
@@ -179,7 +163,7 @@ zot_session_find_latest (const char  *cwd,
                          GError     **error)
 {
   g_autofree char *dir_path = zot_session_get_directory_for_cwd (cwd);
-  g_autofree char *canonical = _zot_session_canonical_cwd (cwd);
+  g_autofree char *canonical = zot_paths_canonicalize (cwd);
   g_autoptr(GDir) dir = g_dir_open (dir_path, 0, NULL);
   g_autoptr(GPtrArray) candidates = g_ptr_array_new_with_free_func (candidate_free);
   const char *name;

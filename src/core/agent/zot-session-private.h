@@ -66,6 +66,4 @@ gboolean     _zot_session_lock_for_load    (ZotSession   *self,
 gboolean     _zot_session_load             (ZotSession   *self,
                                             GError      **error);
 
-char        *_zot_session_canonical_cwd    (const char   *cwd);
-
 G_END_DECLS

@@ -35,8 +35,10 @@
 
 #include "zot-json.h"
 #include "zot-message.h"
+#include "zot-paths.h"
 #include "zot-session.h"
 #include "zot-session-private.h"
+#include "zot-source.h"
 
 typedef enum
 {
@@ -181,19 +183,6 @@ _zot_session_lock_file (int          fd,
   return TRUE;
 }
 
-static void
-fsync_directory (const char *dir)
-{
-  int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-  /* Best effort: makes a new file's name as durable as its contents. */
-  if (fd >= 0)
-    {
-      fsync (fd);
-      close (fd);
-    }
-}
-
 /* Runs on the worker thread, before the first write of a session that
  * had no file when it was made: creates the file and locks it. A file
  * that another process made and wrote meanwhile is not ours to add to. */
@@ -238,7 +227,7 @@ writer_open_new (Writer  *writer,
 
   writer->fd = fd;
   if (created)
-    fsync_directory (dir);
+    (void) zot_fsync_directory (dir);
   return TRUE;
 }
 
@@ -445,11 +434,7 @@ writer_push (Writer *writer,
 static void
 pending_free (Pending *pending)
 {
-  if (pending->cancel_source != NULL)
-    {
-      g_source_destroy (pending->cancel_source);
-      g_clear_pointer (&pending->cancel_source, g_source_unref);
-    }
+  zot_clear_source (&pending->cancel_source);
   g_clear_object (&pending->task);
   g_free (pending);
 }

@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-paths.h"
 #include "zot-session.h"
 #include "zot-session-private.h"
 
@@ -164,7 +165,7 @@ session_new_for_path (const char *cwd,
   ZotSession *self = g_object_new (ZOT_TYPE_SESSION, NULL);
 
   self->id = make_id ();
-  self->cwd = _zot_session_canonical_cwd (cwd);
+  self->cwd = zot_paths_canonicalize (cwd);
   self->read_only = read_only;
   if (path != NULL)
     self->path = g_canonicalize_filename (path, NULL);

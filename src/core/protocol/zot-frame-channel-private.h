@@ -79,7 +79,6 @@ void _zot_frame_channel_close_with_error       (ZotFrameChannel *self,
 void _zot_frame_channel_clear_queue            (ZotFrameChannel *self);
 void _zot_frame_channel_clear_batch            (ZotFrameChannel *self);
 void _zot_frame_channel_clear_flush_source     (ZotFrameChannel *self);
-void _zot_frame_channel_clear_write_source     (ZotFrameChannel *self);
 void _zot_frame_channel_complete_flush_waiters (ZotFrameChannel *self,
                                                 const GError    *error);
 void _zot_frame_channel_free_queue             (ZotFrameChannel *self);

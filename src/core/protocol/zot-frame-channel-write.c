@@ -23,6 +23,7 @@
 #include "zot-error.h"
 #include "zot-frame-channel-private.h"
 #include "zot-limits.h"
+#include "zot-source.h"
 
 /* The vectors go to writev(2) as they are. */
 G_STATIC_ASSERT (sizeof (GOutputVector) == sizeof (struct iovec));
@@ -253,7 +254,7 @@ fail_writing (ZotFrameChannel *self,
     }
 
   self->write_error = error;
-  _zot_frame_channel_clear_write_source (self);
+  zot_clear_source (&self->write_source);
   self->writing = FALSE;
   _zot_frame_channel_clear_batch (self);
   _zot_frame_channel_clear_queue (self);
@@ -284,16 +285,6 @@ pipe_writable_cb (int           fd,
   pump_batch (self);
   g_object_unref (self);
   return G_SOURCE_CONTINUE;
-}
-
-void
-_zot_frame_channel_clear_write_source (ZotFrameChannel *self)
-{
-  if (self->write_source != NULL)
-    {
-      g_source_destroy (self->write_source);
-      g_clear_pointer (&self->write_source, g_source_unref);
-    }
 }
 
 /* The own writer, for a non-blocking pipe: writes what the pipe takes of
@@ -355,7 +346,7 @@ pump_batch (ZotFrameChannel *self)
         }
     }
 
-  _zot_frame_channel_clear_write_source (self);
+  zot_clear_source (&self->write_source);
   self->writing = FALSE;
   _zot_frame_channel_clear_batch (self);
   batch_written (self);
@@ -448,11 +439,7 @@ void
 _zot_frame_channel_clear_flush_source (ZotFrameChannel *self)
 {
   self->flush_armed = FALSE;
-  if (self->flush_source != NULL)
-    {
-      g_source_destroy (self->flush_source);
-      g_clear_pointer (&self->flush_source, g_source_unref);
-    }
+  zot_clear_source (&self->flush_source);
 }
 
 static gboolean flush_cb (gpointer user_data);

@@ -23,6 +23,7 @@
 #include "zot-error.h"
 #include "zot-frame-channel-private.h"
 #include "zot-limits.h"
+#include "zot-source.h"
 
 #define PIPE_SIZE         (1024 * 1024)
 
@@ -56,34 +57,15 @@ _zot_frame_channel_close_with_error (ZotFrameChannel *self,
   self->queued_bytes = 0;
   _zot_frame_channel_clear_flush_source (self);
   g_clear_error (&self->write_error);
-  if (self->write_error_source != NULL)
-    {
-      g_source_destroy (self->write_error_source);
-      g_clear_pointer (&self->write_error_source, g_source_unref);
-    }
-
-  if (self->deadline != NULL)
-    {
-      g_source_destroy (self->deadline);
-      g_clear_pointer (&self->deadline, g_source_unref);
-    }
-
-  if (self->read_source != NULL)
-    {
-      g_source_destroy (self->read_source);
-      g_clear_pointer (&self->read_source, g_source_unref);
-    }
-
-  if (self->resume_source != NULL)
-    {
-      g_source_destroy (self->resume_source);
-      g_clear_pointer (&self->resume_source, g_source_unref);
-    }
+  zot_clear_source (&self->write_error_source);
+  zot_clear_source (&self->deadline);
+  zot_clear_source (&self->read_source);
+  zot_clear_source (&self->resume_source);
 
   /* The own writer has no operation to cancel: its batch goes now. */
   if (self->writing && self->nonblocking)
     {
-      _zot_frame_channel_clear_write_source (self);
+      zot_clear_source (&self->write_source);
       self->writing = FALSE;
       _zot_frame_channel_clear_batch (self);
     }

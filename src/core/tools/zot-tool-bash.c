@@ -20,6 +20,7 @@
 #include "zot-builtin-tools-private.h"
 #include "zot-limits.h"
 #include "zot-provider.h"
+#include "zot-source.h"
 
 /* After SIGKILL a process leaves at once, unless stuck in the kernel;
  * past this the call completes without waiting for it. */
@@ -58,22 +59,12 @@ typedef struct
 #define BASH_TAIL_BYTES (ZOT_BASH_OUTPUT_MAX_BYTES - BASH_HEAD_BYTES)
 
 static void
-clear_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
-}
-
-static void
 bash_run_free (BashRun *run)
 {
-  clear_source (&run->read_source);
-  clear_source (&run->timeout_source);
-  clear_source (&run->grace_source);
-  clear_source (&run->cancel_source);
+  zot_clear_source (&run->read_source);
+  zot_clear_source (&run->timeout_source);
+  zot_clear_source (&run->grace_source);
+  zot_clear_source (&run->cancel_source);
   g_clear_object (&run->wait_cancellable);
   g_clear_object (&run->output);
   g_clear_object (&run->subprocess);
@@ -241,10 +232,10 @@ bash_finish (GTask *task)
     return;
   run->done = TRUE;
 
-  clear_source (&run->read_source);
-  clear_source (&run->timeout_source);
-  clear_source (&run->grace_source);
-  clear_source (&run->cancel_source);
+  zot_clear_source (&run->read_source);
+  zot_clear_source (&run->timeout_source);
+  zot_clear_source (&run->grace_source);
+  zot_clear_source (&run->cancel_source);
   /* Lets the pending wait complete, and drop its reference, at once. */
   g_cancellable_cancel (run->wait_cancellable);
 

@@ -22,6 +22,7 @@
 
 #include "zot-builtin-tools.h"
 #include "zot-builtin-tools-private.h"
+#include "zot-paths.h"
 
 /* edit holds the whole file (and its new version) in memory. */
 #define EDIT_MAX_BYTES    ((gsize) 64 * 1024 * 1024)
@@ -88,7 +89,6 @@ atomic_write (const char  *path,
   gboolean exists = FALSE;
   int errsv;
   int fd = -1;
-  int dfd;
 
   target = g_strdup (path);
   if (g_lstat (path, &st) == 0 && S_ISLNK (st.st_mode))
@@ -166,13 +166,8 @@ atomic_write (const char  *path,
 
   /* The rename is only durable once the directory is on disk too. The new
    * file is in place whatever happens here, so a failure is not an error. */
-  dfd = g_open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
-  if (dfd >= 0)
-    {
-      if (fsync (dfd) != 0)
-        g_debug ("Could not fsync %s: %s", dir, g_strerror (errno));
-      close (dfd);
-    }
+  if (!zot_fsync_directory (dir))
+    g_debug ("Could not fsync %s: %s", dir, g_strerror (errno));
 
   return TRUE;
 }
