@@ -69,6 +69,7 @@ struct _ZotAgent
   char                *subagent_name;
 
   Run                 *run;
+  ZotUsage             usage;
   GQueue               queue;
   gulong               text_delta_id;
   GCancellable        *cancellable;
@@ -91,6 +92,16 @@ enum
 
 extern guint _zot_agent_signals [ZOT_AGENT_N_SIGNALS];
 
+enum
+{
+  ZOT_AGENT_PROP_0,
+  ZOT_AGENT_PROP_RUNNING,
+  ZOT_AGENT_PROP_USAGE,
+  ZOT_AGENT_N_PROPS
+};
+
+extern GParamSpec *_zot_agent_properties [ZOT_AGENT_N_PROPS];
+
 /* zot-agent.c */
 const ZotCallOrigin *_zot_agent_call_origin          (ZotAgent        *self,
                                                       ZotCallOrigin   *origin);
@@ -100,6 +111,8 @@ void                 _zot_agent_emit_event           (ZotAgent        *self,
 ZotExtensionManager *_zot_agent_hooks_manager        (ZotAgent        *self);
 char                *_zot_agent_build_base_prompt    (ZotAgent        *self);
 const char          *_zot_agent_ensure_system_prompt (ZotAgent        *self);
+void                 _zot_agent_set_run              (ZotAgent        *self,
+                                                      Run             *run);
 
 /* zot-agent-run.c */
 void                 _zot_agent_on_text_delta        (ZotProvider     *provider,
@@ -109,6 +122,15 @@ void                 _zot_agent_run_step             (Run             *run);
 void                 _zot_agent_fail_run             (Run             *run,
                                                       GError          *error);
 void                 _zot_agent_abort_run            (Run             *run);
+
+/* zot-agent-usage.c */
+void                 _zot_agent_message_usage        (JsonObject      *message,
+                                                      gint64          *input_tokens,
+                                                      gint64          *output_tokens);
+void                 _zot_agent_add_turn_usage       (ZotAgent        *self,
+                                                      gint64           input_tokens,
+                                                      gint64           output_tokens);
+void                 _zot_agent_reset_usage          (ZotAgent        *self);
 
 /* zot-agent-tools.c */
 void                 _zot_agent_collect_calls        (Run             *run,

@@ -13,7 +13,6 @@
 
 #include "zot-agent.h"
 #include "zot-agent-private.h"
-#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-message.h"
 
@@ -64,7 +63,7 @@ finish_run (Run    *run,
   ZotAgent *self = run->agent;
 
   g_assert (self->run == run);
-  self->run = NULL;
+  _zot_agent_set_run (self, NULL);
 
   if (error != NULL)
     g_task_return_error (run->task, error);
@@ -159,7 +158,8 @@ show_assistant_message (Run        *run,
                         gboolean    suppressed)
 {
   ZotAgent *self = run->agent;
-  JsonObject *usage = zot_json_get_object (run->message, "usage");
+  gint64 input_tokens;
+  gint64 output_tokens;
 
   if (!suppressed)
     {
@@ -195,9 +195,10 @@ show_assistant_message (Run        *run,
       run->final_text = g_strdup ("");
     }
 
-  g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_USAGE], 0,
-                 usage ? json_object_get_int_member_with_default (usage, "input_tokens", -1) : (gint64) -1,
-                 usage ? json_object_get_int_member_with_default (usage, "output_tokens", -1) : (gint64) -1);
+  /* The property first, so that handlers of the signal read the same. */
+  _zot_agent_message_usage (run->message, &input_tokens, &output_tokens);
+  _zot_agent_add_turn_usage (self, input_tokens, output_tokens);
+  g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_USAGE], 0, input_tokens, output_tokens);
 
   end_model_turn (run);
 }
@@ -598,7 +599,6 @@ start_run (ZotAgent *self,
     run->synthetic = json_object_ref (data->synthetic);
   run->streamed = g_string_new (NULL);
   run->cancellable = g_cancellable_new ();
-  self->run = run;
 
   if (g_task_get_cancellable (task) != NULL)
     run->cancel_id = g_cancellable_connect (g_task_get_cancellable (task),
@@ -606,6 +606,9 @@ start_run (ZotAgent *self,
                                             g_object_ref (run->cancellable),
                                             g_object_unref);
   run->cancelled_id = g_cancellable_connect (run->cancellable, G_CALLBACK (_zot_agent_on_run_cancelled), run, NULL);
+
+  /* Set up before `running` says so: a handler may abort it at once. */
+  _zot_agent_set_run (self, run);
 
   message = zot_message_new_user (run->text, data->images);
   g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_USER_MESSAGE], 0, message);

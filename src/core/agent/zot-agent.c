@@ -1,9 +1,9 @@
-/* zot-agent.c — the agent object: its settings, the events it sends to
- * extensions, and the system prompt it assembles.
+/* zot-agent.c — the agent object: its settings and properties, the events
+ * it sends to extensions, and the system prompt it assembles.
  *
  * A run is in zot-agent-run.c (the loop: model, tools, results, again),
- * the tool calls of one step in zot-agent-tools.c and compaction in
- * zot-agent-compact.c.
+ * the tool calls of one step in zot-agent-tools.c, compaction in
+ * zot-agent-compact.c and the token usage in zot-agent-usage.c.
  */
 #define G_LOG_DOMAIN "zot-agent"
 
@@ -20,6 +20,7 @@ G_DEFINE_QUARK (zot-agent-error-quark, zot_agent_error)
 G_DEFINE_FINAL_TYPE (ZotAgent, zot_agent, G_TYPE_OBJECT)
 
 guint _zot_agent_signals [ZOT_AGENT_N_SIGNALS];
+GParamSpec *_zot_agent_properties [ZOT_AGENT_N_PROPS];
 
 /* Who the agent's calls are for, when it is a subagent. */
 const ZotCallOrigin *
@@ -116,6 +117,19 @@ zot_agent_reset_system_prompt (ZotAgent *self)
   g_clear_pointer (&self->system_prompt, g_free);
 }
 
+/* Every change of the run in progress goes through here, so that
+ * `running` notifies exactly when a run starts and when it ends. */
+void
+_zot_agent_set_run (ZotAgent *self,
+                    Run      *run)
+{
+  gboolean was_running = self->run != NULL;
+
+  self->run = run;
+  if (was_running != (run != NULL))
+    g_object_notify_by_pspec (G_OBJECT (self), _zot_agent_properties [ZOT_AGENT_PROP_RUNNING]);
+}
+
 /* GObject */
 
 static void
@@ -157,12 +171,62 @@ zot_agent_finalize (GObject *object)
 }
 
 static void
+zot_agent_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  ZotAgent *self = ZOT_AGENT (object);
+
+  switch (prop_id)
+    {
+    case ZOT_AGENT_PROP_RUNNING:
+      g_value_set_boolean (value, self->run != NULL);
+      break;
+
+    case ZOT_AGENT_PROP_USAGE:
+      g_value_set_boxed (value, &self->usage);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 zot_agent_class_init (ZotAgentClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = zot_agent_dispose;
   object_class->finalize = zot_agent_finalize;
+  object_class->get_property = zot_agent_get_property;
+
+  /**
+   * ZotAgent:running:
+   *
+   * Whether a run is in progress, wherever its prompt came from (a window,
+   * RPC, an extension). Between two queued runs it turns %FALSE and back.
+   */
+  _zot_agent_properties [ZOT_AGENT_PROP_RUNNING] =
+    g_param_spec_boolean ("running", NULL, NULL,
+                          FALSE,
+                          (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * ZotAgent:usage:
+   *
+   * The tokens the model reported (a #ZotUsage): the last turn's and the
+   * conversation's sums. It changes after a model turn of a run (unless
+   * that turn and the one before both reported nothing) and when the
+   * session changes, and notifies before #ZotAgent::usage is emitted.
+   */
+  _zot_agent_properties [ZOT_AGENT_PROP_USAGE] =
+    g_param_spec_boxed ("usage", NULL, NULL,
+                        ZOT_TYPE_USAGE,
+                        (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, ZOT_AGENT_N_PROPS, _zot_agent_properties);
 
   _zot_agent_signals [ZOT_AGENT_USER_MESSAGE] =
     g_signal_new ("user-message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -213,6 +277,8 @@ zot_agent_init (ZotAgent *self)
   self->max_steps = ZOT_DEFAULT_MAX_STEPS;
   self->cwd = g_get_current_dir ();
   self->cancellable = g_cancellable_new ();
+  self->usage.input_tokens = -1;
+  self->usage.output_tokens = -1;
   g_queue_init (&self->queue);
 }
 
@@ -233,6 +299,7 @@ zot_agent_new (ZotProvider     *provider,
   zot_agent_set_provider (self, provider);
   g_free (self->cwd);
   self->cwd = g_strdup (zot_session_get_cwd (session));
+  _zot_agent_reset_usage (self);
 
   return self;
 }
@@ -284,6 +351,7 @@ zot_agent_set_session (ZotAgent   *self,
   g_set_object (&self->session, session);
   zot_tool_registry_reset_activations (self->registry);
   zot_agent_reset_system_prompt (self);
+  _zot_agent_reset_usage (self);
 }
 
 /**
