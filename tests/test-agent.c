@@ -1,5 +1,6 @@
 /* test-agent.c — the loop with the demo model and a scripted server:
- * event order, tool batches, aborts, the queue, compaction, limits. */
+ * event order, tool batches, aborts, the queue, compaction, limits, and
+ * the running and usage properties. */
 #include "config.h"
 
 #include <glib/gstdio.h>
@@ -530,6 +531,34 @@ test_session_persisted (Fixture       *f,
   g_assert_cmpuint (zot_session_get_messages (reopened)->len, ==, 4);
 }
 
+static ZotProvider *
+new_openai_provider (ZotFakeServer *server)
+{
+  g_auto(ZotProviderConfig) config = { 0 };
+  g_autoptr(GError) error = NULL;
+  ZotProvider *provider;
+
+  config.name = g_strdup ("openai");
+  config.base_url = g_strdup_printf ("%s/v1", zot_fake_server_get_url (server));
+  config.model = g_strdup ("test-model");
+  provider = zot_provider_new_for_config (&config, &error);
+  g_assert_no_error (error);
+  return provider;
+}
+
+/* The agent goes before the server, so that its provider's requests are
+ * over when the server stops. */
+static void
+finish_with_server (Fixture        *f,
+                    ZotProvider   **provider,
+                    ZotFakeServer  *server)
+{
+  g_signal_handlers_disconnect_by_data (f->agent, f);
+  g_assert_finalize_object (g_steal_pointer (&f->agent));
+  g_clear_object (provider);
+  zot_fake_server_free (server);
+}
+
 /* A real provider path: OpenAI-compatible server, tool call, result sent back. */
 static void
 test_openai_round_trip (Fixture       *f,
@@ -538,9 +567,7 @@ test_openai_round_trip (Fixture       *f,
   ZotFakeServer *server = zot_fake_server_new ();
   g_auto(GStrv) first = zot_fake_server_openai_tool_calls ("read", "{\"path\":\"hello.txt\"}", NULL, NULL, 5);
   g_auto(GStrv) second = zot_fake_server_openai_text ("The file says hi.", 4);
-  g_auto(ZotProviderConfig) config = { 0 };
   g_autoptr(ZotProvider) provider = NULL;
-  g_autoptr(GError) error = NULL;
   g_autofree char *hello = cwd_file (f, "hello.txt");
   g_autofree char *body = NULL;
   JsonObject *request;
@@ -550,11 +577,7 @@ test_openai_round_trip (Fixture       *f,
   zot_fake_server_push_sse (server, (const char * const *) first, FALSE);
   zot_fake_server_push_sse (server, (const char * const *) second, FALSE);
 
-  config.name = g_strdup ("openai");
-  config.base_url = g_strdup_printf ("%s/v1", zot_fake_server_get_url (server));
-  config.model = g_strdup ("test-model");
-  provider = zot_provider_new_for_config (&config, &error);
-  g_assert_no_error (error);
+  provider = new_openai_provider (server);
   make_agent (f, provider);
 
   run_prompt (f, "what does hello.txt say?");
@@ -571,10 +594,7 @@ test_openai_round_trip (Fixture       *f,
   g_assert_nonnull (strstr (body, "\"role\":\"tool\""));
   g_assert_cmpuint (json_array_get_length (messages), >=, 4);
 
-  g_signal_handlers_disconnect_by_data (f->agent, f);
-  g_assert_finalize_object (g_steal_pointer (&f->agent));
-  g_clear_object (&provider);
-  zot_fake_server_free (server);
+  finish_with_server (f, &provider, server);
 }
 
 /* A stream that reports no usage (many compatible servers) is a normal
@@ -590,26 +610,17 @@ test_stream_without_usage (Fixture       *f,
     "data: [DONE]",
     NULL
   };
-  g_auto(ZotProviderConfig) config = { 0 };
   g_autoptr(ZotProvider) provider = NULL;
-  g_autoptr(GError) error = NULL;
 
   zot_fake_server_push_sse (server, events, FALSE);
-  config.name = g_strdup ("openai");
-  config.base_url = g_strdup_printf ("%s/v1", zot_fake_server_get_url (server));
-  config.model = g_strdup ("test-model");
-  provider = zot_provider_new_for_config (&config, &error);
-  g_assert_no_error (error);
+  provider = new_openai_provider (server);
   make_agent (f, provider);
 
   run_prompt (f, "hello");
   g_assert_no_error (f->error);
   g_assert_cmpstr (f->final_text, ==, "no usage here");
 
-  g_signal_handlers_disconnect_by_data (f->agent, f);
-  g_assert_finalize_object (g_steal_pointer (&f->agent));
-  g_clear_object (&provider);
-  zot_fake_server_free (server);
+  finish_with_server (f, &provider, server);
 }
 
 static void
@@ -635,10 +646,229 @@ test_provider_error_ends_turn (Fixture       *f,
   g_assert_nonnull (strstr (f->error->message, "--api-key"));
   g_assert_cmpstr (g_ptr_array_index (f->log, f->log->len - 1), ==, "turn_end error");
 
-  g_signal_handlers_disconnect_by_data (f->agent, f);
-  g_assert_finalize_object (g_steal_pointer (&f->agent));
-  g_clear_object (&provider);
-  zot_fake_server_free (server);
+  finish_with_server (f, &provider, server);
+}
+
+/* Properties */
+
+static void
+on_running_notify (ZotAgent   *agent,
+                   GParamSpec *pspec,
+                   Fixture    *f)
+{
+  gboolean running = FALSE;
+
+  g_object_get (agent, "running", &running, NULL);
+  g_assert_cmpint (running, ==, zot_agent_is_running (agent));
+  g_ptr_array_add (f->log, g_strdup_printf ("notify running %s", running ? "true" : "false"));
+}
+
+static void
+on_usage_notify (ZotAgent   *agent,
+                 GParamSpec *pspec,
+                 Fixture    *f)
+{
+  g_ptr_array_add (f->log, g_strdup ("notify usage"));
+}
+
+static void
+watch_properties (Fixture *f)
+{
+  g_signal_connect (f->agent, "notify::running", G_CALLBACK (on_running_notify), f);
+  g_signal_connect (f->agent, "notify::usage", G_CALLBACK (on_usage_notify), f);
+}
+
+static guint
+count_log (Fixture    *f,
+           const char *entry)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < f->log->len; i++)
+    if (g_str_equal (g_ptr_array_index (f->log, i), entry))
+      n++;
+  return n;
+}
+
+static void
+assert_usage (ZotAgent *agent,
+              gint64    input_tokens,
+              gint64    output_tokens,
+              gint64    total_input_tokens,
+              gint64    total_output_tokens)
+{
+  const ZotUsage *usage = zot_agent_get_usage (agent);
+  g_autoptr(ZotUsage) copy = NULL;
+
+  g_assert_cmpint (usage->input_tokens, ==, input_tokens);
+  g_assert_cmpint (usage->output_tokens, ==, output_tokens);
+  g_assert_cmpint (usage->total_input_tokens, ==, total_input_tokens);
+  g_assert_cmpint (usage->total_output_tokens, ==, total_output_tokens);
+
+  /* The property gives the same, as a copy. */
+  g_object_get (agent, "usage", &copy, NULL);
+  g_assert_nonnull (copy);
+  g_assert_true (copy != usage);
+  g_assert_true (zot_usage_equal (copy, usage));
+}
+
+/* One notification when the run starts, before anything of it is seen,
+ * and one when it ends, after its last event; none for what changes
+ * nothing. */
+static void
+test_running_notify (Fixture       *f,
+                     gconstpointer  data)
+{
+  watch_properties (f);
+
+  g_assert_false (zot_agent_is_running (f->agent));
+  zot_agent_abort (f->agent);
+  g_assert_cmpuint (f->log->len, ==, 0);
+
+  run_prompt (f, "hello there");
+  g_assert_no_error (f->error);
+  assert_log (f,
+              "notify running true\n"
+              "user hello there\n"
+              "turn_start 1\n"
+              "assistant_start\n"
+              "text_delta\n"
+              "assistant_message\n"
+              "notify usage\n"
+              "usage\n"
+              "turn_end end_turn\n"
+              "notify running false");
+
+  /* Aborting with nothing to abort is no transition. */
+  zot_agent_abort (f->agent);
+  g_assert_cmpuint (count_log (f, "notify running false"), ==, 1);
+}
+
+/* A prompt queued behind a run changes nothing until it starts; each run
+ * then starts and ends once. */
+static void
+test_running_notify_queue (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GPtrArray) finished = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) transitions = g_ptr_array_new ();
+
+  watch_properties (f);
+
+  zot_agent_prompt_async (f->agent, "first", NULL, queue_cb, finished);
+  g_assert_cmpuint (count_log (f, "notify running true"), ==, 1);
+  zot_agent_prompt_async (f->agent, "second", NULL, queue_cb, finished);
+  g_assert_cmpuint (count_log (f, "notify running true"), ==, 1);
+  g_assert_cmpuint (count_log (f, "notify running false"), ==, 0);
+
+  zot_test_wait_until (two_finished, finished, 30000);
+  g_assert_false (zot_agent_is_running (f->agent));
+
+  for (guint i = 0; i < f->log->len; i++)
+    if (g_str_has_prefix (g_ptr_array_index (f->log, i), "notify running "))
+      g_ptr_array_add (transitions, g_ptr_array_index (f->log, i));
+  g_assert_cmpuint (transitions->len, ==, 4);
+  g_assert_cmpstr (g_ptr_array_index (transitions, 0), ==, "notify running true");
+  g_assert_cmpstr (g_ptr_array_index (transitions, 1), ==, "notify running false");
+  g_assert_cmpstr (g_ptr_array_index (transitions, 2), ==, "notify running true");
+  g_assert_cmpstr (g_ptr_array_index (transitions, 3), ==, "notify running false");
+
+  /* One usage change per model turn. */
+  g_assert_cmpuint (count_log (f, "notify usage"), ==, 2);
+}
+
+/* Each model turn that reports tokens changes the usage once: the last
+ * turn's figures and the sums. A turn that reports none, after none
+ * before, changes nothing and does not notify. */
+static void
+test_usage_notify (Fixture       *f,
+                   gconstpointer  data)
+{
+  ZotFakeServer *server = zot_fake_server_new ();
+  g_auto(GStrv) first = zot_fake_server_openai_text ("one", 8);
+  g_auto(GStrv) second = zot_fake_server_openai_text ("two", 8);
+  const char *silent[] = {
+    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"no usage\"},\"finish_reason\":\"stop\"}]}",
+    "data: [DONE]",
+    NULL
+  };
+  g_autoptr(ZotProvider) provider = new_openai_provider (server);
+
+  zot_fake_server_push_sse (server, silent, FALSE);
+  zot_fake_server_push_sse (server, (const char * const *) first, FALSE);
+  zot_fake_server_push_sse (server, (const char * const *) second, FALSE);
+  make_agent (f, provider);
+  watch_properties (f);
+  assert_usage (f->agent, -1, -1, 0, 0);
+
+  run_prompt (f, "say nothing of tokens");
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (count_log (f, "notify usage"), ==, 0);
+  assert_usage (f->agent, -1, -1, 0, 0);
+
+  run_prompt (f, "one");
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (count_log (f, "notify usage"), ==, 1);
+  assert_usage (f->agent, ZOT_FAKE_SERVER_INPUT_TOKENS, ZOT_FAKE_SERVER_OUTPUT_TOKENS,
+                ZOT_FAKE_SERVER_INPUT_TOKENS, ZOT_FAKE_SERVER_OUTPUT_TOKENS);
+
+  run_prompt (f, "two");
+  g_assert_no_error (f->error);
+  g_assert_cmpuint (count_log (f, "notify usage"), ==, 2);
+  assert_usage (f->agent, ZOT_FAKE_SERVER_INPUT_TOKENS, ZOT_FAKE_SERVER_OUTPUT_TOKENS,
+                2 * ZOT_FAKE_SERVER_INPUT_TOKENS, 2 * ZOT_FAKE_SERVER_OUTPUT_TOKENS);
+
+  finish_with_server (f, &provider, server);
+}
+
+static void
+append_assistant (ZotSession *session,
+                  const char *usage_json)
+{
+  g_autoptr(JsonObject) message = zot_message_new_assistant_text ("earlier");
+
+  if (usage_json != NULL)
+    {
+      g_autoptr(JsonObject) wrapper = zot_json_object_from_string (usage_json, NULL);
+
+      g_assert_nonnull (wrapper);
+      json_object_set_member (message, "usage",
+                              json_node_copy (json_object_get_member (wrapper, "usage")));
+    }
+  zot_session_append_message_async (session, message, NULL, NULL, NULL);
+}
+
+/* A session brings the usage of its stored turns; a session that brings
+ * the same as before does not notify. Damaged figures count as unknown. */
+static void
+test_usage_from_session (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(ZotSession) empty = zot_session_new_in_memory (f->env.cwd);
+  g_autoptr(ZotSession) resumed = zot_session_new_in_memory (f->env.cwd);
+
+  watch_properties (f);
+
+  zot_agent_set_session (f->agent, empty);
+  g_assert_cmpuint (count_log (f, "notify usage"), ==, 0);
+  assert_usage (f->agent, -1, -1, 0, 0);
+
+  append_assistant (resumed, "{\"usage\":{\"input_tokens\":5,\"output_tokens\":7}}");
+  append_assistant (resumed, NULL);
+  append_assistant (resumed, "{\"usage\":{\"input_tokens\":[1],\"output_tokens\":{\"a\":1}}}");
+  append_assistant (resumed, "{\"usage\":{\"input_tokens\":3,\"output_tokens\":4}}");
+  g_assert_cmpuint (zot_session_get_messages (resumed)->len, ==, 4);
+
+  zot_agent_set_session (f->agent, resumed);
+  g_assert_cmpuint (count_log (f, "notify usage"), ==, 1);
+  assert_usage (f->agent, 3, 4, 8, 11);
+
+  zot_agent_set_session (f->agent, empty);
+  g_assert_cmpuint (count_log (f, "notify usage"), ==, 2);
+  assert_usage (f->agent, -1, -1, 0, 0);
+
+  /* Neither property notified for anything else. */
+  g_assert_cmpuint (f->log->len, ==, 2);
 }
 
 int
@@ -666,11 +896,15 @@ main (int    argc,
   ADD ("compact-empty", test_compact_empty);
   ADD ("allowed-tools", test_allowed_tools);
   ADD ("system-prompt-cache", test_system_prompt_cache);
+  ADD ("running-notify", test_running_notify);
+  ADD ("running-notify-queue", test_running_notify_queue);
+  ADD ("usage-from-session", test_usage_from_session);
   ADD_BARE ("session-write-failure", test_session_write_failure);
   ADD_BARE ("session-persisted", test_session_persisted);
   ADD_BARE ("openai-round-trip", test_openai_round_trip);
   ADD_BARE ("stream-without-usage", test_stream_without_usage);
   ADD_BARE ("provider-error-ends-turn", test_provider_error_ends_turn);
+  ADD_BARE ("usage-notify", test_usage_notify);
 
 #undef ADD
 #undef ADD_BARE

@@ -1,6 +1,6 @@
 /* test-gui-window.c — the whole window under a display: it opens with the
- * demo model, stays responsive while an extension hangs, and closes with
- * the extensions shut down gracefully. */
+ * demo model, stays responsive while an extension hangs, offers Stop while
+ * the agent runs, and closes with the extensions shut down gracefully. */
 #include "config.h"
 
 #include <adwaita.h>
@@ -340,6 +340,56 @@ test_drop_image (Fixture       *f,
   close_window (f);
 }
 
+static gboolean
+editor_idle (gpointer editor)
+{
+  return !zot_prompt_editor_get_busy (editor);
+}
+
+static void
+prompt_done_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  g_autofree char *text = zot_agent_prompt_finish (ZOT_AGENT (object), result, NULL);
+
+  *(gboolean *) user_data = TRUE;
+}
+
+/* The editor follows the agent's running property: a run the window did
+ * not start (an extension's prompt, say) still offers Stop, and the end
+ * of a run takes it away. */
+static void
+test_busy_follows_agent (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "hello", "--command", "hi", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotPromptEditor *editor;
+  ZotAgent *agent;
+  gboolean done = FALSE;
+
+  open_window (f, paths);
+  editor = ZOT_PROMPT_EDITOR (zot_test_find_widget (GTK_WIDGET (f->window), ZOT_TYPE_PROMPT_EDITOR, NULL));
+  agent = zot_host_get_agent (zot_window_get_host (f->window));
+  g_assert_false (zot_prompt_editor_get_busy (editor));
+
+  zot_agent_prompt_async (agent, "from elsewhere", NULL, prompt_done_cb, &done);
+  g_assert_true (zot_agent_is_running (agent));
+  g_assert_true (zot_prompt_editor_get_busy (editor));
+  zot_test_wait_for (&done, 20000);
+  g_assert_false (zot_prompt_editor_get_busy (editor));
+
+  /* A line from the editor: busy at once, idle when it is handled. */
+  zot_prompt_editor_set_text (editor, "hello");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  g_assert_true (zot_prompt_editor_get_busy (editor));
+  zot_test_wait_until (editor_idle, editor, 20000);
+  g_assert_false (zot_agent_is_running (agent));
+
+  close_window (f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -357,6 +407,8 @@ main (int    argc,
               test_responsive_while_hanging, fixture_teardown);
   g_test_add ("/zot/gui/window/close-shuts-down", Fixture, NULL, fixture_setup, test_close_shuts_down, fixture_teardown);
   g_test_add ("/zot/gui/window/drop-image", Fixture, NULL, fixture_setup, test_drop_image, fixture_teardown);
+  g_test_add ("/zot/gui/window/busy-follows-agent", Fixture, NULL, fixture_setup, test_busy_follows_agent,
+              fixture_teardown);
 
   return g_test_run ();
 }

@@ -13,6 +13,7 @@
 
 #include "zot-keyring.h"
 #include "zot-limits.h"
+#include "zot-source.h"
 
 #define ATTRIBUTE_PROVIDER "provider"
 
@@ -80,11 +81,7 @@ call_free (gpointer data)
 {
   Call *call = data;
 
-  if (call->deadline != NULL)
-    {
-      g_source_destroy (call->deadline);
-      g_source_unref (call->deadline);
-    }
+  zot_clear_source (&call->deadline);
   g_clear_object (&call->cancellable);
   g_free (call);
 }
@@ -136,11 +133,7 @@ finish_call (GTask *task)
   if (call->caller_id != 0)
     g_cancellable_disconnect (caller, call->caller_id);
   call->caller_id = 0;
-  if (call->deadline != NULL)
-    {
-      g_source_destroy (call->deadline);
-      g_clear_pointer (&call->deadline, g_source_unref);
-    }
+  zot_clear_source (&call->deadline);
   return call->timed_out && (caller == NULL || !g_cancellable_is_cancelled (caller));
 }
 

@@ -56,6 +56,8 @@ struct _ZotWindow
   GCancellable         *cancellable;
   char                 *pending_prompt;
   guint                 keyring_pending;
+  guint                 n_submitting;
+  gboolean              agent_running;
   gboolean              closing;
   gboolean              closed;
 };
@@ -82,6 +84,28 @@ zot_window_show_toast (ZotWindow  *self,
 
 /* Submitting */
 
+/* The editor offers Stop while the agent runs, whoever started the run
+ * (the editor, an extension's prompt, a second instance), and while a
+ * line from the editor is still being handled: an extension's command
+ * may take a while before any run starts, or start none. */
+static void
+update_busy (ZotWindow *self)
+{
+  if (self->closed)
+    return;
+
+  g_object_set (self->prompt_editor, "busy", self->agent_running || self->n_submitting > 0, NULL);
+}
+
+static void
+on_agent_running_notify (ZotAgent   *agent,
+                         GParamSpec *pspec,
+                         ZotWindow  *self)
+{
+  g_object_get (agent, "running", &self->agent_running, NULL);
+  update_busy (self);
+}
+
 static void
 submitted_cb (GObject      *object,
               GAsyncResult *result,
@@ -95,11 +119,22 @@ submitted_cb (GObject      *object,
     zot_transcript_add_error (self->transcript, error->message);
 
   if (!self->closed)
-    {
-      g_object_set (self->prompt_editor, "busy",
-                    zot_agent_is_running (zot_host_get_agent (self->host)), NULL);
-      update_title (self);
-    }
+    update_title (self);
+}
+
+/* A line from the editor is handled: the run it started, if any, is over. */
+static void
+prompt_submitted_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  ZotWindow *self = user_data;
+
+  g_assert (self->n_submitting > 0);
+  self->n_submitting--;
+  update_busy (self);
+
+  submitted_cb (object, result, user_data);
 }
 
 static void
@@ -118,9 +153,10 @@ on_prompt_submit (ZotPromptEditor *editor,
   if (*text == '\0' && images == NULL)
     return;
 
-  g_object_set (self->prompt_editor, "busy", TRUE, NULL);
+  self->n_submitting++;
+  update_busy (self);
   zot_host_submit_with_images_async (self->host, text, images, self->cancellable,
-                                     submitted_cb, g_object_ref (self));
+                                     prompt_submitted_cb, g_object_ref (self));
 }
 
 static void
@@ -305,6 +341,8 @@ create_host (ZotWindow *self)
   g_signal_connect_object (self->host, "window-command", G_CALLBACK (on_window_command), self, 0);
   g_signal_connect_object (self->host, "info", G_CALLBACK (on_host_info), self, 0);
   g_signal_connect_object (self->host, "model-changed", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (zot_host_get_agent (self->host), "notify::running",
+                           G_CALLBACK (on_agent_running_notify), self, 0);
 
   update_title (self);
 

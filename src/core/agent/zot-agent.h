@@ -57,6 +57,32 @@ typedef struct
 void zot_compaction_free (ZotCompaction *compaction);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotCompaction, zot_compaction_free)
 
+/**
+ * ZotUsage:
+ * @input_tokens: what the model read in the last turn, or -1 when it did not say
+ * @output_tokens: what the model wrote in the last turn, or -1 when it did not say
+ * @total_input_tokens: the input tokens of every turn of the conversation that said
+ * @total_output_tokens: the output tokens of every turn of the conversation that said
+ *
+ * The tokens the model reported, as #ZotAgent:usage holds them.
+ */
+typedef struct
+{
+  gint64 input_tokens;
+  gint64 output_tokens;
+  gint64 total_input_tokens;
+  gint64 total_output_tokens;
+} ZotUsage;
+
+#define ZOT_TYPE_USAGE (zot_usage_get_type ())
+
+GType     zot_usage_get_type (void) G_GNUC_CONST;
+ZotUsage *zot_usage_copy     (const ZotUsage *usage);
+void      zot_usage_free     (ZotUsage       *usage);
+gboolean  zot_usage_equal    (const ZotUsage *a,
+                              const ZotUsage *b);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotUsage, zot_usage_free)
+
 #define ZOT_TYPE_AGENT (zot_agent_get_type ())
 G_DECLARE_FINAL_TYPE (ZotAgent, zot_agent, ZOT, AGENT, GObject)
 
@@ -88,6 +114,7 @@ void             zot_agent_set_interactive        (ZotAgent            *self,
                                                    gboolean             interactive);
 gboolean         zot_agent_get_interactive        (ZotAgent            *self);
 gboolean         zot_agent_is_running             (ZotAgent            *self);
+const ZotUsage  *zot_agent_get_usage              (ZotAgent            *self);
 const char      *zot_agent_get_system_prompt      (ZotAgent            *self);
 void             zot_agent_reset_system_prompt    (ZotAgent            *self);
 GPtrArray       *zot_agent_get_messages           (ZotAgent            *self);

@@ -11,6 +11,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-message.h"
+#include "zot-source.h"
 #include "zot-subagent-tool.h"
 #include "zot-tool-search.h"
 
@@ -99,20 +100,10 @@ runner_free (Runner *runner)
 }
 
 static void
-clear_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
-}
-
-static void
 wait_data_free (WaitData *data)
 {
-  clear_source (&data->timeout_source);
-  clear_source (&data->cancel_source);
+  zot_clear_source (&data->timeout_source);
+  zot_clear_source (&data->cancel_source);
   g_free (data);
 }
 
@@ -149,8 +140,8 @@ wait_complete (GTask  *waiter,
   ZotSubagentTool *self = g_task_get_source_object (task);
   WaitData *data = g_task_get_task_data (task);
 
-  clear_source (&data->timeout_source);
-  clear_source (&data->cancel_source);
+  zot_clear_source (&data->timeout_source);
+  zot_clear_source (&data->cancel_source);
   g_ptr_array_remove (self->waiters, task);
 
   if (error != NULL)

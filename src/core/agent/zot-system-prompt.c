@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,21 +29,6 @@ static const char base_instructions[] =
   "- If a command fails, read the error and change course instead of repeating it.\n"
   "- Ask before anything destructive or outside the project (deleting data, rewriting "
   "history, touching system files), and when the request is ambiguous.";
-
-static char *
-canonical_dir (const char *cwd)
-{
-  g_autofree char *absolute = g_canonicalize_filename (cwd != NULL ? cwd : ".", NULL);
-  char *real = realpath (absolute, NULL);
-  char *result;
-
-  if (real == NULL)
-    return g_steal_pointer (&absolute);
-
-  result = g_strdup (real);
-  free (real);
-  return result;
-}
 
 /* Reads a regular file, at most ZOT_SYSTEM_PROMPT_FILE_MAX_BYTES of it,
  * as valid UTF-8. Returns NULL when there is no such file. */
@@ -266,7 +250,7 @@ zot_system_prompt_build (const ZotSystemPromptOptions  *options,
     add_part (prompt, options->system_prompt);
   else
     {
-      g_autofree char *cwd = canonical_dir (options->cwd);
+      g_autofree char *cwd = zot_paths_canonicalize (options->cwd);
       g_autofree char *base = base_text (options, cwd, used);
       g_autofree char *context = context_text (cwd, used);
       g_autofree char *skills = options->include_skills ? skills_text (cwd) : NULL;

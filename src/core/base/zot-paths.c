@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -75,6 +76,68 @@ zot_paths_get_state_file (const char *extension_name)
   g_autofree char *base = g_strdup_printf ("ext-%s.json", extension_name);
 
   return g_build_filename (home, "state", base, NULL);
+}
+
+/**
+ * zot_paths_canonicalize:
+ * @path: (nullable): a path, absolute or relative to the current
+ *   directory; %NULL for the current directory
+ *
+ * The one spelling of a directory that keys and comparisons use, so that
+ * a symbolic link to a project and the project itself are the same place.
+ *
+ * Returns: (transfer full): @path made absolute, with `.`, `..` and
+ *   symbolic links resolved; a path that does not exist is only made
+ *   absolute, with `.` and `..` taken out
+ */
+char *
+zot_paths_canonicalize (const char *path)
+{
+  g_autofree char *absolute = g_canonicalize_filename (path != NULL ? path : ".", NULL);
+  char *real = realpath (absolute, NULL);
+  char *result;
+
+  if (real == NULL)
+    return g_steal_pointer (&absolute);
+
+  result = g_strdup (real);
+  free (real);
+  return result;
+}
+
+/**
+ * zot_fsync_directory:
+ * @dir: a directory
+ *
+ * Makes the names in @dir (a file just created or renamed into it) as
+ * durable as the files' contents. Callers treat a failure as a debug
+ * message, not an error: the files are in place either way.
+ *
+ * Returns: whether the directory could be opened and synced, with errno
+ *   saying why not
+ */
+gboolean
+zot_fsync_directory (const char *dir)
+{
+  int errsv;
+  int fd;
+
+  g_return_val_if_fail (dir != NULL, FALSE);
+
+  fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return FALSE;
+
+  if (fsync (fd) != 0)
+    {
+      errsv = errno;
+      close (fd);
+      errno = errsv;
+      return FALSE;
+    }
+
+  close (fd);
+  return TRUE;
 }
 
 /**

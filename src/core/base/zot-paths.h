@@ -10,6 +10,9 @@ char *zot_paths_get_project_extensions_dir (const char *cwd);
 char *zot_paths_get_logs_dir       (void);
 char *zot_paths_get_log_file       (const char *extension_name);
 char *zot_paths_get_state_file     (const char *extension_name);
+char *zot_paths_canonicalize       (const char *path);
+
+gboolean zot_fsync_directory           (const char  *dir);
 
 gboolean zot_file_get_contents_bounded (const char  *path,
                                         gsize        max_bytes,

@@ -1,0 +1,200 @@
+/* zot-agent-compact.c — compaction: the model summarizes the conversation
+ * and the summary replaces the transcript, with `pre_compact` and
+ * `post_compact` for extensions on every attempt.
+ */
+#define G_LOG_DOMAIN "zot-agent"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "zot-agent.h"
+#include "zot-agent-private.h"
+#include "zot-limits.h"
+#include "zot-message.h"
+
+void
+zot_compaction_free (ZotCompaction *compaction)
+{
+  if (compaction == NULL)
+    return;
+  g_free (compaction->id);
+  g_free (compaction);
+}
+
+/* Compaction */
+
+typedef struct
+{
+  ZotCompaction *compaction;
+  guint          count;
+} CompactData;
+
+static void
+emit_compaction (ZotAgent      *self,
+                 const char    *name,
+                 ZotCompaction *compaction,
+                 guint          message_count,
+                 guint64        token_estimate,
+                 const char    *status,
+                 const char    *error)
+{
+  g_autoptr(JsonObject) payload = json_object_new ();
+
+  json_object_set_string_member (payload, "compaction_id", compaction->id);
+  json_object_set_int_member (payload, "message_count", message_count);
+  json_object_set_int_member (payload, "token_estimate", (gint64) token_estimate);
+  if (status != NULL)
+    json_object_set_string_member (payload, "status", status);
+  if (error != NULL)
+    json_object_set_string_member (payload, "error", error);
+  _zot_agent_emit_event (self, name, payload);
+}
+
+static void
+compact_data_free (CompactData *data)
+{
+  zot_compaction_free (data->compaction);
+  g_free (data);
+}
+
+static guint64
+estimate_tokens (GPtrArray *messages)
+{
+  guint64 bytes = 0;
+
+  for (guint i = 0; i < messages->len; i++)
+    bytes += zot_message_estimate_bytes (g_ptr_array_index (messages, i));
+  return bytes / 4;
+}
+
+static void
+compacted_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ZotAgent *self = g_task_get_source_object (task);
+  CompactData *data = g_task_get_task_data (task);
+  g_autoptr(ZotProviderReply) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) replacement = NULL;
+  g_autofree char *summary = NULL;
+  g_autofree char *text = NULL;
+  JsonObject *message;
+
+  self->text_delta_id = 0;
+  reply = zot_provider_stream_finish (ZOT_PROVIDER (object), result, &error);
+  if (reply == NULL)
+    {
+      gboolean cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+      /* Every attempt gets its post_compact; the transcript is unchanged. */
+      emit_compaction (self, "post_compact", data->compaction, data->compaction->message_count,
+                       data->compaction->token_estimate, cancelled ? "cancelled" : "failed",
+                       error->message);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  summary = zot_message_get_text (reply->message);
+  if (*g_strstrip (summary) == '\0')
+    {
+      emit_compaction (self, "post_compact", data->compaction, data->compaction->message_count,
+                       data->compaction->token_estimate, "failed", "the model returned an empty summary");
+      g_task_return_new_error (task, ZOT_AGENT_ERROR, ZOT_AGENT_ERROR_EMPTY,
+                               _("the model returned an empty summary; the conversation was kept"));
+      return;
+    }
+
+  text = g_strdup_printf (_("Summary of the conversation so far:\n\n%s"), summary);
+  message = zot_message_new_user_text (text);
+  json_object_set_boolean_member (message, "summary", TRUE);
+
+  replacement = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  g_ptr_array_add (replacement, message);
+  zot_session_replace_messages (self->session, replacement);
+  zot_agent_reset_system_prompt (self);
+
+  data->compaction->after_count = replacement->len;
+  data->compaction->after_token_estimate = estimate_tokens (replacement);
+  emit_compaction (self, "post_compact", data->compaction, data->compaction->after_count,
+                   data->compaction->after_token_estimate, "completed", NULL);
+  g_task_return_pointer (task, g_steal_pointer (&data->compaction), (GDestroyNotify) zot_compaction_free);
+}
+
+/**
+ * zot_agent_compact_async:
+ *
+ * Asks the model for a summary and replaces the transcript with it. The
+ * compaction's figures are known at once through its id; the finish gives
+ * them with the result.
+ */
+void
+zot_agent_compact_async (ZotAgent            *self,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(ZotProviderRequest) request = NULL;
+  GPtrArray *messages;
+  CompactData *data;
+
+  g_return_if_fail (ZOT_IS_AGENT (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_agent_compact_async);
+
+  messages = zot_session_get_messages (self->session);
+
+  data = g_new0 (CompactData, 1);
+  data->compaction = g_new0 (ZotCompaction, 1);
+  data->compaction->id = g_uuid_string_random ();
+  data->compaction->message_count = messages->len;
+  data->compaction->token_estimate = estimate_tokens (messages);
+  g_task_set_task_data (task, data, (GDestroyNotify) compact_data_free);
+
+  if (self->run != NULL)
+    {
+      g_task_return_new_error (task, ZOT_AGENT_ERROR, ZOT_AGENT_ERROR_BUSY,
+                               _("a run is in progress; wait for it or abort it first"));
+      return;
+    }
+
+  emit_compaction (self, "pre_compact", data->compaction, data->compaction->message_count,
+                   data->compaction->token_estimate, NULL, NULL);
+
+  if (messages->len == 0)
+    {
+      data->compaction->after_count = 0;
+      emit_compaction (self, "post_compact", data->compaction, 0, 0, "completed", NULL);
+      g_task_return_pointer (task, g_steal_pointer (&data->compaction), (GDestroyNotify) zot_compaction_free);
+      return;
+    }
+
+  request = zot_provider_request_new ();
+  request->model = g_strdup (zot_provider_get_model (self->provider));
+  request->system_prompt = g_strdup (_zot_agent_ensure_system_prompt (self));
+  request->messages = json_array_new ();
+  for (guint i = 0; i < messages->len; i++)
+    json_array_add_object_element (request->messages, json_object_ref (g_ptr_array_index (messages, i)));
+  json_array_add_object_element (request->messages, zot_message_new_user_text (ZOT_COMPACT_PROMPT));
+
+  zot_provider_stream_async (self->provider, request, cancellable, compacted_cb, g_steal_pointer (&task));
+}
+
+/**
+ * zot_agent_compact_finish:
+ *
+ * Returns: (transfer full): the figures before and after
+ */
+ZotCompaction *
+zot_agent_compact_finish (ZotAgent      *self,
+                          GAsyncResult  *result,
+                          GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,142 @@
+/* zot-agent-private.h — what the files of ZotAgent share.
+ *
+ * Only for zot-agent*.c.
+ */
+#pragma once
+
+#include "zot-agent.h"
+
+G_BEGIN_DECLS
+
+typedef struct _Run Run;
+
+typedef struct
+{
+  Run           *run;
+  char          *id;
+  char          *name;
+  JsonObject    *args;
+  JsonObject    *effective_args;
+  char          *args_raw;
+  ZotTool       *tool;
+  ZotToolResult *result;
+  GCancellable  *cancellable;
+  gboolean       preparing;
+  gboolean       ready;
+  gboolean       executed;
+  gboolean       done;
+} ToolCall;
+
+struct _Run
+{
+  ZotAgent     *agent;
+  GTask        *task;
+  GCancellable *cancellable;
+  gulong        cancel_id;
+  gulong        cancelled_id;
+  char         *text;
+  guint         step;
+  GString      *streamed;
+  GPtrArray    *calls;
+  guint         group_start;
+  guint         group_end;
+  guint         preparing;
+  guint         running;
+  char         *final_text;
+  JsonObject   *message;
+  char         *stop;
+  JsonObject   *synthetic;
+};
+
+struct _ZotAgent
+{
+  GObject              parent_instance;
+
+  ZotProvider         *provider;
+  ZotToolRegistry     *registry;
+  ZotSession          *session;
+  ZotExtensionManager *manager;
+  char                *cwd;
+  guint                max_steps;
+  char                *system_prompt_override;
+  GStrv                append_system_prompt;
+  char                *system_prompt;
+  gboolean             system_prompt_built;
+  guint                prompt_generation;
+  gboolean             interactive;
+  /* A subagent: only its tool calls reach the manager (PROTOCOL.md §11). */
+  char                *subagent_id;
+  char                *subagent_name;
+
+  Run                 *run;
+  ZotUsage             usage;
+  GQueue               queue;
+  gulong               text_delta_id;
+  GCancellable        *cancellable;
+};
+
+enum
+{
+  ZOT_AGENT_USER_MESSAGE,
+  ZOT_AGENT_TURN_START,
+  ZOT_AGENT_ASSISTANT_START,
+  ZOT_AGENT_TEXT_DELTA,
+  ZOT_AGENT_TOOL_CALL,
+  ZOT_AGENT_TOOL_RESULT,
+  ZOT_AGENT_ASSISTANT_MESSAGE,
+  ZOT_AGENT_USAGE,
+  ZOT_AGENT_TURN_END,
+  ZOT_AGENT_WARNING,
+  ZOT_AGENT_N_SIGNALS
+};
+
+extern guint _zot_agent_signals [ZOT_AGENT_N_SIGNALS];
+
+enum
+{
+  ZOT_AGENT_PROP_0,
+  ZOT_AGENT_PROP_RUNNING,
+  ZOT_AGENT_PROP_USAGE,
+  ZOT_AGENT_N_PROPS
+};
+
+extern GParamSpec *_zot_agent_properties [ZOT_AGENT_N_PROPS];
+
+/* zot-agent.c */
+const ZotCallOrigin *_zot_agent_call_origin          (ZotAgent        *self,
+                                                      ZotCallOrigin   *origin);
+void                 _zot_agent_emit_event           (ZotAgent        *self,
+                                                      const char      *name,
+                                                      JsonObject      *payload);
+ZotExtensionManager *_zot_agent_hooks_manager        (ZotAgent        *self);
+char                *_zot_agent_build_base_prompt    (ZotAgent        *self);
+const char          *_zot_agent_ensure_system_prompt (ZotAgent        *self);
+void                 _zot_agent_set_run              (ZotAgent        *self,
+                                                      Run             *run);
+
+/* zot-agent-run.c */
+void                 _zot_agent_on_text_delta        (ZotProvider     *provider,
+                                                      const char      *delta,
+                                                      ZotAgent        *self);
+void                 _zot_agent_run_step             (Run             *run);
+void                 _zot_agent_fail_run             (Run             *run,
+                                                      GError          *error);
+void                 _zot_agent_abort_run            (Run             *run);
+
+/* zot-agent-usage.c */
+void                 _zot_agent_message_usage        (JsonObject      *message,
+                                                      gint64          *input_tokens,
+                                                      gint64          *output_tokens);
+void                 _zot_agent_add_turn_usage       (ZotAgent        *self,
+                                                      gint64           input_tokens,
+                                                      gint64           output_tokens);
+void                 _zot_agent_reset_usage          (ZotAgent        *self);
+
+/* zot-agent-tools.c */
+void                 _zot_agent_collect_calls        (Run             *run,
+                                                      JsonObject      *message);
+void                 _zot_agent_run_group            (Run             *run);
+void                 _zot_agent_on_run_cancelled     (GCancellable    *cancellable,
+                                                      Run             *run);
+
+G_END_DECLS

@@ -1,0 +1,69 @@
+/* zot-session-private.h — what the files of ZotSession share.
+ *
+ * Only for zot-session*.c.
+ */
+#pragma once
+
+#include "zot-session.h"
+
+G_BEGIN_DECLS
+
+/* The file format this zot writes; a file of a newer one is refused. */
+#define ZOT_SESSION_VERSION 1
+
+/* Shared by the session (on its context) and the worker thread. */
+typedef struct
+{
+  gatomicrefcount  ref_count;
+  GMutex           lock;
+  char            *path;
+  int              fd;                  /* the file, locked; -1 until opened */
+  GMainContext    *context;
+  GQueue           jobs;                /* Job *, waiting for the worker */
+  GQueue           done;                /* Job *, written, waiting for delivery */
+  gboolean         running;             /* a worker thread is draining `jobs` */
+  gboolean         delivery_scheduled;
+  GError          *failure;             /* the first write error; never cleared */
+  gpointer         owner;               /* the ZotSession; NULL once finalized */
+} Writer;
+
+struct _ZotSession
+{
+  GObject        parent_instance;
+
+  char          *id;
+  char          *path;          /* NULL when in memory */
+  char          *cwd;
+  GPtrArray     *messages;      /* JsonObject */
+  GPtrArray     *warnings;      /* char *, NULL-terminated */
+  GMainContext  *context;
+  Writer        *writer;        /* NULL when in memory */
+  GQueue         inflight;      /* Pending *, one per job given to the writer, in order */
+  GError        *write_error;   /* as the session's context has learnt it */
+  JsonObject    *unsaved;       /* results made up at load, written with the next entry */
+  gboolean       need_header;
+  gboolean       read_only;
+};
+
+Writer      *_zot_session_writer_new       (const char   *path);
+void         _zot_session_stop_writing     (ZotSession   *self);
+void         _zot_session_set_write_error  (GError      **error,
+                                            const char   *path,
+                                            int           errsv);
+gboolean     _zot_session_lock_file        (int           fd,
+                                            const char   *path,
+                                            GError      **error);
+
+gboolean     _zot_session_check_entry      (JsonObject   *entry,
+                                            GError      **error);
+void         _zot_session_apply_entry      (ZotSession   *self,
+                                            JsonObject   *entry);
+void         _zot_session_replace_str      (char        **slot,
+                                            const char   *value);
+
+gboolean     _zot_session_lock_for_load    (ZotSession   *self,
+                                            GError      **error);
+gboolean     _zot_session_load             (ZotSession   *self,
+                                            GError      **error);
+
+G_END_DECLS
