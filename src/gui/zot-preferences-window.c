@@ -584,16 +584,8 @@ update_key_row (ZotPreferencesWindow *self,
       const ZotProviderInfo *info = selected_provider (self);
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->api_key_row), _("API _Key"));
-      if (info == NULL || info->offline)
-        set_key_status (self, _("The demo model needs no key"));
-      else
-        {
-          /* Translators: %s is a provider name such as Anthropic */
-          g_autofree char *status = g_strdup_printf (_("%s needs no key"),
-                                                     zot_provider_info_get_label (info));
-
-          set_key_status (self, status);
-        }
+      set_key_status (self, info == NULL || info->offline ? _("The demo model needs no key")
+                                                          : _("This provider needs no key"));
       return;
     }
 

@@ -385,7 +385,8 @@ start (ZotWindow *self)
                       g_object_ref (lookup_cancellable), g_object_unref);
 
   /* One lookup per provider that takes a key; the host starts once the
-   * last one is answered. The count is complete before any answer. */
+   * last one is answered. The count starts at one for this function, so
+   * the host starts even if no provider takes a key. */
   self->keyring_pending = 1;
   for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
     {

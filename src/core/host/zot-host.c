@@ -697,8 +697,9 @@ rebuild_provider (ZotHost     *self,
  *
  * Points the providers that talk to compatible servers (the table's
  * compatible_servers: the OpenAI-compatible one) elsewhere from now on:
- * the one in use at once, the next switch to one otherwise. A run in progress finishes
- * with the provider it started with. On error nothing changes.
+ * the one in use at once, the next switch to one otherwise. A run in
+ * progress finishes with the provider it started with. On error nothing
+ * changes.
  */
 gboolean
 zot_host_set_base_url (ZotHost     *self,

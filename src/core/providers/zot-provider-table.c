@@ -106,6 +106,11 @@ static const struct
   { "google", "GOOGLE_API_KEY" },
 };
 
+/**
+ * zot_provider_table_get_n_providers:
+ *
+ * Returns: how many providers there are
+ */
 guint
 zot_provider_table_get_n_providers (void)
 {
