@@ -597,6 +597,7 @@ test_no_key (gconstpointer data)
       g_assert_null (provider);
       g_assert_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG);
       g_assert_nonnull (strstr (error->message, info->key_variable));
+      g_assert_nonnull (strstr (error->message, "--api-key"));
       g_clear_error (&error);
     }
 
