@@ -232,6 +232,9 @@ test_allow_key (Fixture       *f,
   run (f, "ext", "allow-key", "weather", "PATH", NULL);
   g_assert_cmpint (f->status, ==, 2);
   g_assert_nonnull (strstr (f->err, "not a provider key variable"));
+  /* …and the message names those there are, from the provider table. */
+  g_assert_nonnull (strstr (f->err, "ANTHROPIC_API_KEY"));
+  g_assert_nonnull (strstr (f->err, "GEMINI_API_KEY"));
 
   run (f, "ext", "deny-key", "weather", "OPENAI_API_KEY", NULL);
   g_assert_cmpint (f->status, ==, 0);

@@ -16,6 +16,7 @@
 #include "zot-keyring.h"
 #include "zot-preferences-window.h"
 #include "zot-preferences-window-private.h"
+#include "zot-provider-table.h"
 #include "zot-test-util.h"
 
 #define SECRET_SERVICE_NAME "org.freedesktop.secrets"
@@ -254,6 +255,43 @@ test_model (Fixture       *f,
   g_assert_cmpstr (saved_model, ==, "http://127.0.0.1:11434/v1");
 
   adw_combo_row_set_selected (provider, 3);
+  wait_host (f, "demo", NULL);
+}
+
+/* The provider row lists Automatic and then the table's providers, in
+ * table order; a choice writes the row's name, and each one sets the
+ * base URL and key rows as its row says. */
+static void
+test_provider_list (Fixture       *f,
+                    gconstpointer  data)
+{
+  AdwComboRow *provider = ADW_COMBO_ROW (widget (f, "provider"));
+  GListModel *items = adw_combo_row_get_model (provider);
+  guint n = zot_provider_table_get_n_providers ();
+
+  g_assert_cmpuint (g_list_model_get_n_items (items), ==, n + 1);
+  g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (items), 0), ==, "Automatic");
+
+  for (guint i = 0; i < n; i++)
+    {
+      const ZotProviderInfo *info = zot_provider_table_get_nth (i);
+      g_autofree char *saved = NULL;
+
+      g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (items), i + 1), ==,
+                       zot_provider_info_get_label (info));
+
+      adw_combo_row_set_selected (provider, i + 1);
+      saved = g_settings_get_string (f->settings, "provider");
+      g_assert_cmpstr (saved, ==, info->name);
+      g_assert_cmpint (gtk_widget_get_sensitive (widget (f, "base-url")), ==, info->compatible_servers);
+      g_assert_cmpint (gtk_widget_get_sensitive (widget (f, "api-key")), ==, info->key_variable != NULL);
+      wait_idle (f);
+    }
+
+  /* A name the table does not know reads as Automatic. */
+  g_settings_set_string (f->settings, "provider", "nonsense");
+  g_assert_cmpuint (adw_combo_row_get_selected (provider), ==, 0);
+  g_settings_set_string (f->settings, "provider", "demo");
   wait_host (f, "demo", NULL);
 }
 
@@ -633,6 +671,8 @@ main (int    argc,
   g_test_add ("/zot/gui/preferences/keyring-unavailable", Fixture, NULL, fixture_setup,
               test_keyring_unavailable, fixture_teardown);
   g_test_add ("/zot/gui/preferences/model", Fixture, NULL, fixture_setup, test_model, fixture_teardown);
+  g_test_add ("/zot/gui/preferences/provider-list", Fixture, NULL, fixture_setup, test_provider_list,
+              fixture_teardown);
   g_test_add ("/zot/gui/preferences/policy", Fixture, NULL, fixture_setup, test_policy, fixture_teardown);
   g_test_add ("/zot/gui/preferences/show-resources", Fixture, NULL, fixture_setup, test_show_resources,
               fixture_teardown);

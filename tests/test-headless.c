@@ -12,6 +12,7 @@
 #include "zot-fake-server.h"
 #include "zot-limits.h"
 #include "zot-message.h"
+#include "zot-provider-table.h"
 #include "zot-session.h"
 #include "zot-test-util.h"
 
@@ -510,6 +511,39 @@ test_json_openai_server (Fixture       *f,
   g_assert_cmpuint (zot_fake_server_get_n_requests (server), ==, 1);
   g_assert_cmpstr (json_object_get_string_member (zot_fake_server_get_request_body (server, 0), "model"), ==,
                    "local-model");
+  /* A model the table does not know costs nothing. */
+  g_assert_cmpfloat (json_object_get_double_member (find_event (f, "usage", 0), "cost_usd"), ==, 0.0);
+
+  zot_fake_server_free (server);
+}
+
+/* The usage event prices the call from the table, a dated snapshot of a
+ * model as the model. */
+static void
+test_json_usage_cost (Fixture       *f,
+                      gconstpointer  data)
+{
+  ZotFakeServer *server = zot_fake_server_new ();
+  g_auto(GStrv) script = zot_fake_server_openai_text ("priced", 6);
+  g_autofree char *base = g_strdup_printf ("%s/v1", zot_fake_server_get_url (server));
+  const ZotModelInfo *model = zot_model_info_lookup ("openai", "gpt-4o-mini");
+  JsonObject *usage;
+
+  g_assert_nonnull (model);
+  zot_fake_server_push_sse (server, (const char * const *) script, FALSE);
+  RUN (f, NULL, "--json", "--provider", "openai", "--base-url", base,
+       "--model", "gpt-4o-mini-2024-07-18", "hi");
+  g_assert_cmpint (f->status, ==, 0);
+
+  usage = find_event (f, "usage", 0);
+  g_assert_nonnull (usage);
+  g_assert_cmpint (json_object_get_int_member (usage, "input_tokens"), ==, ZOT_FAKE_SERVER_INPUT_TOKENS);
+  g_assert_cmpint (json_object_get_int_member (usage, "output_tokens"), ==, ZOT_FAKE_SERVER_OUTPUT_TOKENS);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (usage, "cost_usd"),
+                                  (ZOT_FAKE_SERVER_INPUT_TOKENS * model->input_price +
+                                   ZOT_FAKE_SERVER_OUTPUT_TOKENS * model->output_price) / 1e6,
+                                  1e-12);
+  g_assert_cmpfloat (json_object_get_double_member (usage, "cost_usd"), >, 0.0);
 
   zot_fake_server_free (server);
 }
@@ -638,6 +672,35 @@ test_rpc_commands (Fixture       *f,
   payload = json_object_get_object_member (find_response (f, "7"), "data");
   g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (payload, "current"), "model"), ==,
                    "demo-2");
+  /* Every provider of the table with its default model, and its models. */
+  {
+    JsonArray *providers = json_object_get_array_member (payload, "providers");
+    JsonArray *models = json_object_get_array_member (payload, "models");
+    guint n_models = 0;
+
+    g_assert_cmpuint (json_array_get_length (providers), ==, zot_provider_table_get_n_providers ());
+    for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+      {
+        const ZotProviderInfo *info = zot_provider_table_get_nth (i);
+        JsonObject *entry = json_array_get_object_element (providers, i);
+
+        g_assert_cmpstr (json_object_get_string_member (entry, "provider"), ==, info->name);
+        g_assert_cmpstr (json_object_get_string_member (entry, "default_model"), ==, info->default_model);
+        n_models += info->n_models;
+      }
+    g_assert_cmpuint (json_array_get_length (models), ==, n_models);
+    for (guint i = 0; i < n_models; i++)
+      {
+        JsonObject *entry = json_array_get_object_element (models, i);
+        const ZotModelInfo *model = zot_model_info_lookup (json_object_get_string_member (entry, "provider"),
+                                                           json_object_get_string_member (entry, "id"));
+
+        g_assert_nonnull (model);
+        g_assert_cmpint (json_object_get_int_member (entry, "context_window"), ==, model->context_window);
+        g_assert_cmpint (json_object_get_int_member (entry, "max_output"), ==, model->max_output);
+        g_assert_cmpint (json_object_get_boolean_member (entry, "reasoning"), ==, model->reasoning);
+      }
+  }
 
   response = find_response (f, "8");
   g_assert_false (json_object_get_boolean_member (response, "success"));
@@ -794,6 +857,7 @@ main (int    argc,
   ADD ("json-tools", test_json_tools);
   ADD ("json-extension", test_json_extension);
   ADD ("json-openai-server", test_json_openai_server);
+  ADD ("json-usage-cost", test_json_usage_cost);
   ADD ("json-provider-error", test_json_provider_error);
   ADD ("hello-ack-model", test_hello_ack_model);
   ADD ("usage-errors", test_usage_errors);

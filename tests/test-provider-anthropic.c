@@ -1,12 +1,13 @@
-/* test-provider-anthropic.c — the Anthropic provider against the scripted
- * fake server. Deadlines are shortened through the override, never slept
- * on. */
+/* test-provider-anthropic.c — what only the Anthropic provider does,
+ * against the scripted fake server: its request shape (alternating roles,
+ * tool results as user blocks, a max_tokens always), content blocks that
+ * mix text and calls, and the error events of its stream. What every HTTP
+ * provider does is in test-providers.c. */
 #include "config.h"
 
 #include <string.h>
 
 #include "zot-anthropic-provider.h"
-#include "zot-limits-private.h"
 #include "zot-message.h"
 #include "zot-test-util.h"
 
@@ -28,62 +29,6 @@ fixture_teardown (Fixture       *fixture,
 }
 
 /* ------------------------------------------------------------------ */
-
-static void
-test_text (Fixture       *fixture,
-           gconstpointer  data)
-{
-  const char *text = "Hello from Claude — streamed in pieces.";
-  g_autofree char *joined = NULL;
-  g_autofree char *reply_text = NULL;
-
-  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_text (text, 5), FALSE);
-  zot_test_provider_run (fixture);
-
-  g_assert_no_error (fixture->error);
-  g_assert_cmpuint (fixture->text_deltas->len, >, 5);
-  g_assert_cmpstr (g_ptr_array_index (fixture->text_deltas, 0), ==, "Hello");
-  joined = zot_test_provider_joined_text (fixture);
-  g_assert_cmpstr (joined, ==, text);
-
-  reply_text = zot_message_get_text (fixture->reply->message);
-  g_assert_cmpstr (reply_text, ==, text);
-  g_assert_cmpstr (zot_message_get_role (fixture->reply->message), ==, "assistant");
-  g_assert_cmpstr (fixture->reply->stop_reason, ==, "end_turn");
-  g_assert_cmpint (fixture->reply->input_tokens, ==, ZOT_FAKE_SERVER_INPUT_TOKENS);
-  g_assert_cmpint (fixture->reply->output_tokens, ==, ZOT_FAKE_SERVER_OUTPUT_TOKENS);
-  g_assert_cmpuint (fixture->tool_deltas->len, ==, 0);
-}
-
-static void
-test_tool_use_split (Fixture       *fixture,
-                     gconstpointer  data)
-{
-  const char *args = "{\"command\": \"grep -n main src/*.c\", \"timeout\": 30}";
-  g_autofree char *joined = NULL;
-  JsonObject *block;
-  JsonObject *input;
-
-  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_tool_use ("bash", args, 4),
-                                 FALSE);
-  zot_test_provider_run (fixture);
-
-  g_assert_no_error (fixture->error);
-  g_assert_cmpuint (fixture->tool_deltas->len, >, 5);
-  g_assert_cmpstr (g_ptr_array_index (fixture->tool_deltas, 0), ==, "0|toolu_1|bash|");
-  joined = zot_test_provider_joined_tool_arguments (fixture, 0);
-  g_assert_cmpstr (joined, ==, args);
-
-  block = zot_test_provider_reply_block (fixture, 0);
-  g_assert_cmpstr (json_object_get_string_member (block, "type"), ==, "tool_use");
-  g_assert_cmpstr (json_object_get_string_member (block, "id"), ==, "toolu_1");
-  g_assert_cmpstr (json_object_get_string_member (block, "name"), ==, "bash");
-  g_assert_false (json_object_has_member (block, "input_raw"));
-  input = json_object_get_object_member (block, "input");
-  g_assert_cmpstr (json_object_get_string_member (input, "command"), ==, "grep -n main src/*.c");
-  g_assert_cmpint (json_object_get_int_member (input, "timeout"), ==, 30);
-  g_assert_cmpstr (fixture->reply->stop_reason, ==, "tool_use");
-}
 
 static void
 test_text_and_two_tools (Fixture       *fixture,
@@ -153,32 +98,6 @@ test_text_and_two_tools (Fixture       *fixture,
   g_assert_false (json_object_has_member (block, "input_raw"));
   g_assert_cmpint (fixture->reply->input_tokens, ==, 5);
   g_assert_cmpint (fixture->reply->output_tokens, ==, 40);
-}
-
-static void
-test_max_tokens_stop (Fixture       *fixture,
-                      gconstpointer  data)
-{
-  g_auto(GStrv) events = zot_fake_server_anthropic_text ("cut short", 4);
-  guint n = g_strv_length (events);
-  char *patched = NULL;
-
-  /* Turn the script's end_turn into max_tokens. */
-  for (guint i = 0; i < n; i++)
-    if (strstr (events[i], "end_turn") != NULL)
-      {
-        g_auto(GStrv) halves = g_strsplit (events[i], "end_turn", 2);
-
-        patched = g_strjoin ("max_tokens", halves[0], halves[1], NULL);
-        g_free (events[i]);
-        events[i] = patched;
-      }
-  g_assert_nonnull (patched);
-  zot_fake_server_push_sse (fixture->server, (const char * const *) events, FALSE);
-  zot_test_provider_run (fixture);
-
-  g_assert_no_error (fixture->error);
-  g_assert_cmpstr (fixture->reply->stop_reason, ==, "length");
 }
 
 static void
@@ -289,163 +208,6 @@ test_request_options (Fixture       *fixture,
   g_assert_cmpstr (zot_provider_get_name (fixture->provider), ==, "anthropic");
 }
 
-/* A key from the keyring comes after the environment's; one typed in
- * Preferences before it; neither is put into the environment. */
-static void
-test_key_order (Fixture       *fixture,
-                gconstpointer  data)
-{
-  g_auto(ZotProviderConfig) from_keyring = { .name = g_strdup ("anthropic") };
-  g_auto(ZotProviderConfig) from_env = { .name = g_strdup ("anthropic") };
-  g_auto(ZotProviderConfig) chosen = { .name = g_strdup ("anthropic") };
-  const char *source = NULL;
-
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  zot_provider_store_key ("anthropic", "sk-keyring", FALSE);
-  zot_provider_resolve_config (&from_keyring);
-  g_assert_cmpstr (from_keyring.api_key, ==, "sk-keyring");
-  g_assert_cmpstr (from_keyring.api_key_source, ==, "the keyring");
-  g_assert_null (g_getenv ("ANTHROPIC_API_KEY"));
-
-  g_setenv ("ANTHROPIC_API_KEY", "sk-env", TRUE);
-  zot_provider_resolve_config (&from_env);
-  g_assert_cmpstr (from_env.api_key, ==, "sk-env");
-  g_assert_cmpstr (from_env.api_key_source, ==, "$ANTHROPIC_API_KEY");
-
-  zot_provider_store_key ("anthropic", "sk-typed", TRUE);
-  zot_provider_resolve_config (&chosen);
-  g_assert_cmpstr (chosen.api_key, ==, "sk-typed");
-  g_assert_cmpstr (zot_provider_get_key ("anthropic", &source), ==, "sk-typed");
-  g_assert_cmpstr (source, ==, "Preferences");
-  g_assert_cmpstr (g_getenv ("ANTHROPIC_API_KEY"), ==, "sk-env");
-
-  zot_provider_store_key ("anthropic", NULL, TRUE);
-  zot_provider_store_key ("anthropic", NULL, FALSE);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_assert_null (zot_provider_get_key ("anthropic", NULL));
-}
-
-static void
-test_auth (Fixture       *fixture,
-           gconstpointer  data)
-{
-  g_clear_object (&fixture->provider);
-  fixture->provider = zot_test_provider_make (fixture, zot_fake_server_get_url (fixture->server),
-                                              "sk-ant-env", "$ANTHROPIC_API_KEY");
-
-  zot_fake_server_push_json (fixture->server, 401,
-                             "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\","
-                             "\"message\":\"invalid x-api-key\"}}", NULL);
-  zot_test_provider_run (fixture);
-
-  g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_AUTH);
-  g_assert_nonnull (strstr (fixture->error->message, "$ANTHROPIC_API_KEY"));
-  g_assert_nonnull (strstr (fixture->error->message, "invalid x-api-key"));
-  g_assert_cmpuint (zot_fake_server_get_n_requests (fixture->server), ==, 1);
-}
-
-static void
-test_retry_429 (Fixture       *fixture,
-                gconstpointer  data)
-{
-  _zot_timeout_override_for_testing (ZOT_TIMEOUT_PROVIDER_RETRY, 10);
-  _zot_timeout_override_for_testing (ZOT_TIMEOUT_PROVIDER_RETRY_MAX, 50);
-
-  zot_fake_server_push_json (fixture->server, 429,
-                             "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\","
-                             "\"message\":\"slow down\"}}", "1");
-  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_text ("second try", 4), FALSE);
-  zot_test_provider_run (fixture);
-
-  g_assert_no_error (fixture->error);
-  g_assert_cmpuint (zot_fake_server_get_n_requests (fixture->server), ==, 2);
-  g_assert_cmpstr (zot_test_json_string_at (zot_test_provider_reply_block (fixture, 0), "text"), ==,
-                   "second try");
-}
-
-static void
-test_server_error (Fixture       *fixture,
-                   gconstpointer  data)
-{
-  _zot_timeout_override_for_testing (ZOT_TIMEOUT_PROVIDER_RETRY, 5);
-  _zot_timeout_override_for_testing (ZOT_TIMEOUT_PROVIDER_RETRY_MAX, 20);
-
-  for (guint i = 0; i < 3; i++)
-    zot_fake_server_push_json (fixture->server, 529,
-                               "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\","
-                               "\"message\":\"Overloaded\"}}", NULL);
-  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_text ("never read", 50), FALSE);
-  zot_test_provider_run (fixture);
-
-  g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_SERVER);
-  g_assert_nonnull (strstr (fixture->error->message, "Overloaded"));
-  g_assert_cmpuint (zot_fake_server_get_n_requests (fixture->server), ==, 3);
-}
-
-static void
-test_stream_cut (Fixture       *fixture,
-                 gconstpointer  data)
-{
-  g_auto(GStrv) events = zot_fake_server_anthropic_text ("an answer that breaks off", 3);
-
-  zot_test_truncate_events (events, g_strv_length (events) / 2);
-  zot_fake_server_push_sse (fixture->server, (const char * const *) events, TRUE);
-  zot_test_provider_run (fixture);
-
-  g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
-  g_assert_cmpuint (fixture->text_deltas->len, >, 0);
-}
-
-static void
-test_no_message_stop (Fixture       *fixture,
-                      gconstpointer  data)
-{
-  g_auto(GStrv) events = zot_fake_server_anthropic_text ("almost", 3);
-
-  /* Everything but message_stop, and a clean end of the body. */
-  zot_test_truncate_events (events, g_strv_length (events) - 1);
-  zot_fake_server_push_sse (fixture->server, (const char * const *) events, FALSE);
-  zot_test_provider_run (fixture);
-
-  g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
-  g_assert_nonnull (strstr (fixture->error->message, "ended early"));
-}
-
-/* A model server nesting a stream event 80,000 levels deep: a clean
- * stream error, not a stack overflow in the parser. */
-static void
-test_deep_nesting (Fixture       *fixture,
-                   gconstpointer  data)
-{
-  g_autofree char *deep = zot_test_nested_json ("event: message_start\ndata: {\"type\":\"message_start\",\"message\":", 80000, "}");
-  const char *events[] = { deep, NULL };
-
-  zot_fake_server_push_sse (fixture->server, events, FALSE);
-  zot_test_provider_run (fixture);
-
-  g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
-  g_assert_nonnull (strstr (fixture->error->message, "nested deeper"));
-}
-
-static void
-test_malformed (Fixture       *fixture,
-                gconstpointer  data)
-{
-  const char *events[] = {
-    "event: message_start\n"
-      "data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":5}}}",
-    "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,",
-    "event: message_stop\ndata: {\"type\":\"message_stop\"}",
-    NULL
-  };
-
-  zot_fake_server_push_sse (fixture->server, events, FALSE);
-  zot_test_provider_run (fixture);
-
-  g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
-  g_assert_nonnull (strstr (fixture->error->message, "malformed JSON"));
-}
-
 static void
 test_error_event (Fixture       *fixture,
                   gconstpointer  data)
@@ -479,108 +241,6 @@ test_error_event (Fixture       *fixture,
   g_assert_cmpuint (zot_fake_server_get_n_requests (fixture->server), ==, 2);
 }
 
-static void
-test_cancel (Fixture       *fixture,
-             gconstpointer  data)
-{
-  g_auto(GStrv) events = zot_fake_server_anthropic_text ("never finishes", 3);
-
-  /* message_start, ping, content_block_start, the first delta. */
-  zot_test_truncate_events (events, 4);
-  zot_fake_server_push_hang (fixture->server, (const char * const *) events);
-
-  fixture->cancel_on_delta = TRUE;
-  zot_test_provider_run (fixture);
-
-  g_assert_error (fixture->error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
-  g_assert_cmpuint (fixture->text_deltas->len, ==, 1);
-  g_assert_cmpint (g_get_monotonic_time () - fixture->cancelled_at, <, 2 * G_USEC_PER_SEC);
-}
-
-static void
-test_idle_timeout (Fixture       *fixture,
-                   gconstpointer  data)
-{
-  g_auto(GStrv) events = zot_fake_server_anthropic_text ("stalls", 2);
-
-  _zot_timeout_override_for_testing (ZOT_TIMEOUT_PROVIDER_IDLE, 200);
-
-  zot_test_truncate_events (events, 4);
-  zot_fake_server_push_hang (fixture->server, (const char * const *) events);
-  zot_test_provider_run (fixture);
-
-  g_assert_error (fixture->error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
-  g_assert_nonnull (strstr (fixture->error->message, "stalled"));
-  g_assert_cmpuint (fixture->text_deltas->len, ==, 1);
-}
-
-static void
-test_invalid_arguments (Fixture       *fixture,
-                        gconstpointer  data)
-{
-  const char *args = "{\"path\": \"unterminated";
-  JsonObject *block;
-
-  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_tool_use ("read", args, 5),
-                                 FALSE);
-  zot_test_provider_run (fixture);
-
-  g_assert_no_error (fixture->error);
-  block = zot_test_provider_reply_block (fixture, 0);
-  g_assert_cmpstr (json_object_get_string_member (block, "name"), ==, "read");
-  g_assert_cmpuint (json_object_get_size (json_object_get_object_member (block, "input")), ==, 0);
-  g_assert_cmpstr (json_object_get_string_member (block, "input_raw"), ==, args);
-}
-
-static void
-test_base_url_v1 (Fixture       *fixture,
-                  gconstpointer  data)
-{
-  g_autofree char *base = g_strconcat (zot_fake_server_get_url (fixture->server), "/v1/", NULL);
-
-  g_clear_object (&fixture->provider);
-  fixture->provider = zot_test_provider_make (fixture, base, "sk-ant-test", "--api-key");
-
-  zot_test_provider_push_events (fixture, zot_fake_server_anthropic_text ("ok", 3), FALSE);
-  zot_test_provider_run (fixture);
-
-  g_assert_no_error (fixture->error);
-  g_assert_cmpstr (zot_fake_server_get_request_path (fixture->server, 0), ==, "/v1/messages");
-}
-
-static void
-test_no_key (void)
-{
-  g_auto(ZotProviderConfig) config = { 0 };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ZotProvider) provider = NULL;
-
-  /* Even with a base URL: the API always wants a key. */
-  config.name = g_strdup ("anthropic");
-  config.base_url = g_strdup ("http://127.0.0.1:9");
-  provider = zot_anthropic_provider_new (&config, &error);
-  g_assert_null (provider);
-  g_assert_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG);
-  g_assert_nonnull (strstr (error->message, "ANTHROPIC_API_KEY"));
-  g_assert_nonnull (strstr (error->message, "--api-key"));
-}
-
-static void
-test_default_model (void)
-{
-  g_auto(ZotProviderConfig) config = { 0 };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ZotProvider) provider = NULL;
-
-  config.name = g_strdup ("anthropic");
-  config.api_key = g_strdup ("sk-ant");
-  provider = zot_anthropic_provider_new (&config, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (zot_provider_get_model (provider), ==, "claude-sonnet-4-5");
-  zot_provider_set_model (provider, "claude-other");
-  g_assert_cmpstr (zot_provider_get_model (provider), ==, "claude-other");
-}
-
 int
 main (int    argc,
       char **argv)
@@ -590,29 +250,11 @@ main (int    argc,
 #define ADD(path, func) \
   g_test_add ("/zot/provider/anthropic/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
-  ADD ("text", test_text);
-  ADD ("tool-use-split", test_tool_use_split);
   ADD ("text-and-two-tools", test_text_and_two_tools);
-  ADD ("max-tokens-stop", test_max_tokens_stop);
   ADD ("request-body", test_request_body);
   ADD ("request-options", test_request_options);
-  ADD ("auth", test_auth);
-  ADD ("retry-429", test_retry_429);
-  ADD ("server-error", test_server_error);
-  ADD ("stream-cut", test_stream_cut);
-  ADD ("no-message-stop", test_no_message_stop);
-  ADD ("malformed", test_malformed);
-  ADD ("deep-nesting", test_deep_nesting);
-  ADD ("key-order", test_key_order);
   ADD ("error-event", test_error_event);
-  ADD ("cancel", test_cancel);
-  ADD ("idle-timeout", test_idle_timeout);
-  ADD ("invalid-arguments", test_invalid_arguments);
-  ADD ("base-url-v1", test_base_url_v1);
 #undef ADD
-
-  g_test_add_func ("/zot/provider/anthropic/no-key", test_no_key);
-  g_test_add_func ("/zot/provider/anthropic/default-model", test_default_model);
 
   return g_test_run ();
 }

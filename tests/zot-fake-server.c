@@ -717,8 +717,10 @@ anthropic_add_start (GPtrArray *events)
   g_ptr_array_add (events, g_strdup ("event: ping\ndata: {\"type\": \"ping\"}"));
 }
 
+/* Content block @index; a tool_use block is call @index + 1 ("toolu_1"). */
 static void
 anthropic_add_block (GPtrArray  *events,
+                     guint       index,
                      const char *type,
                      const char *name,
                      const char *text,
@@ -727,13 +729,14 @@ anthropic_add_block (GPtrArray  *events,
   g_autoptr(JsonBuilder) start = json_builder_new ();
   g_autoptr(JsonBuilder) stop = json_builder_new ();
   g_autoptr(GPtrArray) pieces = split_text (text, chunk);
+  g_autofree char *id = g_strdup_printf ("toolu_%u", index + 1);
   gboolean tool = g_str_equal (type, "tool_use");
 
   json_builder_begin_object (start);
   json_builder_set_member_name (start, "type");
   json_builder_add_string_value (start, "content_block_start");
   json_builder_set_member_name (start, "index");
-  json_builder_add_int_value (start, 0);
+  json_builder_add_int_value (start, index);
   json_builder_set_member_name (start, "content_block");
   json_builder_begin_object (start);
   json_builder_set_member_name (start, "type");
@@ -741,7 +744,7 @@ anthropic_add_block (GPtrArray  *events,
   if (tool)
     {
       json_builder_set_member_name (start, "id");
-      json_builder_add_string_value (start, "toolu_1");
+      json_builder_add_string_value (start, id);
       json_builder_set_member_name (start, "name");
       json_builder_add_string_value (start, name);
       json_builder_set_member_name (start, "input");
@@ -765,7 +768,7 @@ anthropic_add_block (GPtrArray  *events,
       json_builder_set_member_name (delta, "type");
       json_builder_add_string_value (delta, "content_block_delta");
       json_builder_set_member_name (delta, "index");
-      json_builder_add_int_value (delta, 0);
+      json_builder_add_int_value (delta, index);
       json_builder_set_member_name (delta, "delta");
       json_builder_begin_object (delta);
       json_builder_set_member_name (delta, "type");
@@ -781,7 +784,7 @@ anthropic_add_block (GPtrArray  *events,
   json_builder_set_member_name (stop, "type");
   json_builder_add_string_value (stop, "content_block_stop");
   json_builder_set_member_name (stop, "index");
-  json_builder_add_int_value (stop, 0);
+  json_builder_add_int_value (stop, index);
   json_builder_end_object (stop);
   add_event (events, "content_block_stop", stop);
 }
@@ -822,24 +825,29 @@ zot_fake_server_anthropic_text (const char *text,
   g_return_val_if_fail (text != NULL, NULL);
 
   anthropic_add_start (events);
-  anthropic_add_block (events, "text", NULL, text, chunk);
+  anthropic_add_block (events, 0, "text", NULL, text, chunk);
   anthropic_add_end (events, "end_turn");
 
   return finish_events (events);
 }
 
 GStrv
-zot_fake_server_anthropic_tool_use (const char *name,
-                                    const char *args_json,
-                                    gsize       chunk)
+zot_fake_server_anthropic_tool_uses (const char *first_name,
+                                     const char *first_args,
+                                     const char *second_name,
+                                     const char *second_args,
+                                     gsize       chunk)
 {
   GPtrArray *events = g_ptr_array_new ();
 
-  g_return_val_if_fail (name != NULL, NULL);
-  g_return_val_if_fail (args_json != NULL, NULL);
+  g_return_val_if_fail (first_name != NULL, NULL);
+  g_return_val_if_fail (first_args != NULL, NULL);
 
   anthropic_add_start (events);
-  anthropic_add_block (events, "tool_use", name, args_json, chunk);
+  anthropic_add_block (events, 0, "tool_use", first_name, first_args, chunk);
+  if (second_name != NULL)
+    anthropic_add_block (events, 1, "tool_use", second_name,
+                         second_args != NULL ? second_args : "{}", chunk);
   anthropic_add_end (events, "tool_use");
 
   return finish_events (events);

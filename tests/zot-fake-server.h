@@ -63,7 +63,8 @@ const char    *zot_fake_server_get_request_path   (ZotFakeServer      *server,
                                                    guint               index);
 
 /* Scripts for zot_fake_server_push_sse(). Tool call ids are "call_1",
- * "call_2" (openai) and "toolu_1" (anthropic); usage is
+ * "call_2" (openai) and "toolu_1", "toolu_2" (anthropic); the second call
+ * is left out when its name is NULL. Usage is
  * ZOT_FAKE_SERVER_INPUT_TOKENS in, ZOT_FAKE_SERVER_OUTPUT_TOKENS out. */
 GStrv          zot_fake_server_openai_text        (const char         *text,
                                                    gsize               chunk);
@@ -74,9 +75,11 @@ GStrv          zot_fake_server_openai_tool_calls  (const char         *first_nam
                                                    gsize               chunk);
 GStrv          zot_fake_server_anthropic_text     (const char         *text,
                                                    gsize               chunk);
-GStrv          zot_fake_server_anthropic_tool_use (const char         *name,
-                                                   const char         *args_json,
-                                                   gsize               chunk);
+GStrv          zot_fake_server_anthropic_tool_uses (const char        *first_name,
+                                                    const char        *first_args,
+                                                    const char        *second_name,
+                                                    const char        *second_args,
+                                                    gsize              chunk);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotFakeServer, zot_fake_server_free)
 

@@ -8,6 +8,7 @@
 
 #include "zot-cli-private.h"
 #include "zot-message.h"
+#include "zot-provider-table.h"
 
 struct _ZotCliEvents
 {
@@ -149,12 +150,18 @@ on_usage (ZotAgent     *agent,
           gint64        output_tokens,
           ZotCliEvents *events)
 {
+  ZotProvider *provider = zot_agent_get_provider (agent);
+  const ZotModelInfo *model = zot_model_info_lookup (zot_provider_get_name (provider),
+                                                     zot_provider_get_model (provider));
   g_autoptr(JsonObject) event = new_event ("usage");
 
   if (input_tokens >= 0)
     json_object_set_int_member (event, "input_tokens", input_tokens);
   if (output_tokens >= 0)
     json_object_set_int_member (event, "output_tokens", output_tokens);
+  /* From the table's prices; 0 for a model it does not know. */
+  json_object_set_double_member (event, "cost_usd",
+                                 zot_model_info_get_cost (model, input_tokens, output_tokens));
   write_event (events, event);
 }
 

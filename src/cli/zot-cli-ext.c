@@ -25,6 +25,7 @@
 #include "zot-names.h"
 #include "zot-paths.h"
 #include "zot-provider.h"
+#include "zot-provider-table.h"
 
 #define ZOT_EXIT_OK     0
 #define ZOT_EXIT_FAILED 1
@@ -593,17 +594,23 @@ set_key_grant (const char  *command,
                int          argc,
                char       **argv)
 {
+  const char * const *variables = zot_provider_table_get_key_variables ();
   g_auto(GStrv) args = NULL;
   g_autoptr(GError) error = NULL;
+  g_autofree char *known = NULL;
 
   if (!parse_options (command, _("NAME VARIABLE"), summary, NULL, argc, argv, &args))
     return ZOT_EXIT_USAGE;
   if (g_strv_length (args) != 3)
-    return usage_error (command, _("give the extension's name and the key's variable, such as OPENAI_API_KEY"));
+    return usage_error (command, _("give the extension's name and the key's variable, such as %s"),
+                        variables[0]);
   if (!zot_name_is_existing_directory (args[1]))
     return usage_error (command, _("that is not a valid extension name; give the name that zot ext list shows"));
   if (!zot_provider_is_key_variable (args[2]))
-    return usage_error (command, _("\"%s\" is not a provider key variable"), args[2]);
+    {
+      known = g_strjoinv (", ", (char **) variables);
+      return usage_error (command, _("\"%s\" is not a provider key variable (%s)"), args[2], known);
+    }
 
   if (!zot_key_grants_set (args[1], args[2], granted, &error))
     return report_error (error);

@@ -19,6 +19,7 @@
 #include "zot-frame-channel.h"
 #include "zot-json.h"
 #include "zot-message.h"
+#include "zot-provider-table.h"
 
 typedef struct
 {
@@ -163,32 +164,50 @@ build_messages (Rpc *rpc)
 }
 
 static JsonObject *
+model_entry (const ZotProviderInfo *info,
+             const ZotModelInfo    *model)
+{
+  JsonObject *entry = json_object_new ();
+
+  json_object_set_string_member (entry, "id", model->id);
+  json_object_set_string_member (entry, "provider", info->name);
+  json_object_set_int_member (entry, "context_window", model->context_window);
+  json_object_set_int_member (entry, "max_output", model->max_output);
+  json_object_set_boolean_member (entry, "reasoning", model->reasoning);
+  json_object_set_double_member (entry, "input_price", model->input_price);
+  json_object_set_double_member (entry, "output_price", model->output_price);
+  return entry;
+}
+
+/* The model in use, each provider with its default model, and every
+ * model of the table. */
+static JsonObject *
 build_models (Rpc *rpc)
 {
   ZotProvider *provider = zot_agent_get_provider (zot_host_get_agent (rpc->host));
   JsonObject *data = json_object_new ();
   JsonObject *current = json_object_new ();
   g_autoptr(JsonArray) providers = json_array_new ();
-  static const struct { const char *name; const char *model; } known[] = {
-    { "anthropic", "claude-sonnet-4-5" },
-    { "openai", "gpt-4o-mini" },
-    { "demo", "demo" },
-  };
+  g_autoptr(JsonArray) models = json_array_new ();
 
   json_object_set_string_member (current, "provider", zot_provider_get_name (provider));
   json_object_set_string_member (current, "model", zot_provider_get_model (provider));
   json_object_set_object_member (data, "current", current);
 
-  /* Model lists are the provider's business; these are the defaults. */
-  for (guint i = 0; i < G_N_ELEMENTS (known); i++)
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
     {
+      const ZotProviderInfo *info = zot_provider_table_get_nth (i);
       JsonObject *entry = json_object_new ();
 
-      json_object_set_string_member (entry, "provider", known[i].name);
-      json_object_set_string_member (entry, "default_model", known[i].model);
+      json_object_set_string_member (entry, "provider", info->name);
+      json_object_set_string_member (entry, "default_model", info->default_model);
       json_array_add_object_element (providers, entry);
+
+      for (guint j = 0; j < info->n_models; j++)
+        json_array_add_object_element (models, model_entry (info, &info->models[j]));
     }
   json_object_set_array_member (data, "providers", g_steal_pointer (&providers));
+  json_object_set_array_member (data, "models", g_steal_pointer (&models));
   return data;
 }
 

@@ -13,6 +13,7 @@
 
 #include "zot-keyring.h"
 #include "zot-limits.h"
+#include "zot-provider-table.h"
 #include "zot-source.h"
 
 #define ATTRIBUTE_PROVIDER "provider"
@@ -36,13 +37,11 @@ get_schema (void)
 static const char *
 provider_display_name (const char *provider)
 {
+  const ZotProviderInfo *info = zot_provider_table_lookup (provider);
+
   g_assert (provider != NULL);
 
-  if (g_str_equal (provider, "anthropic"))
-    return "Anthropic";
-  if (g_str_equal (provider, "openai"))
-    return "OpenAI";
-  return provider;
+  return info != NULL ? zot_provider_info_get_label (info) : provider;
 }
 
 /* Turns libsecret's and D-Bus's errors into one a user can act on. */
@@ -189,7 +188,7 @@ lookup_cb (GObject      *object,
 
 /**
  * zot_keyring_lookup_async:
- * @provider: "anthropic" or "openai"
+ * @provider: a provider name with a key variable (zot-provider-table.h)
  * @cancellable: (nullable): a #GCancellable
  * @callback: called when done
  * @user_data: data for @callback
@@ -261,7 +260,7 @@ store_cb (GObject      *object,
 
 /**
  * zot_keyring_store_async:
- * @provider: "anthropic" or "openai"
+ * @provider: a provider name with a key variable (zot-provider-table.h)
  * @key: the API key
  * @cancellable: (nullable): a #GCancellable
  * @callback: called when done
@@ -340,7 +339,7 @@ clear_cb (GObject      *object,
 
 /**
  * zot_keyring_clear_async:
- * @provider: "anthropic" or "openai"
+ * @provider: a provider name with a key variable (zot-provider-table.h)
  * @cancellable: (nullable): a #GCancellable
  * @callback: called when done
  * @user_data: data for @callback

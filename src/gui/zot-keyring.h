@@ -1,6 +1,7 @@
 /* zot-keyring.h — API keys in the Secret Service.
  *
- * One secret per provider ("anthropic", "openai"), under the schema
+ * One secret per provider that takes a key (its name in the table of
+ * zot-provider-table.h: "anthropic", "openai"), under the schema
  * "dev.zot.Zot.ApiKey" with the attribute "provider". Everything is
  * asynchronous; keys are never written to plain files.
  */

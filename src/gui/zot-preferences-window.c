@@ -17,6 +17,7 @@
 #include "zot-preferences-window.h"
 #include "zot-preferences-window-private.h"
 #include "zot-provider.h"
+#include "zot-provider-table.h"
 
 struct _ZotPreferencesWindow
 {
@@ -41,8 +42,8 @@ struct _ZotPreferencesWindow
 
 G_DEFINE_FINAL_TYPE (ZotPreferencesWindow, zot_preferences_window, ADW_TYPE_PREFERENCES_WINDOW)
 
-/* The provider row's items, in order. */
-static const char * const provider_ids[] = { "", "anthropic", "openai", "demo" };
+/* The provider row's items are Automatic (the setting's "") and then the
+ * table's providers in table order: item i + 1 is row i. */
 
 /* The approval policy row's items, in order, as the schema's enum nicks. */
 static const char * const policy_ids[] = { "ask", "yolo" };
@@ -100,29 +101,48 @@ key_call_new (ZotPreferencesWindow *self,
 static const char *
 key_variable (const char *provider)
 {
-  if (g_strcmp0 (provider, "anthropic") == 0)
-    return "ANTHROPIC_API_KEY";
-  if (g_strcmp0 (provider, "openai") == 0)
-    return "OPENAI_API_KEY";
-  return NULL;
+  const ZotProviderInfo *info = zot_provider_table_lookup (provider);
+
+  return info != NULL ? info->key_variable : NULL;
 }
 
 static const char *
 provider_display_name (const char *provider)
 {
-  if (g_strcmp0 (provider, "anthropic") == 0)
-    return "Anthropic";
-  if (g_strcmp0 (provider, "openai") == 0)
-    return _("OpenAI-compatible");
-  return provider;
+  const ZotProviderInfo *info = zot_provider_table_lookup (provider);
+
+  return info != NULL ? zot_provider_info_get_label (info) : provider;
 }
 
 static gboolean
 environment_has_key (const char *provider)
 {
-  const char *value = g_getenv (key_variable (provider));
+  const char *variable = key_variable (provider);
+  const char *value = variable != NULL ? g_getenv (variable) : NULL;
 
   return value != NULL && *value != '\0';
+}
+
+/* The table row of the provider row's selection; %NULL for Automatic. */
+static const ZotProviderInfo *
+selected_provider (ZotPreferencesWindow *self)
+{
+  guint selected = adw_combo_row_get_selected (self->provider_row);
+
+  if (selected == 0 || selected > zot_provider_table_get_n_providers ())
+    return NULL;
+  return zot_provider_table_get_nth (selected - 1);
+}
+
+static GListModel *
+new_provider_model (void)
+{
+  GtkStringList *list = gtk_string_list_new (NULL);
+
+  gtk_string_list_append (list, _("Automatic"));
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+    gtk_string_list_append (list, zot_provider_info_get_label (zot_provider_table_get_nth (i)));
+  return G_LIST_MODEL (list);
 }
 
 static void
@@ -172,7 +192,14 @@ provider_get_mapping (GValue   *value,
                       GVariant *variant,
                       gpointer  user_data)
 {
-  return string_to_index (value, variant, provider_ids, G_N_ELEMENTS (provider_ids));
+  const char *id = g_variant_get_string (variant, NULL);
+
+  /* An unknown provider typed by hand reads as Automatic. */
+  g_value_set_uint (value, 0);
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+    if (g_str_equal (id, zot_provider_table_get_nth (i)->name))
+      g_value_set_uint (value, i + 1);
+  return TRUE;
 }
 
 static GVariant *
@@ -182,9 +209,11 @@ provider_set_mapping (const GValue       *value,
 {
   guint index = g_value_get_uint (value);
 
-  if (index >= G_N_ELEMENTS (provider_ids))
+  if (index == 0)
+    return g_variant_new_string ("");
+  if (index > zot_provider_table_get_n_providers ())
     return NULL;
-  return g_variant_new_string (provider_ids[index]);
+  return g_variant_new_string (zot_provider_table_get_nth (index - 1)->name);
 }
 
 static gboolean
@@ -303,9 +332,9 @@ apply_model (ZotPreferencesWindow *self)
   apply->serial = ++self->apply_serial;
   apply->pending = g_ptr_array_new_with_free_func (g_free);
 
-  for (guint i = 0; i < G_N_ELEMENTS (provider_ids); i++)
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
     {
-      const char *id = provider_ids[i];
+      const char *id = zot_provider_table_get_nth (i)->name;
 
       if (key_variable (id) == NULL || environment_has_key (id))
         continue;
@@ -366,8 +395,8 @@ on_base_url_row_apply_cb (ZotPreferencesWindow *self)
 
   g_settings_set_string (self->settings, "base-url", base_url);
 
-  /* A switch to the OpenAI-compatible provider that found no key may go
-   * through now: a local server needs none. */
+  /* A switch to a provider for compatible servers that found no key may
+   * go through now: a local server needs none. */
   if (self->host != NULL)
     apply_model (self);
 
@@ -508,32 +537,40 @@ key_looked_up_cb (GObject      *object,
 }
 
 /* Which provider's key the row is for: the chosen one, or for Automatic
- * the one in use (Anthropic when the demo model runs). */
+ * the one in use (the first that takes a key when the demo model runs). */
 static const char *
 selected_key_provider (ZotPreferencesWindow *self)
 {
-  const char *id = provider_ids[MIN (adw_combo_row_get_selected (self->provider_row),
-                                     G_N_ELEMENTS (provider_ids) - 1)];
+  const ZotProviderInfo *info = selected_provider (self);
 
-  if (*id == '\0')
+  if (info == NULL)
     {
       const char *current = NULL;
 
       if (self->host != NULL)
         current = zot_provider_get_name (zot_agent_get_provider (zot_host_get_agent (self->host)));
-      return key_variable (current) != NULL ? current : "anthropic";
+      if (key_variable (current) != NULL)
+        return current;
+
+      for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+        if (zot_provider_table_get_nth (i)->key_variable != NULL)
+          return zot_provider_table_get_nth (i)->name;
+      return NULL;
     }
 
-  return key_variable (id) != NULL ? id : NULL;
+  return info->key_variable != NULL ? info->name : NULL;
 }
 
+/* @force: also when the row is already for that provider (the first
+ * time, when it is for none yet). */
 static void
-update_key_row (ZotPreferencesWindow *self)
+update_key_row (ZotPreferencesWindow *self,
+                gboolean              force)
 {
   const char *provider = selected_key_provider (self);
   g_autofree char *title = NULL;
 
-  if (g_strcmp0 (provider, self->key_provider) == 0)
+  if (!force && g_strcmp0 (provider, self->key_provider) == 0)
     return;
 
   g_free (self->key_provider);
@@ -544,8 +581,11 @@ update_key_row (ZotPreferencesWindow *self)
 
   if (provider == NULL)
     {
+      const ZotProviderInfo *info = selected_provider (self);
+
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->api_key_row), _("API _Key"));
-      set_key_status (self, _("The demo model needs no key"));
+      set_key_status (self, info == NULL || info->offline ? _("The demo model needs no key")
+                                                          : _("This provider needs no key"));
       return;
     }
 
@@ -561,15 +601,22 @@ update_key_row (ZotPreferencesWindow *self)
 }
 
 static void
+update_provider_rows (ZotPreferencesWindow *self,
+                      gboolean              force)
+{
+  const ZotProviderInfo *info = selected_provider (self);
+
+  /* Anthropic takes a base URL too, but the row is there for local
+   * servers, which only the providers for compatible servers reach. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->base_url_row),
+                            info != NULL && info->compatible_servers);
+  update_key_row (self, force);
+}
+
+static void
 on_provider_row_selected_cb (ZotPreferencesWindow *self)
 {
-  const char *id = provider_ids[MIN (adw_combo_row_get_selected (self->provider_row),
-                                     G_N_ELEMENTS (provider_ids) - 1)];
-
-  /* Anthropic takes a base URL too, but it is there for proxies and local
-   * OpenAI-compatible servers. */
-  gtk_widget_set_sensitive (GTK_WIDGET (self->base_url_row), g_str_equal (id, "openai"));
-  update_key_row (self);
+  update_provider_rows (self, FALSE);
 }
 
 static void
@@ -628,7 +675,10 @@ zot_preferences_window_class_init (ZotPreferencesWindowClass *klass)
 static void
 zot_preferences_window_init (ZotPreferencesWindow *self)
 {
+  g_autoptr(GListModel) providers = new_provider_model ();
+
   gtk_widget_init_template (GTK_WIDGET (self));
+  adw_combo_row_set_model (self->provider_row, providers);
 
   self->cancellable = g_cancellable_new ();
   self->settings = g_settings_new (APP_ID);
@@ -680,7 +730,7 @@ zot_preferences_window_new (GtkWindow *parent,
                        NULL);
   self->host = host != NULL ? g_object_ref (host) : NULL;
 
-  on_provider_row_selected_cb (self);
+  update_provider_rows (self, TRUE);
 
   return GTK_WIDGET (self);
 }

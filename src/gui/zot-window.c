@@ -23,6 +23,7 @@
 #include "zot-transcript.h"
 #include "zot-window.h"
 #include "zot-limits.h"
+#include "zot-provider-table.h"
 
 
 struct _ZotWindow
@@ -181,6 +182,7 @@ static void
 update_title (ZotWindow *self)
 {
   ZotProvider *provider;
+  const ZotProviderInfo *info;
   g_autofree char *subtitle = NULL;
   gboolean demo;
 
@@ -194,7 +196,8 @@ update_title (ZotWindow *self)
   subtitle = g_strdup_printf ("%s · %s", zot_provider_get_name (provider), zot_provider_get_model (provider));
   adw_window_title_set_subtitle (self->window_title, subtitle);
 
-  demo = g_str_equal (zot_provider_get_name (provider), "demo");
+  info = zot_provider_table_lookup (zot_provider_get_name (provider));
+  demo = info != NULL && info->offline;
   gtk_revealer_set_reveal_child (self->demo_banner, demo);
 }
 
@@ -314,7 +317,7 @@ create_host (ZotWindow *self)
 
       g_clear_pointer (&self->options.provider.name, g_free);
       g_clear_pointer (&self->options.provider.model, g_free);
-      self->options.provider.name = g_strdup ("demo");
+      self->options.provider.name = g_strdup (zot_provider_table_get_fallback ()->name);
       self->host = zot_host_new (&self->options, NULL);
       zot_transcript_add_error (self->transcript, message);
       if (self->host == NULL)
@@ -357,7 +360,6 @@ typedef struct
 {
   ZotWindow  *self;
   char       *provider;
-  const char *variable;
 } KeyLookup;
 
 static void
@@ -395,10 +397,6 @@ keyring_timeout_cb (gpointer user_data)
 static void
 start (ZotWindow *self)
 {
-  static const struct { const char *provider; const char *variable; } keys[] = {
-    { "anthropic", "ANTHROPIC_API_KEY" },
-    { "openai", "OPENAI_API_KEY" },
-  };
   g_autoptr(GCancellable) lookup_cancellable = g_cancellable_new ();
 
   if (self->options.provider.name == NULL)
@@ -424,16 +422,27 @@ start (ZotWindow *self)
   g_timeout_add_full (G_PRIORITY_DEFAULT, zot_timeout_get_ms (ZOT_TIMEOUT_KEYRING), keyring_timeout_cb,
                       g_object_ref (lookup_cancellable), g_object_unref);
 
-  self->keyring_pending = G_N_ELEMENTS (keys);
-  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+  /* One lookup per provider that takes a key; the host starts once the
+   * last one is answered. The count starts at one for this function, so
+   * the host starts even if no provider takes a key. */
+  self->keyring_pending = 1;
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
     {
-      KeyLookup *lookup = g_new0 (KeyLookup, 1);
+      const ZotProviderInfo *info = zot_provider_table_get_nth (i);
+      KeyLookup *lookup;
 
+      if (info->key_variable == NULL)
+        continue;
+
+      lookup = g_new0 (KeyLookup, 1);
       lookup->self = g_object_ref (self);
-      lookup->provider = g_strdup (keys[i].provider);
-      lookup->variable = keys[i].variable;
-      zot_keyring_lookup_async (keys[i].provider, lookup_cancellable, key_looked_up_cb, lookup);
+      lookup->provider = g_strdup (info->name);
+      self->keyring_pending++;
+      zot_keyring_lookup_async (info->name, lookup_cancellable, key_looked_up_cb, lookup);
     }
+
+  if (--self->keyring_pending == 0 && !self->closed)
+    create_host (self);
 }
 
 /* Actions */

@@ -301,3 +301,41 @@ zot_json_get_boolean_or (JsonObject *object,
     return fallback;
   return json_node_get_boolean (node);
 }
+
+/**
+ * zot_json_get_int_or:
+ *
+ * Returns: @member when it holds a number (a double is truncated), else
+ *   @fallback
+ */
+gint64
+zot_json_get_int_or (JsonObject *object,
+                     const char *member,
+                     gint64      fallback)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return fallback;
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    return json_node_get_int (node);
+  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
+    return (gint64) json_node_get_double (node);
+  return fallback;
+}
+
+/**
+ * zot_json_array_get_object:
+ * @array: where to look
+ * @index: an index below the length of @array
+ *
+ * Returns: (transfer none) (nullable): element @index when it is an object
+ */
+JsonObject *
+zot_json_array_get_object (JsonArray *array,
+                           guint      index)
+{
+  JsonNode *node = json_array_get_element (array, index);
+
+  return JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}

@@ -40,5 +40,10 @@ const char *zot_json_get_string_or  (JsonObject *object,
 gboolean    zot_json_get_boolean_or (JsonObject *object,
                                      const char *member,
                                      gboolean    fallback);
+gint64      zot_json_get_int_or     (JsonObject *object,
+                                     const char *member,
+                                     gint64      fallback);
+JsonObject *zot_json_array_get_object (JsonArray *array,
+                                       guint      index);
 
 G_END_DECLS

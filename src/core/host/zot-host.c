@@ -11,6 +11,7 @@
 #include "zot-tool-search.h"
 #include "zot-host.h"
 #include "zot-limits.h"
+#include "zot-provider-table.h"
 
 struct _ZotHost
 {
@@ -691,12 +692,14 @@ rebuild_provider (ZotHost     *self,
 
 /**
  * zot_host_set_base_url:
- * @base_url: (nullable): the OpenAI-compatible API root, %NULL or "" for the
- *   default
+ * @base_url: (nullable): the API root of a compatible server, %NULL or ""
+ *   for the default
  *
- * Points the OpenAI-compatible provider elsewhere from now on: the one in
- * use at once, the next switch to it otherwise. A run in progress finishes
- * with the provider it started with. On error nothing changes.
+ * Points the providers that talk to compatible servers (the table's
+ * compatible_servers: the OpenAI-compatible one) elsewhere from now on:
+ * the one in use at once, the next switch to one otherwise. A run in
+ * progress finishes with the provider it started with. On error nothing
+ * changes.
  */
 gboolean
 zot_host_set_base_url (ZotHost     *self,
@@ -704,13 +707,15 @@ zot_host_set_base_url (ZotHost     *self,
                        GError     **error)
 {
   g_autofree char *before = NULL;
+  const ZotProviderInfo *info;
 
   g_return_val_if_fail (ZOT_IS_HOST (self), FALSE);
 
   before = g_steal_pointer (&self->options.provider.base_url);
   self->options.provider.base_url = base_url != NULL && *base_url != '\0' ? g_strdup (base_url) : NULL;
 
-  if (!g_str_equal (zot_provider_get_name (zot_agent_get_provider (self->agent)), "openai"))
+  info = zot_provider_table_lookup (zot_provider_get_name (zot_agent_get_provider (self->agent)));
+  if (info == NULL || !info->compatible_servers)
     return TRUE;
 
   if (!rebuild_provider (self, NULL, error))

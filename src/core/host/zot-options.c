@@ -9,6 +9,7 @@
 
 #include "zot-limits.h"
 #include "zot-options.h"
+#include "zot-provider-table.h"
 
 void
 zot_options_init (ZotOptions *self)
@@ -35,6 +36,23 @@ zot_options_clear (ZotOptions *self)
   g_clear_pointer (&self->codemode, g_free);
 }
 
+/* "Model provider: anthropic, openai or demo", from the table; made once
+ * and kept, as GOption holds on to it. */
+static const char *
+provider_description (void)
+{
+  static const char *description;
+
+  if (g_once_init_enter (&description))
+    {
+      g_autofree char *names = zot_provider_table_describe_names ();
+
+      g_once_init_leave (&description, g_strdup_printf (_("Model provider: %s"), names));
+    }
+
+  return description;
+}
+
 /**
  * zot_options_add_entries:
  * @context: where the view parses its command line
@@ -47,8 +65,8 @@ zot_options_add_entries (ZotOptions     *self,
                          GOptionContext *context)
 {
   const GOptionEntry entries[] = {
-    { "provider", 0, 0, G_OPTION_ARG_STRING, &self->provider, N_("Model provider: anthropic, openai or demo"), N_("NAME") },
-    { "model", 0, 0, G_OPTION_ARG_STRING, &self->model, N_("Model id"), N_("ID") },
+    { "provider", 0, 0, G_OPTION_ARG_STRING, &self->provider, provider_description (), N_("NAME") },
+    { "model", 0, 0, G_OPTION_ARG_STRING, &self->model, N_("Model id (the provider's default when left out)"), N_("ID") },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &self->base_url, N_("API base URL of an OpenAI-compatible server"), N_("URL") },
     { "api-key", 0, 0, G_OPTION_ARG_STRING, &self->api_key, N_("API key"), N_("KEY") },
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &self->cwd, N_("Working directory"), N_("DIR") },

@@ -19,7 +19,9 @@
 
 #include "zot-demo-provider.h"
 #include "zot-message.h"
+#include "zot-provider-table.h"
 
+#define DEMO_NAME  "demo"
 #define DEMO_CHUNK 24
 #define DEMO_PREFIX "[demo model, offline] "
 
@@ -49,13 +51,13 @@ stream_data_free (StreamData *data)
 static const char *
 zot_demo_provider_get_name (ZotProvider *provider)
 {
-  return "demo";
+  return DEMO_NAME;
 }
 
 static const char *
 zot_demo_provider_get_default_model (ZotProvider *provider)
 {
-  return "demo";
+  return zot_provider_table_lookup (DEMO_NAME)->default_model;
 }
 
 static JsonObject *

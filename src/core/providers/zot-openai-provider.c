@@ -10,32 +10,21 @@
 
 #include "config.h"
 
-#include <string.h>
-
 #include <glib/gi18n.h>
-#include <libsoup/soup.h>
 
 #include "zot-openai-provider.h"
-#include "zot-sse.h"
 #include "zot-json.h"
-
-#define DEFAULT_BASE_URL "https://api.openai.com/v1"
-#define DEFAULT_MODEL    "gpt-4o-mini"
+#include "zot-message.h"
 
 /* A tool call index past this is a broken stream, not a big message. */
 #define MAX_TOOL_CALLS   1024
 
 struct _ZotOpenaiProvider
 {
-  ZotProvider  parent_instance;
-
-  SoupSession *session;
-  char        *url;
-  char        *api_key;
-  char        *api_key_source;
+  ZotHttpProvider parent_instance;
 };
 
-G_DEFINE_FINAL_TYPE (ZotOpenaiProvider, zot_openai_provider, ZOT_TYPE_PROVIDER)
+G_DEFINE_FINAL_TYPE (ZotOpenaiProvider, zot_openai_provider, ZOT_TYPE_HTTP_PROVIDER)
 
 typedef struct
 {
@@ -81,121 +70,6 @@ stream_free (gpointer user_data)
 }
 
 /* ------------------------------------------------------------------ */
-/* JSON helpers                                                        */
-/* ------------------------------------------------------------------ */
-
-static const char *
-get_string (JsonObject *object,
-            const char *name)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
-static const char *
-get_string_or (JsonObject *object,
-               const char *name,
-               const char *fallback)
-{
-  const char *value = get_string (object, name);
-
-  return value != NULL ? value : fallback;
-}
-
-static JsonObject *
-get_object (JsonObject *object,
-            const char *name)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
-static JsonArray *
-get_array (JsonObject *object,
-           const char *name)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-
-  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
-}
-
-static gint64
-get_int (JsonObject *object,
-         const char *name,
-         gint64      fallback)
-{
-  JsonNode *node = object != NULL ? json_object_get_member (object, name) : NULL;
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return fallback;
-  if (json_node_get_value_type (node) == G_TYPE_INT64)
-    return json_node_get_int (node);
-  if (json_node_get_value_type (node) == G_TYPE_DOUBLE)
-    return (gint64) json_node_get_double (node);
-  return fallback;
-}
-
-static JsonObject *
-array_get_object (JsonArray *array,
-                  guint      index)
-{
-  JsonNode *node = json_array_get_element (array, index);
-
-  return JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
-}
-
-static char *
-node_to_string (JsonNode *node)
-{
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-
-  json_generator_set_root (generator, node);
-  return json_generator_to_data (generator, NULL);
-}
-
-static char *
-object_to_string (JsonObject *object)
-{
-  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), object);
-
-  return node_to_string (node);
-}
-
-/* A tool_use block; arguments that are not a JSON object are kept as text
- * in "input_raw" next to an empty "input" (zot-message.h). */
-static JsonObject *
-new_tool_use (const char *id,
-              const char *name,
-              const char *arguments)
-{
-  JsonObject *block = json_object_new ();
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autofree char *trimmed = g_strstrip (g_strdup (arguments));
-
-  json_object_set_string_member (block, "type", "tool_use");
-  json_object_set_string_member (block, "id", id);
-  json_object_set_string_member (block, "name", name);
-
-  if (*trimmed == '\0')
-    json_object_set_object_member (block, "input", json_object_new ());
-  else if (zot_json_parser_load (parser, trimmed, -1, NULL) &&
-           JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    json_object_set_member (block, "input", json_node_copy (json_parser_get_root (parser)));
-  else
-    {
-      json_object_set_object_member (block, "input", json_object_new ());
-      json_object_set_string_member (block, "input_raw", arguments);
-    }
-
-  return block;
-}
-
-/* ------------------------------------------------------------------ */
 /* The request                                                         */
 /* ------------------------------------------------------------------ */
 
@@ -214,10 +88,10 @@ image_part (JsonObject *block)
 {
   JsonObject *part = json_object_new ();
   JsonObject *image_url = json_object_new ();
-  const char *mime = get_string (block, "mime_type");
+  const char *mime = zot_json_get_string (block, "mime_type");
   g_autofree char *url = g_strdup_printf ("data:%s;base64,%s",
                                           mime != NULL ? mime : "image/png",
-                                          get_string_or (block, "data", ""));
+                                          zot_json_get_string_or (block, "data", ""));
 
   json_object_set_string_member (image_url, "url", url);
   json_object_set_string_member (part, "type", "image_url");
@@ -246,8 +120,8 @@ tool_result_text (JsonObject *block)
 
       for (guint i = 0; i < json_array_get_length (parts); i++)
         {
-          JsonObject *part = array_get_object (parts, i);
-          const char *type = get_string (part, "type");
+          JsonObject *part = zot_json_array_get_object (parts, i);
+          const char *type = zot_json_get_string (part, "type");
 
           if (type == NULL)
             continue;
@@ -255,11 +129,11 @@ tool_result_text (JsonObject *block)
             g_string_append_c (text, '\n');
           first = FALSE;
           if (g_str_equal (type, "text"))
-            g_string_append (text, get_string_or (part, "text", ""));
+            g_string_append (text, zot_json_get_string_or (part, "text", ""));
           else if (g_str_equal (type, "image"))
             g_string_append_printf (text, "[an image (%s) was returned here; this API cannot show "
                                     "images in tool results]",
-                                    get_string_or (part, "mime_type", "image"));
+                                    zot_json_get_string_or (part, "mime_type", "image"));
         }
     }
 
@@ -272,18 +146,18 @@ add_tool_results (JsonArray *out,
 {
   for (guint i = 0; i < json_array_get_length (content); i++)
     {
-      JsonObject *block = array_get_object (content, i);
+      JsonObject *block = zot_json_array_get_object (content, i);
       g_autofree char *text = NULL;
       JsonObject *message;
 
-      if (g_strcmp0 (get_string (block, "type"), "tool_result") != 0)
+      if (g_strcmp0 (zot_json_get_string (block, "type"), "tool_result") != 0)
         continue;
 
       text = tool_result_text (block);
       message = json_object_new ();
       json_object_set_string_member (message, "role", "tool");
       json_object_set_string_member (message, "tool_call_id",
-                                     get_string_or (block, "tool_use_id", ""));
+                                     zot_json_get_string_or (block, "tool_use_id", ""));
       json_object_set_string_member (message, "content", text);
       json_array_add_object_element (out, message);
     }
@@ -302,11 +176,11 @@ add_user_message (JsonArray *out,
 
   for (guint i = 0; i < json_array_get_length (content); i++)
     {
-      JsonObject *block = array_get_object (content, i);
-      const char *type = get_string (block, "type");
+      JsonObject *block = zot_json_array_get_object (content, i);
+      const char *type = zot_json_get_string (block, "type");
 
       if (g_strcmp0 (type, "text") == 0)
-        json_array_add_object_element (parts, text_part (get_string_or (block, "text", "")));
+        json_array_add_object_element (parts, text_part (zot_json_get_string_or (block, "text", "")));
       else if (g_strcmp0 (type, "image") == 0)
         json_array_add_object_element (parts, image_part (block));
     }
@@ -333,22 +207,22 @@ add_assistant_message (JsonArray *out,
 
   for (guint i = 0; i < json_array_get_length (content); i++)
     {
-      JsonObject *block = array_get_object (content, i);
-      const char *type = get_string (block, "type");
+      JsonObject *block = zot_json_array_get_object (content, i);
+      const char *type = zot_json_get_string (block, "type");
 
       if (g_strcmp0 (type, "text") == 0)
-        g_string_append (text, get_string_or (block, "text", ""));
+        g_string_append (text, zot_json_get_string_or (block, "text", ""));
       else if (g_strcmp0 (type, "tool_use") == 0)
         {
           JsonObject *call = json_object_new ();
           JsonObject *function = json_object_new ();
-          JsonObject *input = get_object (block, "input");
-          g_autofree char *arguments = input != NULL ? object_to_string (input) : g_strdup ("{}");
+          JsonObject *input = zot_json_get_object (block, "input");
+          g_autofree char *arguments = input != NULL ? zot_json_object_to_string (input) : g_strdup ("{}");
 
           json_object_set_string_member (function, "name",
-                                         get_string_or (block, "name", ""));
+                                         zot_json_get_string_or (block, "name", ""));
           json_object_set_string_member (function, "arguments", arguments);
-          json_object_set_string_member (call, "id", get_string_or (block, "id", ""));
+          json_object_set_string_member (call, "id", zot_json_get_string_or (block, "id", ""));
           json_object_set_string_member (call, "type", "function");
           json_object_set_object_member (call, "function", function);
           json_array_add_object_element (calls, call);
@@ -369,19 +243,15 @@ add_assistant_message (JsonArray *out,
   g_string_free (text, TRUE);
 }
 
-static GBytes *
-build_body (ZotOpenaiProvider  *self,
+static JsonObject *
+build_body (ZotHttpProvider    *self,
             ZotProviderRequest *request)
 {
-  g_autoptr(JsonObject) body = json_object_new ();
-  g_autoptr(JsonNode) root = NULL;
+  JsonObject *body = json_object_new ();
   JsonArray *messages = json_array_new ();
   JsonObject *options = json_object_new ();
-  const char *model = request->model != NULL && *request->model != '\0'
-                      ? request->model : zot_provider_get_model (ZOT_PROVIDER (self));
-  char *text;
 
-  json_object_set_string_member (body, "model", model);
+  json_object_set_string_member (body, "model", zot_http_provider_request_model (self, request));
 
   if (request->system_prompt != NULL && *request->system_prompt != '\0')
     {
@@ -394,17 +264,17 @@ build_body (ZotOpenaiProvider  *self,
 
   for (guint i = 0; request->messages != NULL && i < json_array_get_length (request->messages); i++)
     {
-      JsonObject *message = array_get_object (request->messages, i);
-      const char *role = get_string (message, "role");
-      JsonArray *content = get_array (message, "content");
+      JsonObject *message = zot_json_array_get_object (request->messages, i);
+      const char *role = zot_json_get_string (message, "role");
+      JsonArray *content = zot_json_get_array (message, "content");
       g_autoptr(JsonArray) empty = NULL;
 
       if (content == NULL)
         {
           /* Be lenient with a plain string content. */
           empty = json_array_new ();
-          if (get_string (message, "content") != NULL)
-            json_array_add_object_element (empty, text_part (get_string (message, "content")));
+          if (zot_json_get_string (message, "content") != NULL)
+            json_array_add_object_element (empty, text_part (zot_json_get_string (message, "content")));
           content = empty;
         }
 
@@ -423,20 +293,20 @@ build_body (ZotOpenaiProvider  *self,
 
       for (guint i = 0; i < json_array_get_length (request->tools); i++)
         {
-          JsonObject *tool = array_get_object (request->tools, i);
+          JsonObject *tool = zot_json_array_get_object (request->tools, i);
           JsonObject *entry;
           JsonObject *function;
           JsonNode *schema;
 
-          if (tool == NULL || get_string (tool, "name") == NULL)
+          if (tool == NULL || zot_json_get_string (tool, "name") == NULL)
             continue;
 
           entry = json_object_new ();
           function = json_object_new ();
-          json_object_set_string_member (function, "name", get_string (tool, "name"));
-          if (get_string (tool, "description") != NULL)
+          json_object_set_string_member (function, "name", zot_json_get_string (tool, "name"));
+          if (zot_json_get_string (tool, "description") != NULL)
             json_object_set_string_member (function, "description",
-                                           get_string (tool, "description"));
+                                           zot_json_get_string (tool, "description"));
           schema = json_object_get_member (tool, "input_schema");
           if (schema != NULL && JSON_NODE_HOLDS_OBJECT (schema))
             json_object_set_member (function, "parameters", json_node_copy (schema));
@@ -462,9 +332,7 @@ build_body (ZotOpenaiProvider  *self,
   json_object_set_boolean_member (options, "include_usage", TRUE);
   json_object_set_object_member (body, "stream_options", options);
 
-  root = json_node_init_object (json_node_alloc (), body);
-  text = node_to_string (root);
-  return g_bytes_new_take (text, strlen (text));
+  return body;
 }
 
 /* ------------------------------------------------------------------ */
@@ -477,11 +345,11 @@ handle_tool_call (Stream      *stream,
                   guint        position,
                   GError     **error)
 {
-  JsonObject *function = get_object (delta, "function");
-  const char *id = get_string (delta, "id");
-  const char *name = get_string (function, "name");
-  const char *arguments = get_string (function, "arguments");
-  gint64 index = get_int (delta, "index", position);
+  JsonObject *function = zot_json_get_object (delta, "function");
+  const char *id = zot_json_get_string (delta, "id");
+  const char *name = zot_json_get_string (function, "name");
+  const char *arguments = zot_json_get_string (function, "arguments");
+  gint64 index = zot_json_get_int_or (delta, "index", position);
   ToolCall *call;
 
   if (index < 0 || index >= MAX_TOOL_CALLS)
@@ -521,9 +389,7 @@ on_event (const char  *event,
           GError     **error)
 {
   Stream *stream = user_data;
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  g_autoptr(GError) local_error = NULL;
-  JsonObject *chunk;
+  g_autoptr(JsonObject) chunk = NULL;
   JsonObject *usage;
   JsonObject *error_object;
   JsonArray *choices;
@@ -534,21 +400,15 @@ on_event (const char  *event,
       return FALSE;
     }
 
-  if (!zot_json_parser_load (parser, data, -1, &local_error) ||
-      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
-    {
-      g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
-                   _("the stream sent malformed JSON: %s"),
-                   local_error != NULL ? local_error->message : _("not an object"));
-      return FALSE;
-    }
-  chunk = json_node_get_object (json_parser_get_root (parser));
+  chunk = zot_http_provider_parse_event (NULL, data, error);
+  if (chunk == NULL)
+    return FALSE;
 
   /* Errors in the middle of a stream come as {"error":{...}}. */
-  error_object = get_object (chunk, "error");
+  error_object = zot_json_get_object (chunk, "error");
   if (error_object != NULL || g_strcmp0 (event, "error") == 0)
     {
-      const char *message = get_string (error_object, "message");
+      const char *message = zot_json_get_string (error_object, "message");
 
       g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
                    _("the server reported an error in the stream: %s"),
@@ -556,24 +416,24 @@ on_event (const char  *event,
       return FALSE;
     }
 
-  usage = get_object (chunk, "usage");
+  usage = zot_json_get_object (chunk, "usage");
   if (usage != NULL)
     {
-      stream->input_tokens = get_int (usage, "prompt_tokens", stream->input_tokens);
-      stream->output_tokens = get_int (usage, "completion_tokens", stream->output_tokens);
+      stream->input_tokens = zot_json_get_int_or (usage, "prompt_tokens", stream->input_tokens);
+      stream->output_tokens = zot_json_get_int_or (usage, "completion_tokens", stream->output_tokens);
     }
 
-  choices = get_array (chunk, "choices");
+  choices = zot_json_get_array (chunk, "choices");
   for (guint i = 0; choices != NULL && i < json_array_get_length (choices); i++)
     {
-      JsonObject *choice = array_get_object (choices, i);
-      JsonObject *delta = get_object (choice, "delta");
-      JsonArray *tool_calls = get_array (delta, "tool_calls");
-      const char *content = get_string (delta, "content");
-      const char *finish_reason = get_string (choice, "finish_reason");
+      JsonObject *choice = zot_json_array_get_object (choices, i);
+      JsonObject *delta = zot_json_get_object (choice, "delta");
+      JsonArray *tool_calls = zot_json_get_array (delta, "tool_calls");
+      const char *content = zot_json_get_string (delta, "content");
+      const char *finish_reason = zot_json_get_string (choice, "finish_reason");
 
       /* We ask for one choice; ignore any other. */
-      if (choice == NULL || get_int (choice, "index", 0) != 0)
+      if (choice == NULL || zot_json_get_int_or (choice, "index", 0) != 0)
         continue;
 
       if (content != NULL && *content != '\0')
@@ -584,7 +444,7 @@ on_event (const char  *event,
 
       for (guint j = 0; tool_calls != NULL && j < json_array_get_length (tool_calls); j++)
         {
-          JsonObject *call = array_get_object (tool_calls, j);
+          JsonObject *call = zot_json_array_get_object (tool_calls, j);
 
           if (call != NULL && !handle_tool_call (stream, call, j, error))
             return FALSE;
@@ -636,7 +496,7 @@ build_reply (Stream  *stream,
         }
 
       id = call->id != NULL ? g_strdup (call->id) : g_strdup_printf ("call_%u", i + 1);
-      json_array_add_object_element (content, new_tool_use (id, call->name, call->arguments->str));
+      json_array_add_object_element (content, zot_http_provider_new_tool_use (id, call->name, call->arguments->str));
       n_calls++;
     }
 
@@ -653,179 +513,83 @@ build_reply (Stream  *stream,
   return g_steal_pointer (&reply);
 }
 
-static void
-stream_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+static ZotProviderReply *
+stream_end (gpointer   user_data,
+            GError   **error)
 {
-  g_autoptr(GTask) task = user_data;
-  Stream *stream = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-  ZotProviderReply *reply;
-
-  if (!zot_sse_post_finish (result, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
+  Stream *stream = user_data;
 
   if (!stream->done || stream->finish_reason == NULL)
     {
-      g_task_return_new_error (task, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
-                               _("the stream ended early"));
-      return;
+      g_set_error_literal (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
+                           _("the stream ended early"));
+      return NULL;
     }
 
-  reply = build_reply (stream, &error);
-  if (reply == NULL)
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_pointer (task, reply, (GDestroyNotify) zot_provider_reply_free);
+  return build_reply (stream, error);
 }
 
 /* ------------------------------------------------------------------ */
-/* ZotProvider                                                         */
+/* ZotHttpProvider                                                     */
 /* ------------------------------------------------------------------ */
 
-static const char *
-zot_openai_provider_get_name (ZotProvider *provider)
+/* "…/v1" and a bare host both take the path after them; a URL that
+ * already names the endpoint is used as it is. */
+static char *
+build_url (ZotHttpProvider *self,
+           const char      *base)
 {
-  return "openai";
+  if (g_str_has_suffix (base, "/chat/completions"))
+    return g_strdup (base);
+  return g_strconcat (base, "/chat/completions", NULL);
 }
 
-static const char *
-zot_openai_provider_get_default_model (ZotProvider *provider)
-{
-  return DEFAULT_MODEL;
-}
-
+/* A local server often needs no key: then no header at all. */
 static void
-zot_openai_provider_stream_async (ZotProvider         *provider,
-                                  ZotProviderRequest  *request,
-                                  GCancellable        *cancellable,
-                                  GAsyncReadyCallback  callback,
-                                  gpointer             user_data)
+add_headers (ZotHttpProvider *self,
+             GStrvBuilder    *headers)
 {
-  ZotOpenaiProvider *self = (ZotOpenaiProvider *)provider;
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GBytes) body = NULL;
+  const char *api_key = zot_http_provider_get_api_key (self);
   g_autofree char *authorization = NULL;
-  const char *headers[3] = { NULL };
-  ZotSsePost post = { 0 };
-  Stream *stream;
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_openai_provider_stream_async);
+  if (api_key == NULL)
+    return;
 
-  stream = g_new0 (Stream, 1);
-  stream->provider = provider;
+  authorization = g_strdup_printf ("Bearer %s", api_key);
+  g_strv_builder_add_many (headers, "Authorization", authorization, NULL);
+}
+
+static gpointer
+stream_new (ZotHttpProvider *self)
+{
+  Stream *stream = g_new0 (Stream, 1);
+
+  stream->provider = ZOT_PROVIDER (self);
   stream->text = g_string_new (NULL);
   stream->calls = g_ptr_array_new_with_free_func (tool_call_free);
   stream->input_tokens = -1;
   stream->output_tokens = -1;
-  g_task_set_task_data (task, stream, stream_free);
-
-  body = build_body (self, request);
-
-  if (self->api_key != NULL)
-    {
-      authorization = g_strdup_printf ("Bearer %s", self->api_key);
-      headers[0] = "Authorization";
-      headers[1] = authorization;
-    }
-
-  post.url = self->url;
-  post.headers = headers;
-  post.body = body;
-  post.has_key = self->api_key != NULL;
-  post.key_source = self->api_key_source;
-  post.key_env = "OPENAI_API_KEY";
-
-  zot_sse_post_async (self->session, &post, on_event, stream, cancellable,
-                      stream_cb, g_steal_pointer (&task));
-}
-
-static ZotProviderReply *
-zot_openai_provider_stream_finish (ZotProvider   *provider,
-                                   GAsyncResult  *result,
-                                   GError       **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, provider), NULL);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) ==
-                        zot_openai_provider_stream_async, NULL);
-
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-static void
-zot_openai_provider_dispose (GObject *object)
-{
-  ZotOpenaiProvider *self = (ZotOpenaiProvider *)object;
-
-  if (self->session != NULL)
-    soup_session_abort (self->session);
-  g_clear_object (&self->session);
-
-  G_OBJECT_CLASS (zot_openai_provider_parent_class)->dispose (object);
-}
-
-static void
-zot_openai_provider_finalize (GObject *object)
-{
-  ZotOpenaiProvider *self = (ZotOpenaiProvider *)object;
-
-  g_clear_pointer (&self->url, g_free);
-  g_clear_pointer (&self->api_key, g_free);
-  g_clear_pointer (&self->api_key_source, g_free);
-
-  G_OBJECT_CLASS (zot_openai_provider_parent_class)->finalize (object);
+  return stream;
 }
 
 static void
 zot_openai_provider_class_init (ZotOpenaiProviderClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
-  ZotProviderClass *provider_class = ZOT_PROVIDER_CLASS (klass);
+  ZotHttpProviderClass *http_class = ZOT_HTTP_PROVIDER_CLASS (klass);
 
-  object_class->dispose = zot_openai_provider_dispose;
-  object_class->finalize = zot_openai_provider_finalize;
-
-  provider_class->get_name = zot_openai_provider_get_name;
-  provider_class->get_default_model = zot_openai_provider_get_default_model;
-  provider_class->stream_async = zot_openai_provider_stream_async;
-  provider_class->stream_finish = zot_openai_provider_stream_finish;
+  http_class->info = zot_provider_table_lookup ("openai");
+  http_class->build_url = build_url;
+  http_class->add_headers = add_headers;
+  http_class->build_body = build_body;
+  http_class->stream_new = stream_new;
+  http_class->stream_free = stream_free;
+  http_class->stream_event = on_event;
+  http_class->stream_end = stream_end;
 }
 
 static void
 zot_openai_provider_init (ZotOpenaiProvider *self)
 {
-  self->session = zot_sse_session_new ();
-}
-
-/* The base URL without trailing slashes, checked to be http(s). */
-static char *
-normalize_base_url (const char  *base_url,
-                    GError     **error)
-{
-  g_autofree char *url = g_strstrip (g_strdup (base_url));
-  g_autoptr(GUri) uri = NULL;
-  gsize len = strlen (url);
-
-  while (len > 0 && url[len - 1] == '/')
-    url[--len] = '\0';
-
-  uri = g_uri_parse (url, SOUP_HTTP_URI_FLAGS, NULL);
-  if (uri == NULL ||
-      (g_strcmp0 (g_uri_get_scheme (uri), "http") != 0 &&
-       g_strcmp0 (g_uri_get_scheme (uri), "https") != 0) ||
-      g_uri_get_host (uri) == NULL || *g_uri_get_host (uri) == '\0')
-    {
-      g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG,
-                   _("the base URL “%s” is not an http or https URL"), base_url);
-      return NULL;
-    }
-
-  return g_steal_pointer (&url);
 }
 
 /**
@@ -840,43 +604,5 @@ ZotProvider *
 zot_openai_provider_new (const ZotProviderConfig  *config,
                          GError                  **error)
 {
-  g_autoptr(ZotOpenaiProvider) self = NULL;
-  g_autofree char *base = NULL;
-  gboolean custom_base;
-
-  g_return_val_if_fail (config != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
-  custom_base = config->base_url != NULL && *config->base_url != '\0';
-
-  if ((config->api_key == NULL || *config->api_key == '\0') && !custom_base)
-    {
-      g_set_error_literal (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG,
-                           _("no OpenAI API key: set $OPENAI_API_KEY or pass --api-key "
-                             "(or point --base-url at a local server that needs none)"));
-      return NULL;
-    }
-
-  base = normalize_base_url (custom_base ? config->base_url : DEFAULT_BASE_URL, error);
-  if (base == NULL)
-    return NULL;
-
-  self = g_object_new (ZOT_TYPE_OPENAI_PROVIDER, NULL);
-  /* "…/v1" and a bare host both take the path after them; a URL that
-   * already names the endpoint is used as it is. */
-  if (g_str_has_suffix (base, "/chat/completions"))
-    self->url = g_steal_pointer (&base);
-  else
-    self->url = g_strconcat (base, "/chat/completions", NULL);
-
-  if (config->api_key != NULL && *config->api_key != '\0')
-    {
-      self->api_key = g_strdup (config->api_key);
-      self->api_key_source = g_strdup (config->api_key_source);
-    }
-
-  if (config->model != NULL && *config->model != '\0')
-    zot_provider_set_model (ZOT_PROVIDER (self), config->model);
-
-  return ZOT_PROVIDER (g_steal_pointer (&self));
+  return zot_http_provider_new (ZOT_TYPE_OPENAI_PROVIDER, config, error);
 }

@@ -4,10 +4,8 @@
 
 #include <glib/gi18n.h>
 
-#include "zot-anthropic-provider.h"
-#include "zot-demo-provider.h"
-#include "zot-openai-provider.h"
 #include "zot-provider.h"
+#include "zot-provider-table.h"
 
 typedef struct
 {
@@ -200,26 +198,15 @@ zot_provider_emit_tool_call_delta (ZotProvider *self,
   g_signal_emit (self, signals [TOOL_CALL_DELTA], 0, index, id, name, arguments_delta);
 }
 
-/**
- * zot_provider_resolve_config:
- *
- * Fills in what the command line left out: the provider (anthropic or
- * openai when their key is in the environment, else demo) and the key with
- * where it came from.
- */
 /* Provider keys this process got from somewhere other than its
  * environment (the keyring, Preferences): the environment is what every
  * child inherits, so keys stay out of it. */
 static GHashTable *stored_keys;
 static GHashTable *chosen_keys;   /* typed in Preferences: before the environment */
 
-static const char * const key_variables[] = {
-  "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
-};
-
 /**
  * zot_provider_store_key:
- * @provider: "anthropic" or "openai"
+ * @provider: a provider name with a key variable in the table
  * @key: (nullable): the key, or %NULL to forget it
  * @chosen: %TRUE for a key the user just gave (it comes before the
  *   environment's); %FALSE for one found in the keyring (after it, as on
@@ -246,33 +233,10 @@ zot_provider_store_key (const char *provider,
     g_hash_table_remove (*table, provider);
 }
 
-static const char *
-lookup_key (const char  *provider,
-            const char  *variable,
-            const char **source)
-{
-  const char *ignored;
-  const char *key = chosen_keys != NULL ? g_hash_table_lookup (chosen_keys, provider) : NULL;
-
-  if (source == NULL)
-    source = &ignored;
-
-  *source = "Preferences";
-  if (key != NULL)
-    return key;
-
-  key = g_getenv (variable);
-  *source = variable;
-  if (key != NULL && *key != '\0')
-    return key;
-
-  *source = "the keyring";
-  return stored_keys != NULL ? g_hash_table_lookup (stored_keys, provider) : NULL;
-}
-
 /**
  * zot_provider_get_key:
- * @provider: "anthropic" or "openai"
+ * @provider: a provider name: a row of the table, or another agent's
+ *   provider whose key variable the table knows ("gemini")
  * @source: (out) (optional): where it comes from: "Preferences", the
  *   variable's name, or "the keyring"
  *
@@ -282,14 +246,28 @@ const char *
 zot_provider_get_key (const char  *provider,
                       const char **source)
 {
-  g_autofree char *variable = NULL;
+  const char *variable;
+  const char *ignored;
+  const char *key;
 
   g_return_val_if_fail (provider != NULL, NULL);
 
-  variable = g_strdup_printf ("%s_API_KEY", provider);
-  for (char *p = variable; *p != '\0'; p++)
-    *p = g_ascii_toupper (*p);
-  return lookup_key (provider, variable, source);
+  if (source == NULL)
+    source = &ignored;
+
+  key = chosen_keys != NULL ? g_hash_table_lookup (chosen_keys, provider) : NULL;
+  *source = "Preferences";
+  if (key != NULL)
+    return key;
+
+  variable = zot_provider_table_get_key_variable (provider);
+  key = variable != NULL ? g_getenv (variable) : NULL;
+  *source = variable;
+  if (key != NULL && *key != '\0')
+    return key;
+
+  *source = "the keyring";
+  return stored_keys != NULL ? g_hash_table_lookup (stored_keys, provider) : NULL;
 }
 
 /**
@@ -305,45 +283,73 @@ void
 zot_provider_scrub_environment (GSubprocessLauncher *launcher,
                                 const char * const  *keep)
 {
+  const char * const *variables = zot_provider_table_get_key_variables ();
+
   g_return_if_fail (G_IS_SUBPROCESS_LAUNCHER (launcher));
 
-  for (guint i = 0; i < G_N_ELEMENTS (key_variables); i++)
-    if (keep == NULL || !g_strv_contains (keep, key_variables[i]))
-      g_subprocess_launcher_unsetenv (launcher, key_variables[i]);
+  for (guint i = 0; variables[i] != NULL; i++)
+    if (keep == NULL || !g_strv_contains (keep, variables[i]))
+      g_subprocess_launcher_unsetenv (launcher, variables[i]);
 }
 
 /**
  * zot_provider_is_key_variable:
  *
  * Returns: whether @name is one of the provider key variables
+ *   (zot_provider_table_get_key_variables())
  */
 gboolean
 zot_provider_is_key_variable (const char *name)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (key_variables); i++)
-    if (g_strcmp0 (name, key_variables[i]) == 0)
-      return TRUE;
-  return FALSE;
+  return name != NULL && g_strv_contains (zot_provider_table_get_key_variables (), name);
 }
 
+/* The key @info's provider would use, with where it came from as an
+ * error message names it. */
+static const char *
+find_key (const ZotProviderInfo  *info,
+          char                  **source)
+{
+  const char *from;
+  const char *key = zot_provider_get_key (info->name, &from);
+
+  if (key == NULL || *key == '\0')
+    return NULL;
+
+  *source = g_str_equal (from, info->key_variable) ? g_strconcat ("$", from, NULL) : g_strdup (from);
+  return key;
+}
+
+/**
+ * zot_provider_resolve_config:
+ *
+ * Fills in what the command line left out: the provider (the first in
+ * table order whose key is at hand, the first with a key at all for a
+ * key given with --api-key, else the offline one) and the key with where
+ * it came from.
+ */
 void
 zot_provider_resolve_config (ZotProviderConfig *config)
 {
-  const char *anthropic_source;
-  const char *openai_source;
-  const char *anthropic = lookup_key ("anthropic", "ANTHROPIC_API_KEY", &anthropic_source);
-  const char *openai = lookup_key ("openai", "OPENAI_API_KEY", &openai_source);
+  const ZotProviderInfo *info;
 
   g_return_if_fail (config != NULL);
 
   if (config->name == NULL)
     {
-      if (config->api_key != NULL || (anthropic != NULL && *anthropic != '\0'))
-        config->name = g_strdup ("anthropic");
-      else if (openai != NULL && *openai != '\0')
-        config->name = g_strdup ("openai");
-      else
-        config->name = g_strdup ("demo");
+      for (guint i = 0; config->name == NULL && i < zot_provider_table_get_n_providers (); i++)
+        {
+          g_autofree char *source = NULL;
+
+          info = zot_provider_table_get_nth (i);
+          if (info->key_variable == NULL)
+            continue;
+          if (config->api_key != NULL || find_key (info, &source) != NULL)
+            config->name = g_strdup (info->name);
+        }
+
+      if (config->name == NULL)
+        config->name = g_strdup (zot_provider_table_get_fallback ()->name);
     }
 
   if (config->api_key != NULL)
@@ -353,39 +359,46 @@ zot_provider_resolve_config (ZotProviderConfig *config)
       return;
     }
 
-  if (g_str_equal (config->name, "anthropic") && anthropic != NULL && *anthropic != '\0')
+  info = zot_provider_table_lookup (config->name);
+  if (info != NULL && info->key_variable != NULL)
     {
-      config->api_key = g_strdup (anthropic);
-      config->api_key_source = g_str_has_suffix (anthropic_source, "_KEY")
-                               ? g_strconcat ("$", anthropic_source, NULL) : g_strdup (anthropic_source);
-    }
-  else if (g_str_equal (config->name, "openai") && openai != NULL && *openai != '\0')
-    {
-      config->api_key = g_strdup (openai);
-      config->api_key_source = g_str_has_suffix (openai_source, "_KEY")
-                               ? g_strconcat ("$", openai_source, NULL) : g_strdup (openai_source);
+      g_autofree char *source = NULL;
+      const char *key = find_key (info, &source);
+
+      if (key != NULL)
+        {
+          config->api_key = g_strdup (key);
+          g_free (config->api_key_source);
+          config->api_key_source = g_steal_pointer (&source);
+        }
     }
 }
 
+/**
+ * zot_provider_new_for_config:
+ * @config: a resolved configuration
+ *
+ * Makes the provider its table row names.
+ *
+ * Returns: (transfer full): the provider, or %NULL with
+ *   %ZOT_PROVIDER_ERROR_CONFIG (an unknown provider, a missing key, a bad
+ *   base URL)
+ */
 ZotProvider *
 zot_provider_new_for_config (const ZotProviderConfig  *config,
                              GError                  **error)
 {
-  ZotProvider *provider = NULL;
+  const ZotProviderInfo *info;
+  ZotProvider *provider;
 
   g_return_val_if_fail (config != NULL, NULL);
   g_return_val_if_fail (config->name != NULL, NULL);
 
-  if (g_str_equal (config->name, "demo"))
-    provider = zot_demo_provider_new ();
-  else if (g_str_equal (config->name, "anthropic"))
-    provider = zot_anthropic_provider_new (config, error);
-  else if (g_str_equal (config->name, "openai"))
-    provider = zot_openai_provider_new (config, error);
-  else
-    g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG,
-                 _("unknown provider \"%s\"; use anthropic, openai or demo"), config->name);
+  info = zot_provider_table_lookup_checked (config->name, error);
+  if (info == NULL)
+    return NULL;
 
+  provider = info->new_func (config, error);
   if (provider != NULL && config->model != NULL)
     zot_provider_set_model (provider, config->model);
 

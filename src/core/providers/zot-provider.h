@@ -3,7 +3,9 @@
  * One ZotProvider streams one model call at a time: deltas arrive as the
  * ::text-delta and ::tool-call-delta signals while the call runs, and the
  * whole assistant message (zot-message.h shape) comes from _finish. An
- * agent owns its provider; a subagent makes its own.
+ * agent owns its provider; a subagent makes its own. The providers there
+ * are, and what is known of them, are in zot-provider-table.h; those that
+ * talk HTTP derive from ZotHttpProvider (zot-http-provider.h).
  */
 #pragma once
 
@@ -79,7 +81,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotProviderReply, zot_provider_reply_free)
 
 /**
  * ZotProviderConfig:
- * @name: "anthropic", "openai" or "demo"
+ * @name: a provider name of the table (zot-provider-table.h)
  * @model: (nullable): the model id, %NULL for the provider's default
  * @base_url: (nullable): the API root, %NULL for the provider's default
  * @api_key: (nullable): the key

@@ -1,0 +1,357 @@
+/* zot-provider-table.c — the providers and their models.
+ *
+ * THE MODEL ROWS ARE A TABLE TO UPDATE. Context windows, output limits and
+ * prices are the figures Anthropic and OpenAI published for each model as
+ * of late 2025 (standard tier, no batch or cache discounts, prompts within
+ * the base context window). Vendors change them; when they do, change the
+ * rows here and nothing else. A model missing from a table still works: it
+ * is only priced at 0 and listed without limits.
+ */
+#define G_LOG_DOMAIN "zot-provider"
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gi18n.h>
+
+#include "zot-anthropic-provider.h"
+#include "zot-demo-provider.h"
+#include "zot-openai-provider.h"
+#include "zot-provider-table.h"
+
+/* https://docs.anthropic.com/en/docs/about-claude/models and /pricing */
+static const ZotModelInfo anthropic_models[] = {
+  /* id                         context  output  reasoning  $ in   $ out */
+  { "claude-opus-4-5",          200000,  64000,  TRUE,       5.00, 25.00 },
+  { "claude-opus-4-1",          200000,  32000,  TRUE,      15.00, 75.00 },
+  { "claude-opus-4-0",          200000,  32000,  TRUE,      15.00, 75.00 },
+  { "claude-sonnet-4-5",        200000,  64000,  TRUE,       3.00, 15.00 },
+  { "claude-sonnet-4-0",        200000,  64000,  TRUE,       3.00, 15.00 },
+  { "claude-3-7-sonnet-latest", 200000,  64000,  TRUE,       3.00, 15.00 },
+  { "claude-haiku-4-5",         200000,  64000,  TRUE,       1.00,  5.00 },
+  { "claude-3-5-haiku-latest",  200000,   8192,  FALSE,      0.80,  4.00 },
+};
+
+/* https://platform.openai.com/docs/models and /pricing */
+static const ZotModelInfo openai_models[] = {
+  /* id              context  output  reasoning  $ in   $ out */
+  { "gpt-5",          400000, 128000, TRUE,       1.25, 10.00 },
+  { "gpt-5-mini",     400000, 128000, TRUE,       0.25,  2.00 },
+  { "gpt-5-nano",     400000, 128000, TRUE,       0.05,  0.40 },
+  { "gpt-4.1",       1047576,  32768, FALSE,      2.00,  8.00 },
+  { "gpt-4.1-mini",  1047576,  32768, FALSE,      0.40,  1.60 },
+  { "gpt-4.1-nano",  1047576,  32768, FALSE,      0.10,  0.40 },
+  { "gpt-4o",         128000,  16384, FALSE,      2.50, 10.00 },
+  { "gpt-4o-mini",    128000,  16384, FALSE,      0.15,  0.60 },
+  { "o3",             200000, 100000, TRUE,       2.00,  8.00 },
+  { "o4-mini",        200000, 100000, TRUE,       1.10,  4.40 },
+};
+
+/* Offline and free; any model name is taken (demo-2 and so on). */
+static const ZotModelInfo demo_models[] = {
+  { "demo", 0, 0, FALSE, 0.0, 0.0 },
+};
+
+static ZotProvider *
+new_demo (const ZotProviderConfig  *config,
+          GError                  **error)
+{
+  return zot_demo_provider_new ();
+}
+
+static const ZotProviderInfo providers[] = {
+  {
+    .name = "anthropic",
+    .label = N_("Anthropic"),
+    .key_variable = "ANTHROPIC_API_KEY",
+    .default_model = "claude-sonnet-4-5",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://api.anthropic.com",
+    .new_func = zot_anthropic_provider_new,
+    .models = anthropic_models,
+    .n_models = G_N_ELEMENTS (anthropic_models),
+  },
+  {
+    .name = "openai",
+    .label = N_("OpenAI-compatible"),
+    .key_variable = "OPENAI_API_KEY",
+    .default_model = "gpt-4o-mini",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://api.openai.com/v1",
+    .compatible_servers = TRUE,
+    .new_func = zot_openai_provider_new,
+    .models = openai_models,
+    .n_models = G_N_ELEMENTS (openai_models),
+  },
+  {
+    .name = "demo",
+    .label = N_("Demo"),
+    .default_model = "demo",
+    .offline = TRUE,
+    .new_func = new_demo,
+    .models = demo_models,
+    .n_models = G_N_ELEMENTS (demo_models),
+  },
+};
+
+/* Keys of providers that other agents use and this host does not: a user
+ * may have them set, and they are kept from children all the same. */
+static const struct
+{
+  const char *name;
+  const char *key_variable;
+} other_keys[] = {
+  { "gemini", "GEMINI_API_KEY" },
+  { "google", "GOOGLE_API_KEY" },
+};
+
+/**
+ * zot_provider_table_get_n_providers:
+ *
+ * Returns: how many providers there are
+ */
+guint
+zot_provider_table_get_n_providers (void)
+{
+  return G_N_ELEMENTS (providers);
+}
+
+/**
+ * zot_provider_table_get_nth:
+ * @index: below zot_provider_table_get_n_providers()
+ *
+ * Returns: (transfer none): the row, in table order
+ */
+const ZotProviderInfo *
+zot_provider_table_get_nth (guint index)
+{
+  g_return_val_if_fail (index < G_N_ELEMENTS (providers), NULL);
+
+  return &providers[index];
+}
+
+/**
+ * zot_provider_table_lookup:
+ * @name: (nullable): a provider name, such as "openai"
+ *
+ * Returns: (transfer none) (nullable): its row, or %NULL
+ */
+const ZotProviderInfo *
+zot_provider_table_lookup (const char *name)
+{
+  for (guint i = 0; name != NULL && i < G_N_ELEMENTS (providers); i++)
+    if (g_str_equal (name, providers[i].name))
+      return &providers[i];
+  return NULL;
+}
+
+/**
+ * zot_provider_table_describe_names:
+ *
+ * Returns: (transfer full): the names for a message, "anthropic, openai
+ *   or demo"
+ */
+char *
+zot_provider_table_describe_names (void)
+{
+  g_autoptr(GString) head = g_string_new (NULL);
+  guint last = G_N_ELEMENTS (providers) - 1;
+
+  if (last == 0)
+    return g_strdup (providers[0].name);
+
+  for (guint i = 0; i < last; i++)
+    {
+      if (i > 0)
+        g_string_append (head, ", ");
+      g_string_append (head, providers[i].name);
+    }
+
+  /* Translators: the end of a list of names, "anthropic, openai or demo" */
+  return g_strdup_printf (_("%s or %s"), head->str, providers[last].name);
+}
+
+/**
+ * zot_provider_table_lookup_checked:
+ * @name: a provider name
+ *
+ * Returns: (transfer none) (nullable): its row, or %NULL with
+ *   %ZOT_PROVIDER_ERROR_CONFIG naming the providers there are
+ */
+const ZotProviderInfo *
+zot_provider_table_lookup_checked (const char  *name,
+                                   GError     **error)
+{
+  const ZotProviderInfo *info = zot_provider_table_lookup (name);
+  g_autofree char *names = NULL;
+
+  if (info != NULL)
+    return info;
+
+  names = zot_provider_table_describe_names ();
+  g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG,
+               _("unknown provider \"%s\"; use %s"), name != NULL ? name : "", names);
+  return NULL;
+}
+
+/**
+ * zot_provider_table_get_fallback:
+ *
+ * Returns: (transfer none): the first offline row: what runs when no key
+ *   is found
+ */
+const ZotProviderInfo *
+zot_provider_table_get_fallback (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (providers); i++)
+    if (providers[i].offline)
+      return &providers[i];
+
+  g_return_val_if_reached (NULL);
+}
+
+/**
+ * zot_provider_table_get_key_variables:
+ *
+ * Every provider key variable: those of the rows, then those of providers
+ * this host does not have but a user may have set (GEMINI_API_KEY). None
+ * of them reaches a child process unless the user allows it.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): the names
+ */
+const char * const *
+zot_provider_table_get_key_variables (void)
+{
+  static const char **variables;
+
+  if (g_once_init_enter (&variables))
+    {
+      GPtrArray *all = g_ptr_array_new ();
+
+      for (guint i = 0; i < G_N_ELEMENTS (providers); i++)
+        if (providers[i].key_variable != NULL)
+          g_ptr_array_add (all, (gpointer) providers[i].key_variable);
+      for (guint i = 0; i < G_N_ELEMENTS (other_keys); i++)
+        g_ptr_array_add (all, (gpointer) other_keys[i].key_variable);
+      g_ptr_array_add (all, NULL);
+
+      g_once_init_leave (&variables, (const char **) g_ptr_array_free (all, FALSE));
+    }
+
+  return variables;
+}
+
+/**
+ * zot_provider_table_get_key_variable:
+ * @name: a provider name, of a row or of another agent's provider
+ *   ("gemini")
+ *
+ * Returns: (nullable): the variable its key comes from
+ */
+const char *
+zot_provider_table_get_key_variable (const char *name)
+{
+  const ZotProviderInfo *info = zot_provider_table_lookup (name);
+
+  if (info != NULL)
+    return info->key_variable;
+
+  for (guint i = 0; name != NULL && i < G_N_ELEMENTS (other_keys); i++)
+    if (g_str_equal (name, other_keys[i].name))
+      return other_keys[i].key_variable;
+  return NULL;
+}
+
+/**
+ * zot_provider_info_get_label:
+ *
+ * Returns: the row's label, translated
+ */
+const char *
+zot_provider_info_get_label (const ZotProviderInfo *info)
+{
+  g_return_val_if_fail (info != NULL, NULL);
+
+  return _(info->label);
+}
+
+/* A dated snapshot of @id: "claude-sonnet-4-5-20250929",
+ * "gpt-4o-mini-2024-07-18". */
+static gboolean
+is_snapshot_of (const char *model,
+                const char *id)
+{
+  gsize len = strlen (id);
+
+  return strncmp (model, id, len) == 0 && model[len] == '-' && g_ascii_isdigit (model[len + 1]);
+}
+
+/**
+ * zot_provider_info_find_model:
+ * @model: (nullable): a model id
+ *
+ * Finds @model in the row's sub-table, or the model it is a dated
+ * snapshot of.
+ *
+ * Returns: (transfer none) (nullable): its row, or %NULL when unknown
+ */
+const ZotModelInfo *
+zot_provider_info_find_model (const ZotProviderInfo *info,
+                              const char            *model)
+{
+  const ZotModelInfo *best = NULL;
+
+  g_return_val_if_fail (info != NULL, NULL);
+
+  if (model == NULL)
+    return NULL;
+
+  for (guint i = 0; i < info->n_models; i++)
+    if (g_str_equal (model, info->models[i].id))
+      return &info->models[i];
+
+  for (guint i = 0; i < info->n_models; i++)
+    if (is_snapshot_of (model, info->models[i].id) &&
+        (best == NULL || strlen (info->models[i].id) > strlen (best->id)))
+      best = &info->models[i];
+
+  return best;
+}
+
+/**
+ * zot_model_info_lookup:
+ * @provider: (nullable): a provider name
+ * @model: (nullable): a model id
+ *
+ * Returns: (transfer none) (nullable): the model's row, or %NULL
+ */
+const ZotModelInfo *
+zot_model_info_lookup (const char *provider,
+                       const char *model)
+{
+  const ZotProviderInfo *info = zot_provider_table_lookup (provider);
+
+  return info != NULL ? zot_provider_info_find_model (info, model) : NULL;
+}
+
+/**
+ * zot_model_info_get_cost:
+ * @model: (nullable): a model row, %NULL for an unknown model
+ * @input_tokens: as reported; negative when unknown
+ * @output_tokens: as reported; negative when unknown
+ *
+ * Returns: what the tokens cost in US dollars; 0 for an unknown model or
+ *   count
+ */
+double
+zot_model_info_get_cost (const ZotModelInfo *model,
+                         gint64              input_tokens,
+                         gint64              output_tokens)
+{
+  if (model == NULL)
+    return 0.0;
+
+  return (MAX (input_tokens, 0) * model->input_price +
+          MAX (output_tokens, 0) * model->output_price) / 1e6;
+}

@@ -1,0 +1,110 @@
+/* zot-provider-table.h — what the host knows about each provider and its
+ * models, in one place.
+ *
+ * One row per provider: the name used on the command line, in settings and
+ * in the keyring, the label the window shows, the variable its key comes
+ * from, its default model, whether it takes a base URL, how to make one,
+ * and a sub-table of the models it knows with their limits and prices.
+ * Everything that lists providers, names a key variable or prices a call
+ * reads it from here: a new provider is its own file plus its rows.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "zot-provider.h"
+
+G_BEGIN_DECLS
+
+/**
+ * ZotModelInfo:
+ * @id: the model id as the API knows it
+ * @context_window: the tokens it reads at most, prompt and answer; 0 when
+ *   it has no limit (the demo model)
+ * @max_output: the tokens it writes at most in one answer; 0 for no limit
+ * @reasoning: whether it can think before it answers (extended thinking,
+ *   reasoning effort)
+ * @input_price: US dollars per million input tokens
+ * @output_price: US dollars per million output tokens
+ */
+typedef struct
+{
+  const char *id;
+  guint       context_window;
+  guint       max_output;
+  gboolean    reasoning;
+  double      input_price;
+  double      output_price;
+} ZotModelInfo;
+
+/**
+ * ZotProviderNewFunc:
+ * @config: a resolved configuration (zot_provider_resolve_config())
+ *
+ * Returns: (transfer full) (nullable): the provider, or %NULL with
+ *   %ZOT_PROVIDER_ERROR_CONFIG
+ */
+typedef ZotProvider *(*ZotProviderNewFunc) (const ZotProviderConfig  *config,
+                                            GError                  **error);
+
+/**
+ * ZotProviderInfo:
+ * @name: the id: `--provider NAME`, the "provider" setting, the keyring's
+ *   attribute, what zot_provider_get_name() returns
+ * @label: the name the window shows, marked with N_() (see
+ *   zot_provider_info_get_label())
+ * @key_variable: (nullable): the environment variable its key comes from;
+ *   %NULL when it needs none
+ * @default_model: the model when none is given; one of @models
+ * @accepts_base_url: whether `--base-url` points it elsewhere
+ * @default_base_url: (nullable): its API root otherwise; %NULL when it
+ *   takes none
+ * @compatible_servers: whether a base URL makes it a client of any server
+ *   speaking the same API (ollama, llama.cpp, vLLM): with one its key is
+ *   optional, and the window offers the base URL for it
+ * @offline: it answers without a network or a key: the pick when no key
+ *   is found, and the window says plainly that it is a demo
+ * @new_func: makes one
+ * @models: (array length=n_models): the models it knows
+ * @n_models: how many
+ *
+ * One row of the table. Automatic choice (zot_provider_resolve_config())
+ * tries the rows with a key variable in table order, then takes the first
+ * offline one.
+ */
+typedef struct
+{
+  const char          *name;
+  const char          *label;
+  const char          *key_variable;
+  const char          *default_model;
+  gboolean             accepts_base_url;
+  const char          *default_base_url;
+  gboolean             compatible_servers;
+  gboolean             offline;
+  ZotProviderNewFunc   new_func;
+  const ZotModelInfo  *models;
+  guint                n_models;
+} ZotProviderInfo;
+
+guint                  zot_provider_table_get_n_providers   (void);
+const ZotProviderInfo *zot_provider_table_get_nth           (guint                   index);
+const ZotProviderInfo *zot_provider_table_lookup            (const char             *name);
+const ZotProviderInfo *zot_provider_table_lookup_checked    (const char             *name,
+                                                             GError                **error);
+const ZotProviderInfo *zot_provider_table_get_fallback      (void);
+char                  *zot_provider_table_describe_names    (void);
+const char * const    *zot_provider_table_get_key_variables (void);
+const char            *zot_provider_table_get_key_variable  (const char             *name);
+
+const char            *zot_provider_info_get_label          (const ZotProviderInfo  *info);
+const ZotModelInfo    *zot_provider_info_find_model         (const ZotProviderInfo  *info,
+                                                             const char             *model);
+
+const ZotModelInfo    *zot_model_info_lookup                (const char             *provider,
+                                                             const char             *model);
+double                 zot_model_info_get_cost              (const ZotModelInfo     *model,
+                                                             gint64                  input_tokens,
+                                                             gint64                  output_tokens);
+
+G_END_DECLS

@@ -1,0 +1,311 @@
+/* test-provider-table.c — the provider and model table: every row is
+ * complete and consistent, lookups find rows and refuse the rest clearly,
+ * the key variables and the providers made agree with it, and models are
+ * found and priced. */
+#include "config.h"
+
+#include <string.h>
+
+#include "zot-provider.h"
+#include "zot-provider-table.h"
+
+static void
+test_rows (void)
+{
+  guint n = zot_provider_table_get_n_providers ();
+
+  g_assert_cmpuint (n, >, 0);
+
+  for (guint i = 0; i < n; i++)
+    {
+      const ZotProviderInfo *info = zot_provider_table_get_nth (i);
+
+      g_test_message ("provider %s", info->name);
+      g_assert_nonnull (info->name);
+      g_assert_cmpstr (info->name, !=, "");
+      g_assert_nonnull (info->label);
+      g_assert_cmpstr (zot_provider_info_get_label (info), !=, "");
+      g_assert_nonnull (info->new_func);
+
+      /* A key, unless it runs offline; an offline one needs none. */
+      if (info->offline)
+        g_assert_null (info->key_variable);
+      else
+        g_assert_nonnull (info->key_variable);
+
+      /* Its default model is one of its models, found as itself. */
+      g_assert_nonnull (info->default_model);
+      g_assert_true (zot_provider_info_find_model (info, info->default_model) != NULL);
+      g_assert_cmpstr (zot_provider_info_find_model (info, info->default_model)->id, ==,
+                       info->default_model);
+
+      /* A base URL: a default exactly when one is taken, and compatible
+       * servers are reached through one. */
+      g_assert_cmpint (info->accepts_base_url, ==, info->default_base_url != NULL);
+      if (info->default_base_url != NULL)
+        g_assert_true (g_str_has_prefix (info->default_base_url, "https://"));
+      if (info->compatible_servers)
+        g_assert_true (info->accepts_base_url);
+
+      /* Names are unique. */
+      for (guint j = 0; j < i; j++)
+        g_assert_cmpstr (zot_provider_table_get_nth (j)->name, !=, info->name);
+
+      g_assert_cmpuint (info->n_models, >, 0);
+      for (guint m = 0; m < info->n_models; m++)
+        {
+          const ZotModelInfo *model = &info->models[m];
+
+          g_assert_nonnull (model->id);
+          g_assert_cmpstr (model->id, !=, "");
+          g_assert_cmpuint (model->max_output, <=, model->context_window);
+          g_assert_cmpfloat (model->input_price, >=, 0.0);
+          g_assert_cmpfloat (model->output_price, >=, 0.0);
+          /* Every paid model here charges more for output than input. */
+          if (model->input_price > 0.0)
+            g_assert_cmpfloat (model->output_price, >, model->input_price);
+          for (guint k = 0; k < m; k++)
+            g_assert_cmpstr (info->models[k].id, !=, model->id);
+        }
+    }
+
+  /* What runs without a key is there, and is offline. */
+  g_assert_nonnull (zot_provider_table_get_fallback ());
+  g_assert_true (zot_provider_table_get_fallback ()->offline);
+}
+
+static void
+test_lookup (void)
+{
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+    {
+      const ZotProviderInfo *info = zot_provider_table_get_nth (i);
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (zot_provider_table_lookup (info->name) == info);
+      g_assert_true (zot_provider_table_lookup_checked (info->name, &error) == info);
+      g_assert_no_error (error);
+    }
+
+  g_assert_null (zot_provider_table_lookup ("nonsense"));
+  g_assert_null (zot_provider_table_lookup (""));
+  g_assert_null (zot_provider_table_lookup (NULL));
+  /* Names are exact: no case folding, no prefixes. */
+  g_assert_null (zot_provider_table_lookup ("OpenAI"));
+  g_assert_null (zot_provider_table_lookup ("open"));
+}
+
+/* An unknown provider is refused with its name and the valid ones, both
+ * by the table and by zot_provider_new_for_config(). */
+static void
+test_unknown (void)
+{
+  g_auto(ZotProviderConfig) config = { .name = g_strdup ("nonsense") };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ZotProvider) provider = NULL;
+  g_autofree char *names = zot_provider_table_describe_names ();
+
+  g_assert_null (zot_provider_table_lookup_checked ("nonsense", &error));
+  g_assert_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG);
+  g_assert_nonnull (strstr (error->message, "\"nonsense\""));
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+    {
+      g_assert_nonnull (strstr (error->message, zot_provider_table_get_nth (i)->name));
+      g_assert_nonnull (strstr (names, zot_provider_table_get_nth (i)->name));
+    }
+  g_clear_error (&error);
+
+  provider = zot_provider_new_for_config (&config, &error);
+  g_assert_null (provider);
+  g_assert_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG);
+  g_assert_nonnull (strstr (error->message, "unknown provider \"nonsense\""));
+  g_assert_nonnull (strstr (error->message, names));
+}
+
+/* zot_provider_is_key_variable() and the list children are kept from are
+ * the table's key variables, plus those of other agents' providers. */
+static void
+test_key_variables (void)
+{
+  const char * const *variables = zot_provider_table_get_key_variables ();
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_NONE);
+  guint n_rows = 0;
+
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+    {
+      const ZotProviderInfo *info = zot_provider_table_get_nth (i);
+      g_autofree char *derived = NULL;
+
+      if (info->key_variable == NULL)
+        {
+          g_assert_null (zot_provider_table_get_key_variable (info->name));
+          continue;
+        }
+
+      n_rows++;
+      g_assert_true (zot_provider_is_key_variable (info->key_variable));
+      g_assert_true (g_strv_contains (variables, info->key_variable));
+      g_assert_cmpstr (zot_provider_table_get_key_variable (info->name), ==, info->key_variable);
+
+      /* zot-extension.c finds the provider of a granted variable by
+       * lowering it and taking off "_API_KEY": that must lead back here. */
+      g_assert_true (g_str_has_suffix (info->key_variable, "_API_KEY"));
+      derived = g_ascii_strdown (info->key_variable,
+                                 strlen (info->key_variable) - strlen ("_API_KEY"));
+      g_assert_cmpstr (derived, ==, info->name);
+    }
+
+  g_assert_cmpuint (g_strv_length ((GStrv) variables), >=, n_rows);
+  for (guint i = 0; variables[i] != NULL; i++)
+    {
+      g_autofree char *derived = g_ascii_strdown (variables[i],
+                                                  strlen (variables[i]) - strlen ("_API_KEY"));
+
+      g_assert_true (zot_provider_is_key_variable (variables[i]));
+      g_assert_cmpstr (zot_provider_table_get_key_variable (derived), ==, variables[i]);
+      g_subprocess_launcher_setenv (launcher, variables[i], "secret", TRUE);
+    }
+  g_assert_true (zot_provider_is_key_variable ("GEMINI_API_KEY"));
+
+  g_assert_false (zot_provider_is_key_variable ("PATH"));
+  g_assert_false (zot_provider_is_key_variable ("DEMO_API_KEY"));
+  g_assert_false (zot_provider_is_key_variable (""));
+  g_assert_false (zot_provider_is_key_variable (NULL));
+  g_assert_null (zot_provider_table_get_key_variable ("nonsense"));
+
+  /* Every one of them is kept from a child, but those it may keep. */
+  g_subprocess_launcher_setenv (launcher, "ZOT_TEST_HARMLESS", "kept", TRUE);
+  zot_provider_scrub_environment (launcher, (const char *[]) { variables[0], NULL });
+  g_assert_cmpstr (g_subprocess_launcher_getenv (launcher, variables[0]), ==, "secret");
+  for (guint i = 1; variables[i] != NULL; i++)
+    g_assert_null (g_subprocess_launcher_getenv (launcher, variables[i]));
+  g_assert_cmpstr (g_subprocess_launcher_getenv (launcher, "ZOT_TEST_HARMLESS"), ==, "kept");
+}
+
+/* Without a key anywhere, the automatic choice is the fallback; with one
+ * for a row, that row. */
+static void
+test_automatic_choice (void)
+{
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+    {
+      const char *variable = zot_provider_table_get_nth (i)->key_variable;
+
+      if (variable != NULL)
+        g_unsetenv (variable);
+    }
+
+  {
+    g_auto(ZotProviderConfig) config = { 0 };
+
+    zot_provider_resolve_config (&config);
+    g_assert_cmpstr (config.name, ==, zot_provider_table_get_fallback ()->name);
+    g_assert_null (config.api_key);
+  }
+
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+    {
+      const ZotProviderInfo *info = zot_provider_table_get_nth (i);
+      g_auto(ZotProviderConfig) config = { 0 };
+      g_autofree char *source = NULL;
+
+      if (info->key_variable == NULL)
+        continue;
+
+      g_setenv (info->key_variable, "sk-from-env", TRUE);
+      zot_provider_resolve_config (&config);
+      g_unsetenv (info->key_variable);
+
+      /* The first row with a key wins; here only this one has one. */
+      source = g_strconcat ("$", info->key_variable, NULL);
+      g_assert_cmpstr (config.name, ==, info->name);
+      g_assert_cmpstr (config.api_key, ==, "sk-from-env");
+      g_assert_cmpstr (config.api_key_source, ==, source);
+    }
+}
+
+/* A provider made for a row says the row's name and default model. */
+static void
+test_providers_match_rows (void)
+{
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+    {
+      const ZotProviderInfo *info = zot_provider_table_get_nth (i);
+      g_auto(ZotProviderConfig) config = { 0 };
+      g_autoptr(GError) error = NULL;
+      g_autoptr(ZotProvider) provider = NULL;
+
+      config.name = g_strdup (info->name);
+      if (info->key_variable != NULL)
+        config.api_key = g_strdup ("sk-test");
+      provider = zot_provider_new_for_config (&config, &error);
+      g_assert_no_error (error);
+      g_assert_cmpstr (zot_provider_get_name (provider), ==, info->name);
+      g_assert_cmpstr (zot_provider_get_model (provider), ==, info->default_model);
+      g_assert_finalize_object (g_steal_pointer (&provider));
+    }
+}
+
+static void
+test_find_model (void)
+{
+  const ZotProviderInfo *openai = zot_provider_table_lookup ("openai");
+  const ZotProviderInfo *anthropic = zot_provider_table_lookup ("anthropic");
+  const ZotModelInfo *model;
+
+  /* A dated snapshot is priced as its model; the longest match wins. */
+  model = zot_provider_info_find_model (anthropic, "claude-sonnet-4-5-20250929");
+  g_assert_nonnull (model);
+  g_assert_cmpstr (model->id, ==, "claude-sonnet-4-5");
+  model = zot_provider_info_find_model (openai, "gpt-4o-mini-2024-07-18");
+  g_assert_nonnull (model);
+  g_assert_cmpstr (model->id, ==, "gpt-4o-mini");
+  model = zot_provider_info_find_model (openai, "gpt-4o-2024-08-06");
+  g_assert_nonnull (model);
+  g_assert_cmpstr (model->id, ==, "gpt-4o");
+
+  /* Anything else is unknown, not a neighbour. */
+  g_assert_null (zot_provider_info_find_model (openai, "gpt-4o-minix"));
+  g_assert_null (zot_provider_info_find_model (openai, "gpt-4o-"));
+  g_assert_null (zot_provider_info_find_model (openai, "llama3"));
+  g_assert_null (zot_provider_info_find_model (openai, NULL));
+  g_assert_null (zot_provider_info_find_model (anthropic, "gpt-4o"));
+
+  g_assert_true (zot_model_info_lookup ("openai", "gpt-4o") == zot_provider_info_find_model (openai, "gpt-4o"));
+  g_assert_null (zot_model_info_lookup ("nonsense", "gpt-4o"));
+  g_assert_null (zot_model_info_lookup (NULL, NULL));
+}
+
+static void
+test_cost (void)
+{
+  const ZotModelInfo *model = zot_model_info_lookup ("openai", "gpt-4o-mini");
+
+  g_assert_nonnull (model);
+  g_assert_cmpfloat_with_epsilon (zot_model_info_get_cost (model, 1000000, 0), model->input_price, 1e-9);
+  g_assert_cmpfloat_with_epsilon (zot_model_info_get_cost (model, 0, 1000000), model->output_price, 1e-9);
+  g_assert_cmpfloat_with_epsilon (zot_model_info_get_cost (model, 2000, 500),
+                                  (2000 * model->input_price + 500 * model->output_price) / 1e6, 1e-12);
+  /* Unknown counts and unknown models cost nothing. */
+  g_assert_cmpfloat (zot_model_info_get_cost (model, -1, -1), ==, 0.0);
+  g_assert_cmpfloat (zot_model_info_get_cost (NULL, 1000, 1000), ==, 0.0);
+  g_assert_cmpfloat (zot_model_info_get_cost (zot_model_info_lookup ("demo", "demo"), 1000, 1000), ==, 0.0);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/zot/provider-table/rows", test_rows);
+  g_test_add_func ("/zot/provider-table/lookup", test_lookup);
+  g_test_add_func ("/zot/provider-table/unknown", test_unknown);
+  g_test_add_func ("/zot/provider-table/key-variables", test_key_variables);
+  g_test_add_func ("/zot/provider-table/automatic-choice", test_automatic_choice);
+  g_test_add_func ("/zot/provider-table/providers-match-rows", test_providers_match_rows);
+  g_test_add_func ("/zot/provider-table/find-model", test_find_model);
+  g_test_add_func ("/zot/provider-table/cost", test_cost);
+
+  return g_test_run ();
+}
