@@ -3,7 +3,8 @@
  * Frames from the extension arrive here from its channel: the handshake
  * (`hello`, answered with `hello_ack`), the registrations until `ready` or
  * the legacy idle/cap timers, notes, and replies to the host's requests.
- * Frames this object does not handle go to the manager.
+ * Frames this object does not handle go to the manager. Two tables say
+ * which frames are taken, and sent, in which state.
  */
 #define G_LOG_DOMAIN "zot-protocol"
 
@@ -15,6 +16,7 @@
 #include "zot-error.h"
 #include "zot-extension-private.h"
 #include "zot-extension-tool.h"
+#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-names.h"
 
@@ -138,12 +140,13 @@ handle_hello (ZotExtension *self,
   json_object_set_string_member (self->hello_ack, "extension_dir", self->directory);
   json_object_set_string_member (self->hello_ack, "data_dir", self->directory);
 
-  if (!zot_frame_channel_send (self->channel, self->hello_ack, ZOT_FRAME_REQUEST, &error))
+  if (!_zot_extension_send (self, self->hello_ack, &error))
     {
       _zot_extension_finish_init (self,
                                   g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_HANDSHAKE,
                                                _("%s: cannot send hello_ack: %s"),
                                                self->name, error->message));
+      _zot_extension_terminate_process (self, TRUE);
       return;
     }
 
@@ -358,61 +361,212 @@ handle_notify (ZotExtension *self,
 }
 
 static void
+handle_ready (ZotExtension *self,
+              JsonObject   *frame)
+{
+  _zot_extension_finish_init (self, NULL);
+}
+
+static void
+handle_clear_notes (ZotExtension *self,
+                    JsonObject   *frame)
+{
+  g_signal_emit (self, _zot_extension_signals[ZOT_EXTENSION_SIGNAL_NOTES_CLEARED], 0);
+}
+
+static void
+handle_shutdown_ack (ZotExtension *self,
+                     JsonObject   *frame)
+{
+  zot_extension_log (self, "shutdown acknowledged");
+}
+
+/* Panels and call_tool are the manager's, as is any type not known here:
+ * the frame goes out as ::unhandled-frame. */
+static void
+forward_frame (ZotExtension *self,
+               JsonObject   *frame)
+{
+  gboolean handled = FALSE;
+
+  g_signal_emit (self, _zot_extension_signals[ZOT_EXTENSION_SIGNAL_UNHANDLED_FRAME], 0,
+                 frame, &handled);
+  if (!handled)
+    g_debug ("%s: frame type \"%s\" ignored", self->name,
+             json_object_get_string_member (frame, "type"));
+}
+
+#define IN(state) ZOT_EXTENSION_STATE_BIT (ZOT_EXTENSION_STATE_##state)
+#define RUNNING   (IN (REGISTERING) | IN (READY))
+
+/* Frames from the extension, and the states in which each is taken
+ * ("Frames by state" in docs/protocol.md). A frame in another state is
+ * logged and dropped: registrations and replies from an extension that is
+ * being stopped change nothing any more, and hello comes once. Notes are
+ * still shown while it stops (its last words); shutdown_ack answers
+ * shutdown, which a stop during registration sends too, once the load has
+ * failed. Before hello, any other frame fails the load. A type without a
+ * row goes to the manager in any state after hello. */
+static const ZotExtensionIncomingFrame incoming_frames[] = {
+  { "hello",                    IN (STARTING),                handle_hello },
+  { "register_command",         RUNNING,                      handle_register_command },
+  { "register_tool",            RUNNING,                      handle_register_tool },
+  { "subscribe",                RUNNING,                      handle_subscribe },
+  { "ready",                    IN (REGISTERING),             handle_ready },
+  { "command_response",         RUNNING,                      _zot_extension_complete_request },
+  { "tool_result",              RUNNING,                      _zot_extension_complete_request },
+  { "event_intercept_response", RUNNING,                      _zot_extension_complete_request },
+  { "notify",                   RUNNING | IN (STOPPING),      handle_notify },
+  { "clear_notes",              RUNNING | IN (STOPPING),      handle_clear_notes },
+  { "shutdown_ack",             IN (STOPPING) | IN (FAILED),  handle_shutdown_ack },
+  { "panel_render",             RUNNING,                      forward_frame },
+  { "panel_close",              RUNNING,                      forward_frame },
+  { "call_tool",                RUNNING,                      forward_frame },
+};
+
+/* Frames the host sends, the states in which each may go out, and
+ * whether its write has the request deadline. Every frame but events goes
+ * out through _zot_extension_send(); events, which the manager serializes
+ * once for all subscribers, go to _zot_extension_event_channel(), which
+ * asks their row. */
+#define EVENT_STATES RUNNING
+
+static const ZotExtensionOutgoingFrame outgoing_frames[] = {
+  { "hello_ack",       IN (STARTING),               ZOT_FRAME_REQUEST },
+  { "command_invoked", RUNNING,                     ZOT_FRAME_REQUEST },
+  { "tool_call",       RUNNING,                     ZOT_FRAME_REQUEST },
+  { "event_intercept", RUNNING,                     ZOT_FRAME_REQUEST },
+  { "event",           EVENT_STATES,                ZOT_FRAME_NONE },
+  { "tool_cancel",     RUNNING,                     ZOT_FRAME_NONE },
+  { "tool_result",     RUNNING,                     ZOT_FRAME_NONE },
+  { "panel_key",       RUNNING,                     ZOT_FRAME_NONE },
+  { "panel_resize",    RUNNING,                     ZOT_FRAME_NONE },
+  { "panel_close",     RUNNING,                     ZOT_FRAME_NONE },
+  { "shutdown",        IN (STOPPING) | IN (FAILED), ZOT_FRAME_NONE },
+};
+
+const ZotExtensionIncomingFrame *
+_zot_extension_incoming_frames (guint *n_frames)
+{
+  *n_frames = G_N_ELEMENTS (incoming_frames);
+  return incoming_frames;
+}
+
+const ZotExtensionOutgoingFrame *
+_zot_extension_outgoing_frames (guint *n_frames)
+{
+  *n_frames = G_N_ELEMENTS (outgoing_frames);
+  return outgoing_frames;
+}
+
+static gboolean
+state_allows (ZotExtension *self,
+              guint         states)
+{
+  return (states & ZOT_EXTENSION_STATE_BIT (self->state)) != 0;
+}
+
+static void
 on_frame_received (ZotExtension    *self,
                    JsonObject      *frame,
                    ZotFrameChannel *channel)
 {
   const char *type = json_object_get_string_member (frame, "type");
+  const ZotExtensionIncomingFrame *row = NULL;
 
-  if (!self->got_hello)
+  for (guint i = 0; i < G_N_ELEMENTS (incoming_frames) && row == NULL; i++)
+    if (g_str_equal (incoming_frames[i].type, type))
+      row = &incoming_frames[i];
+
+  /* The legacy end of registration counts any frame as activity. */
+  restart_idle_timer (self);
+
+  if (row != NULL && state_allows (self, row->states))
     {
-      if (g_str_equal (type, "hello"))
-        handle_hello (self, frame);
-      else
-        _zot_extension_finish_init (self,
-                                    g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_HANDSHAKE,
-                                                 _("%s sent \"%s\" before \"hello\"; "
-                                                   "the first frame must be hello"),
-                                                 self->name, type));
-      if (self->state == ZOT_EXTENSION_STATE_FAILED)
-        _zot_extension_terminate_process (self, TRUE);
+      row->handle (self, frame);
       return;
     }
 
-  restart_idle_timer (self);
-
-  if (g_str_equal (type, "register_command"))
-    handle_register_command (self, frame);
-  else if (g_str_equal (type, "register_tool"))
-    handle_register_tool (self, frame);
-  else if (g_str_equal (type, "subscribe"))
-    handle_subscribe (self, frame);
-  else if (g_str_equal (type, "ready"))
+  if (row == NULL && self->state != ZOT_EXTENSION_STATE_STARTING)
     {
-      if (self->state == ZOT_EXTENSION_STATE_REGISTERING)
-        _zot_extension_finish_init (self, NULL);
+      forward_frame (self, frame);
+      return;
     }
-  else if (g_str_equal (type, "command_response") ||
-           g_str_equal (type, "tool_result") ||
-           g_str_equal (type, "event_intercept_response"))
-    _zot_extension_complete_request (self, frame);
-  else if (g_str_equal (type, "notify"))
-    handle_notify (self, frame);
-  else if (g_str_equal (type, "clear_notes"))
-    g_signal_emit (self, _zot_extension_signals[ZOT_EXTENSION_SIGNAL_NOTES_CLEARED], 0);
-  else if (g_str_equal (type, "shutdown_ack"))
-    zot_extension_log (self, "shutdown acknowledged");
-  else if (g_str_equal (type, "hello"))
-    zot_extension_log (self, "second hello ignored");
-  else
-    {
-      gboolean handled = FALSE;
 
-      g_signal_emit (self, _zot_extension_signals[ZOT_EXTENSION_SIGNAL_UNHANDLED_FRAME], 0,
-                     frame, &handled);
-      if (!handled)
-        g_debug ("%s: frame type \"%s\" ignored", self->name, type);
+  zot_extension_log (self, "frame \"%s\" in state %s ignored",
+                     type, zot_extension_state_to_string (self->state));
+
+  if (self->state == ZOT_EXTENSION_STATE_STARTING)
+    {
+      _zot_extension_finish_init (self,
+                                  g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_HANDSHAKE,
+                                               _("%s sent \"%s\" before \"hello\"; "
+                                                 "the first frame must be hello"),
+                                               self->name, type));
+      _zot_extension_terminate_process (self, TRUE);
     }
+}
+
+/**
+ * _zot_extension_send:
+ * @frame: a frame whose type is in the table of frames the host sends
+ *
+ * Sends @frame if the extension's state allows its type, with the request
+ * deadline if its type has one. A refusal is logged: the state can change
+ * under a caller (a crash, a stop) between its check and its send.
+ */
+gboolean
+_zot_extension_send (ZotExtension  *self,
+                     JsonObject    *frame,
+                     GError       **error)
+{
+  const char *type = zot_json_get_string_or (frame, "type", NULL);
+  const ZotExtensionOutgoingFrame *row = NULL;
+
+  for (guint i = 0; type != NULL && i < G_N_ELEMENTS (outgoing_frames) && row == NULL; i++)
+    if (g_str_equal (outgoing_frames[i].type, type))
+      row = &outgoing_frames[i];
+
+  /* A frame type the host sends without deciding its states is a bug. */
+  if (row == NULL)
+    {
+      g_critical ("%s: no row for frame type \"%s\" in the host's outgoing frames",
+                  G_STRFUNC, type != NULL ? type : "(none)");
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY,
+                   "the host does not send \"%s\" frames", type != NULL ? type : "");
+      return FALSE;
+    }
+
+  if (self->channel == NULL || !state_allows (self, row->states))
+    {
+      zot_extension_log (self, "frame \"%s\" in state %s not sent",
+                         type, zot_extension_state_to_string (self->state));
+      if (row->flags & ZOT_FRAME_REQUEST)
+        g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY,
+                     _("%s is %s and cannot take requests"),
+                     self->name, zot_extension_state_to_string (self->state));
+      else
+        g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY,
+                     _("%s is not running"), self->name);
+      return FALSE;
+    }
+
+  return zot_frame_channel_send (self->channel, frame, row->flags, error);
+}
+
+ZotFrameChannel *
+_zot_extension_event_channel (ZotExtension *self,
+                              guint         event_id,
+                              const char   *event)
+{
+  if (self->channel == NULL || !state_allows (self, EVENT_STATES))
+    return NULL;
+
+  if (event_id > 0 ? (self->event_ids & (1u << (event_id - 1))) == 0
+                   : !g_hash_table_contains (self->events, event))
+    return NULL;
+
+  return self->channel;
 }
 
 static void

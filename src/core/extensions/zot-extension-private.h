@@ -14,15 +14,17 @@ void _zot_extension_add_problem          (ZotExtension *self,
                                           const char   *problem);
 
 /* The channel to send event @event_id (zot_lifecycle_event_id(), or 0 with
- * @event) to, or NULL when the extension is not running or not subscribed:
- * the manager's per-delivery test, without a type check per call. */
+ * @event) to, or NULL when the extension's state sends no events or it is
+ * not subscribed: the manager's per-delivery test, without a type check
+ * per call. */
 ZotFrameChannel *_zot_extension_event_channel (ZotExtension *self,
                                                guint         event_id,
                                                const char   *event);
 
 /* What follows is shared by zot-extension.c (the object, requests, state
  * file), zot-extension-frames.c (registration and the frames) and
- * zot-extension-process.c (start, exit, shutdown); nothing else uses it. */
+ * zot-extension-process.c (start, exit, shutdown). Only the tests look
+ * in as well, at the tables of frames by state. */
 
 struct _ZotExtension
 {
@@ -116,6 +118,31 @@ void     _zot_extension_complete_request         (ZotExtension        *self,
 void     _zot_extension_read_frames              (ZotExtension        *self);
 void     _zot_extension_finish_init              (ZotExtension        *self,
                                                   GError              *error);
+gboolean _zot_extension_send                     (ZotExtension        *self,
+                                                  JsonObject          *frame,
+                                                  GError             **error);
+
+/* The tables of frames by state (zot-extension-frames.c): each row names
+ * a frame type and the ZotExtensionState bits it is allowed in. */
+#define ZOT_EXTENSION_STATE_BIT(state) (1u << (state))
+
+typedef struct
+{
+  const char  *type;
+  guint        states;
+  void       (*handle) (ZotExtension *self,
+                        JsonObject   *frame);
+} ZotExtensionIncomingFrame;
+
+typedef struct
+{
+  const char    *type;
+  guint          states;
+  ZotFrameFlags  flags;
+} ZotExtensionOutgoingFrame;
+
+const ZotExtensionIncomingFrame *_zot_extension_incoming_frames (guint *n_frames);
+const ZotExtensionOutgoingFrame *_zot_extension_outgoing_frames (guint *n_frames);
 
 /* zot-extension-process.c */
 void     _zot_extension_async_initable_iface_init (GAsyncInitableIface *iface);

@@ -557,7 +557,7 @@ stop_flushed_cb (GObject      *object,
 
   shutdown = json_object_new ();
   json_object_set_string_member (shutdown, "type", "shutdown");
-  if (zot_frame_channel_send (self->channel, shutdown, ZOT_FRAME_NONE, &error))
+  if (_zot_extension_send (self, shutdown, &error))
     zot_frame_channel_close_output (self->channel);
   else
     zot_extension_log (self, "could not send shutdown: %s", error->message);

@@ -334,15 +334,6 @@ zot_extension_request_async (ZotExtension        *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_extension_request_async);
 
-  if (self->state != ZOT_EXTENSION_STATE_READY &&
-      self->state != ZOT_EXTENSION_STATE_REGISTERING)
-    {
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY,
-                               _("%s is %s and cannot take requests"),
-                               self->name, zot_extension_state_to_string (self->state));
-      return;
-    }
-
   if (g_task_return_error_if_cancelled (task))
     return;
 
@@ -367,7 +358,8 @@ zot_extension_request_async (ZotExtension        *self,
       g_source_attach (request->cancel_source, g_main_context_get_thread_default ());
     }
 
-  if (!zot_frame_channel_send (self->channel, frame, ZOT_FRAME_REQUEST, &error))
+  /* A state that takes no requests fails it here. */
+  if (!_zot_extension_send (self, frame, &error))
     {
       g_autofree char *failed_id = g_strdup (id);
       fail_request (self, failed_id, g_steal_pointer (&error));
@@ -424,15 +416,9 @@ zot_extension_notify (ZotExtension  *self,
                       GError       **error)
 {
   g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
+  g_return_val_if_fail (frame != NULL, FALSE);
 
-  if (self->channel == NULL || !zot_extension_is_running (self))
-    {
-      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY,
-                   _("%s is not running"), self->name);
-      return FALSE;
-    }
-
-  return zot_frame_channel_send (self->channel, frame, ZOT_FRAME_NONE, error);
+  return _zot_extension_send (self, frame, error);
 }
 
 static void
@@ -927,22 +913,6 @@ zot_extension_is_subscribed (ZotExtension *self,
 {
   g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
   return g_hash_table_contains (self->events, event);
-}
-
-ZotFrameChannel *
-_zot_extension_event_channel (ZotExtension *self,
-                              guint         event_id,
-                              const char   *event)
-{
-  if (self->channel == NULL ||
-      (self->state != ZOT_EXTENSION_STATE_REGISTERING && self->state != ZOT_EXTENSION_STATE_READY))
-    return NULL;
-
-  if (event_id > 0 ? (self->event_ids & (1u << (event_id - 1))) == 0
-                   : !g_hash_table_contains (self->events, event))
-    return NULL;
-
-  return self->channel;
 }
 
 gboolean
