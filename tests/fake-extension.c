@@ -13,8 +13,9 @@
  * answered from --intercept-reply; see handle_intercept().
  *
  * Frames are built with json-glib. The only hand-written lines are the
- * deliberately broken ones (--garbage, --invalid-utf8, --register-json,
- * --intercept-reply EVENT=garbage).
+ * deliberately broken ones (--garbage, --invalid-utf8, --intercept-reply
+ * EVENT=garbage) and those given on the command line (--register-json and
+ * the --send-* options, which place a frame in a given phase).
  */
 #ifndef _GNU_SOURCE
 # define _GNU_SOURCE
@@ -68,6 +69,9 @@ static gboolean   opt_ignore_shutdown = FALSE;
 static gboolean   opt_ignore_sigterm = FALSE;
 static char     **opt_notify_on_start = NULL;
 static char     **opt_register_json = NULL;
+static char     **opt_send_before_hello = NULL;
+static char     **opt_send_after_ready = NULL;
+static char     **opt_send_on_shutdown = NULL;
 static char     **opt_intercept_replies = NULL;
 static int        opt_intercept_delay_ms = 0;
 static char     **opt_block_tools = NULL;
@@ -116,6 +120,13 @@ static const GOptionEntry entries[] = {
     "Send a notify frame after ready (repeatable)", "LEVEL:MESSAGE" },
   { "register-json", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_register_json,
     "Write JSON verbatim as one line after the commands, before ready (repeatable)", "JSON" },
+  { "send-before-hello", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_send_before_hello,
+    "Write JSON verbatim as one line before hello (repeatable)", "JSON" },
+  { "send-after-ready", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_send_after_ready,
+    "Write JSON verbatim as one line after ready, before reading stdin (repeatable)", "JSON" },
+  { "send-on-shutdown", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_send_on_shutdown,
+    "Write JSON verbatim as one line when shutdown arrives, before shutdown_ack (repeatable)",
+    "JSON" },
   { "intercept-reply", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_intercept_replies,
     "Answer event_intercept for EVENT with these members; JSON may also be "
     "hang, crash or garbage (repeatable, the last one for an event wins)", "EVENT=JSON" },
@@ -264,6 +275,14 @@ send_line (const char *text,
   write_line (text, len);
   if (opt_garbage)
     write_garbage ();
+}
+
+/* Each of @lines (NULL-terminated, or NULL) verbatim, one line apiece. */
+static void
+send_lines (char **lines)
+{
+  for (guint i = 0; lines != NULL && lines[i] != NULL; i++)
+    send_line (lines[i], strlen (lines[i]));
 }
 
 static void
@@ -1055,6 +1074,7 @@ handle_line (const char *line,
     }
   else if (g_str_equal (type, "shutdown"))
     {
+      send_lines (opt_send_on_shutdown);
       if (opt_ignore_shutdown)
         return;
 
@@ -1273,6 +1293,7 @@ main (int   argc,
   if (opt_never_hello)
     read_loop ();
 
+  send_lines (opt_send_before_hello);
   sleep_ms (opt_hello_delay_ms);
   send_hello ();
 
@@ -1288,8 +1309,7 @@ main (int   argc,
       send_register_command (name);
     }
 
-  for (guint i = 0; opt_register_json != NULL && opt_register_json[i] != NULL; i++)
-    send_line (opt_register_json[i], strlen (opt_register_json[i]));
+  send_lines (opt_register_json);
 
   sleep_ms (opt_ready_delay_ms);
   if (!opt_no_ready)
@@ -1297,6 +1317,8 @@ main (int   argc,
 
   for (guint i = 0; opt_register_after_ready != NULL && opt_register_after_ready[i] != NULL; i++)
     send_register_command (opt_register_after_ready[i]);
+
+  send_lines (opt_send_after_ready);
 
   for (guint i = 0; opt_notify_on_start != NULL && opt_notify_on_start[i] != NULL; i++)
     {

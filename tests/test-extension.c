@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "zot-error.h"
-#include "zot-extension.h"
+#include "zot-extension-private.h"
 #include "zot-test-util.h"
 
 typedef struct
@@ -73,11 +73,12 @@ init_done (gpointer data)
   return g_object_get_data (data, "init-done") != NULL;
 }
 
+/* Starts the fake with @args; init_done() tells when its start ended. */
 static ZotExtension *
-start_fake (Fixture            *f,
-            const char         *name,
-            const char * const *args,
-            GError            **error)
+start_fake_async (Fixture            *f,
+                  const char         *name,
+                  const char * const *args,
+                  GError            **error)
 {
   g_autofree char *dir = zot_test_make_fake (f->env.root, name, args);
   g_autoptr(ZotManifest) manifest = zot_manifest_new_for_directory (dir, NULL);
@@ -88,8 +89,19 @@ start_fake (Fixture            *f,
   extension = zot_extension_new (manifest, ZOT_EXTENSION_SCOPE_EXPLICIT, ack);
   g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_STARTING);
   g_async_initable_init_async (G_ASYNC_INITABLE (extension), G_PRIORITY_DEFAULT, NULL, init_cb, error);
-  zot_test_wait_until (init_done, extension, 20000);
 
+  return extension;
+}
+
+static ZotExtension *
+start_fake (Fixture            *f,
+            const char         *name,
+            const char * const *args,
+            GError            **error)
+{
+  ZotExtension *extension = start_fake_async (f, name, args, error);
+
+  zot_test_wait_until (init_done, extension, 20000);
   return extension;
 }
 
@@ -395,6 +407,460 @@ test_log_header_per_start (Fixture       *f,
   g_assert_cmpuint (headers, ==, 2);
 }
 
+/* Frames by state: each test puts the fake's probes in one state and
+ * checks every row of the host's tables against the log. */
+
+/* Every probe carries the members any incoming handler reads, so that an
+ * allowed frame is really taken: a command, a tool and a subscription
+ * named "probe", a note, and replies to a request nobody made. */
+static char *
+probe_frame (const char *type)
+{
+  g_autoptr(JsonObject) frame = zot_test_json_object_from ("{\"id\":\"probe\",\"name\":\"probe\","
+                                                           "\"panel_id\":\"probe\",\"event\":\"tool_call\","
+                                                           "\"schema\":{\"type\":\"object\"},"
+                                                           "\"events\":[\"turn_start\"],"
+                                                           "\"level\":\"info\",\"message\":\"probe\"}");
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+
+  json_object_set_string_member (frame, "type", type);
+  json_node_set_object (root, frame);
+  json_generator_set_root (generator, root);
+  return json_generator_to_data (generator, NULL);
+}
+
+#define UNKNOWN_TYPE "zot_probe_unknown"
+
+/* The fake's arguments: @first_args (or none), then @option with a probe
+ * of every incoming row but @skip, then one of a type no row has. */
+static GStrv
+probe_args (const char * const *first_args,
+            const char         *option,
+            const char         *skip)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_autofree char *unknown = NULL;
+  const ZotExtensionIncomingFrame *rows;
+  guint n_rows;
+
+  if (first_args != NULL)
+    g_strv_builder_addv (builder, (const char **) first_args);
+  rows = _zot_extension_incoming_frames (&n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      g_autofree char *probe = NULL;
+
+      if (g_strcmp0 (rows[i].type, skip) == 0)
+        continue;
+      probe = probe_frame (rows[i].type);
+      g_strv_builder_add (builder, option);
+      g_strv_builder_add (builder, probe);
+    }
+  unknown = probe_frame (UNKNOWN_TYPE);
+  g_strv_builder_add (builder, option);
+  g_strv_builder_add (builder, unknown);
+
+  return g_strv_builder_end (builder);
+}
+
+static gboolean
+row_allows (guint             states,
+            ZotExtensionState state)
+{
+  return (states & ZOT_EXTENSION_STATE_BIT (state)) != 0;
+}
+
+/* Each incoming row's probe is in the log as ignored exactly when the
+ * table does not allow it in @state; a type without a row never is. */
+static void
+assert_incoming_by_table (ZotExtension      *extension,
+                          ZotExtensionState  state)
+{
+  g_autofree char *log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_autofree char *unknown = g_strdup_printf ("frame \"%s\" in state %s ignored",
+                                              UNKNOWN_TYPE, zot_extension_state_to_string (state));
+  const ZotExtensionIncomingFrame *rows;
+  guint n_rows;
+
+  rows = _zot_extension_incoming_frames (&n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("frame \"%s\" in state %s ignored", rows[i].type,
+                                               zot_extension_state_to_string (state));
+      const char *found = strstr (log, line) != NULL ? line : NULL;
+
+      g_assert_cmpstr (found, ==, row_allows (rows[i].states, state) ? NULL : line);
+    }
+
+  g_assert_null (strstr (log, unknown));
+}
+
+typedef struct
+{
+  guint      notes;
+  guint      cleared;
+  GPtrArray *forwarded;
+} Taken;
+
+static void
+taken_note_cb (ZotExtension *extension,
+               const char   *level,
+               const char   *message,
+               Taken        *taken)
+{
+  taken->notes++;
+}
+
+static void
+taken_cleared_cb (ZotExtension *extension,
+                  Taken        *taken)
+{
+  taken->cleared++;
+}
+
+static gboolean
+taken_unhandled_cb (ZotExtension *extension,
+                    JsonObject   *frame,
+                    Taken        *taken)
+{
+  g_ptr_array_add (taken->forwarded, g_strdup (json_object_get_string_member (frame, "type")));
+  return TRUE;
+}
+
+static void
+taken_watch (Taken        *taken,
+             ZotExtension *extension)
+{
+  taken->forwarded = g_ptr_array_new_with_free_func (g_free);
+  g_signal_connect (extension, "notify-received", G_CALLBACK (taken_note_cb), taken);
+  g_signal_connect (extension, "notes-cleared", G_CALLBACK (taken_cleared_cb), taken);
+  g_signal_connect (extension, "unhandled-frame", G_CALLBACK (taken_unhandled_cb), taken);
+}
+
+/* Checks what the allowed probes left: registrations, the "probe"
+ * subscription, notes and clears, and which frames went to the manager,
+ * in order, as "a,b,c". */
+static void
+taken_check (Taken        *taken,
+             ZotExtension *extension,
+             guint         commands,
+             guint         tools,
+             gboolean      subscribed,
+             guint         notes,
+             const char   *forwarded)
+{
+  g_autofree char *joined = NULL;
+
+  g_ptr_array_add (taken->forwarded, NULL);
+  joined = g_strjoinv (",", (char **) taken->forwarded->pdata);
+  g_clear_pointer (&taken->forwarded, g_ptr_array_unref);
+  g_signal_handlers_disconnect_by_data (extension, taken);
+
+  g_assert_cmpuint (zot_extension_get_commands (extension)->len, ==, commands);
+  g_assert_cmpuint (zot_extension_get_tools (extension)->len, ==, tools);
+  g_assert_cmpint (zot_extension_is_subscribed (extension, "turn_start"), ==, subscribed);
+  g_assert_cmpuint (taken->notes, ==, notes);
+  g_assert_cmpuint (taken->cleared, ==, notes);
+  g_assert_cmpstr (joined, ==, forwarded);
+}
+
+/* Before hello, a frame of any other type, with a row or without, is
+ * logged and fails the load. */
+static void
+test_frames_starting (Fixture       *f,
+                      gconstpointer  data)
+{
+  const ZotExtensionIncomingFrame *rows;
+  g_autoptr(GPtrArray) types = g_ptr_array_new ();
+  guint n_rows;
+
+  rows = _zot_extension_incoming_frames (&n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      /* hello, the only row taken here, starts every other test. */
+      if (!row_allows (rows[i].states, ZOT_EXTENSION_STATE_STARTING))
+        g_ptr_array_add (types, (gpointer) rows[i].type);
+    }
+  g_ptr_array_add (types, UNKNOWN_TYPE);
+
+  for (guint i = 0; i < types->len; i++)
+    {
+      const char *type = g_ptr_array_index (types, i);
+      g_autofree char *probe = probe_frame (type);
+      g_autofree char *line = g_strdup_printf ("frame \"%s\" in state starting ignored", type);
+      g_autofree char *log = NULL;
+      g_autoptr(GError) error = NULL;
+      const char *args[] = { "--send-before-hello", probe, NULL };
+
+      f->extension = start_fake_async (f, "early", args, &error);
+      zot_test_wait_until (init_done, f->extension, 20000);
+      g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_HANDSHAKE);
+      g_assert_nonnull (strstr (error->message, "before \"hello\""));
+      zot_test_stop_extension (f->extension);
+
+      log = zot_test_read_file (zot_extension_get_log_path (f->extension));
+      g_assert_nonnull (strstr (log, line));
+      g_assert_finalize_object (g_steal_pointer (&f->extension));
+    }
+}
+
+/* Starts the fake with @args, watching what it takes from the first
+ * frame on, and waits until its start has ended. */
+static void
+start_watched (Fixture     *f,
+               Taken       *taken,
+               const char  *name,
+               GStrv        args,
+               GError     **error)
+{
+  f->extension = start_fake_async (f, name, (const char * const *) args, error);
+  taken_watch (taken, f->extension);
+  zot_test_wait_until (init_done, f->extension, 20000);
+}
+
+/* Only frames end registration, not the clock, however busy the machine. */
+static void
+hold_registration_open (void)
+{
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_REGISTRATION_IDLE, 60000);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_REGISTRATION_MAX, 60000);
+}
+
+static gboolean
+is_registering (gpointer data)
+{
+  return zot_extension_get_state (data) == ZOT_EXTENSION_STATE_REGISTERING;
+}
+
+static void
+test_frames_registering (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = NULL;
+  g_autofree char *log = NULL;
+  Taken taken = { 0 };
+
+  hold_registration_open ();
+
+  /* The fake's own ready comes after the probes, as the allowed one. */
+  args = probe_args (NULL, "--register-json", "ready");
+  start_watched (f, &taken, "registering", args, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (zot_extension_get_state (f->extension), ==, ZOT_EXTENSION_STATE_READY);
+
+  assert_incoming_by_table (f->extension, ZOT_EXTENSION_STATE_REGISTERING);
+  log = zot_test_read_file (zot_extension_get_log_path (f->extension));
+  g_assert_null (strstr (log, "treated as ready"));
+  g_assert_nonnull (strstr (log, "command_response for unknown or expired request \"probe\""));
+
+  /* What was allowed was taken. */
+  taken_check (&taken, f->extension, 1, 1, TRUE, 1, "panel_render,panel_close,call_tool," UNKNOWN_TYPE);
+}
+
+static void
+test_frames_ready (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) sync = command_frame ("x", "display synced");
+  g_auto(GStrv) args = NULL;
+  const char *first[] = { "--command", "x", NULL };
+  Taken taken = { 0 };
+  Reply reply = { 0 };
+
+  args = probe_args (first, "--send-after-ready", NULL);
+  start_watched (f, &taken, "ready", args, &error);
+  g_assert_no_error (error);
+
+  /* The fake reads nothing before its probes are out: once this reply is
+   * in, so are they. */
+  zot_extension_request_async (f->extension, sync, 10000, NULL, reply_cb, &reply);
+  zot_test_wait_for (&reply.done, 20000);
+  g_assert_no_error (reply.error);
+  json_object_unref (reply.reply);
+
+  assert_incoming_by_table (f->extension, ZOT_EXTENSION_STATE_READY);
+  g_assert_cmpint (zot_extension_get_state (f->extension), ==, ZOT_EXTENSION_STATE_READY);
+  /* "x" and the probe. */
+  taken_check (&taken, f->extension, 2, 1, TRUE, 1, "panel_render,panel_close,call_tool," UNKNOWN_TYPE);
+}
+
+static void
+test_frames_stopping (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = NULL;
+  g_autofree char *log = NULL;
+  Taken taken = { 0 };
+
+  args = probe_args (NULL, "--send-on-shutdown", NULL);
+  start_watched (f, &taken, "stopping", args, &error);
+  g_assert_no_error (error);
+
+  zot_test_stop_extension (f->extension);
+  g_assert_cmpint (zot_extension_get_state (f->extension), ==, ZOT_EXTENSION_STATE_EXITED);
+
+  assert_incoming_by_table (f->extension, ZOT_EXTENSION_STATE_STOPPING);
+  log = zot_test_read_file (zot_extension_get_log_path (f->extension));
+  g_assert_nonnull (strstr (log, "shutdown acknowledged"));
+
+  /* Last notes are shown; nothing registers any more. */
+  taken_check (&taken, f->extension, 0, 0, FALSE, 1, UNKNOWN_TYPE);
+}
+
+/* A stop during registration fails the load; what the extension says
+ * while it goes is only heard for its shutdown_ack. */
+static void
+test_frames_failed (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = NULL;
+  g_autofree char *log = NULL;
+  const char *first[] = { "--no-ready", NULL };
+  Taken taken = { 0 };
+
+  hold_registration_open ();
+
+  args = probe_args (first, "--send-on-shutdown", NULL);
+  f->extension = start_fake_async (f, "failed", (const char * const *) args, &error);
+  zot_test_wait_until (is_registering, f->extension, 20000);
+
+  taken_watch (&taken, f->extension);
+  zot_test_stop_extension (f->extension);
+  g_assert_true (init_done (f->extension));
+  g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_EXITED);
+  g_assert_cmpint (zot_extension_get_state (f->extension), ==, ZOT_EXTENSION_STATE_EXITED);
+
+  assert_incoming_by_table (f->extension, ZOT_EXTENSION_STATE_FAILED);
+  log = zot_test_read_file (zot_extension_get_log_path (f->extension));
+  g_assert_nonnull (strstr (log, "shutdown acknowledged"));
+
+  taken_check (&taken, f->extension, 0, 0, FALSE, 0, UNKNOWN_TYPE);
+}
+
+/* Sends a probe of every outgoing row in the extension's state: each is
+ * sent, or refused and logged, as its row says. Returns the types sent. */
+static GPtrArray *
+send_by_table (ZotExtension *extension)
+{
+  GPtrArray *sent = g_ptr_array_new ();
+  ZotExtensionState state = zot_extension_get_state (extension);
+  const ZotExtensionOutgoingFrame *rows;
+  g_autofree char *log = NULL;
+  guint n_rows;
+
+  rows = _zot_extension_outgoing_frames (&n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      g_autoptr(JsonObject) frame = zot_test_json_object_from ("{\"id\":\"probe\",\"event\":\"probe\"}");
+      g_autoptr(GError) error = NULL;
+
+      json_object_set_string_member (frame, "type", rows[i].type);
+      if (row_allows (rows[i].states, state))
+        {
+          g_assert_true (zot_extension_notify (extension, frame, &error));
+          g_assert_no_error (error);
+          g_ptr_array_add (sent, (gpointer) rows[i].type);
+        }
+      else
+        {
+          g_assert_false (zot_extension_notify (extension, frame, &error));
+          g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY);
+        }
+    }
+
+  log = zot_test_read_file (zot_extension_get_log_path (extension));
+  for (guint i = 0; i < n_rows; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("frame \"%s\" in state %s not sent", rows[i].type,
+                                               zot_extension_state_to_string (state));
+      const char *found = strstr (log, line) != NULL ? line : NULL;
+
+      g_assert_cmpstr (found, ==, row_allows (rows[i].states, state) ? NULL : line);
+    }
+
+  return sent;
+}
+
+static guint
+count_frames (GPtrArray  *frames,
+              const char *type)
+{
+  guint count = 0;
+
+  for (guint i = 0; i < frames->len; i++)
+    if (g_strcmp0 (json_object_get_string_member (g_ptr_array_index (frames, i), "type"), type) == 0)
+      count++;
+  return count;
+}
+
+static void
+test_send_by_state (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *record = g_build_filename (f->env.root, "received.jsonl", NULL);
+  g_autoptr(JsonObject) sync = command_frame ("x", "display synced");
+  g_autoptr(GPtrArray) sent = NULL;
+  g_autoptr(GPtrArray) after_stop = NULL;
+  g_autoptr(GPtrArray) received = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *args[] = { "--command", "x", "--record", record, NULL };
+  const ZotExtensionOutgoingFrame *rows;
+  Reply reply = { 0 };
+  guint n_rows;
+
+  f->extension = start_fake (f, "sender", args, &error);
+  g_assert_no_error (error);
+
+  sent = send_by_table (f->extension);
+  zot_extension_request_async (f->extension, sync, 10000, NULL, reply_cb, &reply);
+  zot_test_wait_for (&reply.done, 20000);
+  g_assert_no_error (reply.error);
+  json_object_unref (reply.reply);
+
+  /* What was sent arrived, and what was refused did not: hello_ack came
+   * only with the handshake, and command_invoked once more, as the sync. */
+  received = zot_test_read_frames (record);
+  rows = _zot_extension_outgoing_frames (&n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    {
+      guint expected = g_ptr_array_find_with_equal_func (sent, rows[i].type, g_str_equal, NULL) ? 1 : 0;
+
+      if (g_str_equal (rows[i].type, "hello_ack") || g_str_equal (rows[i].type, "command_invoked"))
+        expected++;
+      g_test_message ("frames \"%s\" received", rows[i].type);
+      g_assert_cmpuint (count_frames (received, rows[i].type), ==, expected);
+    }
+
+  /* Once it has exited, nothing goes out. */
+  zot_test_stop_extension (f->extension);
+  after_stop = send_by_table (f->extension);
+  g_assert_cmpuint (after_stop->len, ==, 0);
+}
+
+/* A frame type the host sends must have a row that says when. */
+static void
+test_send_unknown_type (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_manifest (f->env.root, "plain", "{\"name\":\"plain\",\"exec\":\"sh\"}");
+  g_autoptr(ZotManifest) manifest = zot_manifest_new_for_directory (dir, NULL);
+  g_autoptr(JsonObject) ack = host_ack ();
+  g_autoptr(JsonObject) frame = zot_test_json_object_from ("{\"type\":\"frobnicate\"}");
+  g_autoptr(GError) error = NULL;
+  ZotExtension *extension = zot_extension_new (manifest, ZOT_EXTENSION_SCOPE_USER, ack);
+
+  g_test_expect_message ("zot-protocol", G_LOG_LEVEL_CRITICAL, "*\"frobnicate\"*");
+  g_assert_false (zot_extension_notify (extension, frame, &error));
+  g_test_assert_expected_messages ();
+  g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY);
+  g_assert_finalize_object (extension);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -413,6 +879,13 @@ main (int    argc,
   ADD ("exec-not-found", test_exec_not_found);
   ADD ("first-frame-not-hello", test_first_frame_not_hello);
   ADD ("log-header-per-start", test_log_header_per_start);
+  ADD ("frames/starting", test_frames_starting);
+  ADD ("frames/registering", test_frames_registering);
+  ADD ("frames/ready", test_frames_ready);
+  ADD ("frames/stopping", test_frames_stopping);
+  ADD ("frames/failed", test_frames_failed);
+  ADD ("frames/send-by-state", test_send_by_state);
+  ADD ("frames/send-unknown-type", test_send_unknown_type);
 
 #undef ADD
 

@@ -1028,15 +1028,6 @@ stop_cb (GObject      *object,
 }
 
 static void
-stop_and_wait (ZotExtension *extension)
-{
-  gboolean done = FALSE;
-
-  zot_extension_stop_async (extension, NULL, stop_cb, &done);
-  zot_test_wait_for (&done, 20000);
-}
-
-static void
 test_shutdown_polite (Fixture       *f,
                       gconstpointer  data)
 {
@@ -1048,7 +1039,7 @@ test_shutdown_polite (Fixture       *f,
   g_autoptr(GPtrArray) frames = NULL;
   g_autofree char *log = NULL;
 
-  stop_and_wait (extension);
+  zot_test_stop_extension (extension);
   g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_EXITED);
   frames = zot_test_read_frames (record);
   g_assert_nonnull (zot_test_find_frame (frames, "shutdown"));
@@ -1128,7 +1119,7 @@ test_children_end_with_extension (Fixture       *f,
   g_assert_cmpint (sleeper, >, 0);
   g_assert_false (process_gone (sleeper));
 
-  stop_and_wait (extension);
+  zot_test_stop_extension (extension);
   g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_EXITED);
   zot_test_wait_until (sleeper_gone, GINT_TO_POINTER (sleeper), 30000);
 
@@ -1156,7 +1147,7 @@ test_drain_deadline (Fixture       *f,
   g_assert_true (g_file_get_contents (pid_file, &text, NULL, NULL));
   escaper = (GPid) g_ascii_strtoll (text, NULL, 10);
 
-  stop_and_wait (extension);
+  zot_test_stop_extension (extension);
   g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_EXITED);
   log = zot_test_read_file (zot_extension_get_log_path (extension));
   g_assert_nonnull (strstr (log, "its output stayed open 200 ms after it exited"));
@@ -1296,7 +1287,7 @@ test_shutdown_sigterm (Fixture       *f,
   manager = load (f, paths);
   extension = zot_extension_manager_find (manager, "stubborn");
 
-  stop_and_wait (extension);
+  zot_test_stop_extension (extension);
   log = zot_test_read_file (zot_extension_get_log_path (extension));
   g_assert_nonnull (strstr (log, "did not exit within 200 ms of shutdown; sending SIGTERM"));
   g_assert_nonnull (strstr (log, "killed by signal 15"));
@@ -1320,7 +1311,7 @@ test_shutdown_sigkill (Fixture       *f,
   manager = load (f, paths);
   extension = zot_extension_manager_find (manager, "immortal");
 
-  stop_and_wait (extension);
+  zot_test_stop_extension (extension);
   g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_EXITED);
   log = zot_test_read_file (zot_extension_get_log_path (extension));
   g_assert_nonnull (strstr (log, "sending SIGTERM"));
@@ -1589,7 +1580,7 @@ test_event_lines (Fixture       *f,
   g_ptr_array_remove_index (shown, 2);
 
   /* Stopping drains the queue before shutdown. */
-  stop_and_wait (extension);
+  zot_test_stop_extension (extension);
   frames = zot_test_read_frames (record);
   for (guint i = 0; i < frames->len; i++)
     if (g_str_equal (json_object_get_string_member (g_ptr_array_index (frames, i), "type"), "event"))

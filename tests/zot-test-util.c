@@ -235,6 +235,8 @@ flag_cb (GObject      *object,
 
   if (g_async_result_is_tagged (result, zot_extension_manager_load_async))
     zot_extension_manager_load_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  else if (g_async_result_is_tagged (result, zot_extension_stop_async))
+    g_assert_true (zot_extension_stop_finish (ZOT_EXTENSION (object), result, NULL));
   else
     zot_extension_manager_shutdown_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
   *done = TRUE;
@@ -263,6 +265,15 @@ zot_test_shutdown_manager (ZotExtensionManager *manager)
   zot_extension_manager_shutdown_async (manager, NULL, flag_cb, &done);
   zot_test_wait_for (&done, 30000);
   g_assert_finalize_object (manager);
+}
+
+void
+zot_test_stop_extension (ZotExtension *extension)
+{
+  gboolean done = FALSE;
+
+  zot_extension_stop_async (extension, NULL, flag_cb, &done);
+  zot_test_wait_for (&done, 20000);
 }
 
 typedef struct

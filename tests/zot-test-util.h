@@ -54,6 +54,8 @@ void        zot_test_wait_until       (gboolean          (*check) (gpointer),
 ZotExtensionManager *zot_test_load_manager (ZotTestEnv         *env,
                                             const char * const *paths);
 void        zot_test_shutdown_manager (ZotExtensionManager *manager);
+/* Runs the extension's shutdown ladder to its end. */
+void        zot_test_stop_extension   (ZotExtension        *extension);
 void        zot_test_finalize_host    (ZotHost            **host);
 
 /* Runs a command to completion; returns FALSE with @error on failure. */
