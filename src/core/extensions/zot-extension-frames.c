@@ -15,6 +15,7 @@
 
 #include "zot-error.h"
 #include "zot-extension-private.h"
+#include "zot-source.h"
 #include "zot-extension-tool.h"
 #include "zot-json.h"
 #include "zot-limits.h"
@@ -28,9 +29,9 @@ _zot_extension_finish_init (ZotExtension *self,
 {
   g_autoptr(GTask) task = g_steal_pointer (&self->init_task);
 
-  _zot_extension_clear_source (&self->hello_timeout);
-  _zot_extension_clear_source (&self->idle_timeout);
-  _zot_extension_clear_source (&self->cap_timeout);
+  zot_clear_source (&self->hello_timeout);
+  zot_clear_source (&self->idle_timeout);
+  zot_clear_source (&self->cap_timeout);
 
   if (task == NULL)
     {
@@ -84,7 +85,7 @@ restart_idle_timer (ZotExtension *self)
   if (self->state != ZOT_EXTENSION_STATE_REGISTERING)
     return;
 
-  _zot_extension_clear_source (&self->idle_timeout);
+  zot_clear_source (&self->idle_timeout);
   self->idle_timeout = _zot_extension_add_timeout (ZOT_TIMEOUT_REGISTRATION_IDLE, idle_timeout_cb,
                                                    self, "[zot] registration idle");
 }
@@ -135,7 +136,7 @@ handle_hello (ZotExtension *self,
   self->capabilities = g_strv_builder_end (caps);
 
   self->got_hello = TRUE;
-  _zot_extension_clear_source (&self->hello_timeout);
+  zot_clear_source (&self->hello_timeout);
 
   json_object_set_string_member (self->hello_ack, "extension_dir", self->directory);
   json_object_set_string_member (self->hello_ack, "data_dir", self->directory);

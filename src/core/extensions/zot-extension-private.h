@@ -97,7 +97,6 @@ enum {
 extern guint _zot_extension_signals [ZOT_EXTENSION_N_SIGNALS];
 
 /* zot-extension.c */
-void     _zot_extension_clear_source             (GSource            **source);
 GSource *_zot_extension_add_timeout              (ZotTimeout           timeout,
                                                   GSourceFunc          func,
                                                   gpointer             data,

@@ -21,6 +21,7 @@
 
 #include "zot-error.h"
 #include "zot-extension-private.h"
+#include "zot-source.h"
 #include "zot-key-grants.h"
 #include "zot-limits.h"
 #include "zot-provider.h"
@@ -85,7 +86,7 @@ finish_exit (ZotExtension *self)
   g_autoptr(ZotExtension) hold = g_object_ref (self);
 
   self->draining = FALSE;
-  _zot_extension_clear_source (&self->drain_timeout);
+  zot_clear_source (&self->drain_timeout);
 
   if (self->channel != NULL)
     zot_frame_channel_close (self->channel);
@@ -142,8 +143,8 @@ wait_cb (GObject      *object,
   self->exited = TRUE;
   self->exit_description = describe_exit (G_SUBPROCESS (object));
   zot_extension_log (self, "process %s", self->exit_description);
-  _zot_extension_clear_source (&self->ladder_timeout);
-  _zot_extension_clear_source (&self->eof_timeout);
+  zot_clear_source (&self->ladder_timeout);
+  zot_clear_source (&self->eof_timeout);
 
   /* What it started and left behind is nobody's any more. */
   if (self->group > 0 && kill (-self->group, SIGTERM) == 0)

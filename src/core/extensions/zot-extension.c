@@ -21,6 +21,7 @@
 #include "zot-armed-source.h"
 #include "zot-error.h"
 #include "zot-extension-private.h"
+#include "zot-source.h"
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-message.h"
@@ -75,16 +76,6 @@ zot_extension_command_free (ZotExtensionCommand *command)
   g_free (command->description);
   g_free (command->conflict);
   g_free (command);
-}
-
-void
-_zot_extension_clear_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
 }
 
 GSource *
@@ -167,7 +158,7 @@ pending_request_free (PendingRequest *request)
    * it re-arms itself for the next one when it fires. */
   if (request->due > 0)
     g_queue_unlink (&request->self->deadlines, &request->link);
-  _zot_extension_clear_source (&request->cancel_source);
+  zot_clear_source (&request->cancel_source);
   g_clear_object (&request->task);
   g_free (request->id);
   g_free (request);
@@ -523,17 +514,17 @@ zot_extension_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
 
-  _zot_extension_clear_source (&self->hello_timeout);
-  _zot_extension_clear_source (&self->idle_timeout);
-  _zot_extension_clear_source (&self->cap_timeout);
-  _zot_extension_clear_source (&self->ladder_timeout);
-  _zot_extension_clear_source (&self->eof_timeout);
-  _zot_extension_clear_source (&self->drain_timeout);
+  zot_clear_source (&self->hello_timeout);
+  zot_clear_source (&self->idle_timeout);
+  zot_clear_source (&self->cap_timeout);
+  zot_clear_source (&self->ladder_timeout);
+  zot_clear_source (&self->eof_timeout);
+  zot_clear_source (&self->drain_timeout);
   g_clear_handle_id (&self->save_id, g_source_remove);
 
   if (self->pending != NULL)
     g_hash_table_remove_all (self->pending);
-  _zot_extension_clear_source (&self->deadline_source);
+  zot_clear_source (&self->deadline_source);
 
   if (self->channel != NULL)
     {

@@ -19,6 +19,7 @@
 
 #include "zot-limits.h"
 #include "zot-provider.h"
+#include "zot-source.h"
 #include "zot-sse.h"
 #include "zot-json.h"
 
@@ -272,16 +273,6 @@ format_ms (guint ms)
   return g_strdup_printf (_("%u ms"), ms);
 }
 
-static void
-clear_source (GSource **source)
-{
-  if (*source != NULL)
-    {
-      g_source_destroy (*source);
-      g_clear_pointer (source, g_source_unref);
-    }
-}
-
 static GSource *
 add_timeout (GTask       *task,
              guint        ms,
@@ -341,8 +332,8 @@ sse_read_free (gpointer user_data)
 {
   SseRead *data = user_data;
 
-  clear_source (&data->idle);
-  clear_source (&data->total);
+  zot_clear_source (&data->idle);
+  zot_clear_source (&data->total);
   sse_parser_clear (&data->parser);
   g_clear_object (&data->stream);
   g_clear_object (&data->read_cancellable);
@@ -356,8 +347,8 @@ sse_read_return (GTask  *task,
   SseRead *data = g_task_get_task_data (task);
   GCancellable *cancellable = g_task_get_cancellable (task);
 
-  clear_source (&data->idle);
-  clear_source (&data->total);
+  zot_clear_source (&data->idle);
+  zot_clear_source (&data->total);
   if (data->cancel_id != 0)
     {
       g_cancellable_disconnect (cancellable, data->cancel_id);
@@ -406,7 +397,7 @@ sse_read_cb (GObject      *object,
   SseStatus status;
   gssize n;
 
-  clear_source (&data->idle);
+  zot_clear_source (&data->idle);
   n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
 
   if (n < 0)
@@ -740,8 +731,8 @@ sse_post_end_attempt (GTask *task)
 {
   SsePost *data = g_task_get_task_data (task);
 
-  clear_source (&data->timer);
-  clear_source (&data->cancel_source);
+  zot_clear_source (&data->timer);
+  zot_clear_source (&data->cancel_source);
 
   /* Cancel before the stream goes: its close would otherwise wait for the
    * rest of a body we no longer want. */
@@ -816,7 +807,7 @@ sse_post_arm (GTask *task)
 {
   SsePost *data = g_task_get_task_data (task);
 
-  clear_source (&data->timer);
+  zot_clear_source (&data->timer);
   data->timer_ms = zot_timeout_get_ms (ZOT_TIMEOUT_PROVIDER_IDLE);
   data->timer = add_timeout (task, data->timer_ms, sse_post_timer_cb, data);
 }
@@ -910,7 +901,7 @@ sse_post_retry_cb (gpointer user_data)
   SsePost *data = g_task_get_task_data (task);
 
   g_clear_pointer (&data->timer, g_source_unref);
-  clear_source (&data->cancel_source);
+  zot_clear_source (&data->cancel_source);
   sse_post_start_attempt (task);
   return G_SOURCE_REMOVE;
 }
@@ -924,7 +915,7 @@ sse_post_retry_cancelled_cb (GCancellable *cancellable,
   GError *error = NULL;
 
   g_clear_pointer (&data->cancel_source, g_source_unref);
-  clear_source (&data->timer);
+  zot_clear_source (&data->timer);
   g_cancellable_set_error_if_cancelled (cancellable, &error);
   sse_post_return (task, error);
   g_object_unref (task);
@@ -987,7 +978,7 @@ sse_post_error_body_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   gssize n;
 
-  clear_source (&data->timer);
+  zot_clear_source (&data->timer);
   n = g_input_stream_read_finish (G_INPUT_STREAM (object), result, &error);
 
   if (n < 0 && (g_cancellable_is_cancelled (g_task_get_cancellable (task)) || data->timed_out))
@@ -1037,7 +1028,7 @@ sse_post_sent_cb (GObject      *object,
   SsePost *data = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
 
-  clear_source (&data->timer);
+  zot_clear_source (&data->timer);
   data->stream = soup_session_send_finish (SOUP_SESSION (object), result, &error);
 
   if (data->stream == NULL)
