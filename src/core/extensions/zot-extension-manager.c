@@ -15,41 +15,12 @@
 
 #include "zot-discovery.h"
 #include "zot-error.h"
-#include "zot-extension-manager.h"
+#include "zot-extension-manager-private.h"
 #include "zot-extension-private.h"
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-panel.h"
-
-struct _ZotExtensionManager
-{
-  GObject       parent_instance;
-
-  GPtrArray    *extensions;
-  GHashTable   *routes;
-  GCancellable *cancellable;
-
-  char         *cwd;
-  GStrv         explicit_paths;
-  char         *provider;
-  char         *model;
-  char         *session_id;
-  guint64       sequence;
-  char         *event_common;
-  JsonGenerator *event_generator;
-
-  GPtrArray    *panels;
-
-  ZotApprovalPolicy policy;
-  GHashTable   *remembered_tools;
-  gboolean      remember_all;
-
-  guint         no_ext : 1;
-  guint         interactive : 1;
-  guint         routes_dirty : 1;
-  guint         trace : 1;
-};
 
 typedef struct
 {
@@ -57,29 +28,7 @@ typedef struct
   const char   *name;
 } Route;
 
-enum {
-  NOTE_ADDED,
-  NOTES_CLEARED,
-  DISPLAY,
-  INSERT,
-  PROMPT,
-  EXTENSION_STATE_CHANGED,
-  EXTENSION_CRASHED,
-  LOAD_FAILED,
-  COMMANDS_CHANGED,
-  FRAME_TRAFFIC,
-  LIFECYCLE_EVENT,
-  PANEL_OPENED,
-  PANEL_UPDATED,
-  PANEL_CLOSED,
-  TOOL_PROMPT,
-  TOOLS_CHANGED,
-  WARNING,
-  APPROVAL_REQUESTED,
-  N_SIGNALS
-};
-
-static guint signals [N_SIGNALS];
+guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
 
 static void list_model_iface_init (GListModelInterface *iface);
 static void close_panels_of       (ZotExtensionManager *self,
@@ -220,7 +169,7 @@ invalidate_routes (ZotExtensionManager *self)
   self->routes_dirty = TRUE;
   /* Resolve now, so that conflicts reach the extension logs as they happen. */
   rebuild_routes (self);
-  g_signal_emit (self, signals[COMMANDS_CHANGED], 0);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_COMMANDS_CHANGED], 0);
 }
 
 /**
@@ -318,14 +267,14 @@ on_extension_notify_received (ZotExtension        *extension,
                               const char          *message,
                               ZotExtensionManager *self)
 {
-  g_signal_emit (self, signals[NOTE_ADDED], 0, extension, level, message);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_NOTE_ADDED], 0, extension, level, message);
 }
 
 static void
 on_extension_notes_cleared (ZotExtension        *extension,
                             ZotExtensionManager *self)
 {
-  g_signal_emit (self, signals[NOTES_CLEARED], 0, extension);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_NOTES_CLEARED], 0, extension);
 }
 
 static void
@@ -335,7 +284,7 @@ on_extension_registration_changed (ZotExtension        *extension,
   if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY)
     {
       invalidate_routes (self);
-      g_signal_emit (self, signals[TOOLS_CHANGED], 0);
+      g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_TOOLS_CHANGED], 0);
     }
 }
 
@@ -368,8 +317,8 @@ on_extension_state_notify (ZotExtension        *extension,
       close_panels_of (self, extension, reason);
     }
 
-  g_signal_emit (self, signals[EXTENSION_STATE_CHANGED], 0, extension);
-  g_signal_emit (self, signals[TOOLS_CHANGED], 0);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_EXTENSION_STATE_CHANGED], 0, extension);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_TOOLS_CHANGED], 0);
 }
 
 static void
@@ -377,7 +326,7 @@ on_extension_crashed (ZotExtension        *extension,
                       const char          *message,
                       ZotExtensionManager *self)
 {
-  g_signal_emit (self, signals[EXTENSION_CRASHED], 0, extension, message);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_EXTENSION_CRASHED], 0, extension, message);
 }
 
 static void
@@ -386,7 +335,8 @@ on_extension_traffic (ZotExtension        *extension,
                       const char          *line,
                       ZotExtensionManager *self)
 {
-  g_signal_emit (self, signals[FRAME_TRAFFIC], 0, extension, direction, line);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_FRAME_TRAFFIC], 0,
+                 extension, direction, line);
 }
 
 /* Panels */
@@ -417,7 +367,7 @@ on_panel_closed (ZotPanel            *panel,
 
   g_signal_handlers_disconnect_by_data (panel, self);
   g_ptr_array_remove (self->panels, panel);
-  g_signal_emit (self, signals[PANEL_CLOSED], 0, extension, panel);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_CLOSED], 0, extension, panel);
 }
 
 static void
@@ -431,14 +381,14 @@ open_panel (ZotExtensionManager *self,
   if (panel != NULL)
     {
       zot_panel_update (panel, description);
-      g_signal_emit (self, signals[PANEL_UPDATED], 0, extension, panel);
+      g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED], 0, extension, panel);
       return;
     }
 
   panel = zot_panel_new (extension, description);
   g_ptr_array_add (self->panels, panel);
   g_signal_connect (panel, "closed", G_CALLBACK (on_panel_closed), self);
-  g_signal_emit (self, signals[PANEL_OPENED], 0, extension, panel);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_OPENED], 0, extension, panel);
 }
 
 static void
@@ -491,7 +441,8 @@ on_extension_unhandled_frame (ZotExtension        *extension,
       else
         {
           zot_panel_update (panel, frame);
-          g_signal_emit (self, signals[PANEL_UPDATED], 0, extension, panel);
+          g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED], 0,
+                         extension, panel);
         }
       return TRUE;
     }
@@ -603,7 +554,7 @@ report_load_failure (ZotExtensionManager *self,
 {
   const char *log_path = zot_extension_get_log_path (extension);
 
-  g_signal_emit (self, signals[LOAD_FAILED], 0,
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_LOAD_FAILED], 0,
                  zot_extension_get_directory (extension),
                  error->message,
                  log_path);
@@ -708,7 +659,8 @@ zot_extension_manager_load_async (ZotExtensionManager *self,
       ZotDiscovered *entry = g_ptr_array_index (discovered, i);
 
       if (entry->error != NULL)
-        g_signal_emit (self, signals[LOAD_FAILED], 0, entry->directory, entry->error->message, NULL);
+        g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_LOAD_FAILED], 0,
+                       entry->directory, entry->error->message, NULL);
     }
 
   start_extensions (self, task, fresh);
@@ -909,7 +861,8 @@ restart_stopped_cb (GObject      *object,
 
   if (discovered->error != NULL)
     {
-      g_signal_emit (self, signals[LOAD_FAILED], 0, discovered->directory, discovered->error->message, NULL);
+      g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_LOAD_FAILED], 0,
+                     discovered->directory, discovered->error->message, NULL);
       g_task_return_error (task, g_error_copy (discovered->error));
       return;
     }
@@ -1026,19 +979,19 @@ command_replied_cb (GObject      *object,
     {
       const char *text = reply_string (reply, "display");
       if (text != NULL)
-        g_signal_emit (self, signals[DISPLAY], 0, extension, text);
+        g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_DISPLAY], 0, extension, text);
     }
   else if (g_str_equal (action, "insert"))
     {
       const char *text = reply_string (reply, "insert");
       if (text != NULL)
-        g_signal_emit (self, signals[INSERT], 0, extension, text);
+        g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_INSERT], 0, extension, text);
     }
   else if (g_str_equal (action, "prompt"))
     {
       const char *text = reply_string (reply, "prompt");
       if (text != NULL && *text != '\0')
-        g_signal_emit (self, signals[PROMPT], 0, extension, text);
+        g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PROMPT], 0, extension, text);
     }
   else if (g_str_equal (action, "open_panel") && self->interactive)
     {
@@ -1067,7 +1020,8 @@ command_replied_cb (GObject      *object,
                                      "and tool_args as a JSON object"), data->command);
           return;
         }
-      g_signal_emit (self, signals[TOOL_PROMPT], 0, extension, prompt, tool_name, json_node_get_object (args));
+      g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_TOOL_PROMPT], 0,
+                     extension, prompt, tool_name, json_node_get_object (args));
     }
   else if (g_str_equal (action, "open_panel") || g_str_equal (action, "tool_prompt"))
     {
@@ -1334,22 +1288,22 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @level: "info", "success", "warn" or "error"
    * @message: the note
    */
-  signals [NOTE_ADDED] =
+  _zot_manager_signals[ZOT_MANAGER_NOTE_ADDED] =
     g_signal_new ("note-added",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, ZOT_TYPE_EXTENSION, G_TYPE_STRING, G_TYPE_STRING);
 
-  signals [NOTES_CLEARED] =
+  _zot_manager_signals[ZOT_MANAGER_NOTES_CLEARED] =
     g_signal_new ("notes-cleared",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, ZOT_TYPE_EXTENSION);
 
-  signals [DISPLAY] =
+  _zot_manager_signals[ZOT_MANAGER_DISPLAY] =
     g_signal_new ("display",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
 
-  signals [INSERT] =
+  _zot_manager_signals[ZOT_MANAGER_INSERT] =
     g_signal_new ("insert",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
@@ -1361,12 +1315,12 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    *
    * The agent, when there is one, queues @text as a user turn.
    */
-  signals [PROMPT] =
+  _zot_manager_signals[ZOT_MANAGER_PROMPT] =
     g_signal_new ("prompt",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
 
-  signals [EXTENSION_STATE_CHANGED] =
+  _zot_manager_signals[ZOT_MANAGER_EXTENSION_STATE_CHANGED] =
     g_signal_new ("extension-state-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, ZOT_TYPE_EXTENSION);
@@ -1376,7 +1330,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @extension: the extension that stopped unexpectedly
    * @message: what happened, with the log path
    */
-  signals [EXTENSION_CRASHED] =
+  _zot_manager_signals[ZOT_MANAGER_EXTENSION_CRASHED] =
     g_signal_new ("extension-crashed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
@@ -1387,12 +1341,12 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @message: why it did not load
    * @log_path: (nullable): its stderr log, when it got as far as having one
    */
-  signals [LOAD_FAILED] =
+  _zot_manager_signals[ZOT_MANAGER_LOAD_FAILED] =
     g_signal_new ("load-failed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
 
-  signals [COMMANDS_CHANGED] =
+  _zot_manager_signals[ZOT_MANAGER_COMMANDS_CHANGED] =
     g_signal_new ("commands-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
@@ -1405,7 +1359,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    *
    * Emitted only after zot_extension_manager_set_trace_traffic().
    */
-  signals [FRAME_TRAFFIC] =
+  _zot_manager_signals[ZOT_MANAGER_FRAME_TRAFFIC] =
     g_signal_new ("frame-traffic",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, ZOT_TYPE_EXTENSION, G_TYPE_INT, G_TYPE_STRING);
@@ -1417,7 +1371,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    *
    * Every event as it is emitted, whether or not an extension subscribed.
    */
-  signals [LIFECYCLE_EVENT] =
+  _zot_manager_signals[ZOT_MANAGER_LIFECYCLE_EVENT] =
     g_signal_new ("lifecycle-event",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, JSON_TYPE_OBJECT);
@@ -1427,12 +1381,12 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @extension: the owner
    * @panel: the new panel
    */
-  signals [PANEL_OPENED] =
+  _zot_manager_signals[ZOT_MANAGER_PANEL_OPENED] =
     g_signal_new ("panel-opened",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
 
-  signals [PANEL_UPDATED] =
+  _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED] =
     g_signal_new ("panel-updated",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
@@ -1442,7 +1396,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @extension: (nullable): the owner, while it exists
    * @panel: the panel, closed from either side
    */
-  signals [PANEL_CLOSED] =
+  _zot_manager_signals[ZOT_MANAGER_PANEL_CLOSED] =
     g_signal_new ("panel-closed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
@@ -1456,7 +1410,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    *
    * Interactive hosts only; the host runs it through the agent.
    */
-  signals [TOOL_PROMPT] =
+  _zot_manager_signals[ZOT_MANAGER_TOOL_PROMPT] =
     g_signal_new ("tool-prompt",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 4, ZOT_TYPE_EXTENSION, G_TYPE_STRING, G_TYPE_STRING, JSON_TYPE_OBJECT);
@@ -1466,7 +1420,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    *
    * The set of extension tools may have changed: rebuild registries.
    */
-  signals [TOOLS_CHANGED] =
+  _zot_manager_signals[ZOT_MANAGER_TOOLS_CHANGED] =
     g_signal_new ("tools-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
@@ -1476,7 +1430,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @extension: (nullable): whose doing
    * @message: for the user: a hook that failed, a prompt kept
    */
-  signals [WARNING] =
+  _zot_manager_signals[ZOT_MANAGER_WARNING] =
     g_signal_new ("warning",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
@@ -1487,7 +1441,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    *
    * Returns: %TRUE when a view took the question
    */
-  signals [APPROVAL_REQUESTED] =
+  _zot_manager_signals[ZOT_MANAGER_APPROVAL_REQUESTED] =
     g_signal_new ("approval-requested",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   g_signal_accumulator_true_handled, NULL, NULL,
@@ -1762,11 +1716,12 @@ zot_extension_manager_emit_event (ZotExtensionManager *self,
                            name, sequence, error->message);
     }
 
-  if (g_signal_has_handler_pending (self, signals[LIFECYCLE_EVENT], 0, FALSE))
+  if (g_signal_has_handler_pending (self, _zot_manager_signals[ZOT_MANAGER_LIFECYCLE_EVENT],
+                                    0, FALSE))
     {
       g_autoptr(JsonObject) frame = event_frame (self, name, sequence, payload);
 
-      g_signal_emit (self, signals[LIFECYCLE_EVENT], 0, name, frame);
+      g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_LIFECYCLE_EVENT], 0, name, frame);
     }
 
   return sequence;
@@ -1898,7 +1853,7 @@ warn_skipped_interceptor (ZotExtensionManager *self,
                                "it is loaded again (/reload-ext)"),
                              zot_extension_get_name (extension), event, why);
   zot_extension_log (extension, "%s", message);
-  g_signal_emit (self, signals[WARNING], 0, extension, message);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_WARNING], 0, extension, message);
 }
 
 static void
@@ -2139,7 +2094,7 @@ warn (ZotExtensionManager *self,
       const char          *message)
 {
   zot_extension_log (extension, "%s", message);
-  g_signal_emit (self, signals[WARNING], 0, extension, message);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_WARNING], 0, extension, message);
 }
 
 static void prompt_next (GTask *task);
@@ -2556,7 +2511,8 @@ zot_extension_manager_authorize_async (ZotExtensionManager *self,
       return;
     }
 
-  if (!g_signal_has_handler_pending (self, signals[APPROVAL_REQUESTED], 0, TRUE))
+  if (!g_signal_has_handler_pending (self, _zot_manager_signals[ZOT_MANAGER_APPROVAL_REQUESTED],
+                                     0, TRUE))
     {
       decide (task, "denied", "policy", _("no one is there to confirm the call"));
       return;
@@ -2579,7 +2535,8 @@ zot_extension_manager_authorize_async (ZotExtensionManager *self,
       g_source_attach (data->cancel_source, g_main_context_get_thread_default ());
     }
 
-  g_signal_emit (self, signals[APPROVAL_REQUESTED], 0, data->approval, &handled);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_APPROVAL_REQUESTED], 0,
+                 data->approval, &handled);
 
   if (!handled && !zot_approval_is_resolved (data->approval) && data->resolved_id != 0)
     {

@@ -1,0 +1,67 @@
+/* zot-extension-manager-private.h — what the manager's own files share.
+ *
+ * ZotExtensionManager is one object written in several files, one job
+ * each; this header holds the instance struct and the signal ids they all
+ * use, and the few functions one of them offers another. Nothing outside
+ * src/core/extensions includes it.
+ */
+#pragma once
+
+#include "zot-extension-manager.h"
+
+G_BEGIN_DECLS
+
+struct _ZotExtensionManager
+{
+  GObject       parent_instance;
+
+  GPtrArray    *extensions;
+  GHashTable   *routes;
+  GCancellable *cancellable;
+
+  char         *cwd;
+  GStrv         explicit_paths;
+  char         *provider;
+  char         *model;
+  char         *session_id;
+  guint64       sequence;
+  char         *event_common;
+  JsonGenerator *event_generator;
+
+  GPtrArray    *panels;
+
+  ZotApprovalPolicy policy;
+  GHashTable   *remembered_tools;
+  gboolean      remember_all;
+
+  guint         no_ext : 1;
+  guint         interactive : 1;
+  guint         routes_dirty : 1;
+  guint         trace : 1;
+};
+
+enum {
+  ZOT_MANAGER_NOTE_ADDED,
+  ZOT_MANAGER_NOTES_CLEARED,
+  ZOT_MANAGER_DISPLAY,
+  ZOT_MANAGER_INSERT,
+  ZOT_MANAGER_PROMPT,
+  ZOT_MANAGER_EXTENSION_STATE_CHANGED,
+  ZOT_MANAGER_EXTENSION_CRASHED,
+  ZOT_MANAGER_LOAD_FAILED,
+  ZOT_MANAGER_COMMANDS_CHANGED,
+  ZOT_MANAGER_FRAME_TRAFFIC,
+  ZOT_MANAGER_LIFECYCLE_EVENT,
+  ZOT_MANAGER_PANEL_OPENED,
+  ZOT_MANAGER_PANEL_UPDATED,
+  ZOT_MANAGER_PANEL_CLOSED,
+  ZOT_MANAGER_TOOL_PROMPT,
+  ZOT_MANAGER_TOOLS_CHANGED,
+  ZOT_MANAGER_WARNING,
+  ZOT_MANAGER_APPROVAL_REQUESTED,
+  ZOT_MANAGER_N_SIGNALS
+};
+
+extern guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
+
+G_END_DECLS
