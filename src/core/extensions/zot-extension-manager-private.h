@@ -64,4 +64,15 @@ enum {
 
 extern guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
 
+/* zot-manager-panels.c */
+ZotPanel *_zot_manager_find_panel      (ZotExtensionManager *self,
+                                        ZotExtension        *extension,
+                                        const char          *id);
+void      _zot_manager_open_panel      (ZotExtensionManager *self,
+                                        ZotExtension        *extension,
+                                        JsonObject          *description);
+void      _zot_manager_close_panels_of (ZotExtensionManager *self,
+                                        ZotExtension        *extension,
+                                        const char          *reason);
+
 G_END_DECLS

@@ -31,9 +31,6 @@ typedef struct
 guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
 
 static void list_model_iface_init (GListModelInterface *iface);
-static void close_panels_of       (ZotExtensionManager *self,
-                                   ZotExtension        *extension,
-                                   const char          *reason);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (ZotExtensionManager, zot_extension_manager, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
@@ -314,7 +311,7 @@ on_extension_state_notify (ZotExtension        *extension,
     {
       g_autofree char *reason = g_strdup_printf (_("%s stopped; its panels were closed"),
                                                  zot_extension_get_name (extension));
-      close_panels_of (self, extension, reason);
+      _zot_manager_close_panels_of (self, extension, reason);
     }
 
   g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_EXTENSION_STATE_CHANGED], 0, extension);
@@ -339,84 +336,7 @@ on_extension_traffic (ZotExtension        *extension,
                  extension, direction, line);
 }
 
-/* Panels */
-
-static ZotPanel *
-find_panel (ZotExtensionManager *self,
-            ZotExtension        *extension,
-            const char          *id)
-{
-  for (guint i = 0; i < self->panels->len; i++)
-    {
-      ZotPanel *panel = g_ptr_array_index (self->panels, i);
-
-      if (g_strcmp0 (zot_panel_get_id (panel), id) == 0 &&
-          g_strcmp0 (zot_panel_get_extension_name (panel), zot_extension_get_name (extension)) == 0)
-        return panel;
-    }
-  return NULL;
-}
-
-static void
-on_panel_closed (ZotPanel            *panel,
-                 const char          *reason,
-                 ZotExtensionManager *self)
-{
-  G_GNUC_UNUSED g_autoptr(ZotPanel) hold = g_object_ref (panel);
-  g_autoptr(ZotExtension) extension = zot_panel_dup_extension (panel);
-
-  g_signal_handlers_disconnect_by_data (panel, self);
-  g_ptr_array_remove (self->panels, panel);
-  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_CLOSED], 0, extension, panel);
-}
-
-static void
-open_panel (ZotExtensionManager *self,
-            ZotExtension        *extension,
-            JsonObject          *description)
-{
-  const char *id = zot_json_get_string_or (description, "id", "panel");
-  ZotPanel *panel = find_panel (self, extension, id);
-
-  if (panel != NULL)
-    {
-      zot_panel_update (panel, description);
-      g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED], 0, extension, panel);
-      return;
-    }
-
-  panel = zot_panel_new (extension, description);
-  g_ptr_array_add (self->panels, panel);
-  g_signal_connect (panel, "closed", G_CALLBACK (on_panel_closed), self);
-  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_OPENED], 0, extension, panel);
-}
-
-static void
-close_panels_of (ZotExtensionManager *self,
-                 ZotExtension        *extension,
-                 const char          *reason)
-{
-  for (guint i = self->panels->len; i > 0; i--)
-    {
-      ZotPanel *panel = g_ptr_array_index (self->panels, i - 1);
-
-      if (i - 1 < self->panels->len &&
-          g_strcmp0 (zot_panel_get_extension_name (panel), zot_extension_get_name (extension)) == 0)
-        _zot_panel_closed_by_extension (panel, reason);
-    }
-}
-
-/**
- * zot_extension_manager_list_panels:
- *
- * Returns: (transfer none) (element-type ZotPanel): the open panels
- */
-GPtrArray *
-zot_extension_manager_list_panels (ZotExtensionManager *self)
-{
-  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
-  return self->panels;
-}
+/* Frames the extension leaves to the manager */
 
 static gboolean
 on_extension_unhandled_frame (ZotExtension        *extension,
@@ -428,7 +348,7 @@ on_extension_unhandled_frame (ZotExtension        *extension,
   if (g_str_equal (type, "panel_render") || g_str_equal (type, "panel_close"))
     {
       const char *id = zot_json_get_string_or (frame, "panel_id", NULL);
-      ZotPanel *panel = id ? find_panel (self, extension, id) : NULL;
+      ZotPanel *panel = id ? _zot_manager_find_panel (self, extension, id) : NULL;
 
       if (panel == NULL)
         {
@@ -1004,7 +924,7 @@ command_replied_cb (GObject      *object,
                                    data->command);
           return;
         }
-      open_panel (self, extension, json_node_get_object (node));
+      _zot_manager_open_panel (self, extension, json_node_get_object (node));
     }
   else if (g_str_equal (action, "tool_prompt") && self->interactive)
     {
