@@ -64,6 +64,12 @@ enum {
 
 extern guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
 
+/* zot-manager-events.c */
+void      _zot_manager_copy_member_into (JsonObject *object,
+                                         const char *member,
+                                         JsonNode   *node,
+                                         gpointer    user_data);
+
 /* zot-manager-panels.c */
 ZotPanel *_zot_manager_find_panel      (ZotExtensionManager *self,
                                         ZotExtension        *extension,
