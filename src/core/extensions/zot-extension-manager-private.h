@@ -70,6 +70,9 @@ void      _zot_manager_copy_member_into (JsonObject *object,
                                          JsonNode   *node,
                                          gpointer    user_data);
 
+/* zot-manager-intercept.c */
+GQuark    _zot_manager_warned_quark    (void);
+
 /* zot-manager-panels.c */
 ZotPanel *_zot_manager_find_panel      (ZotExtensionManager *self,
                                         ZotExtension        *extension,
