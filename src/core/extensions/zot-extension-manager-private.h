@@ -64,6 +64,9 @@ enum {
 
 extern guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
 
+/* zot-manager-commands.c */
+void      _zot_manager_invalidate_routes (ZotExtensionManager *self);
+
 /* zot-manager-events.c */
 void      _zot_manager_copy_member_into (JsonObject *object,
                                          const char *member,

@@ -22,60 +22,12 @@
 #include "zot-message.h"
 #include "zot-panel.h"
 
-typedef struct
-{
-  ZotExtension *extension;
-  const char   *name;
-} Route;
-
 guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
 
 static void list_model_iface_init (GListModelInterface *iface);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (ZotExtensionManager, zot_extension_manager, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
-
-static const struct {
-  const char *name;
-  const char *description;
-} builtin_commands[] = {
-  { "new",        N_("Start a new conversation") },
-  { "clear",      N_("Clear the conversation and the extension messages") },
-  { "compact",    N_("Summarise the conversation to save context") },
-  { "model",      N_("Show or change the model: /model NAME") },
-  { "settings",   N_("Open the preferences") },
-  { "reload-ext", N_("Stop and reload every extension") },
-  { "yolo",       N_("Toggle approving every tool call without asking") },
-  { "help",       N_("List the commands") },
-  { "quit",       N_("Quit zot") },
-};
-
-void
-zot_command_info_free (ZotCommandInfo *info)
-{
-  if (info == NULL)
-    return;
-
-  g_free (info->name);
-  g_free (info->description);
-  g_clear_object (&info->extension);
-  g_free (info);
-}
-
-gboolean
-zot_extension_manager_is_builtin_command (const char *name)
-{
-  g_return_val_if_fail (name != NULL, FALSE);
-
-  while (*name == '/')
-    name++;
-
-  for (guint i = 0; i < G_N_ELEMENTS (builtin_commands); i++)
-    if (g_ascii_strcasecmp (builtin_commands[i].name, name) == 0)
-      return TRUE;
-
-  return FALSE;
-}
 
 /* GListModel */
 
@@ -111,151 +63,6 @@ list_model_iface_init (GListModelInterface *iface)
   iface->get_item = get_item;
 }
 
-/* Command routes */
-
-static void
-rebuild_routes (ZotExtensionManager *self)
-{
-  self->routes_dirty = FALSE;
-  g_hash_table_remove_all (self->routes);
-
-  for (guint i = 0; i < self->extensions->len; i++)
-    {
-      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
-      GPtrArray *commands = zot_extension_get_commands (extension);
-      gboolean routable = zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY;
-
-      for (guint j = 0; j < commands->len; j++)
-        {
-          ZotExtensionCommand *command = g_ptr_array_index (commands, j);
-          g_autofree char *key = g_ascii_strdown (command->name, -1);
-          Route *winner;
-
-          if (!routable)
-            continue;
-
-          if (zot_extension_manager_is_builtin_command (command->name))
-            {
-              g_autofree char *why = g_strdup_printf (_("the built-in /%s wins"), key);
-              _zot_extension_set_command_conflict (extension, j, why);
-              continue;
-            }
-
-          winner = g_hash_table_lookup (self->routes, key);
-          if (winner != NULL)
-            {
-              g_autofree char *why = g_strdup_printf (_("/%s of %s, earlier in the load order, wins"),
-                                                      winner->name,
-                                                      zot_extension_get_name (winner->extension));
-              _zot_extension_set_command_conflict (extension, j, why);
-              continue;
-            }
-
-          _zot_extension_set_command_conflict (extension, j, NULL);
-          winner = g_new0 (Route, 1);
-          winner->extension = extension;
-          winner->name = command->name;
-          g_hash_table_insert (self->routes, g_steal_pointer (&key), winner);
-        }
-    }
-}
-
-static void
-invalidate_routes (ZotExtensionManager *self)
-{
-  self->routes_dirty = TRUE;
-  /* Resolve now, so that conflicts reach the extension logs as they happen. */
-  rebuild_routes (self);
-  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_COMMANDS_CHANGED], 0);
-}
-
-/**
- * zot_extension_manager_lookup_command:
- * @name: a command name, with or without the slash, in any case
- * @canonical: (out) (optional) (transfer none): the spelling the extension registered
- *
- * Returns: (transfer none) (nullable): the extension that answers it
- */
-ZotExtension *
-zot_extension_manager_lookup_command (ZotExtensionManager  *self,
-                                      const char           *name,
-                                      const char          **canonical)
-{
-  g_autofree char *key = NULL;
-  Route *route;
-
-  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
-  g_return_val_if_fail (name != NULL, NULL);
-
-  while (*name == '/')
-    name++;
-
-  if (self->routes_dirty)
-    rebuild_routes (self);
-
-  key = g_ascii_strdown (name, -1);
-  route = g_hash_table_lookup (self->routes, key);
-  if (route == NULL)
-    return NULL;
-
-  if (canonical != NULL)
-    *canonical = route->name;
-  return route->extension;
-}
-
-/**
- * zot_extension_manager_list_commands:
- *
- * Returns: (transfer container) (element-type ZotCommandInfo): built-ins
- *   first, then the routed extension commands in load order
- */
-GPtrArray *
-zot_extension_manager_list_commands (ZotExtensionManager *self)
-{
-  GPtrArray *list;
-
-  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
-
-  if (self->routes_dirty)
-    rebuild_routes (self);
-
-  list = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_command_info_free);
-
-  for (guint i = 0; i < G_N_ELEMENTS (builtin_commands); i++)
-    {
-      ZotCommandInfo *info = g_new0 (ZotCommandInfo, 1);
-      info->name = g_strdup (builtin_commands[i].name);
-      info->description = g_strdup (_(builtin_commands[i].description));
-      g_ptr_array_add (list, info);
-    }
-
-  for (guint i = 0; i < self->extensions->len; i++)
-    {
-      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
-      GPtrArray *commands = zot_extension_get_commands (extension);
-
-      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
-        continue;
-
-      for (guint j = 0; j < commands->len; j++)
-        {
-          ZotExtensionCommand *command = g_ptr_array_index (commands, j);
-          ZotCommandInfo *info;
-
-          if (command->conflict != NULL)
-            continue;
-
-          info = g_new0 (ZotCommandInfo, 1);
-          info->name = g_strdup (command->name);
-          info->description = g_strdup (command->description);
-          info->extension = g_object_ref (extension);
-          g_ptr_array_add (list, info);
-        }
-    }
-
-  return list;
-}
-
 /* Extension signals, forwarded */
 
 static void
@@ -280,7 +87,7 @@ on_extension_registration_changed (ZotExtension        *extension,
 {
   if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY)
     {
-      invalidate_routes (self);
+      _zot_manager_invalidate_routes (self);
       g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_TOOLS_CHANGED], 0);
     }
 }
@@ -292,7 +99,7 @@ on_extension_state_notify (ZotExtension        *extension,
 {
   ZotExtensionState state = zot_extension_get_state (extension);
 
-  invalidate_routes (self);
+  _zot_manager_invalidate_routes (self);
 
   /* Loaded again: a later failure is news again. */
   if (state == ZOT_EXTENSION_STATE_READY)
@@ -565,7 +372,7 @@ zot_extension_manager_load_async (ZotExtensionManager *self,
   for (guint i = 0; i < fresh->len; i++)
     g_ptr_array_add (self->extensions, g_object_ref (g_ptr_array_index (fresh, i)));
   g_list_model_items_changed (G_LIST_MODEL (self), 0, old_len, self->extensions->len);
-  invalidate_routes (self);
+  _zot_manager_invalidate_routes (self);
 
   for (guint i = 0; i < discovered->len; i++)
     {
@@ -770,7 +577,7 @@ restart_stopped_cb (GObject      *object,
   g_ptr_array_index (self->extensions, position) = g_object_ref (fresh);
   g_object_unref (old);
   g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
-  invalidate_routes (self);
+  _zot_manager_invalidate_routes (self);
 
   if (discovered->error != NULL)
     {
@@ -818,215 +625,6 @@ gboolean
 zot_extension_manager_restart_finish (ZotExtensionManager  *self,
                                       GAsyncResult         *result,
                                       GError              **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/* Commands */
-
-typedef struct
-{
-  ZotExtension *extension;
-  char         *command;
-} CommandData;
-
-static void
-command_data_free (CommandData *data)
-{
-  g_clear_object (&data->extension);
-  g_free (data->command);
-  g_free (data);
-}
-
-static const char *
-reply_string (JsonObject *reply,
-              const char *member)
-{
-  JsonNode *node = json_object_get_member (reply, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
-static void
-command_replied_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  ZotExtension *extension = ZOT_EXTENSION (object);
-  g_autoptr(GTask) task = user_data;
-  ZotExtensionManager *self = g_task_get_source_object (task);
-  CommandData *data = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *action;
-  const char *failure;
-
-  reply = zot_extension_request_finish (extension, result, &error);
-  if (reply == NULL)
-    {
-      if (g_error_matches (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT))
-        g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT,
-                                 _("/%s (%s) did not answer within %u s"),
-                                 data->command, zot_extension_get_name (extension),
-                                 (zot_timeout_get_ms (ZOT_TIMEOUT_COMMAND) + 999) / 1000);
-      else
-        {
-          g_prefix_error (&error, "/%s: ", data->command);
-          g_task_return_error (task, g_steal_pointer (&error));
-        }
-      return;
-    }
-
-  action = reply_string (reply, "action");
-  failure = reply_string (reply, "error");
-
-  if (action == NULL || g_str_equal (action, "noop"))
-    ;
-  else if (g_str_equal (action, "display"))
-    {
-      const char *text = reply_string (reply, "display");
-      if (text != NULL)
-        g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_DISPLAY], 0, extension, text);
-    }
-  else if (g_str_equal (action, "insert"))
-    {
-      const char *text = reply_string (reply, "insert");
-      if (text != NULL)
-        g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_INSERT], 0, extension, text);
-    }
-  else if (g_str_equal (action, "prompt"))
-    {
-      const char *text = reply_string (reply, "prompt");
-      if (text != NULL && *text != '\0')
-        g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PROMPT], 0, extension, text);
-    }
-  else if (g_str_equal (action, "open_panel") && self->interactive)
-    {
-      JsonNode *node = json_object_get_member (reply, "open_panel");
-
-      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-        {
-          g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                                   _("/%s: open_panel needs an object with id, title and lines"),
-                                   data->command);
-          return;
-        }
-      _zot_manager_open_panel (self, extension, json_node_get_object (node));
-    }
-  else if (g_str_equal (action, "tool_prompt") && self->interactive)
-    {
-      const char *prompt = reply_string (reply, "prompt");
-      const char *tool_name = reply_string (reply, "tool_name");
-      JsonNode *args = json_object_get_member (reply, "tool_args");
-
-      if (prompt == NULL || *prompt == '\0' || tool_name == NULL || *tool_name == '\0' ||
-          args == NULL || !JSON_NODE_HOLDS_OBJECT (args))
-        {
-          g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                                   _("/%s: tool_prompt needs a non-empty prompt and tool_name, "
-                                     "and tool_args as a JSON object"), data->command);
-          return;
-        }
-      g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_TOOL_PROMPT], 0,
-                     extension, prompt, tool_name, json_node_get_object (args));
-    }
-  else if (g_str_equal (action, "open_panel") || g_str_equal (action, "tool_prompt"))
-    {
-      zot_extension_log (extension, "/%s answered \"%s\", which this host cannot show", data->command, action);
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
-                               _("/%s: the action \"%s\" needs the window; run it there"),
-                               data->command, action);
-      return;
-    }
-  else
-    {
-      zot_extension_log (extension, "/%s answered unknown action \"%s\"", data->command, action);
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
-                               _("/%s: unknown command action \"%s\""), data->command, action);
-      return;
-    }
-
-  if (failure != NULL && *failure != '\0')
-    {
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_COMMAND_FAILED,
-                               "/%s: %s", data->command, failure);
-      return;
-    }
-
-  g_task_return_boolean (task, TRUE);
-}
-
-/**
- * zot_extension_manager_run_command_async:
- * @name: the command as typed, with or without the slash, in any case
- * @args: (nullable): everything after the name; trimmed before sending
- *
- * Sends `command_invoked` to the extension that owns the command and applies
- * the answer through the #ZotExtensionManager::display, ::insert and
- * ::prompt signals. Fails with the extension's `error` text, an unknown or
- * unsupported action, the 30 s deadline, or a crash of the extension.
- */
-void
-zot_extension_manager_run_command_async (ZotExtensionManager *self,
-                                         const char          *name,
-                                         const char          *args,
-                                         GCancellable        *cancellable,
-                                         GAsyncReadyCallback  callback,
-                                         gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(JsonObject) frame = NULL;
-  g_autofree char *trimmed = NULL;
-  CommandData *data;
-  ZotExtension *extension;
-  const char *canonical = NULL;
-
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-  g_return_if_fail (name != NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_extension_manager_run_command_async);
-
-  while (*name == '/')
-    name++;
-
-  extension = zot_extension_manager_lookup_command (self, name, &canonical);
-  if (extension == NULL)
-    {
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNKNOWN_COMMAND,
-                               _("unknown command /%s"), name);
-      return;
-    }
-
-  data = g_new0 (CommandData, 1);
-  data->extension = g_object_ref (extension);
-  data->command = g_strdup (canonical);
-  g_task_set_task_data (task, data, (GDestroyNotify) command_data_free);
-
-  trimmed = g_strstrip (g_strdup (args ? args : ""));
-
-  frame = json_object_new ();
-  json_object_set_string_member (frame, "type", "command_invoked");
-  json_object_set_string_member (frame, "name", canonical);
-  json_object_set_string_member (frame, "args", trimmed);
-
-  zot_extension_request_async (extension, frame,
-                               zot_timeout_get_ms (ZOT_TIMEOUT_COMMAND),
-                               cancellable,
-                               command_replied_cb,
-                               g_steal_pointer (&task));
-}
-
-gboolean
-zot_extension_manager_run_command_finish (ZotExtensionManager  *self,
-                                          GAsyncResult         *result,
-                                          GError              **error)
 {
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
