@@ -64,6 +64,10 @@ enum {
 
 extern guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
 
+/* zot-extension-manager.c */
+void      _zot_manager_connect_extension (ZotExtensionManager *self,
+                                          ZotExtension        *extension);
+
 /* zot-manager-commands.c */
 void      _zot_manager_invalidate_routes (ZotExtensionManager *self);
 
