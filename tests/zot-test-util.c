@@ -667,11 +667,23 @@ zot_test_authorize (ZotExtensionManager *manager,
                     GCancellable        *cancellable,
                     ZotTestAuthorize    *out)
 {
+  zot_test_authorize_full (manager, tool, command, TRUE, origin, cancellable, out);
+}
+
+void
+zot_test_authorize_full (ZotExtensionManager *manager,
+                         const char          *tool,
+                         const char          *command,
+                         gboolean             requires_approval,
+                         const ZotCallOrigin *origin,
+                         GCancellable        *cancellable,
+                         ZotTestAuthorize    *out)
+{
   g_autoptr(JsonObject) args = json_object_new ();
 
   json_object_set_string_member (args, "command", command);
-  zot_extension_manager_authorize_async (manager, tool, tool, args, TRUE, origin, cancellable,
-                                         authorize_cb, out);
+  zot_extension_manager_authorize_async (manager, tool, tool, args, requires_approval, origin,
+                                         cancellable, authorize_cb, out);
 }
 
 static void

@@ -86,6 +86,14 @@ void        zot_test_authorize        (ZotExtensionManager *manager,
                                        const ZotCallOrigin *origin,
                                        GCancellable        *cancellable,
                                        ZotTestAuthorize    *out);
+/* The same, for a tool that needs approval only when @requires_approval. */
+void        zot_test_authorize_full   (ZotExtensionManager *manager,
+                                       const char          *tool,
+                                       const char          *command,
+                                       gboolean             requires_approval,
+                                       const ZotCallOrigin *origin,
+                                       GCancellable        *cancellable,
+                                       ZotTestAuthorize    *out);
 
 /* Lookups by a path of member names and array indices, such as
  * "messages/1/content/0/text", under @root (borrowed from it). node_at

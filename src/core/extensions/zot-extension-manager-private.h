@@ -2,8 +2,8 @@
  *
  * ZotExtensionManager is one object written in several files, one job
  * each; this header holds the instance struct and the signal ids they all
- * use, and the few functions one of them offers another. Nothing outside
- * src/core/extensions includes it.
+ * use, and the few functions one of them offers another. Outside
+ * src/core/extensions only the manager's unit tests include it.
  */
 #pragma once
 
@@ -70,15 +70,29 @@ void      _zot_manager_connect_extension (ZotExtensionManager *self,
 
 /* zot-manager-commands.c */
 void      _zot_manager_invalidate_routes (ZotExtensionManager *self);
+char     *_zot_manager_claim_command     (ZotExtensionManager *self,
+                                          ZotExtension        *extension,
+                                          const char          *name);
 
 /* zot-manager-events.c */
 void      _zot_manager_copy_member_into (JsonObject *object,
                                          const char *member,
                                          JsonNode   *node,
                                          gpointer    user_data);
+GBytes   *_zot_manager_event_bytes      (ZotExtensionManager *self,
+                                         const char          *name,
+                                         guint64              sequence,
+                                         JsonObject          *payload);
 
 /* zot-manager-intercept.c */
 GQuark    _zot_manager_warned_quark    (void);
+gboolean  _zot_interception_apply_reply (ZotInterception *result,
+                                         const char      *event,
+                                         ZotExtension    *extension,
+                                         JsonObject      *reply);
+char     *_zot_before_agent_start_apply_reply (ZotExtension  *extension,
+                                               JsonObject    *reply,
+                                               char         **prompt);
 
 /* zot-manager-panels.c */
 ZotPanel *_zot_manager_find_panel      (ZotExtensionManager *self,

@@ -63,6 +63,40 @@ zot_extension_manager_is_builtin_command (const char *name)
   return FALSE;
 }
 
+/**
+ * _zot_manager_claim_command:
+ * @extension: the extension that registered @name
+ * @name: the command, as registered
+ *
+ * Routes @name to @extension unless a built-in command has it or another
+ * extension claimed it first, in any case. Commands are claimed in load
+ * order, so the earlier extension wins whatever the time of registration.
+ *
+ * Returns: (transfer full) (nullable): why @extension does not get @name
+ */
+char *
+_zot_manager_claim_command (ZotExtensionManager *self,
+                            ZotExtension        *extension,
+                            const char          *name)
+{
+  g_autofree char *key = g_ascii_strdown (name, -1);
+  Route *winner;
+
+  if (zot_extension_manager_is_builtin_command (name))
+    return g_strdup_printf (_("the built-in /%s wins"), key);
+
+  winner = g_hash_table_lookup (self->routes, key);
+  if (winner != NULL)
+    return g_strdup_printf (_("/%s of %s, earlier in the load order, wins"),
+                            winner->name, zot_extension_get_name (winner->extension));
+
+  winner = g_new0 (Route, 1);
+  winner->extension = extension;
+  winner->name = name;
+  g_hash_table_insert (self->routes, g_steal_pointer (&key), winner);
+  return NULL;
+}
+
 static void
 rebuild_routes (ZotExtensionManager *self)
 {
@@ -78,34 +112,13 @@ rebuild_routes (ZotExtensionManager *self)
       for (guint j = 0; j < commands->len; j++)
         {
           ZotExtensionCommand *command = g_ptr_array_index (commands, j);
-          g_autofree char *key = g_ascii_strdown (command->name, -1);
-          Route *winner;
+          g_autofree char *why = NULL;
 
           if (!routable)
             continue;
 
-          if (zot_extension_manager_is_builtin_command (command->name))
-            {
-              g_autofree char *why = g_strdup_printf (_("the built-in /%s wins"), key);
-              _zot_extension_set_command_conflict (extension, j, why);
-              continue;
-            }
-
-          winner = g_hash_table_lookup (self->routes, key);
-          if (winner != NULL)
-            {
-              g_autofree char *why = g_strdup_printf (_("/%s of %s, earlier in the load order, wins"),
-                                                      winner->name,
-                                                      zot_extension_get_name (winner->extension));
-              _zot_extension_set_command_conflict (extension, j, why);
-              continue;
-            }
-
-          _zot_extension_set_command_conflict (extension, j, NULL);
-          winner = g_new0 (Route, 1);
-          winner->extension = extension;
-          winner->name = command->name;
-          g_hash_table_insert (self->routes, g_steal_pointer (&key), winner);
+          why = _zot_manager_claim_command (self, extension, command->name);
+          _zot_extension_set_command_conflict (extension, j, why);
         }
     }
 }

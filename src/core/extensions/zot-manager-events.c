@@ -205,6 +205,32 @@ frame_line (JsonObject *frame)
 }
 
 /**
+ * _zot_manager_event_bytes:
+ * @name: the event name
+ * @sequence: its number
+ * @payload: (nullable): its members beyond the common ones
+ *
+ * Returns: (transfer full): the `event` frame as its subscribers get it,
+ *   newline included: written around the payload's own serialization,
+ *   unless the payload replaces a common member
+ */
+GBytes *
+_zot_manager_event_bytes (ZotExtensionManager *self,
+                          const char          *name,
+                          guint64              sequence,
+                          JsonObject          *payload)
+{
+  if (payload != NULL && payload_overrides (payload))
+    {
+      g_autoptr(JsonObject) frame = event_frame (self, name, sequence, payload);
+
+      return frame_line (frame);
+    }
+
+  return event_line (self, name, sequence, payload);
+}
+
+/**
  * zot_extension_manager_emit_event:
  * @name: the event name (PROTOCOL.md §6)
  * @payload: (nullable): the members beyond the common ones; a `session_id`
@@ -242,16 +268,7 @@ zot_extension_manager_emit_event (ZotExtensionManager *self,
         continue;
 
       if (line == NULL)
-        {
-          if (payload != NULL && payload_overrides (payload))
-            {
-              g_autoptr(JsonObject) frame = event_frame (self, name, sequence, payload);
-
-              line = frame_line (frame);
-            }
-          else
-            line = event_line (self, name, sequence, payload);
-        }
+        line = _zot_manager_event_bytes (self, name, sequence, payload);
 
       if (!zot_frame_channel_send_bytes (channel, line, ZOT_FRAME_NONE, &error))
         zot_extension_log (extension, "event %s (sequence %" G_GUINT64_FORMAT ") not delivered: %s",

@@ -170,6 +170,68 @@ block_for_failed_guard (ZotInterception *result,
   zot_extension_log (extension, "tool call refused while the extension is not running (%s)", why);
 }
 
+/**
+ * _zot_interception_apply_reply:
+ * @result: the chain's outcome so far; its payload is what the next
+ *   interceptor is shown
+ * @event: the event intercepted
+ * @extension: the interceptor that replied
+ * @reply: its `event_intercept_response`
+ *
+ * Folds one reply into @result: a block ends the chain; a rewrite that
+ * @event allows replaces the payload member it names, so that the next
+ * interceptor sees it; a rewrite of the wrong type is logged and ignored.
+ *
+ * Returns: %TRUE when @reply blocked and the chain ends
+ */
+gboolean
+_zot_interception_apply_reply (ZotInterception *result,
+                               const char      *event,
+                               ZotExtension    *extension,
+                               JsonObject      *reply)
+{
+  JsonNode *node;
+
+  node = json_object_get_member (reply, "block");
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+      json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node))
+    {
+      const char *reason = zot_json_get_string_or (reply, "reason", NULL);
+
+      result->blocked = TRUE;
+      result->blocked_by = g_strdup (zot_extension_get_name (extension));
+      result->reason = g_strdup (reason != NULL && *reason != '\0'
+                                 ? reason
+                                 : _("blocked by an extension"));
+      return TRUE;
+    }
+
+  if (g_str_equal (event, "tool_call"))
+    {
+      node = json_object_get_member (reply, "modified_args");
+      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
+        {
+          json_object_set_member (result->payload, "tool_args", json_node_copy (node));
+          result->rewritten = TRUE;
+        }
+      else if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+        zot_extension_log (extension, "modified_args must be a JSON object; ignored");
+    }
+  else if (g_str_equal (event, "assistant_message"))
+    {
+      node = json_object_get_member (reply, "replace_text");
+      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+        {
+          json_object_set_string_member (result->payload, "text", json_node_get_string (node));
+          result->rewritten = TRUE;
+        }
+      else if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+        zot_extension_log (extension, "replace_text must be a string; ignored");
+    }
+
+  return FALSE;
+}
+
 static void intercept_next (GTask *task);
 
 static void
@@ -182,7 +244,6 @@ intercept_replied_cb (GObject      *object,
   ZotExtension *extension = ZOT_EXTENSION (object);
   g_autoptr(JsonObject) reply = NULL;
   g_autoptr(GError) error = NULL;
-  JsonNode *node;
 
   reply = zot_extension_request_finish (extension, result, &error);
 
@@ -218,42 +279,10 @@ intercept_replied_cb (GObject      *object,
       return;
     }
 
-  node = json_object_get_member (reply, "block");
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-      json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node))
+  if (_zot_interception_apply_reply (data->result, data->event, extension, reply))
     {
-      const char *reason = zot_json_get_string_or (reply, "reason", NULL);
-
-      data->result->blocked = TRUE;
-      data->result->blocked_by = g_strdup (zot_extension_get_name (extension));
-      data->result->reason = g_strdup (reason != NULL && *reason != '\0'
-                                       ? reason
-                                       : _("blocked by an extension"));
       g_task_return_pointer (task, g_steal_pointer (&data->result), (GDestroyNotify) zot_interception_free);
       return;
-    }
-
-  if (g_str_equal (data->event, "tool_call"))
-    {
-      node = json_object_get_member (reply, "modified_args");
-      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-        {
-          json_object_set_member (data->result->payload, "tool_args", json_node_copy (node));
-          data->result->rewritten = TRUE;
-        }
-      else if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
-        zot_extension_log (extension, "modified_args must be a JSON object; ignored");
-    }
-  else if (g_str_equal (data->event, "assistant_message"))
-    {
-      node = json_object_get_member (reply, "replace_text");
-      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-        {
-          json_object_set_string_member (data->result->payload, "text", json_node_get_string (node));
-          data->result->rewritten = TRUE;
-        }
-      else if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
-        zot_extension_log (extension, "replace_text must be a string; ignored");
     }
 
   intercept_next (task);
@@ -394,6 +423,47 @@ warn (ZotExtensionManager *self,
   g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_WARNING], 0, extension, message);
 }
 
+/**
+ * _zot_before_agent_start_apply_reply:
+ * @extension: the extension that replied
+ * @reply: its `event_intercept_response`
+ * @prompt: (inout): the system prompt so far
+ *
+ * Folds one before_agent_start reply into @prompt: a string is used
+ * exactly ("" removes the prompt), an omitted one keeps it, and anything
+ * else keeps it too, with a warning.
+ *
+ * Returns: (transfer full) (nullable): the warning for the user
+ */
+char *
+_zot_before_agent_start_apply_reply (ZotExtension  *extension,
+                                     JsonObject    *reply,
+                                     char         **prompt)
+{
+  JsonNode *node = json_object_get_member (reply, "system_prompt");
+  g_autofree char *encoded = NULL;
+
+  /* Omitted: a normal no-op. */
+  if (node == NULL)
+    return NULL;
+
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return g_strdup_printf (_("%s: before_agent_start answered a system_prompt that is not a "
+                              "string; the system prompt was kept"),
+                            zot_extension_get_name (extension));
+
+  encoded = zot_json_to_string (node);
+  if (strlen (encoded) > ZOT_SYSTEM_PROMPT_MAX_BYTES)
+    return g_strdup_printf (_("%s: before_agent_start answered a %zu-byte system_prompt, over "
+                              "the 1 MiB limit; the system prompt was kept"),
+                            zot_extension_get_name (extension), strlen (encoded));
+
+  /* Used exactly: no trimming, no merging. */
+  g_free (*prompt);
+  *prompt = g_strdup (json_node_get_string (node));
+  return NULL;
+}
+
 static void prompt_next (GTask *task);
 
 static void
@@ -407,7 +477,7 @@ prompt_replied_cb (GObject      *object,
   ZotExtension *extension = ZOT_EXTENSION (object);
   g_autoptr(JsonObject) reply = NULL;
   g_autoptr(GError) error = NULL;
-  JsonNode *node;
+  g_autofree char *message = NULL;
 
   reply = zot_extension_request_finish (extension, result, &error);
 
@@ -416,41 +486,16 @@ prompt_replied_cb (GObject      *object,
 
   if (reply == NULL)
     {
-      g_autofree char *message = g_strdup_printf (_("%s: before_agent_start failed (%s); the system prompt was kept"),
-                                                  zot_extension_get_name (extension), error->message);
+      message = g_strdup_printf (_("%s: before_agent_start failed (%s); the system prompt was kept"),
+                                 zot_extension_get_name (extension), error->message);
       warn (self, extension, message);
       prompt_next (task);
       return;
     }
 
-  node = json_object_get_member (reply, "system_prompt");
-  if (node == NULL)
-    {
-      /* Omitted: a normal no-op. */
-    }
-  else if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    {
-      g_autofree char *message = g_strdup_printf (_("%s: before_agent_start answered a system_prompt that is not a string; the system prompt was kept"),
-                                                  zot_extension_get_name (extension));
-      warn (self, extension, message);
-    }
-  else
-    {
-      g_autofree char *encoded = zot_json_to_string (node);
-
-      if (strlen (encoded) > ZOT_SYSTEM_PROMPT_MAX_BYTES)
-        {
-          g_autofree char *message = g_strdup_printf (_("%s: before_agent_start answered a %zu-byte system_prompt, over the 1 MiB limit; the system prompt was kept"),
-                                                      zot_extension_get_name (extension), strlen (encoded));
-          warn (self, extension, message);
-        }
-      else
-        {
-          /* Used exactly: no trimming, no merging; "" removes the prompt. */
-          g_free (data->prompt);
-          data->prompt = g_strdup (json_node_get_string (node));
-        }
-    }
+  message = _zot_before_agent_start_apply_reply (extension, reply, &data->prompt);
+  if (message != NULL)
+    warn (self, extension, message);
 
   prompt_next (task);
 }
