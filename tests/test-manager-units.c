@@ -144,6 +144,24 @@ test_load_order (Fixture       *f,
   g_assert_cmpstr (order, ==, expected);
 }
 
+/* An extension whose manifest could not be read is listed as failed, and
+ * judges nothing: it cannot have declared "intercept_failure". */
+static void
+test_no_manifest_judges_nothing (Fixture       *f,
+                                 gconstpointer  data)
+{
+  g_autofree char *broken = zot_test_make_manifest (f->env.root, "broken", "{\"name\": ");
+  g_autofree char *guard = zot_test_make_manifest (f->env.root, "guard",
+                                                   "{\"name\":\"guard\",\"exec\":\"x\",\"enabled\":false,"
+                                                   "\"intercept_failure\":\"block\"}");
+
+  load (f, (const char * const []) { broken, guard, NULL });
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->manager)), ==, 2);
+
+  g_assert_false (zot_extension_manager_has_interceptors (f->manager, "tool_call"));
+  g_assert_false (zot_extension_manager_has_interceptors (f->manager, "turn_start"));
+}
+
 /* Commands are claimed in load order: built-ins first, then the first
  * extension to claim a name in any case. */
 static void
@@ -586,6 +604,7 @@ main (int   argc,
   g_test_add ("/zot/manager-units/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
   ADD ("load-order", test_load_order);
+  ADD ("no-manifest-judges-nothing", test_no_manifest_judges_nothing);
   ADD ("command-claims", test_command_claims);
   ADD ("intercept-tool-call", test_intercept_tool_call);
   ADD ("intercept-block-reason", test_intercept_block_reason);

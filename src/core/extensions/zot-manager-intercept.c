@@ -69,9 +69,11 @@ guard_blocks (ZotExtension *extension,
               const char   *event)
 {
   ZotExtensionState state = zot_extension_get_state (extension);
+  ZotManifest *manifest = zot_extension_get_manifest (extension);
 
-  if (!g_str_equal (event, "tool_call") ||
-      !zot_manifest_get_intercept_failure_blocks (zot_extension_get_manifest (extension)))
+  /* A manifest that could not be read declared nothing. */
+  if (!g_str_equal (event, "tool_call") || manifest == NULL ||
+      !zot_manifest_get_intercept_failure_blocks (manifest))
     return FALSE;
 
   return state == ZOT_EXTENSION_STATE_STARTING || state == ZOT_EXTENSION_STATE_REGISTERING ||
