@@ -97,10 +97,23 @@ describe_order (ZotExtensionManager *manager)
       g_autoptr(ZotExtension) extension = g_list_model_get_item (model, i);
 
       g_string_append_printf (text, "%s%s|%d", i > 0 ? " " : "",
-                              zot_extension_get_name (extension), zot_extension_get_scope (extension));
+                              zot_extension_get_name (extension),
+                              zot_extension_get_scope (extension));
     }
 
   return g_strdup (text->str);
+}
+
+/* A disabled extension @name in @parent/@dirname: listed, never started. */
+static char *
+disabled (const char *parent,
+          const char *dirname,
+          const char *name)
+{
+  g_autofree char *json = g_strdup_printf ("{\"name\":\"%s\",\"exec\":\"x\","
+                                           "\"enabled\":false}", name);
+
+  return zot_test_make_manifest (parent, dirname, json);
 }
 
 /* Load order: explicit paths as given, then the project's extensions, then
@@ -112,18 +125,16 @@ test_load_order (Fixture       *f,
 {
   g_autofree char *project = g_build_filename (f->env.cwd, ".zot", "extensions", NULL);
   g_autofree char *user = g_build_filename (f->env.home, "extensions", NULL);
-  g_autofree char *zeta = zot_test_make_manifest (f->env.root, "zeta",
-                                                  "{\"name\":\"zeta\",\"exec\":\"x\",\"enabled\":false}");
-  g_autofree char *alpha = zot_test_make_manifest (f->env.root, "alpha",
-                                                   "{\"name\":\"alpha\",\"exec\":\"x\",\"enabled\":false}");
+  g_autofree char *zeta = disabled (f->env.root, "zeta", "zeta");
+  g_autofree char *alpha = disabled (f->env.root, "alpha", "alpha");
   g_autofree char *order = NULL;
   g_autofree char *expected = NULL;
 
-  g_free (zot_test_make_manifest (project, "b-second", "{\"name\":\"beta\",\"exec\":\"x\",\"enabled\":false}"));
-  g_free (zot_test_make_manifest (project, "a-first", "{\"name\":\"gamma\",\"exec\":\"x\",\"enabled\":false}"));
-  g_free (zot_test_make_manifest (project, "c-again", "{\"name\":\"alpha\",\"exec\":\"x\",\"enabled\":false}"));
-  g_free (zot_test_make_manifest (user, "a-again", "{\"name\":\"beta\",\"exec\":\"x\",\"enabled\":false}"));
-  g_free (zot_test_make_manifest (user, "b-user", "{\"name\":\"delta\",\"exec\":\"x\",\"enabled\":false}"));
+  g_free (disabled (project, "b-second", "beta"));
+  g_free (disabled (project, "a-first", "gamma"));
+  g_free (disabled (project, "c-again", "alpha"));
+  g_free (disabled (user, "a-again", "beta"));
+  g_free (disabled (user, "b-user", "delta"));
 
   load (f, (const char * const []) { zeta, alpha, NULL });
 
@@ -152,7 +163,8 @@ test_no_manifest_judges_nothing (Fixture       *f,
 {
   g_autofree char *broken = zot_test_make_manifest (f->env.root, "broken", "{\"name\": ");
   g_autofree char *guard = zot_test_make_manifest (f->env.root, "guard",
-                                                   "{\"name\":\"guard\",\"exec\":\"x\",\"enabled\":false,"
+                                                   "{\"name\":\"guard\",\"exec\":\"x\","
+                                                   "\"enabled\":false,"
                                                    "\"intercept_failure\":\"block\"}");
 
   load (f, (const char * const []) { broken, guard, NULL });
@@ -193,6 +205,69 @@ test_command_claims (Fixture       *f,
   g_assert_false (zot_extension_manager_is_builtin_command ("todo"));
 }
 
+static void
+on_panel_signal (ZotExtensionManager *manager,
+                 ZotExtension        *extension,
+                 ZotPanel            *panel,
+                 GString             *seen)
+{
+  g_string_append_printf (seen, "%s:%s ",
+                          zot_extension_get_name (extension), zot_panel_get_title (panel));
+}
+
+static gboolean
+handle (Fixture      *f,
+        ZotExtension *extension,
+        const char   *frame)
+{
+  g_autoptr(JsonObject) object = zot_test_json_object_from (frame);
+
+  return _zot_manager_handle_frame (f->manager, extension, object);
+}
+
+/* The frames the manager takes from an extension, by type; any other
+ * type is left to the extension object. */
+static void
+test_frame_table (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(ZotExtension) owner = unstarted_extension (f, "owner", NULL);
+  g_autoptr(ZotExtension) other = unstarted_extension (f, "other", NULL);
+  g_autoptr(JsonObject) description = zot_test_json_object_from ("{\"id\":\"p\",\"title\":\"One\","
+                                                                 "\"lines\":[\"a\"]}");
+  g_autoptr(GString) seen = g_string_new (NULL);
+
+  g_signal_connect (f->manager, "panel-opened", G_CALLBACK (on_panel_signal), seen);
+  g_signal_connect (f->manager, "panel-updated", G_CALLBACK (on_panel_signal), seen);
+  g_signal_connect (f->manager, "panel-closed", G_CALLBACK (on_panel_signal), seen);
+
+  g_assert_false (handle (f, owner, "{\"type\":\"submit\",\"text\":\"hi\"}"));
+  g_assert_false (handle (f, owner, "{\"type\":\"Panel_Render\",\"panel_id\":\"p\"}"));
+
+  /* Unknown panels, someone else's included, are the manager's to ignore. */
+  g_assert_true (handle (f, owner, "{\"type\":\"panel_render\",\"panel_id\":\"p\","
+                                   "\"title\":\"X\"}"));
+  g_assert_true (handle (f, owner, "{\"type\":\"panel_close\"}"));
+  g_assert_cmpstr (seen->str, ==, "");
+
+  _zot_manager_open_panel (f->manager, owner, description);
+  g_assert_true (handle (f, other, "{\"type\":\"panel_render\",\"panel_id\":\"p\","
+                                   "\"title\":\"X\"}"));
+  g_assert_true (handle (f, other, "{\"type\":\"panel_close\",\"panel_id\":\"p\"}"));
+  g_assert_true (handle (f, owner, "{\"type\":\"panel_render\",\"panel_id\":\"p\","
+                                   "\"title\":\"Two\"}"));
+  g_assert_cmpuint (zot_extension_manager_list_panels (f->manager)->len, ==, 1);
+  g_assert_true (handle (f, owner, "{\"type\":\"panel_close\",\"panel_id\":\"p\"}"));
+  g_assert_cmpstr (seen->str, ==, "owner:One owner:Two owner:Two ");
+  g_assert_cmpuint (zot_extension_manager_list_panels (f->manager)->len, ==, 0);
+
+  /* call_tool is refused, even without an id to answer. */
+  g_assert_true (handle (f, owner, "{\"type\":\"call_tool\",\"id\":\"r1\",\"name\":\"read\"}"));
+  g_assert_true (handle (f, owner, "{\"type\":\"call_tool\"}"));
+
+  g_signal_handlers_disconnect_by_data (f->manager, seen);
+}
+
 static ZotInterception *
 interception_new (const char *payload)
 {
@@ -227,19 +302,22 @@ test_intercept_tool_call (Fixture       *f,
   g_assert_false (apply (result, "tool_call", guard, "{}"));
   g_assert_false (result->rewritten);
 
-  g_assert_false (apply (result, "tool_call", guard, "{\"modified_args\":{\"command\":\"ls -a\"}}"));
+  g_assert_false (apply (result, "tool_call", guard,
+                        "{\"modified_args\":{\"command\":\"ls -a\"}}"));
   g_assert_true (result->rewritten);
   g_assert_cmpstr (zot_test_json_string_at (result->payload, "tool_args/command"), ==, "ls -a");
 
   g_assert_false (apply (result, "tool_call", guard, "{\"modified_args\":\"rm -rf /\"}"));
-  g_assert_false (apply (result, "tool_call", guard, "{\"modified_args\":null,\"block\":\"true\"}"));
+  g_assert_false (apply (result, "tool_call", guard,
+                        "{\"modified_args\":null,\"block\":\"true\"}"));
   g_assert_false (apply (result, "tool_call", guard, "{\"block\":1,\"reason\":\"no\"}"));
   g_assert_false (apply (result, "tool_call", guard, "{\"block\":false,\"reason\":\"no\"}"));
   g_assert_cmpstr (zot_test_json_string_at (result->payload, "tool_args/command"), ==, "ls -a");
   g_assert_cmpstr (zot_test_json_string_at (result->payload, "tool_name"), ==, "bash");
   g_assert_false (result->blocked);
 
-  g_assert_false (apply (result, "tool_call", guard, "{\"modified_args\":{\"command\":\"ls -l\"}}"));
+  g_assert_false (apply (result, "tool_call", guard,
+                        "{\"modified_args\":{\"command\":\"ls -l\"}}"));
   g_assert_cmpstr (zot_test_json_string_at (result->payload, "tool_args/command"), ==, "ls -l");
   g_assert_cmpuint (zot_test_json_length_at (result->payload, "tool_args"), ==, 1);
 
@@ -405,7 +483,8 @@ test_event_lines (Fixture       *f,
   g_assert_cmpuint (json_object_get_size (empty), ==, 5);
 
   /* A subagent's events carry the conversation they started in. */
-  override = event_line_object (f, "subagent_start", 1, "{\"session_id\":\"parent\",\"agent_id\":\"a\"}");
+  override = event_line_object (f, "subagent_start", 1,
+                                "{\"session_id\":\"parent\",\"agent_id\":\"a\"}");
   g_assert_cmpstr (zot_test_json_string_at (override, "session_id"), ==, "parent");
   g_assert_cmpstr (zot_test_json_string_at (override, "agent_id"), ==, "a");
   g_assert_cmpint (zot_test_json_int_at (override, "sequence"), ==, 1);
@@ -606,6 +685,7 @@ main (int   argc,
   ADD ("load-order", test_load_order);
   ADD ("no-manifest-judges-nothing", test_no_manifest_judges_nothing);
   ADD ("command-claims", test_command_claims);
+  ADD ("frame-table", test_frame_table);
   ADD ("intercept-tool-call", test_intercept_tool_call);
   ADD ("intercept-block-reason", test_intercept_block_reason);
   ADD ("intercept-rewrites-by-event", test_intercept_rewrites_by_event);

@@ -64,6 +64,11 @@ enum {
 
 extern guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
 
+/* One type of frame from an extension, handled by the manager. */
+typedef void (*ZotManagerFrameHandler) (ZotExtensionManager *self,
+                                        ZotExtension        *extension,
+                                        JsonObject          *frame);
+
 /* zot-extension-manager.c */
 void      _zot_manager_connect_extension (ZotExtensionManager *self,
                                           ZotExtension        *extension);
@@ -83,6 +88,11 @@ GBytes   *_zot_manager_event_bytes      (ZotExtensionManager *self,
                                          const char          *name,
                                          guint64              sequence,
                                          JsonObject          *payload);
+
+/* zot-manager-frames.c */
+gboolean  _zot_manager_handle_frame    (ZotExtensionManager *self,
+                                        ZotExtension        *extension,
+                                        JsonObject          *frame);
 
 /* zot-manager-intercept.c */
 GQuark    _zot_manager_warned_quark    (void);
@@ -104,5 +114,11 @@ void      _zot_manager_open_panel      (ZotExtensionManager *self,
 void      _zot_manager_close_panels_of (ZotExtensionManager *self,
                                         ZotExtension        *extension,
                                         const char          *reason);
+void      _zot_manager_panel_render_frame (ZotExtensionManager *self,
+                                           ZotExtension        *extension,
+                                           JsonObject          *frame);
+void      _zot_manager_panel_close_frame  (ZotExtensionManager *self,
+                                           ZotExtension        *extension,
+                                           JsonObject          *frame);
 
 G_END_DECLS

@@ -9,7 +9,8 @@
  * passes on from each extension. The rest is in files of one job each,
  * which share zot-extension-manager-private.h: zot-manager-load.c (the set
  * of extensions and its order), zot-manager-commands.c,
- * zot-manager-events.c, zot-manager-intercept.c, zot-manager-approvals.c
+ * zot-manager-events.c, zot-manager-frames.c (the frames an extension
+ * leaves to the manager), zot-manager-intercept.c, zot-manager-approvals.c
  * and zot-manager-panels.c.
  */
 #define G_LOG_DOMAIN "zot-protocol"
@@ -19,7 +20,6 @@
 #include <glib/gi18n.h>
 
 #include "zot-extension-manager-private.h"
-#include "zot-json.h"
 #include "zot-panel.h"
 
 guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
@@ -136,68 +136,12 @@ on_extension_traffic (ZotExtension        *extension,
                  extension, direction, line);
 }
 
-/* Frames the extension leaves to the manager */
-
 static gboolean
 on_extension_unhandled_frame (ZotExtension        *extension,
                               JsonObject          *frame,
                               ZotExtensionManager *self)
 {
-  const char *type = json_object_get_string_member (frame, "type");
-
-  if (g_str_equal (type, "panel_render") || g_str_equal (type, "panel_close"))
-    {
-      const char *id = zot_json_get_string_or (frame, "panel_id", NULL);
-      ZotPanel *panel = id ? _zot_manager_find_panel (self, extension, id) : NULL;
-
-      if (panel == NULL)
-        {
-          zot_extension_log (extension, "%s for unknown panel \"%s\", ignored", type, id ? id : "(none)");
-          return TRUE;
-        }
-
-      if (g_str_equal (type, "panel_close"))
-        _zot_panel_closed_by_extension (panel, NULL);
-      else
-        {
-          zot_panel_update (panel, frame);
-          g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED], 0,
-                         extension, panel);
-        }
-      return TRUE;
-    }
-
-  if (g_str_equal (type, "call_tool"))
-    {
-      /* Every call_tool request gets exactly one terminal result, even from
-       * a host that does not offer the capability. */
-      g_autoptr(JsonObject) reply = json_object_new ();
-      g_autoptr(JsonArray) content = json_array_new ();
-      g_autoptr(JsonObject) text = json_object_new ();
-      const char *id = zot_json_get_string_or (frame, "id", NULL);
-      const char *name = zot_json_get_string_or (frame, "name", "");
-
-      if (id == NULL)
-        {
-          zot_extension_log (extension, "call_tool without an \"id\", ignored");
-          return TRUE;
-        }
-
-      json_object_set_string_member (text, "type", "text");
-      json_object_set_string_member (text, "text",
-                                     "call_tool is refused: this host did not advertise call_tool in hello_ack");
-      json_array_add_object_element (content, g_steal_pointer (&text));
-      json_object_set_string_member (reply, "type", "tool_result");
-      json_object_set_string_member (reply, "id", id);
-      json_object_set_string_member (reply, "name", name);
-      json_object_set_array_member (reply, "content", g_steal_pointer (&content));
-      json_object_set_boolean_member (reply, "is_error", TRUE);
-      zot_extension_log (extension, "call_tool \"%s\" refused: not advertised by this host", name);
-      zot_extension_notify (extension, reply, NULL);
-      return TRUE;
-    }
-
-  return FALSE;
+  return _zot_manager_handle_frame (self, extension, frame);
 }
 
 void

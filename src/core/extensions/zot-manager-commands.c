@@ -13,6 +13,7 @@
 #include "zot-error.h"
 #include "zot-extension-manager-private.h"
 #include "zot-extension-private.h"
+#include "zot-json.h"
 #include "zot-limits.h"
 
 typedef struct
@@ -233,17 +234,128 @@ command_data_free (CommandData *data)
   g_free (data);
 }
 
-static const char *
-reply_string (JsonObject *reply,
-              const char *member)
+typedef struct _ReplyAction ReplyAction;
+
+/* One reply to a command, as its action is applied. */
+typedef struct
 {
-  JsonNode *node = json_object_get_member (reply, member);
+  ZotExtensionManager *self;
+  const ReplyAction   *action;
+  ZotExtension        *extension;
+  const char          *command;
+  JsonObject          *reply;
+} Reply;
 
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
+/* The actions a command may answer (PROTOCOL.md §3), each applied by a
+ * function that fails with @error when the reply lacks what the action
+ * needs. */
+struct _ReplyAction
+{
+  const char *name;
+  /* Only the window can carry it out. */
+  gboolean    needs_window;
+  /* For the actions whose text is the member of their name: an empty
+   * text does nothing, and the signal that carries it. */
+  gboolean    needs_text;
+  guint       signal;
+  gboolean  (*apply) (Reply   *reply,
+                      GError **error);
+};
 
-  return json_node_get_string (node);
+static gboolean
+apply_text (Reply   *reply,
+            GError **error)
+{
+  const char *text = zot_json_get_string (reply->reply, reply->action->name);
+
+  if (text != NULL && (*text != '\0' || !reply->action->needs_text))
+    g_signal_emit (reply->self, _zot_manager_signals[reply->action->signal], 0,
+                   reply->extension, text);
+  return TRUE;
+}
+
+static gboolean
+apply_open_panel (Reply   *reply,
+                  GError **error)
+{
+  JsonObject *description = zot_json_get_object (reply->reply, "open_panel");
+
+  if (description == NULL)
+    {
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("/%s: open_panel needs an object with id, title and lines"), reply->command);
+      return FALSE;
+    }
+
+  _zot_manager_open_panel (reply->self, reply->extension, description);
+  return TRUE;
+}
+
+static gboolean
+apply_tool_prompt (Reply   *reply,
+                   GError **error)
+{
+  const char *prompt = zot_json_get_string (reply->reply, "prompt");
+  const char *tool_name = zot_json_get_string (reply->reply, "tool_name");
+  JsonObject *args = zot_json_get_object (reply->reply, "tool_args");
+
+  if (prompt == NULL || *prompt == '\0' || tool_name == NULL || *tool_name == '\0' || args == NULL)
+    {
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("/%s: tool_prompt needs a non-empty prompt and tool_name, "
+                     "and tool_args as a JSON object"), reply->command);
+      return FALSE;
+    }
+
+  g_signal_emit (reply->self, _zot_manager_signals[ZOT_MANAGER_TOOL_PROMPT], 0,
+                 reply->extension, prompt, tool_name, args);
+  return TRUE;
+}
+
+static const ReplyAction reply_actions[] = {
+  { "noop",        FALSE, FALSE, 0,                    NULL },
+  { "display",     FALSE, FALSE, ZOT_MANAGER_DISPLAY,  apply_text },
+  { "insert",      FALSE, FALSE, ZOT_MANAGER_INSERT,   apply_text },
+  { "prompt",      FALSE, TRUE,  ZOT_MANAGER_PROMPT,   apply_text },
+  { "open_panel",  TRUE,  FALSE, 0,                    apply_open_panel },
+  { "tool_prompt", TRUE,  FALSE, 0,                    apply_tool_prompt },
+};
+
+static gboolean
+apply_reply (ZotExtensionManager  *self,
+             ZotExtension         *extension,
+             const char           *command,
+             JsonObject           *frame,
+             GError              **error)
+{
+  const char *action = zot_json_get_string (frame, "action");
+
+  if (action == NULL)
+    return TRUE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (reply_actions); i++)
+    {
+      Reply reply = { self, &reply_actions[i], extension, command, frame };
+
+      if (!g_str_equal (action, reply_actions[i].name))
+        continue;
+
+      if (reply_actions[i].needs_window && !self->interactive)
+        {
+          zot_extension_log (extension, "/%s answered \"%s\", which this host cannot show",
+                             command, action);
+          g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
+                       _("/%s: the action \"%s\" needs the window; run it there"), command, action);
+          return FALSE;
+        }
+
+      return reply_actions[i].apply == NULL || reply_actions[i].apply (&reply, error);
+    }
+
+  zot_extension_log (extension, "/%s answered unknown action \"%s\"", command, action);
+  g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
+               _("/%s: unknown command action \"%s\""), command, action);
+  return FALSE;
 }
 
 static void
@@ -257,7 +369,6 @@ command_replied_cb (GObject      *object,
   CommandData *data = g_task_get_task_data (task);
   g_autoptr(JsonObject) reply = NULL;
   g_autoptr(GError) error = NULL;
-  const char *action;
   const char *failure;
 
   reply = zot_extension_request_finish (extension, result, &error);
@@ -276,75 +387,14 @@ command_replied_cb (GObject      *object,
       return;
     }
 
-  action = reply_string (reply, "action");
-  failure = reply_string (reply, "error");
-
-  if (action == NULL || g_str_equal (action, "noop"))
-    ;
-  else if (g_str_equal (action, "display"))
+  if (!apply_reply (self, extension, data->command, reply, &error))
     {
-      const char *text = reply_string (reply, "display");
-      if (text != NULL)
-        g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_DISPLAY], 0, extension, text);
-    }
-  else if (g_str_equal (action, "insert"))
-    {
-      const char *text = reply_string (reply, "insert");
-      if (text != NULL)
-        g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_INSERT], 0, extension, text);
-    }
-  else if (g_str_equal (action, "prompt"))
-    {
-      const char *text = reply_string (reply, "prompt");
-      if (text != NULL && *text != '\0')
-        g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PROMPT], 0, extension, text);
-    }
-  else if (g_str_equal (action, "open_panel") && self->interactive)
-    {
-      JsonNode *node = json_object_get_member (reply, "open_panel");
-
-      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-        {
-          g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                                   _("/%s: open_panel needs an object with id, title and lines"),
-                                   data->command);
-          return;
-        }
-      _zot_manager_open_panel (self, extension, json_node_get_object (node));
-    }
-  else if (g_str_equal (action, "tool_prompt") && self->interactive)
-    {
-      const char *prompt = reply_string (reply, "prompt");
-      const char *tool_name = reply_string (reply, "tool_name");
-      JsonNode *args = json_object_get_member (reply, "tool_args");
-
-      if (prompt == NULL || *prompt == '\0' || tool_name == NULL || *tool_name == '\0' ||
-          args == NULL || !JSON_NODE_HOLDS_OBJECT (args))
-        {
-          g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                                   _("/%s: tool_prompt needs a non-empty prompt and tool_name, "
-                                     "and tool_args as a JSON object"), data->command);
-          return;
-        }
-      g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_TOOL_PROMPT], 0,
-                     extension, prompt, tool_name, json_node_get_object (args));
-    }
-  else if (g_str_equal (action, "open_panel") || g_str_equal (action, "tool_prompt"))
-    {
-      zot_extension_log (extension, "/%s answered \"%s\", which this host cannot show", data->command, action);
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
-                               _("/%s: the action \"%s\" needs the window; run it there"),
-                               data->command, action);
-      return;
-    }
-  else
-    {
-      zot_extension_log (extension, "/%s answered unknown action \"%s\"", data->command, action);
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
-                               _("/%s: unknown command action \"%s\""), data->command, action);
+      g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
 
+  /* A non-empty error is shown whatever the action did. */
+  failure = zot_json_get_string (reply, "error");
   if (failure != NULL && *failure != '\0')
     {
       g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_COMMAND_FAILED,

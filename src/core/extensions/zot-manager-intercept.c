@@ -488,7 +488,8 @@ prompt_replied_cb (GObject      *object,
 
   if (reply == NULL)
     {
-      message = g_strdup_printf (_("%s: before_agent_start failed (%s); the system prompt was kept"),
+      message = g_strdup_printf (_("%s: before_agent_start failed (%s); the system prompt was "
+                                   "kept"),
                                  zot_extension_get_name (extension), error->message);
       warn (self, extension, message);
       prompt_next (task);

@@ -86,3 +86,44 @@ zot_extension_manager_list_panels (ZotExtensionManager *self)
   g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
   return self->panels;
 }
+
+/* The panel a panel_render or panel_close frame names, or NULL when
+ * @extension has none by that id, which the extension's log is told. */
+static ZotPanel *
+frame_panel (ZotExtensionManager *self,
+             ZotExtension        *extension,
+             JsonObject          *frame)
+{
+  const char *id = zot_json_get_string_or (frame, "panel_id", NULL);
+  ZotPanel *panel = id ? _zot_manager_find_panel (self, extension, id) : NULL;
+
+  if (panel == NULL)
+    zot_extension_log (extension, "%s for unknown panel \"%s\", ignored",
+                       json_object_get_string_member (frame, "type"), id ? id : "(none)");
+  return panel;
+}
+
+void
+_zot_manager_panel_render_frame (ZotExtensionManager *self,
+                                 ZotExtension        *extension,
+                                 JsonObject          *frame)
+{
+  ZotPanel *panel = frame_panel (self, extension, frame);
+
+  if (panel == NULL)
+    return;
+
+  zot_panel_update (panel, frame);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED], 0, extension, panel);
+}
+
+void
+_zot_manager_panel_close_frame (ZotExtensionManager *self,
+                                ZotExtension        *extension,
+                                JsonObject          *frame)
+{
+  ZotPanel *panel = frame_panel (self, extension, frame);
+
+  if (panel != NULL)
+    _zot_panel_closed_by_extension (panel, NULL);
+}
