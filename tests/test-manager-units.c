@@ -4,6 +4,7 @@
  * same decisions against real processes are in test-manager.c. */
 #include "config.h"
 
+#include "zot-error.h"
 #include "zot-extension-manager-private.h"
 #include "zot-limits.h"
 #include "zot-test-util.h"
@@ -266,6 +267,176 @@ test_frame_table (Fixture       *f,
   g_assert_true (handle (f, owner, "{\"type\":\"call_tool\"}"));
 
   g_signal_handlers_disconnect_by_data (f->manager, seen);
+}
+
+static ZotCommandReply *
+read_reply (Fixture      *f,
+            ZotExtension *extension,
+            const char   *frame)
+{
+  g_autoptr(JsonObject) object = zot_test_json_object_from (frame);
+
+  return _zot_manager_read_command_reply (f->manager, extension, "todo", object);
+}
+
+/* A command's reply, typed, for every action an interactive host takes;
+ * 0 for no error, else a ZotProtocolError code. */
+static void
+test_command_reply_kinds (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(ZotExtension) todo = unstarted_extension (f, "todo", NULL);
+  static const struct {
+    const char          *frame;
+    ZotCommandReplyKind  kind;
+    const char          *text;
+    int                  error;
+  } cases[] = {
+    { "{}", ZOT_COMMAND_REPLY_NOOP, NULL, 0 },
+    { "{\"action\":\"noop\"}", ZOT_COMMAND_REPLY_NOOP, NULL, 0 },
+    { "{\"action\":7,\"display\":\"x\"}", ZOT_COMMAND_REPLY_NOOP, NULL, 0 },
+    { "{\"action\":\"display\",\"display\":\"shown\"}", ZOT_COMMAND_REPLY_DISPLAY, "shown", 0 },
+    { "{\"action\":\"display\",\"display\":\"\"}", ZOT_COMMAND_REPLY_DISPLAY, "", 0 },
+    { "{\"action\":\"display\",\"display\":[\"x\"]}", ZOT_COMMAND_REPLY_NOOP, NULL, 0 },
+    { "{\"action\":\"insert\",\"insert\":\"typed\"}", ZOT_COMMAND_REPLY_INSERT, "typed", 0 },
+    { "{\"action\":\"prompt\",\"prompt\":\"a poem\"}", ZOT_COMMAND_REPLY_PROMPT, "a poem", 0 },
+    { "{\"action\":\"prompt\",\"prompt\":\"\"}", ZOT_COMMAND_REPLY_NOOP, NULL, 0 },
+    { "{\"action\":\"prompt\"}", ZOT_COMMAND_REPLY_NOOP, NULL, 0 },
+    /* The error line comes with the action, or alone. */
+    { "{\"action\":\"display\",\"display\":\"half\",\"error\":\"disk on fire\"}",
+      ZOT_COMMAND_REPLY_DISPLAY, "half", ZOT_PROTOCOL_ERROR_COMMAND_FAILED },
+    { "{\"action\":\"prompt\",\"prompt\":\"go\",\"error\":\"disk on fire\"}",
+      ZOT_COMMAND_REPLY_PROMPT, "go", ZOT_PROTOCOL_ERROR_COMMAND_FAILED },
+    { "{\"action\":\"noop\",\"error\":\"disk on fire\"}",
+      ZOT_COMMAND_REPLY_ERROR, NULL, ZOT_PROTOCOL_ERROR_COMMAND_FAILED },
+    { "{\"error\":\"disk on fire\"}",
+      ZOT_COMMAND_REPLY_ERROR, NULL, ZOT_PROTOCOL_ERROR_COMMAND_FAILED },
+    { "{\"action\":\"noop\",\"error\":\"\"}", ZOT_COMMAND_REPLY_NOOP, NULL, 0 },
+    /* What cannot be done is an error, whatever else the reply says. */
+    { "{\"action\":\"frobnicate\",\"error\":\"x\"}",
+      ZOT_COMMAND_REPLY_ERROR, NULL, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION },
+    { "{\"action\":\"open_panel\",\"open_panel\":\"p\"}",
+      ZOT_COMMAND_REPLY_ERROR, NULL, ZOT_PROTOCOL_ERROR_BAD_REPLY },
+    { "{\"action\":\"tool_prompt\",\"prompt\":\"p\",\"tool_name\":\"bash\",\"tool_args\":[]}",
+      ZOT_COMMAND_REPLY_ERROR, NULL, ZOT_PROTOCOL_ERROR_BAD_REPLY },
+    { "{\"action\":\"tool_prompt\",\"prompt\":\"\",\"tool_name\":\"bash\",\"tool_args\":{}}",
+      ZOT_COMMAND_REPLY_ERROR, NULL, ZOT_PROTOCOL_ERROR_BAD_REPLY },
+  };
+
+  zot_extension_manager_set_interactive (f->manager, TRUE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(ZotCommandReply) reply = read_reply (f, todo, cases[i].frame);
+
+      g_test_message ("%s", cases[i].frame);
+      g_assert_cmpint (zot_command_reply_get_kind (reply), ==, cases[i].kind);
+      g_assert_cmpstr (zot_command_reply_get_text (reply), ==, cases[i].text);
+      g_assert_true (zot_command_reply_get_extension (reply) == todo);
+      g_assert_cmpstr (zot_command_reply_get_command (reply), ==, "todo");
+      g_assert_null (zot_command_reply_get_panel (reply));
+      if (cases[i].error == 0)
+        g_assert_no_error (zot_command_reply_get_error (reply));
+      else
+        g_assert_error (zot_command_reply_get_error (reply), ZOT_PROTOCOL_ERROR, cases[i].error);
+    }
+}
+
+static void
+test_command_reply_tool_prompt (Fixture       *f,
+                                gconstpointer  data)
+{
+  g_autoptr(ZotExtension) git = unstarted_extension (f, "git", NULL);
+  g_autoptr(ZotCommandReply) reply = NULL;
+
+  zot_extension_manager_set_interactive (f->manager, TRUE);
+  reply = read_reply (f, git, "{\"action\":\"tool_prompt\",\"prompt\":\"and push\","
+                              "\"tool_name\":\"bash\",\"tool_args\":{\"command\":\"git push\"},"
+                              "\"error\":\"late\"}");
+
+  g_assert_cmpint (zot_command_reply_get_kind (reply), ==, ZOT_COMMAND_REPLY_TOOL_PROMPT);
+  g_assert_cmpstr (zot_command_reply_get_text (reply), ==, "and push");
+  g_assert_cmpstr (zot_command_reply_get_tool_name (reply), ==, "bash");
+  g_assert_cmpstr (zot_test_json_string_at (zot_command_reply_get_tool_args (reply), "command"), ==,
+                   "git push");
+  g_assert_error (zot_command_reply_get_error (reply), ZOT_PROTOCOL_ERROR,
+                  ZOT_PROTOCOL_ERROR_COMMAND_FAILED);
+  g_assert_cmpstr (zot_command_reply_get_error (reply)->message, ==, "/todo: late");
+}
+
+/* The manager opens the panel itself; the reply says which. */
+static void
+test_command_reply_panel (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(ZotExtension) todo = unstarted_extension (f, "todo", NULL);
+  g_autoptr(ZotCommandReply) first = NULL;
+  g_autoptr(ZotCommandReply) again = NULL;
+  g_autoptr(GString) seen = g_string_new (NULL);
+
+  g_signal_connect (f->manager, "panel-opened", G_CALLBACK (on_panel_signal), seen);
+  g_signal_connect (f->manager, "panel-updated", G_CALLBACK (on_panel_signal), seen);
+  zot_extension_manager_set_interactive (f->manager, TRUE);
+
+  first = read_reply (f, todo, "{\"action\":\"open_panel\",\"open_panel\":"
+                               "{\"id\":\"list\",\"title\":\"Todo\",\"lines\":[\"a\"]}}");
+  g_assert_cmpint (zot_command_reply_get_kind (first), ==, ZOT_COMMAND_REPLY_PANEL);
+  g_assert_cmpstr (zot_panel_get_title (zot_command_reply_get_panel (first)), ==, "Todo");
+  g_assert_no_error (zot_command_reply_get_error (first));
+
+  again = read_reply (f, todo, "{\"action\":\"open_panel\",\"open_panel\":"
+                               "{\"id\":\"list\",\"title\":\"Todo 2\",\"lines\":[]}}");
+  g_assert_true (zot_command_reply_get_panel (again) == zot_command_reply_get_panel (first));
+  g_assert_cmpuint (zot_extension_manager_list_panels (f->manager)->len, ==, 1);
+  g_assert_cmpstr (seen->str, ==, "todo:Todo todo:Todo 2 ");
+
+  g_signal_handlers_disconnect_by_data (f->manager, seen);
+}
+
+/* Headless hosts have no panels and run no tool prompts. */
+static void
+test_command_reply_headless (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autoptr(ZotExtension) todo = unstarted_extension (f, "todo", NULL);
+  static const char * const frames[] = {
+    "{\"action\":\"open_panel\",\"open_panel\":{\"id\":\"p\",\"title\":\"T\",\"lines\":[]}}",
+    "{\"action\":\"tool_prompt\",\"prompt\":\"p\",\"tool_name\":\"bash\",\"tool_args\":{}}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (frames); i++)
+    {
+      g_autoptr(ZotCommandReply) reply = read_reply (f, todo, frames[i]);
+
+      g_assert_cmpint (zot_command_reply_get_kind (reply), ==, ZOT_COMMAND_REPLY_ERROR);
+      g_assert_error (zot_command_reply_get_error (reply), ZOT_PROTOCOL_ERROR,
+                      ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION);
+      g_assert_nonnull (strstr (zot_command_reply_get_error (reply)->message, "needs the window"));
+      g_assert_null (zot_command_reply_get_panel (reply));
+      g_assert_null (zot_command_reply_get_tool_name (reply));
+    }
+
+  g_assert_cmpuint (zot_extension_manager_list_panels (f->manager)->len, ==, 0);
+}
+
+/* A reply is a boxed type that views may keep past the signal. */
+static void
+test_command_reply_boxed (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(ZotExtension) todo = unstarted_extension (f, "todo", NULL);
+  ZotCommandReply *reply = read_reply (f, todo, "{\"action\":\"insert\",\"insert\":\"kept\"}");
+  GValue value = G_VALUE_INIT;
+
+  g_assert_true (G_TYPE_IS_BOXED (ZOT_TYPE_COMMAND_REPLY));
+  g_value_init (&value, ZOT_TYPE_COMMAND_REPLY);
+  g_value_set_boxed (&value, reply);
+  zot_command_reply_unref (reply);
+
+  reply = g_value_dup_boxed (&value);
+  g_value_unset (&value);
+  g_assert_cmpstr (zot_command_reply_get_text (reply), ==, "kept");
+  zot_command_reply_unref (reply);
 }
 
 static ZotInterception *
@@ -686,6 +857,11 @@ main (int   argc,
   ADD ("no-manifest-judges-nothing", test_no_manifest_judges_nothing);
   ADD ("command-claims", test_command_claims);
   ADD ("frame-table", test_frame_table);
+  ADD ("command-reply-kinds", test_command_reply_kinds);
+  ADD ("command-reply-tool-prompt", test_command_reply_tool_prompt);
+  ADD ("command-reply-panel", test_command_reply_panel);
+  ADD ("command-reply-headless", test_command_reply_headless);
+  ADD ("command-reply-boxed", test_command_reply_boxed);
   ADD ("intercept-tool-call", test_intercept_tool_call);
   ADD ("intercept-block-reason", test_intercept_block_reason);
   ADD ("intercept-rewrites-by-event", test_intercept_rewrites_by_event);

@@ -43,9 +43,6 @@ struct _ZotExtensionManager
 enum {
   ZOT_MANAGER_NOTE_ADDED,
   ZOT_MANAGER_NOTES_CLEARED,
-  ZOT_MANAGER_DISPLAY,
-  ZOT_MANAGER_INSERT,
-  ZOT_MANAGER_PROMPT,
   ZOT_MANAGER_EXTENSION_STATE_CHANGED,
   ZOT_MANAGER_EXTENSION_CRASHED,
   ZOT_MANAGER_LOAD_FAILED,
@@ -55,7 +52,6 @@ enum {
   ZOT_MANAGER_PANEL_OPENED,
   ZOT_MANAGER_PANEL_UPDATED,
   ZOT_MANAGER_PANEL_CLOSED,
-  ZOT_MANAGER_TOOL_PROMPT,
   ZOT_MANAGER_TOOLS_CHANGED,
   ZOT_MANAGER_WARNING,
   ZOT_MANAGER_APPROVAL_REQUESTED,
@@ -78,6 +74,10 @@ void      _zot_manager_invalidate_routes (ZotExtensionManager *self);
 char     *_zot_manager_claim_command     (ZotExtensionManager *self,
                                           ZotExtension        *extension,
                                           const char          *name);
+ZotCommandReply *_zot_manager_read_command_reply (ZotExtensionManager *self,
+                                                  ZotExtension        *extension,
+                                                  const char          *command,
+                                                  JsonObject          *frame);
 
 /* zot-manager-events.c */
 void      _zot_manager_copy_member_into (JsonObject *object,
@@ -108,7 +108,7 @@ char     *_zot_before_agent_start_apply_reply (ZotExtension  *extension,
 ZotPanel *_zot_manager_find_panel      (ZotExtensionManager *self,
                                         ZotExtension        *extension,
                                         const char          *id);
-void      _zot_manager_open_panel      (ZotExtensionManager *self,
+ZotPanel *_zot_manager_open_panel      (ZotExtensionManager *self,
                                         ZotExtension        *extension,
                                         JsonObject          *description);
 void      _zot_manager_close_panels_of (ZotExtensionManager *self,

@@ -343,28 +343,6 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, ZOT_TYPE_EXTENSION);
 
-  _zot_manager_signals[ZOT_MANAGER_DISPLAY] =
-    g_signal_new ("display",
-                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
-
-  _zot_manager_signals[ZOT_MANAGER_INSERT] =
-    g_signal_new ("insert",
-                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
-
-  /**
-   * ZotExtensionManager::prompt:
-   * @extension: the extension whose command answered `prompt`
-   * @text: the user message to submit
-   *
-   * The agent, when there is one, queues @text as a user turn.
-   */
-  _zot_manager_signals[ZOT_MANAGER_PROMPT] =
-    g_signal_new ("prompt",
-                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
-
   _zot_manager_signals[ZOT_MANAGER_EXTENSION_STATE_CHANGED] =
     g_signal_new ("extension-state-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -445,20 +423,6 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
     g_signal_new ("panel-closed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
-
-  /**
-   * ZotExtensionManager::tool-prompt:
-   * @extension: whose command answered `tool_prompt`
-   * @prompt: the user message to append
-   * @tool_name: the tool to run first
-   * @tool_args: its arguments
-   *
-   * Interactive hosts only; the host runs it through the agent.
-   */
-  _zot_manager_signals[ZOT_MANAGER_TOOL_PROMPT] =
-    g_signal_new ("tool-prompt",
-                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 4, ZOT_TYPE_EXTENSION, G_TYPE_STRING, G_TYPE_STRING, JSON_TYPE_OBJECT);
 
   /**
    * ZotExtensionManager::tools-changed:

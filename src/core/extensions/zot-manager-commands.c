@@ -2,7 +2,8 @@
  *
  * The built-in commands, the routes from a name to the extension that
  * answers it (built-ins win, then the earlier extension in load order,
- * whatever the time of registration), and running a command.
+ * whatever the time of registration), and running a command, whose answer
+ * is read into a ZotCommandReply.
  */
 #define G_LOG_DOMAIN "zot-protocol"
 
@@ -10,6 +11,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-command-reply-private.h"
 #include "zot-error.h"
 #include "zot-extension-manager-private.h"
 #include "zot-extension-private.h"
@@ -241,90 +243,97 @@ typedef struct
 {
   ZotExtensionManager *self;
   const ReplyAction   *action;
-  ZotExtension        *extension;
-  const char          *command;
-  JsonObject          *reply;
+  JsonObject          *frame;
+  ZotCommandReply     *result;
 } Reply;
 
-/* The actions a command may answer (PROTOCOL.md §3), each applied by a
- * function that fails with @error when the reply lacks what the action
- * needs. */
+/* The actions a command may answer (PROTOCOL.md §3), each read into the
+ * typed reply by a function that fails with @error when the frame lacks
+ * what the action needs. */
 struct _ReplyAction
 {
-  const char *name;
+  const char          *name;
+  ZotCommandReplyKind  kind;
   /* Only the window can carry it out. */
-  gboolean    needs_window;
-  /* For the actions whose text is the member of their name: an empty
-   * text does nothing, and the signal that carries it. */
-  gboolean    needs_text;
-  guint       signal;
-  gboolean  (*apply) (Reply   *reply,
-                      GError **error);
+  gboolean             needs_window;
+  /* For the actions whose text is the member of their name: whether an
+   * empty text is still something to do. */
+  gboolean             empty_is_text;
+  gboolean           (*read) (Reply   *reply,
+                              GError **error);
 };
 
 static gboolean
-apply_text (Reply   *reply,
-            GError **error)
+read_text (Reply   *reply,
+           GError **error)
 {
-  const char *text = zot_json_get_string (reply->reply, reply->action->name);
+  const char *text = zot_json_get_string (reply->frame, reply->action->name);
 
-  if (text != NULL && (*text != '\0' || !reply->action->needs_text))
-    g_signal_emit (reply->self, _zot_manager_signals[reply->action->signal], 0,
-                   reply->extension, text);
+  /* Without its text the action has nothing to do. */
+  if (text == NULL || (*text == '\0' && !reply->action->empty_is_text))
+    return TRUE;
+
+  reply->result->kind = reply->action->kind;
+  reply->result->text = g_strdup (text);
   return TRUE;
 }
 
 static gboolean
-apply_open_panel (Reply   *reply,
-                  GError **error)
+read_open_panel (Reply   *reply,
+                 GError **error)
 {
-  JsonObject *description = zot_json_get_object (reply->reply, "open_panel");
+  ZotCommandReply *result = reply->result;
+  JsonObject *description = zot_json_get_object (reply->frame, "open_panel");
 
   if (description == NULL)
     {
       g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                   _("/%s: open_panel needs an object with id, title and lines"), reply->command);
+                   _("/%s: open_panel needs an object with id, title and lines"), result->command);
       return FALSE;
     }
 
-  _zot_manager_open_panel (reply->self, reply->extension, description);
+  result->kind = ZOT_COMMAND_REPLY_PANEL;
+  result->panel = _zot_manager_open_panel (reply->self, result->extension, description);
+  g_object_ref (result->panel);
   return TRUE;
 }
 
 static gboolean
-apply_tool_prompt (Reply   *reply,
-                   GError **error)
+read_tool_prompt (Reply   *reply,
+                  GError **error)
 {
-  const char *prompt = zot_json_get_string (reply->reply, "prompt");
-  const char *tool_name = zot_json_get_string (reply->reply, "tool_name");
-  JsonObject *args = zot_json_get_object (reply->reply, "tool_args");
+  ZotCommandReply *result = reply->result;
+  const char *prompt = zot_json_get_string (reply->frame, "prompt");
+  const char *tool_name = zot_json_get_string (reply->frame, "tool_name");
+  JsonObject *args = zot_json_get_object (reply->frame, "tool_args");
 
   if (prompt == NULL || *prompt == '\0' || tool_name == NULL || *tool_name == '\0' || args == NULL)
     {
       g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
                    _("/%s: tool_prompt needs a non-empty prompt and tool_name, "
-                     "and tool_args as a JSON object"), reply->command);
+                     "and tool_args as a JSON object"), result->command);
       return FALSE;
     }
 
-  g_signal_emit (reply->self, _zot_manager_signals[ZOT_MANAGER_TOOL_PROMPT], 0,
-                 reply->extension, prompt, tool_name, args);
+  result->kind = ZOT_COMMAND_REPLY_TOOL_PROMPT;
+  result->text = g_strdup (prompt);
+  result->tool_name = g_strdup (tool_name);
+  result->tool_args = json_object_ref (args);
   return TRUE;
 }
 
 static const ReplyAction reply_actions[] = {
-  { "noop",        FALSE, FALSE, 0,                    NULL },
-  { "display",     FALSE, FALSE, ZOT_MANAGER_DISPLAY,  apply_text },
-  { "insert",      FALSE, FALSE, ZOT_MANAGER_INSERT,   apply_text },
-  { "prompt",      FALSE, TRUE,  ZOT_MANAGER_PROMPT,   apply_text },
-  { "open_panel",  TRUE,  FALSE, 0,                    apply_open_panel },
-  { "tool_prompt", TRUE,  FALSE, 0,                    apply_tool_prompt },
+  { "noop",        ZOT_COMMAND_REPLY_NOOP,        FALSE, FALSE, NULL },
+  { "display",     ZOT_COMMAND_REPLY_DISPLAY,     FALSE, TRUE,  read_text },
+  { "insert",      ZOT_COMMAND_REPLY_INSERT,      FALSE, TRUE,  read_text },
+  { "prompt",      ZOT_COMMAND_REPLY_PROMPT,      FALSE, FALSE, read_text },
+  { "open_panel",  ZOT_COMMAND_REPLY_PANEL,       TRUE,  FALSE, read_open_panel },
+  { "tool_prompt", ZOT_COMMAND_REPLY_TOOL_PROMPT, TRUE,  FALSE, read_tool_prompt },
 };
 
 static gboolean
-apply_reply (ZotExtensionManager  *self,
-             ZotExtension         *extension,
-             const char           *command,
+read_action (ZotExtensionManager  *self,
+             ZotCommandReply      *result,
              JsonObject           *frame,
              GError              **error)
 {
@@ -335,27 +344,70 @@ apply_reply (ZotExtensionManager  *self,
 
   for (guint i = 0; i < G_N_ELEMENTS (reply_actions); i++)
     {
-      Reply reply = { self, &reply_actions[i], extension, command, frame };
+      Reply reply = { self, &reply_actions[i], frame, result };
 
       if (!g_str_equal (action, reply_actions[i].name))
         continue;
 
       if (reply_actions[i].needs_window && !self->interactive)
         {
-          zot_extension_log (extension, "/%s answered \"%s\", which this host cannot show",
-                             command, action);
+          zot_extension_log (result->extension, "/%s answered \"%s\", which this host cannot show",
+                             result->command, action);
           g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
-                       _("/%s: the action \"%s\" needs the window; run it there"), command, action);
+                       _("/%s: the action \"%s\" needs the window; run it there"),
+                       result->command, action);
           return FALSE;
         }
 
-      return reply_actions[i].apply == NULL || reply_actions[i].apply (&reply, error);
+      return reply_actions[i].read == NULL || reply_actions[i].read (&reply, error);
     }
 
-  zot_extension_log (extension, "/%s answered unknown action \"%s\"", command, action);
+  zot_extension_log (result->extension, "/%s answered unknown action \"%s\"",
+                     result->command, action);
   g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
-               _("/%s: unknown command action \"%s\""), command, action);
+               _("/%s: unknown command action \"%s\""), result->command, action);
   return FALSE;
+}
+
+/**
+ * _zot_manager_read_command_reply:
+ * @extension: the extension that answered
+ * @command: the command, as it registered it
+ * @frame: its `command_response`
+ *
+ * Reads @frame into a typed reply, doing the manager's own part of it: an
+ * `open_panel` action opens the panel. An action that cannot be done
+ * makes a reply of kind %ZOT_COMMAND_REPLY_ERROR; otherwise the reply's
+ * own `error`, when it has one, comes with the action.
+ *
+ * Returns: (transfer full): the reply
+ */
+ZotCommandReply *
+_zot_manager_read_command_reply (ZotExtensionManager *self,
+                                 ZotExtension        *extension,
+                                 const char          *command,
+                                 JsonObject          *frame)
+{
+  g_autoptr(ZotCommandReply) result = _zot_command_reply_new (extension, command);
+  const char *failure;
+
+  if (!read_action (self, result, frame, &result->error))
+    {
+      result->kind = ZOT_COMMAND_REPLY_ERROR;
+      return g_steal_pointer (&result);
+    }
+
+  /* A non-empty error is shown whatever the action did. */
+  failure = zot_json_get_string (frame, "error");
+  if (failure != NULL && *failure != '\0')
+    {
+      result->error = g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_COMMAND_FAILED,
+                                   "/%s: %s", command, failure);
+      if (result->kind == ZOT_COMMAND_REPLY_NOOP)
+        result->kind = ZOT_COMMAND_REPLY_ERROR;
+    }
+
+  return g_steal_pointer (&result);
 }
 
 static void
@@ -367,12 +419,11 @@ command_replied_cb (GObject      *object,
   g_autoptr(GTask) task = user_data;
   ZotExtensionManager *self = g_task_get_source_object (task);
   CommandData *data = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(JsonObject) frame = NULL;
   g_autoptr(GError) error = NULL;
-  const char *failure;
 
-  reply = zot_extension_request_finish (extension, result, &error);
-  if (reply == NULL)
+  frame = zot_extension_request_finish (extension, result, &error);
+  if (frame == NULL)
     {
       if (g_error_matches (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT))
         g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT,
@@ -387,22 +438,9 @@ command_replied_cb (GObject      *object,
       return;
     }
 
-  if (!apply_reply (self, extension, data->command, reply, &error))
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  /* A non-empty error is shown whatever the action did. */
-  failure = zot_json_get_string (reply, "error");
-  if (failure != NULL && *failure != '\0')
-    {
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_COMMAND_FAILED,
-                               "/%s: %s", data->command, failure);
-      return;
-    }
-
-  g_task_return_boolean (task, TRUE);
+  g_task_return_pointer (task,
+                         _zot_manager_read_command_reply (self, extension, data->command, frame),
+                         (GDestroyNotify) zot_command_reply_unref);
 }
 
 /**
@@ -410,10 +448,10 @@ command_replied_cb (GObject      *object,
  * @name: the command as typed, with or without the slash, in any case
  * @args: (nullable): everything after the name; trimmed before sending
  *
- * Sends `command_invoked` to the extension that owns the command and applies
- * the answer through the #ZotExtensionManager::display, ::insert and
- * ::prompt signals. Fails with the extension's `error` text, an unknown or
- * unsupported action, the 30 s deadline, or a crash of the extension.
+ * Sends `command_invoked` to the extension that owns the command and reads
+ * its answer into a #ZotCommandReply. Fails only when there is no answer:
+ * an unknown command, the 30 s deadline, a crash of the extension or
+ * cancellation. What the answer itself got wrong is the reply's error.
  */
 void
 zot_extension_manager_run_command_async (ZotExtensionManager *self,
@@ -466,12 +504,17 @@ zot_extension_manager_run_command_async (ZotExtensionManager *self,
                                g_steal_pointer (&task));
 }
 
-gboolean
+/**
+ * zot_extension_manager_run_command_finish:
+ *
+ * Returns: (transfer full): the command's reply, or %NULL with @error
+ */
+ZotCommandReply *
 zot_extension_manager_run_command_finish (ZotExtensionManager  *self,
                                           GAsyncResult         *result,
                                           GError              **error)
 {
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
-  return g_task_propagate_boolean (G_TASK (result), error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -39,7 +39,9 @@ on_panel_closed (ZotPanel            *panel,
   g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_CLOSED], 0, extension, panel);
 }
 
-void
+/* Opens the panel @description describes, or updates it when @extension
+ * has one by that id open already; returns it (transfer none). */
+ZotPanel *
 _zot_manager_open_panel (ZotExtensionManager *self,
                          ZotExtension        *extension,
                          JsonObject          *description)
@@ -51,13 +53,14 @@ _zot_manager_open_panel (ZotExtensionManager *self,
     {
       zot_panel_update (panel, description);
       g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED], 0, extension, panel);
-      return;
+      return panel;
     }
 
   panel = zot_panel_new (extension, description);
   g_ptr_array_add (self->panels, panel);
   g_signal_connect (panel, "closed", G_CALLBACK (on_panel_closed), self);
   g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_OPENED], 0, extension, panel);
+  return panel;
 }
 
 void
