@@ -235,6 +235,49 @@ test_close_shuts_down (Fixture       *f,
   g_assert_nonnull (zot_test_find_frame (frames, "shutdown"));
 }
 
+typedef struct
+{
+  ZotPromptEditor *editor;
+  const char      *text;
+} EditorWait;
+
+static gboolean
+editor_says (gpointer data)
+{
+  EditorWait *wait = data;
+  g_autofree char *text = zot_prompt_editor_get_text (wait->editor);
+
+  return g_strcmp0 (text, wait->text) == 0;
+}
+
+/* What a command typed in the window answers: a `display` shows in the
+ * transcript, an `insert` lands in the editor. */
+static void
+test_command_replies (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "hello", "--command", "hi", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotPromptEditor *editor;
+  EditorWait wait;
+
+  open_window (f, paths);
+  editor = ZOT_PROMPT_EDITOR (zot_test_find_widget (GTK_WIDGET (f->window),
+                                                    ZOT_TYPE_PROMPT_EDITOR, NULL));
+
+  zot_prompt_editor_set_text (editor, "/hi display shown in the window");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  wait_for_label (f, "shown in the window");
+
+  zot_prompt_editor_set_text (editor, "/hi insert typed for you");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  wait = (EditorWait) { editor, "typed for you" };
+  zot_test_wait_until (editor_says, &wait, 10000);
+  g_assert_false (find_label (GTK_WIDGET (f->window), "typed for you"));
+
+  close_window (f);
+}
+
 static gboolean
 nothing_loading (gpointer editor)
 {
@@ -405,6 +448,8 @@ main (int    argc,
   g_test_add ("/zot/gui/window/opens-with-demo", Fixture, NULL, fixture_setup, test_opens_with_demo, fixture_teardown);
   g_test_add ("/zot/gui/window/responsive-while-hanging", Fixture, NULL, fixture_setup,
               test_responsive_while_hanging, fixture_teardown);
+  g_test_add ("/zot/gui/window/command-replies", Fixture, NULL, fixture_setup, test_command_replies,
+              fixture_teardown);
   g_test_add ("/zot/gui/window/close-shuts-down", Fixture, NULL, fixture_setup, test_close_shuts_down, fixture_teardown);
   g_test_add ("/zot/gui/window/drop-image", Fixture, NULL, fixture_setup, test_drop_image, fixture_teardown);
   g_test_add ("/zot/gui/window/busy-follows-agent", Fixture, NULL, fixture_setup, test_busy_follows_agent,

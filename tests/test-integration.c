@@ -1825,6 +1825,80 @@ test_second_decision (Fixture       *f,
   g_assert_true (json_object_get_boolean_member (result, "executed"));
 }
 
+/* Typed command replies through the host */
+
+static void
+on_command_replied (ZotHost         *host,
+                    ZotCommandReply *reply,
+                    GString         *seen)
+{
+  const GError *error = zot_command_reply_get_error (reply);
+  const char *text = zot_command_reply_get_text (reply);
+
+  g_string_append_printf (seen, "%d|%s|%s|%s\n", zot_command_reply_get_kind (reply),
+                          zot_extension_get_name (zot_command_reply_get_extension (reply)),
+                          text ? text : "-", error ? error->message : "-");
+}
+
+static void
+on_user_message (ZotAgent   *agent,
+                 JsonObject *message,
+                 GString    *seen)
+{
+  g_string_append (seen, "user message\n");
+}
+
+/* The host hands every reply of an extension command to its views,
+ * typed, before the turn a prompt asks for; its error is the
+ * submission's. */
+static void
+test_command_replies (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *dir = FAKE (f, "answers", "--command", "ask", NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GString) seen = g_string_new (NULL);
+  g_auto(Submit) s = { 0 };
+  g_autofree char *expected = NULL;
+
+  start_host (f, paths);
+  g_signal_connect (f->host, "command-replied", G_CALLBACK (on_command_replied), seen);
+  g_signal_connect (zot_host_get_agent (f->host), "user-message",
+                    G_CALLBACK (on_user_message), seen);
+
+  submit (f, "/ask display shown", &s);
+  g_assert_true (s.ok);
+  submit (f, "/ASK insert typed", &s);
+  g_assert_true (s.ok);
+  submit (f, "/ask noop", &s);
+  g_assert_true (s.ok);
+  g_assert_null (s.text);
+
+  submit (f, "/ask prompt write a poem", &s);
+  g_assert_true (s.ok);
+  g_assert_nonnull (strstr (s.text, "write a poem"));
+
+  submit (f, "/ask error the disk is on fire", &s);
+  g_assert_error (s.error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_COMMAND_FAILED);
+  submit (f, "/ask badaction", &s);
+  g_assert_error (s.error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION);
+
+  expected = g_strdup_printf ("%d|answers|shown|-\n"
+                              "%d|answers|typed|-\n"
+                              "%d|answers|-|-\n"
+                              "%d|answers|write a poem|-\n"
+                              "user message\n"
+                              "%d|answers|-|/ask: the disk is on fire\n"
+                              "%d|answers|-|/ask: unknown command action \"frobnicate\"\n",
+                              ZOT_COMMAND_REPLY_DISPLAY, ZOT_COMMAND_REPLY_INSERT,
+                              ZOT_COMMAND_REPLY_NOOP, ZOT_COMMAND_REPLY_PROMPT,
+                              ZOT_COMMAND_REPLY_ERROR, ZOT_COMMAND_REPLY_ERROR);
+  g_assert_cmpstr (seen->str, ==, expected);
+
+  g_signal_handlers_disconnect_by_data (f->host, seen);
+  g_signal_handlers_disconnect_by_data (zot_host_get_agent (f->host), seen);
+}
+
 static void
 test_tool_prompt (Fixture       *f,
                   gconstpointer  data)
@@ -2159,6 +2233,7 @@ main (int    argc,
   ADD_INTERACTIVE ("approval-policies", test_approval_policies);
   ADD_INTERACTIVE ("approval-cancelled", test_approval_cancelled);
   ADD_INTERACTIVE ("second-decision", test_second_decision);
+  ADD_INTERACTIVE ("command-replies", test_command_replies);
   ADD_INTERACTIVE ("tool-prompt", test_tool_prompt);
   ADD_INTERACTIVE ("tool-prompt-invalid", test_tool_prompt_invalid);
 

@@ -68,33 +68,6 @@ on_notes_cleared (ZotExtensionManager *manager,
 }
 
 static void
-on_display (ZotExtensionManager *manager,
-            ZotExtension        *extension,
-            const char          *text,
-            Fixture             *f)
-{
-  g_ptr_array_add (f->displays, g_strdup_printf ("%s|%s", zot_extension_get_name (extension), text));
-}
-
-static void
-on_insert (ZotExtensionManager *manager,
-           ZotExtension        *extension,
-           const char          *text,
-           Fixture             *f)
-{
-  g_ptr_array_add (f->inserts, g_strdup (text));
-}
-
-static void
-on_prompt (ZotExtensionManager *manager,
-           ZotExtension        *extension,
-           const char          *text,
-           Fixture             *f)
-{
-  g_ptr_array_add (f->prompts, g_strdup (text));
-}
-
-static void
 on_load_failed (ZotExtensionManager *manager,
                 const char          *path,
                 const char          *message,
@@ -119,9 +92,6 @@ connect_fixture (Fixture             *f,
 {
   g_signal_connect (manager, "note-added", G_CALLBACK (on_note_added), f);
   g_signal_connect (manager, "notes-cleared", G_CALLBACK (on_notes_cleared), f);
-  g_signal_connect (manager, "display", G_CALLBACK (on_display), f);
-  g_signal_connect (manager, "insert", G_CALLBACK (on_insert), f);
-  g_signal_connect (manager, "prompt", G_CALLBACK (on_prompt), f);
   g_signal_connect (manager, "load-failed", G_CALLBACK (on_load_failed), f);
   g_signal_connect (manager, "extension-crashed", G_CALLBACK (on_crashed), f);
 }
@@ -153,6 +123,52 @@ load (Fixture            *f,
   zot_test_wait_for (&done, 30000);
 
   return manager;
+}
+
+/* Runs a command as zot_test_run_command() does, keeping the text its
+ * reply asked to display, insert or submit. */
+static gboolean
+run_command (Fixture             *f,
+             ZotExtensionManager *manager,
+             const char          *name,
+             const char          *args,
+             GError             **error)
+{
+  g_autoptr(ZotCommandReply) reply = zot_test_run_command_reply (manager, name, args, error);
+  ZotExtension *extension;
+  const char *text;
+
+  if (reply == NULL)
+    return FALSE;
+
+  extension = zot_command_reply_get_extension (reply);
+  text = zot_command_reply_get_text (reply);
+  switch (zot_command_reply_get_kind (reply))
+    {
+    case ZOT_COMMAND_REPLY_DISPLAY:
+      g_ptr_array_add (f->displays,
+                       g_strdup_printf ("%s|%s", zot_extension_get_name (extension), text));
+      break;
+
+    case ZOT_COMMAND_REPLY_INSERT:
+      g_ptr_array_add (f->inserts, g_strdup (text));
+      break;
+
+    case ZOT_COMMAND_REPLY_PROMPT:
+      g_ptr_array_add (f->prompts, g_strdup (text));
+      break;
+
+    default:
+      break;
+    }
+
+  if (zot_command_reply_get_error (reply) != NULL)
+    {
+      g_propagate_error (error, g_error_copy (zot_command_reply_get_error (reply)));
+      return FALSE;
+    }
+
+  return TRUE;
 }
 
 static void
@@ -203,7 +219,7 @@ test_hello_ack (Fixture       *f,
   g_assert_cmpstr (zot_extension_get_hello_version (extension), ==, "1.0.0");
 
   /* One command round trip guarantees the hello_ack was recorded. */
-  g_assert_true (zot_test_run_command (manager, "ping", "", NULL));
+  g_assert_true (run_command (f, manager, "ping", "", NULL));
 
   frames = zot_test_read_frames (record);
   g_assert_cmpuint (frames->len, >=, 2);
@@ -250,7 +266,7 @@ test_exit_before_hello (Fixture       *f,
   g_assert_nonnull (strstr (log, "=== early: started by zot"));
   g_assert_nonnull (strstr (log, "exited with status 3"));
 
-  g_assert_true (zot_test_run_command (manager, "ok", "display still here", NULL));
+  g_assert_true (run_command (f, manager, "ok", "display still here", NULL));
   assert_display (f, "good|still here");
 
   zot_test_shutdown_manager (manager);
@@ -294,7 +310,7 @@ test_never_hello (Fixture       *f,
   g_assert_nonnull (strstr (g_ptr_array_index (f->failures, 0), "did not say hello within"));
   g_assert_nonnull (strstr (g_ptr_array_index (f->failures, 0), zot_extension_get_log_path (extension)));
 
-  g_assert_true (zot_test_run_command (manager, "ok", "display fine", NULL));
+  g_assert_true (run_command (f, manager, "ok", "display fine", NULL));
   assert_display (f, "good|fine");
 
   zot_test_shutdown_manager (manager);
@@ -418,7 +434,7 @@ test_register_after_ready (Fixture       *f,
   ZotExtensionManager *manager = load (f, paths);
 
   zot_test_wait_until (has_command, manager, 5000);
-  g_assert_true (zot_test_run_command (manager, "LATE", "display late works", NULL));
+  g_assert_true (run_command (f, manager, "LATE", "display late works", NULL));
   assert_display (f, "afterwards|late works");
   zot_test_shutdown_manager (manager);
 }
@@ -438,34 +454,34 @@ test_command_actions (Fixture       *f,
   /* Case-insensitive match; the extension hears its own spelling. */
   g_assert_nonnull (zot_extension_manager_lookup_command (manager, "/tODO", &canonical));
   g_assert_cmpstr (canonical, ==, "Todo");
-  g_assert_true (zot_test_run_command (manager, "/todo", "name", NULL));
+  g_assert_true (run_command (f, manager, "/todo", "name", NULL));
   assert_display (f, "actions|Todo");
 
   /* Args are trimmed. */
-  g_assert_true (zot_test_run_command (manager, "TODO", "   display spaced out   ", NULL));
+  g_assert_true (run_command (f, manager, "TODO", "   display spaced out   ", NULL));
   assert_display (f, "actions|spaced out");
 
-  g_assert_true (zot_test_run_command (manager, "todo", "insert some text", NULL));
+  g_assert_true (run_command (f, manager, "todo", "insert some text", NULL));
   g_assert_cmpuint (f->inserts->len, ==, 1);
   g_assert_cmpstr (g_ptr_array_index (f->inserts, 0), ==, "some text");
 
-  g_assert_true (zot_test_run_command (manager, "todo", "prompt write a poem", NULL));
+  g_assert_true (run_command (f, manager, "todo", "prompt write a poem", NULL));
   g_assert_cmpuint (f->prompts->len, ==, 1);
   g_assert_cmpstr (g_ptr_array_index (f->prompts, 0), ==, "write a poem");
 
-  g_assert_true (zot_test_run_command (manager, "todo", "noop", NULL));
+  g_assert_true (run_command (f, manager, "todo", "noop", NULL));
 
-  g_assert_false (zot_test_run_command (manager, "todo", "error the disk is on fire", &error));
+  g_assert_false (run_command (f, manager, "todo", "error the disk is on fire", &error));
   g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_COMMAND_FAILED);
   g_assert_nonnull (strstr (error->message, "the disk is on fire"));
   g_clear_error (&error);
 
-  g_assert_false (zot_test_run_command (manager, "todo", "badaction", &error));
+  g_assert_false (run_command (f, manager, "todo", "badaction", &error));
   g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION);
   g_assert_nonnull (strstr (error->message, "unknown command action"));
   g_clear_error (&error);
 
-  g_assert_false (zot_test_run_command (manager, "nosuch", "", &error));
+  g_assert_false (run_command (f, manager, "nosuch", "", &error));
   g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNKNOWN_COMMAND);
   g_clear_error (&error);
 
@@ -494,19 +510,19 @@ test_command_timeout (Fixture       *f,
   manager = load (f, paths);
   extension = zot_extension_manager_find (manager, "sleepy");
 
-  g_assert_false (zot_test_run_command (manager, "s", "hang", &error));
+  g_assert_false (run_command (f, manager, "s", "hang", &error));
   g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT);
   g_assert_nonnull (strstr (error->message, "did not answer"));
   g_clear_error (&error);
 
   /* A reply arriving after the deadline is dropped, and the extension
    * goes on answering the next command. */
-  g_assert_false (zot_test_run_command (manager, "s", "late 600 too late", &error));
+  g_assert_false (run_command (f, manager, "s", "late 600 too late", &error));
   g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT);
   g_clear_error (&error);
 
   _zot_timeout_override_for_testing (ZOT_TIMEOUT_COMMAND, 5000);
-  g_assert_true (zot_test_run_command (manager, "s", "display on time", NULL));
+  g_assert_true (run_command (f, manager, "s", "display on time", NULL));
   assert_display (f, "sleepy|on time");
   g_assert_false (has_prefix_in (f->displays, "too late"));
   zot_test_wait_until (log_mentions_expired, extension, 5000);
@@ -560,7 +576,7 @@ test_command_conflicts (Fixture       *f,
 
   /* Between extensions, the earlier in load order (py-dupcase) wins Echo. */
   g_assert_true (zot_extension_manager_lookup_command (manager, "echo", &canonical) == dup);
-  g_assert_true (zot_test_run_command (manager, "echo", "x", NULL));
+  g_assert_true (run_command (f, manager, "echo", "x", NULL));
   assert_display (f, "py-dupcase|dupcase-echo");
 
   zot_test_shutdown_manager (manager);
@@ -617,17 +633,17 @@ test_notes (Fixture       *f,
   const char *paths[] = { dir, NULL };
   ZotExtensionManager *manager = load (f, paths);
 
-  g_assert_true (zot_test_run_command (manager, "n", "notify warn careful now", NULL));
+  g_assert_true (run_command (f, manager, "n", "notify warn careful now", NULL));
   zot_test_wait_until (notes_at_least_two, f, 5000);
   g_assert_true (has_prefix_in (f->notes, "noter|success|up and running"));
   g_assert_true (has_prefix_in (f->notes, "noter|warn|careful now"));
 
-  g_assert_true (zot_test_run_command (manager, "n", "notify shouting LOUD", NULL));
+  g_assert_true (run_command (f, manager, "n", "notify shouting LOUD", NULL));
   /* An unknown level is shown as info rather than dropped. */
   g_assert_true (has_prefix_in (f->notes, "noter|info|LOUD"));
 
   g_assert_cmpuint (f->n_cleared, ==, 0);
-  g_assert_true (zot_test_run_command (manager, "n", "clear", NULL));
+  g_assert_true (run_command (f, manager, "n", "clear", NULL));
   g_assert_cmpuint (f->n_cleared, ==, 1);
 
   zot_test_shutdown_manager (manager);
@@ -647,9 +663,9 @@ test_garbage_lines (Fixture       *f,
   g_autofree char *log = NULL;
 
   g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
-  g_assert_true (zot_test_run_command (manager, "g", "display survived", NULL));
+  g_assert_true (run_command (f, manager, "g", "display survived", NULL));
   assert_display (f, "messy|survived");
-  g_assert_true (zot_test_run_command (manager, "garb", "", NULL));
+  g_assert_true (run_command (f, manager, "garb", "", NULL));
   assert_display (f, "sh-garbage|garbage survived");
 
   log = zot_test_read_file (zot_extension_get_log_path (extension));
@@ -670,10 +686,10 @@ test_invalid_utf8 (Fixture       *f,
   ZotExtensionManager *manager = load (f, paths);
   g_autofree char *log = NULL;
 
-  g_assert_true (zot_test_run_command (manager, "utf", "", NULL));
+  g_assert_true (run_command (f, manager, "utf", "", NULL));
   assert_display (f, "py-invalid-utf8|utf ok");
   g_assert_true (has_prefix_in (f->notes, "py-invalid-utf8|info|after-invalid"));
-  g_assert_true (zot_test_run_command (manager, "b", "display fine", NULL));
+  g_assert_true (run_command (f, manager, "b", "display fine", NULL));
 
   log = zot_test_read_file (zot_extension_get_log_path (zot_extension_manager_find (manager, "bytes")));
   g_assert_nonnull (strstr (log, "not valid UTF-8"));
@@ -702,7 +718,7 @@ test_huge_frame (Fixture       *f,
   g_assert_true (has_prefix_in (f->crashes, "huge stopped unexpectedly"));
   /* Its commands are gone; the neighbour still answers. */
   g_assert_null (zot_extension_manager_lookup_command (manager, "h", NULL));
-  g_assert_true (zot_test_run_command (manager, "ok", "display alive", NULL));
+  g_assert_true (run_command (f, manager, "ok", "display alive", NULL));
   assert_display (f, "good|alive");
 
   zot_test_shutdown_manager (manager);
@@ -723,7 +739,7 @@ test_flood_never_reading (Fixture       *f,
 
   /* The main loop keeps serving the good extension while notes pour in. */
   for (guint i = 0; i < 5; i++)
-    g_assert_true (zot_test_run_command (manager, "ok", "display between", NULL));
+    g_assert_true (run_command (f, manager, "ok", "display between", NULL));
   g_assert_cmpuint (f->notes->len, >, 0);
 
   /* Frames to an extension that never reads fill the pipe, then the queue;
@@ -747,7 +763,7 @@ test_flood_never_reading (Fixture       *f,
 
   zot_test_wait_until (is_failed, extension, 10000);
   g_assert_nonnull (strstr (zot_extension_get_last_error (extension), "not reading its input"));
-  g_assert_true (zot_test_run_command (manager, "ok", "display after flood", NULL));
+  g_assert_true (run_command (f, manager, "ok", "display after flood", NULL));
   assert_display (f, "good|after flood");
 
   zot_test_shutdown_manager (manager);
@@ -837,7 +853,7 @@ test_crash_during_command (Fixture       *f,
   extension = zot_extension_manager_find (manager, "fragile");
 
   start = g_get_monotonic_time ();
-  g_assert_false (zot_test_run_command (manager, "boom", "crash 7", &error));
+  g_assert_false (run_command (f, manager, "boom", "crash 7", &error));
   g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
   g_assert_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_EXITED);
 
@@ -845,7 +861,7 @@ test_crash_during_command (Fixture       *f,
   g_assert_true (has_prefix_in (f->crashes, "exited with status 7"));
   g_assert_true (has_prefix_in (f->crashes, zot_extension_get_log_path (extension)));
   g_assert_null (zot_extension_manager_lookup_command (manager, "boom", NULL));
-  g_assert_true (zot_test_run_command (manager, "ok", "display fine", NULL));
+  g_assert_true (run_command (f, manager, "ok", "display fine", NULL));
 
   zot_test_shutdown_manager (manager);
 }
@@ -873,7 +889,7 @@ test_broken_manifests (Fixture       *f,
   g_assert_nonnull (strstr (zot_extension_get_last_error (second), "does not exist"));
 
   g_assert_cmpuint (f->failures->len, ==, 2);
-  g_assert_true (zot_test_run_command (manager, "ok", "display fine", NULL));
+  g_assert_true (run_command (f, manager, "ok", "display fine", NULL));
 
   zot_test_shutdown_manager (manager);
 }
@@ -906,11 +922,11 @@ test_python_and_shell (Fixture       *f,
   ZotExtensionManager *manager = load (f, paths);
 
   g_assert_cmpuint (f->failures->len, ==, 0);
-  g_assert_true (zot_test_run_command (manager, "echo", "  hi there ", NULL));
+  g_assert_true (run_command (f, manager, "echo", "  hi there ", NULL));
   assert_display (f, "py-echo|echo: hi there");
-  g_assert_true (zot_test_run_command (manager, "pynote", "from python", NULL));
+  g_assert_true (run_command (f, manager, "pynote", "from python", NULL));
   g_assert_true (has_prefix_in (f->notes, "py-echo|info|from python"));
-  g_assert_true (zot_test_run_command (manager, "shhello", "", NULL));
+  g_assert_true (run_command (f, manager, "shhello", "", NULL));
   assert_display (f, "sh-hello|hello from shell");
 
   zot_test_shutdown_manager (manager);
@@ -1335,7 +1351,7 @@ test_stop_fails_pending (Fixture       *f,
   _zot_timeout_override_for_testing (ZOT_TIMEOUT_COMMAND, 60000);
   zot_extension_stop_async (extension, NULL, stop_cb, &stopped);
   /* Once stopping, no command reaches it. */
-  g_assert_false (zot_test_run_command (manager, "b", "hang", &error));
+  g_assert_false (run_command (f, manager, "b", "hang", &error));
   g_assert_nonnull (error);
   zot_test_wait_for (&stopped, 20000);
 
@@ -1380,8 +1396,8 @@ test_reload (Fixture       *f,
   g_assert_cmpint (zot_extension_get_state (before), ==, ZOT_EXTENSION_STATE_EXITED);
   g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (manager)), ==, 2);
   g_assert_true (zot_extension_manager_find (manager, "explicit") != before);
-  g_assert_true (zot_test_run_command (manager, "one", "display 1", NULL));
-  g_assert_true (zot_test_run_command (manager, "two", "display 2", NULL));
+  g_assert_true (run_command (f, manager, "one", "display 1", NULL));
+  g_assert_true (run_command (f, manager, "two", "display 2", NULL));
 
   zot_test_shutdown_manager (manager);
 }
@@ -1425,7 +1441,7 @@ test_restart_one (Fixture       *f,
   guint changes = 0;
 
   /* Crash it first: a restart is how a user recovers. */
-  g_assert_false (zot_test_run_command (manager, "b", "crash 1", &error));
+  g_assert_false (run_command (f, manager, "b", "crash 1", &error));
   zot_test_wait_until (is_failed, flaky, 5000);
   g_assert_null (zot_extension_manager_lookup_command (manager, "b", NULL));
 
@@ -1437,7 +1453,7 @@ test_restart_one (Fixture       *f,
   g_assert_cmpuint (changes, ==, 1);
   g_assert_true (zot_extension_manager_find (manager, "steady") == steady);
   g_assert_cmpint (zot_extension_get_state (steady), ==, ZOT_EXTENSION_STATE_READY);
-  g_assert_true (zot_test_run_command (manager, "b", "display back", NULL));
+  g_assert_true (run_command (f, manager, "b", "display back", NULL));
   assert_display (f, "flaky|back");
 
   zot_test_shutdown_manager (manager);
@@ -1474,11 +1490,11 @@ test_traffic (Fixture       *f,
   g_signal_connect (manager, "frame-traffic", G_CALLBACK (on_traffic), lines);
 
   /* Off by default: nothing is traced. */
-  g_assert_true (zot_test_run_command (manager, "t", "display quiet", NULL));
+  g_assert_true (run_command (f, manager, "t", "display quiet", NULL));
   g_assert_cmpuint (lines->len, ==, 0);
 
   zot_extension_manager_set_trace_traffic (manager, TRUE);
-  g_assert_true (zot_test_run_command (manager, "t", "display loud", NULL));
+  g_assert_true (run_command (f, manager, "t", "display loud", NULL));
   g_assert_cmpuint (lines->len, ==, 2);
   g_assert_true (g_str_has_prefix (g_ptr_array_index (lines, 0), "out {\"type\":\"command_invoked\""));
   g_assert_true (g_str_has_prefix (g_ptr_array_index (lines, 1), "in {\"type\":\"command_response\""));
@@ -1502,11 +1518,11 @@ test_call_tool_refused (Fixture       *f,
 
   /* Until the host runs tools for extensions, every request still gets its
    * one terminal result. */
-  g_assert_true (zot_test_run_command (manager, "c", "calltool read", NULL));
+  g_assert_true (run_command (f, manager, "c", "calltool read", NULL));
   /* The extension reads its input in order: once it has answered a later
    * command, it has recorded the tool_result written before it. Waiting on
    * the file instead would wait for a wake-up that never comes. */
-  g_assert_true (zot_test_run_command (manager, "c", "display synced", NULL));
+  g_assert_true (run_command (f, manager, "c", "display synced", NULL));
   g_assert_true (record_has_tool_result (record));
 
   frames = zot_test_read_frames (record);

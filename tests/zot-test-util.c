@@ -278,9 +278,9 @@ zot_test_stop_extension (ZotExtension *extension)
 
 typedef struct
 {
-  gboolean  done;
-  gboolean  ok;
-  GError   *error;
+  gboolean         done;
+  ZotCommandReply *reply;
+  GError          *error;
 } CommandWait;
 
 static void
@@ -290,8 +290,26 @@ command_cb (GObject      *object,
 {
   CommandWait *wait = user_data;
 
-  wait->ok = zot_extension_manager_run_command_finish (ZOT_EXTENSION_MANAGER (object), result, &wait->error);
+  wait->reply = zot_extension_manager_run_command_finish (ZOT_EXTENSION_MANAGER (object), result,
+                                                          &wait->error);
   wait->done = TRUE;
+}
+
+ZotCommandReply *
+zot_test_run_command_reply (ZotExtensionManager  *manager,
+                            const char           *name,
+                            const char           *args,
+                            GError              **error)
+{
+  CommandWait wait = { 0 };
+
+  zot_extension_manager_run_command_async (manager, name, args, NULL, command_cb, &wait);
+  zot_test_wait_for (&wait.done, 60000);
+
+  g_assert_true ((wait.reply == NULL) != (wait.error == NULL));
+  if (wait.error != NULL)
+    g_propagate_error (error, wait.error);
+  return wait.reply;
 }
 
 gboolean
@@ -300,14 +318,11 @@ zot_test_run_command (ZotExtensionManager  *manager,
                       const char           *args,
                       GError              **error)
 {
-  CommandWait wait = { 0 };
+  g_autoptr(ZotCommandReply) reply = zot_test_run_command_reply (manager, name, args, error);
 
-  zot_extension_manager_run_command_async (manager, name, args, NULL, command_cb, &wait);
-  zot_test_wait_for (&wait.done, 60000);
-
-  if (wait.error != NULL)
-    g_propagate_error (error, wait.error);
-  return wait.ok;
+  if (reply != NULL && zot_command_reply_get_error (reply) != NULL)
+    g_propagate_error (error, g_error_copy (zot_command_reply_get_error (reply)));
+  return reply != NULL && zot_command_reply_get_error (reply) == NULL;
 }
 
 char *
@@ -678,11 +693,23 @@ zot_test_authorize (ZotExtensionManager *manager,
                     GCancellable        *cancellable,
                     ZotTestAuthorize    *out)
 {
+  zot_test_authorize_full (manager, tool, command, TRUE, origin, cancellable, out);
+}
+
+void
+zot_test_authorize_full (ZotExtensionManager *manager,
+                         const char          *tool,
+                         const char          *command,
+                         gboolean             requires_approval,
+                         const ZotCallOrigin *origin,
+                         GCancellable        *cancellable,
+                         ZotTestAuthorize    *out)
+{
   g_autoptr(JsonObject) args = json_object_new ();
 
   json_object_set_string_member (args, "command", command);
-  zot_extension_manager_authorize_async (manager, tool, tool, args, TRUE, origin, cancellable,
-                                         authorize_cb, out);
+  zot_extension_manager_authorize_async (manager, tool, tool, args, requires_approval, origin,
+                                         cancellable, authorize_cb, out);
 }
 
 static void

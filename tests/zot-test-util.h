@@ -58,11 +58,18 @@ void        zot_test_shutdown_manager (ZotExtensionManager *manager);
 void        zot_test_stop_extension   (ZotExtension        *extension);
 void        zot_test_finalize_host    (ZotHost            **host);
 
-/* Runs a command to completion; returns FALSE with @error on failure. */
+/* Runs a command to completion; returns FALSE with @error on failure,
+ * whether the command did not answer or its reply carried an error. */
 gboolean    zot_test_run_command      (ZotExtensionManager *manager,
                                        const char          *name,
                                        const char          *args,
                                        GError             **error);
+/* The same, returning the reply (transfer full), or NULL with @error when
+ * the command did not answer. */
+ZotCommandReply *zot_test_run_command_reply (ZotExtensionManager *manager,
+                                             const char          *name,
+                                             const char          *args,
+                                             GError             **error);
 
 char       *zot_test_read_file        (const char         *path);
 GPtrArray  *zot_test_read_frames      (const char         *path);
@@ -85,6 +92,14 @@ typedef struct
 void        zot_test_authorize        (ZotExtensionManager *manager,
                                        const char          *tool,
                                        const char          *command,
+                                       const ZotCallOrigin *origin,
+                                       GCancellable        *cancellable,
+                                       ZotTestAuthorize    *out);
+/* The same, for a tool that needs approval only when @requires_approval. */
+void        zot_test_authorize_full   (ZotExtensionManager *manager,
+                                       const char          *tool,
+                                       const char          *command,
+                                       gboolean             requires_approval,
                                        const ZotCallOrigin *origin,
                                        GCancellable        *cancellable,
                                        ZotTestAuthorize    *out);

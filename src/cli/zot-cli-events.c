@@ -219,21 +219,28 @@ emit_extension_text (ZotCliEvents *events,
 }
 
 static void
-on_display (ZotExtensionManager *manager,
-            ZotExtension        *extension,
-            const char          *text,
-            ZotCliEvents        *events)
+on_command_replied (ZotHost         *host,
+                    ZotCommandReply *reply,
+                    ZotCliEvents    *events)
 {
-  emit_extension_text (events, "ext_display", extension, text);
-}
+  const char *type;
 
-static void
-on_insert (ZotExtensionManager *manager,
-           ZotExtension        *extension,
-           const char          *text,
-           ZotCliEvents        *events)
-{
-  emit_extension_text (events, "ext_insert", extension, text);
+  switch (zot_command_reply_get_kind (reply))
+    {
+    case ZOT_COMMAND_REPLY_DISPLAY:
+      type = "ext_display";
+      break;
+
+    case ZOT_COMMAND_REPLY_INSERT:
+      type = "ext_insert";
+      break;
+
+    default:
+      return;
+    }
+
+  emit_extension_text (events, type, zot_command_reply_get_extension (reply),
+                       zot_command_reply_get_text (reply));
 }
 
 static void
@@ -317,12 +324,11 @@ zot_cli_events_new (ZotHost *host,
   g_signal_connect (agent, "turn-end", G_CALLBACK (on_turn_end), events);
   g_signal_connect (manager, "note-added", G_CALLBACK (on_note_added), events);
   g_signal_connect (manager, "notes-cleared", G_CALLBACK (on_notes_cleared), events);
-  g_signal_connect (manager, "display", G_CALLBACK (on_display), events);
-  g_signal_connect (manager, "insert", G_CALLBACK (on_insert), events);
   g_signal_connect (manager, "load-failed", G_CALLBACK (on_load_failed), events);
   g_signal_connect (manager, "extension-crashed", G_CALLBACK (on_extension_crashed), events);
   g_signal_connect (manager, "warning", G_CALLBACK (on_warning), events);
   g_signal_connect (host, "info", G_CALLBACK (on_info), events);
+  g_signal_connect (host, "command-replied", G_CALLBACK (on_command_replied), events);
 
   return events;
 }

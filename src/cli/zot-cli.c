@@ -119,13 +119,22 @@ zot_cli_set_print_handlers (void)
   g_set_printerr_handler (print_to_stderr);
 }
 
+/* Print mode has no editor: an `insert` is printed like a `display`. */
 static void
-on_display (ZotExtensionManager *manager,
-            ZotExtension        *extension,
-            const char          *text,
-            ZotCli              *cli)
+on_command_replied (ZotHost         *host,
+                    ZotCommandReply *reply,
+                    ZotCli          *cli)
 {
-  print_text (text);
+  switch (zot_command_reply_get_kind (reply))
+    {
+    case ZOT_COMMAND_REPLY_DISPLAY:
+    case ZOT_COMMAND_REPLY_INSERT:
+      print_text (zot_command_reply_get_text (reply));
+      break;
+
+    default:
+      break;
+    }
 }
 
 static void
@@ -184,11 +193,10 @@ connect_print_view (ZotCli *cli)
 
   g_signal_connect (manager, "warning", G_CALLBACK (on_warning), cli);
   g_signal_connect (manager, "note-added", G_CALLBACK (on_note_added), cli);
-  g_signal_connect (manager, "display", G_CALLBACK (on_display), cli);
-  g_signal_connect (manager, "insert", G_CALLBACK (on_display), cli);
   g_signal_connect (manager, "load-failed", G_CALLBACK (on_load_failed), cli);
   g_signal_connect (manager, "extension-crashed", G_CALLBACK (on_extension_crashed), cli);
   g_signal_connect (cli->host, "info", G_CALLBACK (on_info), cli);
+  g_signal_connect (cli->host, "command-replied", G_CALLBACK (on_command_replied), cli);
 }
 
 /* Print and JSON modes */

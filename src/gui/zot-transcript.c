@@ -889,18 +889,6 @@ on_manager_note_added_cb (ZotExtensionManager *manager,
 }
 
 static void
-on_manager_display_cb (ZotExtensionManager *manager,
-                       ZotExtension        *extension,
-                       const char          *text,
-                       ZotTranscript       *self)
-{
-  GtkWidget *row = note_row_new (NULL, text, extension_name_or_null (extension));
-
-  gtk_widget_add_css_class (row, "display-note");
-  add_row (self, row);
-}
-
-static void
 on_manager_load_failed_cb (ZotExtensionManager *manager,
                            const char          *path,
                            const char          *message,
@@ -985,6 +973,24 @@ on_host_info_cb (ZotHost       *host,
                  ZotTranscript *self)
 {
   zot_transcript_add_info (self, text);
+}
+
+/* A command's `display` is a styled one-shot note, never in the
+ * conversation sent to the model. */
+static void
+on_host_command_replied_cb (ZotHost         *host,
+                            ZotCommandReply *reply,
+                            ZotTranscript   *self)
+{
+  GtkWidget *row;
+
+  if (zot_command_reply_get_kind (reply) != ZOT_COMMAND_REPLY_DISPLAY)
+    return;
+
+  row = note_row_new (NULL, zot_command_reply_get_text (reply),
+                      extension_name_or_null (zot_command_reply_get_extension (reply)));
+  gtk_widget_add_css_class (row, "display-note");
+  add_row (self, row);
 }
 
 static void
@@ -1116,6 +1122,8 @@ zot_transcript_init (ZotTranscript *self)
 
   self->host_signals = g_signal_group_new (ZOT_TYPE_HOST);
   g_signal_group_connect (self->host_signals, "info", G_CALLBACK (on_host_info_cb), self);
+  g_signal_group_connect (self->host_signals, "command-replied",
+                          G_CALLBACK (on_host_command_replied_cb), self);
   g_signal_group_connect (self->host_signals, "warning", G_CALLBACK (on_host_warning_cb), self);
 
   self->agent_signals = g_signal_group_new (ZOT_TYPE_AGENT);
@@ -1139,8 +1147,6 @@ zot_transcript_init (ZotTranscript *self)
   self->manager_signals = g_signal_group_new (ZOT_TYPE_EXTENSION_MANAGER);
   g_signal_group_connect (self->manager_signals, "note-added",
                           G_CALLBACK (on_manager_note_added_cb), self);
-  g_signal_group_connect (self->manager_signals, "display",
-                          G_CALLBACK (on_manager_display_cb), self);
   g_signal_group_connect (self->manager_signals, "load-failed",
                           G_CALLBACK (on_manager_load_failed_cb), self);
   g_signal_group_connect (self->manager_signals, "extension-crashed",

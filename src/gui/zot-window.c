@@ -213,12 +213,12 @@ on_note_added (ZotExtensionManager *manager,
 }
 
 static void
-on_insert (ZotExtensionManager *manager,
-           ZotExtension        *extension,
-           const char          *text,
-           ZotWindow           *self)
+on_command_replied (ZotHost         *host,
+                    ZotCommandReply *reply,
+                    ZotWindow       *self)
 {
-  zot_prompt_editor_insert (self->prompt_editor, text);
+  if (zot_command_reply_get_kind (reply) == ZOT_COMMAND_REPLY_INSERT)
+    zot_prompt_editor_insert (self->prompt_editor, zot_command_reply_get_text (reply));
 }
 
 static void
@@ -340,9 +340,9 @@ create_host (ZotWindow *self)
   self->approvals = zot_approval_presenter_new (GTK_WINDOW (self), manager);
 
   g_signal_connect_object (manager, "note-added", G_CALLBACK (on_note_added), self, 0);
-  g_signal_connect_object (manager, "insert", G_CALLBACK (on_insert), self, 0);
   g_signal_connect_object (self->host, "window-command", G_CALLBACK (on_window_command), self, 0);
   g_signal_connect_object (self->host, "info", G_CALLBACK (on_host_info), self, 0);
+  g_signal_connect_object (self->host, "command-replied", G_CALLBACK (on_command_replied), self, 0);
   g_signal_connect_object (self->host, "model-changed", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (zot_host_get_agent (self->host), "notify::running",
                            G_CALLBACK (on_agent_running_notify), self, 0);

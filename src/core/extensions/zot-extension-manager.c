@@ -1,135 +1,33 @@
 /* zot-extension-manager.c — every extension of one host, in load order.
  *
  * The manager is a GListModel of ZotExtension so that views can bind to it.
- * Every "first" of the protocol (command conflicts, and later interceptor
- * chains) is decided by the position in this list, never by the time at
- * which frames arrive from processes started concurrently.
+ * Every "first" of the protocol (command conflicts, interceptor chains) is
+ * decided by the position in this list, never by the time at which frames
+ * arrive from processes started concurrently.
+ *
+ * This file is the object itself: its signals, its settings, and what it
+ * passes on from each extension. The rest is in files of one job each,
+ * which share zot-extension-manager-private.h: zot-manager-load.c (the set
+ * of extensions and its order), zot-manager-commands.c,
+ * zot-manager-events.c, zot-manager-frames.c (the frames an extension
+ * leaves to the manager), zot-manager-intercept.c, zot-manager-approvals.c
+ * and zot-manager-panels.c.
  */
 #define G_LOG_DOMAIN "zot-protocol"
 
 #include "config.h"
 
-#include <string.h>
-
 #include <glib/gi18n.h>
 
-#include "zot-discovery.h"
-#include "zot-error.h"
-#include "zot-extension-manager.h"
-#include "zot-extension-private.h"
-#include "zot-json.h"
-#include "zot-limits.h"
-#include "zot-message.h"
+#include "zot-extension-manager-private.h"
 #include "zot-panel.h"
 
-struct _ZotExtensionManager
-{
-  GObject       parent_instance;
-
-  GPtrArray    *extensions;
-  GHashTable   *routes;
-  GCancellable *cancellable;
-
-  char         *cwd;
-  GStrv         explicit_paths;
-  char         *provider;
-  char         *model;
-  char         *session_id;
-  guint64       sequence;
-  char         *event_common;
-  JsonGenerator *event_generator;
-
-  GPtrArray    *panels;
-
-  ZotApprovalPolicy policy;
-  GHashTable   *remembered_tools;
-  gboolean      remember_all;
-
-  guint         no_ext : 1;
-  guint         interactive : 1;
-  guint         routes_dirty : 1;
-  guint         trace : 1;
-};
-
-typedef struct
-{
-  ZotExtension *extension;
-  const char   *name;
-} Route;
-
-enum {
-  NOTE_ADDED,
-  NOTES_CLEARED,
-  DISPLAY,
-  INSERT,
-  PROMPT,
-  EXTENSION_STATE_CHANGED,
-  EXTENSION_CRASHED,
-  LOAD_FAILED,
-  COMMANDS_CHANGED,
-  FRAME_TRAFFIC,
-  LIFECYCLE_EVENT,
-  PANEL_OPENED,
-  PANEL_UPDATED,
-  PANEL_CLOSED,
-  TOOL_PROMPT,
-  TOOLS_CHANGED,
-  WARNING,
-  APPROVAL_REQUESTED,
-  N_SIGNALS
-};
-
-static guint signals [N_SIGNALS];
+guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
 
 static void list_model_iface_init (GListModelInterface *iface);
-static void close_panels_of       (ZotExtensionManager *self,
-                                   ZotExtension        *extension,
-                                   const char          *reason);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (ZotExtensionManager, zot_extension_manager, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_LIST_MODEL, list_model_iface_init))
-
-static const struct {
-  const char *name;
-  const char *description;
-} builtin_commands[] = {
-  { "new",        N_("Start a new conversation") },
-  { "clear",      N_("Clear the conversation and the extension messages") },
-  { "compact",    N_("Summarise the conversation to save context") },
-  { "model",      N_("Show or change the model: /model NAME") },
-  { "settings",   N_("Open the preferences") },
-  { "reload-ext", N_("Stop and reload every extension") },
-  { "yolo",       N_("Toggle approving every tool call without asking") },
-  { "help",       N_("List the commands") },
-  { "quit",       N_("Quit zot") },
-};
-
-void
-zot_command_info_free (ZotCommandInfo *info)
-{
-  if (info == NULL)
-    return;
-
-  g_free (info->name);
-  g_free (info->description);
-  g_clear_object (&info->extension);
-  g_free (info);
-}
-
-gboolean
-zot_extension_manager_is_builtin_command (const char *name)
-{
-  g_return_val_if_fail (name != NULL, FALSE);
-
-  while (*name == '/')
-    name++;
-
-  for (guint i = 0; i < G_N_ELEMENTS (builtin_commands); i++)
-    if (g_ascii_strcasecmp (builtin_commands[i].name, name) == 0)
-      return TRUE;
-
-  return FALSE;
-}
 
 /* GListModel */
 
@@ -165,151 +63,6 @@ list_model_iface_init (GListModelInterface *iface)
   iface->get_item = get_item;
 }
 
-/* Command routes */
-
-static void
-rebuild_routes (ZotExtensionManager *self)
-{
-  self->routes_dirty = FALSE;
-  g_hash_table_remove_all (self->routes);
-
-  for (guint i = 0; i < self->extensions->len; i++)
-    {
-      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
-      GPtrArray *commands = zot_extension_get_commands (extension);
-      gboolean routable = zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY;
-
-      for (guint j = 0; j < commands->len; j++)
-        {
-          ZotExtensionCommand *command = g_ptr_array_index (commands, j);
-          g_autofree char *key = g_ascii_strdown (command->name, -1);
-          Route *winner;
-
-          if (!routable)
-            continue;
-
-          if (zot_extension_manager_is_builtin_command (command->name))
-            {
-              g_autofree char *why = g_strdup_printf (_("the built-in /%s wins"), key);
-              _zot_extension_set_command_conflict (extension, j, why);
-              continue;
-            }
-
-          winner = g_hash_table_lookup (self->routes, key);
-          if (winner != NULL)
-            {
-              g_autofree char *why = g_strdup_printf (_("/%s of %s, earlier in the load order, wins"),
-                                                      winner->name,
-                                                      zot_extension_get_name (winner->extension));
-              _zot_extension_set_command_conflict (extension, j, why);
-              continue;
-            }
-
-          _zot_extension_set_command_conflict (extension, j, NULL);
-          winner = g_new0 (Route, 1);
-          winner->extension = extension;
-          winner->name = command->name;
-          g_hash_table_insert (self->routes, g_steal_pointer (&key), winner);
-        }
-    }
-}
-
-static void
-invalidate_routes (ZotExtensionManager *self)
-{
-  self->routes_dirty = TRUE;
-  /* Resolve now, so that conflicts reach the extension logs as they happen. */
-  rebuild_routes (self);
-  g_signal_emit (self, signals[COMMANDS_CHANGED], 0);
-}
-
-/**
- * zot_extension_manager_lookup_command:
- * @name: a command name, with or without the slash, in any case
- * @canonical: (out) (optional) (transfer none): the spelling the extension registered
- *
- * Returns: (transfer none) (nullable): the extension that answers it
- */
-ZotExtension *
-zot_extension_manager_lookup_command (ZotExtensionManager  *self,
-                                      const char           *name,
-                                      const char          **canonical)
-{
-  g_autofree char *key = NULL;
-  Route *route;
-
-  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
-  g_return_val_if_fail (name != NULL, NULL);
-
-  while (*name == '/')
-    name++;
-
-  if (self->routes_dirty)
-    rebuild_routes (self);
-
-  key = g_ascii_strdown (name, -1);
-  route = g_hash_table_lookup (self->routes, key);
-  if (route == NULL)
-    return NULL;
-
-  if (canonical != NULL)
-    *canonical = route->name;
-  return route->extension;
-}
-
-/**
- * zot_extension_manager_list_commands:
- *
- * Returns: (transfer container) (element-type ZotCommandInfo): built-ins
- *   first, then the routed extension commands in load order
- */
-GPtrArray *
-zot_extension_manager_list_commands (ZotExtensionManager *self)
-{
-  GPtrArray *list;
-
-  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
-
-  if (self->routes_dirty)
-    rebuild_routes (self);
-
-  list = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_command_info_free);
-
-  for (guint i = 0; i < G_N_ELEMENTS (builtin_commands); i++)
-    {
-      ZotCommandInfo *info = g_new0 (ZotCommandInfo, 1);
-      info->name = g_strdup (builtin_commands[i].name);
-      info->description = g_strdup (_(builtin_commands[i].description));
-      g_ptr_array_add (list, info);
-    }
-
-  for (guint i = 0; i < self->extensions->len; i++)
-    {
-      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
-      GPtrArray *commands = zot_extension_get_commands (extension);
-
-      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
-        continue;
-
-      for (guint j = 0; j < commands->len; j++)
-        {
-          ZotExtensionCommand *command = g_ptr_array_index (commands, j);
-          ZotCommandInfo *info;
-
-          if (command->conflict != NULL)
-            continue;
-
-          info = g_new0 (ZotCommandInfo, 1);
-          info->name = g_strdup (command->name);
-          info->description = g_strdup (command->description);
-          info->extension = g_object_ref (extension);
-          g_ptr_array_add (list, info);
-        }
-    }
-
-  return list;
-}
-
 /* Extension signals, forwarded */
 
 static void
@@ -318,14 +71,14 @@ on_extension_notify_received (ZotExtension        *extension,
                               const char          *message,
                               ZotExtensionManager *self)
 {
-  g_signal_emit (self, signals[NOTE_ADDED], 0, extension, level, message);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_NOTE_ADDED], 0, extension, level, message);
 }
 
 static void
 on_extension_notes_cleared (ZotExtension        *extension,
                             ZotExtensionManager *self)
 {
-  g_signal_emit (self, signals[NOTES_CLEARED], 0, extension);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_NOTES_CLEARED], 0, extension);
 }
 
 static void
@@ -334,16 +87,9 @@ on_extension_registration_changed (ZotExtension        *extension,
 {
   if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_READY)
     {
-      invalidate_routes (self);
-      g_signal_emit (self, signals[TOOLS_CHANGED], 0);
+      _zot_manager_invalidate_routes (self);
+      g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_TOOLS_CHANGED], 0);
     }
-}
-
-/* Set on an interceptor that failed once the user was told. */
-static GQuark
-warned_quark (void)
-{
-  return g_quark_from_static_string ("zot-interceptor-failure-warned");
 }
 
 static void
@@ -353,11 +99,11 @@ on_extension_state_notify (ZotExtension        *extension,
 {
   ZotExtensionState state = zot_extension_get_state (extension);
 
-  invalidate_routes (self);
+  _zot_manager_invalidate_routes (self);
 
   /* Loaded again: a later failure is news again. */
   if (state == ZOT_EXTENSION_STATE_READY)
-    g_object_set_qdata (G_OBJECT (extension), warned_quark (), NULL);
+    g_object_set_qdata (G_OBJECT (extension), _zot_manager_warned_quark (), NULL);
 
   /* A panel cannot outlive its extension. */
   if (state == ZOT_EXTENSION_STATE_FAILED || state == ZOT_EXTENSION_STATE_EXITED ||
@@ -365,11 +111,11 @@ on_extension_state_notify (ZotExtension        *extension,
     {
       g_autofree char *reason = g_strdup_printf (_("%s stopped; its panels were closed"),
                                                  zot_extension_get_name (extension));
-      close_panels_of (self, extension, reason);
+      _zot_manager_close_panels_of (self, extension, reason);
     }
 
-  g_signal_emit (self, signals[EXTENSION_STATE_CHANGED], 0, extension);
-  g_signal_emit (self, signals[TOOLS_CHANGED], 0);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_EXTENSION_STATE_CHANGED], 0, extension);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_TOOLS_CHANGED], 0);
 }
 
 static void
@@ -377,7 +123,7 @@ on_extension_crashed (ZotExtension        *extension,
                       const char          *message,
                       ZotExtensionManager *self)
 {
-  g_signal_emit (self, signals[EXTENSION_CRASHED], 0, extension, message);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_EXTENSION_CRASHED], 0, extension, message);
 }
 
 static void
@@ -386,86 +132,8 @@ on_extension_traffic (ZotExtension        *extension,
                       const char          *line,
                       ZotExtensionManager *self)
 {
-  g_signal_emit (self, signals[FRAME_TRAFFIC], 0, extension, direction, line);
-}
-
-/* Panels */
-
-static ZotPanel *
-find_panel (ZotExtensionManager *self,
-            ZotExtension        *extension,
-            const char          *id)
-{
-  for (guint i = 0; i < self->panels->len; i++)
-    {
-      ZotPanel *panel = g_ptr_array_index (self->panels, i);
-
-      if (g_strcmp0 (zot_panel_get_id (panel), id) == 0 &&
-          g_strcmp0 (zot_panel_get_extension_name (panel), zot_extension_get_name (extension)) == 0)
-        return panel;
-    }
-  return NULL;
-}
-
-static void
-on_panel_closed (ZotPanel            *panel,
-                 const char          *reason,
-                 ZotExtensionManager *self)
-{
-  G_GNUC_UNUSED g_autoptr(ZotPanel) hold = g_object_ref (panel);
-  g_autoptr(ZotExtension) extension = zot_panel_dup_extension (panel);
-
-  g_signal_handlers_disconnect_by_data (panel, self);
-  g_ptr_array_remove (self->panels, panel);
-  g_signal_emit (self, signals[PANEL_CLOSED], 0, extension, panel);
-}
-
-static void
-open_panel (ZotExtensionManager *self,
-            ZotExtension        *extension,
-            JsonObject          *description)
-{
-  const char *id = zot_json_get_string_or (description, "id", "panel");
-  ZotPanel *panel = find_panel (self, extension, id);
-
-  if (panel != NULL)
-    {
-      zot_panel_update (panel, description);
-      g_signal_emit (self, signals[PANEL_UPDATED], 0, extension, panel);
-      return;
-    }
-
-  panel = zot_panel_new (extension, description);
-  g_ptr_array_add (self->panels, panel);
-  g_signal_connect (panel, "closed", G_CALLBACK (on_panel_closed), self);
-  g_signal_emit (self, signals[PANEL_OPENED], 0, extension, panel);
-}
-
-static void
-close_panels_of (ZotExtensionManager *self,
-                 ZotExtension        *extension,
-                 const char          *reason)
-{
-  for (guint i = self->panels->len; i > 0; i--)
-    {
-      ZotPanel *panel = g_ptr_array_index (self->panels, i - 1);
-
-      if (i - 1 < self->panels->len &&
-          g_strcmp0 (zot_panel_get_extension_name (panel), zot_extension_get_name (extension)) == 0)
-        _zot_panel_closed_by_extension (panel, reason);
-    }
-}
-
-/**
- * zot_extension_manager_list_panels:
- *
- * Returns: (transfer none) (element-type ZotPanel): the open panels
- */
-GPtrArray *
-zot_extension_manager_list_panels (ZotExtensionManager *self)
-{
-  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
-  return self->panels;
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_FRAME_TRAFFIC], 0,
+                 extension, direction, line);
 }
 
 static gboolean
@@ -473,65 +141,12 @@ on_extension_unhandled_frame (ZotExtension        *extension,
                               JsonObject          *frame,
                               ZotExtensionManager *self)
 {
-  const char *type = json_object_get_string_member (frame, "type");
-
-  if (g_str_equal (type, "panel_render") || g_str_equal (type, "panel_close"))
-    {
-      const char *id = zot_json_get_string_or (frame, "panel_id", NULL);
-      ZotPanel *panel = id ? find_panel (self, extension, id) : NULL;
-
-      if (panel == NULL)
-        {
-          zot_extension_log (extension, "%s for unknown panel \"%s\", ignored", type, id ? id : "(none)");
-          return TRUE;
-        }
-
-      if (g_str_equal (type, "panel_close"))
-        _zot_panel_closed_by_extension (panel, NULL);
-      else
-        {
-          zot_panel_update (panel, frame);
-          g_signal_emit (self, signals[PANEL_UPDATED], 0, extension, panel);
-        }
-      return TRUE;
-    }
-
-  if (g_str_equal (type, "call_tool"))
-    {
-      /* Every call_tool request gets exactly one terminal result, even from
-       * a host that does not offer the capability. */
-      g_autoptr(JsonObject) reply = json_object_new ();
-      g_autoptr(JsonArray) content = json_array_new ();
-      g_autoptr(JsonObject) text = json_object_new ();
-      const char *id = zot_json_get_string_or (frame, "id", NULL);
-      const char *name = zot_json_get_string_or (frame, "name", "");
-
-      if (id == NULL)
-        {
-          zot_extension_log (extension, "call_tool without an \"id\", ignored");
-          return TRUE;
-        }
-
-      json_object_set_string_member (text, "type", "text");
-      json_object_set_string_member (text, "text",
-                                     "call_tool is refused: this host did not advertise call_tool in hello_ack");
-      json_array_add_object_element (content, g_steal_pointer (&text));
-      json_object_set_string_member (reply, "type", "tool_result");
-      json_object_set_string_member (reply, "id", id);
-      json_object_set_string_member (reply, "name", name);
-      json_object_set_array_member (reply, "content", g_steal_pointer (&content));
-      json_object_set_boolean_member (reply, "is_error", TRUE);
-      zot_extension_log (extension, "call_tool \"%s\" refused: not advertised by this host", name);
-      zot_extension_notify (extension, reply, NULL);
-      return TRUE;
-    }
-
-  return FALSE;
+  return _zot_manager_handle_frame (self, extension, frame);
 }
 
-static void
-connect_extension (ZotExtensionManager *self,
-                   ZotExtension        *extension)
+void
+_zot_manager_connect_extension (ZotExtensionManager *self,
+                                ZotExtension        *extension)
 {
   g_signal_connect_object (extension, "notify-received",
                            G_CALLBACK (on_extension_notify_received), self, 0);
@@ -548,622 +163,6 @@ connect_extension (ZotExtensionManager *self,
   g_signal_connect_object (extension, "unhandled-frame",
                            G_CALLBACK (on_extension_unhandled_frame), self, 0);
   zot_extension_set_trace (extension, self->trace);
-}
-
-static JsonObject *
-build_hello_ack (ZotExtensionManager *self)
-{
-  JsonObject *ack = json_object_new ();
-  g_autoptr(JsonArray) caps = json_array_new ();
-
-  json_object_set_string_member (ack, "type", "hello_ack");
-  json_object_set_int_member (ack, "protocol_version", ZOT_PROTOCOL_VERSION);
-  json_object_set_string_member (ack, "zot_version", PACKAGE_VERSION);
-  json_object_set_string_member (ack, "provider", self->provider);
-  json_object_set_string_member (ack, "model", self->model);
-  json_object_set_string_member (ack, "cwd", self->cwd);
-  /* What the window can do; headless hosts offer none of it. */
-  if (self->interactive)
-    {
-      json_array_add_string_element (caps, "panels");
-      json_array_add_string_element (caps, "interactive_tools");
-    }
-  json_object_set_array_member (ack, "capabilities", g_steal_pointer (&caps));
-
-  return ack;
-}
-
-static ZotExtension *
-create_extension (ZotExtensionManager *self,
-                  ZotDiscovered       *discovered,
-                  JsonObject          *hello_ack)
-{
-  ZotExtension *extension;
-
-  if (discovered->manifest != NULL)
-    extension = zot_extension_new (discovered->manifest, discovered->scope, hello_ack);
-  else
-    extension = zot_extension_new_failed (discovered->directory, discovered->scope, discovered->error);
-
-  connect_extension (self, extension);
-  return extension;
-}
-
-/* Loading */
-
-typedef struct
-{
-  guint outstanding;
-} LoadData;
-
-static void
-report_load_failure (ZotExtensionManager *self,
-                     ZotExtension        *extension,
-                     const GError        *error)
-{
-  const char *log_path = zot_extension_get_log_path (extension);
-
-  g_signal_emit (self, signals[LOAD_FAILED], 0,
-                 zot_extension_get_directory (extension),
-                 error->message,
-                 log_path);
-}
-
-static void
-load_one_cb (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  ZotExtension *extension = ZOT_EXTENSION (object);
-  g_autoptr(GTask) task = user_data;
-  ZotExtensionManager *self = g_task_get_source_object (task);
-  LoadData *data = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
-
-  if (!g_async_initable_init_finish (G_ASYNC_INITABLE (extension), result, &error))
-    {
-      /* A stop during startup is not a load failure worth reporting. */
-      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_FAILED &&
-          g_ptr_array_find (self->extensions, extension, NULL))
-        report_load_failure (self, extension, error);
-    }
-
-  if (--data->outstanding == 0)
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-start_extensions (ZotExtensionManager *self,
-                  GTask               *task,
-                  GPtrArray           *extensions)
-{
-  LoadData *data = g_new0 (LoadData, 1);
-
-  g_task_set_task_data (task, data, g_free);
-
-  /* Everything starts at once: total startup is the slowest extension. */
-  data->outstanding = 1;
-  for (guint i = 0; i < extensions->len; i++)
-    {
-      ZotExtension *extension = g_ptr_array_index (extensions, i);
-
-      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_STARTING)
-        continue;
-
-      data->outstanding++;
-      g_async_initable_init_async (G_ASYNC_INITABLE (extension),
-                                   G_PRIORITY_DEFAULT,
-                                   NULL,
-                                   load_one_cb,
-                                   g_object_ref (task));
-    }
-
-  if (--data->outstanding == 0)
-    g_task_return_boolean (task, TRUE);
-}
-
-/**
- * zot_extension_manager_load_async:
- *
- * Discovers the extensions, lists them all (broken and disabled ones
- * included) and starts the enabled ones concurrently. Completes when every
- * one is ready or has failed; failures are reported through
- * #ZotExtensionManager::load-failed, never as an error of the whole load.
- */
-void
-zot_extension_manager_load_async (ZotExtensionManager *self,
-                                  GCancellable        *cancellable,
-                                  GAsyncReadyCallback  callback,
-                                  gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GPtrArray) discovered = NULL;
-  g_autoptr(JsonObject) hello_ack = NULL;
-  g_autoptr(GPtrArray) fresh = NULL;
-  guint old_len;
-
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_extension_manager_load_async);
-
-  discovered = zot_discover_extensions (self->cwd,
-                                        (const char * const *) self->explicit_paths,
-                                        self->no_ext);
-  hello_ack = build_hello_ack (self);
-  fresh = g_ptr_array_new_with_free_func (g_object_unref);
-
-  for (guint i = 0; i < discovered->len; i++)
-    g_ptr_array_add (fresh, create_extension (self, g_ptr_array_index (discovered, i), hello_ack));
-
-  old_len = self->extensions->len;
-  g_ptr_array_set_size (self->extensions, 0);
-  for (guint i = 0; i < fresh->len; i++)
-    g_ptr_array_add (self->extensions, g_object_ref (g_ptr_array_index (fresh, i)));
-  g_list_model_items_changed (G_LIST_MODEL (self), 0, old_len, self->extensions->len);
-  invalidate_routes (self);
-
-  for (guint i = 0; i < discovered->len; i++)
-    {
-      ZotDiscovered *entry = g_ptr_array_index (discovered, i);
-
-      if (entry->error != NULL)
-        g_signal_emit (self, signals[LOAD_FAILED], 0, entry->directory, entry->error->message, NULL);
-    }
-
-  start_extensions (self, task, fresh);
-}
-
-gboolean
-zot_extension_manager_load_finish (ZotExtensionManager  *self,
-                                   GAsyncResult         *result,
-                                   GError              **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/* Stopping */
-
-static void
-stop_one_cb (GObject      *object,
-             GAsyncResult *result,
-             gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  LoadData *data = g_task_get_task_data (task);
-
-  zot_extension_stop_finish (ZOT_EXTENSION (object), result, NULL);
-
-  if (--data->outstanding == 0)
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-stop_all (ZotExtensionManager *self,
-          GPtrArray           *extensions,
-          GTask               *task)
-{
-  LoadData *data = g_new0 (LoadData, 1);
-
-  g_task_set_task_data (task, data, g_free);
-
-  data->outstanding = 1;
-  for (guint i = 0; i < extensions->len; i++)
-    {
-      data->outstanding++;
-      zot_extension_stop_async (g_ptr_array_index (extensions, i), NULL,
-                                stop_one_cb, g_object_ref (task));
-    }
-
-  if (--data->outstanding == 0)
-    g_task_return_boolean (task, TRUE);
-}
-
-/**
- * zot_extension_manager_shutdown_async:
- *
- * Stops every extension concurrently with the shutdown ladder. Never fails.
- */
-void
-zot_extension_manager_shutdown_async (ZotExtensionManager *self,
-                                      GCancellable        *cancellable,
-                                      GAsyncReadyCallback  callback,
-                                      gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_extension_manager_shutdown_async);
-
-  stop_all (self, self->extensions, task);
-}
-
-gboolean
-zot_extension_manager_shutdown_finish (ZotExtensionManager  *self,
-                                       GAsyncResult         *result,
-                                       GError              **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-static void
-reload_loaded_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!zot_extension_manager_load_finish (ZOT_EXTENSION_MANAGER (object), result, &error))
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_boolean (task, TRUE);
-}
-
-static void
-reload_stopped_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  ZotExtensionManager *self = g_task_get_source_object (task);
-
-  zot_extension_manager_load_async (self, g_task_get_cancellable (task),
-                                    reload_loaded_cb, g_object_ref (task));
-}
-
-/**
- * zot_extension_manager_reload_async:
- *
- * Stops every extension, discovers again (explicit paths included) and
- * starts them: what `/reload-ext` does.
- */
-void
-zot_extension_manager_reload_async (ZotExtensionManager *self,
-                                    GCancellable        *cancellable,
-                                    GAsyncReadyCallback  callback,
-                                    gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(GTask) stop = NULL;
-
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_extension_manager_reload_async);
-
-  stop = g_task_new (self, NULL, reload_stopped_cb, g_object_ref (task));
-  stop_all (self, self->extensions, stop);
-}
-
-gboolean
-zot_extension_manager_reload_finish (ZotExtensionManager  *self,
-                                     GAsyncResult         *result,
-                                     GError              **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-static void
-restart_started_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  ZotExtensionManager *self = g_task_get_source_object (task);
-  g_autoptr(GError) error = NULL;
-
-  if (!g_async_initable_init_finish (G_ASYNC_INITABLE (object), result, &error))
-    {
-      if (g_ptr_array_find (self->extensions, object, NULL))
-        report_load_failure (self, ZOT_EXTENSION (object), error);
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  g_task_return_boolean (task, TRUE);
-}
-
-static void
-restart_stopped_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  ZotExtensionManager *self = g_task_get_source_object (task);
-  ZotExtension *old = ZOT_EXTENSION (object);
-  g_autoptr(ZotDiscovered) discovered = g_new0 (ZotDiscovered, 1);
-  g_autoptr(JsonObject) hello_ack = NULL;
-  g_autoptr(ZotExtension) fresh = NULL;
-  guint position;
-
-  zot_extension_stop_finish (old, result, NULL);
-
-  if (!g_ptr_array_find (self->extensions, old, &position))
-    {
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY,
-                               _("%s was unloaded while restarting"), zot_extension_get_name (old));
-      return;
-    }
-
-  /* Read the manifest again: restarting is how an edit takes effect. */
-  discovered->directory = g_strdup (zot_extension_get_directory (old));
-  discovered->scope = zot_extension_get_scope (old);
-  discovered->manifest = zot_manifest_new_for_directory (discovered->directory, &discovered->error);
-
-  hello_ack = build_hello_ack (self);
-  fresh = create_extension (self, discovered, hello_ack);
-
-  g_ptr_array_index (self->extensions, position) = g_object_ref (fresh);
-  g_object_unref (old);
-  g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
-  invalidate_routes (self);
-
-  if (discovered->error != NULL)
-    {
-      g_signal_emit (self, signals[LOAD_FAILED], 0, discovered->directory, discovered->error->message, NULL);
-      g_task_return_error (task, g_error_copy (discovered->error));
-      return;
-    }
-
-  if (zot_extension_get_state (fresh) != ZOT_EXTENSION_STATE_STARTING)
-    {
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-
-  g_async_initable_init_async (G_ASYNC_INITABLE (fresh), G_PRIORITY_DEFAULT, NULL,
-                               restart_started_cb, g_object_ref (task));
-}
-
-/**
- * zot_extension_manager_restart_async:
- *
- * Stops one extension and starts it again in the same place of the load
- * order, leaving the others running.
- */
-void
-zot_extension_manager_restart_async (ZotExtensionManager *self,
-                                     ZotExtension        *extension,
-                                     GCancellable        *cancellable,
-                                     GAsyncReadyCallback  callback,
-                                     gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-  g_return_if_fail (ZOT_IS_EXTENSION (extension));
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_extension_manager_restart_async);
-
-  zot_extension_stop_async (extension, NULL, restart_stopped_cb, g_steal_pointer (&task));
-}
-
-gboolean
-zot_extension_manager_restart_finish (ZotExtensionManager  *self,
-                                      GAsyncResult         *result,
-                                      GError              **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/* Commands */
-
-typedef struct
-{
-  ZotExtension *extension;
-  char         *command;
-} CommandData;
-
-static void
-command_data_free (CommandData *data)
-{
-  g_clear_object (&data->extension);
-  g_free (data->command);
-  g_free (data);
-}
-
-static const char *
-reply_string (JsonObject *reply,
-              const char *member)
-{
-  JsonNode *node = json_object_get_member (reply, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
-static void
-command_replied_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  ZotExtension *extension = ZOT_EXTENSION (object);
-  g_autoptr(GTask) task = user_data;
-  ZotExtensionManager *self = g_task_get_source_object (task);
-  CommandData *data = g_task_get_task_data (task);
-  g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  const char *action;
-  const char *failure;
-
-  reply = zot_extension_request_finish (extension, result, &error);
-  if (reply == NULL)
-    {
-      if (g_error_matches (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT))
-        g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT,
-                                 _("/%s (%s) did not answer within %u s"),
-                                 data->command, zot_extension_get_name (extension),
-                                 (zot_timeout_get_ms (ZOT_TIMEOUT_COMMAND) + 999) / 1000);
-      else
-        {
-          g_prefix_error (&error, "/%s: ", data->command);
-          g_task_return_error (task, g_steal_pointer (&error));
-        }
-      return;
-    }
-
-  action = reply_string (reply, "action");
-  failure = reply_string (reply, "error");
-
-  if (action == NULL || g_str_equal (action, "noop"))
-    ;
-  else if (g_str_equal (action, "display"))
-    {
-      const char *text = reply_string (reply, "display");
-      if (text != NULL)
-        g_signal_emit (self, signals[DISPLAY], 0, extension, text);
-    }
-  else if (g_str_equal (action, "insert"))
-    {
-      const char *text = reply_string (reply, "insert");
-      if (text != NULL)
-        g_signal_emit (self, signals[INSERT], 0, extension, text);
-    }
-  else if (g_str_equal (action, "prompt"))
-    {
-      const char *text = reply_string (reply, "prompt");
-      if (text != NULL && *text != '\0')
-        g_signal_emit (self, signals[PROMPT], 0, extension, text);
-    }
-  else if (g_str_equal (action, "open_panel") && self->interactive)
-    {
-      JsonNode *node = json_object_get_member (reply, "open_panel");
-
-      if (node == NULL || !JSON_NODE_HOLDS_OBJECT (node))
-        {
-          g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                                   _("/%s: open_panel needs an object with id, title and lines"),
-                                   data->command);
-          return;
-        }
-      open_panel (self, extension, json_node_get_object (node));
-    }
-  else if (g_str_equal (action, "tool_prompt") && self->interactive)
-    {
-      const char *prompt = reply_string (reply, "prompt");
-      const char *tool_name = reply_string (reply, "tool_name");
-      JsonNode *args = json_object_get_member (reply, "tool_args");
-
-      if (prompt == NULL || *prompt == '\0' || tool_name == NULL || *tool_name == '\0' ||
-          args == NULL || !JSON_NODE_HOLDS_OBJECT (args))
-        {
-          g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                                   _("/%s: tool_prompt needs a non-empty prompt and tool_name, "
-                                     "and tool_args as a JSON object"), data->command);
-          return;
-        }
-      g_signal_emit (self, signals[TOOL_PROMPT], 0, extension, prompt, tool_name, json_node_get_object (args));
-    }
-  else if (g_str_equal (action, "open_panel") || g_str_equal (action, "tool_prompt"))
-    {
-      zot_extension_log (extension, "/%s answered \"%s\", which this host cannot show", data->command, action);
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
-                               _("/%s: the action \"%s\" needs the window; run it there"),
-                               data->command, action);
-      return;
-    }
-  else
-    {
-      zot_extension_log (extension, "/%s answered unknown action \"%s\"", data->command, action);
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
-                               _("/%s: unknown command action \"%s\""), data->command, action);
-      return;
-    }
-
-  if (failure != NULL && *failure != '\0')
-    {
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_COMMAND_FAILED,
-                               "/%s: %s", data->command, failure);
-      return;
-    }
-
-  g_task_return_boolean (task, TRUE);
-}
-
-/**
- * zot_extension_manager_run_command_async:
- * @name: the command as typed, with or without the slash, in any case
- * @args: (nullable): everything after the name; trimmed before sending
- *
- * Sends `command_invoked` to the extension that owns the command and applies
- * the answer through the #ZotExtensionManager::display, ::insert and
- * ::prompt signals. Fails with the extension's `error` text, an unknown or
- * unsupported action, the 30 s deadline, or a crash of the extension.
- */
-void
-zot_extension_manager_run_command_async (ZotExtensionManager *self,
-                                         const char          *name,
-                                         const char          *args,
-                                         GCancellable        *cancellable,
-                                         GAsyncReadyCallback  callback,
-                                         gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(JsonObject) frame = NULL;
-  g_autofree char *trimmed = NULL;
-  CommandData *data;
-  ZotExtension *extension;
-  const char *canonical = NULL;
-
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-  g_return_if_fail (name != NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_extension_manager_run_command_async);
-
-  while (*name == '/')
-    name++;
-
-  extension = zot_extension_manager_lookup_command (self, name, &canonical);
-  if (extension == NULL)
-    {
-      g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNKNOWN_COMMAND,
-                               _("unknown command /%s"), name);
-      return;
-    }
-
-  data = g_new0 (CommandData, 1);
-  data->extension = g_object_ref (extension);
-  data->command = g_strdup (canonical);
-  g_task_set_task_data (task, data, (GDestroyNotify) command_data_free);
-
-  trimmed = g_strstrip (g_strdup (args ? args : ""));
-
-  frame = json_object_new ();
-  json_object_set_string_member (frame, "type", "command_invoked");
-  json_object_set_string_member (frame, "name", canonical);
-  json_object_set_string_member (frame, "args", trimmed);
-
-  zot_extension_request_async (extension, frame,
-                               zot_timeout_get_ms (ZOT_TIMEOUT_COMMAND),
-                               cancellable,
-                               command_replied_cb,
-                               g_steal_pointer (&task));
-}
-
-gboolean
-zot_extension_manager_run_command_finish (ZotExtensionManager  *self,
-                                          GAsyncResult         *result,
-                                          GError              **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
-
-  return g_task_propagate_boolean (G_TASK (result), error);
 }
 
 /* Accessors */
@@ -1334,39 +333,17 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @level: "info", "success", "warn" or "error"
    * @message: the note
    */
-  signals [NOTE_ADDED] =
+  _zot_manager_signals[ZOT_MANAGER_NOTE_ADDED] =
     g_signal_new ("note-added",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, ZOT_TYPE_EXTENSION, G_TYPE_STRING, G_TYPE_STRING);
 
-  signals [NOTES_CLEARED] =
+  _zot_manager_signals[ZOT_MANAGER_NOTES_CLEARED] =
     g_signal_new ("notes-cleared",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, ZOT_TYPE_EXTENSION);
 
-  signals [DISPLAY] =
-    g_signal_new ("display",
-                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
-
-  signals [INSERT] =
-    g_signal_new ("insert",
-                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
-
-  /**
-   * ZotExtensionManager::prompt:
-   * @extension: the extension whose command answered `prompt`
-   * @text: the user message to submit
-   *
-   * The agent, when there is one, queues @text as a user turn.
-   */
-  signals [PROMPT] =
-    g_signal_new ("prompt",
-                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
-
-  signals [EXTENSION_STATE_CHANGED] =
+  _zot_manager_signals[ZOT_MANAGER_EXTENSION_STATE_CHANGED] =
     g_signal_new ("extension-state-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, ZOT_TYPE_EXTENSION);
@@ -1376,7 +353,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @extension: the extension that stopped unexpectedly
    * @message: what happened, with the log path
    */
-  signals [EXTENSION_CRASHED] =
+  _zot_manager_signals[ZOT_MANAGER_EXTENSION_CRASHED] =
     g_signal_new ("extension-crashed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
@@ -1387,12 +364,12 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @message: why it did not load
    * @log_path: (nullable): its stderr log, when it got as far as having one
    */
-  signals [LOAD_FAILED] =
+  _zot_manager_signals[ZOT_MANAGER_LOAD_FAILED] =
     g_signal_new ("load-failed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
 
-  signals [COMMANDS_CHANGED] =
+  _zot_manager_signals[ZOT_MANAGER_COMMANDS_CHANGED] =
     g_signal_new ("commands-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
@@ -1405,7 +382,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    *
    * Emitted only after zot_extension_manager_set_trace_traffic().
    */
-  signals [FRAME_TRAFFIC] =
+  _zot_manager_signals[ZOT_MANAGER_FRAME_TRAFFIC] =
     g_signal_new ("frame-traffic",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, ZOT_TYPE_EXTENSION, G_TYPE_INT, G_TYPE_STRING);
@@ -1417,7 +394,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    *
    * Every event as it is emitted, whether or not an extension subscribed.
    */
-  signals [LIFECYCLE_EVENT] =
+  _zot_manager_signals[ZOT_MANAGER_LIFECYCLE_EVENT] =
     g_signal_new ("lifecycle-event",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, JSON_TYPE_OBJECT);
@@ -1427,12 +404,12 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @extension: the owner
    * @panel: the new panel
    */
-  signals [PANEL_OPENED] =
+  _zot_manager_signals[ZOT_MANAGER_PANEL_OPENED] =
     g_signal_new ("panel-opened",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
 
-  signals [PANEL_UPDATED] =
+  _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED] =
     g_signal_new ("panel-updated",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
@@ -1442,31 +419,17 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @extension: (nullable): the owner, while it exists
    * @panel: the panel, closed from either side
    */
-  signals [PANEL_CLOSED] =
+  _zot_manager_signals[ZOT_MANAGER_PANEL_CLOSED] =
     g_signal_new ("panel-closed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
-
-  /**
-   * ZotExtensionManager::tool-prompt:
-   * @extension: whose command answered `tool_prompt`
-   * @prompt: the user message to append
-   * @tool_name: the tool to run first
-   * @tool_args: its arguments
-   *
-   * Interactive hosts only; the host runs it through the agent.
-   */
-  signals [TOOL_PROMPT] =
-    g_signal_new ("tool-prompt",
-                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 4, ZOT_TYPE_EXTENSION, G_TYPE_STRING, G_TYPE_STRING, JSON_TYPE_OBJECT);
 
   /**
    * ZotExtensionManager::tools-changed:
    *
    * The set of extension tools may have changed: rebuild registries.
    */
-  signals [TOOLS_CHANGED] =
+  _zot_manager_signals[ZOT_MANAGER_TOOLS_CHANGED] =
     g_signal_new ("tools-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
@@ -1476,7 +439,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * @extension: (nullable): whose doing
    * @message: for the user: a hook that failed, a prompt kept
    */
-  signals [WARNING] =
+  _zot_manager_signals[ZOT_MANAGER_WARNING] =
     g_signal_new ("warning",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
@@ -1487,7 +450,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    *
    * Returns: %TRUE when a view took the question
    */
-  signals [APPROVAL_REQUESTED] =
+  _zot_manager_signals[ZOT_MANAGER_APPROVAL_REQUESTED] =
     g_signal_new ("approval-requested",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   g_signal_accumulator_true_handled, NULL, NULL,
@@ -1512,774 +475,6 @@ ZotExtensionManager *
 zot_extension_manager_new (void)
 {
   return g_object_new (ZOT_TYPE_EXTENSION_MANAGER, NULL);
-}
-
-/* Lifecycle events */
-
-void
-zot_extension_manager_set_session_id (ZotExtensionManager *self,
-                                      const char          *session_id)
-{
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-  g_return_if_fail (session_id != NULL);
-
-  g_free (self->session_id);
-  self->session_id = g_strdup (session_id);
-  g_clear_pointer (&self->event_common, g_free);
-}
-
-const char *
-zot_extension_manager_get_session_id (ZotExtensionManager *self)
-{
-  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
-  return self->session_id;
-}
-
-static void
-copy_member_into (JsonObject *object,
-                  const char *member,
-                  JsonNode   *node,
-                  gpointer    user_data)
-{
-  json_object_set_member (user_data, member, json_node_copy (node));
-}
-
-static void
-append_json_string (GString    *out,
-                    const char *value)
-{
-  g_autoptr(JsonNode) node = json_node_init_string (json_node_alloc (), value);
-  g_autofree char *text = json_to_string (node, FALSE);
-
-  g_string_append (out, text);
-}
-
-/* The members every event carries between its name and its sequence,
- * escaped once per session and directory rather than once per event. */
-static const char *
-event_common_members (ZotExtensionManager *self)
-{
-  if (self->event_common == NULL)
-    {
-      GString *text = g_string_new (",\"session_id\":");
-
-      append_json_string (text, self->session_id);
-      g_string_append (text, ",\"cwd\":");
-      append_json_string (text, self->cwd);
-      g_string_append (text, ",\"sequence\":");
-      self->event_common = g_string_free (text, FALSE);
-    }
-
-  return self->event_common;
-}
-
-/* Decimal digits of @value at the end of @buffer; printf showed in the
- * fan-out profile. */
-static const char *
-format_unsigned (char     buffer[24],
-                 guint64  value)
-{
-  char *p = buffer + 23;
-
-  *p = '\0';
-  do
-    {
-      *--p = (char) ('0' + value % 10);
-      value /= 10;
-    }
-  while (value > 0);
-
-  return p;
-}
-
-/* `{"type":"event","event":NAME,"session_id":…,"cwd":…,"sequence":N,…payload}`
- * and a newline. Events are the busiest frames the host writes, so the line
- * is written around the payload's own serialization instead of building
- * (and deep-copying into) a second object only to serialize it. */
-static GBytes *
-event_line (ZotExtensionManager *self,
-            const char          *name,
-            guint64              sequence,
-            JsonObject          *payload)
-{
-  GString *line = g_string_sized_new (256);
-  char number[24];
-
-  g_string_append (line, "{\"type\":\"event\",\"event\":");
-  if (strspn (name, "abcdefghijklmnopqrstuvwxyz_") == strlen (name))
-    {
-      g_string_append_c (line, '"');
-      g_string_append (line, name);
-      g_string_append_c (line, '"');
-    }
-  else
-    append_json_string (line, name);
-  g_string_append (line, event_common_members (self));
-  g_string_append (line, format_unsigned (number, sequence));
-
-  if (payload != NULL && json_object_get_size (payload) > 0)
-    {
-      g_autoptr(JsonNode) root = json_node_init_object (json_node_alloc (), payload);
-      gsize brace = line->len;
-
-      if (self->event_generator == NULL)
-        self->event_generator = json_generator_new ();
-      json_generator_set_root (self->event_generator, root);
-      json_generator_to_gstring (self->event_generator, line);
-      json_generator_set_root (self->event_generator, NULL);
-
-      /* The payload's opening brace becomes the separator after sequence. */
-      g_assert (line->str[brace] == '{');
-      line->str[brace] = ',';
-    }
-  else
-    g_string_append_c (line, '}');
-
-  g_string_append_c (line, '\n');
-  return g_string_free_to_bytes (line);
-}
-
-static JsonObject *
-event_frame (ZotExtensionManager *self,
-             const char          *name,
-             guint64              sequence,
-             JsonObject          *payload)
-{
-  JsonObject *frame = json_object_new ();
-
-  json_object_set_string_member (frame, "type", "event");
-  json_object_set_string_member (frame, "event", name);
-  json_object_set_string_member (frame, "session_id", self->session_id);
-  json_object_set_string_member (frame, "cwd", self->cwd);
-  json_object_set_int_member (frame, "sequence", (gint64) sequence);
-  if (payload != NULL)
-    json_object_foreach_member (payload, copy_member_into, frame);
-
-  return frame;
-}
-
-/* Whether @payload replaces a common member, which the quick line cannot
- * do. Walking the few members costs less than five hash lookups. */
-static gboolean
-payload_overrides (JsonObject *payload)
-{
-  JsonObjectIter iter;
-  const char *member;
-
-  json_object_iter_init (&iter, payload);
-  while (json_object_iter_next (&iter, &member, NULL))
-    {
-      switch (member[0])
-        {
-        case 't':
-          if (strcmp (member, "type") == 0)
-            return TRUE;
-          break;
-        case 'e':
-          if (strcmp (member, "event") == 0)
-            return TRUE;
-          break;
-        case 's':
-          if (strcmp (member, "session_id") == 0 || strcmp (member, "sequence") == 0)
-            return TRUE;
-          break;
-        case 'c':
-          if (strcmp (member, "cwd") == 0)
-            return TRUE;
-          break;
-        default:
-          break;
-        }
-    }
-
-  return FALSE;
-}
-
-static GBytes *
-frame_line (JsonObject *frame)
-{
-  g_autoptr(JsonNode) node = json_node_init_object (json_node_alloc (), frame);
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
-  GString *text = g_string_new (NULL);
-
-  json_generator_set_root (generator, node);
-  json_generator_to_gstring (generator, text);
-  g_string_append_c (text, '\n');
-  return g_string_free_to_bytes (text);
-}
-
-/**
- * zot_extension_manager_emit_event:
- * @name: the event name (PROTOCOL.md §6)
- * @payload: (nullable): the members beyond the common ones; a `session_id`
- *   or `cwd` here replaces the manager's (a subagent's events carry the
- *   conversation they were started in)
- *
- * Numbers the event, shows it to the ::lifecycle-event handlers and queues
- * it, serialized once, for every running extension subscribed to it.
- * Never waits for an extension; an extension whose queue is full is
- * disconnected by its channel.
- *
- * Returns: the event's sequence number
- */
-guint64
-zot_extension_manager_emit_event (ZotExtensionManager *self,
-                                  const char          *name,
-                                  JsonObject          *payload)
-{
-  g_autoptr(GBytes) line = NULL;
-  guint64 sequence;
-  guint id;
-
-  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), 0);
-  g_return_val_if_fail (name != NULL, 0);
-  sequence = ++self->sequence;
-  id = zot_lifecycle_event_id (name);
-
-  for (guint i = 0; i < self->extensions->len; i++)
-    {
-      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
-      ZotFrameChannel *channel = _zot_extension_event_channel (extension, id, name);
-      g_autoptr(GError) error = NULL;
-
-      if (channel == NULL)
-        continue;
-
-      if (line == NULL)
-        {
-          if (payload != NULL && payload_overrides (payload))
-            {
-              g_autoptr(JsonObject) frame = event_frame (self, name, sequence, payload);
-
-              line = frame_line (frame);
-            }
-          else
-            line = event_line (self, name, sequence, payload);
-        }
-
-      if (!zot_frame_channel_send_bytes (channel, line, ZOT_FRAME_NONE, &error))
-        zot_extension_log (extension, "event %s (sequence %" G_GUINT64_FORMAT ") not delivered: %s",
-                           name, sequence, error->message);
-    }
-
-  if (g_signal_has_handler_pending (self, signals[LIFECYCLE_EVENT], 0, FALSE))
-    {
-      g_autoptr(JsonObject) frame = event_frame (self, name, sequence, payload);
-
-      g_signal_emit (self, signals[LIFECYCLE_EVENT], 0, name, frame);
-    }
-
-  return sequence;
-}
-
-/* Interception */
-
-void
-zot_interception_free (ZotInterception *interception)
-{
-  if (interception == NULL)
-    return;
-
-  g_free (interception->reason);
-  g_free (interception->blocked_by);
-  g_clear_pointer (&interception->payload, json_object_unref);
-  g_free (interception);
-}
-
-typedef struct
-{
-  char            *event;
-  GPtrArray       *chain;
-  guint            index;
-  ZotInterception *result;
-  ZotExtension    *current;
-} InterceptData;
-
-static void
-intercept_data_free (InterceptData *data)
-{
-  g_free (data->event);
-  g_clear_pointer (&data->chain, g_ptr_array_unref);
-  zot_interception_free (data->result);
-  g_clear_object (&data->current);
-  g_free (data);
-}
-
-/* PROTOCOL.md §7: an extension whose manifest says
- * "intercept_failure":"block" refuses every tool call while it is not
- * running, whether it crashed, was disconnected or is still (re)starting:
- * a guard must not be knocked out by making it fail. Stopped by the host
- * (shutdown, disabled by the user) it judges nothing. Before its first
- * `subscribe` nobody knows what it would judge, so the declaration
- * itself says: tool calls. */
-static gboolean
-guard_blocks (ZotExtension *extension,
-              const char   *event)
-{
-  ZotExtensionState state = zot_extension_get_state (extension);
-
-  if (!g_str_equal (event, "tool_call") ||
-      !zot_manifest_get_intercept_failure_blocks (zot_extension_get_manifest (extension)))
-    return FALSE;
-
-  return state == ZOT_EXTENSION_STATE_STARTING || state == ZOT_EXTENSION_STATE_REGISTERING ||
-         state == ZOT_EXTENSION_STATE_STOPPING || state == ZOT_EXTENSION_STATE_FAILED;
-}
-
-/* In the chain: running interceptors, and those that failed (each is
- * skipped with a warning, or refuses the call). */
-static gboolean
-in_chain (ZotExtension *extension,
-          const char   *event)
-{
-  ZotExtensionState state = zot_extension_get_state (extension);
-
-  if (state == ZOT_EXTENSION_STATE_READY || state == ZOT_EXTENSION_STATE_FAILED)
-    return zot_extension_intercepts (extension, event) || guard_blocks (extension, event);
-
-  return guard_blocks (extension, event);
-}
-
-static GPtrArray *
-interceptors_for (ZotExtensionManager *self,
-                  const char          *event)
-{
-  GPtrArray *chain = g_ptr_array_new_with_free_func (g_object_unref);
-
-  /* Load order: explicit --ext paths first, then discovery. */
-  for (guint i = 0; i < self->extensions->len; i++)
-    {
-      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
-
-      if (in_chain (extension, event))
-        g_ptr_array_add (chain, g_object_ref (extension));
-    }
-
-  return chain;
-}
-
-static char *
-failure_text (ZotExtension *extension,
-              const GError *error)
-{
-  const char *why = error != NULL ? error->message : zot_extension_get_last_error (extension);
-
-  switch (zot_extension_get_state (extension))
-    {
-    case ZOT_EXTENSION_STATE_STARTING:
-    case ZOT_EXTENSION_STATE_REGISTERING:
-      return g_strdup (_("it is still starting"));
-    case ZOT_EXTENSION_STATE_STOPPING:
-      return g_strdup (_("it is stopping"));
-    default:
-      if (why != NULL && *why != '\0')
-        return g_strdup_printf (_("it stopped: %s"), why);
-      return g_strdup (_("it stopped"));
-    }
-}
-
-/* An interceptor that is gone is skipped, and the user told once per
- * failure: every call of a batch would otherwise repeat it. */
-static void
-warn_skipped_interceptor (ZotExtensionManager *self,
-                          ZotExtension        *extension,
-                          const char          *event,
-                          const GError        *error)
-{
-  g_autofree char *why = NULL;
-  g_autofree char *message = NULL;
-
-  if (g_object_get_qdata (G_OBJECT (extension), warned_quark ()) != NULL)
-    return;
-  g_object_set_qdata (G_OBJECT (extension), warned_quark (), GINT_TO_POINTER (TRUE));
-
-  why = failure_text (extension, error);
-  message = g_strdup_printf (_("%s no longer checks %s events (%s); they go on without it until "
-                               "it is loaded again (/reload-ext)"),
-                             zot_extension_get_name (extension), event, why);
-  zot_extension_log (extension, "%s", message);
-  g_signal_emit (self, signals[WARNING], 0, extension, message);
-}
-
-static void
-block_for_failed_guard (ZotInterception *result,
-                        ZotExtension    *extension,
-                        const GError    *error)
-{
-  g_autofree char *why = failure_text (extension, error);
-
-  /* The reason is what the model reads as the tool's error. */
-  result->blocked = TRUE;
-  result->blocked_by = g_strdup (zot_extension_get_name (extension));
-  result->reason = g_strdup_printf (_("Refused: the extension %s must check every tool call "
-                                      "(\"intercept_failure\": \"block\"), and %s. Reload it "
-                                      "(/reload-ext) to go on."),
-                                    zot_extension_get_name (extension), why);
-  zot_extension_log (extension, "tool call refused while the extension is not running (%s)", why);
-}
-
-static void intercept_next (GTask *task);
-
-static void
-intercept_replied_cb (GObject      *object,
-                      GAsyncResult *result,
-                      gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  InterceptData *data = g_task_get_task_data (task);
-  ZotExtension *extension = ZOT_EXTENSION (object);
-  g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonNode *node;
-
-  reply = zot_extension_request_finish (extension, result, &error);
-
-  if (g_task_return_error_if_cancelled (task))
-    return;
-
-  if (reply == NULL && (g_error_matches (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_TIMEOUT) ||
-                        g_error_matches (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY)))
-    {
-      /* Silence or a malformed exchange: the operation goes on. */
-      zot_extension_log (extension, "%s interception: %s; allowed", data->event, error->message);
-      intercept_next (task);
-      return;
-    }
-
-  if (reply == NULL)
-    {
-      /* It crashed or was disconnected while it judged. */
-      if (guard_blocks (extension, data->event) ||
-          (g_str_equal (data->event, "tool_call") &&
-           zot_manifest_get_intercept_failure_blocks (zot_extension_get_manifest (extension))))
-        {
-          block_for_failed_guard (data->result, extension, error);
-          g_task_return_pointer (task, g_steal_pointer (&data->result), (GDestroyNotify) zot_interception_free);
-          return;
-        }
-      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_STOPPING ||
-          zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_EXITED)
-        zot_extension_log (extension, "%s interception: %s; allowed", data->event, error->message);
-      else
-        warn_skipped_interceptor (g_task_get_source_object (task), extension, data->event, error);
-      intercept_next (task);
-      return;
-    }
-
-  node = json_object_get_member (reply, "block");
-  if (node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-      json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node))
-    {
-      const char *reason = zot_json_get_string_or (reply, "reason", NULL);
-
-      data->result->blocked = TRUE;
-      data->result->blocked_by = g_strdup (zot_extension_get_name (extension));
-      data->result->reason = g_strdup (reason != NULL && *reason != '\0'
-                                       ? reason
-                                       : _("blocked by an extension"));
-      g_task_return_pointer (task, g_steal_pointer (&data->result), (GDestroyNotify) zot_interception_free);
-      return;
-    }
-
-  if (g_str_equal (data->event, "tool_call"))
-    {
-      node = json_object_get_member (reply, "modified_args");
-      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node))
-        {
-          json_object_set_member (data->result->payload, "tool_args", json_node_copy (node));
-          data->result->rewritten = TRUE;
-        }
-      else if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
-        zot_extension_log (extension, "modified_args must be a JSON object; ignored");
-    }
-  else if (g_str_equal (data->event, "assistant_message"))
-    {
-      node = json_object_get_member (reply, "replace_text");
-      if (node != NULL && JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
-        {
-          json_object_set_string_member (data->result->payload, "text", json_node_get_string (node));
-          data->result->rewritten = TRUE;
-        }
-      else if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
-        zot_extension_log (extension, "replace_text must be a string; ignored");
-    }
-
-  intercept_next (task);
-}
-
-static void
-intercept_next (GTask *task)
-{
-  InterceptData *data = g_task_get_task_data (task);
-
-  while (data->index < data->chain->len)
-    {
-      ZotExtension *extension = g_ptr_array_index (data->chain, data->index++);
-      g_autoptr(JsonObject) frame = NULL;
-
-      if (guard_blocks (extension, data->event))
-        {
-          block_for_failed_guard (data->result, extension, NULL);
-          g_task_return_pointer (task, g_steal_pointer (&data->result), (GDestroyNotify) zot_interception_free);
-          return;
-        }
-
-      if (zot_extension_get_state (extension) == ZOT_EXTENSION_STATE_FAILED &&
-          zot_extension_intercepts (extension, data->event))
-        {
-          warn_skipped_interceptor (g_task_get_source_object (task), extension, data->event, NULL);
-          continue;
-        }
-
-      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
-        continue;
-
-      frame = json_object_new ();
-      json_object_set_string_member (frame, "type", "event_intercept");
-      json_object_set_string_member (frame, "event", data->event);
-      json_object_foreach_member (data->result->payload, copy_member_into, frame);
-
-      zot_extension_request_async (extension, frame, zot_timeout_get_ms (ZOT_TIMEOUT_INTERCEPT),
-                                   g_task_get_cancellable (task),
-                                   intercept_replied_cb, g_object_ref (task));
-      return;
-    }
-
-  g_task_return_pointer (task, g_steal_pointer (&data->result), (GDestroyNotify) zot_interception_free);
-}
-
-/**
- * zot_extension_manager_intercept_async:
- * @event: "tool_call", "turn_start" or "assistant_message"
- * @payload: the event's members; copied
- *
- * Runs the interceptors of @event serially in load order. The first block
- * wins; rewrites chain, each interceptor seeing the previous output. No
- * answer within 5 s, a crash or a malformed reply count as allow.
- */
-void
-zot_extension_manager_intercept_async (ZotExtensionManager *self,
-                                       const char          *event,
-                                       JsonObject          *payload,
-                                       GCancellable        *cancellable,
-                                       GAsyncReadyCallback  callback,
-                                       gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  InterceptData *data;
-
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-  g_return_if_fail (event != NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_extension_manager_intercept_async);
-
-  data = g_new0 (InterceptData, 1);
-  data->event = g_strdup (event);
-  data->chain = interceptors_for (self, event);
-  data->result = g_new0 (ZotInterception, 1);
-  data->result->payload = payload ? zot_json_object_copy (payload) : json_object_new ();
-  g_task_set_task_data (task, data, (GDestroyNotify) intercept_data_free);
-
-  intercept_next (task);
-}
-
-/**
- * zot_extension_manager_intercept_finish:
- *
- * Returns: (transfer full): the outcome of the chain
- */
-ZotInterception *
-zot_extension_manager_intercept_finish (ZotExtensionManager  *self,
-                                        GAsyncResult         *result,
-                                        GError              **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
-}
-
-gboolean
-zot_extension_manager_has_interceptors (ZotExtensionManager *self,
-                                        const char          *event)
-{
-  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), FALSE);
-
-  for (guint i = 0; i < self->extensions->len; i++)
-    {
-      ZotExtension *extension = g_ptr_array_index (self->extensions, i);
-
-      if (in_chain (extension, event))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-/* before_agent_start */
-
-typedef struct
-{
-  JsonObject *context;
-  char       *prompt;
-  GPtrArray  *chain;
-  guint       index;
-} PromptData;
-
-static void
-prompt_data_free (PromptData *data)
-{
-  g_clear_pointer (&data->context, json_object_unref);
-  g_free (data->prompt);
-  g_clear_pointer (&data->chain, g_ptr_array_unref);
-  g_free (data);
-}
-
-static void
-warn (ZotExtensionManager *self,
-      ZotExtension        *extension,
-      const char          *message)
-{
-  zot_extension_log (extension, "%s", message);
-  g_signal_emit (self, signals[WARNING], 0, extension, message);
-}
-
-static void prompt_next (GTask *task);
-
-static void
-prompt_replied_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(GTask) task = user_data;
-  ZotExtensionManager *self = g_task_get_source_object (task);
-  PromptData *data = g_task_get_task_data (task);
-  ZotExtension *extension = ZOT_EXTENSION (object);
-  g_autoptr(JsonObject) reply = NULL;
-  g_autoptr(GError) error = NULL;
-  JsonNode *node;
-
-  reply = zot_extension_request_finish (extension, result, &error);
-
-  if (g_task_return_error_if_cancelled (task))
-    return;
-
-  if (reply == NULL)
-    {
-      g_autofree char *message = g_strdup_printf (_("%s: before_agent_start failed (%s); the system prompt was kept"),
-                                                  zot_extension_get_name (extension), error->message);
-      warn (self, extension, message);
-      prompt_next (task);
-      return;
-    }
-
-  node = json_object_get_member (reply, "system_prompt");
-  if (node == NULL)
-    {
-      /* Omitted: a normal no-op. */
-    }
-  else if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    {
-      g_autofree char *message = g_strdup_printf (_("%s: before_agent_start answered a system_prompt that is not a string; the system prompt was kept"),
-                                                  zot_extension_get_name (extension));
-      warn (self, extension, message);
-    }
-  else
-    {
-      g_autofree char *encoded = zot_json_to_string (node);
-
-      if (strlen (encoded) > ZOT_SYSTEM_PROMPT_MAX_BYTES)
-        {
-          g_autofree char *message = g_strdup_printf (_("%s: before_agent_start answered a %zu-byte system_prompt, over the 1 MiB limit; the system prompt was kept"),
-                                                      zot_extension_get_name (extension), strlen (encoded));
-          warn (self, extension, message);
-        }
-      else
-        {
-          /* Used exactly: no trimming, no merging; "" removes the prompt. */
-          g_free (data->prompt);
-          data->prompt = g_strdup (json_node_get_string (node));
-        }
-    }
-
-  prompt_next (task);
-}
-
-static void
-prompt_next (GTask *task)
-{
-  PromptData *data = g_task_get_task_data (task);
-
-  while (data->index < data->chain->len)
-    {
-      ZotExtension *extension = g_ptr_array_index (data->chain, data->index++);
-      g_autoptr(JsonObject) frame = NULL;
-
-      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
-        continue;
-
-      frame = json_object_new ();
-      json_object_set_string_member (frame, "type", "event_intercept");
-      json_object_set_string_member (frame, "event", "before_agent_start");
-      json_object_foreach_member (data->context, copy_member_into, frame);
-      json_object_set_string_member (frame, "system_prompt", data->prompt);
-
-      /* The deadline counts from the queueing of the request: it covers
-       * the write as well. */
-      zot_extension_request_async (extension, frame,
-                                   zot_timeout_get_ms (ZOT_TIMEOUT_BEFORE_AGENT_START),
-                                   g_task_get_cancellable (task),
-                                   prompt_replied_cb, g_object_ref (task));
-      return;
-    }
-
-  g_task_return_pointer (task, g_steal_pointer (&data->prompt), g_free);
-}
-
-/**
- * zot_extension_manager_before_agent_start_async:
- * @context: session_id, agent_run_id, cwd, provider, model
- * @system_prompt: the assembled prompt
- *
- * Runs the `before_agent_start` chain in load order; each extension sees
- * the previous one's result. Failures keep the current prompt and warn.
- */
-void
-zot_extension_manager_before_agent_start_async (ZotExtensionManager *self,
-                                                JsonObject          *context,
-                                                const char          *system_prompt,
-                                                GCancellable        *cancellable,
-                                                GAsyncReadyCallback  callback,
-                                                gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  PromptData *data;
-
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-  g_return_if_fail (context != NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_extension_manager_before_agent_start_async);
-
-  data = g_new0 (PromptData, 1);
-  data->context = json_object_ref (context);
-  data->prompt = g_strdup (system_prompt ? system_prompt : "");
-  data->chain = interceptors_for (self, "before_agent_start");
-  g_task_set_task_data (task, data, (GDestroyNotify) prompt_data_free);
-
-  prompt_next (task);
-}
-
-/**
- * zot_extension_manager_before_agent_start_finish:
- *
- * Returns: (transfer full): the system prompt to use
- */
-char *
-zot_extension_manager_before_agent_start_finish (ZotExtensionManager  *self,
-                                                 GAsyncResult         *result,
-                                                 GError              **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
 }
 
 /* Tools */
@@ -2309,295 +504,4 @@ zot_extension_manager_list_tools (ZotExtensionManager *self)
         g_ptr_array_add (tools, g_object_ref (g_ptr_array_index (own, j)));
     }
   return tools;
-}
-
-/* Permissions */
-
-void
-zot_decision_free (ZotDecision *decision)
-{
-  if (decision == NULL)
-    return;
-  g_free (decision->reason);
-  g_free (decision);
-}
-
-void
-zot_extension_manager_set_policy (ZotExtensionManager *self,
-                                  ZotApprovalPolicy    policy)
-{
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-  self->policy = policy;
-}
-
-ZotApprovalPolicy
-zot_extension_manager_get_policy (ZotExtensionManager *self)
-{
-  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), ZOT_APPROVAL_POLICY_ASK);
-  return self->policy;
-}
-
-/* Remembered approvals last one session: /new forgets them. */
-void
-zot_extension_manager_forget_approvals (ZotExtensionManager *self)
-{
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-
-  g_hash_table_remove_all (self->remembered_tools);
-  self->remember_all = FALSE;
-}
-
-void
-zot_extension_manager_emit_permission_decision (ZotExtensionManager *self,
-                                                const char          *tool_id,
-                                                const char          *tool_name,
-                                                const char          *decision,
-                                                const char          *source,
-                                                const char          *stage,
-                                                const char          *reason,
-                                                const ZotCallOrigin *origin)
-{
-  g_autoptr(JsonObject) payload = json_object_new ();
-
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-
-  json_object_set_string_member (payload, "tool_id", tool_id);
-  json_object_set_string_member (payload, "tool_name", tool_name);
-  json_object_set_string_member (payload, "decision", decision);
-  json_object_set_string_member (payload, "source", source);
-  json_object_set_string_member (payload, "stage", stage);
-  if (reason != NULL)
-    json_object_set_string_member (payload, "reason", reason);
-  zot_call_origin_describe (origin, payload);
-
-  zot_extension_manager_emit_event (self, "permission_decision", payload);
-}
-
-/**
- * zot_call_origin_describe:
- * @origin: (nullable): who the call is for
- * @payload: an event's members
- *
- * Adds `origin_extension` and `agent_id` to @payload as @origin says.
- */
-void
-zot_call_origin_describe (const ZotCallOrigin *origin,
-                          JsonObject          *payload)
-{
-  if (origin == NULL)
-    return;
-  if (origin->extension != NULL)
-    json_object_set_string_member (payload, "origin_extension", origin->extension);
-  if (origin->agent_id != NULL)
-    json_object_set_string_member (payload, "agent_id", origin->agent_id);
-}
-
-typedef struct
-{
-  ZotApproval  *approval;
-  gulong        resolved_id;
-  GSource      *cancel_source;
-  gboolean      waiting;
-} AuthorizeData;
-
-static void
-authorize_data_free (AuthorizeData *data)
-{
-  if (data->resolved_id != 0)
-    g_signal_handler_disconnect (data->approval, data->resolved_id);
-  if (data->cancel_source != NULL)
-    {
-      g_source_destroy (data->cancel_source);
-      g_source_unref (data->cancel_source);
-    }
-  g_clear_object (&data->approval);
-  g_free (data);
-}
-
-static void
-decide (GTask      *task,
-        const char *decision,
-        const char *source,
-        const char *reason)
-{
-  ZotExtensionManager *self = g_task_get_source_object (task);
-  AuthorizeData *data = g_task_get_task_data (task);
-  ZotDecision *result = g_new0 (ZotDecision, 1);
-
-  result->approved = g_str_equal (decision, "approved");
-  result->decision = decision;
-  result->source = source;
-  result->reason = g_strdup (reason);
-
-  zot_extension_manager_emit_permission_decision (self,
-                                                  zot_approval_get_tool_id (data->approval),
-                                                  zot_approval_get_tool_name (data->approval),
-                                                  decision, source, "pre_execution", reason,
-                                                  &(ZotCallOrigin) {
-                                                    zot_approval_get_origin_extension (data->approval),
-                                                    zot_approval_get_agent_id (data->approval),
-                                                    zot_approval_get_agent_name (data->approval),
-                                                  });
-
-  g_task_return_pointer (task, result, (GDestroyNotify) zot_decision_free);
-
-  /* Drop the reference that kept the task alive while the user thought. */
-  if (data->waiting)
-    {
-      data->waiting = FALSE;
-      g_object_unref (task);
-    }
-}
-
-static void
-on_approval_resolved (ZotApproval *approval,
-                      int          choice,
-                      GTask       *task)
-{
-  ZotExtensionManager *self = g_task_get_source_object (task);
-  AuthorizeData *data = g_task_get_task_data (task);
-
-  g_object_ref (task);
-  g_clear_signal_handler (&data->resolved_id, approval);
-
-  switch ((ZotApprovalChoice) choice)
-    {
-    case ZOT_APPROVAL_ALLOW_TOOL:
-      g_hash_table_add (self->remembered_tools, g_strdup (zot_approval_get_tool_name (approval)));
-      decide (task, "approved", "user", NULL);
-      break;
-
-    case ZOT_APPROVAL_ALLOW_ALL:
-      self->remember_all = TRUE;
-      decide (task, "approved", "user", NULL);
-      break;
-
-    case ZOT_APPROVAL_ALLOW:
-      decide (task, "approved", "user", NULL);
-      break;
-
-    case ZOT_APPROVAL_DENY:
-    default:
-      decide (task, "denied", "user", _("the user denied the call"));
-      break;
-    }
-
-  g_object_unref (task);
-}
-
-static gboolean
-authorize_cancelled_cb (GCancellable *cancellable,
-                        gpointer      user_data)
-{
-  GTask *task = user_data;
-  AuthorizeData *data = g_task_get_task_data (task);
-
-  g_object_ref (task);
-  g_clear_pointer (&data->cancel_source, g_source_unref);
-  g_clear_signal_handler (&data->resolved_id, data->approval);
-  decide (task, "cancelled", "user", _("the run was cancelled while waiting for approval"));
-  g_object_unref (task);
-
-  return G_SOURCE_REMOVE;
-}
-
-/**
- * zot_extension_manager_authorize_async:
- * @requires_approval: whether an interactive host asks for this tool
- *
- * Decides whether a call may run, asking the user through
- * ::approval-requested where the host is interactive, the policy is "ask",
- * the tool needs it and nothing was remembered. Emits
- * `tool_confirmation_requested` just before asking and
- * `permission_decision` (pre_execution) once decided. Headless hosts never
- * ask: their approvals have source "yolo".
- */
-void
-zot_extension_manager_authorize_async (ZotExtensionManager *self,
-                                       const char          *tool_id,
-                                       const char          *tool_name,
-                                       JsonObject          *args,
-                                       gboolean             requires_approval,
-                                       const ZotCallOrigin *origin,
-                                       GCancellable        *cancellable,
-                                       GAsyncReadyCallback  callback,
-                                       gpointer             user_data)
-{
-  g_autoptr(GTask) task = NULL;
-  g_autoptr(JsonObject) payload = NULL;
-  AuthorizeData *data;
-  gboolean handled = FALSE;
-
-  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
-  g_return_if_fail (tool_name != NULL);
-
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_extension_manager_authorize_async);
-
-  data = g_new0 (AuthorizeData, 1);
-  data->approval = zot_approval_new (tool_id, tool_name, args, NULL, origin);
-  g_task_set_task_data (task, data, (GDestroyNotify) authorize_data_free);
-
-  if (!self->interactive || self->policy == ZOT_APPROVAL_POLICY_YOLO)
-    {
-      decide (task, "approved", "yolo", NULL);
-      return;
-    }
-
-  if (!requires_approval)
-    {
-      decide (task, "approved", "policy", NULL);
-      return;
-    }
-
-  if (self->remember_all || g_hash_table_contains (self->remembered_tools, tool_name))
-    {
-      decide (task, "approved", "remembered", NULL);
-      return;
-    }
-
-  if (!g_signal_has_handler_pending (self, signals[APPROVAL_REQUESTED], 0, TRUE))
-    {
-      decide (task, "denied", "policy", _("no one is there to confirm the call"));
-      return;
-    }
-
-  payload = json_object_new ();
-  json_object_set_string_member (payload, "tool_id", tool_id);
-  json_object_set_string_member (payload, "tool_name", tool_name);
-  json_object_set_string_member (payload, "tool_preview", zot_approval_get_preview (data->approval));
-  zot_call_origin_describe (origin, payload);
-  zot_extension_manager_emit_event (self, "tool_confirmation_requested", payload);
-
-  data->waiting = TRUE;
-  g_object_ref (task);
-  data->resolved_id = g_signal_connect (data->approval, "resolved", G_CALLBACK (on_approval_resolved), task);
-  if (cancellable != NULL)
-    {
-      data->cancel_source = g_cancellable_source_new (cancellable);
-      g_source_set_callback (data->cancel_source, G_SOURCE_FUNC (authorize_cancelled_cb), task, NULL);
-      g_source_attach (data->cancel_source, g_main_context_get_thread_default ());
-    }
-
-  g_signal_emit (self, signals[APPROVAL_REQUESTED], 0, data->approval, &handled);
-
-  if (!handled && !zot_approval_is_resolved (data->approval) && data->resolved_id != 0)
-    {
-      g_clear_signal_handler (&data->resolved_id, data->approval);
-      decide (task, "denied", "policy", _("no one is there to confirm the call"));
-    }
-}
-
-/**
- * zot_extension_manager_authorize_finish:
- *
- * Returns: (transfer full): the decision
- */
-ZotDecision *
-zot_extension_manager_authorize_finish (ZotExtensionManager  *self,
-                                        GAsyncResult         *result,
-                                        GError              **error)
-{
-  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
-  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -3,6 +3,7 @@
 #include <gio/gio.h>
 
 #include "zot-approval.h"
+#include "zot-command-reply.h"
 #include "zot-extension.h"
 #include "zot-panel.h"
 
@@ -122,7 +123,7 @@ void                 zot_extension_manager_run_command_async    (ZotExtensionMan
                                                                  GCancellable         *cancellable,
                                                                  GAsyncReadyCallback   callback,
                                                                  gpointer              user_data);
-gboolean             zot_extension_manager_run_command_finish   (ZotExtensionManager  *self,
+ZotCommandReply     *zot_extension_manager_run_command_finish   (ZotExtensionManager  *self,
                                                                  GAsyncResult         *result,
                                                                  GError              **error);
 void                 zot_extension_manager_set_trace_traffic    (ZotExtensionManager  *self,

@@ -23,25 +23,21 @@ struct _ZotHost
   ZotAgent            *agent;
   GCancellable        *cancellable;
 
-  /* The submission waiting for an extension command's answer, which may
-   * ask for a model turn. */
-  GTask               *command_task;
-
   gboolean             session_started;
 };
 
 typedef struct
 {
-  char       *prompt;
-  char       *final_text;
-  GError     *command_error;
-  char       *tool_name;
-  JsonObject *tool_args;
-  char       *origin;
+  char            *final_text;
+  /* An extension command's reply, and the error it carried, which is
+   * reported once the turn it asked for is over. */
+  ZotCommandReply *reply;
+  GError          *command_error;
 } SubmitData;
 
 enum {
   INFO,
+  COMMAND_REPLIED,
   WARNING,
   WINDOW_COMMAND,
   MODEL_CHANGED,
@@ -69,12 +65,9 @@ zot_host_options_clear (ZotHostOptions *options)
 static void
 submit_data_free (SubmitData *data)
 {
-  g_free (data->prompt);
   g_free (data->final_text);
+  g_clear_pointer (&data->reply, zot_command_reply_unref);
   g_clear_error (&data->command_error);
-  g_free (data->tool_name);
-  g_clear_pointer (&data->tool_args, json_object_unref);
-  g_free (data->origin);
   g_free (data);
 }
 
@@ -270,13 +263,16 @@ zot_host_begin_session (ZotHost *self)
 }
 
 static void
-run_tool_prompt (ZotHost *self,
-                 GTask   *task)
+run_tool_prompt (ZotHost         *self,
+                 GTask           *task,
+                 ZotCommandReply *reply)
 {
-  SubmitData *data = g_task_get_task_data (task);
-
   zot_host_begin_session (self);
-  zot_agent_tool_prompt_async (self->agent, data->prompt, data->tool_name, data->tool_args, data->origin,
+  zot_agent_tool_prompt_async (self->agent,
+                               zot_command_reply_get_text (reply),
+                               zot_command_reply_get_tool_name (reply),
+                               zot_command_reply_get_tool_args (reply),
+                               zot_extension_get_name (zot_command_reply_get_extension (reply)),
                                g_task_get_cancellable (task), prompt_done_cb, g_object_ref (task));
 }
 
@@ -300,76 +296,43 @@ command_done_cb (GObject      *object,
   ZotHost *self = g_task_get_source_object (task);
   SubmitData *data = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
-  gboolean ok;
+  ZotCommandReply *reply;
 
-  ok = zot_extension_manager_run_command_finish (ZOT_EXTENSION_MANAGER (object), result, &error);
-  if (self->command_task == task)
-    g_clear_object (&self->command_task);
-
-  /* A `prompt` action runs its turn even when the answer also carries an
-   * error line; the error is reported when the turn is over. */
-  if (data->prompt != NULL)
+  data->reply = zot_extension_manager_run_command_finish (ZOT_EXTENSION_MANAGER (object), result,
+                                                          &error);
+  if (data->reply == NULL)
     {
-      data->command_error = g_steal_pointer (&error);
-      if (data->tool_name != NULL)
-        run_tool_prompt (self, task);
-      else
-        run_prompt (self, task, data->prompt, NULL);
+      g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
 
-  if (!ok)
-    g_task_return_error (task, g_steal_pointer (&error));
+  reply = data->reply;
+  g_signal_emit (self, signals [COMMAND_REPLIED], 0, reply);
+
+  /* A turn the command asks for runs even when the answer also carries an
+   * error line; the error is reported when the turn is over. */
+  if (zot_command_reply_get_error (reply) != NULL)
+    data->command_error = g_error_copy (zot_command_reply_get_error (reply));
+
+  switch (zot_command_reply_get_kind (reply))
+    {
+    case ZOT_COMMAND_REPLY_PROMPT:
+      run_prompt (self, task, zot_command_reply_get_text (reply), NULL);
+      return;
+
+    case ZOT_COMMAND_REPLY_TOOL_PROMPT:
+      run_tool_prompt (self, task, reply);
+      return;
+
+    default:
+      /* The views show or insert the text; a panel is open already. */
+      break;
+    }
+
+  if (data->command_error != NULL)
+    g_task_return_error (task, g_steal_pointer (&data->command_error));
   else
     g_task_return_boolean (task, TRUE);
-}
-
-static void
-on_manager_prompt (ZotExtensionManager *manager,
-                   ZotExtension        *extension,
-                   const char          *text,
-                   ZotHost             *self)
-{
-  if (self->command_task != NULL)
-    {
-      SubmitData *data = g_task_get_task_data (self->command_task);
-
-      if (data->prompt == NULL)
-        {
-          data->prompt = g_strdup (text);
-          return;
-        }
-    }
-
-  zot_host_begin_session (self);
-  zot_agent_prompt_async (self->agent, text, NULL, NULL, NULL);
-}
-
-static void
-on_manager_tool_prompt (ZotExtensionManager *manager,
-                        ZotExtension        *extension,
-                        const char          *prompt,
-                        const char          *tool_name,
-                        JsonObject          *tool_args,
-                        ZotHost             *self)
-{
-  if (self->command_task != NULL)
-    {
-      SubmitData *data = g_task_get_task_data (self->command_task);
-
-      if (data->prompt == NULL)
-        {
-          data->prompt = g_strdup (prompt);
-          data->tool_name = g_strdup (tool_name);
-          data->tool_args = json_object_ref (tool_args);
-          data->origin = g_strdup (zot_extension_get_name (extension));
-          return;
-        }
-    }
-
-  zot_host_begin_session (self);
-  zot_agent_tool_prompt_async (self->agent, prompt, tool_name, tool_args,
-                               zot_extension_get_name (extension), NULL, NULL, NULL);
 }
 
 static void
@@ -585,7 +548,6 @@ zot_host_submit_with_images_async (ZotHost             *self,
       return;
     }
 
-  g_set_object (&self->command_task, task);
   zot_extension_manager_run_command_async (self->manager, name, args, cancellable,
                                            command_done_cb, g_object_ref (task));
 }
@@ -1010,7 +972,6 @@ zot_host_dispose (GObject *object)
   g_cancellable_cancel (self->cancellable);
   if (self->manager != NULL)
     g_signal_handlers_disconnect_by_data (self->manager, self);
-  g_clear_object (&self->command_task);
 
   G_OBJECT_CLASS (zot_host_parent_class)->dispose (object);
 }
@@ -1044,6 +1005,20 @@ zot_host_class_init (ZotHostClass *klass)
   signals [INFO] =
     g_signal_new ("info", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
+
+  /**
+   * ZotHost::command-replied:
+   * @reply: what an extension's command answered
+   *
+   * Emitted when an extension command submitted to the host answers,
+   * before any turn it asks for: the views show a `display`, put an
+   * `insert` into the editor, or leave the rest to the host. Its error,
+   * if any, comes with the submission's result.
+   */
+  signals [COMMAND_REPLIED] =
+    g_signal_new ("command-replied", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, ZOT_TYPE_COMMAND_REPLY | G_SIGNAL_TYPE_STATIC_SCOPE);
 
   /**
    * ZotHost::warning:
@@ -1182,8 +1157,6 @@ zot_host_new (ZotHostOptions  *options,
   zot_extension_manager_set_interactive (self->manager, self->options.interactive);
   zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),
                                    zot_provider_get_model (provider));
-  g_signal_connect (self->manager, "prompt", G_CALLBACK (on_manager_prompt), self);
-  g_signal_connect (self->manager, "tool-prompt", G_CALLBACK (on_manager_tool_prompt), self);
   g_signal_connect (self->manager, "tools-changed", G_CALLBACK (on_tools_changed), self);
   zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
   zot_agent_set_extension_manager (self->agent, self->manager);
