@@ -1991,7 +1991,7 @@ test_provider_endpoint (Fixture       *f,
   f->host = zot_host_new (&options, &error);
   g_assert_no_error (error);
   zot_host_begin_session (f->host);
-  g_signal_connect_swapped (f->host, "model-changed", G_CALLBACK (count_cb), &changes);
+  g_signal_connect_swapped (f->host, "notify::model", G_CALLBACK (count_cb), &changes);
 
   push_reply (first, "one");
   submit (f, "hi", &s);
@@ -1999,9 +1999,10 @@ test_provider_endpoint (Fixture       *f,
   g_assert_cmpuint (zot_fake_server_get_n_requests (first), ==, 1);
   g_assert_cmpstr (zot_fake_server_get_request_header (first, 0, "Authorization"), ==, "Bearer sk-first");
 
+  /* A provider rebuilt for a new base URL or key serves the same model. */
   g_assert_true (zot_host_set_base_url (f->host, zot_fake_server_get_url (second), &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (changes, ==, 1);
+  g_assert_cmpuint (changes, ==, 0);
   push_reply (second, "two");
   submit (f, "again", &s);
   g_assert_true (s.ok);
@@ -2017,10 +2018,10 @@ test_provider_endpoint (Fixture       *f,
   g_assert_true (zot_host_set_api_key (f->host, "anthropic", "sk-ant-later", &error));
   g_assert_no_error (error);
 
-  g_assert_cmpuint (changes, ==, 2);
+  g_assert_cmpuint (changes, ==, 0);
 
   g_assert_false (zot_host_set_base_url (f->host, "ftp://example.com/v1", &error));
-  g_assert_cmpuint (changes, ==, 2);
+  g_assert_cmpuint (changes, ==, 0);
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "ftp://example.com/v1"));
   g_clear_error (&error);
@@ -2031,6 +2032,56 @@ test_provider_endpoint (Fixture       *f,
   g_assert_cmpuint (zot_fake_server_get_n_requests (second), ==, 2);
   g_assert_cmpstr (zot_fake_server_get_request_header (second, 1, "Authorization"), ==, "Bearer sk-second");
   g_assert_cmpstr (zot_provider_get_model (zot_agent_get_provider (zot_host_get_agent (f->host))), ==, "gpt-test");
+}
+
+/* ZotHost:model notifies when the model or provider changes, :session
+ * when /new replaces the session, and :cwd holds the working directory. */
+static void
+test_host_properties (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ZotSession) first = NULL;
+  g_autoptr(ZotSession) second = NULL;
+  g_autofree char *model = NULL;
+  g_autofree char *cwd = NULL;
+  guint model_changes = 0;
+  guint session_changes = 0;
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  options.no_ext = TRUE;
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  g_signal_connect_swapped (f->host, "notify::model", G_CALLBACK (count_cb), &model_changes);
+  g_signal_connect_swapped (f->host, "notify::session", G_CALLBACK (count_cb), &session_changes);
+
+  g_object_get (f->host, "cwd", &cwd, "session", &first, NULL);
+  g_assert_cmpstr (cwd, ==, f->env.cwd);
+  g_assert_true (first == zot_agent_get_session (zot_host_get_agent (f->host)));
+
+  g_assert_true (zot_host_set_model (f->host, NULL, "demo-2", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (model_changes, ==, 1);
+  g_object_get (f->host, "model", &model, NULL);
+  g_assert_cmpstr (model, ==, "demo-2");
+
+  /* The same model again is no change. */
+  g_assert_true (zot_host_set_model (f->host, NULL, "demo-2", &error));
+  g_assert_cmpuint (model_changes, ==, 1);
+
+  g_assert_true (zot_host_new_session (f->host, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (session_changes, ==, 1);
+  g_object_get (f->host, "session", &second, NULL);
+  g_assert_true (second != first);
+  g_assert_true (second == zot_agent_get_session (zot_host_get_agent (f->host)));
+  g_assert_cmpuint (model_changes, ==, 1);
+
+  g_signal_handlers_disconnect_by_data (f->host, &model_changes);
+  g_signal_handlers_disconnect_by_data (f->host, &session_changes);
 }
 
 /* Images */
@@ -2223,6 +2274,7 @@ main (int    argc,
   ADD ("two-tool-step-order", test_two_tool_step_order);
   ADD ("sequence-two-subscribers", test_sequence_two_subscribers);
   ADD ("provider-endpoint", test_provider_endpoint);
+  ADD ("host-properties", test_host_properties);
   ADD ("prompt-images", test_prompt_images);
   ADD ("tool-result-args", test_tool_result_args);
   ADD ("status-cancelled", test_status_cancelled);

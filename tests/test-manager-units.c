@@ -793,6 +793,40 @@ test_policy (Fixture       *f,
   g_signal_handlers_disconnect_by_data (f->manager, &asker);
 }
 
+static void
+count_notify (guint *count)
+{
+  (*count)++;
+}
+
+/* ZotExtensionManager:policy notifies once per real change, and the
+ * property and the setter agree. */
+static void
+test_policy_property (Fixture       *f,
+                      gconstpointer  data)
+{
+  ZotApprovalPolicy policy;
+  guint notified = 0;
+
+  g_signal_connect_swapped (f->manager, "notify::policy", G_CALLBACK (count_notify), &notified);
+
+  zot_extension_manager_set_policy (f->manager, ZOT_APPROVAL_POLICY_ASK);
+  g_assert_cmpuint (notified, ==, 0);
+
+  zot_extension_manager_set_policy (f->manager, ZOT_APPROVAL_POLICY_YOLO);
+  g_assert_cmpuint (notified, ==, 1);
+  g_object_get (f->manager, "policy", &policy, NULL);
+  g_assert_cmpint (policy, ==, ZOT_APPROVAL_POLICY_YOLO);
+
+  g_object_set (f->manager, "policy", ZOT_APPROVAL_POLICY_YOLO, NULL);
+  g_assert_cmpuint (notified, ==, 1);
+  g_object_set (f->manager, "policy", ZOT_APPROVAL_POLICY_ASK, NULL);
+  g_assert_cmpuint (notified, ==, 2);
+  g_assert_cmpint (zot_extension_manager_get_policy (f->manager), ==, ZOT_APPROVAL_POLICY_ASK);
+
+  g_signal_handlers_disconnect_by_data (f->manager, &notified);
+}
+
 static guint
 count_events (Fixture    *f,
               const char *name)
@@ -868,6 +902,7 @@ main (int   argc,
   ADD ("before-agent-start-fold", test_before_agent_start_fold);
   ADD ("event-lines", test_event_lines);
   ADD ("policy", test_policy);
+  ADD ("policy-property", test_policy_property);
   ADD ("policy-cancelled", test_policy_cancelled);
 
   return g_test_run ();

@@ -343,7 +343,7 @@ create_host (ZotWindow *self)
   g_signal_connect_object (self->host, "window-command", G_CALLBACK (on_window_command), self, 0);
   g_signal_connect_object (self->host, "info", G_CALLBACK (on_host_info), self, 0);
   g_signal_connect_object (self->host, "command-replied", G_CALLBACK (on_command_replied), self, 0);
-  g_signal_connect_object (self->host, "model-changed", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->host, "notify::model", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (zot_host_get_agent (self->host), "notify::running",
                            G_CALLBACK (on_agent_running_notify), self, 0);
 

@@ -29,6 +29,10 @@ enum {
 
 static guint signals [N_SIGNALS];
 
+G_DEFINE_ENUM_TYPE (ZotApprovalPolicy, zot_approval_policy,
+                    G_DEFINE_ENUM_VALUE (ZOT_APPROVAL_POLICY_ASK, "ask"),
+                    G_DEFINE_ENUM_VALUE (ZOT_APPROVAL_POLICY_YOLO, "yolo"))
+
 G_DEFINE_FINAL_TYPE (ZotApproval, zot_approval, G_TYPE_OBJECT)
 
 static void

@@ -36,6 +36,9 @@ typedef enum
   ZOT_APPROVAL_POLICY_YOLO,
 } ZotApprovalPolicy;
 
+#define ZOT_TYPE_APPROVAL_POLICY (zot_approval_policy_get_type ())
+GType zot_approval_policy_get_type (void) G_GNUC_CONST;
+
 /**
  * ZotCallOrigin:
  * @extension: (nullable): the extension that asked for the call (`call_tool`)

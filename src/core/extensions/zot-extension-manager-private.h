@@ -60,6 +60,14 @@ enum {
 
 extern guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
 
+enum {
+  ZOT_MANAGER_PROP_0,
+  ZOT_MANAGER_PROP_POLICY,
+  ZOT_MANAGER_N_PROPS
+};
+
+extern GParamSpec *_zot_manager_properties [ZOT_MANAGER_N_PROPS];
+
 /* One type of frame from an extension, handled by the manager. */
 typedef void (*ZotManagerFrameHandler) (ZotExtensionManager *self,
                                         ZotExtension        *extension,

@@ -23,6 +23,7 @@
 #include "zot-panel.h"
 
 guint _zot_manager_signals [ZOT_MANAGER_N_SIGNALS];
+GParamSpec *_zot_manager_properties [ZOT_MANAGER_N_PROPS];
 
 static void list_model_iface_init (GListModelInterface *iface);
 
@@ -320,12 +321,65 @@ zot_extension_manager_finalize (GObject *object)
 }
 
 static void
+zot_extension_manager_get_property (GObject    *object,
+                                    guint       prop_id,
+                                    GValue     *value,
+                                    GParamSpec *pspec)
+{
+  ZotExtensionManager *self = ZOT_EXTENSION_MANAGER (object);
+
+  switch (prop_id)
+    {
+    case ZOT_MANAGER_PROP_POLICY:
+      g_value_set_enum (value, self->policy);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+zot_extension_manager_set_property (GObject      *object,
+                                    guint         prop_id,
+                                    const GValue *value,
+                                    GParamSpec   *pspec)
+{
+  ZotExtensionManager *self = ZOT_EXTENSION_MANAGER (object);
+
+  switch (prop_id)
+    {
+    case ZOT_MANAGER_PROP_POLICY:
+      zot_extension_manager_set_policy (self, g_value_get_enum (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
   object_class->dispose = zot_extension_manager_dispose;
   object_class->finalize = zot_extension_manager_finalize;
+  object_class->get_property = zot_extension_manager_get_property;
+  object_class->set_property = zot_extension_manager_set_property;
+
+  /**
+   * ZotExtensionManager:policy:
+   *
+   * Whether tool calls that need approval ask the user ("ask") or run
+   * at once ("yolo"). Only the user changes it: no frame an extension
+   * sends can.
+   */
+  _zot_manager_properties [ZOT_MANAGER_PROP_POLICY] =
+    g_param_spec_enum ("policy", NULL, NULL,
+                       ZOT_TYPE_APPROVAL_POLICY, ZOT_APPROVAL_POLICY_ASK,
+                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, ZOT_MANAGER_N_PROPS, _zot_manager_properties);
 
   /**
    * ZotExtensionManager::note-added:

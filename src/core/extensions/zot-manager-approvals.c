@@ -27,7 +27,12 @@ zot_extension_manager_set_policy (ZotExtensionManager *self,
                                   ZotApprovalPolicy    policy)
 {
   g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
+
+  if (self->policy == policy)
+    return;
+
   self->policy = policy;
+  g_object_notify_by_pspec (G_OBJECT (self), _zot_manager_properties [ZOT_MANAGER_PROP_POLICY]);
 }
 
 ZotApprovalPolicy

@@ -24,6 +24,9 @@ struct _ZotHost
   GCancellable        *cancellable;
 
   gboolean             session_started;
+  /* What ZotHost:model last said, "provider\nmodel", so that a rebuilt
+   * provider with the same model does not notify. */
+  char                *model_key;
 };
 
 typedef struct
@@ -40,9 +43,18 @@ enum {
   COMMAND_REPLIED,
   WARNING,
   WINDOW_COMMAND,
-  MODEL_CHANGED,
   N_SIGNALS
 };
+
+enum {
+  PROP_0,
+  PROP_MODEL,
+  PROP_CWD,
+  PROP_SESSION,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
 
 static guint signals [N_SIGNALS];
 
@@ -578,6 +590,24 @@ zot_host_submit_finish (ZotHost       *self,
 /* A new provider @name with @model (%NULL for its default), the host's
  * base URL, and @api_key or else the key the host would pick for it, in
  * use from now on. On error the one in use stays. */
+/* The provider or its model may have changed. */
+static void
+update_model (ZotHost *self)
+{
+  ZotProvider *provider = zot_agent_get_provider (self->agent);
+  g_autofree char *key = g_strdup_printf ("%s\n%s", zot_provider_get_name (provider),
+                                          zot_provider_get_model (provider));
+
+  zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),
+                                   zot_provider_get_model (provider));
+  if (g_strcmp0 (key, self->model_key) == 0)
+    return;
+
+  g_free (self->model_key);
+  self->model_key = g_steal_pointer (&key);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_MODEL]);
+}
+
 static gboolean
 install_provider (ZotHost     *self,
                   const char  *name,
@@ -608,9 +638,7 @@ install_provider (ZotHost     *self,
     return FALSE;
 
   zot_agent_set_provider (self->agent, provider);
-  zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),
-                                   zot_provider_get_model (provider));
-  g_signal_emit (self, signals [MODEL_CHANGED], 0);
+  update_model (self);
   return TRUE;
 }
 
@@ -630,9 +658,7 @@ zot_host_set_model (ZotHost     *self,
     {
       zot_provider_set_model (current, model);
       zot_agent_reset_system_prompt (self->agent);
-      zot_extension_manager_set_model (self->manager, zot_provider_get_name (current),
-                                       zot_provider_get_model (current));
-      g_signal_emit (self, signals [MODEL_CHANGED], 0);
+      update_model (self);
       return TRUE;
     }
 
@@ -747,6 +773,7 @@ zot_host_new_session (ZotHost  *self,
     emit_session_event (self, "session_end", "session_switch");
 
   zot_agent_set_session (self->agent, session);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SESSION]);
   zot_extension_manager_forget_approvals (self->manager);
   zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
 
@@ -986,8 +1013,38 @@ zot_host_finalize (GObject *object)
   g_clear_object (&self->manager);
   g_clear_object (&self->cancellable);
   zot_host_options_clear (&self->options);
+  g_free (self->model_key);
 
   G_OBJECT_CLASS (zot_host_parent_class)->finalize (object);
+}
+
+static void
+zot_host_get_property (GObject    *object,
+                       guint       prop_id,
+                       GValue     *value,
+                       GParamSpec *pspec)
+{
+  ZotHost *self = ZOT_HOST (object);
+
+  switch (prop_id)
+    {
+    case PROP_MODEL:
+      g_value_set_string (value, self->agent != NULL
+                                   ? zot_provider_get_model (zot_agent_get_provider (self->agent))
+                                   : NULL);
+      break;
+
+    case PROP_CWD:
+      g_value_set_string (value, self->options.cwd);
+      break;
+
+    case PROP_SESSION:
+      g_value_set_object (value, self->agent != NULL ? zot_agent_get_session (self->agent) : NULL);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 static void
@@ -997,6 +1054,39 @@ zot_host_class_init (ZotHostClass *klass)
 
   object_class->dispose = zot_host_dispose;
   object_class->finalize = zot_host_finalize;
+  object_class->get_property = zot_host_get_property;
+
+  /**
+   * ZotHost:model:
+   *
+   * The model in use. It notifies when the model or the provider serving
+   * it changes (zot_host_set_model(), /model, a provider chosen in
+   * Preferences), not when the same provider is rebuilt for a new key or
+   * base URL.
+   */
+  properties [PROP_MODEL] =
+    g_param_spec_string ("model", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * ZotHost:cwd:
+   *
+   * The working directory the tools, extensions and sessions use.
+   */
+  properties [PROP_CWD] =
+    g_param_spec_string ("cwd", NULL, NULL, NULL,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * ZotHost:session:
+   *
+   * The session the conversation is written to; /new replaces it.
+   */
+  properties [PROP_SESSION] =
+    g_param_spec_object ("session", NULL, NULL, ZOT_TYPE_SESSION,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * ZotHost::info:
@@ -1042,15 +1132,6 @@ zot_host_class_init (ZotHostClass *klass)
     g_signal_new ("window-command", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 
-  /**
-   * ZotHost::model-changed:
-   *
-   * The provider or model in use changed (zot_host_set_model(),
-   * zot_host_set_base_url(), zot_host_set_api_key(), or /model).
-   */
-  signals [MODEL_CHANGED] =
-    g_signal_new ("model-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 0);
 }
 
 static void
@@ -1155,6 +1236,8 @@ zot_host_new (ZotHostOptions  *options,
   zot_extension_manager_set_explicit_paths (self->manager, (const char * const *) self->options.ext_paths);
   zot_extension_manager_set_no_ext (self->manager, self->options.no_ext);
   zot_extension_manager_set_interactive (self->manager, self->options.interactive);
+  self->model_key = g_strdup_printf ("%s\n%s", zot_provider_get_name (provider),
+                                     zot_provider_get_model (provider));
   zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),
                                    zot_provider_get_model (provider));
   g_signal_connect (self->manager, "tools-changed", G_CALLBACK (on_tools_changed), self);
