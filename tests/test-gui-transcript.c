@@ -547,20 +547,6 @@ test_markdown_languages (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-/* The view's height at its minimum width, as a window at its narrowest
- * asks for it: the layout's edge case, where GTK complains of widgets
- * that could overlap (fatal in these tests). */
-static void
-measure_narrowest (GtkWidget *view)
-{
-  int min_width;
-  int min_height;
-
-  gtk_widget_measure (view, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
-  gtk_widget_measure (view, GTK_ORIENTATION_VERTICAL, min_width, &min_height, NULL, NULL, NULL);
-  g_assert_cmpint (min_height, >=, 0);
-}
-
 static void
 render_checked (GtkWidget  *view,
                 const char *text,
@@ -572,7 +558,7 @@ render_checked (GtkWidget  *view,
   g_assert_true (g_utf8_validate (zot_markdown_view_get_markdown (ZOT_MARKDOWN_VIEW (view)), -1, NULL));
   /* Deep input must not make a deep widget tree. */
   g_assert_cmpuint (widget_depth (view), <, 80);
-  measure_narrowest (view);
+  zot_test_measure_narrowest (view);
 }
 
 /* Items whose text Pango lays out wider than its wrap width, at the
@@ -867,6 +853,13 @@ test_notes (Fixture       *f,
   g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "attribution", "— someone"));
   zot_transcript_add_error (f->transcript, "Turn failed");
   g_assert_nonnull (find_with_text (root (f), GTK_TYPE_WIDGET, "note-error", "Turn failed"));
+
+  /* Text that Pango lays out wider than its wrap width, at the narrowest
+   * (see test_markdown_narrow()). */
+  zot_transcript_add_note (f->transcript, "someone", "info", "_\"\"=\t x");
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "note-row", "_\"\"=\t x");
+  g_assert_nonnull (row);
+  zot_test_measure_narrowest (row);
 }
 
 static void
