@@ -9,6 +9,8 @@
 #include <adwaita.h>
 #include <json-glib/json-glib.h>
 
+#include "zot-extension-row.h"
+#include "zot-extension-row-private.h"
 #include "zot-extensions-page.h"
 #include "zot-extensions-page-private.h"
 #include "zot-host.h"
@@ -137,7 +139,24 @@ row_of (Fixture    *f,
 
   if (extension == NULL)
     return NULL;
-  return _zot_extensions_page_get_row (f->page, extension);
+  return GTK_WIDGET (_zot_extensions_page_get_row (f->page, extension));
+}
+
+/* A widget of @row's template, by its id in zot-extension-row.ui. */
+static GtkWidget *
+row_child (GtkWidget  *row,
+           const char *id)
+{
+  GtkWidget *child = GTK_WIDGET (gtk_widget_get_template_child (row, ZOT_TYPE_EXTENSION_ROW, id));
+
+  g_assert_nonnull (child);
+  return child;
+}
+
+static const char *
+row_state (GtkWidget *row)
+{
+  return gtk_label_get_text (GTK_LABEL (row_child (row, "state_label")));
 }
 
 typedef struct
@@ -153,7 +172,7 @@ row_has_state (gpointer data)
   RowState *want = data;
   GtkWidget *row = row_of (want->f, want->name);
 
-  return row != NULL && g_strcmp0 (_zot_extensions_page_row_get_state (row), want->state) == 0;
+  return row != NULL && g_strcmp0 (row_state (row), want->state) == 0;
 }
 
 static void
@@ -196,6 +215,20 @@ test_new_destroy (Fixture       *f,
 }
 
 static void
+test_row_new_destroy (Fixture       *f,
+                      gconstpointer  data)
+{
+  ZotExtension *alpha = zot_extension_manager_find (manager_of (f), "alpha");
+  GtkWidget *row = g_object_ref_sink (zot_extension_row_new (alpha));
+
+  g_assert_true (zot_extension_row_get_extension (ZOT_EXTENSION_ROW (row)) == alpha);
+  g_assert_cmpstr (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), ==, "alpha");
+  /* Opening it reads the log. */
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
+  g_assert_finalize_object (row);
+}
+
+static void
 test_rows (Fixture       *f,
            gconstpointer  data)
 {
@@ -212,9 +245,9 @@ test_rows (Fixture       *f,
     {
       g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
 
-      row = _zot_extensions_page_get_row (f->page, extension);
+      row = GTK_WIDGET (_zot_extensions_page_get_row (f->page, extension));
       g_assert_nonnull (row);
-      g_assert_true (_zot_extensions_page_row_get_extension (row) == extension);
+      g_assert_true (zot_extension_row_get_extension (ZOT_EXTENSION_ROW (row)) == extension);
     }
 
   wait_row_state (f, "alpha", "ready");
@@ -223,26 +256,26 @@ test_rows (Fixture       *f,
   wait_row_state (f, "removable", "ready");
 
   row = row_of (f, "alpha");
-  g_assert_true (gtk_switch_get_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch"))));
-  g_assert_true (gtk_widget_has_css_class (_zot_extensions_page_row_get_widget (row, "state"), "ext-state-ready"));
-  alpha_details = _zot_extensions_page_row_get_details (row);
+  g_assert_true (gtk_switch_get_active (GTK_SWITCH (row_child (row, "enable_switch"))));
+  g_assert_true (gtk_widget_has_css_class (row_child (row, "state_label"), "ext-state-ready"));
+  alpha_details = _zot_extension_row_dup_details (ZOT_EXTENSION_ROW (row));
   g_assert_nonnull (strstr (alpha_details, "/hello | fake command hello"));
   g_assert_nonnull (strstr (alpha_details, "echo_tool | Echoes"));
   g_assert_nonnull (strstr (alpha_details, "# Tools"));
   /* An --ext directory is the user's checkout: no Remove. */
-  g_assert_false (gtk_widget_get_visible (_zot_extensions_page_row_get_widget (row, "remove")));
+  g_assert_false (gtk_widget_get_visible (row_child (row, "remove_button")));
 
   row = row_of (f, "broken");
-  g_assert_true (gtk_widget_has_css_class (_zot_extensions_page_row_get_widget (row, "state"), "ext-state-failed"));
-  broken_details = _zot_extensions_page_row_get_details (row);
+  g_assert_true (gtk_widget_has_css_class (row_child (row, "state_label"), "ext-state-failed"));
+  broken_details = _zot_extension_row_dup_details (ZOT_EXTENSION_ROW (row));
   g_assert_nonnull (strstr (broken_details, "Last error | "));
 
   row = row_of (f, "sleepy");
-  g_assert_false (gtk_switch_get_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch"))));
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (row_child (row, "enable_switch"))));
   g_assert_cmpstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row)), ==, "2.0.0 · from --ext");
 
   row = row_of (f, "removable");
-  g_assert_true (gtk_widget_get_visible (_zot_extensions_page_row_get_widget (row, "remove")));
+  g_assert_true (gtk_widget_get_visible (row_child (row, "remove_button")));
 }
 
 static void
@@ -255,21 +288,21 @@ test_disable_enable (Fixture       *f,
   row = row_of (f, "alpha");
 
   /* What a click does. */
-  gtk_switch_set_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch")), FALSE);
+  gtk_switch_set_active (GTK_SWITCH (row_child (row, "enable_switch")), FALSE);
   g_assert_false (manifest_enabled (f->alpha_dir));
   wait_row_state (f, "alpha", "disabled");
   g_assert_cmpint (zot_extension_get_state (zot_extension_manager_find (manager_of (f), "alpha")), ==,
                    ZOT_EXTENSION_STATE_DISABLED);
 
   row = row_of (f, "alpha");
-  g_assert_false (gtk_switch_get_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch"))));
-  gtk_switch_set_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch")), TRUE);
+  g_assert_false (gtk_switch_get_active (GTK_SWITCH (row_child (row, "enable_switch"))));
+  gtk_switch_set_active (GTK_SWITCH (row_child (row, "enable_switch")), TRUE);
   g_assert_true (manifest_enabled (f->alpha_dir));
   wait_row_state (f, "alpha", "ready");
 
   /* The manifest-disabled one starts once enabled. */
   row = row_of (f, "sleepy");
-  gtk_switch_set_active (GTK_SWITCH (_zot_extensions_page_row_get_widget (row, "enable-switch")), TRUE);
+  gtk_switch_set_active (GTK_SWITCH (row_child (row, "enable_switch")), TRUE);
   g_assert_true (manifest_enabled (f->sleepy_dir));
   wait_row_state (f, "sleepy", "ready");
   g_assert_cmpuint (f->toasts->len, ==, 0);
@@ -314,7 +347,7 @@ test_restart_one (Fixture       *f,
 
   replaced.old = zot_extension_manager_find (manager, "alpha");
   row = row_of (f, "alpha");
-  g_signal_emit_by_name (_zot_extensions_page_row_get_widget (row, "restart"), "clicked");
+  g_signal_emit_by_name (row_child (row, "restart_button"), "clicked");
   zot_test_wait_until (alpha_replaced_and_ready, &replaced, 30000);
   wait_row_state (f, "alpha", "ready");
 
@@ -356,10 +389,10 @@ test_remove (Fixture       *f,
 
   wait_row_state (f, "removable", "ready");
   row = row_of (f, "removable");
-  extension = _zot_extensions_page_row_get_extension (row);
+  extension = zot_extension_row_get_extension (ZOT_EXTENSION_ROW (row));
 
   /* Cancel keeps it. */
-  g_signal_emit_by_name (_zot_extensions_page_row_get_widget (row, "remove"), "clicked");
+  g_signal_emit_by_name (row_child (row, "remove_button"), "clicked");
   dialog = _zot_extensions_page_get_remove_dialog (f->page);
   g_assert_nonnull (dialog);
   g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, "Remove removable?");
@@ -369,7 +402,7 @@ test_remove (Fixture       *f,
     gtk_window_destroy (GTK_WINDOW (_zot_extensions_page_get_remove_dialog (f->page)));
 
   /* Confirming deletes the folder and reloads. */
-  g_signal_emit_by_name (_zot_extensions_page_row_get_widget (row, "remove"), "clicked");
+  g_signal_emit_by_name (row_child (row, "remove_button"), "clicked");
   dialog = _zot_extensions_page_get_remove_dialog (f->page);
   g_assert_nonnull (dialog);
   _zot_extensions_page_remove_response (f->page, extension, "remove");
@@ -399,7 +432,7 @@ log_shows (gpointer data)
 
   if (row == NULL)
     return FALSE;
-  text = gtk_label_get_text (GTK_LABEL (_zot_extensions_page_row_get_widget (row, "log")));
+  text = gtk_label_get_text (GTK_LABEL (row_child (row, "log_label")));
   return strstr (text, want->needle) != NULL;
 }
 
@@ -436,11 +469,11 @@ test_log_tail (Fixture       *f,
     g_assert_no_error (error);
   }
 
-  g_signal_emit_by_name (_zot_extensions_page_row_get_widget (row, "refresh-log"), "clicked");
+  g_signal_emit_by_name (row_child (row, "refresh_button"), "clicked");
   want.needle = "line 4999 of the log";
   zot_test_wait_until (log_shows, &want, 10000);
 
-  text = gtk_label_get_text (GTK_LABEL (_zot_extensions_page_row_get_widget (row, "log")));
+  text = gtk_label_get_text (GTK_LABEL (row_child (row, "log_label")));
   g_assert_null (strstr (text, "line 4000 of the log"));
   g_assert_null (strstr (text, "exiting with status 3"));
 }
@@ -485,6 +518,8 @@ main (int    argc,
   adw_init ();
 
   g_test_add ("/zot/gui/extensions/new-destroy", Fixture, NULL, fixture_setup, test_new_destroy,
+              fixture_teardown);
+  g_test_add ("/zot/gui/extensions/row-new-destroy", Fixture, NULL, fixture_setup, test_row_new_destroy,
               fixture_teardown);
   g_test_add ("/zot/gui/extensions/rows", Fixture, NULL, fixture_setup, test_rows, fixture_teardown);
   g_test_add ("/zot/gui/extensions/disable-enable", Fixture, NULL, fixture_setup, test_disable_enable,

@@ -9,8 +9,11 @@
 
 #include <adwaita.h>
 
+#include "zot-gui-test-util.h"
 #include "zot-host.h"
 #include "zot-inspector.h"
+#include "zot-inspector-event-row.h"
+#include "zot-inspector-frame-row.h"
 #include "zot-inspector-private.h"
 #include "zot-resources.h"
 #include "zot-test-util.h"
@@ -371,13 +374,23 @@ read_text_cb (GObject      *object,
   read->done = TRUE;
 }
 
+static char *
+read_clipboard (GtkWidget *widget)
+{
+  ClipboardRead read = { 0 };
+
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (widget), NULL, read_text_cb, &read);
+  zot_test_wait_for (&read.done, 10000);
+  return read.text;
+}
+
 static void
 test_copy (Fixture       *f,
            gconstpointer  data)
 {
   GListModel *traffic = _zot_inspector_get_traffic (f->inspector);
   g_autoptr(ZotInspectorEntry) entry = NULL;
-  ClipboardRead read = { 0 };
+  g_autofree char *copied = NULL;
   int position;
 
   show (f);
@@ -387,11 +400,130 @@ test_copy (Fixture       *f,
   entry = g_list_model_get_item (traffic, position);
 
   _zot_inspector_copy (f->inspector, entry);
-  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (GTK_WIDGET (f->inspector)), NULL,
-                                 read_text_cb, &read);
-  zot_test_wait_for (&read.done, 10000);
-  g_assert_cmpstr (read.text, ==, _zot_inspector_entry_get_text (entry));
-  g_free (read.text);
+  copied = read_clipboard (GTK_WIDGET (f->inspector));
+  g_assert_cmpstr (copied, ==, _zot_inspector_entry_get_text (entry));
+}
+
+typedef struct
+{
+  GtkWidget         *root;
+  GType              row_type;
+  ZotInspectorEntry *entry;
+  GtkWidget         *row;
+} RowFind;
+
+/* A row of @root's lists showing @entry: the list view makes rows only
+ * for what it lays out. */
+static gboolean
+row_shown (gpointer data)
+{
+  RowFind *find = data;
+  g_autoptr(GPtrArray) rows = zot_test_find_widgets (find->root, find->row_type, NULL);
+
+  find->row = NULL;
+  for (guint i = 0; i < rows->len && find->row == NULL; i++)
+    {
+      ZotInspectorEntry *shown = NULL;
+
+      g_object_get (g_ptr_array_index (rows, i), "entry", &shown, NULL);
+      if (shown == find->entry)
+        find->row = g_ptr_array_index (rows, i);
+      g_clear_object (&shown);
+    }
+  return find->row != NULL;
+}
+
+static GtkWidget *
+row_child (GtkWidget  *row,
+           GType       row_type,
+           const char *id)
+{
+  GtkWidget *child = GTK_WIDGET (gtk_widget_get_template_child (row, row_type, id));
+
+  g_assert_nonnull (child);
+  return child;
+}
+
+static const char *
+row_text (GtkWidget  *row,
+          GType       row_type,
+          const char *id)
+{
+  return gtk_label_get_text (GTK_LABEL (row_child (row, row_type, id)));
+}
+
+/* The rows the lists show: bound to their entries, recycled, copying. */
+static void
+test_rows (Fixture       *f,
+           gconstpointer  data)
+{
+  GListModel *traffic = _zot_inspector_get_traffic (f->inspector);
+  GListModel *events = _zot_inspector_get_events (f->inspector);
+  g_autoptr(ZotInspectorEntry) frame = NULL;
+  g_autoptr(ZotInspectorEntry) event = NULL;
+  g_autofree char *copied = NULL;
+  g_autofree char *pretty = NULL;
+  GType frame_row = ZOT_TYPE_INSPECTOR_FRAME_ROW;
+  GType event_row = ZOT_TYPE_INSPECTOR_EVENT_ROW;
+  RowFind find = { GTK_WIDGET (f->inspector), frame_row, NULL, NULL };
+  GtkStack *stack = GTK_STACK (gtk_widget_get_template_child (GTK_WIDGET (f->inspector), ZOT_TYPE_INSPECTOR,
+                                                              "stack"));
+  GtkWidget *row;
+
+  show (f);
+  run (f, "ping", "display copy me");
+  wait_row (traffic, "command_response", "alpha", ZOT_FRAME_DIRECTION_IN);
+  frame = g_list_model_get_item (traffic, find_row (traffic, 0, "command_response", "alpha",
+                                                    ZOT_FRAME_DIRECTION_IN));
+
+  /* A frame's row says where it went, what it is and how long it took. */
+  gtk_stack_set_visible_child_name (stack, "traffic");
+  find.entry = frame;
+  zot_test_wait_until (row_shown, &find, 10000);
+  g_assert_cmpstr (row_text (find.row, frame_row, "type_label"), ==, "command_response");
+  g_assert_cmpstr (row_text (find.row, frame_row, "extension_label"), ==, "alpha");
+  g_assert_cmpstr (row_text (find.row, frame_row, "arrow_label"), ==, "←");
+  g_assert_cmpstr (row_text (find.row, frame_row, "time_label"), ==, _zot_inspector_entry_get_time (frame));
+  g_assert_nonnull (strstr (row_text (find.row, frame_row, "line_label"), "copy me"));
+  g_assert_true (gtk_widget_get_visible (row_child (find.row, frame_row, "latency_label")));
+  g_assert_nonnull (strstr (row_text (find.row, frame_row, "latency_label"), "ms"));
+
+  /* Its Copy (the button's action) takes the raw line. */
+  g_assert_true (gtk_widget_activate_action (find.row, "entry.copy", NULL));
+  copied = read_clipboard (find.row);
+  g_assert_cmpstr (copied, ==, _zot_inspector_entry_get_text (frame));
+
+  /* An event's row, unfolded, shows the frame pretty-printed. */
+  zot_host_begin_session (f->host);
+  wait_row (events, "session_start", NULL, -1);
+  _zot_inspector_flush (f->inspector);
+  event = g_list_model_get_item (events, find_row (events, 0, "session_start", NULL, -1));
+  gtk_stack_set_visible_child_name (stack, "events");
+  find.row_type = event_row;
+  find.entry = event;
+  zot_test_wait_until (row_shown, &find, 10000);
+  g_assert_cmpstr (row_text (find.row, event_row, "name_label"), ==, "session_start");
+  g_assert_true (g_str_has_prefix (row_text (find.row, event_row, "sequence_label"), "#"));
+  g_assert_cmpstr (row_text (find.row, event_row, "payload_label"), ==, "");
+  gtk_expander_set_expanded (GTK_EXPANDER (row_child (find.row, event_row, "expander")), TRUE);
+  pretty = _zot_inspector_entry_dup_pretty_text (event);
+  g_assert_cmpstr (row_text (find.row, event_row, "payload_label"), ==, pretty);
+
+  /* Rows alone, shown another entry as a list recycles them. */
+  row = g_object_ref_sink (zot_inspector_event_row_new ());
+  zot_inspector_event_row_set_entry (ZOT_INSPECTOR_EVENT_ROW (row), event);
+  gtk_expander_set_expanded (GTK_EXPANDER (row_child (row, event_row, "expander")), TRUE);
+  zot_inspector_event_row_set_entry (ZOT_INSPECTOR_EVENT_ROW (row), NULL);
+  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (row_child (row, event_row, "expander"))));
+  g_assert_cmpstr (row_text (row, event_row, "name_label"), ==, "");
+  g_assert_finalize_object (row);
+
+  row = g_object_ref_sink (zot_inspector_frame_row_new ());
+  zot_inspector_frame_row_set_entry (ZOT_INSPECTOR_FRAME_ROW (row), frame);
+  g_assert_true (zot_inspector_frame_row_get_entry (ZOT_INSPECTOR_FRAME_ROW (row)) == frame);
+  zot_inspector_frame_row_set_entry (ZOT_INSPECTOR_FRAME_ROW (row), NULL);
+  g_assert_false (gtk_widget_get_visible (row_child (row, frame_row, "latency_label")));
+  g_assert_finalize_object (row);
 }
 
 static void
@@ -505,6 +637,7 @@ main (int    argc,
   ADD ("events", test_events);
   ADD ("filters", test_filters);
   ADD ("copy", test_copy);
+  ADD ("rows", test_rows);
   ADD ("unmap-stops-tracing", test_unmap_stops_tracing);
   ADD ("bounded", test_bounded);
   g_test_add_func ("/zot/gui-inspector/new-destroy", test_new_destroy);

@@ -189,6 +189,18 @@ test_notes (Fixture       *f,
   run (f, "notea", "notify info again");
   wait_shows (f, "beta: warn careful, info unknown levels are info | alpha: info again");
 
+  /* Text that Pango lays out wider than its wrap width, at the narrowest:
+   * a horizontal box around it found it could not fit at any height. */
+  run (f, "notea", "notify info _\"\"=\t x");
+  wait_shows (f, "beta: warn careful, info unknown levels are info | alpha: info again, info _\"\"=\t x");
+  {
+    g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+    collect (GTK_WIDGET (f->view), "note-row", rows);
+    for (guint i = 0; i < rows->len; i++)
+      zot_test_measure_narrowest (g_ptr_array_index (rows, i));
+  }
+
   run (f, "noteb", "clear");
   run (f, "notea", "clear");
   wait_shows (f, "");

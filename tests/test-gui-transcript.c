@@ -427,14 +427,14 @@ check_markdown (GtkWidget *markdown)
   g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (paragraph)), "<b>strong</b>"));
 
   /* Lists, nested, with their markers. */
-  item = find_with_text (markdown, GTK_TYPE_BOX, "markdown-item", "first item");
+  item = find_with_text (markdown, GTK_TYPE_GRID, "markdown-item", "first item");
   g_assert_nonnull (item);
   g_assert_nonnull (find_with_text (item, GTK_TYPE_LABEL, "markdown-marker", "•"));
-  nested = find_last_with_text (markdown, GTK_TYPE_BOX, "markdown-item", "nested two");
+  nested = find_last_with_text (markdown, GTK_TYPE_GRID, "markdown-item", "nested two");
   g_assert_nonnull (nested);
   g_assert_nonnull (find_with_text (nested, GTK_TYPE_LABEL, "markdown-marker", "2."));
   /* Nested: inside the second item of the outer list. */
-  g_assert_true (gtk_widget_is_ancestor (nested, find_with_text (markdown, GTK_TYPE_BOX, "markdown-item",
+  g_assert_true (gtk_widget_is_ancestor (nested, find_with_text (markdown, GTK_TYPE_GRID, "markdown-item",
                                                                  "second item")));
 
   g_assert_nonnull (find_with_text (markdown, GTK_TYPE_BOX, "markdown-quote", "quoted words"));
@@ -558,6 +558,37 @@ render_checked (GtkWidget  *view,
   g_assert_true (g_utf8_validate (zot_markdown_view_get_markdown (ZOT_MARKDOWN_VIEW (view)), -1, NULL));
   /* Deep input must not make a deep widget tree. */
   g_assert_cmpuint (widget_depth (view), <, 80);
+  zot_test_measure_narrowest (view);
+}
+
+/* Items whose text Pango lays out wider than its wrap width, at the
+ * narrowest: a list item used to be a horizontal box, which GTK found
+ * could not fit its content at any height. */
+static void
+test_markdown_narrow (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = zot_markdown_view_new ();
+  static const char * const items[] = {
+    "- _\"\"=\t x",
+    "* /x=`\t >",
+    "* +;x*\t \"",
+    "-\t&~&\t\t~",
+    "1)\t+(` `!",
+    "- ab \n  - `# `\n    > x\t\ty ",
+  };
+
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+
+  for (guint i = 0; i < G_N_ELEMENTS (items); i++)
+    {
+      render_checked (view, items[i], -1);
+      g_assert_nonnull (zot_test_find_widget (view, GTK_TYPE_GRID, "markdown-item"));
+      iterate ();
+    }
+
+  gtk_window_destroy (GTK_WINDOW (window));
 }
 
 static void
@@ -822,6 +853,13 @@ test_notes (Fixture       *f,
   g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "attribution", "— someone"));
   zot_transcript_add_error (f->transcript, "Turn failed");
   g_assert_nonnull (find_with_text (root (f), GTK_TYPE_WIDGET, "note-error", "Turn failed"));
+
+  /* Text that Pango lays out wider than its wrap width, at the narrowest
+   * (see test_markdown_narrow()). */
+  zot_transcript_add_note (f->transcript, "someone", "info", "_\"\"=\t x");
+  row = find_with_text (root (f), GTK_TYPE_WIDGET, "note-row", "_\"\"=\t x");
+  g_assert_nonnull (row);
+  zot_test_measure_narrowest (row);
 }
 
 static void
@@ -1019,6 +1057,7 @@ main (int   argc,
 
   g_test_add_func ("/zot/gui/transcript/new-destroy", test_new_destroy);
   g_test_add_func ("/zot/gui/markdown/languages", test_markdown_languages);
+  g_test_add_func ("/zot/gui/markdown/narrow", test_markdown_narrow);
   g_test_add_func ("/zot/gui/markdown/fuzz", test_markdown_fuzz);
   add_test ("/zot/gui/transcript/hello", test_hello);
   add_test ("/zot/gui/transcript/markdown", test_markdown);

@@ -69,9 +69,12 @@ window_mapped (gpointer data)
   return gtk_widget_get_mapped (GTK_WIDGET (data));
 }
 
+/* A window with the demo model and the extensions at @paths, starting
+ * (reading the keyring) but not yet shown. */
 static void
-open_window (Fixture            *f,
-             const char * const *paths)
+new_window (Fixture            *f,
+            const char * const *paths,
+            int                 yolo)
 {
   g_auto(ZotHostOptions) options = { 0 };
 
@@ -81,7 +84,14 @@ open_window (Fixture            *f,
   options.no_session = TRUE;
   options.interactive = TRUE;
 
-  f->window = ZOT_WINDOW (zot_window_new (f->app, &options, -1));
+  f->window = ZOT_WINDOW (zot_window_new (f->app, &options, yolo));
+}
+
+static void
+open_window (Fixture            *f,
+             const char * const *paths)
+{
+  new_window (f, paths, -1);
   gtk_window_present (GTK_WINDOW (f->window));
   zot_test_wait_until (host_ready, f->window, 20000);
   /* Laid out and on screen before a test acts on it: a busy machine may
@@ -433,6 +443,77 @@ test_busy_follows_agent (Fixture       *f,
   close_window (f);
 }
 
+/* The header bar's button for @action_name. */
+static GtkWidget *
+find_action_button (GtkWidget  *widget,
+                    const char *action_name)
+{
+  if (GTK_IS_BUTTON (widget) &&
+      g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (widget)), action_name) == 0)
+    return widget;
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *found = find_action_button (child, action_name);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static gboolean
+policy_is_yolo (gpointer window)
+{
+  ZotExtensionManager *manager = zot_host_get_manager (zot_window_get_host (window));
+
+  return zot_extension_manager_get_policy (manager) == ZOT_APPROVAL_POLICY_YOLO;
+}
+
+static gboolean
+policy_is_ask (gpointer window)
+{
+  return !policy_is_yolo (window);
+}
+
+/* The window's actions wait for the host; then the menu, the shortcuts
+ * and the host's window commands all reach them. */
+static void
+test_actions (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "hello", "--command", "hi", NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  GtkWidget *new_button;
+
+  /* Before the keyring has answered there is no host to act on. With
+   * --no-yolo, whatever the preference says, it starts asking. */
+  new_window (f, paths, 0);
+  g_assert_null (zot_window_get_host (f->window));
+  new_button = find_action_button (GTK_WIDGET (f->window), "win.new-conversation");
+  g_assert_nonnull (new_button);
+  g_assert_false (gtk_widget_get_sensitive (new_button));
+
+  gtk_window_present (GTK_WINDOW (f->window));
+  zot_test_wait_until (host_ready, f->window, 20000);
+  zot_test_wait_until (window_mapped, f->window, 20000);
+  g_assert_true (gtk_widget_get_sensitive (new_button));
+
+  /* The menu's toggle, and its preference. */
+  g_assert_true (policy_is_ask (f->window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.yolo", NULL));
+  g_assert_true (policy_is_yolo (f->window));
+  g_assert_cmpint (g_settings_get_enum (settings, "approval-policy"), ==, ZOT_APPROVAL_POLICY_YOLO);
+
+  /* The same action, by the host's /yolo command. */
+  zot_host_submit_async (zot_window_get_host (f->window), "/yolo", NULL, NULL, NULL);
+  zot_test_wait_until (policy_is_ask, f->window, 20000);
+  g_assert_cmpint (g_settings_get_enum (settings, "approval-policy"), ==, ZOT_APPROVAL_POLICY_ASK);
+
+  close_window (f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -454,6 +535,7 @@ main (int    argc,
   g_test_add ("/zot/gui/window/drop-image", Fixture, NULL, fixture_setup, test_drop_image, fixture_teardown);
   g_test_add ("/zot/gui/window/busy-follows-agent", Fixture, NULL, fixture_setup, test_busy_follows_agent,
               fixture_teardown);
+  g_test_add ("/zot/gui/window/actions", Fixture, NULL, fixture_setup, test_actions, fixture_teardown);
 
   return g_test_run ();
 }

@@ -1,4 +1,5 @@
-/* zot-gui-test-util.c — what the window's tests share: finding widgets. */
+/* zot-gui-test-util.c — what the window's tests share: finding widgets,
+ * measuring them. */
 #include "config.h"
 
 #include "zot-gui-test-util.h"
@@ -57,4 +58,15 @@ zot_test_find_widget (GtkWidget  *root,
         return found;
     }
   return NULL;
+}
+
+void
+zot_test_measure_narrowest (GtkWidget *widget)
+{
+  int min_width;
+  int min_height;
+
+  gtk_widget_measure (widget, GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL, NULL, NULL);
+  gtk_widget_measure (widget, GTK_ORIENTATION_VERTICAL, min_width, &min_height, NULL, NULL, NULL);
+  g_assert_cmpint (min_height, >=, 0);
 }

@@ -1,4 +1,5 @@
-/* zot-gui-test-util.h — what the window's tests share: finding widgets. */
+/* zot-gui-test-util.h — what the window's tests share: finding widgets,
+ * measuring them. */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -15,5 +16,10 @@ GPtrArray *zot_test_find_widgets (GtkWidget  *root,
 GtkWidget *zot_test_find_widget  (GtkWidget  *root,
                                   GType       type,
                                   const char *css_class);
+
+/* Measures @widget's height at its minimum width, as a window at its
+ * narrowest does: where GTK finds layouts that cannot fit ("Expect
+ * overlapping widgets", fatal in these tests). */
+void       zot_test_measure_narrowest (GtkWidget *widget);
 
 G_END_DECLS

@@ -12,7 +12,8 @@
  * while the inspector is mapped. Rows arrive in batches (one idle per
  * burst) and each list keeps its newest MAX_* rows.
  *
- * ZotInspectorEntry, the row item, lives here too: nothing else makes one.
+ * ZotInspectorEntry, the item of both lists, lives here too: nothing else
+ * makes one. Its rows are ZotInspectorEventRow and ZotInspectorFrameRow.
  */
 #define G_LOG_DOMAIN "zot-inspector"
 
@@ -24,6 +25,8 @@
 #include <glib/gi18n.h>
 
 #include "zot-inspector.h"
+#include "zot-inspector-event-row.h"
+#include "zot-inspector-frame-row.h"
 #include "zot-inspector-private.h"
 #include "zot-json.h"
 
@@ -131,12 +134,18 @@ entry_new (EntryKind   kind,
   return self;
 }
 
-/* Pretty JSON for the payload view and the clipboard; the raw text when
- * it does not parse. */
-static char *
-entry_pretty_text (ZotInspectorEntry *self)
+/**
+ * _zot_inspector_entry_dup_pretty_text:
+ *
+ * Returns: (transfer full): the text as pretty JSON, for the payload view
+ *   and the clipboard; the raw text when it does not parse
+ */
+char *
+_zot_inspector_entry_dup_pretty_text (ZotInspectorEntry *self)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
+
+  g_return_val_if_fail (ZOT_IS_INSPECTOR_ENTRY (self), NULL);
 
   if (!zot_json_parser_load (parser, self->text, -1, NULL) ||
       json_parser_get_root (parser) == NULL)
@@ -173,6 +182,14 @@ _zot_inspector_entry_get_text (ZotInspectorEntry *self)
   return self->text;
 }
 
+/* The start of the text, on one line. */
+const char *
+_zot_inspector_entry_get_preview (ZotInspectorEntry *self)
+{
+  g_return_val_if_fail (ZOT_IS_INSPECTOR_ENTRY (self), NULL);
+  return self->preview;
+}
+
 const char *
 _zot_inspector_entry_get_time (ZotInspectorEntry *self)
 {
@@ -206,8 +223,27 @@ _zot_inspector_entry_dup_copy_text (ZotInspectorEntry *self)
   g_return_val_if_fail (ZOT_IS_INSPECTOR_ENTRY (self), NULL);
 
   if (self->kind == ENTRY_EVENT)
-    return entry_pretty_text (self);
+    return _zot_inspector_entry_dup_pretty_text (self);
   return g_strdup (self->text);
+}
+
+/**
+ * _zot_inspector_entry_copy:
+ *
+ * What a row's "Copy" does: _zot_inspector_entry_dup_copy_text() onto
+ * @clipboard.
+ */
+void
+_zot_inspector_entry_copy (ZotInspectorEntry *self,
+                           GdkClipboard      *clipboard)
+{
+  g_autofree char *text = NULL;
+
+  g_return_if_fail (ZOT_IS_INSPECTOR_ENTRY (self));
+  g_return_if_fail (GDK_IS_CLIPBOARD (clipboard));
+
+  text = _zot_inspector_entry_dup_copy_text (self);
+  gdk_clipboard_set_text (clipboard, text);
 }
 
 /* ZotInspector */
@@ -546,214 +582,44 @@ on_clear_button_clicked_cb (ZotInspector *self,
   zot_inspector_clear (self);
 }
 
-/* Rows */
+/* Rows: one widget per list item, shown again for another item as the
+ * list scrolls. */
 
 static void
-on_copy_clicked_cb (GtkButton    *button,
-                    ZotInspector *self)
+setup_row_cb (GtkSignalListItemFactory *factory,
+              GtkListItem              *item,
+              gpointer                  row_type)
 {
-  GtkListItem *item = g_object_get_data (G_OBJECT (button), "list-item");
-  ZotInspectorEntry *entry = item ? gtk_list_item_get_item (item) : NULL;
-
-  if (entry != NULL)
-    _zot_inspector_copy (self, entry);
-}
-
-static GtkWidget *
-copy_button_new (ZotInspector *self,
-                 GtkListItem  *item)
-{
-  GtkWidget *button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
-
-  gtk_widget_set_tooltip_text (button, _("Copy"));
-  gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
-  gtk_widget_add_css_class (button, "flat");
-  gtk_widget_add_css_class (button, "inspector-copy");
-  g_object_set_data (G_OBJECT (button), "list-item", item);
-  g_signal_connect (button, "clicked", G_CALLBACK (on_copy_clicked_cb), self);
-  return button;
-}
-
-static GtkWidget *
-small_label_new (const char *css_class)
-{
-  GtkWidget *label = gtk_label_new (NULL);
-
-  gtk_label_set_xalign (GTK_LABEL (label), 0);
-  if (css_class != NULL)
-    gtk_widget_add_css_class (label, css_class);
-  return label;
-}
-
-/* A frame row:  12:00:01.234  →  ext  type  3.2 ms  [copy]
- *               {"type":…, the line}                           */
-static void
-setup_frame_row_cb (GtkSignalListItemFactory *factory,
-                    GtkListItem              *item,
-                    ZotInspector             *self)
-{
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  GtkWidget *time = small_label_new ("monospace");
-  GtkWidget *arrow = small_label_new ("inspector-arrow");
-  GtkWidget *extension = small_label_new ("dim-label");
-  GtkWidget *type = small_label_new ("heading");
-  GtkWidget *latency = small_label_new ("inspector-latency");
-  GtkWidget *line = small_label_new ("monospace");
-
-  gtk_widget_add_css_class (row, "inspector-row");
-  gtk_widget_add_css_class (time, "dim-label");
-  gtk_label_set_ellipsize (GTK_LABEL (extension), PANGO_ELLIPSIZE_END);
-  gtk_label_set_max_width_chars (GTK_LABEL (extension), 16);
-  gtk_label_set_ellipsize (GTK_LABEL (type), PANGO_ELLIPSIZE_END);
-  gtk_widget_set_hexpand (type, TRUE);
-  gtk_widget_add_css_class (latency, "numeric");
-  gtk_label_set_ellipsize (GTK_LABEL (line), PANGO_ELLIPSIZE_END);
-  gtk_label_set_single_line_mode (GTK_LABEL (line), TRUE);
-  gtk_widget_add_css_class (line, "caption");
-
-  gtk_box_append (GTK_BOX (header), time);
-  gtk_box_append (GTK_BOX (header), arrow);
-  gtk_box_append (GTK_BOX (header), extension);
-  gtk_box_append (GTK_BOX (header), type);
-  gtk_box_append (GTK_BOX (header), latency);
-  gtk_box_append (GTK_BOX (header), copy_button_new (self, item));
-  gtk_box_append (GTK_BOX (row), header);
-  gtk_box_append (GTK_BOX (row), line);
-
-  g_object_set_data (G_OBJECT (row), "time", time);
-  g_object_set_data (G_OBJECT (row), "arrow", arrow);
-  g_object_set_data (G_OBJECT (row), "extension", extension);
-  g_object_set_data (G_OBJECT (row), "type", type);
-  g_object_set_data (G_OBJECT (row), "latency", latency);
-  g_object_set_data (G_OBJECT (row), "line", line);
-
   gtk_list_item_set_activatable (item, FALSE);
-  gtk_list_item_set_child (item, row);
+  gtk_list_item_set_child (item, g_object_new (GPOINTER_TO_SIZE (row_type), NULL));
 }
 
 static void
-bind_frame_row_cb (GtkSignalListItemFactory *factory,
-                   GtkListItem              *item,
-                   ZotInspector             *self)
+bind_row_cb (GtkSignalListItemFactory *factory,
+             GtkListItem              *item,
+             gpointer                  row_type)
 {
-  ZotInspectorEntry *entry = gtk_list_item_get_item (item);
-  GObject *row = G_OBJECT (gtk_list_item_get_child (item));
-  gboolean out = entry->direction == ZOT_FRAME_DIRECTION_OUT;
-  GtkWidget *arrow = g_object_get_data (row, "arrow");
-  GtkWidget *latency = g_object_get_data (row, "latency");
-
-  gtk_label_set_text (g_object_get_data (row, "time"), entry->time);
-  gtk_label_set_text (GTK_LABEL (arrow), out ? "→" : "←");
-  gtk_widget_set_tooltip_text (arrow, out ? _("Host to extension") : _("Extension to host"));
-  gtk_label_set_text (g_object_get_data (row, "extension"), entry->extension);
-  gtk_label_set_text (g_object_get_data (row, "type"), entry->name);
-  gtk_label_set_text (g_object_get_data (row, "line"), entry->preview);
-
-  gtk_widget_set_visible (latency, entry->latency_ms >= 0);
-  if (entry->latency_ms >= 0)
-    {
-      g_autofree char *text = entry->latency_ms < 10
-                            ? g_strdup_printf (_("%.1f ms"), entry->latency_ms)
-                            : g_strdup_printf (_("%.0f ms"), entry->latency_ms);
-
-      gtk_label_set_text (GTK_LABEL (latency), text);
-    }
+  g_object_set (gtk_list_item_get_child (item), "entry", gtk_list_item_get_item (item), NULL);
 }
 
 static void
-on_payload_expanded_cb (GtkExpander *expander,
-                        GParamSpec  *pspec,
-                        GtkListItem *item)
+unbind_row_cb (GtkSignalListItemFactory *factory,
+               GtkListItem              *item,
+               gpointer                  row_type)
 {
-  ZotInspectorEntry *entry = gtk_list_item_get_item (item);
-  GtkLabel *payload = GTK_LABEL (gtk_expander_get_child (expander));
-
-  /* Pretty-printed only when someone looks. */
-  if (gtk_expander_get_expanded (expander) && entry != NULL)
-    {
-      g_autofree char *pretty = entry_pretty_text (entry);
-      gtk_label_set_text (payload, pretty);
-    }
-  else
-    {
-      gtk_label_set_text (payload, "");
-    }
+  g_object_set (gtk_list_item_get_child (item), "entry", NULL, NULL);
 }
 
-/* An event row, one line until unfolded:
- *   ▸ 12:00:01.234  #12  tool_call                        [copy]
- *     { pretty payload }                                          */
-static void
-setup_event_row_cb (GtkSignalListItemFactory *factory,
-                    GtkListItem              *item,
-                    ZotInspector             *self)
-{
-  GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  GtkWidget *time = small_label_new ("monospace");
-  GtkWidget *sequence = small_label_new ("numeric");
-  GtkWidget *name = small_label_new ("heading");
-  GtkWidget *expander = gtk_expander_new (NULL);
-  GtkWidget *payload = small_label_new ("monospace");
-
-  gtk_widget_add_css_class (expander, "inspector-row");
-  gtk_widget_add_css_class (time, "dim-label");
-  gtk_widget_add_css_class (sequence, "dim-label");
-  gtk_widget_set_hexpand (name, TRUE);
-  gtk_label_set_ellipsize (GTK_LABEL (name), PANGO_ELLIPSIZE_END);
-
-  gtk_box_append (GTK_BOX (header), time);
-  gtk_box_append (GTK_BOX (header), sequence);
-  gtk_box_append (GTK_BOX (header), name);
-  gtk_box_append (GTK_BOX (header), copy_button_new (self, item));
-  gtk_widget_set_hexpand (header, TRUE);
-  gtk_expander_set_label_widget (GTK_EXPANDER (expander), header);
-
-  gtk_label_set_selectable (GTK_LABEL (payload), TRUE);
-  gtk_widget_set_focusable (payload, FALSE);   /* see zot-notes-view.c */
-  gtk_label_set_wrap (GTK_LABEL (payload), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (payload), PANGO_WRAP_WORD_CHAR);
-  gtk_widget_set_margin_start (payload, 18);
-  gtk_widget_add_css_class (payload, "caption");
-  gtk_expander_set_child (GTK_EXPANDER (expander), payload);
-  g_signal_connect (expander, "notify::expanded", G_CALLBACK (on_payload_expanded_cb), item);
-
-  g_object_set_data (G_OBJECT (expander), "time", time);
-  g_object_set_data (G_OBJECT (expander), "sequence", sequence);
-  g_object_set_data (G_OBJECT (expander), "name", name);
-
-  gtk_list_item_set_activatable (item, FALSE);
-  gtk_list_item_set_child (item, expander);
-}
-
-static void
-bind_event_row_cb (GtkSignalListItemFactory *factory,
-                   GtkListItem              *item,
-                   ZotInspector             *self)
-{
-  ZotInspectorEntry *entry = gtk_list_item_get_item (item);
-  GtkWidget *expander = gtk_list_item_get_child (item);
-  GObject *row = G_OBJECT (expander);
-  g_autofree char *sequence = entry->sequence >= 0
-                            ? g_strdup_printf ("#%" G_GINT64_FORMAT, entry->sequence)
-                            : g_strdup ("");
-
-  gtk_label_set_text (g_object_get_data (row, "time"), entry->time);
-  gtk_label_set_text (g_object_get_data (row, "sequence"), sequence);
-  gtk_label_set_text (g_object_get_data (row, "name"), entry->name);
-  /* A recycled row starts folded. */
-  gtk_expander_set_expanded (GTK_EXPANDER (expander), FALSE);
-}
-
+/* @row_type: a widget with an "entry" property */
 static GtkListItemFactory *
-factory_new (ZotInspector *self,
-             GCallback     setup,
-             GCallback     bind)
+factory_new (GType row_type)
 {
   GtkListItemFactory *factory = gtk_signal_list_item_factory_new ();
+  gpointer data = GSIZE_TO_POINTER (row_type);
 
-  g_signal_connect (factory, "setup", setup, self);
-  g_signal_connect (factory, "bind", bind, self);
+  g_signal_connect (factory, "setup", G_CALLBACK (setup_row_cb), data);
+  g_signal_connect (factory, "bind", G_CALLBACK (bind_row_cb), data);
+  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_row_cb), data);
   return factory;
 }
 
@@ -918,10 +784,8 @@ zot_inspector_init (ZotInspector *self)
 
   events_selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->events_filtered)));
   frames_selection = gtk_no_selection_new (g_object_ref (G_LIST_MODEL (self->frames_filtered)));
-  events_factory = factory_new (self, G_CALLBACK (setup_event_row_cb),
-                                G_CALLBACK (bind_event_row_cb));
-  frames_factory = factory_new (self, G_CALLBACK (setup_frame_row_cb),
-                                G_CALLBACK (bind_frame_row_cb));
+  events_factory = factory_new (ZOT_TYPE_INSPECTOR_EVENT_ROW);
+  frames_factory = factory_new (ZOT_TYPE_INSPECTOR_FRAME_ROW);
   gtk_list_view_set_model (self->events_list, GTK_SELECTION_MODEL (events_selection));
   gtk_list_view_set_factory (self->events_list, events_factory);
   gtk_list_view_set_model (self->traffic_list, GTK_SELECTION_MODEL (frames_selection));
@@ -1068,13 +932,10 @@ void
 _zot_inspector_copy (ZotInspector      *self,
                      ZotInspectorEntry *entry)
 {
-  g_autofree char *text = NULL;
-
   g_return_if_fail (ZOT_IS_INSPECTOR (self));
   g_return_if_fail (ZOT_IS_INSPECTOR_ENTRY (entry));
 
-  text = _zot_inspector_entry_dup_copy_text (entry);
-  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)), text);
+  _zot_inspector_entry_copy (entry, gtk_widget_get_clipboard (GTK_WIDGET (self)));
 }
 
 /**

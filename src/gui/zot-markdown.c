@@ -2,8 +2,8 @@
  *
  * zot-markdown-walk.c parses and decides the blocks (see its bounds on
  * untrusted input); this file makes the widgets: a vertical box of
- * selectable, wrapping labels for text blocks, boxes for lists, items and
- * quotes, read-only text views for long text, and highlighted
+ * selectable, wrapping labels for text blocks, boxes for lists and quotes,
+ * grids for items, read-only text views for long text, and highlighted
  * GtkSourceViews with a copy button for code blocks.
  */
 #define G_LOG_DOMAIN "zot-markdown"
@@ -271,6 +271,16 @@ add_list (gpointer  parent,
   return append_box (parent, tight ? 4 : 8, "markdown-list");
 }
 
+/* A grid, not a horizontal box. A box finds its height for a width by
+ * searching for the height at which its children's widths fit, so it asks
+ * the wrapping labels of the content for their width at a given height.
+ * GtkLabel answers from Pango layouts, and Pango lets white space hang
+ * past the wrap width (a tab reaches to its next stop): a label's width at
+ * any height can be more than the minimum width it reports (the text
+ * _""= then a tab then " x" reports 43 px and needs 64). An item
+ * given its minimum width, as in a window at its narrowest, then fails
+ * with "Expect overlapping widgets". A grid gives the content the width
+ * the marker leaves and asks only its height for that width. */
 static gpointer
 add_item (gpointer    parent,
           const char *marker,
@@ -280,18 +290,19 @@ add_item (gpointer    parent,
   GtkWidget *marker_label;
   GtkWidget *content;
 
-  row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  row = gtk_grid_new ();
+  gtk_grid_set_column_spacing (GTK_GRID (row), 6);
   gtk_widget_add_css_class (row, "markdown-item");
 
   marker_label = gtk_label_new (marker);
   gtk_label_set_xalign (GTK_LABEL (marker_label), 1.0);
   gtk_widget_set_valign (marker_label, GTK_ALIGN_START);
   gtk_widget_add_css_class (marker_label, "markdown-marker");
-  gtk_box_append (GTK_BOX (row), marker_label);
+  gtk_grid_attach (GTK_GRID (row), marker_label, 0, 0, 1, 1);
 
   content = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   gtk_widget_set_hexpand (content, TRUE);
-  gtk_box_append (GTK_BOX (row), content);
+  gtk_grid_attach (GTK_GRID (row), content, 1, 0, 1, 1);
 
   gtk_box_append (GTK_BOX (parent), row);
   return content;

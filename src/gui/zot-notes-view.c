@@ -126,17 +126,20 @@ note_row_new (const char *level,
   guint index = level_index (level);
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *time = g_date_time_format (now, "%H:%M:%S");
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *row = gtk_grid_new ();
   GtkWidget *icon = gtk_image_new_from_icon_name (levels[index].icon_name);
   GtkWidget *label = gtk_label_new (message);
   GtkWidget *stamp = gtk_label_new (time);
 
+  /* A grid, not a horizontal box, for the reason in zot-markdown.c's
+   * add_item(): a note can hold a tab. */
+  gtk_grid_set_column_spacing (GTK_GRID (row), 8);
   gtk_widget_add_css_class (row, "note-row");
   gtk_widget_add_css_class (row, levels[index].css_class);
 
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
   gtk_widget_set_tooltip_text (icon, levels[index].level);
-  gtk_box_append (GTK_BOX (row), icon);
+  gtk_grid_attach (GTK_GRID (row), icon, 0, 0, 1, 1);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
@@ -147,13 +150,13 @@ note_row_new (const char *level,
   gtk_widget_set_focusable (label, FALSE);
   gtk_widget_set_hexpand (label, TRUE);
   gtk_widget_add_css_class (label, "note-message");
-  gtk_box_append (GTK_BOX (row), label);
+  gtk_grid_attach (GTK_GRID (row), label, 1, 0, 1, 1);
 
   gtk_widget_set_valign (stamp, GTK_ALIGN_START);
   gtk_widget_add_css_class (stamp, "caption");
   gtk_widget_add_css_class (stamp, "dim-label");
   gtk_widget_add_css_class (stamp, "numeric");
-  gtk_box_append (GTK_BOX (row), stamp);
+  gtk_grid_attach (GTK_GRID (row), stamp, 2, 0, 1, 1);
 
   return row;
 }

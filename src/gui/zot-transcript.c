@@ -245,15 +245,19 @@ add_row (ZotTranscript *self,
   gtk_box_append (self->list, row);
 }
 
-/* A boxed row with an optional icon, a text and an attribution. */
+/* A boxed row with an optional icon, a text and an attribution. A grid,
+ * not a horizontal box, for the reason in zot-markdown.c's add_item(): an
+ * extension's text can hold a tab. */
 static GtkWidget *
 note_row_new (const char *icon_name,
               const char *text,
               const char *extension_name)
 {
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *row = gtk_grid_new ();
   GtkWidget *column = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
   GtkWidget *attribution = attribution_label_new (extension_name);
+
+  gtk_grid_set_column_spacing (GTK_GRID (row), 8);
 
   if (icon_name != NULL)
     {
@@ -261,14 +265,14 @@ note_row_new (const char *icon_name,
 
       gtk_widget_set_valign (icon, GTK_ALIGN_START);
       gtk_widget_set_margin_top (icon, 2);
-      gtk_box_append (GTK_BOX (row), icon);
+      gtk_grid_attach (GTK_GRID (row), icon, 0, 0, 1, 1);
     }
 
   gtk_widget_set_hexpand (column, TRUE);
   gtk_box_append (GTK_BOX (column), text_block_new (text, FALSE));
   if (attribution != NULL)
     gtk_box_append (GTK_BOX (column), attribution);
-  gtk_box_append (GTK_BOX (row), column);
+  gtk_grid_attach (GTK_GRID (row), column, 1, 0, 1, 1);
 
   return row;
 }

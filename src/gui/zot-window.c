@@ -11,57 +11,12 @@
 
 #include <glib/gi18n.h>
 
-#include "zot-approval-presenter.h"
-#include "zot-extensions-page.h"
-#include "zot-inspector.h"
 #include "zot-install-dialog.h"
 #include "zot-keyring.h"
-#include "zot-notes-view.h"
-#include "zot-panel-pane.h"
-#include "zot-preferences-window.h"
-#include "zot-prompt-editor.h"
-#include "zot-transcript.h"
-#include "zot-window.h"
 #include "zot-limits.h"
 #include "zot-provider-table.h"
-
-
-struct _ZotWindow
-{
-  AdwApplicationWindow  parent_instance;
-
-  /* template */
-  AdwToastOverlay      *toast_overlay;
-  AdwWindowTitle       *window_title;
-  GtkToggleButton      *side_pane_button;
-  GtkRevealer          *demo_banner;
-  GtkLabel             *demo_label;
-  GtkPaned             *paned;
-  GtkBox               *conversation_box;
-  GtkBox               *side_pane;
-  AdwViewStack         *side_stack;
-
-  /* views */
-  ZotTranscript        *transcript;
-  ZotPromptEditor      *prompt_editor;
-  ZotPanelPane         *panel_pane;
-  ZotNotesView         *notes_view;
-  ZotInspector         *inspector;
-  ZotExtensionsPage    *extensions_page;
-  ZotApprovalPresenter *approvals;
-
-  GSettings            *settings;
-  ZotHostOptions        options;
-  int                   yolo;
-  ZotHost              *host;
-  GCancellable         *cancellable;
-  char                 *pending_prompt;
-  guint                 keyring_pending;
-  guint                 n_submitting;
-  gboolean              agent_running;
-  gboolean              closing;
-  gboolean              closed;
-};
+#include "zot-window.h"
+#include "zot-window-private.h"
 
 G_DEFINE_FINAL_TYPE (ZotWindow, zot_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -136,6 +91,17 @@ prompt_submitted_cb (GObject      *object,
   update_busy (self);
 
   submitted_cb (object, result, user_data);
+}
+
+/* A command the window sends for the user, such as "/new". */
+void
+_zot_window_submit_command (ZotWindow  *self,
+                            const char *command)
+{
+  g_return_if_fail (ZOT_IS_WINDOW (self));
+  g_return_if_fail (self->host != NULL);
+
+  zot_host_submit_async (self->host, command, NULL, submitted_cb, g_object_ref (self));
 }
 
 static void
@@ -239,41 +205,15 @@ on_toast_request (GtkWidget  *widget,
 }
 
 static void
-show_preferences (ZotWindow *self)
-{
-  GtkWidget *preferences;
-
-  if (self->host == NULL)
-    return;
-
-  preferences = zot_preferences_window_new (GTK_WINDOW (self), self->host);
-  gtk_window_present (GTK_WINDOW (preferences));
-}
-
-static void
-set_yolo (ZotWindow *self,
-          gboolean   yolo)
-{
-  if (self->host == NULL)
-    return;
-
-  zot_extension_manager_set_policy (zot_host_get_manager (self->host),
-                                    yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK);
-  g_settings_set_enum (self->settings, "approval-policy", yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK);
-  zot_window_show_toast (self, yolo ? _("Every tool call is now approved without asking")
-                                    : _("Tool calls that change things ask first again"));
-}
-
-static void
 on_window_command (ZotHost    *host,
                    const char *name,
                    const char *args,
                    ZotWindow  *self)
 {
   if (g_ascii_strcasecmp (name, "settings") == 0)
-    show_preferences (self);
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.preferences", NULL);
   else if (g_ascii_strcasecmp (name, "yolo") == 0)
-    set_yolo (self, zot_extension_manager_get_policy (zot_host_get_manager (host)) != ZOT_APPROVAL_POLICY_YOLO);
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.yolo", NULL);
   else if (g_ascii_strcasecmp (name, "quit") == 0)
     gtk_window_close (GTK_WINDOW (self));
 }
@@ -348,6 +288,7 @@ create_host (ZotWindow *self)
                            G_CALLBACK (on_agent_running_notify), self, 0);
 
   update_title (self);
+  _zot_window_actions_update (self);
 
   /* The window and the first prompt never wait for extensions. */
   zot_host_load_async (self->host, self->cancellable, loaded_cb, g_object_ref (self));
@@ -443,52 +384,6 @@ start (ZotWindow *self)
 
   if (--self->keyring_pending == 0 && !self->closed)
     create_host (self);
-}
-
-/* Actions */
-
-static void
-new_conversation_action (GtkWidget  *widget,
-                         const char *action_name,
-                         GVariant   *parameter)
-{
-  ZotWindow *self = ZOT_WINDOW (widget);
-
-  if (self->host != NULL)
-    {
-      zot_transcript_clear (self->transcript);
-      zot_host_submit_async (self->host, "/new", NULL, submitted_cb, g_object_ref (self));
-    }
-}
-
-static void
-reload_action (GtkWidget  *widget,
-               const char *action_name,
-               GVariant   *parameter)
-{
-  ZotWindow *self = ZOT_WINDOW (widget);
-
-  if (self->host != NULL)
-    zot_host_submit_async (self->host, "/reload-ext", NULL, submitted_cb, g_object_ref (self));
-}
-
-static void
-preferences_action (GtkWidget  *widget,
-                    const char *action_name,
-                    GVariant   *parameter)
-{
-  show_preferences (ZOT_WINDOW (widget));
-}
-
-static void
-yolo_action (GtkWidget  *widget,
-             const char *action_name,
-             GVariant   *parameter)
-{
-  ZotWindow *self = ZOT_WINDOW (widget);
-
-  if (self->host != NULL)
-    set_yolo (self, zot_extension_manager_get_policy (zot_host_get_manager (self->host)) != ZOT_APPROVAL_POLICY_YOLO);
 }
 
 /* Drag and drop */
@@ -670,7 +565,7 @@ zot_window_add_extensions (ZotWindow          *self,
     return;
 
   zot_extension_manager_set_explicit_paths (zot_host_get_manager (self->host), (const char * const *) all);
-  zot_host_submit_async (self->host, "/reload-ext", NULL, submitted_cb, g_object_ref (self));
+  _zot_window_submit_command (self, "/reload-ext");
 }
 
 void
@@ -742,12 +637,7 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_pane);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_stack);
 
-  gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_action);
-  gtk_widget_class_install_action (widget_class, "win.reload-extensions", NULL, reload_action);
-  gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
-  gtk_widget_class_install_action (widget_class, "win.yolo", NULL, yolo_action);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK, "win.preferences", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new-conversation", NULL);
+  _zot_window_class_actions_init (klass);
 }
 
 static void
@@ -819,6 +709,8 @@ zot_window_init (ZotWindow *self)
   /* Typing goes to the prompt from the start. */
   gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->prompt_editor));
   gtk_widget_grab_focus (GTK_WIDGET (self->prompt_editor));
+
+  _zot_window_actions_update (self);
 
   drop = gtk_drop_target_new (G_TYPE_INVALID, GDK_ACTION_COPY);
   gtk_drop_target_set_gtypes (drop, (GType []) { GDK_TYPE_FILE_LIST, GDK_TYPE_TEXTURE }, 2);

@@ -1,0 +1,114 @@
+/* zot-window-actions.c — what the window's menu, buttons and shortcuts do.
+ *
+ * The actions are installed on the window class ("win.new-conversation",
+ * "win.reload-extensions", "win.preferences", "win.yolo"), so the header
+ * bar, the primary menu, the key bindings and the host's window commands
+ * (/settings, /yolo) all reach the same code. Each needs the host: until
+ * the window has one (it reads the keyring first), they are disabled, in
+ * _zot_window_actions_update().
+ */
+#define G_LOG_DOMAIN "zot-gui"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "zot-preferences-window.h"
+#include "zot-window-private.h"
+
+static void
+new_conversation_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+
+  if (self->host == NULL)
+    return;
+
+  zot_transcript_clear (self->transcript);
+  _zot_window_submit_command (self, "/new");
+}
+
+static void
+reload_extensions_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+
+  if (self->host != NULL)
+    _zot_window_submit_command (self, "/reload-ext");
+}
+
+static void
+preferences_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+  GtkWidget *preferences;
+
+  if (self->host == NULL)
+    return;
+
+  preferences = zot_preferences_window_new (GTK_WINDOW (self), self->host);
+  gtk_window_present (GTK_WINDOW (preferences));
+}
+
+/* Toggles between asking before tool calls that change things and
+ * approving every one, for this window and as the preference. */
+static void
+yolo_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+  ZotExtensionManager *manager;
+  gboolean yolo;
+
+  if (self->host == NULL)
+    return;
+
+  manager = zot_host_get_manager (self->host);
+  yolo = zot_extension_manager_get_policy (manager) != ZOT_APPROVAL_POLICY_YOLO;
+
+  zot_extension_manager_set_policy (manager, yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK);
+  g_settings_set_enum (self->settings, "approval-policy", yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK);
+  zot_window_show_toast (self, yolo ? _("Every tool call is now approved without asking")
+                                    : _("Tool calls that change things ask first again"));
+}
+
+void
+_zot_window_class_actions_init (ZotWindowClass *klass)
+{
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_action);
+  gtk_widget_class_install_action (widget_class, "win.reload-extensions", NULL, reload_extensions_action);
+  gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
+  gtk_widget_class_install_action (widget_class, "win.yolo", NULL, yolo_action);
+
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK, "win.preferences", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new-conversation", NULL);
+}
+
+/**
+ * _zot_window_actions_update:
+ *
+ * Sets which actions can run now: all of them once the window has its
+ * host, none before.
+ */
+void
+_zot_window_actions_update (ZotWindow *self)
+{
+  gboolean has_host;
+
+  g_return_if_fail (ZOT_IS_WINDOW (self));
+
+  has_host = self->host != NULL;
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-conversation", has_host);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reload-extensions", has_host);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.preferences", has_host);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.yolo", has_host);
+}

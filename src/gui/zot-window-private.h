@@ -1,0 +1,58 @@
+/* zot-window-private.h — the window's insides, shared by zot-window.c and
+ * zot-window-actions.c. */
+#pragma once
+
+#include "zot-approval-presenter.h"
+#include "zot-extensions-page.h"
+#include "zot-inspector.h"
+#include "zot-notes-view.h"
+#include "zot-panel-pane.h"
+#include "zot-prompt-editor.h"
+#include "zot-transcript.h"
+#include "zot-window.h"
+
+G_BEGIN_DECLS
+
+struct _ZotWindow
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* template */
+  AdwToastOverlay      *toast_overlay;
+  AdwWindowTitle       *window_title;
+  GtkToggleButton      *side_pane_button;
+  GtkRevealer          *demo_banner;
+  GtkLabel             *demo_label;
+  GtkPaned             *paned;
+  GtkBox               *conversation_box;
+  GtkBox               *side_pane;
+  AdwViewStack         *side_stack;
+
+  /* views */
+  ZotTranscript        *transcript;
+  ZotPromptEditor      *prompt_editor;
+  ZotPanelPane         *panel_pane;
+  ZotNotesView         *notes_view;
+  ZotInspector         *inspector;
+  ZotExtensionsPage    *extensions_page;
+  ZotApprovalPresenter *approvals;
+
+  GSettings            *settings;
+  ZotHostOptions        options;
+  int                   yolo;
+  ZotHost              *host;
+  GCancellable         *cancellable;
+  char                 *pending_prompt;
+  guint                 keyring_pending;
+  guint                 n_submitting;
+  gboolean              agent_running;
+  gboolean              closing;
+  gboolean              closed;
+};
+
+void _zot_window_class_actions_init (ZotWindowClass *klass);
+void _zot_window_actions_update     (ZotWindow      *self);
+void _zot_window_submit_command     (ZotWindow      *self,
+                                     const char     *command);
+
+G_END_DECLS
