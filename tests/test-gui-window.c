@@ -511,6 +511,11 @@ test_actions (Fixture       *f,
   zot_test_wait_until (policy_is_ask, f->window, 20000);
   g_assert_cmpint (g_settings_get_enum (settings, "approval-policy"), ==, ZOT_APPROVAL_POLICY_ASK);
 
+  /* The window follows the manager's policy property, whoever sets it. */
+  zot_extension_manager_set_policy (zot_host_get_manager (zot_window_get_host (f->window)),
+                                    ZOT_APPROVAL_POLICY_YOLO);
+  g_assert_cmpint (g_settings_get_enum (settings, "approval-policy"), ==, ZOT_APPROVAL_POLICY_YOLO);
+
   close_window (f);
 }
 

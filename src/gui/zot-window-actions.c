@@ -70,13 +70,25 @@ yolo_action (GtkWidget  *widget,
   if (self->host == NULL)
     return;
 
+  /* The window follows ZotExtensionManager:policy for the preference and
+   * the toast (see _zot_window_on_policy_notify()). */
   manager = zot_host_get_manager (self->host);
   yolo = zot_extension_manager_get_policy (manager) != ZOT_APPROVAL_POLICY_YOLO;
-
   zot_extension_manager_set_policy (manager, yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK);
-  g_settings_set_enum (self->settings, "approval-policy", yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK);
-  zot_window_show_toast (self, yolo ? _("Every tool call is now approved without asking")
-                                    : _("Tool calls that change things ask first again"));
+}
+
+/* However the policy changed, the preference and the user hear of it. */
+void
+_zot_window_on_policy_notify (ZotExtensionManager *manager,
+                              GParamSpec          *pspec,
+                              ZotWindow           *self)
+{
+  ZotApprovalPolicy policy = zot_extension_manager_get_policy (manager);
+
+  g_settings_set_enum (self->settings, "approval-policy", policy);
+  zot_window_show_toast (self, policy == ZOT_APPROVAL_POLICY_YOLO
+                               ? _("Every tool call is now approved without asking")
+                               : _("Tool calls that change things ask first again"));
 }
 
 void

@@ -52,6 +52,9 @@ struct _ZotWindow
 
 void _zot_window_class_actions_init (ZotWindowClass *klass);
 void _zot_window_actions_update     (ZotWindow      *self);
+void _zot_window_on_policy_notify   (ZotExtensionManager *manager,
+                                     GParamSpec          *pspec,
+                                     ZotWindow           *self);
 void _zot_window_submit_command     (ZotWindow      *self,
                                      const char     *command);
 

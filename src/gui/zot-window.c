@@ -280,6 +280,7 @@ create_host (ZotWindow *self)
   self->approvals = zot_approval_presenter_new (GTK_WINDOW (self), manager);
 
   g_signal_connect_object (manager, "note-added", G_CALLBACK (on_note_added), self, 0);
+  g_signal_connect_object (manager, "notify::policy", G_CALLBACK (_zot_window_on_policy_notify), self, 0);
   g_signal_connect_object (self->host, "window-command", G_CALLBACK (on_window_command), self, 0);
   g_signal_connect_object (self->host, "info", G_CALLBACK (on_host_info), self, 0);
   g_signal_connect_object (self->host, "command-replied", G_CALLBACK (on_command_replied), self, 0);
