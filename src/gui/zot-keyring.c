@@ -144,6 +144,22 @@ timed_out_error (void)
                       zot_timeout_get_ms (ZOT_TIMEOUT_KEYRING));
 }
 
+/* Ends a call that changes the keyring (store, clear). Unlike a lookup,
+ * whose caller can go on without a key, a failed change is reported, so a
+ * timeout and libsecret's error both reach the caller. */
+static void
+return_change (GTask        *task,
+               gboolean      failed,
+               const GError *error)
+{
+  if (finish_call (task))
+    g_task_return_error (task, timed_out_error ());
+  else if (failed)
+    g_task_return_error (task, translate_error (error));
+  else
+    g_task_return_boolean (task, TRUE);
+}
+
 static void
 lookup_cb (GObject      *object,
            GAsyncResult *result,
@@ -244,18 +260,7 @@ store_cb (GObject      *object,
 
   gboolean stored = secret_password_store_finish (result, &error);
 
-  if (finish_call (task))
-    {
-      g_task_return_error (task, timed_out_error ());
-      return;
-    }
-  if (!stored)
-    {
-      g_task_return_error (task, translate_error (error));
-      return;
-    }
-
-  g_task_return_boolean (task, TRUE);
+  return_change (task, !stored, error);
 }
 
 /**
@@ -322,19 +327,8 @@ clear_cb (GObject      *object,
 
   gboolean cleared = secret_password_clear_finish (result, &error);
 
-  if (finish_call (task))
-    {
-      g_task_return_error (task, timed_out_error ());
-      return;
-    }
   /* FALSE without an error: there was nothing to clear. */
-  if (!cleared && error != NULL)
-    {
-      g_task_return_error (task, translate_error (error));
-      return;
-    }
-
-  g_task_return_boolean (task, TRUE);
+  return_change (task, !cleared && error != NULL, error);
 }
 
 /**
