@@ -41,6 +41,15 @@ void           _zot_builtin_return_result_now   (ZotTool              *self,
                                                  GAsyncReadyCallback   callback,
                                                  gpointer              user_data,
                                                  ZotToolResult        *result);
+void           _zot_builtin_run_job             (ZotTool              *self,
+                                                 gpointer              source_tag,
+                                                 gboolean              finish_once_started,
+                                                 gpointer              job,
+                                                 GDestroyNotify        job_free,
+                                                 GTaskThreadFunc       thread_func,
+                                                 GCancellable         *cancellable,
+                                                 GAsyncReadyCallback   callback,
+                                                 gpointer              user_data);
 ZotToolResult *_zot_builtin_execute_finish      (ZotTool              *self,
                                                  GAsyncResult         *result,
                                                  GError              **error);

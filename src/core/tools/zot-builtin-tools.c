@@ -144,6 +144,29 @@ _zot_builtin_return_result_now (ZotTool             *self,
   _zot_builtin_return_result (task, result);
 }
 
+/* Runs @job in a worker thread, @job_free freeing it after the task. With
+ * @finish_once_started, a cancel that comes after the thread started does
+ * not replace its result: a write that happened is reported as done. */
+void
+_zot_builtin_run_job (ZotTool             *self,
+                      gpointer             source_tag,
+                      gboolean             finish_once_started,
+                      gpointer             job,
+                      GDestroyNotify       job_free,
+                      GTaskThreadFunc      thread_func,
+                      GCancellable        *cancellable,
+                      GAsyncReadyCallback  callback,
+                      gpointer             user_data)
+{
+  g_autoptr(GTask) task = g_task_new (self, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, source_tag);
+  if (finish_once_started)
+    g_task_set_check_cancellable (task, FALSE);
+  g_task_set_task_data (task, job, job_free);
+  g_task_run_in_thread (task, thread_func);
+}
+
 ZotToolResult *
 _zot_builtin_execute_finish (ZotTool       *self,
                              GAsyncResult  *result,

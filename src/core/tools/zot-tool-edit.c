@@ -227,7 +227,6 @@ zot_write_tool_execute_async (ZotTool               *tool,
                               GAsyncReadyCallback    callback,
                               gpointer               user_data)
 {
-  g_autoptr(GTask) task = NULL;
   const char *path = zot_tool_args_get_string (args, "path");
   const char *content = zot_tool_args_get_string (args, "content");
   WriteJob *job;
@@ -244,11 +243,9 @@ zot_write_tool_execute_async (ZotTool               *tool,
   job->content = g_strdup (content);
   job->len = strlen (content);
 
-  task = g_task_new (tool, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_write_tool_execute_async);
-  g_task_set_check_cancellable (task, FALSE);
-  g_task_set_task_data (task, job, (GDestroyNotify) write_job_free);
-  g_task_run_in_thread (task, write_thread);
+  _zot_builtin_run_job (tool, zot_write_tool_execute_async, TRUE,
+                        job, (GDestroyNotify) write_job_free, write_thread,
+                        cancellable, callback, user_data);
 }
 
 static void
@@ -436,7 +433,6 @@ zot_edit_tool_execute_async (ZotTool               *tool,
                              GAsyncReadyCallback    callback,
                              gpointer               user_data)
 {
-  g_autoptr(GTask) task = NULL;
   const char *path = zot_tool_args_get_string (args, "path");
   const char *old_text = zot_tool_args_get_string (args, "old_text");
   const char *new_text = zot_tool_args_get_string (args, "new_text");
@@ -475,11 +471,9 @@ zot_edit_tool_execute_async (ZotTool               *tool,
   job->new_text = g_strdup (new_text);
   job->replace_all = replace_all;
 
-  task = g_task_new (tool, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_edit_tool_execute_async);
-  g_task_set_check_cancellable (task, FALSE);
-  g_task_set_task_data (task, job, (GDestroyNotify) edit_job_free);
-  g_task_run_in_thread (task, edit_thread);
+  _zot_builtin_run_job (tool, zot_edit_tool_execute_async, TRUE,
+                        job, (GDestroyNotify) edit_job_free, edit_thread,
+                        cancellable, callback, user_data);
 }
 
 static void

@@ -356,7 +356,6 @@ zot_read_tool_execute_async (ZotTool               *tool,
                              GAsyncReadyCallback    callback,
                              gpointer               user_data)
 {
-  g_autoptr(GTask) task = NULL;
   const char *path = zot_tool_args_get_string (args, "path");
   gint64 offset = 1;
   gint64 limit = 0;
@@ -391,10 +390,9 @@ zot_read_tool_execute_async (ZotTool               *tool,
   job->offset = offset;
   job->limit = limit;
 
-  task = g_task_new (tool, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_read_tool_execute_async);
-  g_task_set_task_data (task, job, (GDestroyNotify) read_job_free);
-  g_task_run_in_thread (task, read_thread);
+  _zot_builtin_run_job (tool, zot_read_tool_execute_async, FALSE,
+                        job, (GDestroyNotify) read_job_free, read_thread,
+                        cancellable, callback, user_data);
 }
 
 static void

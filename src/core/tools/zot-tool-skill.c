@@ -111,7 +111,6 @@ zot_skill_tool_execute_async (ZotTool               *tool,
                               GAsyncReadyCallback    callback,
                               gpointer               user_data)
 {
-  g_autoptr(GTask) task = NULL;
   const char *name = zot_tool_args_get_string (args, "name");
   SkillJob *job;
 
@@ -126,10 +125,9 @@ zot_skill_tool_execute_async (ZotTool               *tool,
   job->cwd = g_strdup (context->cwd);
   job->name = g_strstrip (g_strdup (name));
 
-  task = g_task_new (tool, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_skill_tool_execute_async);
-  g_task_set_task_data (task, job, (GDestroyNotify) skill_job_free);
-  g_task_run_in_thread (task, skill_thread);
+  _zot_builtin_run_job (tool, zot_skill_tool_execute_async, FALSE,
+                        job, (GDestroyNotify) skill_job_free, skill_thread,
+                        cancellable, callback, user_data);
 }
 
 static void
