@@ -107,6 +107,21 @@ _zot_agent_fail_run (Run    *run,
 
 /* Model step */
 
+/* What a tool_call event says of every call, whether the model made it or
+ * an extension's tool_prompt did; each adds what only it knows. */
+static JsonObject *
+tool_call_payload (ToolCall *call)
+{
+  JsonObject *payload = json_object_new ();
+
+  g_assert (call != NULL);
+
+  json_object_set_string_member (payload, "tool_id", call->id);
+  json_object_set_string_member (payload, "tool_name", call->name);
+  json_object_set_object_member (payload, "tool_args", json_object_ref (call->args));
+  return payload;
+}
+
 /* After the assistant message: announce the calls, end the turn, run them. */
 static void
 end_model_turn (Run *run)
@@ -120,11 +135,8 @@ end_model_turn (Run *run)
   for (guint i = 0; i < run->calls->len; i++)
     {
       ToolCall *call = g_ptr_array_index (run->calls, i);
-      g_autoptr(JsonObject) payload = json_object_new ();
+      g_autoptr(JsonObject) payload = tool_call_payload (call);
 
-      json_object_set_string_member (payload, "tool_id", call->id);
-      json_object_set_string_member (payload, "tool_name", call->name);
-      json_object_set_object_member (payload, "tool_args", json_object_ref (call->args));
       if (call->args_raw != NULL)
         json_object_set_string_member (payload, "tool_args_raw", call->args_raw);
       _zot_agent_emit_event (self, "tool_call", payload);
@@ -542,11 +554,8 @@ synthetic_appended_cb (GObject      *object,
   for (guint i = 0; i < run->calls->len; i++)
     {
       ToolCall *call = g_ptr_array_index (run->calls, i);
-      g_autoptr(JsonObject) payload = json_object_new ();
+      g_autoptr(JsonObject) payload = tool_call_payload (call);
 
-      json_object_set_string_member (payload, "tool_id", call->id);
-      json_object_set_string_member (payload, "tool_name", call->name);
-      json_object_set_object_member (payload, "tool_args", json_object_ref (call->args));
       json_object_set_string_member (payload, "origin_extension",
                                      json_object_get_string_member_with_default (run->synthetic, "origin_extension", ""));
       _zot_agent_emit_event (self, "tool_call", payload);
