@@ -271,32 +271,20 @@ compacted_cb (GObject      *object,
 
 /* Dispatch */
 
-static const char *
-string_member (JsonObject *frame,
-               const char *member)
-{
-  JsonNode *node = json_object_get_member (frame, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 static void
 on_frame (ZotFrameChannel *channel,
           JsonObject      *frame,
           Rpc             *rpc)
 {
   const char *type = json_object_get_string_member (frame, "type");
-  const char *id = string_member (frame, "id");
+  const char *id = zot_json_get_string (frame, "id");
   ZotAgent *agent = zot_host_get_agent (rpc->host);
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) data = NULL;
 
   if (g_str_equal (type, "hello"))
     {
-      const char *token = string_member (frame, "token");
+      const char *token = zot_json_get_string (frame, "token");
 
       if (rpc->token != NULL && g_strcmp0 (token, rpc->token) != 0)
         {
@@ -324,7 +312,7 @@ on_frame (ZotFrameChannel *channel,
     respond (rpc, id, type, TRUE, NULL, NULL);
   else if (g_str_equal (type, "prompt"))
     {
-      const char *message = string_member (frame, "message");
+      const char *message = zot_json_get_string (frame, "message");
 
       if (message == NULL || *message == '\0')
         {
@@ -339,8 +327,8 @@ on_frame (ZotFrameChannel *channel,
     }
   else if (g_str_equal (type, "command"))
     {
-      const char *name = string_member (frame, "name");
-      const char *args = string_member (frame, "args");
+      const char *name = zot_json_get_string (frame, "name");
+      const char *args = zot_json_get_string (frame, "args");
       g_autofree char *line = NULL;
 
       if (name == NULL || *name == '\0')
@@ -383,8 +371,8 @@ on_frame (ZotFrameChannel *channel,
     }
   else if (g_str_equal (type, "set_model"))
     {
-      const char *provider = string_member (frame, "provider");
-      const char *model = string_member (frame, "model");
+      const char *provider = zot_json_get_string (frame, "provider");
+      const char *model = zot_json_get_string (frame, "model");
 
       if (model == NULL && provider == NULL)
         respond (rpc, id, type, FALSE, NULL, _("set_model needs \"model\" and/or \"provider\""));

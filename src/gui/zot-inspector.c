@@ -450,18 +450,6 @@ on_lifecycle_event_cb (ZotInspector *self,
   queue_entry (self, self->queued_events, entry, MAX_EVENTS);
 }
 
-static const char *
-string_member (JsonObject *object,
-               const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 static void
 on_frame_traffic_cb (ZotInspector *self,
                      ZotExtension *extension,
@@ -483,8 +471,8 @@ on_frame_traffic_cb (ZotInspector *self,
     {
       JsonObject *object = json_node_get_object (json_parser_get_root (parser));
 
-      type = string_member (object, "type");
-      id = string_member (object, "id");
+      type = zot_json_get_string (object, "type");
+      id = zot_json_get_string (object, "id");
     }
 
   entry = entry_new (ENTRY_FRAME, type ? type : _("(not a frame)"), line);

@@ -90,26 +90,13 @@ restart_idle_timer (ZotExtension *self)
                                                    self, "[zot] registration idle");
 }
 
-static const char *
-get_string (JsonObject *object,
-            const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-
-  return json_node_get_string (node);
-}
-
 static void
 handle_hello (ZotExtension *self,
               JsonObject   *frame)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GStrvBuilder) caps = g_strv_builder_new ();
-  const char *name = get_string (frame, "name");
+  const char *name = zot_json_get_string (frame, "name");
   JsonNode *node;
 
   if (name != NULL && g_strcmp0 (name, self->name) != 0)
@@ -117,7 +104,7 @@ handle_hello (ZotExtension *self,
                        name, self->name);
 
   g_free (self->hello_version);
-  self->hello_version = g_strdup (get_string (frame, "version"));
+  self->hello_version = g_strdup (zot_json_get_string (frame, "version"));
 
   node = json_object_get_member (frame, "capabilities");
   if (node != NULL && JSON_NODE_HOLDS_ARRAY (node))
@@ -181,8 +168,8 @@ static void
 handle_register_command (ZotExtension *self,
                          JsonObject   *frame)
 {
-  const char *name = get_string (frame, "name");
-  const char *description = get_string (frame, "description");
+  const char *name = zot_json_get_string (frame, "name");
+  const char *description = zot_json_get_string (frame, "description");
   g_autofree char *key = NULL;
   ZotExtensionCommand *command;
   ZotExtensionCommand *existing;
@@ -341,8 +328,8 @@ static void
 handle_notify (ZotExtension *self,
                JsonObject   *frame)
 {
-  const char *level = get_string (frame, "level");
-  const char *message = get_string (frame, "message");
+  const char *level = zot_json_get_string (frame, "level");
+  const char *message = zot_json_get_string (frame, "message");
   static const char * const levels[] = { "info", "success", "warn", "error", NULL };
 
   if (message == NULL)
