@@ -497,12 +497,8 @@ on_event (const char  *event_name,
 static ZotProviderReply *
 build_reply (Stream *stream)
 {
-  ZotProviderReply *reply = zot_provider_reply_new ();
-  JsonArray *content = json_array_new ();
-
-  reply->message = json_object_new ();
-  json_object_set_string_member (reply->message, "role", "assistant");
-  json_object_set_array_member (reply->message, "content", content);
+  JsonArray *content;
+  ZotProviderReply *reply = zot_http_provider_new_reply (&content);
 
   for (guint i = 0; i < stream->blocks->len; i++)
     {
@@ -528,13 +524,8 @@ build_reply (Stream *stream)
         }
     }
 
-  if (g_strcmp0 (stream->stop_reason, "max_tokens") == 0)
-    reply->stop_reason = g_strdup ("length");
-  else if (stream->n_calls > 0)
-    reply->stop_reason = g_strdup ("tool_use");
-  else
-    reply->stop_reason = g_strdup ("end_turn");
-
+  zot_http_provider_set_stop_reason (reply, g_strcmp0 (stream->stop_reason, "max_tokens") == 0,
+                                     stream->n_calls);
   reply->input_tokens = stream->input_tokens;
   reply->output_tokens = stream->output_tokens;
   return reply;

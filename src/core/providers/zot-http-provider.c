@@ -316,6 +316,55 @@ zot_http_provider_request_model (ZotHttpProvider    *self,
 }
 
 /**
+ * zot_http_provider_new_reply:
+ * @content: (out) (transfer none): the message's content array, to fill
+ *
+ * Starts the reply every API's answer is turned into: an assistant
+ * message in the host's shape (zot-message.h), content still empty.
+ *
+ * Returns: (transfer full): the reply
+ */
+ZotProviderReply *
+zot_http_provider_new_reply (JsonArray **content)
+{
+  ZotProviderReply *reply = zot_provider_reply_new ();
+
+  g_return_val_if_fail (content != NULL, NULL);
+
+  *content = json_array_new ();
+  reply->message = json_object_new ();
+  json_object_set_string_member (reply->message, "role", "assistant");
+  json_object_set_array_member (reply->message, "content", *content);
+  return reply;
+}
+
+/**
+ * zot_http_provider_set_stop_reason:
+ * @reply: the reply
+ * @hit_limit: the API said the output limit cut the answer short
+ * @n_calls: how many tool calls the reply holds
+ *
+ * Maps an API's own stop reason onto the host's three. A reply with calls
+ * is a "tool_use" turn whatever the API said, as some OpenAI-compatible
+ * servers say "stop" after tool calls.
+ */
+void
+zot_http_provider_set_stop_reason (ZotProviderReply *reply,
+                                   gboolean          hit_limit,
+                                   guint             n_calls)
+{
+  g_return_if_fail (reply != NULL);
+
+  g_free (reply->stop_reason);
+  if (hit_limit)
+    reply->stop_reason = g_strdup ("length");
+  else if (n_calls > 0)
+    reply->stop_reason = g_strdup ("tool_use");
+  else
+    reply->stop_reason = g_strdup ("end_turn");
+}
+
+/**
  * zot_http_provider_new_tool_use:
  * @id: the call id
  * @name: the tool name

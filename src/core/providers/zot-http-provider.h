@@ -61,20 +61,24 @@ struct _ZotHttpProviderClass
   gpointer padding[8];
 };
 
-ZotProvider *zot_http_provider_new             (GType                     type,
-                                                const ZotProviderConfig  *config,
-                                                GError                  **error);
-const char  *zot_http_provider_get_api_key     (ZotHttpProvider          *self);
-const char  *zot_http_provider_get_url         (ZotHttpProvider          *self);
-const char  *zot_http_provider_request_model   (ZotHttpProvider          *self,
-                                                ZotProviderRequest       *request);
+ZotProvider      *zot_http_provider_new             (GType                     type,
+                                                     const ZotProviderConfig  *config,
+                                                     GError                  **error);
+const char       *zot_http_provider_get_api_key     (ZotHttpProvider          *self);
+const char       *zot_http_provider_get_url         (ZotHttpProvider          *self);
+const char       *zot_http_provider_request_model   (ZotHttpProvider          *self,
+                                                     ZotProviderRequest       *request);
 
 /* For the subclasses' readers of a stream. */
-JsonObject  *zot_http_provider_new_tool_use    (const char               *id,
-                                                const char               *name,
-                                                const char               *arguments);
-JsonObject  *zot_http_provider_parse_event     (const char               *event,
-                                                const char               *data,
-                                                GError                  **error);
+ZotProviderReply *zot_http_provider_new_reply       (JsonArray               **content);
+void              zot_http_provider_set_stop_reason (ZotProviderReply         *reply,
+                                                     gboolean                  hit_limit,
+                                                     guint                     n_calls);
+JsonObject       *zot_http_provider_new_tool_use    (const char               *id,
+                                                     const char               *name,
+                                                     const char               *arguments);
+JsonObject       *zot_http_provider_parse_event     (const char               *event,
+                                                     const char               *data,
+                                                     GError                  **error);
 
 G_END_DECLS

@@ -464,13 +464,9 @@ static ZotProviderReply *
 build_reply (Stream  *stream,
              GError **error)
 {
-  g_autoptr(ZotProviderReply) reply = zot_provider_reply_new ();
-  JsonArray *content = json_array_new ();
+  JsonArray *content;
+  g_autoptr(ZotProviderReply) reply = zot_http_provider_new_reply (&content);
   guint n_calls = 0;
-
-  reply->message = json_object_new ();
-  json_object_set_string_member (reply->message, "role", "assistant");
-  json_object_set_array_member (reply->message, "content", content);
 
   if (stream->text->len > 0)
     {
@@ -500,13 +496,7 @@ build_reply (Stream  *stream,
       n_calls++;
     }
 
-  /* Some compatible servers say "stop" after tool calls. */
-  if (g_str_equal (stream->finish_reason, "length"))
-    reply->stop_reason = g_strdup ("length");
-  else if (n_calls > 0)
-    reply->stop_reason = g_strdup ("tool_use");
-  else
-    reply->stop_reason = g_strdup ("end_turn");
+  zot_http_provider_set_stop_reason (reply, g_str_equal (stream->finish_reason, "length"), n_calls);
   reply->input_tokens = stream->input_tokens;
   reply->output_tokens = stream->output_tokens;
 
