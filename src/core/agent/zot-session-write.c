@@ -485,6 +485,31 @@ session_deliver (ZotSession *self,
     }
 }
 
+/* Completes @task without the writer thread when there is nothing it
+ * could do: no file (nothing to write), or a write failed before with no
+ * job in flight, so failing now, ahead of the queue, keeps the order. */
+static gboolean
+session_return_early (ZotSession *self,
+                      GTask      *task)
+{
+  g_assert (ZOT_IS_SESSION (self));
+  g_assert (G_IS_TASK (task));
+
+  if (self->writer == NULL)
+    {
+      g_task_return_boolean (task, TRUE);
+      return TRUE;
+    }
+
+  if (self->write_error != NULL && g_queue_is_empty (&self->inflight))
+    {
+      g_task_return_error (task, g_error_copy (self->write_error));
+      return TRUE;
+    }
+
+  return FALSE;
+}
+
 static void
 session_submit (ZotSession *self,
                 JobKind     kind,
@@ -659,18 +684,8 @@ zot_session_append_async (ZotSession          *self,
 
   _zot_session_apply_entry (self, entry);
 
-  if (self->writer == NULL)
-    {
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-
-  /* With nothing in flight, failing here keeps the order. */
-  if (self->write_error != NULL && g_queue_is_empty (&self->inflight))
-    {
-      g_task_return_error (task, g_error_copy (self->write_error));
-      return;
-    }
+  if (session_return_early (self, task))
+    return;
 
   lines = start_lines (self);
   append_line (lines, entry);
@@ -792,17 +807,8 @@ zot_session_flush_async (ZotSession          *self,
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_session_flush_async);
 
-  if (self->writer == NULL)
-    {
-      g_task_return_boolean (task, TRUE);
-      return;
-    }
-
-  if (self->write_error != NULL && g_queue_is_empty (&self->inflight))
-    {
-      g_task_return_error (task, g_error_copy (self->write_error));
-      return;
-    }
+  if (session_return_early (self, task))
+    return;
 
   session_submit (self, JOB_FLUSH, NULL, task);
 }
