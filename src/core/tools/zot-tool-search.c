@@ -250,6 +250,28 @@ report_activation (GString    *text,
   g_string_append_printf (text, "%s: %s\n", name, message);
 }
 
+/* Activates @name unless it is callable already; @callable learns it, so
+ * a name asked for twice in one call is reported once as activated. */
+static void
+activate_one (ZotToolRegistry *registry,
+              GHashTable      *callable,
+              const char      *name,
+              GString         *text,
+              JsonArray       *report)
+{
+  if (g_hash_table_contains (callable, name))
+    {
+      report_activation (text, report, name, "already_active",
+                         "already active: it is in your tool list.");
+      return;
+    }
+
+  zot_tool_registry_activate (registry, name);
+  g_hash_table_add (callable, g_strdup (name));
+  report_activation (text, report, name, "activated",
+                     "activated: it is in your tool list for the rest of the run.");
+}
+
 /* Activates the deferred tools in @names; anything else is reported, not
  * a failure of the call. */
 static void
@@ -277,34 +299,14 @@ activate (ZotToolRegistry *registry,
           zot_tool_get_exposure (tool) != ZOT_TOOL_EXPOSURE_DEFERRED)
         {
           /* Codemode tools without a script runtime (--codemode off). */
-          if (g_hash_table_contains (callable, name))
-            report_activation (text, report, name, "already_active",
-                               "already active: it is in your tool list.");
-          else
-            {
-              zot_tool_registry_activate (registry, name);
-              g_hash_table_add (callable, g_strdup (name));
-              report_activation (text, report, name, "activated",
-                                 "activated: it is in your tool list for the rest of the run.");
-            }
+          activate_one (registry, callable, name, text, report);
           continue;
         }
 
       switch (zot_tool_get_exposure (tool))
         {
         case ZOT_TOOL_EXPOSURE_DEFERRED:
-          if (g_hash_table_contains (callable, name))
-            {
-              report_activation (text, report, name, "already_active",
-                                 "already active: it is in your tool list.");
-            }
-          else
-            {
-              zot_tool_registry_activate (registry, name);
-              g_hash_table_add (callable, g_strdup (name));
-              report_activation (text, report, name, "activated",
-                                 "activated: it is in your tool list for the rest of the run.");
-            }
+          activate_one (registry, callable, name, text, report);
           break;
 
         case ZOT_TOOL_EXPOSURE_CODEMODE:
