@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "zot-ansi.h"
+#include "zot-gui-test-util.h"
 
 #define DEFAULT_FG 0x241f31
 #define DEFAULT_BG 0xf6f5f4
@@ -503,6 +504,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
 
   g_test_add_func ("/zot/gui-ansi/plain", test_plain);
   g_test_add_func ("/zot/gui-ansi/styles", test_styles);

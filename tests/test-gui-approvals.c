@@ -15,6 +15,7 @@
 #include "zot-host.h"
 #include "zot-resources.h"
 #include "zot-test-util.h"
+#include "zot-gui-test-util.h"
 
 typedef struct
 {
@@ -521,6 +522,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
   g_assert_nonnull (zot_get_resource ());
   g_unsetenv ("ANTHROPIC_API_KEY");

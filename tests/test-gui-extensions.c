@@ -16,6 +16,7 @@
 #include "zot-host.h"
 #include "zot-paths.h"
 #include "zot-test-util.h"
+#include "zot-gui-test-util.h"
 
 static const char *echo_tool =
   "{\"type\":\"register_tool\",\"name\":\"echo_tool\",\"description\":\"Echoes\",\"schema\":{\"type\":\"object\"}}";
@@ -515,6 +516,7 @@ main (int    argc,
       char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
 
   g_test_add ("/zot/gui/extensions/new-destroy", Fixture, NULL, fixture_setup, test_new_destroy,

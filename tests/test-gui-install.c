@@ -17,6 +17,7 @@
 #include "zot-install-dialog-private.h"
 #include "zot-paths.h"
 #include "zot-test-util.h"
+#include "zot-gui-test-util.h"
 
 typedef struct
 {
@@ -469,6 +470,7 @@ main (int    argc,
       char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
 
   g_test_add ("/zot/gui/install/folder-user", Fixture, NULL, fixture_setup, test_folder_user, fixture_teardown);

@@ -302,6 +302,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
   g_assert_nonnull (zot_get_resource ());
 

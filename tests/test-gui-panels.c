@@ -16,6 +16,7 @@
 #include "zot-panel-view-private.h"
 #include "zot-resources.h"
 #include "zot-test-util.h"
+#include "zot-gui-test-util.h"
 
 typedef struct
 {
@@ -502,6 +503,7 @@ main (int    argc,
       char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
   g_assert_nonnull (zot_get_resource ());
   g_unsetenv ("ANTHROPIC_API_KEY");

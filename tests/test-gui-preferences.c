@@ -18,6 +18,7 @@
 #include "zot-preferences-window-private.h"
 #include "zot-provider-table.h"
 #include "zot-test-util.h"
+#include "zot-gui-test-util.h"
 
 #define SECRET_SERVICE_NAME "org.freedesktop.secrets"
 
@@ -663,6 +664,8 @@ main (int    argc,
   g_setenv ("GTK_A11Y", "none", TRUE);
 
   gtk_test_init (&argc, &argv, NULL);
+
+  zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
 
   g_test_add ("/zot/gui/preferences/new-destroy", Fixture, NULL, fixture_setup, test_new_destroy,

@@ -648,6 +648,7 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
 
   g_test_add_func ("/zot/gui/prompt-editor/new-destroy", test_new_destroy);

@@ -1052,6 +1052,7 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
   gtk_source_init ();
 

@@ -519,11 +519,55 @@ test_actions (Fixture       *f,
   close_window (f);
 }
 
+static gboolean
+is_mapped (gpointer widget)
+{
+  return gtk_widget_get_mapped (widget);
+}
+
+/* The window tests' one tolerated GTK warning (see zot-gui-test-util.c),
+ * raised by GTK itself, is printed and not fatal; any other warning still
+ * ends the test. */
+static void
+test_tolerated_warning (void)
+{
+  if (g_test_subprocess ())
+    {
+      GtkWidget *window = gtk_window_new ();
+      GtkWidget *paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+      g_autoptr(GtkSnapshot) snapshot = gtk_snapshot_new ();
+      g_autoptr(GskRenderNode) node = NULL;
+
+      gtk_window_set_child (GTK_WINDOW (window), paned);
+      gtk_window_present (GTK_WINDOW (window));
+      zot_test_wait_until (is_mapped, paned, 20000);
+
+      gtk_widget_queue_resize (paned);
+      gtk_widget_snapshot_child (window, paned, snapshot);
+      node = gtk_snapshot_free_to_node (g_steal_pointer (&snapshot));
+
+      if (g_strcmp0 (g_getenv ("ZOT_TEST_OTHER_WARNING"), "1") == 0)
+        g_warning ("Trying to snapshot nothing at all");
+      gtk_window_destroy (GTK_WINDOW (window));
+      return;
+    }
+
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*Trying to snapshot GtkPaned * without a current allocation*");
+
+  g_setenv ("ZOT_TEST_OTHER_WARNING", "1", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_unsetenv ("ZOT_TEST_OTHER_WARNING");
+  g_test_trap_assert_failed ();
+}
+
 int
 main (int    argc,
       char **argv)
 {
   gtk_test_init (&argc, &argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
 
   application = zot_application_new ();
@@ -541,6 +585,7 @@ main (int    argc,
   g_test_add ("/zot/gui/window/busy-follows-agent", Fixture, NULL, fixture_setup, test_busy_follows_agent,
               fixture_teardown);
   g_test_add ("/zot/gui/window/actions", Fixture, NULL, fixture_setup, test_actions, fixture_teardown);
+  g_test_add_func ("/zot/gui/window/tolerated-warning", test_tolerated_warning);
 
   return g_test_run ();
 }

@@ -22,4 +22,6 @@ GtkWidget *zot_test_find_widget  (GtkWidget  *root,
  * overlapping widgets", fatal in these tests). */
 void       zot_test_measure_narrowest (GtkWidget *widget);
 
+void        zot_test_gui_tolerate_relayout_warning (void);
+
 G_END_DECLS
