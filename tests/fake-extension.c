@@ -157,6 +157,19 @@ static GHashTable *intercept_replies = NULL;
 static GHashTable *intercept_specials = NULL;
 static guint      n_tool_calls = 0;
 
+/* call_tool requests out: request id -> the Waiter that answers once all of
+ * its requests have their tool_result. */
+typedef struct
+{
+  char       *answer_id;
+  gboolean    command;
+  GHashTable *waiting;
+  JsonArray  *results;
+} Waiter;
+
+static GHashTable *waiters = NULL;
+static char       *last_tool_call_id = NULL;
+
 static const char * const garbage_lines[] = {
   "not json",
   "{broken",
@@ -473,6 +486,174 @@ split_word (const char  *text,
   return g_strndup (text, space - text);
 }
 
+static const char *get_string_member (JsonObject *object,
+                                      const char *member);
+
+static void
+waiter_unref (Waiter *waiter)
+{
+  g_free (waiter->answer_id);
+  g_hash_table_unref (waiter->waiting);
+  json_array_unref (waiter->results);
+  g_free (waiter);
+}
+
+/* Answers @answer_id, a tool_call or (@command) a command_invoked, with
+ * @text as its one text block or display. */
+static void
+answer_with_text (const char *answer_id,
+                  gboolean    command,
+                  const char *text)
+{
+  g_autoptr(JsonBuilder) builder = NULL;
+
+  if (command)
+    {
+      send_response (answer_id, "display", text, NULL);
+      return;
+    }
+
+  builder = begin_frame ("tool_result");
+  add_string (builder, "id", answer_id);
+  json_builder_set_member_name (builder, "content");
+  json_builder_begin_array (builder);
+  json_builder_begin_object (builder);
+  add_string (builder, "type", "text");
+  add_string (builder, "text", text);
+  json_builder_end_object (builder);
+  json_builder_end_array (builder);
+  json_builder_set_member_name (builder, "is_error");
+  json_builder_add_boolean_value (builder, FALSE);
+  send_frame (builder);
+}
+
+/*
+ * Sends the call_tool requests of @spec (one call object or an array of
+ * them) and answers @answer_id once each distinct request id has its
+ * tool_result: with the JSON of that frame, or of an array of them in the
+ * order they came for several. A call object:
+ *   "name": TOOL, "args": OBJECT      what to call (args: {} when absent)
+ *   "id": ID                          the request id (default "call-N")
+ *   "parent": ID | "@last" | false    the parent_id; "@last" is the last
+ *                                     tool_call this extension answered;
+ *                                     false sends none; by default the
+ *                                     tool_call being answered (none for a
+ *                                     command)
+ *   "key": KEY                        sent as is
+ *   any other member                  copied into the frame as is
+ */
+static void
+send_calls (JsonNode   *spec,
+            const char *answer_id,
+            gboolean    command,
+            const char *default_parent)
+{
+  Waiter *waiter = g_new0 (Waiter, 1);
+  g_autoptr(JsonArray) specs = NULL;
+
+  waiter->answer_id = g_strdup (answer_id);
+  waiter->command = command;
+  waiter->waiting = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  waiter->results = json_array_new ();
+
+  if (JSON_NODE_HOLDS_ARRAY (spec))
+    specs = json_array_ref (json_node_get_array (spec));
+  else
+    {
+      specs = json_array_new ();
+      json_array_add_element (specs, json_node_copy (spec));
+    }
+
+  for (guint i = 0; i < json_array_get_length (specs); i++)
+    {
+      JsonNode *node = json_array_get_element (specs, i);
+      g_autoptr(JsonNode) frame_node = json_node_new (JSON_NODE_OBJECT);
+      JsonObject *call;
+      JsonObject *frame = json_object_new ();
+      JsonNode *parent;
+      g_autofree char *id = NULL;
+      GList *members;
+
+      json_node_take_object (frame_node, frame);
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      call = json_node_get_object (node);
+
+      id = g_strdup (get_string_member (call, "id"));
+      if (id == NULL)
+        id = g_strdup_printf ("call-%u", ++n_tool_calls);
+
+      json_object_set_string_member (frame, "type", "call_tool");
+      members = json_object_get_members (call);
+      for (GList *l = members; l != NULL; l = l->next)
+        if (!g_str_equal (l->data, "parent"))
+          json_object_set_member (frame, l->data, json_node_copy (json_object_get_member (call, l->data)));
+      g_list_free (members);
+      json_object_set_string_member (frame, "id", id);
+      if (!json_object_has_member (frame, "args"))
+        json_object_set_object_member (frame, "args", json_object_new ());
+
+      parent = json_object_get_member (call, "parent");
+      if (parent == NULL)
+        {
+          if (default_parent != NULL)
+            json_object_set_string_member (frame, "parent_id", default_parent);
+        }
+      else if (JSON_NODE_HOLDS_VALUE (parent) && json_node_get_value_type (parent) == G_TYPE_STRING)
+        {
+          const char *value = json_node_get_string (parent);
+
+          json_object_set_string_member (frame, "parent_id",
+                                         g_str_equal (value, "@last") && last_tool_call_id != NULL ?
+                                         last_tool_call_id : value);
+        }
+
+      if (!g_hash_table_contains (waiters, id))
+        {
+          g_hash_table_add (waiter->waiting, g_strdup (id));
+          g_hash_table_insert (waiters, g_strdup (id), waiter);
+        }
+      send_node (frame_node);
+    }
+
+  if (g_hash_table_size (waiter->waiting) == 0)
+    {
+      answer_with_text (answer_id, command, "[]");
+      waiter_unref (waiter);
+    }
+}
+
+/* A call_tool reply: the last one a waiter needs answers its call. */
+static void
+handle_call_result (JsonObject *object,
+                    JsonNode   *root)
+{
+  const char *id = get_string_member (object, "id");
+  Waiter *waiter;
+  g_autofree char *text = NULL;
+
+  if (id == NULL || (waiter = g_hash_table_lookup (waiters, id)) == NULL)
+    return;
+
+  g_hash_table_remove (waiters, id);
+  g_hash_table_remove (waiter->waiting, id);
+  json_array_add_element (waiter->results, json_node_copy (root));
+  if (g_hash_table_size (waiter->waiting) > 0)
+    return;
+
+  if (json_array_get_length (waiter->results) == 1)
+    text = json_to_string (json_array_get_element (waiter->results, 0), FALSE);
+  else
+    {
+      g_autoptr(JsonNode) array = json_node_new (JSON_NODE_ARRAY);
+
+      json_node_set_array (array, waiter->results);
+      text = json_to_string (array, FALSE);
+    }
+  answer_with_text (waiter->answer_id, waiter->command, text);
+  waiter_unref (waiter);
+}
+
 /*
  * Directives (the command's args):
  *   display TEXT | insert TEXT | prompt TEXT   answer that action with TEXT
@@ -485,6 +666,10 @@ split_word (const char  *text,
  *   notify LEVEL TEXT                           send notify, then answer noop
  *   clear                                       send clear_notes, then answer noop
  *   name                                        display the command name received
+ *   call JSON                                   send the call_tool requests JSON says
+ *                                               (see send_calls) and display the JSON
+ *                                               of their results once all came
+ *   cancel ID                                   send call_tool_cancel for ID, answer noop
  *   calltool TOOL [JSON]                        send call_tool "request-N" for TOOL with
  *                                               args JSON (an object, default {}), then
  *                                               answer noop; the tool_result is only
@@ -556,6 +741,23 @@ handle_command (const char *id,
   else if (g_str_equal (word, "name"))
     {
       send_response (id, "display", name, NULL);
+    }
+  else if (g_str_equal (word, "call"))
+    {
+      g_autoptr(JsonParser) parser = json_parser_new ();
+
+      if (json_parser_load_from_data (parser, rest, -1, NULL) && json_parser_get_root (parser) != NULL)
+        send_calls (json_parser_get_root (parser), id, TRUE, NULL);
+      else
+        send_response (id, "noop", NULL, "call: not JSON");
+    }
+  else if (g_str_equal (word, "cancel"))
+    {
+      g_autoptr(JsonBuilder) builder = begin_frame ("call_tool_cancel");
+
+      add_string (builder, "id", rest);
+      send_frame (builder);
+      send_response (id, "noop", NULL, NULL);
     }
   else if (g_str_equal (word, "calltool"))
     {
@@ -687,6 +889,9 @@ add_text_block (JsonBuilder *builder,
  *   "refuse": TEXT    the same as error
  *   "structured": V   "structured_content": V
  *   "image": true     an image block after the text blocks
+ *   "images": N       N image blocks after the text blocks
+ *   "call": SPEC      send the call_tool requests of SPEC (see send_calls),
+ *                     children of this call, and answer with their results
  *   "late_ms": N      answer after N ms, reading stdin meanwhile
  * Without reply, size, error or refuse (or when args is not an object) the
  * only text block is "NAME called with ARGS", ARGS being compact JSON.
@@ -726,6 +931,12 @@ handle_tool_call (JsonObject *object)
 
   if (args != NULL && get_true_member (args, "hang"))
     return;
+
+  if (args != NULL && json_object_get_member (args, "call") != NULL)
+    {
+      send_calls (json_object_get_member (args, "call"), id, FALSE, id);
+      return;
+    }
 
   if (args != NULL)
     {
@@ -770,6 +981,15 @@ handle_tool_call (JsonObject *object)
 
       add_text_block (builder, text);
     }
+  if (args != NULL && get_int_member (args, "images", &status))
+    for (gint64 i = 0; i < status; i++)
+      {
+        json_builder_begin_object (builder);
+        add_string (builder, "type", "image");
+        add_string (builder, "mime_type", "image/png");
+        add_string (builder, "data", "iVBORw0KGgo=");
+        json_builder_end_object (builder);
+      }
   if (args != NULL && get_true_member (args, "image"))
     {
       json_builder_begin_object (builder);
@@ -790,6 +1010,9 @@ handle_tool_call (JsonObject *object)
   json_builder_add_boolean_value (builder, error != NULL || refuse != NULL);
 
   json_builder_end_object (builder);
+
+  g_free (last_tool_call_id);
+  last_tool_call_id = g_strdup (id);
 
   late = g_new0 (LateAnswer, 1);
   late->frame = json_builder_get_root (builder);
@@ -1072,6 +1295,10 @@ handle_line (const char *line,
     {
       handle_intercept (object);
     }
+  else if (g_str_equal (type, "tool_result"))
+    {
+      handle_call_result (object, root);
+    }
   else if (g_str_equal (type, "shutdown"))
     {
       send_lines (opt_send_on_shutdown);
@@ -1241,6 +1468,7 @@ main (int   argc,
     signal (SIGTERM, SIG_IGN);
 
   late_answers = g_ptr_array_new_with_free_func (late_answer_free);
+  waiters = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   if (!parse_intercept_replies (&error))
     {

@@ -119,17 +119,6 @@ on_approval_requested (ZotExtensionManager *manager,
   return TRUE;
 }
 
-static void
-load_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  gboolean *done = user_data;
-
-  zot_host_load_finish (ZOT_HOST (object), result, NULL);
-  *done = TRUE;
-}
-
 /* Starts a host with @paths (NULL-terminated) as explicit extensions. */
 static void
 start_host (Fixture            *f,
@@ -137,7 +126,6 @@ start_host (Fixture            *f,
 {
   g_auto(ZotHostOptions) options = { 0 };
   g_autoptr(GError) error = NULL;
-  gboolean done = FALSE;
 
   options.cwd = g_strdup (f->env.cwd);
   options.ext_paths = g_strdupv ((char **) paths);
@@ -157,81 +145,26 @@ start_host (Fixture            *f,
     g_signal_connect (zot_host_get_manager (f->host), "approval-requested",
                       G_CALLBACK (on_approval_requested), f);
 
-  zot_host_load_async (f->host, NULL, load_cb, &done);
-  zot_test_wait_for (&done, 30000);
+  zot_test_load_host (f->host);
   zot_host_begin_session (f->host);
 }
 
-typedef struct
-{
-  gboolean  done;
-  gboolean  ok;
-  char     *text;
-  GError   *error;
-} Submit;
-
 static void
-submit_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+submit (Fixture       *f,
+        const char    *text,
+        ZotTestSubmit *out)
 {
-  Submit *submit = user_data;
-
-  submit->ok = zot_host_submit_finish (ZOT_HOST (object), result, &submit->text, &submit->error);
-  submit->done = TRUE;
-}
-
-static void
-submit_clear (Submit *submit)
-{
-  g_clear_pointer (&submit->text, g_free);
-  g_clear_error (&submit->error);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Submit, submit_clear)
-
-static void
-submit (Fixture    *f,
-        const char *text,
-        Submit     *out)
-{
-  submit_clear (out);
-  out->done = FALSE;
-  zot_host_submit_async (f->host, text, NULL, submit_cb, out);
-  zot_test_wait_for (&out->done, 60000);
+  zot_test_submit (f->host, text, out);
 }
 
 static char *
 record_path (Fixture    *f,
              const char *name)
 {
-  g_autofree char *base = g_strdup_printf ("%s.jsonl", name);
-  return g_build_filename (f->env.root, base, NULL);
+  return zot_test_record_path (&f->env, name);
 }
 
-/* A fake extension with a --record file named after it. */
-static char *
-fake_recording (Fixture    *f,
-                const char *name,
-                ...)
-{
-  g_autoptr(GPtrArray) args = g_ptr_array_new ();
-  g_autofree char *record = record_path (f, name);
-  const char *arg;
-  va_list ap;
-
-  g_ptr_array_add (args, (gpointer) "--record");
-  g_ptr_array_add (args, record);
-  va_start (ap, name);
-  while ((arg = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (args, (gpointer) arg);
-  va_end (ap);
-  g_ptr_array_add (args, NULL);
-
-  return zot_test_make_fake (f->env.root, name, (const char * const *) args->pdata);
-}
-
-#define FAKE(f, name, ...) fake_recording (f, name, __VA_ARGS__)
+#define FAKE(f, name, ...) zot_test_make_recording_fake (&f->env, name, __VA_ARGS__)
 
 static GPtrArray *
 frames_of (Fixture    *f,
@@ -285,7 +218,7 @@ test_extension_tool (Fixture       *f,
   g_autoptr(GPtrArray) calls = NULL;
   ZotToolRegistry *registry;
   ZotTool *tool;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   start_host (f, paths);
   registry = zot_agent_get_registry (zot_host_get_agent (f->host));
@@ -492,7 +425,7 @@ test_tool_discovery_activation (Fixture       *f,
     NULL);
   const char *paths[] = { dir, NULL };
   ZotToolRegistry *registry;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   g_autoptr(JsonArray) definitions = NULL;
   g_autofree char *listed = NULL;
 
@@ -540,7 +473,7 @@ test_codemode_on (Fixture       *f,
   g_autofree char *dir = codemode_fake (f);
   const char *paths[] = { dir, NULL };
   g_autofree char *listed = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   start_host (f, paths);
   listed = definitions_text (f);
@@ -563,7 +496,7 @@ test_codemode_off (Fixture       *f,
   g_autofree char *dir = codemode_fake (f);
   const char *paths[] = { dir, NULL };
   g_autofree char *listed = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   /* Without a script runtime, codemode tools behave like deferred ones. */
   f->codemode = "off";
@@ -582,7 +515,7 @@ test_codemode_only (Fixture       *f,
   g_autofree char *dir = codemode_fake (f);
   const char *paths[] = { dir, NULL };
   g_autofree char *listed = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   /* Direct extension tools are hidden; model-only stay; deferred stay
    * activatable; built-ins are not extension tools and stay. */
@@ -625,7 +558,7 @@ test_observation_truncated (Fixture       *f,
   g_autofree char *dir = FAKE (f, "big", "--register-json", echo_tool, "--register-json", all_events, NULL);
   const char *paths[] = { dir, NULL };
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   GPtrArray *messages;
   JsonObject *result;
   JsonObject *tool_message;
@@ -674,7 +607,7 @@ test_tool_timeout_and_cancel (Fixture       *f,
   g_autoptr(GPtrArray) calls = NULL;
   g_autoptr(GPtrArray) cancels = NULL;
   g_autoptr(GPtrArray) none = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   gpointer wait[] = { f, "polite" };
 
   _zot_timeout_override_for_testing (ZOT_TIMEOUT_TOOL, 300);
@@ -702,7 +635,7 @@ test_late_result_dropped (Fixture       *f,
 {
   g_autofree char *dir = FAKE (f, "tardy", "--register-json", echo_tool, NULL);
   const char *paths[] = { dir, NULL };
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   _zot_timeout_override_for_testing (ZOT_TIMEOUT_TOOL, 200);
   start_host (f, paths);
@@ -730,7 +663,7 @@ test_crash_fails_pending_at_once (Fixture       *f,
 {
   g_autofree char *dir = FAKE (f, "brittle", "--register-json", echo_tool, NULL);
   const char *paths[] = { dir, NULL };
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   gint64 start;
 
   start_host (f, paths);
@@ -750,7 +683,7 @@ test_interactive_tool_headless (Fixture       *f,
                                "{\"type\":\"register_tool\",\"name\":\"ask_user\",\"schema\":{},\"interactive\":true}", NULL);
   const char *paths[] = { dir, NULL };
   g_autoptr(GPtrArray) calls = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   start_host (f, paths);
   submit (f, "tool: ask_user {\"hang\":true}", &s);
@@ -775,7 +708,7 @@ test_interactive_tool_waits (Fixture       *f,
   g_autofree char *dir = FAKE (f, "asker", "--capabilities", "tool_cancel", "--register-json",
                                "{\"type\":\"register_tool\",\"name\":\"ask_user\",\"schema\":{},\"interactive\":true}", NULL);
   const char *paths[] = { dir, NULL };
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   gpointer wait[] = { f, "asker" };
 
   _zot_timeout_override_for_testing (ZOT_TIMEOUT_TOOL, 100);
@@ -789,9 +722,9 @@ test_interactive_tool_waits (Fixture       *f,
   g_assert_nonnull (strstr (s.text, "the user said yes"));
 
   /* Cancellation still ends the wait, and tells the extension. */
-  submit_clear (&s);
+  zot_test_submit_clear (&s);
   s.done = FALSE;
-  zot_host_submit_async (f->host, "tool: ask_user {\"hang\":true}", NULL, submit_cb, &s);
+  zot_host_submit_async (f->host, "tool: ask_user {\"hang\":true}", NULL, zot_test_submit_cb, &s);
   zot_test_wait_until (two_tool_calls, f, 10000);
   zot_agent_abort (zot_host_get_agent (f->host));
   zot_test_wait_for (&s.done, 10000);
@@ -815,7 +748,7 @@ test_rewrite_chain (Fixture       *f,
   const char *paths[] = { a, b, NULL };
   g_autoptr(GPtrArray) seen_by_b = NULL;
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   JsonObject *result_event;
 
   start_host (f, paths);
@@ -853,7 +786,7 @@ test_block_beats_rewrite (Fixture       *f,
   g_autoptr(GPtrArray) seen_by_b = NULL;
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GPtrArray) calls = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   JsonObject *decision;
   JsonObject *result;
 
@@ -893,7 +826,7 @@ test_block_after_rewrite (Fixture       *f,
                              "--intercept-reply", "tool_call={\"block\":true,\"reason\":\"no\"}", NULL);
   const char *paths[] = { a, b, NULL };
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   JsonObject *result;
 
   /* A refusal reports the last proposed arguments. */
@@ -916,7 +849,7 @@ test_interceptor_silent (Fixture       *f,
                              "--register-json", "{\"type\":\"subscribe\",\"intercept\":[\"tool_call\"]}",
                              "--intercept-reply", "tool_call=hang", NULL);
   const char *paths[] = { a, NULL };
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   g_autofree char *log = NULL;
 
   /* Silence is consent, after the (shortened) 5 s. */
@@ -950,7 +883,7 @@ test_event_batch_keeps_guard (Fixture       *f,
   const char *paths[] = { a, NULL };
   g_autofree char *pwned = g_build_filename (f->env.cwd, "pwned", NULL);
   g_autoptr(GString) prompt = g_string_new (NULL);
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   guint n_read = 0;
 
   for (guint i = 0; i < 300; i++)
@@ -983,7 +916,7 @@ test_failed_guard_skipped (Fixture       *f,
   const char *paths[] = { a, NULL };
   g_autofree char *one = g_build_filename (f->env.cwd, "one", NULL);
   g_autofree char *two = g_build_filename (f->env.cwd, "two", NULL);
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   start_host (f, paths);
   submit (f, "tool: bash {\"command\":\"touch one\"}\ntool: bash {\"command\":\"touch two\"}", &s);
@@ -1011,7 +944,7 @@ test_failed_guard_blocks (Fixture       *f,
   g_autofree char *two = g_build_filename (f->env.cwd, "two", NULL);
   g_autoptr(GPtrArray) events = NULL;
   JsonObject *decision;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   zot_test_manifest_set_string (a, "intercept_failure", "block");
   start_host (f, paths);
@@ -1048,7 +981,7 @@ test_failed_guard_blocks_from_start (Fixture       *f,
   g_autofree char *a = FAKE (f, "stillborn", "--exit-before-hello", "3", NULL);
   const char *paths[] = { a, NULL };
   g_autofree char *one = g_build_filename (f->env.cwd, "one", NULL);
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   zot_test_manifest_set_string (a, "intercept_failure", "block");
   start_host (f, paths);
@@ -1067,7 +1000,7 @@ test_turn_start_block (Fixture       *f,
                              "--register-json", "{\"type\":\"subscribe\",\"intercept\":[\"turn_start\"]}",
                              "--intercept-reply", "turn_start={\"block\":true,\"reason\":\"budget exhausted\"}", NULL);
   const char *paths[] = { a, NULL };
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   start_host (f, paths);
   submit (f, "hello", &s);
@@ -1087,7 +1020,7 @@ test_assistant_message_rewrite (Fixture       *f,
   const char *paths[] = { a, NULL };
   GPtrArray *messages;
   g_autofree char *kept = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   start_host (f, paths);
   submit (f, "my secret", &s);
@@ -1109,7 +1042,7 @@ test_assistant_message_block (Fixture       *f,
                              "--register-json", "{\"type\":\"subscribe\",\"intercept\":[\"assistant_message\"]}",
                              "--intercept-reply", "assistant_message={\"block\":true}", NULL);
   const char *paths[] = { a, NULL };
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   start_host (f, paths);
   submit (f, "anything", &s);
@@ -1141,7 +1074,7 @@ test_before_agent_start_chain (Fixture       *f,
   const char *paths[] = { a, bad, b, NULL };
   g_autoptr(GPtrArray) seen_a = NULL;
   g_autoptr(GPtrArray) seen_b = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   ZotAgent *agent;
   const char *prompt;
   JsonObject *frame_a;
@@ -1192,7 +1125,7 @@ test_before_agent_start_rules (Fixture       *f,
 {
   g_autofree char *empty = prompt_fake (f, "eraser", "{\"system_prompt\":\"\"}");
   const char *paths[] = { empty, NULL };
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   start_host (f, paths);
   submit (f, "hi", &s);
@@ -1214,7 +1147,7 @@ test_before_agent_start_failures (Fixture       *f,
   g_autofree char *big = g_strnfill (ZOT_SYSTEM_PROMPT_MAX_BYTES, 'x');
   g_autofree char *reply_path = NULL;
   g_autofree char *reply_arg = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   const char *base;
   const char *paths[6];
 
@@ -1283,7 +1216,7 @@ test_before_agent_start_reset_pending (Fixture       *f,
                                 NULL);
   const char *paths[] = { slow, NULL };
   g_autoptr(GPtrArray) seen = NULL;
-  Submit s = { 0 };
+  ZotTestSubmit s = { 0 };
   ZotAgent *agent;
 
   start_host (f, paths);
@@ -1293,7 +1226,7 @@ test_before_agent_start_reset_pending (Fixture       *f,
    * the stale answer is discarded and the chain runs again. */
   zot_extension_manager_set_trace_traffic (zot_host_get_manager (f->host), TRUE);
   g_signal_connect (zot_host_get_manager (f->host), "frame-traffic", G_CALLBACK (reset_on_first_hook), agent);
-  zot_host_submit_async (f->host, "hi", NULL, submit_cb, &s);
+  zot_host_submit_async (f->host, "hi", NULL, zot_test_submit_cb, &s);
   zot_test_wait_for (&s.done, 30000);
   g_assert_no_error (s.error);
 
@@ -1301,7 +1234,7 @@ test_before_agent_start_reset_pending (Fixture       *f,
   g_assert_cmpuint (seen->len, ==, 2);
   g_assert_true (g_str_has_suffix (zot_agent_get_system_prompt (agent), " +S"));
   g_assert_false (g_str_has_suffix (zot_agent_get_system_prompt (agent), " +S +S"));
-  submit_clear (&s);
+  zot_test_submit_clear (&s);
 }
 
 /* Lifecycle events */
@@ -1328,7 +1261,7 @@ test_two_tool_step_order (Fixture       *f,
   const char *paths[] = { dir, NULL };
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *names = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   JsonObject *first_call;
 
   start_host (f, paths);
@@ -1370,7 +1303,7 @@ test_sequence_two_subscribers (Fixture       *f,
   const char *paths[] = { a, b, NULL };
   g_autoptr(GPtrArray) events_a = NULL;
   g_autoptr(GPtrArray) events_b = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   gint64 last = 0;
 
   start_host (f, paths);
@@ -1435,7 +1368,7 @@ test_tool_result_args (Fixture       *f,
   g_autofree char *dir = FAKE (f, "argwatch", "--register-json", all_events, NULL);
   const char *paths[] = { dir, NULL };
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   JsonObject *empty;
   JsonObject *raw;
   JsonObject *unknown;
@@ -1465,7 +1398,7 @@ test_status_cancelled (Fixture       *f,
   g_autofree char *dir = FAKE (f, "cancelwatch", "--register-json", all_events, NULL);
   const char *paths[] = { dir, NULL };
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   JsonObject *result;
 
   start_host (f, paths);
@@ -1487,7 +1420,7 @@ test_compaction_events (Fixture       *f,
   g_autofree char *dir = FAKE (f, "compactwatch", "--register-json", all_events, NULL);
   const char *paths[] = { dir, NULL };
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   JsonObject *pre;
   JsonObject *post;
 
@@ -1525,7 +1458,7 @@ test_session_switch (Fixture       *f,
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GPtrArray) all = NULL;
   g_autofree char *names = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   const char *first_id;
   const char *second_id;
 
@@ -1570,8 +1503,7 @@ test_session_read_only_if_locked (Fixture       *f,
   g_autoptr(GError) error = NULL;
   g_autofree char *expected = NULL;
   g_autofree char *after = NULL;
-  g_auto(Submit) s = { 0 };
-  gboolean done = FALSE;
+  g_auto(ZotTestSubmit) s = { 0 };
   ZotSession *session;
   ZotHost *refused;
   int fd;
@@ -1599,8 +1531,7 @@ test_session_read_only_if_locked (Fixture       *f,
   g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 1);
 
   g_signal_connect (f->host, "warning", G_CALLBACK (on_host_warning), f);
-  zot_host_load_async (f->host, NULL, load_cb, &done);
-  zot_test_wait_for (&done, 30000);
+  zot_test_load_host (f->host);
   expected = g_strdup_printf ("the session %s is open in another zot process, so it is shown read-only "
                               "here; start a new conversation (/new) to go on", path);
   g_assert_cmpuint (f->warnings->len, ==, 1);
@@ -1631,7 +1562,7 @@ test_approval_choices (Fixture       *f,
   const char *paths[] = { dir, NULL };
   g_autoptr(GPtrArray) events = NULL;
   g_autoptr(GPtrArray) decisions = g_ptr_array_new_with_free_func (g_free);
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   guint confirmations = 0;
   static const int answers[] = { ZOT_APPROVAL_DENY, ZOT_APPROVAL_ALLOW, ZOT_APPROVAL_ALLOW_TOOL, -2,
                                  ZOT_APPROVAL_ALLOW_ALL, -2 };
@@ -1693,7 +1624,7 @@ test_approval_policies (Fixture       *f,
   g_autofree char *dir = FAKE (f, "policywatch", "--register-json", all_events, NULL);
   const char *paths[] = { dir, NULL };
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   ZotExtensionManager *manager;
 
   start_host (f, paths);
@@ -1730,12 +1661,12 @@ test_approval_cancelled (Fixture       *f,
   g_autofree char *dir = FAKE (f, "waitwatch", "--register-json", all_events, NULL);
   const char *paths[] = { dir, NULL };
   g_autoptr(GPtrArray) events = NULL;
-  Submit s = { 0 };
+  ZotTestSubmit s = { 0 };
   JsonObject *decision;
 
   start_host (f, paths);
   f->answer = -1;
-  zot_host_submit_async (f->host, "tool: bash {\"command\":\"true\"}", NULL, submit_cb, &s);
+  zot_host_submit_async (f->host, "tool: bash {\"command\":\"true\"}", NULL, zot_test_submit_cb, &s);
   zot_test_wait_until (approval_pending, f, 10000);
   zot_agent_abort (zot_host_get_agent (f->host));
   zot_test_wait_for (&s.done, 10000);
@@ -1746,7 +1677,7 @@ test_approval_cancelled (Fixture       *f,
   decision = event_named (events, "permission_decision", 0);
   g_assert_cmpstr (json_object_get_string_member (decision, "decision"), ==, "cancelled");
   g_assert_cmpstr (json_object_get_string_member (event_named (events, "tool_result", 0), "status"), ==, "cancelled");
-  submit_clear (&s);
+  zot_test_submit_clear (&s);
 }
 
 /* A tool that refuses after it was approved. */
@@ -1805,7 +1736,7 @@ test_second_decision (Fixture       *f,
   g_autoptr(ZotTool) jail = g_object_new (TEST_TYPE_REFUSING_TOOL, "name", "jailed", "requires-approval", TRUE, NULL);
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *names = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   JsonObject *second;
   JsonObject *result;
 
@@ -1858,7 +1789,7 @@ test_command_replies (Fixture       *f,
   g_autofree char *dir = FAKE (f, "answers", "--command", "ask", NULL);
   const char *paths[] = { dir, NULL };
   g_autoptr(GString) seen = g_string_new (NULL);
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   g_autofree char *expected = NULL;
 
   start_host (f, paths);
@@ -1906,7 +1837,7 @@ test_tool_prompt (Fixture       *f,
   g_autofree char *dir = FAKE (f, "committer", "--command", "commit", "--register-json", all_events, NULL);
   const char *paths[] = { dir, NULL };
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   GPtrArray *messages;
   JsonObject *assistant;
   JsonObject *call;
@@ -1942,7 +1873,7 @@ test_tool_prompt_invalid (Fixture       *f,
 {
   g_autofree char *dir = FAKE (f, "sloppy", "--command", "bad", NULL);
   const char *paths[] = { dir, NULL };
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   start_host (f, paths);
   submit (f, "/bad toolprompt bash not-an-object", &s);
@@ -1978,7 +1909,7 @@ test_provider_endpoint (Fixture       *f,
   g_autoptr(ZotFakeServer) second = zot_fake_server_new ();
   g_auto(ZotHostOptions) options = { 0 };
   g_autoptr(GError) error = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   guint changes = 0;
 
   options.cwd = g_strdup (f->env.cwd);
@@ -2103,11 +2034,11 @@ static void
 submit_images (Fixture    *f,
                const char *text,
                JsonArray  *images,
-               Submit     *out)
+               ZotTestSubmit *out)
 {
-  submit_clear (out);
+  zot_test_submit_clear (out);
   out->done = FALSE;
-  zot_host_submit_with_images_async (f->host, text, images, NULL, submit_cb, out);
+  zot_host_submit_with_images_async (f->host, text, images, NULL, zot_test_submit_cb, out);
   zot_test_wait_for (&out->done, 60000);
 }
 
@@ -2149,12 +2080,11 @@ test_prompt_images (Fixture       *f,
   g_auto(ZotHostOptions) options = { 0 };
   g_autoptr(GError) error = NULL;
   g_autofree char *url = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   const char *paths[] = { dir, NULL };
   JsonArray *content;
   GPtrArray *messages;
   JsonObject *stored;
-  gboolean done = FALSE;
 
   /* What is taken, and what is not. */
   block = zot_image_block_new (png, "shot.png", &error);
@@ -2184,8 +2114,7 @@ test_prompt_images (Fixture       *f,
   options.no_session = TRUE;
   f->host = zot_host_new (&options, &error);
   g_assert_no_error (error);
-  zot_host_load_async (f->host, NULL, load_cb, &done);
-  zot_test_wait_for (&done, 30000);
+  zot_test_load_host (f->host);
 
   json_array_add_object_element (images, json_object_ref (block));
   push_reply (server, "a picture");

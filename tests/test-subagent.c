@@ -261,17 +261,6 @@ on_approval_requested (ZotExtensionManager *manager,
   return TRUE;
 }
 
-static void
-load_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
-{
-  gboolean *done = user_data;
-
-  zot_host_load_finish (ZOT_HOST (object), result, NULL);
-  *done = TRUE;
-}
-
 /* A host on the demo model with the recording observer. */
 static void
 start_host (Fixture *f)
@@ -279,7 +268,6 @@ start_host (Fixture *f)
   g_auto(ZotHostOptions) options = { 0 };
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = NULL;
-  gboolean done = FALSE;
 
   dir = zot_test_make_fake_args (f->env.root, OBSERVER, "--record", f->record,
                                  "--register-json", all_events, NULL);
@@ -302,55 +290,24 @@ start_host (Fixture *f)
     g_signal_connect (zot_host_get_manager (f->host), "approval-requested",
                       G_CALLBACK (on_approval_requested), f);
 
-  zot_host_load_async (f->host, NULL, load_cb, &done);
-  zot_test_wait_for (&done, 30000);
+  zot_test_load_host (f->host);
   zot_host_begin_session (f->host);
 }
 
-typedef struct
-{
-  gboolean  done;
-  char     *text;
-  GError   *error;
-} Submit;
-
 static void
-submit_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
+submit_start (Fixture       *f,
+              const char    *text,
+              ZotTestSubmit *out)
 {
-  Submit *submit = user_data;
-
-  zot_host_submit_finish (ZOT_HOST (object), result, &submit->text, &submit->error);
-  submit->done = TRUE;
+  zot_test_submit_start (f->host, text, out);
 }
 
 static void
-submit_clear (Submit *submit)
+submit (Fixture       *f,
+        const char    *text,
+        ZotTestSubmit *out)
 {
-  submit->done = FALSE;
-  g_clear_pointer (&submit->text, g_free);
-  g_clear_error (&submit->error);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Submit, submit_clear)
-
-static void
-submit_start (Fixture    *f,
-              const char *text,
-              Submit     *out)
-{
-  submit_clear (out);
-  zot_host_submit_async (f->host, text, NULL, submit_cb, out);
-}
-
-static void
-submit (Fixture    *f,
-        const char *text,
-        Submit     *out)
-{
-  submit_start (f, text, out);
-  zot_test_wait_for (&out->done, 30000);
+  zot_test_submit (f->host, text, out);
 }
 
 /* Helpers on results and recorded events */
@@ -560,7 +517,7 @@ test_say_hi (Fixture       *f,
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *text = NULL;
   g_autofree char *agent_id = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   ZotToolResult *result;
   ZotAgent *child;
   JsonObject *start;
@@ -615,7 +572,7 @@ test_child_tools (Fixture       *f,
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *text = NULL;
   g_autofree char *agent_id = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   ZotToolRegistry *registry;
   ZotAgent *child;
 
@@ -676,7 +633,7 @@ test_guard_applies (Fixture       *f,
   g_autofree char *pwned = g_build_filename (f->env.cwd, "pwned", NULL);
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *agent_id = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   JsonObject *decision;
 
   f->guard = zot_test_make_fake_args (f->env.root, "guard",
@@ -710,7 +667,7 @@ test_approval_names_subagent (Fixture       *f,
 {
   g_autofree char *made = g_build_filename (f->env.cwd, "made", NULL);
   g_autofree char *agent_id = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   ZotApproval *approval;
 
   f->interactive = TRUE;
@@ -741,7 +698,7 @@ test_resume (Fixture       *f,
   g_autofree char *resume = NULL;
   g_autofree char *text = NULL;
   g_autofree char *said = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   ZotToolResult *unknown;
   GPtrArray *messages;
   ZotAgent *child;
@@ -807,7 +764,7 @@ test_failed (Fixture       *f,
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *text = NULL;
   g_autofree char *agent_id = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   ZotToolRegistry *registry;
   ZotToolResult *result;
   JsonObject *stop;
@@ -846,7 +803,7 @@ test_abort (Fixture       *f,
             gconstpointer  data)
 {
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   JsonObject *stop;
 
   start_host (f);
@@ -895,7 +852,7 @@ test_concurrent_batch (Fixture       *f,
   g_autoptr(GPtrArray) events = NULL;
   g_autofree char *a = NULL;
   g_autofree char *b = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
 
   start_host (f);
   stubborn = add_stubborn (f);
@@ -942,7 +899,7 @@ test_shutdown_waits (Fixture       *f,
                      gconstpointer  data)
 {
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   gboolean shut = FALSE;
   gboolean *flags[] = { &shut, &s.done, NULL };
 
@@ -968,7 +925,7 @@ test_shutdown_timeout (Fixture       *f,
 {
   g_autoptr(TestStubbornTool) stubborn = NULL;
   g_autoptr(GPtrArray) events = NULL;
-  g_auto(Submit) s = { 0 };
+  g_auto(ZotTestSubmit) s = { 0 };
   gboolean shut = FALSE;
   gint64 begin;
   gint64 waited_ms;

@@ -799,3 +799,90 @@ zot_test_finalize_host (ZotHost **host)
   zot_test_wait_for (&done, 30000);
   g_assert_finalize_object (g_steal_pointer (host));
 }
+
+char *
+zot_test_record_path (ZotTestEnv *env,
+                      const char *name)
+{
+  g_autofree char *base = g_strdup_printf ("%s.jsonl", name);
+  return g_build_filename (env->root, base, NULL);
+}
+
+char *
+zot_test_make_recording_fake (ZotTestEnv *env,
+                              const char *name,
+                              ...)
+{
+  g_autoptr(GPtrArray) args = g_ptr_array_new ();
+  g_autofree char *record = zot_test_record_path (env, name);
+  const char *arg;
+  va_list ap;
+
+  g_ptr_array_add (args, (gpointer) "--record");
+  g_ptr_array_add (args, record);
+  va_start (ap, name);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (args, (gpointer) arg);
+  va_end (ap);
+  g_ptr_array_add (args, NULL);
+
+  return zot_test_make_fake (env->root, name, (const char * const *) args->pdata);
+}
+
+void
+zot_test_submit_clear (ZotTestSubmit *submit)
+{
+  submit->done = FALSE;
+  submit->ok = FALSE;
+  g_clear_pointer (&submit->text, g_free);
+  g_clear_error (&submit->error);
+}
+
+void
+zot_test_submit_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  ZotTestSubmit *submit = user_data;
+
+  submit->ok = zot_host_submit_finish (ZOT_HOST (object), result, &submit->text, &submit->error);
+  submit->done = TRUE;
+}
+
+void
+zot_test_submit_start (ZotHost       *host,
+                       const char    *text,
+                       ZotTestSubmit *out)
+{
+  zot_test_submit_clear (out);
+  zot_host_submit_async (host, text, NULL, zot_test_submit_cb, out);
+}
+
+void
+zot_test_submit (ZotHost       *host,
+                 const char    *text,
+                 ZotTestSubmit *out)
+{
+  zot_test_submit_start (host, text, out);
+  zot_test_wait_for (&out->done, 60000);
+}
+
+static void
+host_loaded_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  zot_host_load_finish (ZOT_HOST (object), result, NULL);
+  *done = TRUE;
+}
+
+void
+zot_test_load_host (ZotHost *host)
+{
+  gboolean done = FALSE;
+
+  zot_host_load_async (host, NULL, host_loaded_cb, &done);
+  zot_test_wait_for (&done, 30000);
+}

@@ -54,6 +54,41 @@ void        zot_test_wait_until       (gboolean          (*check) (gpointer),
 ZotExtensionManager *zot_test_load_manager (ZotTestEnv         *env,
                                             const char * const *paths);
 void        zot_test_shutdown_manager (ZotExtensionManager *manager);
+/* The --record file of fake extension @name under @env, and a fake
+ * extension recording there with the NULL-terminated arguments after
+ * @name; returns its directory. */
+char       *zot_test_record_path      (ZotTestEnv         *env,
+                                       const char         *name);
+char       *zot_test_make_recording_fake (ZotTestEnv       *env,
+                                          const char       *name,
+                                          ...) G_GNUC_NULL_TERMINATED;
+
+/* A prompt submitted to a host: @done turns TRUE with @ok, the final
+ * @text or @error. zot_test_submit() waits for it (up to 60 s). */
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+  char     *text;
+  GError   *error;
+} ZotTestSubmit;
+
+void        zot_test_submit_clear     (ZotTestSubmit      *submit);
+/* The callback of zot_host_submit_async() that fills a ZotTestSubmit. */
+void        zot_test_submit_cb        (GObject            *object,
+                                       GAsyncResult       *result,
+                                       gpointer            user_data);
+void        zot_test_submit_start     (ZotHost            *host,
+                                       const char         *text,
+                                       ZotTestSubmit      *out);
+void        zot_test_submit           (ZotHost            *host,
+                                       const char         *text,
+                                       ZotTestSubmit      *out);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ZotTestSubmit, zot_test_submit_clear)
+
+/* Loads @host's extensions and waits for them. */
+void        zot_test_load_host        (ZotHost            *host);
+
 /* Runs the extension's shutdown ladder to its end. */
 void        zot_test_stop_extension   (ZotExtension        *extension);
 void        zot_test_finalize_host    (ZotHost            **host);

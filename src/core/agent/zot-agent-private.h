@@ -5,27 +5,52 @@
 #pragma once
 
 #include "zot-agent.h"
+#include "zot-tool-invocation.h"
 
 G_BEGIN_DECLS
 
 typedef struct _Run Run;
+typedef struct _ToolCall ToolCall;
 
+/* What the owner of a call does when the call leaves a stage. The owner is
+ * the run, for the calls of a model step, or an extension's call_tool
+ * request (zot-agent-calls.c). */
 typedef struct
 {
-  Run           *run;
-  char          *id;
-  char          *name;
-  JsonObject    *args;
-  JsonObject    *effective_args;
-  char          *args_raw;
-  ZotTool       *tool;
-  ZotToolResult *result;
-  GCancellable  *cancellable;
-  gboolean       preparing;
-  gboolean       ready;
-  gboolean       executed;
-  gboolean       done;
-} ToolCall;
+  /* Preparation (interception, approval) that went on past
+   * _zot_tool_call_prepare() has ended: the call is ready or done. */
+  void (*prepared) (ToolCall *call);
+  /* Execution has ended; the call is done and reported. */
+  void (*executed) (ToolCall *call);
+} ToolCallHooks;
+
+struct _ToolCall
+{
+  ZotAgent            *agent;
+  const ToolCallHooks *hooks;
+  gpointer             owner;
+  /* Abandons the call: the run's cancellable or the request's. */
+  GCancellable        *outer;
+  gulong               outer_id;
+  /* For a call an extension asked for: who asked, and from which call. */
+  char                *origin_extension;
+  ZotToolInvocation   *parent;
+  /* This call, as the calls it asks for see it, while it runs. */
+  ZotToolInvocation   *invocation;
+  char                *id;
+  char                *name;
+  JsonObject          *args;
+  JsonObject          *effective_args;
+  char                *args_raw;
+  ZotTool             *tool;
+  ZotToolResult       *result;
+  GCancellable        *cancellable;
+  gboolean             preparing;
+  gboolean             ready;
+  gboolean             executed;
+  gboolean             done;
+  gboolean             timed_out;
+};
 
 struct _Run
 {
@@ -33,7 +58,6 @@ struct _Run
   GTask        *task;
   GCancellable *cancellable;
   gulong        cancel_id;
-  gulong        cancelled_id;
   char         *text;
   guint         step;
   GString      *streamed;
@@ -73,6 +97,7 @@ struct _ZotAgent
   GQueue               queue;
   gulong               text_delta_id;
   GCancellable        *cancellable;
+  guint                n_extension_calls;
 };
 
 enum
@@ -83,6 +108,8 @@ enum
   ZOT_AGENT_TEXT_DELTA,
   ZOT_AGENT_TOOL_CALL,
   ZOT_AGENT_TOOL_RESULT,
+  ZOT_AGENT_EXTENSION_CALL,
+  ZOT_AGENT_EXTENSION_CALL_RESULT,
   ZOT_AGENT_ASSISTANT_MESSAGE,
   ZOT_AGENT_USAGE,
   ZOT_AGENT_TURN_END,
@@ -133,10 +160,23 @@ void                 _zot_agent_add_turn_usage       (ZotAgent        *self,
 void                 _zot_agent_reset_usage          (ZotAgent        *self);
 
 /* zot-agent-tools.c */
+ToolCall            *_zot_tool_call_new              (ZotAgent            *agent,
+                                                      const ToolCallHooks *hooks,
+                                                      gpointer             owner,
+                                                      GCancellable        *outer,
+                                                      const char          *id,
+                                                      const char          *name,
+                                                      JsonObject          *args);
+void                 _zot_tool_call_free             (ToolCall            *call);
+void                 _zot_tool_call_prepare          (ToolCall            *call);
+gboolean             _zot_tool_call_execute          (ToolCall            *call);
+const ZotCallOrigin *_zot_tool_call_origin           (ToolCall            *call,
+                                                      ZotCallOrigin       *origin);
 void                 _zot_agent_collect_calls        (Run             *run,
                                                       JsonObject      *message);
 void                 _zot_agent_run_group            (Run             *run);
-void                 _zot_agent_on_run_cancelled     (GCancellable    *cancellable,
-                                                      Run             *run);
+
+/* zot-agent-calls.c */
+void                 _zot_agent_tool_runner_iface_init (ZotToolRunnerInterface *iface);
 
 G_END_DECLS

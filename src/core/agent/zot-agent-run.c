@@ -39,8 +39,6 @@ run_free (Run *run)
 {
   if (run->cancel_id != 0)
     g_cancellable_disconnect (g_task_get_cancellable (run->task), run->cancel_id);
-  if (run->cancelled_id != 0)
-    g_cancellable_disconnect (run->cancellable, run->cancelled_id);
   g_clear_object (&run->task);
   g_clear_object (&run->cancellable);
   g_free (run->text);
@@ -614,7 +612,6 @@ start_run (ZotAgent *self,
                                             G_CALLBACK (g_cancellable_cancel),
                                             g_object_ref (run->cancellable),
                                             g_object_unref);
-  run->cancelled_id = g_cancellable_connect (run->cancellable, G_CALLBACK (_zot_agent_on_run_cancelled), run, NULL);
 
   /* Set up before `running` says so: a handler may abort it at once. */
   _zot_agent_set_run (self, run);

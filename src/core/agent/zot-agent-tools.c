@@ -1,12 +1,18 @@
-/* zot-agent-tools.c — the tool calls of one step of a run.
+/* zot-agent-tools.c — one tool call's way through the agent, and the tool
+ * calls of one step of a run.
+ *
+ * A call is prepared (checks, the `tool_call` interceptors, approval),
+ * executed with a GCancellable of its own, and reported (the tool_result
+ * event and a signal); every call ends with a result, failures and
+ * cancellations included. The model's calls and the calls extensions ask
+ * for (zot-agent-calls.c) take this same way; their owners differ in what
+ * happens between the stages (ToolCallHooks).
  *
  * The calls of an assistant message run in groups: consecutive tools that
  * may run concurrently together, each tool that changes state on its own,
- * in order. Each call is prepared in turn (checks, the `tool_call`
- * interceptors, approval), then the group's ready calls run, each with a
- * GCancellable of its own; every call ends with a result, failures and
- * cancellations included, and their "tool" message goes to the session
- * before the next step.
+ * in order. Each call of a group is prepared in turn, then the group's
+ * ready calls run, and their "tool" message goes to the session before the
+ * next step.
  */
 #define G_LOG_DOMAIN "zot-agent"
 
@@ -17,11 +23,52 @@
 #include "zot-agent.h"
 #include "zot-agent-private.h"
 #include "zot-message.h"
+#include "zot-limits.h"
 #include "zot-observation.h"
+#include "zot-tool-invocation.h"
 
 static void
-tool_call_free (ToolCall *call)
+on_outer_cancelled (GCancellable *outer,
+                    GCancellable *cancellable)
 {
+  /* GCancellables are thread-safe to cancel. */
+  g_cancellable_cancel (cancellable);
+}
+
+ToolCall *
+_zot_tool_call_new (ZotAgent            *agent,
+                    const ToolCallHooks *hooks,
+                    gpointer             owner,
+                    GCancellable        *outer,
+                    const char          *id,
+                    const char          *name,
+                    JsonObject          *args)
+{
+  ToolCall *call = g_new0 (ToolCall, 1);
+
+  call->agent = agent;
+  call->hooks = hooks;
+  call->owner = owner;
+  call->outer = outer != NULL ? g_object_ref (outer) : NULL;
+  call->id = g_strdup (id);
+  call->name = g_strdup (name);
+  call->args = args != NULL ? json_object_ref (args) : json_object_new ();
+  call->effective_args = json_object_ref (call->args);
+  call->tool = zot_tool_registry_lookup (agent->registry, name);
+  if (call->tool != NULL)
+    g_object_ref (call->tool);
+  return call;
+}
+
+void
+_zot_tool_call_free (ToolCall *call)
+{
+  if (call->outer_id != 0)
+    g_cancellable_disconnect (call->outer, call->outer_id);
+  g_clear_object (&call->outer);
+  g_free (call->origin_extension);
+  g_clear_pointer (&call->parent, zot_tool_invocation_unref);
+  g_clear_pointer (&call->invocation, zot_tool_invocation_unref);
   g_free (call->id);
   g_free (call->name);
   g_clear_pointer (&call->args, json_object_unref);
@@ -33,8 +80,22 @@ tool_call_free (ToolCall *call)
   g_free (call);
 }
 
-/* Tool calls: prepare (checks, interception, approval) one at a time in
- * order, then execute the group, then report each result. */
+/* Who the call is for, when it is not the conversation's own model: a
+ * subagent's, an extension's, or both. */
+const ZotCallOrigin *
+_zot_tool_call_origin (ToolCall      *call,
+                       ZotCallOrigin *origin)
+{
+  const ZotCallOrigin *agent_origin = _zot_agent_call_origin (call->agent, origin);
+
+  if (call->origin_extension == NULL)
+    return agent_origin;
+
+  if (agent_origin == NULL)
+    *origin = (ZotCallOrigin) { 0 };
+  origin->extension = call->origin_extension;
+  return origin;
+}
 
 static JsonObject *
 build_tool_message (Run *run)
@@ -95,19 +156,18 @@ all_tools_done (Run *run)
 static void
 report_call (ToolCall *call)
 {
-  Run *run = call->run;
-  ZotAgent *self = run->agent;
+  ZotAgent *self = call->agent;
   ZotToolResult *result = call->result;
+  ZotCallOrigin origin;
 
   /* A tool that refused after it was approved: a second decision. */
   if (call->executed && result->outcome == ZOT_TOOL_OUTCOME_BLOCKED && self->manager != NULL)
     {
       g_autofree char *reason = zot_content_get_text (result->content);
-      ZotCallOrigin origin;
 
       zot_extension_manager_emit_permission_decision (self->manager, call->id, call->name,
                                                       "denied", "policy", "tool_execution",
-                                                      reason, _zot_agent_call_origin (self, &origin));
+                                                      reason, _zot_tool_call_origin (call, &origin));
     }
 
   if (self->manager != NULL)
@@ -124,10 +184,16 @@ report_call (ToolCall *call)
       json_object_set_string_member (payload, "status", zot_tool_outcome_to_string (result->outcome));
       json_object_set_boolean_member (payload, "executed", call->executed);
       json_object_set_object_member (payload, "result", zot_observation_result (result->content, result->is_error));
+      zot_call_origin_describe (_zot_tool_call_origin (call, &origin), payload);
       _zot_agent_emit_event (self, "tool_result", payload);
     }
 
-  g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_TOOL_RESULT], 0, call->id, call->name, result);
+  /* A call an extension asked for is no tool use of the conversation. */
+  if (call->origin_extension != NULL)
+    g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_EXTENSION_CALL_RESULT], 0,
+                   call->id, call->name, result);
+  else
+    g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_TOOL_RESULT], 0, call->id, call->name, result);
 }
 
 static void
@@ -141,29 +207,22 @@ complete_call (ToolCall      *call,
 }
 
 static void
-group_step_done (Run *run)
-{
-  if (run->preparing > 0 || run->running > 0)
-    return;
-
-  run->group_start = run->group_end;
-  _zot_agent_run_group (run);
-}
-
-static void
 tool_executed_cb (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
   ToolCall *call = user_data;
-  Run *run = call->run;
   g_autoptr(GError) error = NULL;
   ZotToolResult *tool_result;
 
   tool_result = zot_tool_execute_finish (ZOT_TOOL (object), result, &error);
   if (tool_result == NULL)
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      if (call->timed_out)
+        tool_result = zot_tool_result_new_error (ZOT_TOOL_OUTCOME_TIMED_OUT,
+                                                 _("%s did not finish within %u s."), call->name,
+                                                 (zot_timeout_get_ms (ZOT_TIMEOUT_CALL_TOOL) + 999) / 1000);
+      else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         tool_result = zot_tool_result_new_error (ZOT_TOOL_OUTCOME_CANCELLED,
                                                  _("The call of %s was cancelled."), call->name);
       else
@@ -172,63 +231,79 @@ tool_executed_cb (GObject      *object,
                                                  error ? error->message : _("no result"));
     }
 
-  complete_call (call, tool_result);
+  if (call->outer_id != 0)
+    g_cancellable_disconnect (call->outer, call->outer_id);
+  call->outer_id = 0;
 
-  run->running--;
-  group_step_done (run);
+  complete_call (call, tool_result);
+  call->hooks->executed (call);
 }
 
-static void
-execute_call (Run      *run,
-              ToolCall *call)
+/**
+ * _zot_tool_call_execute:
+ *
+ * Runs a prepared, ready call. The owner's executed hook runs once it has
+ * ended.
+ *
+ * Returns: %FALSE when the call was abandoned before it could start: it is
+ *   done already, and no hook will run
+ */
+gboolean
+_zot_tool_call_execute (ToolCall *call)
 {
+  ZotAgent *self = call->agent;
   ZotToolContext context = { 0 };
 
-  if (g_cancellable_is_cancelled (run->cancellable))
+  g_assert (call->ready && !call->done && !call->executed);
+
+  if (call->outer != NULL && g_cancellable_is_cancelled (call->outer))
     {
       complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_CANCELLED,
                                                       _("The call of %s was cancelled before it ran."),
                                                       call->name));
-      return;
+      return FALSE;
     }
 
-  context.cwd = run->agent->cwd;
-  context.call_id = call->id;
-  context.interactive = run->agent->interactive;
   call->cancellable = g_cancellable_new ();
+  if (call->outer != NULL)
+    call->outer_id = g_cancellable_connect (call->outer, G_CALLBACK (on_outer_cancelled),
+                                            g_object_ref (call->cancellable), g_object_unref);
+  call->invocation = zot_tool_invocation_new (call->parent, call->id, call->name, call->cancellable,
+                                              ZOT_TOOL_RUNNER (self));
+
+  context.cwd = self->cwd;
+  context.call_id = call->id;
+  /* A call an extension asked for has a deadline, even in the window. */
+  context.interactive = self->interactive && call->origin_extension == NULL;
+  context.invocation = call->invocation;
   call->executed = TRUE;
-  run->running++;
   zot_tool_execute_async (call->tool, call->effective_args, &context, call->cancellable,
                           tool_executed_cb, call);
+  return TRUE;
 }
-
-static void prepare_next (Run *run);
 
 static void
 block_call (ToolCall   *call,
             const char *reason,
             const char *message)
 {
-  ZotAgent *self = call->run->agent;
+  ZotAgent *self = call->agent;
   ZotCallOrigin origin;
 
   if (self->manager != NULL)
     zot_extension_manager_emit_permission_decision (self->manager, call->id, call->name,
                                                     "denied", "policy", "pre_execution", reason,
-                                                    _zot_agent_call_origin (self, &origin));
+                                                    _zot_tool_call_origin (call, &origin));
   complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_BLOCKED, "%s", message));
 }
 
 /* A call leaves the preparing stage (interception, approval) either
- * ready to run or already completed; the next one may start. */
+ * ready to run or already completed. */
 static void
 finish_preparing (ToolCall *call)
 {
-  Run *run = call->run;
-
   call->preparing = FALSE;
-  run->preparing--;
-  prepare_next (run);
+  call->hooks->prepared (call);
 }
 
 /* The arguments an interceptor left in @payload become the call's own,
@@ -256,6 +331,8 @@ authorized_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
 
   decision = zot_extension_manager_authorize_finish (ZOT_EXTENSION_MANAGER (object), result, &error);
+  if (call->parent != NULL)
+    zot_tool_invocation_release (call->parent);
 
   if (decision == NULL || g_str_equal (decision->decision, "cancelled"))
     complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_CANCELLED,
@@ -273,15 +350,18 @@ authorized_cb (GObject      *object,
 static void
 authorize_call (ToolCall *call)
 {
-  Run *run = call->run;
-  ZotAgent *self = run->agent;
-
+  ZotAgent *self = call->agent;
   ZotCallOrigin origin;
+
+  /* The user may take a while: the calls above this one wait without
+   * running out of time (PROTOCOL.md §5). */
+  if (call->parent != NULL)
+    zot_tool_invocation_hold (call->parent);
 
   zot_extension_manager_authorize_async (self->manager, call->id, call->name, call->effective_args,
                                          zot_tool_get_requires_approval (call->tool),
-                                         _zot_agent_call_origin (self, &origin),
-                                         run->cancellable, authorized_cb, call);
+                                         _zot_tool_call_origin (call, &origin),
+                                         call->outer, authorized_cb, call);
 }
 
 static void
@@ -321,14 +401,21 @@ intercepted_cb (GObject      *object,
   authorize_call (call);
 }
 
-static void
-prepare_call (Run      *run,
-              ToolCall *call)
+/**
+ * _zot_tool_call_prepare:
+ *
+ * Checks the call, and runs the interceptors and the approval. Afterwards
+ * the call is done (refused, failed, cancelled), ready, or still
+ * preparing: then the owner's prepared hook runs once that ends.
+ */
+void
+_zot_tool_call_prepare (ToolCall *call)
 {
-  ZotAgent *self = run->agent;
+  ZotAgent *self = call->agent;
   g_autoptr(JsonObject) payload = NULL;
+  ZotCallOrigin origin;
 
-  if (g_cancellable_is_cancelled (run->cancellable))
+  if (call->outer != NULL && g_cancellable_is_cancelled (call->outer))
     {
       complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_CANCELLED,
                                                       _("The call of %s was cancelled before it ran."),
@@ -374,7 +461,6 @@ prepare_call (Run      *run,
     }
 
   call->preparing = TRUE;
-  run->preparing++;
 
   if (!zot_extension_manager_has_interceptors (self->manager, "tool_call"))
     {
@@ -386,11 +472,47 @@ prepare_call (Run      *run,
   json_object_set_string_member (payload, "tool_id", call->id);
   json_object_set_string_member (payload, "tool_name", call->name);
   json_object_set_object_member (payload, "tool_args", json_object_ref (call->effective_args));
-  if (self->subagent_id != NULL)
-    json_object_set_string_member (payload, "agent_id", self->subagent_id);
-  zot_extension_manager_intercept_async (self->manager, "tool_call", payload, run->cancellable,
+  zot_call_origin_describe (_zot_tool_call_origin (call, &origin), payload);
+  zot_extension_manager_intercept_async (self->manager, "tool_call", payload, call->outer,
                                          intercepted_cb, call);
 }
+
+/* The calls of a model step */
+
+static void
+group_step_done (Run *run)
+{
+  if (run->preparing > 0 || run->running > 0)
+    return;
+
+  run->group_start = run->group_end;
+  _zot_agent_run_group (run);
+}
+
+static void prepare_next (Run *run);
+
+static void
+run_call_prepared (ToolCall *call)
+{
+  Run *run = call->owner;
+
+  run->preparing--;
+  prepare_next (run);
+}
+
+static void
+run_call_executed (ToolCall *call)
+{
+  Run *run = call->owner;
+
+  run->running--;
+  group_step_done (run);
+}
+
+static const ToolCallHooks run_call_hooks = {
+  .prepared = run_call_prepared,
+  .executed = run_call_executed,
+};
 
 /* Prepares the calls of the current group one after the other (an
  * interceptor or an approval may take a while), then runs those that may
@@ -408,17 +530,20 @@ prepare_next (Run *run)
       if (call->done || call->ready)
         continue;
 
-      prepare_call (run, call);
-      if (run->preparing > 0)
-        return;
+      _zot_tool_call_prepare (call);
+      if (call->preparing)
+        {
+          run->preparing++;
+          return;
+        }
     }
 
   for (guint i = run->group_start; i < run->group_end; i++)
     {
       ToolCall *call = g_ptr_array_index (run->calls, i);
 
-      if (call->ready && !call->done && !call->executed)
-        execute_call (run, call);
+      if (call->ready && !call->done && !call->executed && _zot_tool_call_execute (call))
+        run->running++;
     }
 
   group_step_done (run);
@@ -455,27 +580,13 @@ _zot_agent_run_group (Run *run)
 }
 
 void
-_zot_agent_on_run_cancelled (GCancellable *cancellable,
-                             Run          *run)
-{
-  /* The GCancellables of the calls are thread-safe to cancel. */
-  if (run->calls != NULL)
-    for (guint i = 0; i < run->calls->len; i++)
-      {
-        ToolCall *call = g_ptr_array_index (run->calls, i);
-        if (call->cancellable != NULL)
-          g_cancellable_cancel (call->cancellable);
-      }
-}
-
-void
 _zot_agent_collect_calls (Run        *run,
                           JsonObject *message)
 {
   ZotAgent *self = run->agent;
   JsonArray *content = json_object_get_array_member (message, "content");
 
-  run->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) tool_call_free);
+  run->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) _zot_tool_call_free);
   run->group_start = 0;
 
   for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
@@ -487,21 +598,14 @@ _zot_agent_collect_calls (Run        *run,
       if (g_strcmp0 (json_object_get_string_member_with_default (block, "type", ""), "tool_use") != 0)
         continue;
 
-      call = g_new0 (ToolCall, 1);
-      call->run = run;
-      call->id = g_strdup (json_object_get_string_member_with_default (block, "id", ""));
-      call->name = g_strdup (json_object_get_string_member_with_default (block, "name", ""));
       input = json_object_get_member (block, "input");
-      if (input != NULL && JSON_NODE_HOLDS_OBJECT (input))
-        call->args = json_object_ref (json_node_get_object (input));
-      else
-        call->args = json_object_new ();
-      call->effective_args = json_object_ref (call->args);
+      call = _zot_tool_call_new (self, &run_call_hooks, run, run->cancellable,
+                                 json_object_get_string_member_with_default (block, "id", ""),
+                                 json_object_get_string_member_with_default (block, "name", ""),
+                                 input != NULL && JSON_NODE_HOLDS_OBJECT (input) ?
+                                   json_node_get_object (input) : NULL);
       if (json_object_has_member (block, "input_raw"))
         call->args_raw = g_strdup (json_object_get_string_member_with_default (block, "input_raw", ""));
-      call->tool = zot_tool_registry_lookup (self->registry, call->name);
-      if (call->tool != NULL)
-        g_object_ref (call->tool);
       g_ptr_array_add (run->calls, call);
     }
 }

@@ -17,7 +17,9 @@
 #include "zot-system-prompt.h"
 
 G_DEFINE_QUARK (zot-agent-error-quark, zot_agent_error)
-G_DEFINE_FINAL_TYPE (ZotAgent, zot_agent, G_TYPE_OBJECT)
+G_DEFINE_FINAL_TYPE_WITH_CODE (ZotAgent, zot_agent, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (ZOT_TYPE_TOOL_RUNNER,
+                                                      _zot_agent_tool_runner_iface_init))
 
 guint _zot_agent_signals [ZOT_AGENT_N_SIGNALS];
 GParamSpec *_zot_agent_properties [ZOT_AGENT_N_PROPS];
@@ -251,6 +253,29 @@ zot_agent_class_init (ZotAgentClass *klass)
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, JSON_TYPE_OBJECT);
   _zot_agent_signals [ZOT_AGENT_TOOL_RESULT] =
     g_signal_new ("tool-result", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, ZOT_TYPE_TOOL_RESULT);
+  /**
+   * ZotAgent::extension-call:
+   * @tool_id: the call's lifecycle id
+   * @parent_id: (nullable): the lifecycle id of the call it was asked from
+   * @name: the tool
+   * @args: the arguments the extension gave
+   * @origin_extension: the extension that asked
+   *
+   * An extension asked for a tool call (call_tool). It is not part of the
+   * conversation: the model never sees it.
+   */
+  _zot_agent_signals [ZOT_AGENT_EXTENSION_CALL] =
+    g_signal_new ("extension-call", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 5, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING, JSON_TYPE_OBJECT,
+                  G_TYPE_STRING);
+  /**
+   * ZotAgent::extension-call-result:
+   *
+   * The call ::extension-call announced has ended.
+   */
+  _zot_agent_signals [ZOT_AGENT_EXTENSION_CALL_RESULT] =
+    g_signal_new ("extension-call-result", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, ZOT_TYPE_TOOL_RESULT);
   _zot_agent_signals [ZOT_AGENT_ASSISTANT_MESSAGE] =
     g_signal_new ("assistant-message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,

@@ -30,6 +30,9 @@ struct _ZotExtensionManager
 
   GPtrArray    *panels;
 
+  GHashTable   *calls;          /* call_tool requests out, by extension and id */
+  GWeakRef      runner;
+
   ZotApprovalPolicy policy;
   GHashTable   *remembered_tools;
   gboolean      remember_all;
@@ -76,6 +79,18 @@ typedef void (*ZotManagerFrameHandler) (ZotExtensionManager *self,
 /* zot-extension-manager.c */
 void      _zot_manager_connect_extension (ZotExtensionManager *self,
                                           ZotExtension        *extension);
+
+/* zot-manager-calls.c */
+GHashTable *_zot_manager_calls_new          (void);
+void      _zot_manager_call_tool_frame      (ZotExtensionManager *self,
+                                             ZotExtension        *extension,
+                                             JsonObject          *frame);
+void      _zot_manager_call_tool_cancel_frame (ZotExtensionManager *self,
+                                               ZotExtension        *extension,
+                                               JsonObject          *frame);
+void      _zot_manager_cancel_calls_of      (ZotExtensionManager *self,
+                                             ZotExtension        *extension);
+void      _zot_manager_orphan_calls         (ZotExtensionManager *self);
 
 /* zot-manager-commands.c */
 void      _zot_manager_invalidate_routes (ZotExtensionManager *self);

@@ -113,6 +113,7 @@ on_extension_state_notify (ZotExtension        *extension,
       g_autofree char *reason = g_strdup_printf (_("%s stopped; its panels were closed"),
                                                  zot_extension_get_name (extension));
       _zot_manager_close_panels_of (self, extension, reason);
+      _zot_manager_cancel_calls_of (self, extension);
     }
 
   g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_EXTENSION_STATE_CHANGED], 0, extension);
@@ -281,6 +282,8 @@ zot_extension_manager_dispose (GObject *object)
   if (self->routes != NULL)
     g_hash_table_remove_all (self->routes);
 
+  _zot_manager_orphan_calls (self);
+
   for (guint i = 0; self->panels != NULL && i < self->panels->len; i++)
     g_signal_handlers_disconnect_by_data (g_ptr_array_index (self->panels, i), self);
   if (self->panels != NULL)
@@ -316,6 +319,8 @@ zot_extension_manager_finalize (GObject *object)
   g_clear_object (&self->event_generator);
   g_clear_pointer (&self->remembered_tools, g_hash_table_unref);
   g_clear_pointer (&self->panels, g_ptr_array_unref);
+  g_clear_pointer (&self->calls, g_hash_table_unref);
+  g_weak_ref_clear (&self->runner);
 
   G_OBJECT_CLASS (zot_extension_manager_parent_class)->finalize (object);
 }
@@ -523,6 +528,8 @@ zot_extension_manager_init (ZotExtensionManager *self)
   self->session_id = g_uuid_string_random ();
   self->remembered_tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->panels = g_ptr_array_new_with_free_func (g_object_unref);
+  self->calls = _zot_manager_calls_new ();
+  g_weak_ref_init (&self->runner, NULL);
 }
 
 ZotExtensionManager *

@@ -69,6 +69,7 @@ struct _ZotExtension
 
   GHashTable          *pending;
   guint64              next_request;
+  GHashTable          *invocations;    /* tool_call id → ZotToolInvocation, while it runs */
 
   GSource             *ladder_timeout;
   GQueue               stop_waiters;

@@ -22,17 +22,44 @@ G_DEFINE_FINAL_TYPE (ZotExtensionTool, zot_extension_tool, ZOT_TYPE_TOOL)
 
 typedef struct
 {
-  ZotExtension *extension;
-  char         *request_id;
-  guint         timeout_ms;
+  ZotExtension      *extension;
+  char              *request_id;
+  guint              timeout_ms;
+  ZotToolInvocation *invocation;
+  guint              hold_id;
 } CallData;
+
+/* The call has ended: the extension can no longer name it as a parent. */
+static void
+call_data_untrack (CallData *data)
+{
+  if (data->invocation == NULL)
+    return;
+
+  if (data->hold_id != 0)
+    zot_tool_invocation_remove_hold_func (data->invocation, data->hold_id);
+  data->hold_id = 0;
+  zot_extension_untrack_invocation (data->extension, data->request_id, data->invocation);
+  g_clear_pointer (&data->invocation, zot_tool_invocation_unref);
+}
 
 static void
 call_data_free (CallData *data)
 {
+  call_data_untrack (data);
   g_clear_object (&data->extension);
   g_free (data->request_id);
   g_free (data);
+}
+
+/* A child of this call waits for the user: the reply deadline stops. */
+static void
+call_data_hold (gboolean held,
+                gpointer user_data)
+{
+  CallData *data = user_data;
+
+  zot_extension_hold_request (data->extension, data->request_id, held);
 }
 
 const char *
@@ -95,6 +122,7 @@ replied_cb (GObject      *object,
   gboolean is_error;
 
   reply = zot_extension_request_finish (ZOT_EXTENSION (object), result, &error);
+  call_data_untrack (data);
   if (reply == NULL)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -178,6 +206,15 @@ zot_extension_tool_execute_async (ZotTool              *tool,
   zot_extension_request_async (data->extension, frame, data->timeout_ms, cancellable,
                                replied_cb, g_object_ref (task));
   data->request_id = g_strdup (zot_json_get_string_or (frame, "id", NULL));
+
+  /* The request is pending until its callback runs, at the earliest on
+   * the next turn of the main loop. */
+  if (context->invocation != NULL && data->request_id != NULL)
+    {
+      data->invocation = zot_tool_invocation_ref (context->invocation);
+      zot_extension_track_invocation (data->extension, data->request_id, data->invocation);
+      data->hold_id = zot_tool_invocation_add_hold_func (data->invocation, call_data_hold, data);
+    }
 }
 
 static ZotToolResult *

@@ -27,6 +27,7 @@
 #include "zot-message.h"
 #include "zot-paths.h"
 #include "zot-tool.h"
+#include "zot-tool-invocation.h"
 
 typedef struct
 {
@@ -35,7 +36,9 @@ typedef struct
   GTask        *task;
   GSource      *cancel_source;
   guint         timeout_ms;
-  gint64        due;          /* monotonic µs, 0 for no deadline */
+  gint64        due;          /* monotonic µs, 0 for no deadline or held */
+  gint64        remaining;    /* µs left when the deadline was held */
+  guint         holds;
   GList         link;         /* in the extension's deadlines, by due */
 } PendingRequest;
 
@@ -255,11 +258,12 @@ deadlines_cb (gpointer user_data)
 
 static void
 add_deadline (ZotExtension   *self,
-              PendingRequest *request)
+              PendingRequest *request,
+              gint64          due)
 {
   GList *after;
 
-  request->due = g_get_monotonic_time () + (gint64) request->timeout_ms * 1000;
+  request->due = due;
   request->link.data = request;
 
   /* Deadlines mostly come in order: look from the end. */
@@ -340,7 +344,7 @@ zot_extension_request_async (ZotExtension        *self,
   g_hash_table_insert (self->pending, request->id, request);
 
   if (timeout_ms > 0)
-    add_deadline (self, request);
+    add_deadline (self, request, g_get_monotonic_time () + (gint64) timeout_ms * 1000);
 
   if (cancellable != NULL)
     {
@@ -355,6 +359,124 @@ zot_extension_request_async (ZotExtension        *self,
       g_autofree char *failed_id = g_strdup (id);
       fail_request (self, failed_id, g_steal_pointer (&error));
     }
+}
+
+/**
+ * zot_extension_hold_request:
+ * @id: the `id` of a pending request
+ * @held: %TRUE to stop its deadline, %FALSE to let it go on
+ *
+ * Stops a request's reply deadline, keeping the time left, until as many
+ * calls with %FALSE: a tool call whose child waits for the user's approval
+ * must not time out meanwhile (PROTOCOL.md §5).
+ */
+void
+zot_extension_hold_request (ZotExtension *self,
+                            const char   *id,
+                            gboolean      held)
+{
+  PendingRequest *request;
+
+  g_return_if_fail (ZOT_IS_EXTENSION (self));
+  g_return_if_fail (id != NULL);
+
+  request = g_hash_table_lookup (self->pending, id);
+  if (request == NULL || request->timeout_ms == 0)
+    return;
+
+  if (held)
+    {
+      if (request->holds++ > 0)
+        return;
+      request->remaining = MAX (request->due - g_get_monotonic_time (), 0);
+      g_queue_unlink (&self->deadlines, &request->link);
+      request->due = 0;
+      arm_deadlines (self);
+    }
+  else
+    {
+      g_return_if_fail (request->holds > 0);
+      if (--request->holds > 0)
+        return;
+      add_deadline (self, request, g_get_monotonic_time () + request->remaining);
+    }
+}
+
+/**
+ * zot_extension_request_is_held:
+ *
+ * Returns: whether the pending request @id has its deadline stopped
+ */
+gboolean
+zot_extension_request_is_held (ZotExtension *self,
+                               const char   *id)
+{
+  PendingRequest *request;
+
+  g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
+
+  request = g_hash_table_lookup (self->pending, id);
+  return request != NULL && request->holds > 0;
+}
+
+/**
+ * zot_extension_track_invocation:
+ * @request_id: the `id` of a `tool_call` sent to this extension
+ * @invocation: that call, as the calls it asks for see it
+ *
+ * While tracked, a `call_tool` from this extension may name @request_id as
+ * its `parent_id`, and one without a parent is refused.
+ */
+void
+zot_extension_track_invocation (ZotExtension      *self,
+                                const char        *request_id,
+                                ZotToolInvocation *invocation)
+{
+  g_return_if_fail (ZOT_IS_EXTENSION (self));
+  g_return_if_fail (request_id != NULL && invocation != NULL);
+
+  g_hash_table_replace (self->invocations, g_strdup (request_id),
+                        zot_tool_invocation_ref (invocation));
+}
+
+void
+zot_extension_untrack_invocation (ZotExtension      *self,
+                                  const char        *request_id,
+                                  ZotToolInvocation *invocation)
+{
+  g_return_if_fail (ZOT_IS_EXTENSION (self));
+  g_return_if_fail (request_id != NULL);
+
+  if (g_hash_table_lookup (self->invocations, request_id) == invocation)
+    g_hash_table_remove (self->invocations, request_id);
+}
+
+/**
+ * zot_extension_lookup_invocation:
+ * @request_id: a `tool_call` id, as an extension names its parent
+ *
+ * Returns: (transfer none) (nullable): the call, while it runs
+ */
+ZotToolInvocation *
+zot_extension_lookup_invocation (ZotExtension *self,
+                                 const char   *request_id)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION (self), NULL);
+  g_return_val_if_fail (request_id != NULL, NULL);
+
+  return g_hash_table_lookup (self->invocations, request_id);
+}
+
+/**
+ * zot_extension_has_invocations:
+ *
+ * Returns: whether a tool call the host sent to this extension is running
+ */
+gboolean
+zot_extension_has_invocations (ZotExtension *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION (self), FALSE);
+  return g_hash_table_size (self->invocations) > 0;
 }
 
 /**
@@ -568,6 +690,7 @@ zot_extension_finalize (GObject *object)
   g_clear_pointer (&self->events, g_hash_table_unref);
   g_clear_pointer (&self->intercepts, g_hash_table_unref);
   g_clear_pointer (&self->pending, g_hash_table_unref);
+  g_clear_pointer (&self->invocations, g_hash_table_unref);
   g_clear_pointer (&self->exit_description, g_free);
 
   G_OBJECT_CLASS (zot_extension_parent_class)->finalize (object);
@@ -671,6 +794,8 @@ zot_extension_init (ZotExtension *self)
   self->intercepts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->pending = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                          (GDestroyNotify) pending_request_free);
+  self->invocations = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                             (GDestroyNotify) zot_tool_invocation_unref);
   g_queue_init (&self->stop_waiters);
 }
 

@@ -6,6 +6,7 @@
 #include "zot-discovery.h"
 #include "zot-frame-channel.h"
 #include "zot-manifest.h"
+#include "zot-tool-invocation.h"
 
 G_BEGIN_DECLS
 
@@ -74,6 +75,20 @@ void               zot_extension_request_async       (ZotExtension         *self
 JsonObject        *zot_extension_request_finish      (ZotExtension         *self,
                                                       GAsyncResult         *result,
                                                       GError              **error);
+void               zot_extension_hold_request        (ZotExtension         *self,
+                                                      const char           *id,
+                                                      gboolean              held);
+gboolean           zot_extension_request_is_held     (ZotExtension         *self,
+                                                      const char           *id);
+void               zot_extension_track_invocation    (ZotExtension         *self,
+                                                      const char           *request_id,
+                                                      ZotToolInvocation    *invocation);
+void               zot_extension_untrack_invocation  (ZotExtension         *self,
+                                                      const char           *request_id,
+                                                      ZotToolInvocation    *invocation);
+ZotToolInvocation *zot_extension_lookup_invocation   (ZotExtension         *self,
+                                                      const char           *request_id);
+gboolean           zot_extension_has_invocations     (ZotExtension         *self);
 gboolean           zot_extension_notify              (ZotExtension         *self,
                                                       JsonObject           *frame,
                                                       GError              **error);

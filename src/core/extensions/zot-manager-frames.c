@@ -12,47 +12,15 @@
 #include "config.h"
 
 #include "zot-extension-manager-private.h"
-#include "zot-json.h"
-
-/* Every call_tool request gets exactly one terminal result, even from a
- * host that does not offer the capability. */
-static void
-refuse_call_tool (ZotExtensionManager *self,
-                  ZotExtension        *extension,
-                  JsonObject          *frame)
-{
-  g_autoptr(JsonObject) reply = json_object_new ();
-  g_autoptr(JsonArray) content = json_array_new ();
-  g_autoptr(JsonObject) text = json_object_new ();
-  const char *id = zot_json_get_string_or (frame, "id", NULL);
-  const char *name = zot_json_get_string_or (frame, "name", "");
-
-  if (id == NULL)
-    {
-      zot_extension_log (extension, "call_tool without an \"id\", ignored");
-      return;
-    }
-
-  json_object_set_string_member (text, "type", "text");
-  json_object_set_string_member (text, "text",
-                                 "call_tool is refused: this host did not advertise call_tool in hello_ack");
-  json_array_add_object_element (content, g_steal_pointer (&text));
-  json_object_set_string_member (reply, "type", "tool_result");
-  json_object_set_string_member (reply, "id", id);
-  json_object_set_string_member (reply, "name", name);
-  json_object_set_array_member (reply, "content", g_steal_pointer (&content));
-  json_object_set_boolean_member (reply, "is_error", TRUE);
-  zot_extension_log (extension, "call_tool \"%s\" refused: not advertised by this host", name);
-  zot_extension_notify (extension, reply, NULL);
-}
 
 static const struct {
   const char             *type;
   ZotManagerFrameHandler  handle;
 } frame_handlers[] = {
-  { "panel_render", _zot_manager_panel_render_frame },
-  { "panel_close",  _zot_manager_panel_close_frame },
-  { "call_tool",    refuse_call_tool },
+  { "panel_render",     _zot_manager_panel_render_frame },
+  { "panel_close",      _zot_manager_panel_close_frame },
+  { "call_tool",        _zot_manager_call_tool_frame },
+  { "call_tool_cancel", _zot_manager_call_tool_cancel_frame },
 };
 
 /**

@@ -1243,6 +1243,8 @@ zot_host_new (ZotHostOptions  *options,
   g_signal_connect (self->manager, "tools-changed", G_CALLBACK (on_tools_changed), self);
   zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
   zot_agent_set_extension_manager (self->agent, self->manager);
+  /* A call an extension makes outside any tool call is the conversation's. */
+  zot_extension_manager_set_tool_runner (self->manager, ZOT_TOOL_RUNNER (self->agent));
 
   return g_steal_pointer (&self);
 }

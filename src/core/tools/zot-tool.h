@@ -81,15 +81,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotToolResult, zot_tool_result_free)
  * ZotToolContext:
  * @cwd: the working directory of the run; relative paths resolve against it
  * @call_id: the transcript's id for this call
- * @interactive: the host has a window that can wait for the user
+ * @interactive: the call may wait for the user as long as it takes: the host
+ *   has a window and nobody else set a deadline (a call an extension asked
+ *   for keeps its own)
+ * @invocation: (nullable): the call as the calls it asks for see it
+ *   (zot-tool-invocation.h)
  *
- * Valid for the duration of execute_async; copy what you keep.
+ * Valid for the duration of execute_async; copy or reference what you keep.
  */
+typedef struct _ZotToolInvocation ZotToolInvocation;
+
 typedef struct
 {
-  const char *cwd;
-  const char *call_id;
-  gboolean    interactive;
+  const char        *cwd;
+  const char        *call_id;
+  gboolean           interactive;
+  ZotToolInvocation *invocation;
 } ZotToolContext;
 
 #define ZOT_TYPE_TOOL (zot_tool_get_type ())
