@@ -942,6 +942,52 @@ test_exposure_and_allow_list (Fixture       *f,
   assert_refused (bash, "bash", "not enabled");
 }
 
+/* A subagent's tool asks for a call: the subagent runs it, through the
+ * parent's guards, and its events say both who asked and for whom. */
+static void
+test_subagent_parent (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *outer_tool = register_tool_json ("outer", NULL);
+  g_autofree char *a = fake (f, "a", "--capabilities", "call_tool", "--register-json", outer_tool, NULL);
+  g_autofree char *file = g_build_filename (f->env.cwd, "notes.txt", NULL);
+  const char *paths[] = { a, NULL };
+  g_autofree char *nested_id = NULL;
+  g_auto(ZotTestSubmit) s = { 0 };
+  const char *outer_id = NULL;
+  const char *agent_id = NULL;
+  JsonObject *event;
+
+  g_assert_true (g_file_set_contents (file, "subagent reads this\n", -1, NULL));
+  start_host (f, paths);
+  submit (f, "tool: subagent {\"name\":\"helper\",\"task\":\"tool: outer {\\\"call\\\":"
+             "{\\\"name\\\":\\\"read\\\",\\\"args\\\":{\\\"path\\\":\\\"notes.txt\\\"}}}\"}", &s);
+
+  for (guint i = 0; i < f->events->len; i++)
+    {
+      event = g_ptr_array_index (f->events, i);
+      if (g_str_equal (json_object_get_string_member_with_default (event, "event", ""), "tool_call") &&
+          g_str_equal (json_object_get_string_member_with_default (event, "tool_name", ""), "outer"))
+        {
+          outer_id = json_object_get_string_member (event, "tool_id");
+          agent_id = json_object_get_string_member (event, "agent_id");
+        }
+    }
+  g_assert_nonnull (outer_id);
+  g_assert_nonnull (agent_id);
+
+  nested_id = g_strdup_printf ("%s/1", outer_id);
+  event = find_event (f, "tool_call", nested_id);
+  g_assert_nonnull (event);
+  g_assert_cmpstr (json_object_get_string_member (event, "tool_name"), ==, "read");
+  g_assert_cmpstr (json_object_get_string_member (event, "origin_extension"), ==, "a");
+  g_assert_cmpstr (json_object_get_string_member (event, "agent_id"), ==, agent_id);
+  event = find_event (f, "permission_decision", nested_id);
+  g_assert_cmpstr (json_object_get_string_member (event, "agent_id"), ==, agent_id);
+  g_assert_cmpstr (json_object_get_string_member (event, "origin_extension"), ==, "a");
+  assert_contains (event_result_text (f, nested_id), "subagent reads this");
+}
+
 static gboolean
 no_calls (gpointer data)
 {
@@ -1003,6 +1049,7 @@ main (int   argc,
   ADD ("interactive-tool/window", test_interactive_tools, TRUE);
   ADD ("exposure-and-allow-list", test_exposure_and_allow_list, FALSE);
   ADD ("extension-exit-cancels", test_extension_exit_cancels, FALSE);
+  ADD ("subagent-parent", test_subagent_parent, FALSE);
 
   return g_test_run ();
 }
