@@ -485,6 +485,10 @@ split_word (const char  *text,
  *   notify LEVEL TEXT                           send notify, then answer noop
  *   clear                                       send clear_notes, then answer noop
  *   name                                        display the command name received
+ *   send JSON                                   write JSON verbatim as one line, then
+ *                                               answer noop
+ *   repeat N JSON                               write JSON verbatim N times in one write,
+ *                                               then answer noop
  *   calltool TOOL [JSON]                        send call_tool "request-N" for TOOL with
  *                                               args JSON (an object, default {}), then
  *                                               answer noop; the tool_result is only
@@ -556,6 +560,25 @@ handle_command (const char *id,
   else if (g_str_equal (word, "name"))
     {
       send_response (id, "display", name, NULL);
+    }
+  else if (g_str_equal (word, "send"))
+    {
+      send_line (rest, strlen (rest));
+      send_response (id, "noop", NULL, NULL);
+    }
+  else if (g_str_equal (word, "repeat"))
+    {
+      g_autofree char *count = split_word (rest, &rest);
+      gint64 n = g_ascii_strtoll (count, NULL, 10);
+      GString *lines = g_string_new (NULL);
+
+      /* One write: a batch short enough (PIPE_BUF) arrives whole. */
+      for (gint64 i = 0; i < n; i++)
+        g_string_append_printf (lines, "%s\n", rest);
+      if (lines->len > 0)
+        write_all (lines->str, lines->len);
+      g_string_free (lines, TRUE);
+      send_response (id, "noop", NULL, NULL);
     }
   else if (g_str_equal (word, "calltool"))
     {

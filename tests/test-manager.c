@@ -1534,6 +1534,91 @@ test_call_tool_refused (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+/* Unknown frame types */
+
+/* A type nobody knows is logged with its type: the first
+ * ZOT_UNKNOWN_FRAME_LOG_BURST of a window each, the rest only counted,
+ * and the count logged when the window ends (here: the extension goes),
+ * so a flood writes a bounded number of lines. */
+static void
+test_unknown_frames_logged (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "odd", "--command", "c", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autofree char *log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (manager, "odd")));
+  g_autofree char *burst = g_strdup_printf ("repeat %u {\"type\":\"mystery\"}", ZOT_UNKNOWN_FRAME_LOG_BURST - 1);
+  g_autofree char *log = NULL;
+
+  /* Up to the edge of the burst: every one logged, named by its type. */
+  g_assert_true (run_command (f, manager, "c", burst, NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"mystery\\nwith a newline\"}", NULL));
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "frame type \"mystery\" is unknown, ignored"), ==,
+                    ZOT_UNKNOWN_FRAME_LOG_BURST - 1);
+  g_assert_cmpuint (zot_test_count (log, "frame type \"mystery\\u000Awith a newline\" is unknown, ignored; "
+                                         "more unknown frames in the next 60 s are only counted"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "is unknown"), ==, ZOT_UNKNOWN_FRAME_LOG_BURST);
+
+  /* Past it, and a flood: counted, not logged. */
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"another\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "repeat 3000 {\"type\":\"flood\"}", NULL));
+  g_clear_pointer (&log, g_free);
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "is unknown"), ==, ZOT_UNKNOWN_FRAME_LOG_BURST);
+  g_assert_null (strstr (log, "another"));
+  g_assert_null (strstr (log, "more ignored"));
+
+  zot_test_shutdown_manager (manager);
+  g_clear_pointer (&log, g_free);
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "is unknown"), ==, ZOT_UNKNOWN_FRAME_LOG_BURST);
+  g_assert_cmpuint (zot_test_count (log, "unknown frame types: 3001 more ignored without a log line"), ==, 1);
+}
+
+static gboolean
+log_has (gpointer data)
+{
+  const char * const *what = data;
+  g_autofree char *log = zot_test_read_file (what[0]);
+
+  return log != NULL && strstr (log, what[1]) != NULL;
+}
+
+/* Once the window ends, the count is logged and the next unknown frame
+ * is logged again. One batch of frames arrives in one read and is handled
+ * in one main loop turn, so the window (shortened here) cannot end inside
+ * it. */
+static void
+test_unknown_frames_window (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "odd", "--command", "c", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  g_autofree char *log_path = NULL;
+  g_autofree char *batch = g_strdup_printf ("repeat %u {\"type\":\"first\"}", ZOT_UNKNOWN_FRAME_LOG_BURST + 2);
+  g_autofree char *log = NULL;
+  const char *summary[2];
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_UNKNOWN_FRAME_WINDOW, 50);
+  manager = load (f, paths);
+  log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (manager, "odd")));
+
+  g_assert_true (run_command (f, manager, "c", batch, NULL));
+  summary[0] = log_path;
+  summary[1] = "unknown frame types: 2 more ignored without a log line";
+  zot_test_wait_until (log_has, summary, 10000);
+
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"second\"}", NULL));
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "frame type \"first\" is unknown"), ==, ZOT_UNKNOWN_FRAME_LOG_BURST);
+  g_assert_cmpuint (zot_test_count (log, "frame type \"second\" is unknown"), ==, 1);
+
+  zot_test_shutdown_manager (manager);
+}
+
 /* Event lines */
 
 static void
@@ -1680,6 +1765,8 @@ main (int    argc,
   ADD ("traffic", test_traffic);
   ADD ("call-tool-refused", test_call_tool_refused);
   ADD ("event-lines", test_event_lines);
+  ADD ("unknown-frames-logged", test_unknown_frames_logged);
+  ADD ("unknown-frames-window", test_unknown_frames_window);
 
 #undef ADD
 
