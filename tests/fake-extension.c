@@ -711,6 +711,8 @@ add_text_block (JsonBuilder *builder,
  *   "structured": V   "structured_content": V
  *   "image": true     an image block after the text blocks
  *   "late_ms": N      answer after N ms, reading stdin meanwhile
+ *   "activate_tools": V  "activate_tools": V in the result
+ *   "send": TEXT      write TEXT verbatim as one line before the result
  * Without reply, size, error or refuse (or when args is not an object) the
  * only text block is "NAME called with ARGS", ARGS being compact JSON.
  * Text blocks come in the order reply, size, error, refuse.
@@ -728,6 +730,8 @@ handle_tool_call (JsonObject *object)
   const char *error = NULL;
   const char *refuse = NULL;
   JsonNode *structured = NULL;
+  JsonNode *activate = NULL;
+  const char *send = NULL;
   gint64 size = -1;
   gint64 late_ms = 0;
   gint64 status;
@@ -756,6 +760,8 @@ handle_tool_call (JsonObject *object)
       error = get_string_member (args, "error");
       refuse = get_string_member (args, "refuse");
       structured = json_object_get_member (args, "structured");
+      activate = json_object_get_member (args, "activate_tools");
+      send = get_string_member (args, "send");
       if (!get_int_member (args, "size", &size))
         size = -1;
       if (!get_int_member (args, "late_ms", &late_ms))
@@ -808,6 +814,15 @@ handle_tool_call (JsonObject *object)
       json_builder_set_member_name (builder, "structured_content");
       json_builder_add_value (builder, json_node_copy (structured));
     }
+
+  if (activate != NULL)
+    {
+      json_builder_set_member_name (builder, "activate_tools");
+      json_builder_add_value (builder, json_node_copy (activate));
+    }
+
+  if (send != NULL)
+    send_line (send, strlen (send));
 
   json_builder_set_member_name (builder, "is_error");
   json_builder_add_boolean_value (builder, error != NULL || refuse != NULL);

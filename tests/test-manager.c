@@ -1619,6 +1619,119 @@ test_unknown_frames_window (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+/* submit and submit_slash */
+
+typedef struct
+{
+  GPtrArray *taken;     /* "ext|text" */
+  gboolean   take;
+} Submits;
+
+static gboolean
+on_submit_requested (ZotExtensionManager *manager,
+                     ZotExtension        *extension,
+                     const char          *text,
+                     Submits             *submits)
+{
+  g_ptr_array_add (submits->taken, g_strdup_printf ("%s|%s", zot_extension_get_name (extension), text));
+  return submits->take;
+}
+
+/* The manager checks `submit` and asks the views; one per extension may
+ * be pending until the view says it is done; what no view takes (print,
+ * JSON and RPC modes) is logged and ignored, as is a frame without text. */
+static void
+test_submit_frames (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "asker", "--command", "c", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autofree char *log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (manager, "asker")));
+  g_autoptr(GPtrArray) taken = g_ptr_array_new_with_free_func (g_free);
+  Submits submits = { taken, FALSE };
+  g_autofree char *log = NULL;
+
+  /* Nobody takes it: a headless mode. */
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"one\"}", NULL));
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "submit ignored: this mode takes no prompts from extensions"), ==, 1);
+
+  /* The window takes it; another one meanwhile is refused, until done. */
+  g_signal_connect (manager, "submit-requested", G_CALLBACK (on_submit_requested), &submits);
+  submits.take = TRUE;
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"two\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"three\"}", NULL));
+  zot_extension_manager_submit_done (manager, "asker");
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"four\"}", NULL));
+  g_assert_cmpuint (taken->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (taken, 0), ==, "asker|two");
+  g_assert_cmpstr (g_ptr_array_index (taken, 1), ==, "asker|four");
+
+  /* Without usable text. */
+  zot_extension_manager_submit_done (manager, "asker");
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":[\"x\"]}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\"}", NULL));
+  g_assert_cmpuint (taken->len, ==, 2);
+
+  g_clear_pointer (&log, g_free);
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "submit refused: the prompt it submitted before is not in the "
+                                         "conversation yet"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit without a non-empty string \"text\", ignored"), ==, 3);
+  g_assert_null (strstr (log, "is unknown"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+/* submit_slash runs an extension's command only: built-in ones, text
+ * without a slash and unknown commands are logged and refused. */
+static void
+test_submit_slash_frames (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "slasher", "--command", "c", "--command", "Todo", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autofree char *log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (manager, "slasher")));
+  g_autoptr(GPtrArray) taken = g_ptr_array_new_with_free_func (g_free);
+  Submits submits = { taken, FALSE };
+  ZotApprovalPolicy policy = zot_extension_manager_get_policy (manager);
+  g_autofree char *log = NULL;
+
+  /* Nobody takes it: print and JSON modes. */
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/todo all\"}", NULL));
+  g_assert_cmpuint (taken->len, ==, 0);
+
+  g_signal_connect (manager, "submit-slash-requested", G_CALLBACK (on_submit_requested), &submits);
+  submits.take = TRUE;
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/todo  all of it \"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/C\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/yolo\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/NEW now\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"todo\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\" /todo\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/nosuch\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":7}", NULL));
+
+  g_assert_cmpuint (taken->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (taken, 0), ==, "slasher|/Todo all of it");
+  g_assert_cmpstr (g_ptr_array_index (taken, 1), ==, "slasher|/c");
+  g_assert_cmpint (zot_extension_manager_get_policy (manager), ==, policy);
+
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /todo ignored: this mode runs no commands for "
+                                         "extensions"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /yolo refused: built-in commands are the user's"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /NEW refused: built-in commands are the user's"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash: \"text\" must start with \"/\""), ==, 2);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /nosuch ignored: no extension command"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash without a non-empty string \"text\""), ==, 1);
+
+  zot_test_shutdown_manager (manager);
+}
+
 /* Event lines */
 
 static void
@@ -1767,6 +1880,8 @@ main (int    argc,
   ADD ("event-lines", test_event_lines);
   ADD ("unknown-frames-logged", test_unknown_frames_logged);
   ADD ("unknown-frames-window", test_unknown_frames_window);
+  ADD ("submit-frames", test_submit_frames);
+  ADD ("submit-slash-frames", test_submit_slash_frames);
 
 #undef ADD
 

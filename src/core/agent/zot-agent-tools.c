@@ -171,6 +171,8 @@ tool_executed_cb (GObject      *object,
                                                  _("%s failed: %s"), call->name,
                                                  error ? error->message : _("no result"));
     }
+  else
+    _zot_agent_apply_activations (run->agent, call->tool, tool_result);
 
   complete_call (call, tool_result);
 

@@ -60,6 +60,9 @@ G_BEGIN_DECLS
 #define ZOT_EXTENSION_NAME_MAX_CHARS       128
 #define ZOT_MAX_COMMANDS_PER_EXTENSION     1024
 #define ZOT_MAX_TOOLS_PER_EXTENSION        1024
+/* Names one tool_result's `activate_tools` may list; past that one log
+ * line says so and the rest are ignored. */
+#define ZOT_ACTIVATE_TOOLS_MAX_NAMES       256
 
 /* The host's own numbers, beyond the protocol */
 #define ZOT_PROVIDER_MAX_TRIES             3

@@ -467,6 +467,8 @@ static const ZotExtensionIncomingFrame incoming_frames[] = {
   { "panel_render",             RUNNING,                      forward_frame },
   { "panel_close",              RUNNING,                      forward_frame },
   { "call_tool",                RUNNING,                      forward_frame },
+  { "submit",                   RUNNING,                      forward_frame },
+  { "submit_slash",             RUNNING,                      forward_frame },
 };
 
 /* Frames the host sends, the states in which each may go out, and

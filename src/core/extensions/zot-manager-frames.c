@@ -53,6 +53,8 @@ static const struct {
   { "panel_render", _zot_manager_panel_render_frame },
   { "panel_close",  _zot_manager_panel_close_frame },
   { "call_tool",    refuse_call_tool },
+  { "submit",       _zot_manager_submit_frame },
+  { "submit_slash", _zot_manager_submit_slash_frame },
 };
 
 /**
