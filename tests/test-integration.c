@@ -2367,6 +2367,114 @@ test_activate_tools (Fixture       *f,
   g_assert_false (request_defines (server, 8, "later"));
 }
 
+/* submit (PROTOCOL.md §5a), as the window takes it */
+
+typedef struct
+{
+  Fixture   *f;
+  guint      taken;
+  guint      finished;
+  GPtrArray *submitted;   /* user_prompt_submit payloads */
+} Takes;
+
+static void
+extension_prompt_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  Takes *takes = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (zot_host_submit_finish (ZOT_HOST (object), result, NULL, &error));
+  g_assert_no_error (error);
+  takes->finished++;
+}
+
+static gboolean
+take_submit (ZotExtensionManager *manager,
+             ZotExtension        *extension,
+             const char          *text,
+             Takes               *takes)
+{
+  takes->taken++;
+  zot_host_submit_for_extension_async (takes->f->host, extension, text, NULL, extension_prompt_cb, takes);
+  return TRUE;
+}
+
+static void
+keep_prompt_submit (ZotExtensionManager *manager,
+                    const char          *name,
+                    JsonObject          *payload,
+                    Takes               *takes)
+{
+  if (g_str_equal (name, "user_prompt_submit"))
+    g_ptr_array_add (takes->submitted, json_object_ref (payload));
+}
+
+static gboolean
+takes_finished (gpointer data)
+{
+  Takes *takes = data;
+
+  return takes->finished == takes->taken;
+}
+
+/* A submit while the agent is busy waits in the queue (queued:true) and
+ * runs after; another one while it waits is refused and logged; once its
+ * message is in the conversation the extension may submit again. */
+static void
+test_submit_queued (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *dir = FAKE (f, "pusher",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"nudge\",\"schema\":{}}", NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GPtrArray) submitted = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  Takes takes = { f, 0, 0, submitted };
+  ZotExtensionManager *manager;
+  g_autofree char *log = NULL;
+  g_auto(Submit) s = { 0 };
+  JsonObject *queued;
+  GPtrArray *messages;
+
+  start_host (f, paths);
+  manager = zot_host_get_manager (f->host);
+  g_signal_connect (manager, "submit-requested", G_CALLBACK (take_submit), &takes);
+  g_signal_connect (manager, "lifecycle-event", G_CALLBACK (keep_prompt_submit), &takes);
+
+  submit (f, "tool: nudge {\"reply\":\"nudged\",\"send\":"
+             "\"{\\\"type\\\":\\\"submit\\\",\\\"text\\\":\\\"follow up\\\"}\\n"
+             "{\\\"type\\\":\\\"submit\\\",\\\"text\\\":\\\"too many\\\"}\"}", &s);
+  g_assert_no_error (s.error);
+  zot_test_wait_until (takes_finished, &takes, 30000);
+  g_assert_cmpuint (takes.taken, ==, 1);
+
+  g_assert_cmpuint (submitted->len, ==, 2);
+  queued = g_ptr_array_index (submitted, 1);
+  g_assert_cmpstr (json_object_get_string_member (queued, "text"), ==, "follow up");
+  g_assert_true (json_object_get_boolean_member (queued, "queued"));
+  g_assert_cmpstr (json_object_get_string_member (queued, "origin_extension"), ==, "pusher");
+  g_assert_false (json_object_has_member (g_ptr_array_index (submitted, 0), "queued"));
+
+  /* It ran as a prompt of its own, after the run it waited for. */
+  messages = zot_agent_get_messages (zot_host_get_agent (f->host));
+  g_assert_cmpstr (zot_test_json_string_at (g_ptr_array_index (messages, messages->len - 2), "content/0/text"),
+                   ==, "follow up");
+  g_assert_cmpstr (zot_test_json_string_at (g_ptr_array_index (messages, messages->len - 2), "origin_extension"),
+                   ==, "pusher");
+  g_assert_nonnull (strstr (g_ptr_array_index (f->shown, f->shown->len - 1), "follow up"));
+
+  log = zot_test_read_file (zot_extension_get_log_path (zot_extension_manager_find (manager, "pusher")));
+  g_assert_cmpuint (zot_test_count (log, "submit refused: the prompt it submitted before is not in the "
+                                         "conversation yet"), ==, 1);
+
+  /* Its message is in: the next one is taken. */
+  submit (f, "tool: nudge {\"reply\":\"again\",\"send\":\"{\\\"type\\\":\\\"submit\\\",\\\"text\\\":\\\"third\\\"}\"}", &s);
+  zot_test_wait_until (takes_finished, &takes, 30000);
+  g_assert_cmpuint (takes.taken, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->shown, f->shown->len - 1), "third"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2420,6 +2528,7 @@ main (int    argc,
   ADD ("compaction-events", test_compaction_events);
   ADD ("session-switch", test_session_switch);
   ADD ("activate-tools", test_activate_tools);
+  ADD_INTERACTIVE ("submit-queued", test_submit_queued);
   ADD ("session-read-only-if-locked", test_session_read_only_if_locked);
   ADD_INTERACTIVE ("approval-choices", test_approval_choices);
   ADD_INTERACTIVE ("approval-policies", test_approval_policies);
