@@ -670,6 +670,10 @@ handle_call_result (JsonObject *object,
  *                                               (see send_calls) and display the JSON
  *                                               of their results once all came
  *   cancel ID                                   send call_tool_cancel for ID, answer noop
+ *   send JSON                                   write JSON verbatim as one line, then
+ *                                               answer noop
+ *   repeat N JSON                               write JSON verbatim N times in one write,
+ *                                               then answer noop
  *   calltool TOOL [JSON]                        send call_tool "request-N" for TOOL with
  *                                               args JSON (an object, default {}), then
  *                                               answer noop; the tool_result is only
@@ -757,6 +761,25 @@ handle_command (const char *id,
 
       add_string (builder, "id", rest);
       send_frame (builder);
+      send_response (id, "noop", NULL, NULL);
+    }
+  else if (g_str_equal (word, "send"))
+    {
+      send_line (rest, strlen (rest));
+      send_response (id, "noop", NULL, NULL);
+    }
+  else if (g_str_equal (word, "repeat"))
+    {
+      g_autofree char *count = split_word (rest, &rest);
+      gint64 n = g_ascii_strtoll (count, NULL, 10);
+      GString *lines = g_string_new (NULL);
+
+      /* One write: a batch short enough (PIPE_BUF) arrives whole. */
+      for (gint64 i = 0; i < n; i++)
+        g_string_append_printf (lines, "%s\n", rest);
+      if (lines->len > 0)
+        write_all (lines->str, lines->len);
+      g_string_free (lines, TRUE);
       send_response (id, "noop", NULL, NULL);
     }
   else if (g_str_equal (word, "calltool"))
@@ -893,6 +916,8 @@ add_text_block (JsonBuilder *builder,
  *   "call": SPEC      send the call_tool requests of SPEC (see send_calls),
  *                     children of this call, and answer with their results
  *   "late_ms": N      answer after N ms, reading stdin meanwhile
+ *   "activate_tools": V  "activate_tools": V in the result
+ *   "send": TEXT      write TEXT verbatim as one line before the result
  * Without reply, size, error or refuse (or when args is not an object) the
  * only text block is "NAME called with ARGS", ARGS being compact JSON.
  * Text blocks come in the order reply, size, error, refuse.
@@ -910,6 +935,8 @@ handle_tool_call (JsonObject *object)
   const char *error = NULL;
   const char *refuse = NULL;
   JsonNode *structured = NULL;
+  JsonNode *activate = NULL;
+  const char *send = NULL;
   gint64 size = -1;
   gint64 late_ms = 0;
   gint64 status;
@@ -944,6 +971,8 @@ handle_tool_call (JsonObject *object)
       error = get_string_member (args, "error");
       refuse = get_string_member (args, "refuse");
       structured = json_object_get_member (args, "structured");
+      activate = json_object_get_member (args, "activate_tools");
+      send = get_string_member (args, "send");
       if (!get_int_member (args, "size", &size))
         size = -1;
       if (!get_int_member (args, "late_ms", &late_ms))
@@ -1005,6 +1034,15 @@ handle_tool_call (JsonObject *object)
       json_builder_set_member_name (builder, "structured_content");
       json_builder_add_value (builder, json_node_copy (structured));
     }
+
+  if (activate != NULL)
+    {
+      json_builder_set_member_name (builder, "activate_tools");
+      json_builder_add_value (builder, json_node_copy (activate));
+    }
+
+  if (send != NULL)
+    send_line (send, strlen (send));
 
   json_builder_set_member_name (builder, "is_error");
   json_builder_add_boolean_value (builder, error != NULL || refuse != NULL);

@@ -476,6 +476,85 @@ policy_is_ask (gpointer window)
   return !policy_is_yolo (window);
 }
 
+/* An extension's submit and submit_slash, as if the user typed them */
+
+static void
+keep_prompt_submit (ZotExtensionManager *manager,
+                    const char          *name,
+                    JsonObject          *payload,
+                    GPtrArray           *submitted)
+{
+  if (g_str_equal (name, "user_prompt_submit"))
+    g_ptr_array_add (submitted, json_object_ref (payload));
+}
+
+static gboolean
+two_submitted_and_idle (gpointer data)
+{
+  Fixture *f = ((gpointer *) data)[0];
+  GPtrArray *submitted = ((gpointer *) data)[1];
+
+  return submitted->len >= 2 && agent_idle (f->window);
+}
+
+/* A submit that comes while the agent is busy waits (user_prompt_submit
+ * says queued) and runs after; a second one meanwhile is refused with a
+ * log line. submit_slash runs an extension command, never /yolo or /new. */
+static void
+test_extension_submits (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "pusher", "--command", "hi",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"nudge\",\"schema\":{}}", NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GPtrArray) submitted = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  gpointer wait[2] = { f, submitted };
+  ZotExtensionManager *manager;
+  ZotPromptEditor *editor;
+  ZotSession *session;
+  g_autofree char *log = NULL;
+  JsonObject *queued;
+
+  new_window (f, paths, TRUE);
+  gtk_window_present (GTK_WINDOW (f->window));
+  zot_test_wait_until (host_ready, f->window, 20000);
+  zot_test_wait_until (window_mapped, f->window, 20000);
+  manager = zot_host_get_manager (zot_window_get_host (f->window));
+  editor = ZOT_PROMPT_EDITOR (zot_test_find_widget (GTK_WIDGET (f->window), ZOT_TYPE_PROMPT_EDITOR, NULL));
+  g_signal_connect (manager, "lifecycle-event", G_CALLBACK (keep_prompt_submit), submitted);
+
+  zot_prompt_editor_set_text (editor, "tool: nudge {\"reply\":\"nudged\",\"send\":"
+                                      "\"{\\\"type\\\":\\\"submit\\\",\\\"text\\\":\\\"from the extension\\\"}\\n"
+                                      "{\\\"type\\\":\\\"submit\\\",\\\"text\\\":\\\"too many\\\"}\"}");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  zot_test_wait_until (two_submitted_and_idle, wait, 30000);
+  wait_for_label (f, "You said: from the extension");
+  g_assert_cmpuint (submitted->len, ==, 2);
+  queued = g_ptr_array_index (submitted, 1);
+  g_assert_cmpstr (json_object_get_string_member (queued, "text"), ==, "from the extension");
+  g_assert_true (json_object_get_boolean_member (queued, "queued"));
+
+  /* An extension command runs; built-in ones do not. */
+  session = zot_agent_get_session (zot_host_get_agent (zot_window_get_host (f->window)));
+  zot_prompt_editor_set_text (editor, "/hi send {\"type\":\"submit_slash\",\"text\":\"/yolo\"}");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  zot_prompt_editor_set_text (editor, "/hi send {\"type\":\"submit_slash\",\"text\":\"/new\"}");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  zot_prompt_editor_set_text (editor, "/hi send {\"type\":\"submit_slash\",\"text\":\"/hi display ran for the extension\"}");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  wait_for_label (f, "ran for the extension");
+  g_assert_true (policy_is_yolo (f->window));
+  g_assert_true (session == zot_agent_get_session (zot_host_get_agent (zot_window_get_host (f->window))));
+
+  log = zot_test_read_file (zot_extension_get_log_path (zot_extension_manager_find (manager, "pusher")));
+  g_assert_cmpuint (zot_test_count (log, "submit refused"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /yolo refused"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /new refused"), ==, 1);
+
+  g_signal_handlers_disconnect_by_data (manager, submitted);
+  close_window (f);
+}
+
 /* The window's actions wait for the host; then the menu, the shortcuts
  * and the host's window commands all reach them. */
 static void
@@ -585,6 +664,8 @@ main (int    argc,
   g_test_add ("/zot/gui/window/busy-follows-agent", Fixture, NULL, fixture_setup, test_busy_follows_agent,
               fixture_teardown);
   g_test_add ("/zot/gui/window/actions", Fixture, NULL, fixture_setup, test_actions, fixture_teardown);
+  g_test_add ("/zot/gui/window/extension-submits", Fixture, NULL, fixture_setup, test_extension_submits,
+              fixture_teardown);
   g_test_add_func ("/zot/gui/window/tolerated-warning", test_tolerated_warning);
 
   return g_test_run ();

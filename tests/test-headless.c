@@ -712,6 +712,49 @@ test_rpc_commands (Fixture       *f,
   g_assert_nonnull (strstr (json_object_get_string_member (response, "error"), "not JSON"));
 }
 
+/* An extension's submit is logged and ignored in RPC (a client's `done`
+ * ends only its own prompts), print and JSON; its submit_slash runs in
+ * RPC, as `command` does, and is logged and ignored in print and JSON. */
+static void
+test_extension_submits (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "submitter", "--command", "r", NULL);
+  g_autofree char *log_path = g_build_filename (f->env.home, "logs", "ext-submitter.log", NULL);
+  g_autofree char *log = NULL;
+
+  RUN (f,
+       "{\"type\":\"command\",\"id\":\"1\",\"name\":\"r\","
+       "\"args\":\"send {\\\"type\\\":\\\"submit\\\",\\\"text\\\":\\\"sneaky\\\"}\"}\n"
+       "{\"type\":\"command\",\"id\":\"2\",\"name\":\"r\","
+       "\"args\":\"send {\\\"type\\\":\\\"submit_slash\\\",\\\"text\\\":\\\"/r display from the extension\\\"}\"}\n",
+       "-e", dir, "rpc");
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_true (json_object_get_boolean_member (find_response (f, "1"), "success"));
+  g_assert_true (json_object_get_boolean_member (find_response (f, "2"), "success"));
+  g_assert_null (strstr (f->out, "sneaky\""));
+  g_assert_null (find_event (f, "user_message", 0));
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "ext_display", 0), "text"), ==,
+                   "from the extension");
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "submit ignored: this mode takes no prompts from extensions"), ==, 1);
+
+  RUN (f, NULL, "-e", dir, "-p", "/r send {\"type\":\"submit\",\"text\":\"sneaky\"}");
+  g_assert_cmpint (f->status, ==, 0);
+  RUN (f, NULL, "-e", dir, "-p", "/r send {\"type\":\"submit_slash\",\"text\":\"/r display nope\"}");
+  g_assert_cmpint (f->status, ==, 0);
+  RUN (f, NULL, "-e", dir, "--json", "/r send {\"type\":\"submit_slash\",\"text\":\"/r display nope\"}");
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_null (find_event (f, "ext_display", 0));
+  g_assert_null (strstr (f->out, "sneaky"));
+
+  g_clear_pointer (&log, g_free);
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "submit ignored: this mode takes no prompts from extensions"), ==, 2);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /r ignored: this mode runs no commands for extensions"),
+                    ==, 2);
+}
+
 /* Lines that cannot be read are answered, and the commands after them
  * still run: an over-long line (it used to end the process with 0), one
  * nested past the bound (it used to crash json-glib's parser). */
@@ -867,6 +910,7 @@ main (int    argc,
   ADD ("rpc-abort", test_rpc_abort);
   ADD ("rpc-token", test_rpc_token);
   ADD ("rpc-bad-lines", test_rpc_bad_lines);
+  ADD ("extension-submits", test_extension_submits);
 
 #undef ADD
 

@@ -2157,6 +2157,251 @@ test_prompt_images (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (event_named (events, "user_prompt_submit", 1), "image_count"), ==, 1);
 }
 
+/* activate_tools (PROTOCOL.md §5a) */
+
+/* A host on the OpenAI-compatible provider talking to @server, with
+ * @paths as extensions and the conversation in @session_path. */
+static void
+start_openai_host (Fixture            *f,
+                   ZotFakeServer      *server,
+                   const char * const *paths,
+                   const char         *session_path)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.ext_paths = g_strdupv ((char **) paths);
+  options.provider.name = g_strdup ("openai");
+  options.provider.base_url = g_strdup (zot_fake_server_get_url (server));
+  options.provider.api_key = g_strdup ("sk-test");
+  options.session_path = g_strdup (session_path);
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  zot_test_load_host (f->host);
+  zot_host_begin_session (f->host);
+}
+
+/* Whether request @index to @server defined tool @name to the model. */
+static gboolean
+request_defines (ZotFakeServer *server,
+                 guint          index,
+                 const char    *name)
+{
+  JsonObject *body = zot_fake_server_get_request_body (server, index);
+  JsonArray *tools = json_object_get_array_member (body, "tools");
+
+  for (guint i = 0; tools != NULL && i < json_array_get_length (tools); i++)
+    if (g_strcmp0 (zot_test_json_string_at (json_array_get_object_element (tools, i), "function/name"),
+                   name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+push_tool_call (ZotFakeServer *server,
+                const char    *name,
+                const char    *args)
+{
+  g_auto(GStrv) events = zot_fake_server_openai_tool_calls (name, args, NULL, NULL, 64);
+
+  zot_fake_server_push_sse (server, (const char * const *) events, FALSE);
+}
+
+/* A tool's result activates a deferred tool: it is in the model's next
+ * request and every one after, in the session file and so after a
+ * resume, until /clear or /new. Unknown names are logged; a tool that is
+ * not deferred stays as it was. */
+static void
+test_activate_tools (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(ZotFakeServer) server = zot_fake_server_new ();
+  g_autofree char *dir = FAKE (f, "acts",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"opener\",\"schema\":{}}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"later\",\"schema\":{},\"exposure\":\"deferred\"}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"scripty\",\"schema\":{},\"exposure\":\"codemode\"}",
+    NULL);
+  g_autofree char *session_path = g_build_filename (f->env.root, "conversation.jsonl", NULL);
+  const char *paths[] = { dir, NULL };
+  g_autofree char *log_path = NULL;
+  g_autofree char *log = NULL;
+  g_autofree char *file = NULL;
+  g_auto(GStrv) active = NULL;
+  g_auto(ZotTestSubmit) s = { 0 };
+
+  start_openai_host (f, server, paths, session_path);
+  log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (zot_host_get_manager (f->host), "acts")));
+
+  push_tool_call (server, "opener",
+                  "{\"activate_tools\":[\"later\",\"nope\",\"opener\",\"scripty\",7]}");
+  push_reply (server, "done");
+  submit (f, "go", &s);
+  g_assert_no_error (s.error);
+  g_assert_cmpuint (zot_fake_server_get_n_requests (server), ==, 2);
+  g_assert_false (request_defines (server, 0, "later"));
+  g_assert_true (request_defines (server, 0, "opener"));
+  g_assert_true (request_defines (server, 1, "later"));
+  g_assert_false (request_defines (server, 1, "scripty"));
+
+  /* Unknown and malformed names are logged; the others say nothing. */
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "activate_tools from opener: no tool \"nope\" the model may use, ignored"),
+                    ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "1 elements of \"activate_tools\" are not strings"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "activate_tools from opener: no tool"), ==, 1);
+  active = zot_tool_registry_dup_activations (zot_agent_get_registry (zot_host_get_agent (f->host)));
+  g_assert_cmpstrv (active, ((const char *[]) { "later", NULL }));
+
+  /* For the rest of the conversation. */
+  push_reply (server, "still");
+  submit (f, "next", &s);
+  g_assert_true (request_defines (server, 2, "later"));
+  shutdown_host (f);
+
+  file = zot_test_read_file (session_path);
+  g_assert_nonnull (strstr (file, "{\"type\":\"activated_tools\",\"names\":[\"later\"]}"));
+
+  /* A resume brings it back before the extension has registered it again. */
+  start_openai_host (f, server, paths, session_path);
+  push_reply (server, "resumed");
+  submit (f, "again", &s);
+  g_assert_no_error (s.error);
+  g_assert_true (request_defines (server, 3, "later"));
+
+  /* /clear forgets it, in memory and in the file. */
+  submit (f, "/clear", &s);
+  g_assert_no_error (s.error);
+  push_reply (server, "cleared");
+  submit (f, "after clear", &s);
+  g_assert_false (request_defines (server, 4, "later"));
+  shutdown_host (f);
+
+  start_openai_host (f, server, paths, session_path);
+  push_reply (server, "resumed after clear");
+  submit (f, "and again", &s);
+  g_assert_false (request_defines (server, 5, "later"));
+
+  /* /new starts without it. */
+  push_tool_call (server, "opener", "{\"activate_tools\":[\"later\"]}");
+  push_reply (server, "on");
+  submit (f, "on", &s);
+  g_assert_true (request_defines (server, 7, "later"));
+  submit (f, "/new", &s);
+  g_assert_no_error (s.error);
+  push_reply (server, "fresh");
+  submit (f, "fresh", &s);
+  g_assert_false (request_defines (server, 8, "later"));
+}
+
+/* submit (PROTOCOL.md §5a), as the window takes it */
+
+typedef struct
+{
+  Fixture   *f;
+  guint      taken;
+  guint      finished;
+  GPtrArray *submitted;   /* user_prompt_submit payloads */
+} Takes;
+
+static void
+extension_prompt_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  Takes *takes = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (zot_host_submit_finish (ZOT_HOST (object), result, NULL, &error));
+  g_assert_no_error (error);
+  takes->finished++;
+}
+
+static gboolean
+take_submit (ZotExtensionManager *manager,
+             ZotExtension        *extension,
+             const char          *text,
+             Takes               *takes)
+{
+  takes->taken++;
+  zot_host_submit_for_extension_async (takes->f->host, extension, text, NULL, extension_prompt_cb, takes);
+  return TRUE;
+}
+
+static void
+keep_prompt_submit (ZotExtensionManager *manager,
+                    const char          *name,
+                    JsonObject          *payload,
+                    Takes               *takes)
+{
+  if (g_str_equal (name, "user_prompt_submit"))
+    g_ptr_array_add (takes->submitted, json_object_ref (payload));
+}
+
+static gboolean
+takes_finished (gpointer data)
+{
+  Takes *takes = data;
+
+  return takes->finished == takes->taken;
+}
+
+/* A submit while the agent is busy waits in the queue (queued:true) and
+ * runs after; another one while it waits is refused and logged; once its
+ * message is in the conversation the extension may submit again. */
+static void
+test_submit_queued (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *dir = FAKE (f, "pusher",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"nudge\",\"schema\":{}}", NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GPtrArray) submitted = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  Takes takes = { f, 0, 0, submitted };
+  ZotExtensionManager *manager;
+  g_autofree char *log = NULL;
+  g_auto(ZotTestSubmit) s = { 0 };
+  JsonObject *queued;
+  GPtrArray *messages;
+
+  start_host (f, paths);
+  manager = zot_host_get_manager (f->host);
+  g_signal_connect (manager, "submit-requested", G_CALLBACK (take_submit), &takes);
+  g_signal_connect (manager, "lifecycle-event", G_CALLBACK (keep_prompt_submit), &takes);
+
+  submit (f, "tool: nudge {\"reply\":\"nudged\",\"send\":"
+             "\"{\\\"type\\\":\\\"submit\\\",\\\"text\\\":\\\"follow up\\\"}\\n"
+             "{\\\"type\\\":\\\"submit\\\",\\\"text\\\":\\\"too many\\\"}\"}", &s);
+  g_assert_no_error (s.error);
+  zot_test_wait_until (takes_finished, &takes, 30000);
+  g_assert_cmpuint (takes.taken, ==, 1);
+
+  g_assert_cmpuint (submitted->len, ==, 2);
+  queued = g_ptr_array_index (submitted, 1);
+  g_assert_cmpstr (json_object_get_string_member (queued, "text"), ==, "follow up");
+  g_assert_true (json_object_get_boolean_member (queued, "queued"));
+  g_assert_cmpstr (json_object_get_string_member (queued, "origin_extension"), ==, "pusher");
+  g_assert_false (json_object_has_member (g_ptr_array_index (submitted, 0), "queued"));
+
+  /* It ran as a prompt of its own, after the run it waited for. */
+  messages = zot_agent_get_messages (zot_host_get_agent (f->host));
+  g_assert_cmpstr (zot_test_json_string_at (g_ptr_array_index (messages, messages->len - 2), "content/0/text"),
+                   ==, "follow up");
+  g_assert_cmpstr (zot_test_json_string_at (g_ptr_array_index (messages, messages->len - 2), "origin_extension"),
+                   ==, "pusher");
+  g_assert_nonnull (strstr (g_ptr_array_index (f->shown, f->shown->len - 1), "follow up"));
+
+  log = zot_test_read_file (zot_extension_get_log_path (zot_extension_manager_find (manager, "pusher")));
+  g_assert_cmpuint (zot_test_count (log, "submit refused: the prompt it submitted before is not in the "
+                                         "conversation yet"), ==, 1);
+
+  /* Its message is in: the next one is taken. */
+  submit (f, "tool: nudge {\"reply\":\"again\",\"send\":\"{\\\"type\\\":\\\"submit\\\",\\\"text\\\":\\\"third\\\"}\"}", &s);
+  zot_test_wait_until (takes_finished, &takes, 30000);
+  g_assert_cmpuint (takes.taken, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (f->shown, f->shown->len - 1), "third"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -2209,6 +2454,8 @@ main (int    argc,
   ADD ("status-cancelled", test_status_cancelled);
   ADD ("compaction-events", test_compaction_events);
   ADD ("session-switch", test_session_switch);
+  ADD ("activate-tools", test_activate_tools);
+  ADD_INTERACTIVE ("submit-queued", test_submit_queued);
   ADD ("session-read-only-if-locked", test_session_read_only_if_locked);
   ADD_INTERACTIVE ("approval-choices", test_approval_choices);
   ADD_INTERACTIVE ("approval-policies", test_approval_policies);

@@ -242,7 +242,11 @@ test_frame_table (Fixture       *f,
   g_signal_connect (f->manager, "panel-updated", G_CALLBACK (on_panel_signal), seen);
   g_signal_connect (f->manager, "panel-closed", G_CALLBACK (on_panel_signal), seen);
 
-  g_assert_false (handle (f, owner, "{\"type\":\"submit\",\"text\":\"hi\"}"));
+  g_assert_false (handle (f, owner, "{\"type\":\"some_later_frame\",\"text\":\"hi\"}"));
+  /* submit and submit_slash are the manager's; with no view to take them
+   * they are logged and ignored. */
+  g_assert_true (handle (f, owner, "{\"type\":\"submit\",\"text\":\"hi\"}"));
+  g_assert_true (handle (f, owner, "{\"type\":\"submit_slash\",\"text\":\"/hi\"}"));
   g_assert_false (handle (f, owner, "{\"type\":\"Panel_Render\",\"panel_id\":\"p\"}"));
 
   /* Unknown panels, someone else's included, are the manager's to ignore. */

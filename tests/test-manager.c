@@ -1534,6 +1534,204 @@ test_call_tool_refused (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+/* Unknown frame types */
+
+/* A type nobody knows is logged with its type: the first
+ * ZOT_UNKNOWN_FRAME_LOG_BURST of a window each, the rest only counted,
+ * and the count logged when the window ends (here: the extension goes),
+ * so a flood writes a bounded number of lines. */
+static void
+test_unknown_frames_logged (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "odd", "--command", "c", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autofree char *log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (manager, "odd")));
+  g_autofree char *burst = g_strdup_printf ("repeat %u {\"type\":\"mystery\"}", ZOT_UNKNOWN_FRAME_LOG_BURST - 1);
+  g_autofree char *log = NULL;
+
+  /* Up to the edge of the burst: every one logged, named by its type. */
+  g_assert_true (run_command (f, manager, "c", burst, NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"mystery\\nwith a newline\"}", NULL));
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "frame type \"mystery\" is unknown, ignored"), ==,
+                    ZOT_UNKNOWN_FRAME_LOG_BURST - 1);
+  g_assert_cmpuint (zot_test_count (log, "frame type \"mystery\\u000Awith a newline\" is unknown, ignored; "
+                                         "more unknown frames in the next 60 s are only counted"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "is unknown"), ==, ZOT_UNKNOWN_FRAME_LOG_BURST);
+
+  /* Past it, and a flood: counted, not logged. */
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"another\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "repeat 3000 {\"type\":\"flood\"}", NULL));
+  g_clear_pointer (&log, g_free);
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "is unknown"), ==, ZOT_UNKNOWN_FRAME_LOG_BURST);
+  g_assert_null (strstr (log, "another"));
+  g_assert_null (strstr (log, "more ignored"));
+
+  zot_test_shutdown_manager (manager);
+  g_clear_pointer (&log, g_free);
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "is unknown"), ==, ZOT_UNKNOWN_FRAME_LOG_BURST);
+  g_assert_cmpuint (zot_test_count (log, "unknown frame types: 3001 more ignored without a log line"), ==, 1);
+}
+
+static gboolean
+log_has (gpointer data)
+{
+  const char * const *what = data;
+  g_autofree char *log = zot_test_read_file (what[0]);
+
+  return log != NULL && strstr (log, what[1]) != NULL;
+}
+
+/* Once the window ends, the count is logged and the next unknown frame
+ * is logged again. One batch of frames arrives in one read and is handled
+ * in one main loop turn, so the window (shortened here) cannot end inside
+ * it. */
+static void
+test_unknown_frames_window (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "odd", "--command", "c", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  g_autofree char *log_path = NULL;
+  g_autofree char *batch = g_strdup_printf ("repeat %u {\"type\":\"first\"}", ZOT_UNKNOWN_FRAME_LOG_BURST + 2);
+  g_autofree char *log = NULL;
+  const char *summary[2];
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_UNKNOWN_FRAME_WINDOW, 50);
+  manager = load (f, paths);
+  log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (manager, "odd")));
+
+  g_assert_true (run_command (f, manager, "c", batch, NULL));
+  summary[0] = log_path;
+  summary[1] = "unknown frame types: 2 more ignored without a log line";
+  zot_test_wait_until (log_has, summary, 10000);
+
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"second\"}", NULL));
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "frame type \"first\" is unknown"), ==, ZOT_UNKNOWN_FRAME_LOG_BURST);
+  g_assert_cmpuint (zot_test_count (log, "frame type \"second\" is unknown"), ==, 1);
+
+  zot_test_shutdown_manager (manager);
+}
+
+/* submit and submit_slash */
+
+typedef struct
+{
+  GPtrArray *taken;     /* "ext|text" */
+  gboolean   take;
+} Submits;
+
+static gboolean
+on_submit_requested (ZotExtensionManager *manager,
+                     ZotExtension        *extension,
+                     const char          *text,
+                     Submits             *submits)
+{
+  g_ptr_array_add (submits->taken, g_strdup_printf ("%s|%s", zot_extension_get_name (extension), text));
+  return submits->take;
+}
+
+/* The manager checks `submit` and asks the views; one per extension may
+ * be pending until the view says it is done; what no view takes (print,
+ * JSON and RPC modes) is logged and ignored, as is a frame without text. */
+static void
+test_submit_frames (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "asker", "--command", "c", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autofree char *log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (manager, "asker")));
+  g_autoptr(GPtrArray) taken = g_ptr_array_new_with_free_func (g_free);
+  Submits submits = { taken, FALSE };
+  g_autofree char *log = NULL;
+
+  /* Nobody takes it: a headless mode. */
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"one\"}", NULL));
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "submit ignored: this mode takes no prompts from extensions"), ==, 1);
+
+  /* The window takes it; another one meanwhile is refused, until done. */
+  g_signal_connect (manager, "submit-requested", G_CALLBACK (on_submit_requested), &submits);
+  submits.take = TRUE;
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"two\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"three\"}", NULL));
+  zot_extension_manager_submit_done (manager, "asker");
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"four\"}", NULL));
+  g_assert_cmpuint (taken->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (taken, 0), ==, "asker|two");
+  g_assert_cmpstr (g_ptr_array_index (taken, 1), ==, "asker|four");
+
+  /* Without usable text. */
+  zot_extension_manager_submit_done (manager, "asker");
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":[\"x\"]}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\"}", NULL));
+  g_assert_cmpuint (taken->len, ==, 2);
+
+  g_clear_pointer (&log, g_free);
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "submit refused: the prompt it submitted before is not in the "
+                                         "conversation yet"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit without a non-empty string \"text\", ignored"), ==, 3);
+  g_assert_null (strstr (log, "is unknown"));
+
+  zot_test_shutdown_manager (manager);
+}
+
+/* submit_slash runs an extension's command only: built-in ones, text
+ * without a slash and unknown commands are logged and refused. */
+static void
+test_submit_slash_frames (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "slasher", "--command", "c", "--command", "Todo", NULL);
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager = load (f, paths);
+  g_autofree char *log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (manager, "slasher")));
+  g_autoptr(GPtrArray) taken = g_ptr_array_new_with_free_func (g_free);
+  Submits submits = { taken, FALSE };
+  ZotApprovalPolicy policy = zot_extension_manager_get_policy (manager);
+  g_autofree char *log = NULL;
+
+  /* Nobody takes it: print and JSON modes. */
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/todo all\"}", NULL));
+  g_assert_cmpuint (taken->len, ==, 0);
+
+  g_signal_connect (manager, "submit-slash-requested", G_CALLBACK (on_submit_requested), &submits);
+  submits.take = TRUE;
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/todo  all of it \"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/C\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/yolo\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/NEW now\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"todo\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\" /todo\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/nosuch\"}", NULL));
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":7}", NULL));
+
+  g_assert_cmpuint (taken->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (taken, 0), ==, "slasher|/Todo all of it");
+  g_assert_cmpstr (g_ptr_array_index (taken, 1), ==, "slasher|/c");
+  g_assert_cmpint (zot_extension_manager_get_policy (manager), ==, policy);
+
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /todo ignored: this mode runs no commands for "
+                                         "extensions"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /yolo refused: built-in commands are the user's"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /NEW refused: built-in commands are the user's"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash: \"text\" must start with \"/\""), ==, 2);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /nosuch ignored: no extension command"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash without a non-empty string \"text\""), ==, 1);
+
+  zot_test_shutdown_manager (manager);
+}
+
 /* Event lines */
 
 static void
@@ -1680,6 +1878,10 @@ main (int    argc,
   ADD ("traffic", test_traffic);
   ADD ("call-tool-refused", test_call_tool_refused);
   ADD ("event-lines", test_event_lines);
+  ADD ("unknown-frames-logged", test_unknown_frames_logged);
+  ADD ("unknown-frames-window", test_unknown_frames_window);
+  ADD ("submit-frames", test_submit_frames);
+  ADD ("submit-slash-frames", test_submit_slash_frames);
 
 #undef ADD
 

@@ -325,6 +325,18 @@ zot_test_run_command (ZotExtensionManager  *manager,
   return reply != NULL && zot_command_reply_get_error (reply) == NULL;
 }
 
+guint
+zot_test_count (const char *text,
+                const char *needle)
+{
+  guint n = 0;
+
+  g_assert (*needle != '\0');
+  for (const char *p = strstr (text, needle); p != NULL; p = strstr (p + strlen (needle), needle))
+    n++;
+  return n;
+}
+
 char *
 zot_test_read_file (const char *path)
 {

@@ -107,6 +107,9 @@ ZotCommandReply *zot_test_run_command_reply (ZotExtensionManager *manager,
                                              GError             **error);
 
 char       *zot_test_read_file        (const char         *path);
+/* How often @needle occurs in @text (without overlaps). */
+guint       zot_test_count            (const char         *text,
+                                       const char         *needle);
 GPtrArray  *zot_test_read_frames      (const char         *path);
 JsonObject *zot_test_find_frame       (GPtrArray          *frames,
                                        const char         *type);

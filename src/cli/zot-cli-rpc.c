@@ -269,6 +269,39 @@ compacted_cb (GObject      *object,
   pending_free (pending);
 }
 
+/* An extension's submit_slash runs its command as `command` does; its
+ * outcome is reported as events, with no response: nobody asked. */
+static void
+extension_command_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  Pending *pending = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_host_submit_finish (ZOT_HOST (object), result, NULL, &error))
+    zot_cli_events_emit_error (pending->rpc->events, error->message);
+  pending_free (pending);
+}
+
+static gboolean
+on_extension_submit_slash (ZotExtensionManager *manager,
+                           ZotExtension        *extension,
+                           const char          *command,
+                           Rpc                 *rpc)
+{
+  Pending *pending;
+
+  if (rpc->shutting_down)
+    return FALSE;
+
+  pending = g_new0 (Pending, 1);
+  pending->rpc = rpc;
+  rpc->outstanding++;
+  zot_host_submit_async (rpc->host, command, NULL, extension_command_cb, pending);
+  return TRUE;
+}
+
 /* Dispatch */
 
 static void
@@ -487,11 +520,15 @@ zot_cli_rpc_run (ZotHost *host)
   g_signal_connect (rpc.channel, "closed", G_CALLBACK (on_closed), &rpc);
 
   sigint_id = g_unix_signal_add (SIGINT, on_sigint, &rpc);
+  /* `submit` is not taken: a client's `done` ends only its own prompts. */
+  g_signal_connect (zot_host_get_manager (host), "submit-slash-requested",
+                    G_CALLBACK (on_extension_submit_slash), &rpc);
 
   zot_host_load_async (host, NULL, loaded_cb, &rpc);
   g_main_loop_run (rpc.loop);
 
   g_source_remove (sigint_id);
+  g_signal_handlers_disconnect_by_data (zot_host_get_manager (host), &rpc);
   g_signal_handlers_disconnect_by_data (rpc.channel, &rpc);
   zot_frame_channel_close (rpc.channel);
   {

@@ -126,6 +126,35 @@ on_prompt_submit (ZotPromptEditor *editor,
                                      prompt_submitted_cb, g_object_ref (self));
 }
 
+/* An extension's `submit` and `submit_slash` (PROTOCOL.md §5a): in the
+ * window, as if the user typed them. The manager has checked them. */
+static gboolean
+on_extension_submit (ZotExtensionManager *manager,
+                     ZotExtension        *extension,
+                     const char          *text,
+                     ZotWindow           *self)
+{
+  if (self->host == NULL || self->closed)
+    return FALSE;
+
+  zot_host_submit_for_extension_async (self->host, extension, text, self->cancellable,
+                                       submitted_cb, g_object_ref (self));
+  return TRUE;
+}
+
+static gboolean
+on_extension_submit_slash (ZotExtensionManager *manager,
+                           ZotExtension        *extension,
+                           const char          *command,
+                           ZotWindow           *self)
+{
+  if (self->host == NULL || self->closed)
+    return FALSE;
+
+  _zot_window_submit_command (self, command);
+  return TRUE;
+}
+
 static void
 on_attach_failed (ZotPromptEditor *editor,
                   const char      *message,
@@ -281,6 +310,9 @@ create_host (ZotWindow *self)
 
   g_signal_connect_object (manager, "note-added", G_CALLBACK (on_note_added), self, 0);
   g_signal_connect_object (manager, "notify::policy", G_CALLBACK (_zot_window_on_policy_notify), self, 0);
+  g_signal_connect_object (manager, "submit-requested", G_CALLBACK (on_extension_submit), self, 0);
+  g_signal_connect_object (manager, "submit-slash-requested", G_CALLBACK (on_extension_submit_slash),
+                           self, 0);
   g_signal_connect_object (self->host, "window-command", G_CALLBACK (on_window_command), self, 0);
   g_signal_connect_object (self->host, "info", G_CALLBACK (on_host_info), self, 0);
   g_signal_connect_object (self->host, "command-replied", G_CALLBACK (on_command_replied), self, 0);

@@ -140,6 +140,9 @@ char                *_zot_agent_build_base_prompt    (ZotAgent        *self);
 const char          *_zot_agent_ensure_system_prompt (ZotAgent        *self);
 void                 _zot_agent_set_run              (ZotAgent        *self,
                                                       Run             *run);
+void                 _zot_agent_apply_activations    (ZotAgent            *self,
+                                                      ZotTool             *tool,
+                                                      const ZotToolResult *result);
 
 /* zot-agent-run.c */
 void                 _zot_agent_on_text_delta        (ZotProvider     *provider,

@@ -21,6 +21,7 @@ typedef struct
   char       *text;
   JsonArray  *images;
   JsonObject *synthetic;
+  char       *origin_extension;
 } PromptData;
 
 static void
@@ -29,6 +30,7 @@ prompt_data_free (PromptData *data)
   g_free (data->text);
   g_clear_pointer (&data->images, json_array_unref);
   g_clear_pointer (&data->synthetic, json_object_unref);
+  g_free (data->origin_extension);
   g_free (data);
 }
 
@@ -617,6 +619,8 @@ start_run (ZotAgent *self,
   _zot_agent_set_run (self, run);
 
   message = zot_message_new_user (run->text, data->images);
+  if (data->origin_extension != NULL)
+    json_object_set_string_member (message, "origin_extension", data->origin_extension);
   g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_USER_MESSAGE], 0, message);
   zot_session_append_message_async (self->session, message, NULL, user_appended_cb, run);
 }
@@ -658,6 +662,8 @@ accept_prompt (ZotAgent   *self,
         json_object_set_boolean_member (payload, "queued", TRUE);
       json_object_set_int_member (payload, "image_count",
                                   data->images != NULL ? json_array_get_length (data->images) : 0);
+      if (data->origin_extension != NULL)
+        json_object_set_string_member (payload, "origin_extension", data->origin_extension);
       _zot_agent_emit_event (self, "user_prompt_submit", payload);
     }
 
@@ -682,6 +688,30 @@ zot_agent_prompt_async (ZotAgent            *self,
   zot_agent_prompt_with_images_async (self, text, NULL, cancellable, callback, user_data);
 }
 
+static void
+prompt_async (ZotAgent            *self,
+              const char          *text,
+              JsonArray           *images,
+              const char          *origin_extension,
+              GCancellable        *cancellable,
+              GAsyncReadyCallback  callback,
+              gpointer             user_data)
+{
+  PromptData *data;
+  GTask *task;
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_agent_prompt_async);
+  data = g_new0 (PromptData, 1);
+  data->text = g_strdup (text);
+  if (images != NULL && json_array_get_length (images) > 0)
+    data->images = json_array_ref (images);
+  data->origin_extension = g_strdup (origin_extension);
+  g_task_set_task_data (task, data, (GDestroyNotify) prompt_data_free);
+
+  accept_prompt (self, task, text);
+}
+
 /**
  * zot_agent_prompt_with_images_async:
  * @text: the message's text, "" for images alone
@@ -699,21 +729,34 @@ zot_agent_prompt_with_images_async (ZotAgent            *self,
                                     GAsyncReadyCallback  callback,
                                     gpointer             user_data)
 {
-  PromptData *data;
-  GTask *task;
-
   g_return_if_fail (ZOT_IS_AGENT (self));
   g_return_if_fail (text != NULL);
 
-  task = g_task_new (self, cancellable, callback, user_data);
-  g_task_set_source_tag (task, zot_agent_prompt_async);
-  data = g_new0 (PromptData, 1);
-  data->text = g_strdup (text);
-  if (images != NULL && json_array_get_length (images) > 0)
-    data->images = json_array_ref (images);
-  g_task_set_task_data (task, data, (GDestroyNotify) prompt_data_free);
+  prompt_async (self, text, images, NULL, cancellable, callback, user_data);
+}
 
-  accept_prompt (self, task, text);
+/**
+ * zot_agent_prompt_for_extension_async:
+ * @text: the message's text
+ * @origin_extension: the extension that submitted it (`submit`)
+ *
+ * Like zot_agent_prompt_async(), for a prompt an extension submitted: the
+ * user message, and its `user_prompt_submit` event, name the extension
+ * in `origin_extension`. Complete with zot_agent_prompt_finish().
+ */
+void
+zot_agent_prompt_for_extension_async (ZotAgent            *self,
+                                      const char          *text,
+                                      const char          *origin_extension,
+                                      GCancellable        *cancellable,
+                                      GAsyncReadyCallback  callback,
+                                      gpointer             user_data)
+{
+  g_return_if_fail (ZOT_IS_AGENT (self));
+  g_return_if_fail (text != NULL);
+  g_return_if_fail (origin_extension != NULL);
+
+  prompt_async (self, text, NULL, origin_extension, cancellable, callback, user_data);
 }
 
 /**

@@ -230,6 +230,8 @@ tool_executed_cb (GObject      *object,
                                                  _("%s failed: %s"), call->name,
                                                  error ? error->message : _("no result"));
     }
+  else
+    _zot_agent_apply_activations (call->agent, call->tool, tool_result);
 
   if (call->outer_id != 0)
     g_cancellable_disconnect (call->outer, call->outer_id);

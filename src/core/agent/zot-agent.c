@@ -13,7 +13,9 @@
 
 #include "zot-agent.h"
 #include "zot-agent-private.h"
+#include "zot-extension-tool.h"
 #include "zot-limits.h"
+#include "zot-names.h"
 #include "zot-system-prompt.h"
 
 G_DEFINE_QUARK (zot-agent-error-quark, zot_agent_error)
@@ -307,6 +309,54 @@ zot_agent_init (ZotAgent *self)
   g_queue_init (&self->queue);
 }
 
+/* Activations are saved with the conversation (PROTOCOL.md §5a). */
+static void
+on_activations_changed (ZotAgent        *self,
+                        ZotToolRegistry *registry)
+{
+  g_auto(GStrv) names = zot_tool_registry_dup_activations (registry);
+
+  zot_session_set_activated_tools (self->session, (const char * const *) names);
+}
+
+/**
+ * _zot_agent_apply_activations:
+ * @tool: the tool that answered with @result
+ *
+ * Makes the deferred tools that @result names (an extension's
+ * `activate_tools`) visible to the model from its next request on, for
+ * the rest of the conversation. A name of no tool the model may use is
+ * written to the log of @tool's extension; a tool that is not deferred
+ * changes nothing.
+ */
+void
+_zot_agent_apply_activations (ZotAgent            *self,
+                              ZotTool             *tool,
+                              const ZotToolResult *result)
+{
+  g_autoptr(ZotExtension) extension = NULL;
+
+  if (result->activate_tools == NULL)
+    return;
+
+  if (ZOT_IS_EXTENSION_TOOL (tool))
+    extension = zot_extension_tool_dup_extension (ZOT_EXTENSION_TOOL (tool));
+
+  for (guint i = 0; result->activate_tools[i] != NULL; i++)
+    {
+      const char *name = result->activate_tools[i];
+
+      if (zot_tool_registry_try_activate (self->registry, name) == ZOT_TOOL_ACTIVATION_UNKNOWN &&
+          extension != NULL)
+        {
+          g_autofree char *shown = zot_name_excerpt (name);
+
+          zot_extension_log (extension, "activate_tools from %s: no tool \"%s\" the model may use, "
+                             "ignored", zot_tool_get_name (tool), shown);
+        }
+    }
+}
+
 ZotAgent *
 zot_agent_new (ZotProvider     *provider,
                ZotToolRegistry *registry,
@@ -321,6 +371,10 @@ zot_agent_new (ZotProvider     *provider,
   self = g_object_new (ZOT_TYPE_AGENT, NULL);
   self->registry = g_object_ref (registry);
   self->session = g_object_ref (session);
+  /* A resumed conversation keeps the tools it activated. */
+  zot_tool_registry_set_activations (registry, zot_session_get_activated_tools (session));
+  g_signal_connect_object (registry, "activations-changed", G_CALLBACK (on_activations_changed),
+                           self, G_CONNECT_SWAPPED);
   zot_agent_set_provider (self, provider);
   g_free (self->cwd);
   self->cwd = g_strdup (zot_session_get_cwd (session));
@@ -374,7 +428,7 @@ zot_agent_set_session (ZotAgent   *self,
   g_return_if_fail (ZOT_IS_SESSION (session));
 
   g_set_object (&self->session, session);
-  zot_tool_registry_reset_activations (self->registry);
+  zot_tool_registry_set_activations (self->registry, zot_session_get_activated_tools (session));
   zot_agent_reset_system_prompt (self);
   _zot_agent_reset_usage (self);
 }

@@ -130,6 +130,12 @@ void             zot_agent_prompt_with_images_async (ZotAgent            *self,
                                                      GCancellable        *cancellable,
                                                      GAsyncReadyCallback  callback,
                                                      gpointer             user_data);
+void             zot_agent_prompt_for_extension_async (ZotAgent        *self,
+                                                   const char          *text,
+                                                   const char          *origin_extension,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
 char            *zot_agent_prompt_finish          (ZotAgent            *self,
                                                    GAsyncResult        *result,
                                                    GError             **error);

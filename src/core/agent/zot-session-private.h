@@ -35,6 +35,7 @@ struct _ZotSession
   char          *path;          /* NULL when in memory */
   char          *cwd;
   GPtrArray     *messages;      /* JsonObject */
+  GStrv          activated_tools; /* sorted; the last "activated_tools" entry */
   GPtrArray     *warnings;      /* char *, NULL-terminated */
   GMainContext  *context;
   Writer        *writer;        /* NULL when in memory */

@@ -10,6 +10,8 @@
 
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include <glib/gi18n.h>
@@ -39,6 +41,13 @@ make_id (void)
   g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");
 
   return g_strdup_printf ("%s-%06x", stamp, g_random_int () & 0xffffff);
+}
+
+static int
+compare_names (const void *a,
+               const void *b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
 }
 
 static gboolean
@@ -74,6 +83,19 @@ _zot_session_check_entry (JsonObject  *entry,
       return FALSE;
     }
 
+  if (g_strcmp0 (json_node_get_string (type), "activated_tools") == 0)
+    {
+      JsonNode *names = json_object_get_member (entry, "names");
+
+      if (names == NULL || !JSON_NODE_HOLDS_ARRAY (names))
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                               _("an \"activated_tools\" entry needs a \"names\" array"));
+          return FALSE;
+        }
+      return TRUE;
+    }
+
   if (g_strcmp0 (json_node_get_string (type), "message") == 0)
     {
       JsonNode *message = json_object_get_member (entry, "message");
@@ -90,6 +112,26 @@ _zot_session_check_entry (JsonObject  *entry,
   return TRUE;
 }
 
+/* The string elements of @names (others are skipped), sorted. */
+static GStrv
+read_names (JsonArray *names)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  GStrv sorted;
+
+  for (guint i = 0; i < json_array_get_length (names); i++)
+    {
+      JsonNode *element = json_array_get_element (names, i);
+
+      if (JSON_NODE_HOLDS_VALUE (element) && json_node_get_value_type (element) == G_TYPE_STRING)
+        g_strv_builder_add (builder, json_node_get_string (element));
+    }
+
+  sorted = g_strv_builder_end (builder);
+  qsort (sorted, g_strv_length (sorted), sizeof (char *), compare_names);
+  return sorted;
+}
+
 /* What an entry does to the transcript, the same on load and on append.
  * Unknown types are left to whoever wrote them. */
 void
@@ -103,6 +145,11 @@ _zot_session_apply_entry (ZotSession *self,
                      json_object_ref (json_object_get_object_member (entry, "message")));
   else if (g_str_equal (type, "compaction"))
     g_ptr_array_set_size (self->messages, 0);
+  else if (g_str_equal (type, "activated_tools"))
+    {
+      g_strfreev (self->activated_tools);
+      self->activated_tools = read_names (json_object_get_array_member (entry, "names"));
+    }
 }
 
 /* GObject */
@@ -128,6 +175,7 @@ zot_session_finalize (GObject *object)
   g_clear_error (&self->write_error);
   g_clear_pointer (&self->unsaved, json_object_unref);
   g_clear_pointer (&self->messages, g_ptr_array_unref);
+  g_clear_pointer (&self->activated_tools, g_strfreev);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->id, g_free);
@@ -150,6 +198,7 @@ static void
 zot_session_init (ZotSession *self)
 {
   self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  self->activated_tools = g_new0 (char *, 1);
   self->warnings = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   self->context = g_main_context_ref_thread_default ();
   g_queue_init (&self->inflight);
@@ -393,6 +442,53 @@ zot_session_get_warnings (ZotSession *self)
     return none;
   return (const char * const *) self->warnings->pdata;
 }
+
+/**
+ * zot_session_get_activated_tools:
+ *
+ * The deferred tools activated in this conversation (by the discovery
+ * tool or an extension's `activate_tools`), as saved with it: a resume
+ * brings them back.
+ *
+ * Returns: (transfer none): the names, sorted, never %NULL
+ */
+const char * const *
+zot_session_get_activated_tools (ZotSession *self)
+{
+  g_return_val_if_fail (ZOT_IS_SESSION (self), NULL);
+  return (const char * const *) self->activated_tools;
+}
+
+/**
+ * zot_session_set_activated_tools:
+ * @names: (nullable): the activated tools from now on, %NULL for none
+ *
+ * Saves the set with the conversation: when it changed, an
+ * `{"type":"activated_tools","names":[…]}` entry is appended (the last
+ * one wins at load). A write error shows up in the next append.
+ */
+void
+zot_session_set_activated_tools (ZotSession         *self,
+                                 const char * const *names)
+{
+  g_autoptr(JsonObject) entry = NULL;
+  g_autoptr(JsonArray) array = json_array_new ();
+  g_auto(GStrv) sorted = NULL;
+
+  g_return_if_fail (ZOT_IS_SESSION (self));
+
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    json_array_add_string_element (array, names[i]);
+  sorted = read_names (array);
+  if (g_strv_equal ((const char * const *) sorted, (const char * const *) self->activated_tools))
+    return;
+
+  entry = json_object_new ();
+  json_object_set_string_member (entry, "type", "activated_tools");
+  json_object_set_array_member (entry, "names", g_steal_pointer (&array));
+  zot_session_append_async (self, entry, NULL, NULL, NULL);
+}
+
 
 /**
  * zot_session_is_persistent:

@@ -8,6 +8,7 @@
  *   {"type":"session","version":1,"id":"…","cwd":"…","created":"ISO-8601"}
  *   {"type":"message","message":{…zot-message.h shape…}}
  *   {"type":"compaction","summary":"…","message_count":N}
+ *   {"type":"activated_tools","names":["…"]}   (the set from then on)
  *   {"type":"task",…}   (continuous mode's journal, later)
  *
  * Resuming reads every line and loses nothing it can keep: a torn last
@@ -82,6 +83,9 @@ const char  *zot_session_get_path          (ZotSession          *self);
 const char  *zot_session_get_cwd           (ZotSession          *self);
 GPtrArray   *zot_session_get_messages      (ZotSession          *self);
 const char * const *zot_session_get_warnings (ZotSession        *self);
+const char * const *zot_session_get_activated_tools (ZotSession *self);
+void         zot_session_set_activated_tools (ZotSession        *self,
+                                            const char * const  *names);
 gboolean     zot_session_is_persistent     (ZotSession          *self);
 gboolean     zot_session_is_read_only      (ZotSession          *self);
 

@@ -27,6 +27,7 @@ static const struct {
   [ZOT_TIMEOUT_BASH]               = { "bash",               ZOT_BASH_TIMEOUT_MS },
   [ZOT_TIMEOUT_SUBAGENT_SHUTDOWN]  = { "subagent-shutdown",  ZOT_SUBAGENT_SHUTDOWN_WAIT_MS },
   [ZOT_TIMEOUT_EXIT_DRAIN]         = { "exit-drain",         ZOT_EXIT_DRAIN_MS },
+  [ZOT_TIMEOUT_UNKNOWN_FRAME_WINDOW] = { "unknown-frame-window", ZOT_UNKNOWN_FRAME_WINDOW_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

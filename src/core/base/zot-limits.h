@@ -60,6 +60,9 @@ G_BEGIN_DECLS
 #define ZOT_EXTENSION_NAME_MAX_CHARS       128
 #define ZOT_MAX_COMMANDS_PER_EXTENSION     1024
 #define ZOT_MAX_TOOLS_PER_EXTENSION        1024
+/* Names one tool_result's `activate_tools` may list; past that one log
+ * line says so and the rest are ignored. */
+#define ZOT_ACTIVATE_TOOLS_MAX_NAMES       256
 
 /* The host's own numbers, beyond the protocol */
 #define ZOT_PROVIDER_MAX_TRIES             3
@@ -85,6 +88,12 @@ G_BEGIN_DECLS
 /* Frames an extension's channel handles per main loop turn; the rest of a
  * read waits for the next turn, so a flood cannot hold the window. */
 #define ZOT_FRAMES_PER_TURN                64
+/* A frame type nobody here knows is written to its extension's log, at
+ * most this many times per window; the rest are counted, and the count
+ * is logged when the window ends (or the extension goes), so a flood of
+ * them cannot fill the disk. */
+#define ZOT_UNKNOWN_FRAME_LOG_BURST        8
+#define ZOT_UNKNOWN_FRAME_WINDOW_MS        60000
 
 typedef enum
 {
@@ -107,6 +116,7 @@ typedef enum
   ZOT_TIMEOUT_BASH,
   ZOT_TIMEOUT_SUBAGENT_SHUTDOWN,
   ZOT_TIMEOUT_EXIT_DRAIN,
+  ZOT_TIMEOUT_UNKNOWN_FRAME_WINDOW,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

@@ -213,3 +213,43 @@ zot_text_for_terminal (const char *text,
 
   return g_string_free (out, FALSE);
 }
+
+/**
+ * zot_split_slash_command:
+ * @name: (out): the command name without the slash
+ * @args: (out): the rest, trimmed
+ *
+ * Returns: whether @text has the shape of a slash command ("/word …"); a
+ *   first word holding another "/" is a path, not a command
+ */
+gboolean
+zot_split_slash_command (const char  *text,
+                         char       **name,
+                         char       **args)
+{
+  const char *p = text;
+  const char *end;
+
+  *name = NULL;
+  *args = NULL;
+
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p != '/')
+    return FALSE;
+  p++;
+
+  end = p;
+  while (*end != '\0' && !g_ascii_isspace (*end))
+    {
+      if (*end == '/')
+        return FALSE;
+      end++;
+    }
+  if (end == p)
+    return FALSE;
+
+  *name = g_strndup (p, (gsize) (end - p));
+  *args = g_strstrip (g_strdup (end));
+  return TRUE;
+}

@@ -17,5 +17,8 @@ gboolean zot_text_has_hidden_chars  (const char *text);
 char    *zot_name_excerpt           (const char *name);
 char    *zot_text_for_terminal      (const char *text,
                                      gssize      length);
+gboolean zot_split_slash_command    (const char *text,
+                                     char      **name,
+                                     char      **args);
 
 G_END_DECLS

@@ -369,6 +369,64 @@ handle_shutdown_ack (ZotExtension *self,
   zot_extension_log (self, "shutdown acknowledged");
 }
 
+/**
+ * _zot_extension_end_unknown_window:
+ *
+ * Ends the window of unknown frame types: what was counted and not logged
+ * in it is logged now, in one line.
+ */
+void
+_zot_extension_end_unknown_window (ZotExtension *self)
+{
+  zot_clear_source (&self->unknown_window);
+
+  if (self->n_unknown_suppressed > 0)
+    zot_extension_log (self, "unknown frame types: %u more ignored without a log line",
+                       self->n_unknown_suppressed);
+  self->n_unknown_logged = 0;
+  self->n_unknown_suppressed = 0;
+}
+
+static gboolean
+unknown_window_cb (gpointer user_data)
+{
+  ZotExtension *self = user_data;
+
+  g_clear_pointer (&self->unknown_window, g_source_unref);
+  _zot_extension_end_unknown_window (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* PROTOCOL.md §0: an unknown type is ignored, and logged with its type;
+ * a burst per window at most (ZOT_UNKNOWN_FRAME_LOG_BURST), so that a
+ * flood of them cannot fill the disk. */
+static void
+log_unknown_frame (ZotExtension *self,
+                   const char   *type)
+{
+  g_autofree char *shown = NULL;
+
+  if (self->unknown_window == NULL)
+    self->unknown_window = _zot_extension_add_timeout (ZOT_TIMEOUT_UNKNOWN_FRAME_WINDOW,
+                                                       unknown_window_cb, self,
+                                                       "[zot] unknown frame window");
+
+  if (self->n_unknown_logged >= ZOT_UNKNOWN_FRAME_LOG_BURST)
+    {
+      self->n_unknown_suppressed++;
+      return;
+    }
+
+  self->n_unknown_logged++;
+  shown = zot_name_excerpt (type);
+  if (self->n_unknown_logged < ZOT_UNKNOWN_FRAME_LOG_BURST)
+    zot_extension_log (self, "frame type \"%s\" is unknown, ignored", shown);
+  else
+    zot_extension_log (self, "frame type \"%s\" is unknown, ignored; more unknown frames in the "
+                       "next %u s are only counted", shown,
+                       (zot_timeout_get_ms (ZOT_TIMEOUT_UNKNOWN_FRAME_WINDOW) + 999) / 1000);
+}
+
 /* Panels and call_tool are the manager's, as is any type not known here:
  * the frame goes out as ::unhandled-frame. */
 static void
@@ -380,8 +438,7 @@ forward_frame (ZotExtension *self,
   g_signal_emit (self, _zot_extension_signals[ZOT_EXTENSION_SIGNAL_UNHANDLED_FRAME], 0,
                  frame, &handled);
   if (!handled)
-    g_debug ("%s: frame type \"%s\" ignored", self->name,
-             json_object_get_string_member (frame, "type"));
+    log_unknown_frame (self, json_object_get_string_member (frame, "type"));
 }
 
 #define IN(state) ZOT_EXTENSION_STATE_BIT (ZOT_EXTENSION_STATE_##state)
@@ -411,6 +468,8 @@ static const ZotExtensionIncomingFrame incoming_frames[] = {
   { "panel_close",              RUNNING,                      forward_frame },
   { "call_tool",                RUNNING,                      forward_frame },
   { "call_tool_cancel",         RUNNING,                      forward_frame },
+  { "submit",                   RUNNING,                      forward_frame },
+  { "submit_slash",             RUNNING,                      forward_frame },
 };
 
 /* Frames the host sends, the states in which each may go out, and

@@ -29,6 +29,7 @@ struct _ZotExtensionManager
   JsonGenerator *event_generator;
 
   GPtrArray    *panels;
+  GHashTable   *pending_submits;  /* names of extensions whose `submit` a view took */
 
   GHashTable   *calls;          /* call_tool requests out, by extension and id */
   GWeakRef      runner;
@@ -58,6 +59,8 @@ enum {
   ZOT_MANAGER_TOOLS_CHANGED,
   ZOT_MANAGER_WARNING,
   ZOT_MANAGER_APPROVAL_REQUESTED,
+  ZOT_MANAGER_SUBMIT_REQUESTED,
+  ZOT_MANAGER_SUBMIT_SLASH_REQUESTED,
   ZOT_MANAGER_N_SIGNALS
 };
 
@@ -126,6 +129,14 @@ gboolean  _zot_interception_apply_reply (ZotInterception *result,
 char     *_zot_before_agent_start_apply_reply (ZotExtension  *extension,
                                                JsonObject    *reply,
                                                char         **prompt);
+
+/* zot-manager-submit.c */
+void      _zot_manager_submit_frame       (ZotExtensionManager *self,
+                                           ZotExtension        *extension,
+                                           JsonObject          *frame);
+void      _zot_manager_submit_slash_frame (ZotExtensionManager *self,
+                                           ZotExtension        *extension,
+                                           JsonObject          *frame);
 
 /* zot-manager-panels.c */
 ZotPanel *_zot_manager_find_panel      (ZotExtensionManager *self,

@@ -321,6 +321,7 @@ zot_extension_manager_finalize (GObject *object)
   g_clear_pointer (&self->panels, g_ptr_array_unref);
   g_clear_pointer (&self->calls, g_hash_table_unref);
   g_weak_ref_clear (&self->runner);
+  g_clear_pointer (&self->pending_submits, g_hash_table_unref);
 
   G_OBJECT_CLASS (zot_extension_manager_parent_class)->finalize (object);
 }
@@ -514,6 +515,43 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   g_signal_accumulator_true_handled, NULL, NULL,
                   G_TYPE_BOOLEAN, 1, ZOT_TYPE_APPROVAL);
+
+  /**
+   * ZotExtensionManager::submit-requested:
+   * @extension: who sent `submit`
+   * @text: the prompt, non-empty
+   *
+   * An extension asks for @text to be submitted as a user prompt, as if
+   * typed (PROTOCOL.md §5a). A view that takes it (the window) submits it
+   * with zot_host_submit_for_extension_async(), or else calls
+   * zot_extension_manager_submit_done() once its message is in the
+   * conversation or never will be; until then the extension's next
+   * `submit` is refused. Not emitted for a `submit` that is refused.
+   *
+   * Returns: %TRUE when a view took it; otherwise it is logged and ignored
+   */
+  _zot_manager_signals[ZOT_MANAGER_SUBMIT_REQUESTED] =
+    g_signal_new ("submit-requested",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  g_signal_accumulator_true_handled, NULL, NULL,
+                  G_TYPE_BOOLEAN, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
+
+  /**
+   * ZotExtensionManager::submit-slash-requested:
+   * @extension: who sent `submit_slash`
+   * @command: "/name args": an extension command (never a built-in one),
+   *   with the spelling it was registered with
+   *
+   * An extension asks for an extension command to run as if the user
+   * typed it (PROTOCOL.md §5a); the window and RPC submit @command.
+   *
+   * Returns: %TRUE when a view took it; otherwise it is logged and ignored
+   */
+  _zot_manager_signals[ZOT_MANAGER_SUBMIT_SLASH_REQUESTED] =
+    g_signal_new ("submit-slash-requested",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  g_signal_accumulator_true_handled, NULL, NULL,
+                  G_TYPE_BOOLEAN, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
 }
 
 static void
@@ -530,6 +568,7 @@ zot_extension_manager_init (ZotExtensionManager *self)
   self->panels = g_ptr_array_new_with_free_func (g_object_unref);
   self->calls = _zot_manager_calls_new ();
   g_weak_ref_init (&self->runner, NULL);
+  self->pending_submits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 ZotExtensionManager *

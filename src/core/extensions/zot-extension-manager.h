@@ -128,6 +128,8 @@ ZotCommandReply     *zot_extension_manager_run_command_finish   (ZotExtensionMan
                                                                  GError              **error);
 void                 zot_extension_manager_set_trace_traffic    (ZotExtensionManager  *self,
                                                                  gboolean              trace);
+void                 zot_extension_manager_submit_done          (ZotExtensionManager  *self,
+                                                                 const char           *extension_name);
 
 void                 zot_extension_manager_set_session_id       (ZotExtensionManager  *self,
                                                                  const char           *session_id);

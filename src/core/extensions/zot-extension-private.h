@@ -65,6 +65,10 @@ struct _ZotExtension
   GSource             *cap_timeout;
   GSource             *eof_timeout;
   GSource             *drain_timeout;  /* exited: what it wrote is still read */
+  /* Unknown frame types: logged up to a burst per window, then counted. */
+  GSource             *unknown_window;
+  guint                n_unknown_logged;
+  guint                n_unknown_suppressed;
   guint                save_id;
 
   GHashTable          *pending;
@@ -121,6 +125,7 @@ void     _zot_extension_finish_init              (ZotExtension        *self,
 gboolean _zot_extension_send                     (ZotExtension        *self,
                                                   JsonObject          *frame,
                                                   GError             **error);
+void     _zot_extension_end_unknown_window       (ZotExtension        *self);
 
 /* The tables of frames by state (zot-extension-frames.c): each row names
  * a frame type and the ZotExtensionState bits it is allowed in. */

@@ -106,6 +106,52 @@ reply_content (JsonObject *reply)
   return json_array_new ();
 }
 
+/* `activate_tools` (PROTOCOL.md §5a): the names, for the agent to apply;
+ * a malformed list is logged and what can be read is kept. */
+static GStrv
+reply_activate_tools (ZotExtension *extension,
+                      JsonObject   *reply)
+{
+  g_autoptr(GStrvBuilder) names = NULL;
+  JsonNode *node = json_object_get_member (reply, "activate_tools");
+  JsonArray *array;
+  guint n = 0;
+  guint n_bad = 0;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return NULL;
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      zot_extension_log (extension, "tool_result: \"activate_tools\" is not an array of tool names, ignored");
+      return NULL;
+    }
+
+  names = g_strv_builder_new ();
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array) && n < ZOT_ACTIVATE_TOOLS_MAX_NAMES; i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (!JSON_NODE_HOLDS_VALUE (element) || json_node_get_value_type (element) != G_TYPE_STRING)
+        n_bad++;
+      else
+        {
+          g_strv_builder_add (names, json_node_get_string (element));
+          n++;
+        }
+    }
+
+  if (n_bad > 0)
+    zot_extension_log (extension, "tool_result: %u elements of \"activate_tools\" are not strings, ignored",
+                       n_bad);
+  if (n + n_bad < json_array_get_length (array))
+    zot_extension_log (extension, "tool_result: \"activate_tools\" names more than %u tools; "
+                       "the rest are ignored", ZOT_ACTIVATE_TOOLS_MAX_NAMES);
+
+  return n > 0 ? g_strv_builder_end (names) : NULL;
+}
+
 static void
 replied_cb (GObject      *object,
             GAsyncResult *result,
@@ -157,6 +203,7 @@ replied_cb (GObject      *object,
   structured = json_object_get_member (reply, "structured_content");
   if (structured != NULL && !JSON_NODE_HOLDS_NULL (structured))
     tool_result->structured_content = json_node_copy (structured);
+  tool_result->activate_tools = reply_activate_tools (data->extension, reply);
 
   g_task_return_pointer (task, tool_result, (GDestroyNotify) zot_tool_result_free);
 }

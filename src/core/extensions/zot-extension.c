@@ -642,6 +642,7 @@ zot_extension_dispose (GObject *object)
   zot_clear_source (&self->ladder_timeout);
   zot_clear_source (&self->eof_timeout);
   zot_clear_source (&self->drain_timeout);
+  _zot_extension_end_unknown_window (self);
   g_clear_handle_id (&self->save_id, g_source_remove);
 
   if (self->pending != NULL)

@@ -4,8 +4,8 @@
  * ZotExtension handles the frames of its own life (hello, registrations,
  * replies to its requests, notes) and passes every other type to the
  * manager through ::unhandled-frame; the manager looks the type up here.
- * A type that is not in the table stays unhandled, and ZotExtension
- * ignores it.
+ * A type that is not in the table stays unhandled: ZotExtension logs it
+ * with its type (rate-limited) and ignores it.
  */
 #define G_LOG_DOMAIN "zot-protocol"
 
@@ -21,6 +21,8 @@ static const struct {
   { "panel_close",      _zot_manager_panel_close_frame },
   { "call_tool",        _zot_manager_call_tool_frame },
   { "call_tool_cancel", _zot_manager_call_tool_cancel_frame },
+  { "submit",           _zot_manager_submit_frame },
+  { "submit_slash",     _zot_manager_submit_slash_frame },
 };
 
 /**

@@ -10,6 +10,7 @@
 #include "zot-subagent-tool.h"
 #include "zot-tool-search.h"
 #include "zot-host.h"
+#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-provider-table.h"
 
@@ -24,6 +25,9 @@ struct _ZotHost
   GCancellable        *cancellable;
 
   gboolean             session_started;
+  /* Extension name → the GTask of its `submit` (borrowed), until the
+   * prompt's message is in the conversation or the task is over. */
+  GHashTable          *extension_prompts;
   /* What ZotHost:model last said, "provider\nmodel", so that a rebuilt
    * provider with the same model does not notify. */
   char                *model_key;
@@ -36,6 +40,8 @@ typedef struct
    * reported once the turn it asked for is over. */
   ZotCommandReply *reply;
   GError          *command_error;
+  /* A prompt an extension submitted: its name. */
+  char            *origin_extension;
 } SubmitData;
 
 enum {
@@ -80,47 +86,8 @@ submit_data_free (SubmitData *data)
   g_free (data->final_text);
   g_clear_pointer (&data->reply, zot_command_reply_unref);
   g_clear_error (&data->command_error);
+  g_free (data->origin_extension);
   g_free (data);
-}
-
-/**
- * zot_split_slash_command:
- * @name: (out): the command name without the slash
- * @args: (out): the rest, trimmed
- *
- * Returns: whether @text has the shape of a slash command ("/word …"); a
- *   first word holding another "/" is a path, not a command
- */
-gboolean
-zot_split_slash_command (const char  *text,
-                         char       **name,
-                         char       **args)
-{
-  const char *p = text;
-  const char *end;
-
-  *name = NULL;
-  *args = NULL;
-
-  while (g_ascii_isspace (*p))
-    p++;
-  if (*p != '/')
-    return FALSE;
-  p++;
-
-  end = p;
-  while (*end != '\0' && !g_ascii_isspace (*end))
-    {
-      if (*end == '/')
-        return FALSE;
-      end++;
-    }
-  if (end == p)
-    return FALSE;
-
-  *name = g_strndup (p, (gsize) (end - p));
-  *args = g_strstrip (g_strdup (end));
-  return TRUE;
 }
 
 /* Sessions */
@@ -223,6 +190,33 @@ emit_info (ZotHost    *self,
   g_signal_emit (self, signals [INFO], 0, text);
 }
 
+/* The `submit` of @name is no longer pending: its message is in the
+ * conversation, or @task (when not %NULL) is over without it. */
+static void
+release_extension_prompt (ZotHost    *self,
+                          const char *name,
+                          GTask      *task)
+{
+  GTask *pending = g_hash_table_lookup (self->extension_prompts, name);
+
+  if (pending == NULL || (task != NULL && pending != task))
+    return;
+
+  g_hash_table_remove (self->extension_prompts, name);
+  zot_extension_manager_submit_done (self->manager, name);
+}
+
+static void
+on_user_message (ZotHost    *self,
+                 JsonObject *message,
+                 ZotAgent   *agent)
+{
+  const char *origin = zot_json_get_string (message, "origin_extension");
+
+  if (origin != NULL)
+    release_extension_prompt (self, origin, NULL);
+}
+
 static void
 prompt_done_cb (GObject      *object,
                 GAsyncResult *result,
@@ -233,6 +227,8 @@ prompt_done_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
 
   data->final_text = zot_agent_prompt_finish (ZOT_AGENT (object), result, &error);
+  if (data->origin_extension != NULL)
+    release_extension_prompt (g_task_get_source_object (task), data->origin_extension, task);
   if (data->final_text == NULL)
     g_task_return_error (task, g_steal_pointer (&error));
   else if (data->command_error != NULL)
@@ -565,6 +561,46 @@ zot_host_submit_with_images_async (ZotHost             *self,
 }
 
 /**
+ * zot_host_submit_for_extension_async:
+ * @extension: the extension that sent `submit`
+ * @text: the prompt
+ *
+ * What the window does with an extension's `submit` (PROTOCOL.md §5a,
+ * #ZotExtensionManager::submit-requested): @text is submitted as a user
+ * prompt, as if typed (it runs, or waits in the queue while the agent is
+ * busy); the message names the extension. Once the message is in the
+ * conversation, or the prompt ended without it, the extension may submit
+ * again. Complete with zot_host_submit_finish().
+ */
+void
+zot_host_submit_for_extension_async (ZotHost             *self,
+                                     ZotExtension        *extension,
+                                     const char          *text,
+                                     GCancellable        *cancellable,
+                                     GAsyncReadyCallback  callback,
+                                     gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  SubmitData *data;
+
+  g_return_if_fail (ZOT_IS_HOST (self));
+  g_return_if_fail (ZOT_IS_EXTENSION (extension));
+  g_return_if_fail (text != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_host_submit_async);
+  data = g_new0 (SubmitData, 1);
+  data->origin_extension = g_strdup (zot_extension_get_name (extension));
+  g_task_set_task_data (task, data, (GDestroyNotify) submit_data_free);
+
+  /* Before the agent: a prompt that starts at once is appended in the call. */
+  g_hash_table_replace (self->extension_prompts, g_strdup (data->origin_extension), task);
+  zot_host_begin_session (self);
+  zot_agent_prompt_for_extension_async (self->agent, text, data->origin_extension, cancellable,
+                                        prompt_done_cb, g_object_ref (task));
+}
+
+/**
  * zot_host_submit_finish:
  * @final_text: (out) (optional): the last assistant text when a run happened
  */
@@ -790,6 +826,8 @@ zot_host_clear (ZotHost *self)
   g_return_if_fail (ZOT_IS_HOST (self));
 
   zot_session_replace_messages (zot_agent_get_session (self->agent), empty);
+  /* Tools activated in the conversation go with it (PROTOCOL.md §5a). */
+  zot_tool_registry_reset_activations (self->registry);
   zot_agent_reset_system_prompt (self->agent);
 }
 
@@ -1012,6 +1050,7 @@ zot_host_finalize (GObject *object)
   g_clear_object (&self->registry);
   g_clear_object (&self->manager);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->extension_prompts, g_hash_table_unref);
   zot_host_options_clear (&self->options);
   g_free (self->model_key);
 
@@ -1138,6 +1177,7 @@ static void
 zot_host_init (ZotHost *self)
 {
   self->cancellable = g_cancellable_new ();
+  self->extension_prompts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
 static void
@@ -1245,6 +1285,8 @@ zot_host_new (ZotHostOptions  *options,
   zot_agent_set_extension_manager (self->agent, self->manager);
   /* A call an extension makes outside any tool call is the conversation's. */
   zot_extension_manager_set_tool_runner (self->manager, ZOT_TOOL_RUNNER (self->agent));
+  g_signal_connect_object (self->agent, "user-message", G_CALLBACK (on_user_message), self,
+                           G_CONNECT_SWAPPED);
 
   return g_steal_pointer (&self);
 }

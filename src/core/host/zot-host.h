@@ -12,6 +12,7 @@
 
 #include "zot-agent.h"
 #include "zot-extension-manager.h"
+#include "zot-names.h"
 
 G_BEGIN_DECLS
 
@@ -101,6 +102,12 @@ void                 zot_host_submit_with_images_async (ZotHost              *se
                                                         GCancellable         *cancellable,
                                                         GAsyncReadyCallback   callback,
                                                         gpointer              user_data);
+void                 zot_host_submit_for_extension_async (ZotHost              *self,
+                                                          ZotExtension         *extension,
+                                                          const char           *text,
+                                                          GCancellable         *cancellable,
+                                                          GAsyncReadyCallback   callback,
+                                                          gpointer              user_data);
 gboolean             zot_host_submit_finish     (ZotHost              *self,
                                                  GAsyncResult         *result,
                                                  char               **final_text,
@@ -127,9 +134,5 @@ void                 zot_host_shutdown_async    (ZotHost              *self,
 gboolean             zot_host_shutdown_finish   (ZotHost              *self,
                                                  GAsyncResult         *result,
                                                  GError              **error);
-
-gboolean             zot_split_slash_command    (const char           *text,
-                                                 char                **name,
-                                                 char                **args);
 
 G_END_DECLS

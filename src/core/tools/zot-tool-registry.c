@@ -2,6 +2,9 @@
 
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "zot-error.h"
@@ -20,6 +23,7 @@ struct _ZotToolRegistry
 
 enum {
   CHANGED,
+  ACTIVATIONS_CHANGED,
   N_SIGNALS
 };
 
@@ -47,6 +51,18 @@ zot_tool_registry_class_init (ZotToolRegistryClass *klass)
 
   signals [CHANGED] =
     g_signal_new ("changed",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+
+  /**
+   * ZotToolRegistry::activations-changed:
+   *
+   * The set of activated tools changed (zot_tool_registry_activate(),
+   * zot_tool_registry_set_activations()), for whoever saves it with the
+   * conversation.
+   */
+  signals [ACTIVATIONS_CHANGED] =
+    g_signal_new ("activations-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
 }
@@ -209,17 +225,19 @@ zot_tool_registry_is_allowed (ZotToolRegistry *self,
 }
 
 /* Deferred tools join the model's list once activated, for the rest of
- * the run. */
+ * the conversation. */
 void
 zot_tool_registry_activate (ZotToolRegistry *self,
                             const char      *name)
 {
   g_return_if_fail (ZOT_IS_TOOL_REGISTRY (self));
+  g_return_if_fail (name != NULL);
 
   if (!g_hash_table_contains (self->activated, name))
     {
       g_hash_table_add (self->activated, g_strdup (name));
       g_signal_emit (self, signals [CHANGED], 0);
+      g_signal_emit (self, signals [ACTIVATIONS_CHANGED], 0);
     }
 }
 
@@ -228,7 +246,133 @@ zot_tool_registry_reset_activations (ZotToolRegistry *self)
 {
   g_return_if_fail (ZOT_IS_TOOL_REGISTRY (self));
 
-  g_hash_table_remove_all (self->activated);
+  zot_tool_registry_set_activations (self, NULL);
+}
+
+static int
+compare_names (const void *a,
+               const void *b)
+{
+  return strcmp (*(const char * const *) a, *(const char * const *) b);
+}
+
+/**
+ * zot_tool_registry_dup_activations:
+ *
+ * Returns: (transfer full): the names of the activated tools, sorted
+ */
+GStrv
+zot_tool_registry_dup_activations (ZotToolRegistry *self)
+{
+  g_autofree const char **names = NULL;
+  guint n = 0;
+
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (self), NULL);
+
+  names = (const char **) g_hash_table_get_keys_as_array (self->activated, &n);
+  qsort (names, n, sizeof (char *), compare_names);
+  return g_strdupv ((char **) names);
+}
+
+/**
+ * zot_tool_registry_set_activations:
+ * @names: (nullable): the activated tools from now on, %NULL for none
+ *
+ * Replaces the set of activated tools, as a conversation that is resumed,
+ * cleared or replaced needs. Names need not be registered (yet): an
+ * extension's tools join after the conversation is opened.
+ */
+void
+zot_tool_registry_set_activations (ZotToolRegistry    *self,
+                                   const char * const *names)
+{
+  g_autoptr(GHashTable) next = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gboolean changed;
+
+  g_return_if_fail (ZOT_IS_TOOL_REGISTRY (self));
+
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    g_hash_table_add (next, g_strdup (names[i]));
+
+  changed = g_hash_table_size (next) != g_hash_table_size (self->activated);
+  if (!changed)
+    {
+      GHashTableIter iter;
+      gpointer name;
+
+      g_hash_table_iter_init (&iter, next);
+      while (!changed && g_hash_table_iter_next (&iter, &name, NULL))
+        changed = !g_hash_table_contains (self->activated, name);
+    }
+  if (!changed)
+    return;
+
+  g_hash_table_unref (self->activated);
+  self->activated = g_steal_pointer (&next);
+  g_signal_emit (self, signals [CHANGED], 0);
+  g_signal_emit (self, signals [ACTIVATIONS_CHANGED], 0);
+}
+
+/* Whether the model's list holds @tool (list_for_model's rule). */
+static gboolean
+listed_for_model (ZotToolRegistry *self,
+                  ZotTool         *tool)
+{
+  const char *name = zot_tool_get_name (tool);
+
+  if (!zot_tool_registry_is_allowed (self, name))
+    return FALSE;
+
+  switch (zot_tool_get_exposure (tool))
+    {
+    case ZOT_TOOL_EXPOSURE_DIRECT:
+      /* In "only" mode the model reaches extension tools through scripts. */
+      return self->codemode != ZOT_CODEMODE_ONLY || zot_tool_get_origin (tool) == NULL ||
+             g_hash_table_contains (self->activated, name);
+
+    case ZOT_TOOL_EXPOSURE_MODEL_ONLY:
+      return TRUE;
+
+    case ZOT_TOOL_EXPOSURE_DEFERRED:
+    case ZOT_TOOL_EXPOSURE_CODEMODE:
+      return g_hash_table_contains (self->activated, name);
+
+    default:
+      return FALSE;
+    }
+}
+
+/**
+ * zot_tool_registry_try_activate:
+ * @name: a tool name, from the model or an extension
+ *
+ * Activates @name if it is a tool the model may use that is activatable
+ * (zot_tool_registry_is_activatable()) and not in the model's list yet.
+ *
+ * Returns: what happened
+ */
+ZotToolActivation
+zot_tool_registry_try_activate (ZotToolRegistry *self,
+                                const char      *name)
+{
+  ZotTool *tool;
+
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (self), ZOT_TOOL_ACTIVATION_UNKNOWN);
+  g_return_val_if_fail (name != NULL, ZOT_TOOL_ACTIVATION_UNKNOWN);
+
+  /* A tool the model may not use is as good as absent. */
+  tool = g_hash_table_lookup (self->by_name, name);
+  if (tool == NULL || !zot_tool_registry_is_allowed (self, name))
+    return ZOT_TOOL_ACTIVATION_UNKNOWN;
+
+  if (!zot_tool_registry_is_activatable (self, tool))
+    return ZOT_TOOL_ACTIVATION_NOT_DEFERRED;
+
+  if (listed_for_model (self, tool))
+    return ZOT_TOOL_ACTIVATION_ALREADY_ACTIVE;
+
+  zot_tool_registry_activate (self, name);
+  return ZOT_TOOL_ACTIVATION_ACTIVATED;
 }
 
 /**
@@ -248,34 +392,9 @@ zot_tool_registry_list_for_model (ZotToolRegistry *self)
   for (guint i = 0; i < self->tools->len; i++)
     {
       ZotTool *tool = g_ptr_array_index (self->tools, i);
-      const char *name = zot_tool_get_name (tool);
 
-      if (!zot_tool_registry_is_allowed (self, name))
-        continue;
-
-      switch (zot_tool_get_exposure (tool))
-        {
-        case ZOT_TOOL_EXPOSURE_DIRECT:
-          /* In "only" mode the model reaches extension tools through scripts. */
-          if (self->codemode == ZOT_CODEMODE_ONLY && zot_tool_get_origin (tool) != NULL &&
-              !g_hash_table_contains (self->activated, name))
-            continue;
-          break;
-
-        case ZOT_TOOL_EXPOSURE_MODEL_ONLY:
-          break;
-
-        case ZOT_TOOL_EXPOSURE_DEFERRED:
-        case ZOT_TOOL_EXPOSURE_CODEMODE:
-          if (!g_hash_table_contains (self->activated, name))
-            continue;
-          break;
-
-        default:
-          continue;
-        }
-
-      g_ptr_array_add (list, g_object_ref (tool));
+      if (listed_for_model (self, tool))
+        g_ptr_array_add (list, g_object_ref (tool));
     }
 
   return list;

@@ -25,6 +25,23 @@ typedef enum
   ZOT_CODEMODE_ONLY,
 } ZotCodemode;
 
+/**
+ * ZotToolActivation:
+ * @ZOT_TOOL_ACTIVATION_ACTIVATED: the tool joins the model's list from now on
+ * @ZOT_TOOL_ACTIVATION_ALREADY_ACTIVE: it is in the model's list already
+ * @ZOT_TOOL_ACTIVATION_UNKNOWN: no tool of that name that the model may use
+ * @ZOT_TOOL_ACTIVATION_NOT_DEFERRED: the tool is not one to activate
+ *
+ * What zot_tool_registry_try_activate() did.
+ */
+typedef enum
+{
+  ZOT_TOOL_ACTIVATION_ACTIVATED,
+  ZOT_TOOL_ACTIVATION_ALREADY_ACTIVE,
+  ZOT_TOOL_ACTIVATION_UNKNOWN,
+  ZOT_TOOL_ACTIVATION_NOT_DEFERRED,
+} ZotToolActivation;
+
 #define ZOT_TYPE_TOOL_REGISTRY (zot_tool_registry_get_type ())
 G_DECLARE_FINAL_TYPE (ZotToolRegistry, zot_tool_registry, ZOT, TOOL_REGISTRY, GObject)
 
@@ -46,6 +63,11 @@ gboolean         zot_tool_registry_is_allowed       (ZotToolRegistry     *self,
 void             zot_tool_registry_activate         (ZotToolRegistry     *self,
                                                      const char          *name);
 void             zot_tool_registry_reset_activations (ZotToolRegistry    *self);
+ZotToolActivation zot_tool_registry_try_activate    (ZotToolRegistry     *self,
+                                                     const char          *name);
+GStrv            zot_tool_registry_dup_activations  (ZotToolRegistry     *self);
+void             zot_tool_registry_set_activations  (ZotToolRegistry     *self,
+                                                     const char * const  *names);
 GPtrArray       *zot_tool_registry_list_for_model   (ZotToolRegistry     *self);
 void             zot_tool_registry_set_codemode     (ZotToolRegistry     *self,
                                                      ZotCodemode          codemode);

@@ -250,77 +250,47 @@ report_activation (GString    *text,
   g_string_append_printf (text, "%s: %s\n", name, message);
 }
 
-/* Activates @name unless it is callable already; @callable learns it, so
- * a name asked for twice in one call is reported once as activated. */
-static void
-activate_one (ZotToolRegistry *registry,
-              GHashTable      *callable,
-              const char      *name,
-              GString         *text,
-              JsonArray       *report)
-{
-  if (g_hash_table_contains (callable, name))
-    {
-      report_activation (text, report, name, "already_active",
-                         "already active: it is in your tool list.");
-      return;
-    }
-
-  zot_tool_registry_activate (registry, name);
-  g_hash_table_add (callable, g_strdup (name));
-  report_activation (text, report, name, "activated",
-                     "activated: it is in your tool list for the rest of the run.");
-}
-
-/* Activates the deferred tools in @names; anything else is reported, not
- * a failure of the call. */
+/* Activates the deferred tools in @names, through the registry's one
+ * rule (zot_tool_registry_try_activate()); anything else is reported, not
+ * a failure of the call. A name asked for twice in one call is reported
+ * once as activated, then as already active. */
 static void
 activate (ZotToolRegistry *registry,
           GStrv            names,
           GString         *text,
           JsonArray       *report)
 {
-  g_autoptr(GHashTable) callable = callable_names (registry);
-
   for (guint i = 0; names[i] != NULL; i++)
     {
       const char *name = names[i];
-      ZotTool *tool = zot_tool_registry_lookup (registry, name);
 
-      /* A tool the model may not use is as good as absent. */
-      if (tool == NULL || !zot_tool_registry_is_allowed (registry, name))
+      switch (zot_tool_registry_try_activate (registry, name))
         {
+        case ZOT_TOOL_ACTIVATION_ACTIVATED:
+          report_activation (text, report, name, "activated",
+                             "activated: it is in your tool list for the rest of the run.");
+          break;
+
+        case ZOT_TOOL_ACTIVATION_ALREADY_ACTIVE:
+          report_activation (text, report, name, "already_active",
+                             "already active: it is in your tool list.");
+          break;
+
+        case ZOT_TOOL_ACTIVATION_UNKNOWN:
           report_activation (text, report, name, "unknown",
                              "not activated: there is no such tool.");
-          continue;
-        }
-
-      if (zot_tool_registry_is_activatable (registry, tool) &&
-          zot_tool_get_exposure (tool) != ZOT_TOOL_EXPOSURE_DEFERRED)
-        {
-          /* Codemode tools without a script runtime (--codemode off). */
-          activate_one (registry, callable, name, text, report);
-          continue;
-        }
-
-      switch (zot_tool_get_exposure (tool))
-        {
-        case ZOT_TOOL_EXPOSURE_DEFERRED:
-          activate_one (registry, callable, name, text, report);
           break;
 
-        case ZOT_TOOL_EXPOSURE_CODEMODE:
-          report_activation (text, report, name, "not_deferred",
-                             "not activated: it is a codemode tool, callable from scripts, "
-                             "not a deferred one.");
-          break;
-
-        case ZOT_TOOL_EXPOSURE_DIRECT:
-        case ZOT_TOOL_EXPOSURE_MODEL_ONLY:
+        case ZOT_TOOL_ACTIVATION_NOT_DEFERRED:
         default:
-          report_activation (text, report, name, "not_deferred",
-                             "not activated: it is not a deferred tool; it is already in your "
-                             "tool list.");
+          if (zot_tool_get_exposure (zot_tool_registry_lookup (registry, name)) == ZOT_TOOL_EXPOSURE_CODEMODE)
+            report_activation (text, report, name, "not_deferred",
+                               "not activated: it is a codemode tool, callable from scripts, "
+                               "not a deferred one.");
+          else
+            report_activation (text, report, name, "not_deferred",
+                               "not activated: it is not a deferred tool; it is already in your "
+                               "tool list.");
           break;
         }
     }

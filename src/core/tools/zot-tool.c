@@ -107,6 +107,7 @@ zot_tool_result_copy (const ZotToolResult *result)
   copy = zot_tool_result_new (result->content, result->is_error, result->outcome);
   if (result->structured_content != NULL)
     copy->structured_content = json_node_copy (result->structured_content);
+  copy->activate_tools = g_strdupv (result->activate_tools);
   return copy;
 }
 
@@ -118,6 +119,7 @@ zot_tool_result_free (ZotToolResult *result)
 
   g_clear_pointer (&result->content, json_array_unref);
   g_clear_pointer (&result->structured_content, json_node_unref);
+  g_clear_pointer (&result->activate_tools, g_strfreev);
   g_free (result);
 }
 

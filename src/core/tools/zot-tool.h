@@ -53,6 +53,9 @@ const char *zot_tool_outcome_to_string (ZotToolOutcome outcome);
  * @structured_content: (nullable): JSON for scripts, when the tool declares an output schema
  * @is_error: whether the model should read this as a failure
  * @outcome: how execution ended
+ * @activate_tools: (nullable): deferred tools the result asks to make
+ *   visible to the model for the rest of the conversation (an extension's
+ *   `activate_tools`, PROTOCOL.md §5a)
  */
 typedef struct
 {
@@ -60,6 +63,7 @@ typedef struct
   JsonNode       *structured_content;
   gboolean        is_error;
   ZotToolOutcome  outcome;
+  GStrv           activate_tools;
 } ZotToolResult;
 
 #define ZOT_TYPE_TOOL_RESULT (zot_tool_result_get_type ())
