@@ -1273,7 +1273,7 @@ test_unknown_entries (Fixture       *fixture,
                       gconstpointer  data)
 {
   g_autofree char *path = g_build_filename (fixture->env.root, "unknown.jsonl", NULL);
-  const char *contents = HEADER MESSAGE "{\"type\":\"task\",\"id\":\"t1\"}\n\n" MESSAGE;
+  const char *contents = HEADER MESSAGE "{\"type\":\"from_a_later_zot\",\"id\":\"t1\"}\n\n" MESSAGE;
   g_autoptr(ZotSession) session = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *after = NULL;

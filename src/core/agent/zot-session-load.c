@@ -248,9 +248,11 @@ load_message (ZotSession *self,
 
 /* Calls left waiting at the end: the host died before their results were
  * written. A read-only session leaves them: the process that holds the
- * file may still be running them. Otherwise the made-up results go into
- * the file with the next entry, so the file itself is whole again from
- * there and the next load has nothing to mend. */
+ * file may still be running them. So does a continuous one: the agent
+ * finishes that step by each call's replay contract and its journal
+ * (zot_agent_resume_async()). Otherwise the made-up results go into the
+ * file with the next entry, so the file itself is whole again from there
+ * and the next load has nothing to mend. */
 static void
 answer_last_calls (ZotSession *self,
                    LoadReport *report)
@@ -258,7 +260,7 @@ answer_last_calls (ZotSession *self,
   g_autoptr(GPtrArray) calls = get_waiting_calls (self);
   JsonObject *answers;
 
-  if (calls == NULL || self->read_only)
+  if (calls == NULL || self->read_only || self->continuous)
     return;
 
   answers = answer_calls (calls, NULL, &report->interrupted);
@@ -508,6 +510,7 @@ load_header (ZotSession  *self,
       return FALSE;
     }
 
+  self->continuous = g_strcmp0 (zot_json_get_string (entry, "mode"), "continuous") == 0;
   id = zot_json_get_string (entry, "id");
   cwd = zot_json_get_string (entry, "cwd");
   if (id != NULL && *id != '\0')

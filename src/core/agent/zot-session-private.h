@@ -44,6 +44,8 @@ struct _ZotSession
   JsonObject    *unsaved;       /* results made up at load, written with the next entry */
   gboolean       need_header;
   gboolean       read_only;
+  gboolean       continuous;    /* the header says "mode":"continuous" */
+  GHashTable    *tasks;         /* task id → JsonObject, continuous mode's journal */
 };
 
 Writer      *_zot_session_writer_new       (const char   *path);
@@ -61,6 +63,12 @@ void         _zot_session_apply_entry      (ZotSession   *self,
                                             JsonObject   *entry);
 void         _zot_session_replace_str      (char        **slot,
                                             const char   *value);
+
+/* zot-session-journal.c */
+gboolean     _zot_session_check_task       (JsonObject   *entry,
+                                            GError      **error);
+void         _zot_session_apply_task       (ZotSession   *self,
+                                            JsonObject   *entry);
 
 gboolean     _zot_session_lock_for_load    (ZotSession   *self,
                                             GError      **error);

@@ -571,6 +571,8 @@ make_header (ZotSession *self)
   json_object_set_string_member (header, "id", self->id);
   json_object_set_string_member (header, "cwd", self->cwd);
   json_object_set_string_member (header, "created", created);
+  if (self->continuous)
+    json_object_set_string_member (header, "mode", "continuous");
   return header;
 }
 

@@ -109,6 +109,9 @@ _zot_session_check_entry (JsonObject  *entry,
       return check_message (json_node_get_object (message), error);
     }
 
+  if (g_strcmp0 (json_node_get_string (type), "task") == 0)
+    return _zot_session_check_task (entry, error);
+
   return TRUE;
 }
 
@@ -150,6 +153,8 @@ _zot_session_apply_entry (ZotSession *self,
       g_strfreev (self->activated_tools);
       self->activated_tools = read_names (json_object_get_array_member (entry, "names"));
     }
+  else if (g_str_equal (type, "task"))
+    _zot_session_apply_task (self, entry);
 }
 
 /* GObject */
@@ -177,6 +182,7 @@ zot_session_finalize (GObject *object)
   g_clear_pointer (&self->messages, g_ptr_array_unref);
   g_clear_pointer (&self->activated_tools, g_strfreev);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
+  g_clear_pointer (&self->tasks, g_hash_table_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->id, g_free);
   g_clear_pointer (&self->path, g_free);

@@ -9,7 +9,8 @@
  *   {"type":"message","message":{…zot-message.h shape…}}
  *   {"type":"compaction","summary":"…","message_count":N}
  *   {"type":"activated_tools","names":["…"]}   (the set from then on)
- *   {"type":"task",…}   (continuous mode's journal, later)
+ *   {"type":"task","event":"started"|"finished","id":"…",…}
+ *                       (continuous mode's journal, zot-session-journal.c)
  *
  * Resuming reads every line and loses nothing it can keep: a torn last
  * line (no newline, or not JSON) is dropped, a bad line elsewhere is
@@ -36,6 +37,8 @@
 
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
+
+#include "zot-tool.h"
 
 G_BEGIN_DECLS
 
@@ -88,6 +91,21 @@ void         zot_session_set_activated_tools (ZotSession        *self,
                                             const char * const  *names);
 gboolean     zot_session_is_persistent     (ZotSession          *self);
 gboolean     zot_session_is_read_only      (ZotSession          *self);
+
+gboolean     zot_session_get_continuous    (ZotSession          *self);
+void         zot_session_set_continuous    (ZotSession          *self,
+                                            gboolean             continuous);
+JsonObject  *zot_session_lookup_task       (ZotSession          *self,
+                                            const char          *task_id);
+JsonObject  *zot_session_task_started_entry  (const char        *task_id,
+                                              const char        *tool,
+                                              JsonObject        *args,
+                                              JsonObject        *effective_args,
+                                              const char        *operation_key);
+JsonObject  *zot_session_task_finished_entry (const char        *task_id,
+                                              const ZotToolResult *result);
+ZotToolResult *zot_session_task_get_result (JsonObject          *task);
+gboolean     zot_session_has_pending_step  (ZotSession          *self);
 
 void         zot_session_append_async      (ZotSession          *self,
                                             JsonObject          *entry,

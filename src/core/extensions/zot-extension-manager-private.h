@@ -38,6 +38,7 @@ struct _ZotExtensionManager
   GHashTable   *remembered_tools;
   gboolean      remember_all;
 
+  guint         continuous : 1;
   guint         no_ext : 1;
   guint         interactive : 1;
   guint         routes_dirty : 1;

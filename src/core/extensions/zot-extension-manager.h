@@ -159,6 +159,9 @@ char                *zot_extension_manager_before_agent_start_finish (ZotExtensi
                                                                  GError              **error);
 GPtrArray           *zot_extension_manager_list_tools           (ZotExtensionManager  *self);
 GPtrArray           *zot_extension_manager_list_panels          (ZotExtensionManager  *self);
+void                 zot_extension_manager_set_continuous       (ZotExtensionManager  *self,
+                                                                 gboolean              continuous);
+gboolean             zot_extension_manager_get_continuous       (ZotExtensionManager  *self);
 void                 zot_extension_manager_set_tool_runner      (ZotExtensionManager  *self,
                                                                  ZotToolRunner        *runner);
 guint                zot_extension_manager_get_n_calls          (ZotExtensionManager  *self);

@@ -249,6 +249,9 @@ zot_extension_tool_execute_async (ZotTool              *tool,
   json_object_set_string_member (frame, "type", "tool_call");
   json_object_set_string_member (frame, "name", zot_tool_get_name (tool));
   json_object_set_object_member (frame, "args", json_object_ref (args));
+  /* The same key when the call is replayed: the extension's promise. */
+  if (context->operation_key != NULL && zot_tool_get_replay (tool) == ZOT_TOOL_REPLAY_IDEMPOTENT)
+    json_object_set_string_member (frame, "operation_key", context->operation_key);
 
   zot_extension_request_async (data->extension, frame, data->timeout_ms, cancellable,
                                replied_cb, g_object_ref (task));
@@ -341,6 +344,7 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
   const char *exposure_name = NULL;
   const char *ns;
   ZotToolExposure exposure = ZOT_TOOL_EXPOSURE_DIRECT;
+  ZotToolReplay replay = ZOT_TOOL_REPLAY_NEVER;
   JsonNode *schema;
   JsonNode *output_schema;
   JsonNode *node;
@@ -401,6 +405,25 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
       exposure = ZOT_TOOL_EXPOSURE_DEFERRED;
     }
 
+  node = json_object_get_member (frame, "replay");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    {
+      const char *replay_name = frame_string (frame, "replay");
+
+      if (g_strcmp0 (replay_name, "never") == 0)
+        replay = ZOT_TOOL_REPLAY_NEVER;
+      else if (g_strcmp0 (replay_name, "safe") == 0)
+        replay = ZOT_TOOL_REPLAY_SAFE;
+      else if (g_strcmp0 (replay_name, "idempotent") == 0)
+        replay = ZOT_TOOL_REPLAY_IDEMPOTENT;
+      else
+        {
+          g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                       _("tool \"%s\" rejected: unknown replay; use never, safe or idempotent"), name);
+          return NULL;
+        }
+    }
+
   output_schema = json_object_get_member (frame, "output_schema");
   if (output_schema != NULL && !JSON_NODE_HOLDS_OBJECT (output_schema))
     {
@@ -431,6 +454,7 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
                        "interactive", frame_boolean (frame, "interactive"),
                        "concurrent", TRUE,
                        "requires-approval", TRUE,
+                       "replay", replay,
                        "origin", zot_extension_get_name (extension),
                        "namespace", ns,
                        "namespace-description", frame_string (frame, "namespace_description"),

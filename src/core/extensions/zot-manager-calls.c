@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "zot-extension-manager-private.h"
 #include "zot-json.h"
@@ -168,6 +169,33 @@ string_member (JsonObject *frame,
   return json_node_get_string (node);
 }
 
+/* A durable key: at most ZOT_DURABLE_KEY_MAX_BYTES, no "/" (it would
+ * read as nesting), not empty. (json-glib ends a string at an escaped
+ * NUL, so a NUL cannot reach here.) */
+static gboolean
+check_key (JsonObject  *frame,
+           const char **key,
+           char       **problem)
+{
+  gboolean bad = FALSE;
+
+  *key = string_member (frame, "key", &bad);
+  if (bad)
+    *problem = g_strdup (_("\"key\" must be a string"));
+  else if (*key == NULL)
+    return TRUE;
+  else if (**key == '\0')
+    *problem = g_strdup (_("\"key\" must not be empty"));
+  else if (strlen (*key) > ZOT_DURABLE_KEY_MAX_BYTES)
+    *problem = g_strdup_printf (_("\"key\" is longer than %u bytes"), ZOT_DURABLE_KEY_MAX_BYTES);
+  else if (strchr (*key, '/') != NULL)
+    *problem = g_strdup (_("\"key\" must not contain \"/\""));
+  else
+    return TRUE;
+
+  return FALSE;
+}
+
 void
 _zot_manager_call_tool_frame (ZotExtensionManager *self,
                               ZotExtension        *extension,
@@ -175,6 +203,9 @@ _zot_manager_call_tool_frame (ZotExtensionManager *self,
 {
   g_autoptr(ZotToolRunner) runner = NULL;
   g_autoptr(JsonObject) args = NULL;
+  g_autofree char *task_id = NULL;
+  g_autofree char *key_problem = NULL;
+  const char *key = NULL;
   ZotToolInvocation *parent = NULL;
   ZotToolRequest call = { 0 };
   CallRequest *request;
@@ -232,6 +263,21 @@ _zot_manager_call_tool_frame (ZotExtensionManager *self,
       return;
     }
 
+  /* A durable call belongs to a call the conversation journals. */
+  if (self->continuous && parent_id == NULL)
+    {
+      refuse (extension, id, name,
+              _("in continuous mode every call_tool needs the parent_id of a running tool call "
+                "(calls from commands or timers cannot be replayed)"));
+      return;
+    }
+
+  if (self->continuous && !check_key (frame, &key, &key_problem))
+    {
+      refuse (extension, id, name, "%s", key_problem);
+      return;
+    }
+
   if (parent_id != NULL)
     {
       parent = zot_extension_lookup_invocation (extension, parent_id);
@@ -259,6 +305,15 @@ _zot_manager_call_tool_frame (ZotExtensionManager *self,
         }
 
       runner = zot_tool_invocation_dup_runner (parent);
+
+      if (self->continuous && zot_tool_invocation_get_task_id (parent) != NULL)
+        {
+          if (key != NULL)
+            task_id = g_strdup_printf ("%s/k=%s", zot_tool_invocation_get_task_id (parent), key);
+          else
+            task_id = g_strdup_printf ("%s/n=%u", zot_tool_invocation_get_task_id (parent),
+                                       zot_tool_invocation_next_ordinal (parent));
+        }
     }
   else
     {
@@ -302,6 +357,7 @@ _zot_manager_call_tool_frame (ZotExtensionManager *self,
   call.args = args;
   call.origin_extension = zot_extension_get_name (extension);
   call.parent = parent;
+  call.task_id = task_id;
   zot_tool_runner_call_async (runner, &call, request->cancellable, call_done_cb, request);
 }
 
@@ -401,4 +457,27 @@ zot_extension_manager_get_n_calls (ZotExtensionManager *self)
 {
   g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), 0);
   return g_hash_table_size (self->calls);
+}
+
+/**
+ * zot_extension_manager_set_continuous:
+ *
+ * Continuous mode: `hello_ack` offers `call_tool_durable` to the
+ * extensions started from now on, every call_tool needs a parent, and a
+ * call's `key` names it in the journal. Restart the extensions to tell
+ * running ones.
+ */
+void
+zot_extension_manager_set_continuous (ZotExtensionManager *self,
+                                      gboolean             continuous)
+{
+  g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (self));
+  self->continuous = !!continuous;
+}
+
+gboolean
+zot_extension_manager_get_continuous (ZotExtensionManager *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), FALSE);
+  return self->continuous;
 }

@@ -30,6 +30,8 @@ build_hello_ack (ZotExtensionManager *self)
   json_object_set_string_member (ack, "cwd", self->cwd);
   /* Every mode runs the tools extensions ask for (PROTOCOL.md §5). */
   json_array_add_string_element (caps, "call_tool");
+  if (self->continuous)
+    json_array_add_string_element (caps, "call_tool_durable");
   /* What the window can do; headless hosts offer none of it. */
   if (self->interactive)
     {

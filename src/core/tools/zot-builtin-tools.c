@@ -341,6 +341,8 @@ new_tool (GType       type,
                        "exposure", ZOT_TOOL_EXPOSURE_DIRECT,
                        "concurrent", concurrent,
                        "requires-approval", requires_approval,
+                       /* What only reads may run again on a resume. */
+                       "replay", requires_approval ? ZOT_TOOL_REPLAY_NEVER : ZOT_TOOL_REPLAY_SAFE,
                        NULL);
 }
 

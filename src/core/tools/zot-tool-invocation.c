@@ -19,6 +19,8 @@ struct _ZotToolInvocation
   char              *name;
   guint              depth;
   guint              n_children;
+  guint              n_durable;
+  char              *task_id;
   GCancellable      *cancellable;
   GWeakRef           runner;
   guint              holds;
@@ -120,6 +122,7 @@ zot_tool_invocation_unref (ZotToolInvocation *self)
 
   g_clear_pointer (&self->parent, zot_tool_invocation_unref);
   g_free (self->tool_id);
+  g_free (self->task_id);
   g_free (self->name);
   g_clear_object (&self->cancellable);
   g_weak_ref_clear (&self->runner);
@@ -313,4 +316,40 @@ zot_tool_invocation_remove_hold_func (ZotToolInvocation *self,
         g_array_remove_index (self->hold_funcs, i);
         return;
       }
+}
+
+/**
+ * zot_tool_invocation_get_task_id:
+ *
+ * Returns: (nullable): the durable identity of the call, in a continuous
+ *   conversation
+ */
+const char *
+zot_tool_invocation_get_task_id (ZotToolInvocation *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->task_id;
+}
+
+void
+zot_tool_invocation_set_task_id (ZotToolInvocation *self,
+                                 const char        *task_id)
+{
+  g_return_if_fail (self != NULL);
+
+  g_free (self->task_id);
+  self->task_id = g_strdup (task_id);
+}
+
+/**
+ * zot_tool_invocation_next_ordinal:
+ *
+ * Returns: the ordinal, from 1, of this call's next durable child: what
+ *   names a child that has no key
+ */
+guint
+zot_tool_invocation_next_ordinal (ZotToolInvocation *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return ++self->n_durable;
 }

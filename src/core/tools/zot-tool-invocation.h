@@ -23,6 +23,9 @@ G_BEGIN_DECLS
  * @args: its arguments
  * @origin_extension: the extension that asked
  * @parent: (nullable): the running call it asked from
+ * @task_id: (nullable): in a continuous conversation, the durable identity
+ *   of the call: its parent's task id, "/", then "k=" and its key or "n="
+ *   and its ordinal among the parent's calls
  *
  * A call an extension asked for. Valid for the duration of call_async.
  */
@@ -32,6 +35,7 @@ typedef struct
   JsonObject        *args;
   const char        *origin_extension;
   ZotToolInvocation *parent;
+  const char        *task_id;
 } ZotToolRequest;
 
 #define ZOT_TYPE_TOOL_RUNNER (zot_tool_runner_get_type ())
@@ -87,6 +91,10 @@ ZotToolRunner      *zot_tool_invocation_dup_runner        (ZotToolInvocation  *s
 gboolean            zot_tool_invocation_chain_has         (ZotToolInvocation  *self,
                                                            const char         *name);
 char               *zot_tool_invocation_next_child_id     (ZotToolInvocation  *self);
+const char         *zot_tool_invocation_get_task_id       (ZotToolInvocation  *self);
+void                zot_tool_invocation_set_task_id       (ZotToolInvocation  *self,
+                                                           const char         *task_id);
+guint               zot_tool_invocation_next_ordinal      (ZotToolInvocation  *self);
 void                zot_tool_invocation_hold              (ZotToolInvocation  *self);
 void                zot_tool_invocation_release           (ZotToolInvocation  *self);
 gboolean            zot_tool_invocation_is_held           (ZotToolInvocation  *self);

@@ -683,6 +683,7 @@ zot_tool_search_new (ZotToolRegistry *registry)
                        "exposure", ZOT_TOOL_EXPOSURE_MODEL_ONLY,
                        "concurrent", TRUE,
                        "requires-approval", FALSE,
+                       "replay", ZOT_TOOL_REPLAY_SAFE,
                        NULL);
   g_weak_ref_set (&self->registry, registry);
 

@@ -21,6 +21,7 @@ typedef struct
   char            *ns_instructions;
   JsonObject      *output_schema;
   gboolean         requires_approval;
+  ZotToolReplay    replay;
 } ZotToolPrivate;
 
 enum {
@@ -37,6 +38,7 @@ enum {
   PROP_NAMESPACE_INSTRUCTIONS,
   PROP_OUTPUT_SCHEMA,
   PROP_REQUIRES_APPROVAL,
+  PROP_REPLAY,
   N_PROPS
 };
 
@@ -164,6 +166,7 @@ zot_tool_get_property (GObject    *object,
     case PROP_NAMESPACE_INSTRUCTIONS: g_value_set_string (value, priv->ns_instructions); break;
     case PROP_OUTPUT_SCHEMA:          g_value_set_boxed (value, priv->output_schema); break;
     case PROP_REQUIRES_APPROVAL:      g_value_set_boolean (value, priv->requires_approval); break;
+    case PROP_REPLAY:                 g_value_set_int (value, priv->replay); break;
     default:               G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
@@ -235,6 +238,10 @@ zot_tool_set_property (GObject      *object,
       priv->requires_approval = g_value_get_boolean (value);
       break;
 
+    case PROP_REPLAY:
+      priv->replay = g_value_get_int (value);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -293,6 +300,12 @@ zot_tool_class_init (ZotToolClass *klass)
   properties [PROP_REQUIRES_APPROVAL] =
     g_param_spec_boolean ("requires-approval", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  /* A #ZotToolReplay: what a resumed continuous conversation does with an
+   * unfinished call. */
+  properties [PROP_REPLAY] =
+    g_param_spec_int ("replay", NULL, NULL,
+                      ZOT_TOOL_REPLAY_NEVER, ZOT_TOOL_REPLAY_IDEMPOTENT, ZOT_TOOL_REPLAY_NEVER,
+                      G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -503,4 +516,14 @@ zot_tool_args_get_string (JsonObject *args,
       json_node_get_value_type (node) != G_TYPE_STRING)
     return NULL;
   return json_node_get_string (node);
+}
+
+ZotToolReplay
+zot_tool_get_replay (ZotTool *self)
+{
+  ZotToolPrivate *priv = zot_tool_get_instance_private (self);
+
+  g_return_val_if_fail (ZOT_IS_TOOL (self), ZOT_TOOL_REPLAY_NEVER);
+
+  return priv->replay;
 }

@@ -48,6 +48,24 @@ typedef enum
 const char *zot_tool_outcome_to_string (ZotToolOutcome outcome);
 
 /**
+ * ZotToolReplay:
+ * @ZOT_TOOL_REPLAY_NEVER: a call the host stopped in the middle of is
+ *   answered as interrupted, never run again (the default)
+ * @ZOT_TOOL_REPLAY_SAFE: read-only: run again, after a fresh approval
+ * @ZOT_TOOL_REPLAY_IDEMPOTENT: run again with the same operation_key,
+ *   which the tool honours
+ *
+ * What a continuous conversation does with a call it finds unfinished
+ * when it is resumed (PROTOCOL.md §5).
+ */
+typedef enum
+{
+  ZOT_TOOL_REPLAY_NEVER,
+  ZOT_TOOL_REPLAY_SAFE,
+  ZOT_TOOL_REPLAY_IDEMPOTENT,
+} ZotToolReplay;
+
+/**
  * ZotToolResult:
  * @content: text and image blocks (zot-message.h shape)
  * @structured_content: (nullable): JSON for scripts, when the tool declares an output schema
@@ -90,6 +108,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotToolResult, zot_tool_result_free)
  *   for keeps its own)
  * @invocation: (nullable): the call as the calls it asks for see it
  *   (zot-tool-invocation.h)
+ * @operation_key: (nullable): for an idempotent tool in a continuous
+ *   conversation, the key that stays the same when the call is replayed
  *
  * Valid for the duration of execute_async; copy or reference what you keep.
  */
@@ -101,6 +121,7 @@ typedef struct
   const char        *call_id;
   gboolean           interactive;
   ZotToolInvocation *invocation;
+  const char        *operation_key;
 } ZotToolContext;
 
 #define ZOT_TYPE_TOOL (zot_tool_get_type ())
@@ -136,6 +157,7 @@ const char      *zot_tool_get_namespace_description  (ZotTool      *self);
 const char      *zot_tool_get_namespace_instructions (ZotTool      *self);
 JsonObject      *zot_tool_get_output_schema (ZotTool               *self);
 gboolean         zot_tool_get_requires_approval (ZotTool           *self);
+ZotToolReplay    zot_tool_get_replay        (ZotTool               *self);
 gboolean         zot_tool_is_script_callable (ZotTool              *self);
 JsonObject      *zot_tool_to_definition     (ZotTool               *self);
 void             zot_tool_execute_async     (ZotTool               *self,
