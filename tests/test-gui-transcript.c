@@ -1,9 +1,9 @@
 /* test-gui-transcript.c — the transcript and its Markdown under a display:
  * a real ZotHost with the demo model and scripted fake extensions drives
- * a ZotTranscript in a presented window, and the widget tree is read
- * back: messages, rendered Markdown, tool rows, notes, load failures, the
- * startup section. The Markdown view is also fed random and hostile
- * input. */
+ * a ZotTranscript in a presented window, and the rows its list view
+ * made are read back: messages, rendered Markdown, tool rows, notes, load
+ * failures, the startup section. The Markdown view is also fed random and
+ * hostile input. */
 #include "config.h"
 
 #include <string.h>
@@ -16,6 +16,7 @@
 #include "zot-markdown.h"
 #include "zot-test-util.h"
 #include "zot-transcript.h"
+#include "zot-transcript-private.h"
 
 typedef struct
 {
@@ -948,6 +949,15 @@ startup_lists (gpointer data)
   return strstr (text, "alpha") != NULL && strstr (text, "beta") != NULL;
 }
 
+/* The section is a row of the list, first: there when shown, gone when not. */
+static GtkWidget *
+startup_label (Fixture *f)
+{
+  GtkWidget *label = find_with_text (root (f), GTK_TYPE_LABEL, "startup-section", NULL);
+
+  return label != NULL && gtk_widget_get_mapped (label) ? label : NULL;
+}
+
 static void
 test_startup (Fixture       *f,
               gconstpointer  data)
@@ -955,20 +965,30 @@ test_startup (Fixture       *f,
   g_autofree char *alpha = zot_test_make_fake_args (f->env.root, "alpha", NULL);
   g_autofree char *beta = zot_test_make_fake_args (f->env.root, "beta", NULL);
   GtkWidget *label;
+  graphene_rect_t bounds;
 
   start (f, (const char * const []) { alpha, beta, NULL }, TRUE);
   zot_test_wait_until (startup_lists, f, 10000);
+  iterate ();
 
-  label = find_with_text (root (f), GTK_TYPE_LABEL, "startup-section", NULL);
-  g_assert_true (gtk_widget_get_visible (label));
+  label = startup_label (f);
+  g_assert_nonnull (label);
   g_assert_true (zot_transcript_get_show_startup (f->transcript));
+  /* At the top, above the conversation. */
+  zot_transcript_add_info (f->transcript, "below");
+  iterate ();
+  g_assert_true (gtk_widget_compute_bounds (label, root (f), &bounds));
+  g_assert_cmpfloat (bounds.origin.y, <, 40);
 
   /* Cleared with the conversation? No: it is not part of it. */
   zot_transcript_clear (f->transcript);
-  g_assert_true (gtk_widget_get_visible (label));
+  iterate ();
+  g_assert_nonnull (startup_label (f));
+  g_assert_cmpuint (g_list_model_get_n_items (_zot_transcript_get_items (f->transcript)), ==, 0);
 
   g_object_set (f->transcript, "show-startup", FALSE, NULL);
-  g_assert_false (gtk_widget_get_visible (label));
+  iterate ();
+  g_assert_null (startup_label (f));
 }
 
 static void
@@ -976,22 +996,20 @@ test_startup_hidden (Fixture       *f,
                      gconstpointer  data)
 {
   g_autofree char *alpha = zot_test_make_fake_args (f->env.root, "alpha", NULL);
-  GtkWidget *label;
 
   start (f, (const char * const []) { alpha, NULL }, FALSE);
-  label = find_with_text (root (f), GTK_TYPE_LABEL, "startup-section", NULL);
-  g_assert_nonnull (label);
-  g_assert_false (gtk_widget_get_visible (label));
+  g_assert_null (startup_label (f));
 }
 
 static gboolean
 at_bottom (gpointer data)
 {
   Fixture *f = data;
-  g_autoptr(GPtrArray) scrollers = zot_test_find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
-  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrollers->pdata[0]);
-
-  GtkWidget *list;
+  GtkAdjustment *adjustment = _zot_transcript_get_vadjustment (f->transcript);
+  GListModel *items = _zot_transcript_get_items (f->transcript);
+  guint n_items = g_list_model_get_n_items (items);
+  g_autoptr(ZotTranscriptItem) item = NULL;
+  GtkWidget *scroller;
   GtkWidget *last;
   graphene_rect_t bounds;
 
@@ -1001,14 +1019,16 @@ at_bottom (gpointer data)
     return FALSE;
 
   /* What is drawn, not only the adjustment: the last row is on screen. */
-  list = gtk_widget_get_last_child (gtk_widget_get_parent (find_with_text (root (f), GTK_TYPE_LABEL,
-                                                                            "startup-section", NULL)));
-  last = gtk_widget_get_last_child (list);
-  if (last == NULL || !gtk_widget_compute_bounds (last, scrollers->pdata[0], &bounds))
+  if (n_items == 0)
+    return FALSE;
+  item = g_list_model_get_item (items, n_items - 1);
+  last = _zot_transcript_get_row (f->transcript, item);
+  scroller = zot_test_find_widget (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
+  if (last == NULL || !gtk_widget_compute_bounds (last, scroller, &bounds))
     return FALSE;
 
   return bounds.origin.y >= 0 &&
-         bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scrollers->pdata[0]) + 1;
+         bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller) + 1;
 }
 
 static void
@@ -1029,8 +1049,7 @@ test_autoscroll (Fixture       *f,
 
   /* Not while the user reads something above. */
   {
-    g_autoptr(GPtrArray) scrollers = zot_test_find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
-    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrollers->pdata[0]);
+    GtkAdjustment *adjustment = _zot_transcript_get_vadjustment (f->transcript);
 
     gtk_adjustment_set_value (adjustment, 0);
     iterate ();
