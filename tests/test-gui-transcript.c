@@ -28,43 +28,6 @@ typedef struct
 
 /* Widget tree helpers */
 
-static void
-append_text (GtkWidget *widget,
-             GString   *text)
-{
-  if (GTK_IS_LABEL (widget))
-    {
-      g_string_append (text, gtk_label_get_text (GTK_LABEL (widget)));
-      g_string_append_c (text, '\n');
-    }
-  else if (GTK_IS_TEXT_VIEW (widget))
-    {
-      GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (widget));
-      g_autofree char *contents = NULL;
-      GtkTextIter start, end;
-
-      gtk_text_buffer_get_bounds (buffer, &start, &end);
-      contents = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
-      g_string_append (text, contents);
-      g_string_append_c (text, '\n');
-    }
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    append_text (child, text);
-}
-
-/* Every label's text and text view's contents under @widget. */
-static char *
-widget_text (GtkWidget *widget)
-{
-  GString *text = g_string_new (NULL);
-
-  append_text (widget, text);
-  return g_string_free (text, FALSE);
-}
-
 /* The first widget of @type / @css_class whose text contains @needle. */
 static GtkWidget *
 find_with_text (GtkWidget  *root,
@@ -76,7 +39,7 @@ find_with_text (GtkWidget  *root,
 
   for (guint i = 0; i < widgets->len; i++)
     {
-      g_autofree char *text = widget_text (g_ptr_array_index (widgets, i));
+      g_autofree char *text = zot_test_widget_text (g_ptr_array_index (widgets, i));
 
       if (needle == NULL || strstr (text, needle) != NULL)
         return g_ptr_array_index (widgets, i);
@@ -96,7 +59,7 @@ find_last_with_text (GtkWidget  *root,
 
   for (guint i = widgets->len; i > 0; i--)
     {
-      g_autofree char *text = widget_text (g_ptr_array_index (widgets, i - 1));
+      g_autofree char *text = zot_test_widget_text (g_ptr_array_index (widgets, i - 1));
 
       if (needle == NULL || strstr (text, needle) != NULL)
         return g_ptr_array_index (widgets, i - 1);
@@ -306,7 +269,7 @@ on_text_delta (ZotAgent   *agent,
   view = find_with_text (g_ptr_array_index (rows, rows->len - 1), GTK_TYPE_TEXT_VIEW, "plain-text", NULL);
   if (view == NULL)
     return;
-  text = widget_text (view);
+  text = zot_test_widget_text (view);
   if (g_str_has_suffix (text, "\n") && strlen (text) > 0)
     text[strlen (text) - 1] = '\0';
   if (g_str_has_suffix (text, delta))
@@ -400,7 +363,7 @@ check_markdown (GtkWidget *markdown)
 {
   g_autoptr(GPtrArray) views = zot_test_find_widgets (markdown, GTK_SOURCE_TYPE_VIEW, NULL);
   g_autoptr(GPtrArray) separators = zot_test_find_widgets (markdown, GTK_TYPE_SEPARATOR, NULL);
-  g_autofree char *all = widget_text (markdown);
+  g_autofree char *all = zot_test_widget_text (markdown);
   GtkWidget *heading;
   GtkWidget *paragraph;
   GtkWidget *item;
@@ -783,7 +746,7 @@ test_tool_call (Fixture       *f,
   g_assert_null (find_with_text (row, GTK_TYPE_WIDGET, "tool-output", NULL));
   gtk_expander_set_expanded (GTK_EXPANDER (row), TRUE);
   iterate ();
-  text = widget_text (row);
+  text = zot_test_widget_text (row);
   g_assert_nonnull (strstr (text, "\"command\" : \"echo hi\""));
   g_assert_nonnull (find_with_text (row, GTK_TYPE_WIDGET, "tool-output", "hi"));
 }
@@ -923,7 +886,7 @@ test_load_failure (Fixture       *f,
 
   row = find_with_text (root (f), GTK_TYPE_WIDGET, "load-failure", "broken");
   g_assert_nonnull (row);
-  text = widget_text (row);
+  text = zot_test_widget_text (row);
   g_assert_nonnull (strstr (text, "ext-broken.log"));
 
   submit (f, "hello");

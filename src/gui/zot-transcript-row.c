@@ -161,12 +161,10 @@ attribution_label_set (GtkWidget  *label,
 {
   g_autofree char *text = NULL;
 
-  gtk_widget_set_visible (label, name != NULL && *name != '\0');
-  if (name == NULL)
-    return;
-
-  text = g_strdup_printf ("— %s", name);
-  gtk_label_set_text (GTK_LABEL (label), text);
+  if (name != NULL && *name != '\0')
+    text = g_strdup_printf ("— %s", name);
+  gtk_label_set_text (GTK_LABEL (label), text ? text : "");
+  gtk_widget_set_visible (label, text != NULL);
 }
 
 static GtkWidget *
@@ -645,8 +643,7 @@ update_tool_body (ZotTranscriptRow *self)
   text_slot_set (self->parts.args, zot_transcript_item_get_args_pretty (item));
   gtk_widget_set_visible (self->parts.result_title, result != NULL);
   gtk_widget_set_visible (self->parts.result, result != NULL);
-  if (result != NULL)
-    text_slot_set (self->parts.result, *result != '\0' ? result : _("(no output)"));
+  text_slot_set (self->parts.result, result == NULL ? "" : *result != '\0' ? result : _("(no output)"));
 }
 
 static const struct
@@ -701,8 +698,14 @@ update_tool (ZotTranscriptRow *self)
   gtk_label_set_text (GTK_LABEL (self->parts.name), zot_transcript_item_get_tool_name (item));
   gtk_label_set_text (GTK_LABEL (self->parts.preview), zot_transcript_item_get_args_preview (item));
   attribution_label_set (self->parts.attribution, zot_transcript_item_get_origin (item));
-  /* Before the status: an open row fills its body from there. */
+  /* Before the status: an open row fills its body from there. A closed
+   * one lets go of the previous item's text now. */
   gtk_expander_set_expanded (GTK_EXPANDER (self->child), zot_transcript_item_get_expanded (item));
+  if (!zot_transcript_item_get_expanded (item))
+    {
+      text_slot_set (self->parts.args, "");
+      text_slot_set (self->parts.result, "");
+    }
   update_tool_status (self);
 }
 

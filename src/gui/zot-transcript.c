@@ -48,11 +48,11 @@ struct _ZotTranscript
 
   guint              n_rows_created;
   guint              scroll_tick;
-  double             last_upper;       /* the adjustment at the last value change */
-  double             last_page;
+  double             relayout_value;   /* the value "changed" came with */
 
   guint              show_startup : 1;
   guint              stick_to_bottom : 1;
+  guint              relayout : 1;
 };
 
 enum {
@@ -81,17 +81,14 @@ static void
 on_vadjustment_value_changed_cb (GtkAdjustment *adjustment,
                                  ZotTranscript *self)
 {
-  double upper = gtk_adjustment_get_upper (adjustment);
-  double page = gtk_adjustment_get_page_size (adjustment);
-  gboolean relayout = upper != self->last_upper || page != self->last_page;
-
-  self->last_upper = upper;
-  self->last_page = page;
+  gboolean relayout = self->relayout && gtk_adjustment_get_value (adjustment) == self->relayout_value;
 
   /* The list view moves the value itself when it lays out again (it
-   * keeps a row in place while the estimated heights around it become
-   * measured ones): with the upper bound changing at the same time, that
-   * is not the user scrolling away from the end. */
+   * keeps a row in place while estimated heights become measured ones).
+   * It does so with the bounds, in one gtk_adjustment_configure(), which
+   * emits "changed" with the new value in place and then "value-changed":
+   * that is not the user scrolling away from the end. */
+  self->relayout = FALSE;
   if (relayout && self->stick_to_bottom)
     return;
 
@@ -119,6 +116,9 @@ static void
 on_vadjustment_changed_cb (GtkAdjustment *adjustment,
                            ZotTranscript *self)
 {
+  self->relayout = TRUE;
+  self->relayout_value = gtk_adjustment_get_value (adjustment);
+
   /* The content grew (or the window shrank): follow it if the user was
    * reading the end. Not from here: this runs while the list is being
    * allocated, and a value set now would not move it until the next
