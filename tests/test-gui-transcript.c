@@ -1,9 +1,9 @@
 /* test-gui-transcript.c — the transcript and its Markdown under a display:
  * a real ZotHost with the demo model and scripted fake extensions drives
- * a ZotTranscript in a presented window, and the widget tree is read
- * back: messages, rendered Markdown, tool rows, notes, load failures, the
- * startup section. The Markdown view is also fed random and hostile
- * input. */
+ * a ZotTranscript in a presented window, and the rows its list view
+ * made are read back: messages, rendered Markdown, tool rows, notes, load
+ * failures, the startup section. The Markdown view is also fed random and
+ * hostile input. */
 #include "config.h"
 
 #include <string.h>
@@ -16,6 +16,7 @@
 #include "zot-markdown.h"
 #include "zot-test-util.h"
 #include "zot-transcript.h"
+#include "zot-transcript-private.h"
 
 typedef struct
 {
@@ -26,43 +27,6 @@ typedef struct
 } Fixture;
 
 /* Widget tree helpers */
-
-static void
-append_text (GtkWidget *widget,
-             GString   *text)
-{
-  if (GTK_IS_LABEL (widget))
-    {
-      g_string_append (text, gtk_label_get_text (GTK_LABEL (widget)));
-      g_string_append_c (text, '\n');
-    }
-  else if (GTK_IS_TEXT_VIEW (widget))
-    {
-      GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (widget));
-      g_autofree char *contents = NULL;
-      GtkTextIter start, end;
-
-      gtk_text_buffer_get_bounds (buffer, &start, &end);
-      contents = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
-      g_string_append (text, contents);
-      g_string_append_c (text, '\n');
-    }
-
-  for (GtkWidget *child = gtk_widget_get_first_child (widget);
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    append_text (child, text);
-}
-
-/* Every label's text and text view's contents under @widget. */
-static char *
-widget_text (GtkWidget *widget)
-{
-  GString *text = g_string_new (NULL);
-
-  append_text (widget, text);
-  return g_string_free (text, FALSE);
-}
 
 /* The first widget of @type / @css_class whose text contains @needle. */
 static GtkWidget *
@@ -75,7 +39,7 @@ find_with_text (GtkWidget  *root,
 
   for (guint i = 0; i < widgets->len; i++)
     {
-      g_autofree char *text = widget_text (g_ptr_array_index (widgets, i));
+      g_autofree char *text = zot_test_widget_text (g_ptr_array_index (widgets, i));
 
       if (needle == NULL || strstr (text, needle) != NULL)
         return g_ptr_array_index (widgets, i);
@@ -95,7 +59,7 @@ find_last_with_text (GtkWidget  *root,
 
   for (guint i = widgets->len; i > 0; i--)
     {
-      g_autofree char *text = widget_text (g_ptr_array_index (widgets, i - 1));
+      g_autofree char *text = zot_test_widget_text (g_ptr_array_index (widgets, i - 1));
 
       if (needle == NULL || strstr (text, needle) != NULL)
         return g_ptr_array_index (widgets, i - 1);
@@ -305,7 +269,7 @@ on_text_delta (ZotAgent   *agent,
   view = find_with_text (g_ptr_array_index (rows, rows->len - 1), GTK_TYPE_TEXT_VIEW, "plain-text", NULL);
   if (view == NULL)
     return;
-  text = widget_text (view);
+  text = zot_test_widget_text (view);
   if (g_str_has_suffix (text, "\n") && strlen (text) > 0)
     text[strlen (text) - 1] = '\0';
   if (g_str_has_suffix (text, delta))
@@ -399,7 +363,7 @@ check_markdown (GtkWidget *markdown)
 {
   g_autoptr(GPtrArray) views = zot_test_find_widgets (markdown, GTK_SOURCE_TYPE_VIEW, NULL);
   g_autoptr(GPtrArray) separators = zot_test_find_widgets (markdown, GTK_TYPE_SEPARATOR, NULL);
-  g_autofree char *all = widget_text (markdown);
+  g_autofree char *all = zot_test_widget_text (markdown);
   GtkWidget *heading;
   GtkWidget *paragraph;
   GtkWidget *item;
@@ -782,7 +746,7 @@ test_tool_call (Fixture       *f,
   g_assert_null (find_with_text (row, GTK_TYPE_WIDGET, "tool-output", NULL));
   gtk_expander_set_expanded (GTK_EXPANDER (row), TRUE);
   iterate ();
-  text = widget_text (row);
+  text = zot_test_widget_text (row);
   g_assert_nonnull (strstr (text, "\"command\" : \"echo hi\""));
   g_assert_nonnull (find_with_text (row, GTK_TYPE_WIDGET, "tool-output", "hi"));
 }
@@ -922,7 +886,7 @@ test_load_failure (Fixture       *f,
 
   row = find_with_text (root (f), GTK_TYPE_WIDGET, "load-failure", "broken");
   g_assert_nonnull (row);
-  text = widget_text (row);
+  text = zot_test_widget_text (row);
   g_assert_nonnull (strstr (text, "ext-broken.log"));
 
   submit (f, "hello");
@@ -948,6 +912,15 @@ startup_lists (gpointer data)
   return strstr (text, "alpha") != NULL && strstr (text, "beta") != NULL;
 }
 
+/* The section is a row of the list, first: there when shown, gone when not. */
+static GtkWidget *
+startup_label (Fixture *f)
+{
+  GtkWidget *label = find_with_text (root (f), GTK_TYPE_LABEL, "startup-section", NULL);
+
+  return label != NULL && gtk_widget_get_mapped (label) ? label : NULL;
+}
+
 static void
 test_startup (Fixture       *f,
               gconstpointer  data)
@@ -955,20 +928,30 @@ test_startup (Fixture       *f,
   g_autofree char *alpha = zot_test_make_fake_args (f->env.root, "alpha", NULL);
   g_autofree char *beta = zot_test_make_fake_args (f->env.root, "beta", NULL);
   GtkWidget *label;
+  graphene_rect_t bounds;
 
   start (f, (const char * const []) { alpha, beta, NULL }, TRUE);
   zot_test_wait_until (startup_lists, f, 10000);
+  iterate ();
 
-  label = find_with_text (root (f), GTK_TYPE_LABEL, "startup-section", NULL);
-  g_assert_true (gtk_widget_get_visible (label));
+  label = startup_label (f);
+  g_assert_nonnull (label);
   g_assert_true (zot_transcript_get_show_startup (f->transcript));
+  /* At the top, above the conversation. */
+  zot_transcript_add_info (f->transcript, "below");
+  iterate ();
+  g_assert_true (gtk_widget_compute_bounds (label, root (f), &bounds));
+  g_assert_cmpfloat (bounds.origin.y, <, 40);
 
   /* Cleared with the conversation? No: it is not part of it. */
   zot_transcript_clear (f->transcript);
-  g_assert_true (gtk_widget_get_visible (label));
+  iterate ();
+  g_assert_nonnull (startup_label (f));
+  g_assert_cmpuint (g_list_model_get_n_items (_zot_transcript_get_items (f->transcript)), ==, 0);
 
   g_object_set (f->transcript, "show-startup", FALSE, NULL);
-  g_assert_false (gtk_widget_get_visible (label));
+  iterate ();
+  g_assert_null (startup_label (f));
 }
 
 static void
@@ -976,22 +959,20 @@ test_startup_hidden (Fixture       *f,
                      gconstpointer  data)
 {
   g_autofree char *alpha = zot_test_make_fake_args (f->env.root, "alpha", NULL);
-  GtkWidget *label;
 
   start (f, (const char * const []) { alpha, NULL }, FALSE);
-  label = find_with_text (root (f), GTK_TYPE_LABEL, "startup-section", NULL);
-  g_assert_nonnull (label);
-  g_assert_false (gtk_widget_get_visible (label));
+  g_assert_null (startup_label (f));
 }
 
 static gboolean
 at_bottom (gpointer data)
 {
   Fixture *f = data;
-  g_autoptr(GPtrArray) scrollers = zot_test_find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
-  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrollers->pdata[0]);
-
-  GtkWidget *list;
+  GtkAdjustment *adjustment = _zot_transcript_get_vadjustment (f->transcript);
+  GListModel *items = _zot_transcript_get_items (f->transcript);
+  guint n_items = g_list_model_get_n_items (items);
+  g_autoptr(ZotTranscriptItem) item = NULL;
+  GtkWidget *scroller;
   GtkWidget *last;
   graphene_rect_t bounds;
 
@@ -1001,14 +982,16 @@ at_bottom (gpointer data)
     return FALSE;
 
   /* What is drawn, not only the adjustment: the last row is on screen. */
-  list = gtk_widget_get_last_child (gtk_widget_get_parent (find_with_text (root (f), GTK_TYPE_LABEL,
-                                                                            "startup-section", NULL)));
-  last = gtk_widget_get_last_child (list);
-  if (last == NULL || !gtk_widget_compute_bounds (last, scrollers->pdata[0], &bounds))
+  if (n_items == 0)
+    return FALSE;
+  item = g_list_model_get_item (items, n_items - 1);
+  last = _zot_transcript_get_row (f->transcript, item);
+  scroller = zot_test_find_widget (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
+  if (last == NULL || !gtk_widget_compute_bounds (last, scroller, &bounds))
     return FALSE;
 
   return bounds.origin.y >= 0 &&
-         bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scrollers->pdata[0]) + 1;
+         bounds.origin.y + bounds.size.height <= gtk_widget_get_height (scroller) + 1;
 }
 
 static void
@@ -1029,8 +1012,7 @@ test_autoscroll (Fixture       *f,
 
   /* Not while the user reads something above. */
   {
-    g_autoptr(GPtrArray) scrollers = zot_test_find_widgets (root (f), GTK_TYPE_SCROLLED_WINDOW, NULL);
-    GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (scrollers->pdata[0]);
+    GtkAdjustment *adjustment = _zot_transcript_get_vadjustment (f->transcript);
 
     gtk_adjustment_set_value (adjustment, 0);
     iterate ();

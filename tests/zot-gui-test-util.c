@@ -116,3 +116,39 @@ zot_test_gui_tolerate_relayout_warning (void)
   /* GTK logs with the structured API, which reaches the writer. */
   g_log_set_writer_func (tolerant_writer, NULL, NULL);
 }
+
+static void
+append_text (GtkWidget *widget,
+             GString   *text)
+{
+  if (GTK_IS_LABEL (widget))
+    {
+      g_string_append (text, gtk_label_get_text (GTK_LABEL (widget)));
+      g_string_append_c (text, '\n');
+    }
+  else if (GTK_IS_TEXT_VIEW (widget))
+    {
+      GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (widget));
+      g_autofree char *contents = NULL;
+      GtkTextIter start, end;
+
+      gtk_text_buffer_get_bounds (buffer, &start, &end);
+      contents = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+      g_string_append (text, contents);
+      g_string_append_c (text, '\n');
+    }
+
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    append_text (child, text);
+}
+
+char *
+zot_test_widget_text (GtkWidget *widget)
+{
+  GString *text = g_string_new (NULL);
+
+  append_text (widget, text);
+  return g_string_free (text, FALSE);
+}

@@ -24,4 +24,9 @@ void       zot_test_measure_narrowest (GtkWidget *widget);
 
 void        zot_test_gui_tolerate_relayout_warning (void);
 
+/* Every label's text and text view's contents under @widget, @widget
+ * included, one a line; hidden ones too (a hidden label that kept an old
+ * text is stale all the same). */
+char       *zot_test_widget_text (GtkWidget *widget);
+
 G_END_DECLS

@@ -19,10 +19,10 @@
 
 struct _ZotMarkdownView
 {
-  GtkWidget  parent_instance;
+  GtkWidget            parent_instance;
 
-  GtkWidget *box;
-  char      *markdown;
+  GtkWidget           *box;
+  ZotMarkdownDocument *document;
 };
 
 G_DEFINE_FINAL_TYPE (ZotMarkdownView, zot_markdown_view, GTK_TYPE_WIDGET)
@@ -43,8 +43,14 @@ on_label_activate_link_cb (GtkLabel   *label,
   return TRUE;
 }
 
-static GtkWidget *
-create_label (void)
+/**
+ * _zot_markdown_label_new:
+ *
+ * Returns: (transfer floating): an empty label as the view shows text:
+ *   selectable, wrapping, aligned to the start
+ */
+GtkWidget *
+_zot_markdown_label_new (void)
 {
   GtkWidget *label = gtk_label_new (NULL);
 
@@ -58,12 +64,20 @@ create_label (void)
   return label;
 }
 
-static GtkWidget *
-create_text_view (const char *text)
+/**
+ * _zot_markdown_text_view_new:
+ * @text: (nullable): its text, lines already broken
+ *
+ * Returns: (transfer floating): a read-only text view for text too long
+ *   for a label
+ */
+GtkWidget *
+_zot_markdown_text_view_new (const char *text)
 {
   GtkWidget *view = gtk_text_view_new ();
 
-  gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), text, -1);
+  if (text != NULL)
+    gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), text, -1);
   gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
@@ -76,7 +90,7 @@ create_text_view (const char *text)
 static GtkWidget *
 create_markup_label (const char *markup)
 {
-  GtkWidget *label = create_label ();
+  GtkWidget *label = _zot_markdown_label_new ();
 
   gtk_label_set_markup (GTK_LABEL (label), markup);
   g_signal_connect (label, "activate-link", G_CALLBACK (on_label_activate_link_cb), NULL);
@@ -345,7 +359,7 @@ add_text_view (gpointer    parent,
                gboolean    monospace,
                gpointer    user_data)
 {
-  GtkWidget *view = create_text_view (text);
+  GtkWidget *view = _zot_markdown_text_view_new (text);
 
   if (monospace)
     gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
@@ -357,7 +371,7 @@ add_literal (gpointer    parent,
              const char *text,
              gpointer    user_data)
 {
-  GtkWidget *label = create_label ();
+  GtkWidget *label = _zot_markdown_label_new ();
 
   gtk_label_set_text (GTK_LABEL (label), text);
   gtk_widget_add_css_class (label, "monospace");
@@ -411,7 +425,7 @@ zot_markdown_view_finalize (GObject *object)
 {
   ZotMarkdownView *self = ZOT_MARKDOWN_VIEW (object);
 
-  g_clear_pointer (&self->markdown, g_free);
+  g_clear_pointer (&self->document, zot_markdown_document_unref);
 
   G_OBJECT_CLASS (zot_markdown_view_parent_class)->finalize (object);
 }
@@ -434,7 +448,6 @@ zot_markdown_view_init (ZotMarkdownView *self)
 {
   self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 10);
   gtk_widget_set_parent (self->box, GTK_WIDGET (self));
-  self->markdown = g_strdup ("");
 }
 
 /**
@@ -459,17 +472,40 @@ void
 zot_markdown_view_set_markdown (ZotMarkdownView *self,
                                 const char      *markdown)
 {
+  g_autoptr(ZotMarkdownDocument) document = NULL;
+
+  g_return_if_fail (ZOT_IS_MARKDOWN_VIEW (self));
+
+  document = zot_markdown_document_new (markdown);
+  zot_markdown_view_set_document (self, document);
+}
+
+/**
+ * zot_markdown_view_set_document:
+ * @self: a #ZotMarkdownView
+ * @document: (nullable): Markdown already walked, or %NULL for nothing
+ *
+ * Replaces what the view shows without parsing again: the view is built
+ * from the blocks @document keeps.
+ */
+void
+zot_markdown_view_set_document (ZotMarkdownView     *self,
+                                ZotMarkdownDocument *document)
+{
   GtkWidget *child;
 
   g_return_if_fail (ZOT_IS_MARKDOWN_VIEW (self));
 
-  g_free (self->markdown);
-  self->markdown = g_utf8_make_valid (markdown ? markdown : "", -1);
+  if (document != NULL)
+    zot_markdown_document_ref (document);
+  g_clear_pointer (&self->document, zot_markdown_document_unref);
+  self->document = document;
 
   while ((child = gtk_widget_get_first_child (self->box)) != NULL)
     gtk_box_remove (GTK_BOX (self->box), child);
 
-  _zot_markdown_walk (self->markdown, &widget_sink, self->box, NULL);
+  if (document != NULL)
+    zot_markdown_document_replay (document, &widget_sink, self->box, NULL);
 }
 
 /**
@@ -483,5 +519,5 @@ zot_markdown_view_get_markdown (ZotMarkdownView *self)
 {
   g_return_val_if_fail (ZOT_IS_MARKDOWN_VIEW (self), NULL);
 
-  return self->markdown;
+  return self->document != NULL ? zot_markdown_document_get_text (self->document) : "";
 }

@@ -8,6 +8,8 @@
 
 #include <gtk/gtk.h>
 
+#include "zot-markdown-document.h"
+
 G_BEGIN_DECLS
 
 #define ZOT_TYPE_MARKDOWN_VIEW (zot_markdown_view_get_type ())
@@ -17,5 +19,11 @@ GtkWidget  *zot_markdown_view_new          (void);
 void        zot_markdown_view_set_markdown (ZotMarkdownView *self,
                                             const char      *markdown);
 const char *zot_markdown_view_get_markdown (ZotMarkdownView *self);
+void        zot_markdown_view_set_document (ZotMarkdownView     *self,
+                                            ZotMarkdownDocument *document);
+
+/* The view's text widgets, for the transcript's plain text. */
+GtkWidget  *_zot_markdown_label_new        (void);
+GtkWidget  *_zot_markdown_text_view_new    (const char          *text);
 
 G_END_DECLS
