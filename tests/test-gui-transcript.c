@@ -779,6 +779,79 @@ test_extension_tool (Fixture       *f,
   g_assert_false (gtk_widget_has_css_class (row, "tool-running"));
 }
 
+/* The tool items of the transcript's model, in order. */
+static GPtrArray *
+tool_items (Fixture *f)
+{
+  GListModel *items = _zot_transcript_get_items (f->transcript);
+  GPtrArray *tools = g_ptr_array_new_with_free_func (g_object_unref);
+
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(ZotTranscriptItem) item = g_list_model_get_item (items, i);
+
+      if (zot_transcript_item_get_kind (item) == ZOT_TRANSCRIPT_ITEM_TOOL)
+        g_ptr_array_add (tools, g_object_ref (item));
+    }
+  return tools;
+}
+
+/* Calls extensions ask for (call_tool): a row under the parent's, or an
+ * attributed row of its own; never a tool use of the conversation. */
+static void
+test_extension_calls (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+  g_autoptr(GError) error = NULL;
+  ZotTranscriptItem *outer;
+  ZotTranscriptItem *inner;
+  ZotTranscriptItem *loose;
+  GtkWidget *row;
+
+  a = zot_test_make_fake_args (f->env.root, "asker", "--capabilities", "call_tool", "--command", "go",
+                               "--register-json",
+                               "{\"type\":\"register_tool\",\"name\":\"outer\",\"schema\":{}}", NULL);
+  b = zot_test_make_fake_args (f->env.root, "lib", "--register-json",
+                               "{\"type\":\"register_tool\",\"name\":\"inner\",\"schema\":{}}", NULL);
+  start (f, (const char * const []) { a, b, NULL }, FALSE);
+  submit (f, "tool: outer {\"call\":{\"name\":\"inner\",\"args\":{\"reply\":\"deep\"}}}");
+
+  tools = tool_items (f);
+  g_assert_cmpuint (tools->len, ==, 2);
+  outer = g_ptr_array_index (tools, 0);
+  inner = g_ptr_array_index (tools, 1);
+  g_assert_cmpstr (zot_transcript_item_get_tool_name (outer), ==, "outer");
+  g_assert_null (zot_transcript_item_get_requested_by (outer));
+  g_assert_cmpstr (zot_transcript_item_get_tool_name (inner), ==, "inner");
+  g_assert_cmpstr (zot_transcript_item_get_requested_by (inner), ==, "asker");
+  g_assert_cmpstr (zot_transcript_item_get_parent_id (inner), ==, zot_transcript_item_get_tool_id (outer));
+  g_assert_cmpuint (zot_transcript_item_get_depth (inner), ==, 1);
+  g_assert_cmpint (zot_transcript_item_get_status (inner), ==, ZOT_TRANSCRIPT_TOOL_COMPLETED);
+  g_assert_cmpuint (g_list_model_get_n_items (zot_transcript_item_get_children (outer)), ==, 1);
+
+  row = _zot_transcript_get_row (f->transcript, inner);
+  g_assert_nonnull (row);
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "attribution", "called by asker"));
+  g_assert_cmpint (gtk_widget_get_margin_start (gtk_widget_get_first_child (row)), ==, 24);
+
+  /* From a command: no parent, a row of its own that names the asker. */
+  g_assert_true (zot_test_run_command (zot_host_get_manager (f->host), "go",
+                                       "call {\"name\":\"inner\",\"args\":{\"reply\":\"loose\"}}", &error));
+  g_assert_no_error (error);
+  iterate ();
+  g_clear_pointer (&tools, g_ptr_array_unref);
+  tools = tool_items (f);
+  g_assert_cmpuint (tools->len, ==, 3);
+  loose = g_ptr_array_index (tools, 2);
+  g_assert_cmpstr (zot_transcript_item_get_requested_by (loose), ==, "asker");
+  g_assert_cmpuint (zot_transcript_item_get_depth (loose), ==, 0);
+  g_assert_null (zot_transcript_item_get_parent_id (loose));
+  g_assert_cmpint (zot_transcript_item_get_status (loose), ==, ZOT_TRANSCRIPT_TOOL_COMPLETED);
+}
+
 static void
 test_notes (Fixture       *f,
             gconstpointer  data)
@@ -1046,6 +1119,7 @@ main (int   argc,
   add_test ("/zot/gui/transcript/markdown", test_markdown);
   add_test ("/zot/gui/transcript/tool-call", test_tool_call);
   add_test ("/zot/gui/transcript/extension-tool", test_extension_tool);
+  add_test ("/zot/gui/transcript/extension-calls", test_extension_calls);
   add_test ("/zot/gui/transcript/notes", test_notes);
   add_test ("/zot/gui/transcript/turn-error", test_turn_error);
   add_test ("/zot/gui/transcript/aborted", test_aborted);

@@ -47,6 +47,8 @@ struct _ZotTranscriptItem
   char                    *tool_id;
   char                    *origin;
   char                    *parent_id;
+  char                    *requested_by;    /* the extension that asked (call_tool) */
+  guint                    depth;           /* calls above this one */
   JsonObject              *args;
   char                    *args_preview;
   char                    *args_pretty;
@@ -967,4 +969,54 @@ zot_transcript_item_set_expanded (ZotTranscriptItem *self,
 
   self->expanded = expanded;
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_EXPANDED]);
+}
+
+/**
+ * zot_transcript_item_set_requested_by:
+ * @extension: the extension that asked for this call (call_tool)
+ * @depth: how many calls are above it: 0 for one asked outside any call
+ *
+ * Makes a tool item a call an extension asked for, before it is shown.
+ */
+void
+zot_transcript_item_set_requested_by (ZotTranscriptItem *self,
+                                      const char        *extension,
+                                      guint              depth)
+{
+  g_return_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self));
+  g_return_if_fail (self->kind == ZOT_TRANSCRIPT_ITEM_TOOL);
+
+  g_free (self->requested_by);
+  self->requested_by = g_utf8_make_valid (extension, -1);
+  self->depth = depth;
+}
+
+/**
+ * zot_transcript_item_get_requested_by:
+ *
+ * Returns: (nullable): the extension that asked for the call, when it was
+ *   not the model
+ */
+const char *
+zot_transcript_item_get_requested_by (ZotTranscriptItem *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), NULL);
+  return self->requested_by;
+}
+
+guint
+zot_transcript_item_get_depth (ZotTranscriptItem *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), 0);
+  return self->depth;
+}
+
+void
+zot_transcript_item_add_child (ZotTranscriptItem *self,
+                               ZotTranscriptItem *child)
+{
+  g_return_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self));
+  g_return_if_fail (ZOT_IS_TRANSCRIPT_ITEM (child));
+
+  g_list_store_append (G_LIST_STORE (zot_transcript_item_get_children (self)), child);
 }

@@ -127,6 +127,13 @@ const char             *zot_transcript_item_get_tool_name      (ZotTranscriptIte
 const char             *zot_transcript_item_get_origin         (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_parent_id      (ZotTranscriptItem *self);
 GListModel             *zot_transcript_item_get_children       (ZotTranscriptItem *self);
+void                    zot_transcript_item_add_child          (ZotTranscriptItem *self,
+                                                                ZotTranscriptItem *child);
+void                    zot_transcript_item_set_requested_by   (ZotTranscriptItem *self,
+                                                                const char        *extension,
+                                                                guint              depth);
+const char             *zot_transcript_item_get_requested_by   (ZotTranscriptItem *self);
+guint                   zot_transcript_item_get_depth          (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_args_preview   (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_args_pretty    (ZotTranscriptItem *self);
 ZotTranscriptToolStatus zot_transcript_item_get_status         (ZotTranscriptItem *self);

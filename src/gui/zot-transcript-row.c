@@ -697,7 +697,16 @@ update_tool (ZotTranscriptRow *self)
 
   gtk_label_set_text (GTK_LABEL (self->parts.name), zot_transcript_item_get_tool_name (item));
   gtk_label_set_text (GTK_LABEL (self->parts.preview), zot_transcript_item_get_args_preview (item));
-  attribution_label_set (self->parts.attribution, zot_transcript_item_get_origin (item));
+  /* A call an extension asked for says who asked, under its parent. */
+  gtk_widget_set_margin_start (self->child, (int) MIN (zot_transcript_item_get_depth (item), 8) * 24);
+  if (zot_transcript_item_get_requested_by (item) != NULL)
+    {
+      g_autofree char *asked = g_strdup_printf (_("called by %s"), zot_transcript_item_get_requested_by (item));
+
+      attribution_label_set (self->parts.attribution, asked);
+    }
+  else
+    attribution_label_set (self->parts.attribution, zot_transcript_item_get_origin (item));
   /* Before the status: an open row fills its body from there. A closed
    * one lets go of the previous item's text now. */
   gtk_expander_set_expanded (GTK_EXPANDER (self->child), zot_transcript_item_get_expanded (item));

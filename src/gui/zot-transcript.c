@@ -407,6 +407,55 @@ on_agent_tool_result_cb (ZotAgent      *agent,
   zot_transcript_item_set_result (item, result);
 }
 
+/* A call an extension asked for: under its parent's row and the rows of
+ * the parent's earlier children, or at the end for one without a parent. */
+static void
+on_agent_extension_call_cb (ZotAgent      *agent,
+                            const char    *id,
+                            const char    *parent_id,
+                            const char    *name,
+                            JsonObject    *args,
+                            const char    *origin_extension,
+                            ZotTranscript *self)
+{
+  ZotTranscriptItem *parent = parent_id != NULL ? g_hash_table_lookup (self->tool_items, parent_id) : NULL;
+  g_autoptr(ZotTranscriptItem) item = zot_transcript_item_new_tool (id, name, args, tool_origin (self, name),
+                                                                    parent_id);
+  guint depth = parent != NULL ? zot_transcript_item_get_depth (parent) + 1 : 0;
+  guint n_items = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  guint position = n_items;
+
+  zot_transcript_item_set_requested_by (item, origin_extension, depth);
+
+  if (parent != NULL)
+    {
+      zot_transcript_item_add_child (parent, item);
+      for (guint i = n_items; i > 0; i--)
+        {
+          g_autoptr(ZotTranscriptItem) other = g_list_model_get_item (G_LIST_MODEL (self->items), i - 1);
+
+          if (other == parent)
+            {
+              position = i;
+              break;
+            }
+        }
+      /* Past the parent's descendants: the deeper rows right after it. */
+      while (position < n_items)
+        {
+          g_autoptr(ZotTranscriptItem) other = g_list_model_get_item (G_LIST_MODEL (self->items), position);
+
+          if (zot_transcript_item_get_kind (other) != ZOT_TRANSCRIPT_ITEM_TOOL ||
+              zot_transcript_item_get_depth (other) < depth)
+            break;
+          position++;
+        }
+    }
+
+  g_list_store_insert (self->items, position, item);
+  g_hash_table_replace (self->tool_items, g_strdup (id), g_object_ref (item));
+}
+
 static void
 on_agent_turn_end_cb (ZotAgent      *agent,
                       const char    *stop,
@@ -698,6 +747,10 @@ zot_transcript_init (ZotTranscript *self)
   g_signal_group_connect (self->agent_signals, "tool-call",
                           G_CALLBACK (on_agent_tool_call_cb), self);
   g_signal_group_connect (self->agent_signals, "tool-result",
+                          G_CALLBACK (on_agent_tool_result_cb), self);
+  g_signal_group_connect (self->agent_signals, "extension-call",
+                          G_CALLBACK (on_agent_extension_call_cb), self);
+  g_signal_group_connect (self->agent_signals, "extension-call-result",
                           G_CALLBACK (on_agent_tool_result_cb), self);
   g_signal_group_connect (self->agent_signals, "turn-end",
                           G_CALLBACK (on_agent_turn_end_cb), self);
