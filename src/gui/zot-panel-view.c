@@ -113,6 +113,10 @@ render_widgets (ZotPanelView *self)
   gtk_widget_set_visible (GTK_WIDGET (self->scroller), !native);
   gtk_widget_set_visible (GTK_WIDGET (self->widgets_scroller), native);
   gtk_widget_set_focusable (GTK_WIDGET (self), !native);
+  if (native)
+    gtk_widget_add_css_class (GTK_WIDGET (self), "native-widgets");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self), "native-widgets");
   if (!native)
     return FALSE;
 

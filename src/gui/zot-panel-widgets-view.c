@@ -780,6 +780,8 @@ build (ZotPanelWidgetsView *self,
       break;
     case ZOT_PANEL_NODE_TEXT:
       update_text (item, node);
+      /* In a row, text takes the room the controls beside it leave. */
+      gtk_widget_set_hexpand (item->widget, in_row);
       break;
     case ZOT_PANEL_NODE_HEADING:
       update_heading (item, node);

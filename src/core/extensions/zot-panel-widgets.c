@@ -819,6 +819,7 @@ refuse_tree (GPtrArray  *problems,
 {
   ZotPanelNode *root = node_new (ZOT_PANEL_NODE_BOX, "");
 
+  root->spacing = 12;
   root->children = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_panel_node_free);
   g_ptr_array_add (root->children, error_node (NULL, message));
   g_ptr_array_add (problems, g_strdup (message));
@@ -870,6 +871,7 @@ zot_panel_widgets_parse (JsonNode  *widgets,
   ctx.depth = 1;
 
   root = node_new (ZOT_PANEL_NODE_BOX, "");
+  root->spacing = 12;
   root->children = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_panel_node_free);
   array = json_node_get_array (widgets);
   for (guint i = 0; i < json_array_get_length (array); i++)
