@@ -121,11 +121,12 @@ setup_cb (GtkSignalListItemFactory *factory,
   g_signal_connect (check, "toggled", G_CALLBACK (on_check_toggled_cb), self);
   gtk_widget_set_hexpand (labels, TRUE);
   gtk_widget_set_valign (labels, GTK_ALIGN_CENTER);
+  /* One line each: rows of one height keep a long list cheap to scroll
+   * (no height-for-width per row); the tooltip shows a cut title. */
   gtk_label_set_xalign (GTK_LABEL (title), 0);
-  gtk_label_set_wrap (GTK_LABEL (title), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (title), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
   gtk_label_set_xalign (GTK_LABEL (subtitle), 0);
-  gtk_label_set_wrap (GTK_LABEL (subtitle), TRUE);
+  gtk_label_set_ellipsize (GTK_LABEL (subtitle), PANGO_ELLIPSIZE_END);
   gtk_widget_add_css_class (subtitle, "caption");
   gtk_widget_add_css_class (subtitle, "dim-label");
   gtk_widget_set_valign (buttons, GTK_ALIGN_CENTER);
@@ -139,21 +140,27 @@ setup_cb (GtkSignalListItemFactory *factory,
   gtk_list_item_set_child (list_item, row);
 }
 
+/* Rows are rebound often while a long list scrolls: the buttons of the
+ * previous row are reused, and only their number changes the widgets. */
 static void
 bind_buttons (ZotPanelList *self,
               GtkWidget    *box,
               ZotPanelRow  *row)
 {
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (box)) != NULL)
-    gtk_box_remove (GTK_BOX (box), child);
+  GtkWidget *button = gtk_widget_get_first_child (box);
 
   for (guint i = 0; i < row->buttons->len; i++)
     {
       ZotPanelRowButton *spec = g_ptr_array_index (row->buttons, i);
-      GtkWidget *button = gtk_button_new ();
       g_autofree char *name = g_strdup_printf ("%s: %s", spec->label, row->title);
+
+      if (button == NULL)
+        {
+          button = gtk_button_new ();
+          gtk_widget_add_css_class (button, "flat");
+          g_signal_connect (button, "clicked", G_CALLBACK (on_button_clicked_cb), self);
+          gtk_box_append (GTK_BOX (box), button);
+        }
 
       if (spec->icon != NULL)
         {
@@ -161,18 +168,31 @@ bind_buttons (ZotPanelList *self,
           gtk_widget_set_tooltip_text (button, spec->label);
         }
       else
-        gtk_button_set_label (GTK_BUTTON (button), spec->label);
+        {
+          gtk_button_set_label (GTK_BUTTON (button), spec->label);
+          gtk_widget_set_tooltip_text (button, NULL);
+        }
 
       if (spec->style == ZOT_PANEL_STYLE_SUGGESTED)
         gtk_widget_add_css_class (button, "suggested-action");
-      else if (spec->style == ZOT_PANEL_STYLE_DESTRUCTIVE)
+      else
+        gtk_widget_remove_css_class (button, "suggested-action");
+      if (spec->style == ZOT_PANEL_STYLE_DESTRUCTIVE)
         gtk_widget_add_css_class (button, "destructive-action");
-      gtk_widget_add_css_class (button, "flat");
+      else
+        gtk_widget_remove_css_class (button, "destructive-action");
       gtk_accessible_update_property (GTK_ACCESSIBLE (button),
                                       GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
       g_object_set_data_full (G_OBJECT (button), "zot-button-id", g_strdup (spec->id), g_free);
-      g_signal_connect (button, "clicked", G_CALLBACK (on_button_clicked_cb), self);
-      gtk_box_append (GTK_BOX (box), button);
+      button = gtk_widget_get_next_sibling (button);
+    }
+
+  while (button != NULL)
+    {
+      GtkWidget *next = gtk_widget_get_next_sibling (button);
+
+      gtk_box_remove (GTK_BOX (box), button);
+      button = next;
     }
 }
 
@@ -203,6 +223,7 @@ bind_cb (GtkSignalListItemFactory *factory,
   gtk_image_set_from_icon_name (GTK_IMAGE (icon), row->icon);
 
   gtk_label_set_text (GTK_LABEL (title), row->title);
+  gtk_widget_set_tooltip_text (title, row->title);
   gtk_label_set_text (GTK_LABEL (subtitle), row->subtitle ? row->subtitle : "");
   gtk_widget_set_visible (subtitle, row->subtitle != NULL && *row->subtitle != '\0');
   if (row->checked > 0)
