@@ -678,6 +678,9 @@ handle_call_result (JsonObject *object,
  *                                               args JSON (an object, default {}), then
  *                                               answer noop; the tool_result is only
  *                                               recorded (--record)
+ *   send JSON                                   write JSON verbatim as one line (a frame
+ *                                               of the test's choosing, such as an
+ *                                               open_panel), then answer noop
  *   anything else, or empty                     display "NAME: ARGS"
  */
 static void
@@ -698,6 +701,11 @@ handle_command (const char *id,
     }
   else if (g_str_equal (word, "noop"))
     {
+      send_response (id, "noop", NULL, NULL);
+    }
+  else if (g_str_equal (word, "send"))
+    {
+      send_line (rest, strlen (rest));
       send_response (id, "noop", NULL, NULL);
     }
   else if (g_str_equal (word, "error"))

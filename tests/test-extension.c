@@ -656,7 +656,7 @@ test_frames_registering (Fixture       *f,
   g_assert_nonnull (strstr (log, "command_response for unknown or expired request \"probe\""));
 
   /* What was allowed was taken. */
-  taken_check (&taken, f->extension, 1, 1, TRUE, 1, "panel_render,panel_close,call_tool,call_tool_cancel,submit,submit_slash," UNKNOWN_TYPE);
+  taken_check (&taken, f->extension, 1, 1, TRUE, 1, "panel_render,panel_close,open_panel,call_tool,call_tool_cancel,submit,submit_slash," UNKNOWN_TYPE);
 }
 
 static void
@@ -684,7 +684,7 @@ test_frames_ready (Fixture       *f,
   assert_incoming_by_table (f->extension, ZOT_EXTENSION_STATE_READY);
   g_assert_cmpint (zot_extension_get_state (f->extension), ==, ZOT_EXTENSION_STATE_READY);
   /* "x" and the probe. */
-  taken_check (&taken, f->extension, 2, 1, TRUE, 1, "panel_render,panel_close,call_tool,call_tool_cancel,submit,submit_slash," UNKNOWN_TYPE);
+  taken_check (&taken, f->extension, 2, 1, TRUE, 1, "panel_render,panel_close,open_panel,call_tool,call_tool_cancel,submit,submit_slash," UNKNOWN_TYPE);
 }
 
 static void

@@ -489,6 +489,31 @@ test_json_extension (Fixture       *f,
   g_assert_nonnull (strstr (f->out, "You said: tell me a joke"));
 }
 
+/* A spontaneous open_panel needs the window: headless, the extension's log
+ * says it was ignored, and the run goes on as if it never came. */
+static void
+test_json_open_panel (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "panelext", "--command", "p",
+                                                  "--send-after-ready",
+                                                  "{\"type\":\"open_panel\",\"panel\":{\"id\":\"x\","
+                                                  "\"title\":\"X\",\"lines\":[\"hi\"]}}", NULL);
+  g_autofree char *log_path = g_build_filename (f->env.home, "logs", "ext-panelext.log", NULL);
+  g_autofree char *log = NULL;
+  g_autofree char *types = NULL;
+
+  RUN (f, NULL, "-e", dir, "--json", "/p send {\"type\":\"open_panel\",\"panel\":{\"id\":\"y\"}}");
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_null (find_event (f, "error", 0));
+  types = event_types (f);
+  g_assert_null (strstr (types, "panel"));
+
+  log = zot_test_read_file (log_path);
+  g_assert_nonnull (strstr (log, "open_panel ignored: this host has no window"));
+  g_assert_nonnull (strstr (strstr (log, "open_panel ignored") + 1, "open_panel ignored"));
+}
+
 static void
 test_json_openai_server (Fixture       *f,
                          gconstpointer  data)
@@ -899,6 +924,7 @@ main (int    argc,
   ADD ("json-text", test_json_text);
   ADD ("json-tools", test_json_tools);
   ADD ("json-extension", test_json_extension);
+  ADD ("json-open-panel", test_json_open_panel);
   ADD ("json-openai-server", test_json_openai_server);
   ADD ("json-usage-cost", test_json_usage_cost);
   ADD ("json-provider-error", test_json_provider_error);

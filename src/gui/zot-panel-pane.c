@@ -404,6 +404,40 @@ zot_panel_pane_get_n_panels (ZotPanelPane *self)
   return g_hash_table_size (self->pages);
 }
 
+/**
+ * zot_panel_pane_show_panel:
+ * @key: "EXTENSION/ID", as zot_panel_get_key() gives it
+ *
+ * Brings the panel's page to the front and puts the keyboard into it.
+ *
+ * Returns: whether a panel by that key is open
+ */
+gboolean
+zot_panel_pane_show_panel (ZotPanelPane *self,
+                           const char   *key)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_return_val_if_fail (ZOT_IS_PANEL_PANE (self), FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+
+  g_hash_table_iter_init (&iter, self->pages);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      Page *page = value;
+
+      if (g_strcmp0 (zot_panel_get_key (page->panel), key) == 0)
+        {
+          gtk_stack_set_visible_child (self->stack, page->view);
+          if (!gtk_widget_grab_focus (page->view))
+            gtk_widget_child_focus (page->view, GTK_DIR_TAB_FORWARD);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 ZotPanelView *
 _zot_panel_pane_get_view (ZotPanelPane *self,
                           ZotPanel     *panel)

@@ -15,5 +15,7 @@ void                 zot_panel_pane_set_manager  (ZotPanelPane        *self,
                                                   ZotExtensionManager *manager);
 ZotExtensionManager *zot_panel_pane_get_manager  (ZotPanelPane        *self);
 guint                zot_panel_pane_get_n_panels (ZotPanelPane        *self);
+gboolean             zot_panel_pane_show_panel   (ZotPanelPane        *self,
+                                                  const char          *key);
 
 G_END_DECLS

@@ -20,6 +20,7 @@
 #include "zot-ansi.h"
 #include "zot-panel-view.h"
 #include "zot-panel-view-private.h"
+#include "zot-panel-widgets-view.h"
 
 struct _ZotPanelView
 {
@@ -39,6 +40,8 @@ struct _ZotPanelView
   GtkButton         *close_button;
   GtkScrolledWindow *scroller;
   GtkLabel          *body;
+  GtkScrolledWindow *widgets_scroller;
+  ZotPanelWidgetsView *widgets;
   GtkLabel          *reason_label;
   GtkLabel          *footer_label;
 };
@@ -99,6 +102,37 @@ set_ansi_label (ZotPanelView *self,
   gtk_label_set_attributes (label, attrs);
 }
 
+/* The widget form: the extension's native widgets take the keyboard, so the
+ * view itself is no focus stop and forwards no keys. */
+static gboolean
+render_widgets (ZotPanelView *self)
+{
+  ZotPanelNode *root = zot_panel_get_widgets (self->panel);
+  gboolean native = root != NULL;
+
+  gtk_widget_set_visible (GTK_WIDGET (self->scroller), !native);
+  gtk_widget_set_visible (GTK_WIDGET (self->widgets_scroller), native);
+  gtk_widget_set_focusable (GTK_WIDGET (self), !native);
+  if (native)
+    gtk_widget_add_css_class (GTK_WIDGET (self), "native-widgets");
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (self), "native-widgets");
+  if (!native)
+    return FALSE;
+
+  if (self->widgets == NULL)
+    {
+      self->widgets = ZOT_PANEL_WIDGETS_VIEW (zot_panel_widgets_view_new (self->panel));
+      gtk_widget_set_margin_start (GTK_WIDGET (self->widgets), 12);
+      gtk_widget_set_margin_end (GTK_WIDGET (self->widgets), 12);
+      gtk_widget_set_margin_top (GTK_WIDGET (self->widgets), 12);
+      gtk_widget_set_margin_bottom (GTK_WIDGET (self->widgets), 12);
+      gtk_scrolled_window_set_child (self->widgets_scroller, GTK_WIDGET (self->widgets));
+    }
+  zot_panel_widgets_view_render (self->widgets, root);
+  return TRUE;
+}
+
 static void
 render (ZotPanelView *self)
 {
@@ -112,6 +146,13 @@ render (ZotPanelView *self)
 
   gtk_label_set_text (self->title_label, title);
   gtk_label_set_text (self->extension_label, zot_panel_get_extension_name (self->panel));
+
+  if (render_widgets (self))
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->footer_label), footer != NULL && *footer != '\0');
+      set_ansi_label (self, self->footer_label, footer ? footer : "");
+      return;
+    }
 
   get_default_colors (self, &fg, &bg);
   for (guint i = 0; lines != NULL && lines[i] != NULL; i++)
@@ -444,6 +485,7 @@ zot_panel_view_class_init (ZotPanelViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotPanelView, close_button);
   gtk_widget_class_bind_template_child (widget_class, ZotPanelView, scroller);
   gtk_widget_class_bind_template_child (widget_class, ZotPanelView, body);
+  gtk_widget_class_bind_template_child (widget_class, ZotPanelView, widgets_scroller);
   gtk_widget_class_bind_template_child (widget_class, ZotPanelView, reason_label);
   gtk_widget_class_bind_template_child (widget_class, ZotPanelView, footer_label);
   gtk_widget_class_bind_template_callback (widget_class, on_close_button_clicked_cb);
@@ -540,6 +582,18 @@ _zot_panel_view_handle_key (ZotPanelView    *self,
     }
 
   return FALSE;
+}
+
+/**
+ * _zot_panel_view_get_widgets:
+ *
+ * Returns: (transfer none) (nullable): the native widgets, once shown
+ */
+ZotPanelWidgetsView *
+_zot_panel_view_get_widgets (ZotPanelView *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL_VIEW (self), NULL);
+  return self->widgets;
 }
 
 GtkLabel *

@@ -1,7 +1,8 @@
 /* zot-window-actions.c — what the window's menu, buttons and shortcuts do.
  *
  * The actions are installed on the window class ("win.new-conversation",
- * "win.reload-extensions", "win.preferences", "win.yolo"), so the header
+ * "win.reload-extensions", "win.preferences", "win.yolo", "win.show-panel"),
+ * so the header
  * bar, the primary menu, the key bindings and the host's window commands
  * (/settings, /yolo) all reach the same code. Each needs the host: until
  * the window has one (it reads the keyring first), they are disabled, in
@@ -77,6 +78,23 @@ yolo_action (GtkWidget  *widget,
   zot_extension_manager_set_policy (manager, yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK);
 }
 
+/* Reveals the side pane's panels and focuses the one named by the
+ * parameter, "EXTENSION/ID" (zot_panel_get_key()): how a tool row that
+ * waits for the user jumps to its panel. */
+static void
+show_panel_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+  const char *key = g_variant_get_string (parameter, NULL);
+
+  gtk_toggle_button_set_active (self->side_pane_button, TRUE);
+  adw_view_stack_set_visible_child_name (self->side_stack, "panels");
+  if (!zot_panel_pane_show_panel (self->panel_pane, key))
+    zot_window_show_toast (self, _("That panel is closed"));
+}
+
 /* However the policy changed, the preference and the user hear of it. */
 void
 _zot_window_on_policy_notify (ZotExtensionManager *manager,
@@ -100,6 +118,7 @@ _zot_window_class_actions_init (ZotWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.reload-extensions", NULL, reload_extensions_action);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
   gtk_widget_class_install_action (widget_class, "win.yolo", NULL, yolo_action);
+  gtk_widget_class_install_action (widget_class, "win.show-panel", "s", show_panel_action);
 
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK, "win.preferences", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new-conversation", NULL);

@@ -4,8 +4,12 @@
 In the desktop window (the host advertises "panels"):
 
     /todo            open the To-do panel (also /todo panel)
-                     up/down move, enter toggles done, a adds a sample item,
-                     d or delete deletes, esc closes
+
+    With native widgets (the host also advertises "panel_widgets"): a list
+    with a check box and a delete button per item, an entry to add items,
+    and a button that removes the done ones. Otherwise lines: up/down move,
+    enter toggles done, a adds a sample item, d or delete deletes, esc
+    closes.
 
 Everywhere (and headless, e.g. zot -p):
 
@@ -42,6 +46,7 @@ STORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "todo.json")
 PANEL_ID = "todo"
 PANEL_TITLE = "To-do"
 PANEL_FOOTER = "↑↓ move · enter toggle · a add sample · d delete · esc close"
+WIDGETS_FOOTER = "Items are saved in todo.json beside the extension"
 SAMPLES = ["water the plants", "read the protocol", "call the dentist",
            "buy milk", "back up the laptop", "answer the email from Sam"]
 
@@ -229,20 +234,121 @@ def clamp_selection(items):
         panel["selected"] = max(0, min(panel["selected"], len(items) - 1))
 
 
-def open_panel_frame(items):
+def native():
+    return "panel_widgets" in host_capabilities
+
+
+def panel_widgets(items, clear_entry=False):
+    """The panel as native widgets: an entry to add, the list, a summary.
+    The entry keeps what the user typed unless clear_entry sets its value."""
+    entry = {"id": "new", "type": "entry", "label": "New item",
+             "placeholder": "Add an item and press Enter", "submit_label": "Add"}
+    if clear_entry:
+        entry["value"] = ""
+    rows = [{"id": "item-%d" % index, "title": one_line(item["text"]), "checked": item["done"],
+             "buttons": [{"id": "delete", "label": "Delete", "icon": "user-trash-symbolic"}]}
+            for index, item in enumerate(items)]
+    done = sum(1 for item in items if item["done"])
+    summary = "%d item%s · %d done · %d open" % (
+        len(items), "" if len(items) == 1 else "s", done, len(items) - done)
+    return [
+        entry,
+        {"id": "items", "type": "list", "label": "To-do items", "max_height": 480,
+         "placeholder": "No items yet. Type one above, or ask the model to add some.",
+         "rows": rows},
+        {"id": "footer", "type": "box", "orientation": "horizontal", "spacing": 12, "children": [
+            {"id": "summary", "type": "text", "style": "dim", "text": summary},
+            {"id": "clear-done", "type": "button", "label": "Remove done items", "style": "flat",
+             "icon": "edit-clear-all-symbolic", "sensitive": done > 0},
+        ]},
+    ]
+
+
+def panel_content(items, clear_entry=False):
     clamp_selection(items)
-    return {"id": PANEL_ID, "title": PANEL_TITLE, "lines": panel_lines(items), "footer": PANEL_FOOTER}
+    if native():
+        return {"title": PANEL_TITLE, "widgets": panel_widgets(items, clear_entry),
+                "footer": WIDGETS_FOOTER}
+    return {"title": PANEL_TITLE, "lines": panel_lines(items), "footer": PANEL_FOOTER}
 
 
-def refresh_panel(items=None):
+def open_panel_frame(items):
+    frame = {"id": PANEL_ID}
+    frame.update(panel_content(items))
+    return frame
+
+
+def refresh_panel(items=None, clear_entry=False):
     """Sends panel_render when the panel is open."""
     if panel is None:
         return
     if items is None:
         items = load_items()
-    clamp_selection(items)
-    send({"type": "panel_render", "panel_id": PANEL_ID, "title": PANEL_TITLE,
-          "lines": panel_lines(items), "footer": PANEL_FOOTER})
+    frame = {"type": "panel_render", "panel_id": PANEL_ID}
+    frame.update(panel_content(items, clear_entry))
+    send(frame)
+
+
+def row_index(items, row_id):
+    """The index of row "item-N", or None when the list changed under it."""
+    if isinstance(row_id, str) and row_id.startswith("item-"):
+        try:
+            index = int(row_id[len("item-"):])
+        except ValueError:
+            return None
+        if 0 <= index < len(items):
+            return index
+    return None
+
+
+def set_done(item, done):
+    item["done"] = done
+    if done:
+        notify("success", "Done: " + item["text"])
+    else:
+        notify("info", "Reopened: " + item["text"])
+
+
+def panel_event(frame):
+    """What the user did with a native widget; every change is saved."""
+    widget, event, value = frame.get("widget_id"), frame.get("event"), frame.get("value")
+    items = load_items()
+    clear_entry = False
+
+    if widget == "new" and event == "submit":
+        text = one_line(value) if isinstance(value, str) else ""
+        if not text:
+            return
+        items.append({"text": text, "done": False})
+        notify("success", "Added: " + text)
+        clear_entry = True
+    elif widget == "items" and event == "toggled" and isinstance(value, dict):
+        index = row_index(items, value.get("row"))
+        if index is None:
+            return
+        set_done(items[index], bool(value.get("checked")))
+    elif widget == "items" and event == "activated":
+        index = row_index(items, value)
+        if index is None:
+            return
+        set_done(items[index], not items[index]["done"])
+    elif widget == "items" and event == "button" and isinstance(value, dict):
+        index = row_index(items, value.get("row"))
+        if index is None or value.get("button") != "delete":
+            return
+        del items[index]
+    elif widget == "clear-done" and event == "clicked":
+        items = [item for item in items if not item["done"]]
+    else:
+        return  # typing ("changed") and anything else: nothing to save
+
+    try:
+        save_items(items)
+    except OSError as e:
+        log("cannot save %s: %s" % (STORE, e))
+        notify("error", "todo: cannot save the list: %s" % (e,))
+        items = load_items()
+    refresh_panel(items, clear_entry)
 
 
 def next_sample(items):
@@ -315,6 +421,8 @@ def panel_frame(kind, frame):
         return  # not ours, or already closed
     if kind == "panel_key":
         panel_key(frame)
+    elif kind == "panel_event":
+        panel_event(frame)
     elif kind == "panel_resize":
         width = frame.get("width")
         if isinstance(width, int) and not isinstance(width, bool) and width > 0:
@@ -462,7 +570,7 @@ def handle(frame):
     elif kind == "tool_cancel":
         pass  # our tools answer at once; a late cancel has nothing to stop
 
-    elif kind in ("panel_key", "panel_resize", "panel_close"):
+    elif kind in ("panel_key", "panel_resize", "panel_close", "panel_event"):
         panel_frame(kind, frame)
 
     elif kind == "shutdown":

@@ -64,6 +64,25 @@ G_BEGIN_DECLS
  * line says so and the rest are ignored. */
 #define ZOT_ACTIVATE_TOOLS_MAX_NAMES       256
 
+/* Native panel widgets (PROTOCOL.md §10, docs/protocol.md "Panel
+ * widgets"): a tree an extension sends is refused whole past these, with
+ * one error row saying which cap it passed. The frame cap bounds the
+ * `widgets` value as JSON (compact), well under a frame's 4 MiB so that a
+ * list of 10,000 rows fits and a runaway one does not reach the window. */
+#define ZOT_PANEL_WIDGETS_MAX_DEPTH        16
+#define ZOT_PANEL_WIDGETS_MAX_NODES        2000
+#define ZOT_PANEL_WIDGETS_MAX_BYTES        ((gsize) 2 * 1024 * 1024)
+#define ZOT_PANEL_LIST_MAX_ROWS            20000
+#define ZOT_PANEL_ROW_MAX_BUTTONS          4
+#define ZOT_PANEL_DROPDOWN_MAX_OPTIONS     500
+#define ZOT_PANEL_WIDGET_ID_MAX_BYTES      128
+/* An image is a PNG of at most this many bytes, decoded. */
+#define ZOT_PANEL_IMAGE_MAX_BYTES          ((gsize) 512 * 1024)
+/* An entry's typing reaches the extension once it pauses this long. */
+#define ZOT_PANEL_ENTRY_DEBOUNCE_MS        300
+/* Problems of one tree written to the extension's log; the rest are counted. */
+#define ZOT_PANEL_PROBLEMS_LOGGED          10
+
 /* The host's own numbers, beyond the protocol */
 #define ZOT_PROVIDER_MAX_TRIES             3
 #define ZOT_PROVIDER_RETRY_MS              1000

@@ -466,6 +466,7 @@ static const ZotExtensionIncomingFrame incoming_frames[] = {
   { "shutdown_ack",             IN (STOPPING) | IN (FAILED),  handle_shutdown_ack },
   { "panel_render",             RUNNING,                      forward_frame },
   { "panel_close",              RUNNING,                      forward_frame },
+  { "open_panel",               RUNNING,                      forward_frame },
   { "call_tool",                RUNNING,                      forward_frame },
   { "call_tool_cancel",         RUNNING,                      forward_frame },
   { "submit",                   RUNNING,                      forward_frame },
@@ -490,6 +491,7 @@ static const ZotExtensionOutgoingFrame outgoing_frames[] = {
   { "panel_key",       RUNNING,                     ZOT_FRAME_NONE },
   { "panel_resize",    RUNNING,                     ZOT_FRAME_NONE },
   { "panel_close",     RUNNING,                     ZOT_FRAME_NONE },
+  { "panel_event",     RUNNING,                     ZOT_FRAME_NONE },
   { "shutdown",        IN (STOPPING) | IN (FAILED), ZOT_FRAME_NONE },
 };
 

@@ -57,6 +57,7 @@ enum {
   ZOT_MANAGER_PANEL_OPENED,
   ZOT_MANAGER_PANEL_UPDATED,
   ZOT_MANAGER_PANEL_CLOSED,
+  ZOT_MANAGER_PANEL_WAITING,
   ZOT_MANAGER_TOOLS_CHANGED,
   ZOT_MANAGER_WARNING,
   ZOT_MANAGER_APPROVAL_REQUESTED,
@@ -153,6 +154,9 @@ void      _zot_manager_panel_render_frame (ZotExtensionManager *self,
                                            ZotExtension        *extension,
                                            JsonObject          *frame);
 void      _zot_manager_panel_close_frame  (ZotExtensionManager *self,
+                                           ZotExtension        *extension,
+                                           JsonObject          *frame);
+void      _zot_manager_open_panel_frame   (ZotExtensionManager *self,
                                            ZotExtension        *extension,
                                            JsonObject          *frame);
 

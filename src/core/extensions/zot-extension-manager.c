@@ -485,6 +485,23 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
 
   /**
+   * ZotExtensionManager::panel-waiting:
+   * @extension: the owner
+   * @panel: the panel the user is expected in
+   * @tool_id: the lifecycle `tool_id` of the interactive tool call that
+   *   waits (the transcript's tool row)
+   *
+   * An extension with an interactive tool call running opened a panel: the
+   * call waits for the user there. The transcript can say so on the tool's
+   * row and jump to the panel with `win.show-panel` and
+   * zot_panel_get_key(). #ZotPanel:waiting-tool-id holds the same id.
+   */
+  _zot_manager_signals[ZOT_MANAGER_PANEL_WAITING] =
+    g_signal_new ("panel-waiting",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 3, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL, G_TYPE_STRING);
+
+  /**
    * ZotExtensionManager::tools-changed:
    *
    * The set of extension tools may have changed: rebuild registries.

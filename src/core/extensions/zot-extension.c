@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <glib/gi18n.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -465,6 +466,43 @@ zot_extension_lookup_invocation (ZotExtension *self,
   g_return_val_if_fail (request_id != NULL, NULL);
 
   return g_hash_table_lookup (self->invocations, request_id);
+}
+
+/* Request ids are a letter and a growing number: shorter is older. */
+static int
+compare_request_ids (gconstpointer a,
+                     gconstpointer b)
+{
+  const char *x = *(const char * const *) a;
+  const char *y = *(const char * const *) b;
+  gsize lx = strlen (x);
+  gsize ly = strlen (y);
+
+  if (lx != ly)
+    return lx < ly ? -1 : 1;
+  return strcmp (x, y);
+}
+
+/**
+ * zot_extension_dup_invocation_ids:
+ *
+ * Returns: (transfer full): the request ids of the tool calls running in
+ *   this extension, oldest first
+ */
+GStrv
+zot_extension_dup_invocation_ids (ZotExtension *self)
+{
+  g_autofree const char **keys = NULL;
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  guint n = 0;
+
+  g_return_val_if_fail (ZOT_IS_EXTENSION (self), NULL);
+
+  keys = (const char **) g_hash_table_get_keys_as_array (self->invocations, &n);
+  qsort (keys, n, sizeof (char *), compare_request_ids);
+  for (guint i = 0; i < n; i++)
+    g_strv_builder_add (builder, keys[i]);
+  return g_strv_builder_end (builder);
 }
 
 /**

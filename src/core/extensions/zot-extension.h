@@ -89,6 +89,7 @@ void               zot_extension_untrack_invocation  (ZotExtension         *self
 ZotToolInvocation *zot_extension_lookup_invocation   (ZotExtension         *self,
                                                       const char           *request_id);
 gboolean           zot_extension_has_invocations     (ZotExtension         *self);
+GStrv              zot_extension_dup_invocation_ids  (ZotExtension         *self);
 gboolean           zot_extension_notify              (ZotExtension         *self,
                                                       JsonObject           *frame,
                                                       GError              **error);

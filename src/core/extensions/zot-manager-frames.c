@@ -19,6 +19,7 @@ static const struct {
 } frame_handlers[] = {
   { "panel_render",     _zot_manager_panel_render_frame },
   { "panel_close",      _zot_manager_panel_close_frame },
+  { "open_panel",       _zot_manager_open_panel_frame },
   { "call_tool",        _zot_manager_call_tool_frame },
   { "call_tool_cancel", _zot_manager_call_tool_cancel_frame },
   { "submit",           _zot_manager_submit_frame },

@@ -37,6 +37,7 @@ build_hello_ack (ZotExtensionManager *self)
     {
       json_array_add_string_element (caps, "panels");
       json_array_add_string_element (caps, "interactive_tools");
+      json_array_add_string_element (caps, "panel_widgets");
     }
   json_object_set_array_member (ack, "capabilities", g_steal_pointer (&caps));
 

@@ -63,6 +63,85 @@ _zot_manager_open_panel (ZotExtensionManager *self,
   return panel;
 }
 
+/* The interactive tool call of @extension that waits for the user: the one
+ * @description names in `tool_call_id`, else the newest one running. */
+static const char *
+waiting_tool_id (ZotExtension *extension,
+                 JsonObject   *description)
+{
+  const char *named = zot_json_get_string_or (description, "tool_call_id", NULL);
+  g_auto(GStrv) ids = NULL;
+  GPtrArray *tools;
+
+  if (!zot_extension_has_invocations (extension))
+    return NULL;
+
+  ids = zot_extension_dup_invocation_ids (extension);
+  tools = zot_extension_get_tools (extension);
+  for (guint i = g_strv_length (ids); i > 0; i--)
+    {
+      ZotToolInvocation *invocation = zot_extension_lookup_invocation (extension, ids[i - 1]);
+      const char *name = zot_tool_invocation_get_name (invocation);
+
+      if (named != NULL && !g_str_equal (named, ids[i - 1]))
+        continue;
+
+      for (guint j = 0; tools != NULL && j < tools->len; j++)
+        {
+          ZotTool *tool = g_ptr_array_index (tools, j);
+
+          if (zot_tool_get_interactive (tool) && g_strcmp0 (zot_tool_get_name (tool), name) == 0)
+            return zot_tool_invocation_get_tool_id (invocation);
+        }
+    }
+  return NULL;
+}
+
+/* Links @panel to the interactive call waiting for the user, if any. */
+static void
+link_waiting_call (ZotExtensionManager *self,
+                   ZotExtension        *extension,
+                   ZotPanel            *panel,
+                   JsonObject          *description)
+{
+  const char *tool_id = waiting_tool_id (extension, description);
+
+  if (tool_id == NULL || g_strcmp0 (tool_id, zot_panel_get_waiting_tool_id (panel)) == 0)
+    return;
+
+  _zot_panel_set_waiting_tool_id (panel, tool_id);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_WAITING], 0,
+                 extension, panel, tool_id);
+}
+
+/* `open_panel` sent on its own (PROTOCOL.md §5a): a tool handler or a timer
+ * opens or updates a panel. Only the window has panels. */
+void
+_zot_manager_open_panel_frame (ZotExtensionManager *self,
+                               ZotExtension        *extension,
+                               JsonObject          *frame)
+{
+  JsonObject *description = zot_json_get_object (frame, "panel");
+  ZotPanel *panel;
+
+  if (!self->interactive)
+    {
+      zot_extension_log (extension, "open_panel ignored: this host has no window "
+                         "(print, JSON or RPC mode); check for \"panels\" in hello_ack");
+      return;
+    }
+
+  if (description == NULL)
+    {
+      zot_extension_log (extension, "open_panel without a \"panel\" object, ignored; send "
+                         "{\"type\":\"open_panel\",\"panel\":{\"id\",\"title\",\"lines\"}}");
+      return;
+    }
+
+  panel = _zot_manager_open_panel (self, extension, description);
+  link_waiting_call (self, extension, panel, description);
+}
+
 void
 _zot_manager_close_panels_of (ZotExtensionManager *self,
                               ZotExtension        *extension,

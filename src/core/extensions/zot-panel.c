@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "zot-extension.h"
+#include "zot-limits.h"
 #include "zot-panel.h"
 
 struct _ZotPanel
@@ -15,9 +16,18 @@ struct _ZotPanel
   char     *title;
   GStrv     lines;
   char     *footer;
+  char     *key;
+  char     *waiting_tool_id;
+  ZotPanelNode *widgets;
   guint     columns;
   guint     rows;
   gboolean  open;
+};
+
+enum {
+  PROP_0,
+  PROP_WAITING_TOOL_ID,
+  N_PROPS
 };
 
 enum {
@@ -26,6 +36,7 @@ enum {
   N_SIGNALS
 };
 
+static GParamSpec *properties [N_PROPS];
 static guint signals [N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (ZotPanel, zot_panel, G_TYPE_OBJECT)
@@ -52,14 +63,52 @@ zot_panel_finalize (GObject *object)
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->lines, g_strfreev);
   g_clear_pointer (&self->footer, g_free);
+  g_clear_pointer (&self->key, g_free);
+  g_clear_pointer (&self->waiting_tool_id, g_free);
+  g_clear_pointer (&self->widgets, zot_panel_node_free);
 
   G_OBJECT_CLASS (zot_panel_parent_class)->finalize (object);
 }
 
 static void
+zot_panel_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
+{
+  ZotPanel *self = ZOT_PANEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_WAITING_TOOL_ID:
+      g_value_set_string (value, self->waiting_tool_id);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 zot_panel_class_init (ZotPanelClass *klass)
 {
-  G_OBJECT_CLASS (klass)->finalize = zot_panel_finalize;
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->finalize = zot_panel_finalize;
+  object_class->get_property = zot_panel_get_property;
+
+  /**
+   * ZotPanel:waiting-tool-id: (nullable)
+   *
+   * The lifecycle `tool_id` of the interactive tool call that waits for
+   * the user in this panel (the transcript's id of its tool row), or
+   * %NULL. Set when the extension opens the panel while that call runs.
+   */
+  properties [PROP_WAITING_TOOL_ID] =
+    g_param_spec_string ("waiting-tool-id", NULL, NULL, NULL,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   signals [UPDATED] =
     g_signal_new ("updated", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -93,6 +142,30 @@ string_member (JsonObject *object,
   return json_node_get_string (node);
 }
 
+/* Validates a widget tree; each problem goes to the extension's log, and
+ * the window shows an error row where it was. */
+static ZotPanelNode *
+read_widgets (ZotPanel *self,
+              JsonNode *widgets)
+{
+  g_autoptr(GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(ZotExtension) extension = g_weak_ref_get (&self->extension);
+  ZotPanelNode *root = zot_panel_widgets_parse (widgets, problems);
+
+  for (guint i = 0; extension != NULL && i < problems->len; i++)
+    {
+      if (i == ZOT_PANEL_PROBLEMS_LOGGED)
+        {
+          zot_extension_log (extension, "panel \"%s\": %u more problems in its widgets",
+                             self->id, problems->len - i);
+          break;
+        }
+      zot_extension_log (extension, "panel \"%s\": %s (shown as an error row)",
+                         self->id, (const char *) g_ptr_array_index (problems, i));
+    }
+  return root;
+}
+
 /**
  * zot_panel_update:
  * @description: an `open_panel` object or a `panel_render` frame
@@ -105,6 +178,7 @@ zot_panel_update (ZotPanel   *self,
 {
   const char *title;
   const char *footer;
+  JsonNode *widgets;
   JsonNode *lines;
 
   g_return_if_fail (ZOT_IS_PANEL (self));
@@ -121,8 +195,14 @@ zot_panel_update (ZotPanel   *self,
   g_free (self->footer);
   self->footer = g_strdup (footer);
 
+  widgets = json_object_get_member (description, "widgets");
   lines = json_object_get_member (description, "lines");
-  if (lines != NULL && JSON_NODE_HOLDS_ARRAY (lines))
+  if (widgets != NULL && !JSON_NODE_HOLDS_NULL (widgets))
+    {
+      g_clear_pointer (&self->widgets, zot_panel_node_free);
+      self->widgets = read_widgets (self, widgets);
+    }
+  else if (lines != NULL && JSON_NODE_HOLDS_ARRAY (lines))
     {
       JsonArray *array = json_node_get_array (lines);
       g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
@@ -138,6 +218,7 @@ zot_panel_update (ZotPanel   *self,
         }
       g_strfreev (self->lines);
       self->lines = g_strv_builder_end (builder);
+      g_clear_pointer (&self->widgets, zot_panel_node_free);
     }
 
   g_signal_emit (self, signals [UPDATED], 0);
@@ -159,6 +240,7 @@ zot_panel_new (ZotExtension *extension,
   g_weak_ref_set (&self->extension, extension);
   self->extension_name = g_strdup (zot_extension_get_name (extension));
   self->id = g_strdup (id != NULL && *id != '\0' ? id : "panel");
+  self->key = g_strdup_printf ("%s/%s", self->extension_name, self->id);
   self->title = g_strdup (self->extension_name);
   zot_panel_update (self, description);
 
@@ -184,6 +266,53 @@ zot_panel_get_lines (ZotPanel *self)
 {
   g_return_val_if_fail (ZOT_IS_PANEL (self), NULL);
   return (const char * const *) self->lines;
+}
+
+/**
+ * zot_panel_get_widgets:
+ *
+ * Returns: (transfer none) (nullable): the validated widget tree, or %NULL
+ *   when the panel shows lines
+ */
+ZotPanelNode *
+zot_panel_get_widgets (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), NULL);
+  return self->widgets;
+}
+
+/**
+ * zot_panel_get_key:
+ *
+ * Returns: "EXTENSION/ID", which names the panel in the window (an
+ *   extension's name never holds a "/"): the parameter of `win.show-panel`
+ */
+const char *
+zot_panel_get_key (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), NULL);
+  return self->key;
+}
+
+const char *
+zot_panel_get_waiting_tool_id (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), NULL);
+  return self->waiting_tool_id;
+}
+
+void
+_zot_panel_set_waiting_tool_id (ZotPanel   *self,
+                                const char *tool_id)
+{
+  g_return_if_fail (ZOT_IS_PANEL (self));
+
+  if (g_strcmp0 (self->waiting_tool_id, tool_id) == 0)
+    return;
+
+  g_free (self->waiting_tool_id);
+  self->waiting_tool_id = g_strdup (tool_id);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_WAITING_TOOL_ID]);
 }
 
 const char *
@@ -258,6 +387,37 @@ zot_panel_send_key (ZotPanel   *self,
   json_object_set_string_member (frame, "key", key);
   if (g_str_equal (key, "rune"))
     json_object_set_string_member (frame, "text", text ? text : "");
+  return send (self, frame);
+}
+
+/**
+ * zot_panel_send_event:
+ * @widget_id: the widget's id in the tree
+ * @event: what happened: "clicked", "changed", "submit", "toggled",
+ *   "selected", "activated" or "button"
+ * @value: (nullable): the widget's value, JSON null when %NULL
+ *
+ * Tells the extension what the user did with one of its widgets.
+ */
+gboolean
+zot_panel_send_event (ZotPanel   *self,
+                      const char *widget_id,
+                      const char *event,
+                      JsonNode   *value)
+{
+  g_autoptr(JsonObject) frame = NULL;
+
+  g_return_val_if_fail (ZOT_IS_PANEL (self), FALSE);
+  g_return_val_if_fail (widget_id != NULL, FALSE);
+  g_return_val_if_fail (event != NULL, FALSE);
+
+  frame = json_object_new ();
+  json_object_set_string_member (frame, "type", "panel_event");
+  json_object_set_string_member (frame, "panel_id", self->id);
+  json_object_set_string_member (frame, "widget_id", widget_id);
+  json_object_set_string_member (frame, "event", event);
+  json_object_set_member (frame, "value", value != NULL ? json_node_copy (value)
+                                                        : json_node_new (JSON_NODE_NULL));
   return send (self, frame);
 }
 

@@ -1,13 +1,17 @@
 /* zot-panel.h — one extension-owned panel (PROTOCOL.md §10).
  *
  * The core keeps its content and sends what the user does back to the
- * extension; the window shows it. Lines may carry ANSI SGR escapes: the
- * view turns them into attributes (zot-ansi.h), never showing the bytes.
+ * extension; the window shows it. Its content is lines, which may carry
+ * ANSI SGR escapes (the view turns them into attributes, zot-ansi.h,
+ * never showing the bytes), or a validated tree of native widgets
+ * (zot-panel-widgets.h) when the extension sent `widgets`.
  */
 #pragma once
 
 #include <glib-object.h>
 #include <json-glib/json-glib.h>
+
+#include "zot-panel-widgets.h"
 
 G_BEGIN_DECLS
 
@@ -22,6 +26,11 @@ const char         *zot_panel_get_id         (ZotPanel     *self);
 const char         *zot_panel_get_title      (ZotPanel     *self);
 const char * const *zot_panel_get_lines      (ZotPanel     *self);
 const char         *zot_panel_get_footer     (ZotPanel     *self);
+ZotPanelNode       *zot_panel_get_widgets    (ZotPanel     *self);
+const char         *zot_panel_get_key        (ZotPanel     *self);
+const char         *zot_panel_get_waiting_tool_id (ZotPanel *self);
+void                _zot_panel_set_waiting_tool_id (ZotPanel   *self,
+                                                    const char *tool_id);
 ZotExtension       *zot_panel_dup_extension  (ZotPanel     *self);
 const char         *zot_panel_get_extension_name (ZotPanel *self);
 gboolean            zot_panel_is_open        (ZotPanel     *self);
@@ -31,6 +40,10 @@ void                zot_panel_update         (ZotPanel     *self,
 gboolean            zot_panel_send_key       (ZotPanel     *self,
                                               const char   *key,
                                               const char   *text);
+gboolean            zot_panel_send_event     (ZotPanel     *self,
+                                              const char   *widget_id,
+                                              const char   *event,
+                                              JsonNode     *value);
 gboolean            zot_panel_resize         (ZotPanel     *self,
                                               guint         columns,
                                               guint         rows);
