@@ -472,7 +472,15 @@ zot_cli_main (int    argc,
     cli.prompt = g_strjoinv (" ", cli.rest);
 
   if (!cli.print_mode && !cli.json_mode && g_strcmp0 (cli.prompt, "rpc") == 0)
-    return run_headless (&cli, TRUE, TRUE);
+    {
+      /* RPC keeps no conversation unless told to: nothing to journal in. */
+      if (cli.options.continuous && cli.options.session == NULL && !cli.options.continue_session)
+        {
+          print_error (_("zot rpc --continuous needs a saved conversation: add --session FILE or --continue"));
+          return 2;
+        }
+      return run_headless (&cli, TRUE, TRUE);
+    }
 
   if (cli.print_mode && cli.json_mode)
     {

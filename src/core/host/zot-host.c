@@ -31,6 +31,7 @@ struct _ZotHost
   /* What ZotHost:model last said, "provider\nmodel", so that a rebuilt
    * provider with the same model does not notify. */
   char                *model_key;
+  char                *continuous_warning;
 };
 
 typedef struct
@@ -138,6 +139,29 @@ open_session (ZotHostOptions  *options,
   return zot_session_new (cwd, NULL, error);
 }
 
+/* Continuous mode is chosen when a conversation starts and kept in its
+ * header: --continuous makes a new one continuous; a resumed one goes on
+ * in the mode it was started in. */
+static void
+choose_continuous (ZotHost    *self,
+                   ZotSession *session)
+{
+  if (!self->options.continuous || zot_session_get_continuous (session))
+    return;
+
+  if (zot_session_get_messages (session)->len == 0 && !zot_session_is_read_only (session))
+    {
+      zot_session_set_continuous (session, TRUE);
+      return;
+    }
+
+  g_free (self->continuous_warning);
+  self->continuous_warning = g_strdup_printf (_("the conversation %s was not started in continuous mode, "
+                                                "so its tool calls are not journaled; start a new "
+                                                "conversation with --continuous for that"),
+                                              zot_session_get_path (session));
+}
+
 /* What the user should know about the conversation just opened: what
  * loading it mended, and whether it can go on here. */
 static void
@@ -148,6 +172,9 @@ emit_session_warnings (ZotHost *self)
 
   for (guint i = 0; warnings[i] != NULL; i++)
     g_signal_emit (self, signals [WARNING], 0, warnings[i]);
+
+  if (self->continuous_warning != NULL)
+    g_signal_emit (self, signals [WARNING], 0, self->continuous_warning);
 
   if (zot_session_is_read_only (session))
     {
@@ -803,6 +830,9 @@ zot_host_new_session (ZotHost  *self,
     session = zot_session_new (cwd, NULL, error);
   if (session == NULL)
     return FALSE;
+  /* A new conversation goes on in the mode of the last. */
+  if (zot_extension_manager_get_continuous (self->manager) && zot_session_is_persistent (session))
+    zot_session_set_continuous (session, TRUE);
 
   /* The old conversation ends before the new one starts. */
   if (self->session_started)
@@ -1053,6 +1083,7 @@ zot_host_finalize (GObject *object)
   g_clear_pointer (&self->extension_prompts, g_hash_table_unref);
   zot_host_options_clear (&self->options);
   g_free (self->model_key);
+  g_free (self->continuous_warning);
 
   G_OBJECT_CLASS (zot_host_parent_class)->finalize (object);
 }
@@ -1234,6 +1265,7 @@ zot_host_new (ZotHostOptions  *options,
   session = open_session (&self->options, self->options.cwd, error);
   if (session == NULL)
     return NULL;
+  choose_continuous (self, session);
 
   /* Made here: the subagent tool emits through it. */
   self->manager = zot_extension_manager_new ();
@@ -1276,6 +1308,7 @@ zot_host_new (ZotHostOptions  *options,
   zot_extension_manager_set_explicit_paths (self->manager, (const char * const *) self->options.ext_paths);
   zot_extension_manager_set_no_ext (self->manager, self->options.no_ext);
   zot_extension_manager_set_interactive (self->manager, self->options.interactive);
+  zot_extension_manager_set_continuous (self->manager, zot_session_get_continuous (session));
   self->model_key = g_strdup_printf ("%s\n%s", zot_provider_get_name (provider),
                                      zot_provider_get_model (provider));
   zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),

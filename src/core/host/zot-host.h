@@ -30,6 +30,8 @@ G_BEGIN_DECLS
  * @continue_session: `--continue`
  * @session_path: (nullable): `--session FILE`
  * @no_session: `--no-session`
+ * @continuous: `--continuous`: a new conversation journals its tool calls
+ *   (a resumed one keeps the mode it was started in)
  * @read_only_if_locked: open a session that another process writes
  *   read-only instead of failing (the window does)
  * @interactive: the window; headless modes leave it %FALSE
@@ -49,6 +51,7 @@ typedef struct
   gboolean           continue_session;
   char              *session_path;
   gboolean           no_session;
+  gboolean           continuous;
   gboolean           read_only_if_locked;
   gboolean           interactive;
   char              *codemode;

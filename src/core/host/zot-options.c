@@ -121,6 +121,15 @@ zot_options_check (const ZotOptions  *self,
       return FALSE;
     }
 
+  /* The journal lives in the session file. */
+  if (self->continuous && self->no_session)
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           _("--continuous needs a saved conversation to journal tool calls in; "
+                             "drop --no-session"));
+      return FALSE;
+    }
+
   if (self->yolo && self->no_yolo)
     {
       g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
@@ -193,6 +202,7 @@ zot_options_to_host (const ZotOptions *self,
   out->continue_session = self->continue_session;
   out->session_path = self->session != NULL ? g_canonicalize_filename (self->session, invocation_cwd) : NULL;
   out->no_session = self->no_session;
+  out->continuous = self->continuous;
   out->interactive = interactive;
   out->codemode = g_strdup (self->codemode);
 }
