@@ -16,6 +16,11 @@
  *   --hold        registers "hold" instead of "echo" and never answers a
  *                 tool_call: it sends notify "held <count>" for each, so that
  *                 a benchmark knows its calls arrived (chaos)
+ *   --call-tool   advertises call_tool and registers the command
+ *                 "bench-call": "/bench-call N K TOOL ARGS" sends N call_tool
+ *                 requests for TOOL with the JSON object ARGS, K in flight,
+ *                 and answers with display "<µs> <reply bytes>": the time
+ *                 from its first request to its last result (round trip)
  */
 #define G_LOG_DOMAIN "zot-bench-echo"
 
@@ -47,6 +52,7 @@ static int       opt_pad = -1;
 static gboolean  opt_line_echo = FALSE;
 static gboolean  opt_hello_only = FALSE;
 static gboolean  opt_hold = FALSE;
+static gboolean  opt_call_tool = FALSE;
 
 static const GOptionEntry entries[] = {
   { "name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
@@ -65,6 +71,8 @@ static const GOptionEntry entries[] = {
     "Print one hello line, then wait for stdin EOF", NULL },
   { "hold", 0, 0, G_OPTION_ARG_NONE, &opt_hold,
     "Register \"hold\" and never answer its calls", NULL },
+  { "call-tool", 0, 0, G_OPTION_ARG_NONE, &opt_call_tool,
+    "Register the command \"bench-call\" that sends call_tool requests", NULL },
   { NULL }
 };
 
@@ -74,10 +82,29 @@ static const char * const all_events[] = {
   "assistant_message", "pre_compact", "post_compact", "subagent_start", "subagent_stop",
 };
 
+/* A /bench-call run. Its requests have the ids b<base>…b<base + n - 1>,
+ * so a reply to anything else is caught. */
+typedef struct
+{
+  char    *command_id;   /* NULL while no run goes on */
+  char    *tail;         /* ","name":TOOL,"args":ARGS}\n, after the id */
+  guint8  *outstanding;  /* by id - base */
+  guint64  base;
+  guint64  n;
+  guint64  in_flight;
+  guint64  sent;
+  guint64  received;
+  gint64   start;
+  gsize    reply_bytes;
+  char    *error;        /* the first failed result, or a stray reply */
+} CallRun;
+
 static Buffer   out;
 static char    *padding;
 static guint64  events_seen;
 static guint64  calls_held;
+static CallRun  run;
+static guint64  next_call_id = 1;
 
 static void
 buffer_reserve (Buffer *buffer,
@@ -154,14 +181,21 @@ append_hello (void)
 {
   buffer_append_str (&out, "{\"type\":\"hello\",\"name\":\"");
   buffer_append_str (&out, opt_name);
-  buffer_append_str (&out, "\",\"version\":\"1.0.0\",\"capabilities\":[\"tools\"]}\n");
+  if (opt_call_tool)
+    buffer_append_str (&out, "\",\"version\":\"1.0.0\",\"capabilities\":[\"commands\",\"call_tool\"]}\n");
+  else
+    buffer_append_str (&out, "\",\"version\":\"1.0.0\",\"capabilities\":[\"tools\"]}\n");
 }
 
 static void
 append_registration (void)
 {
   append_hello ();
-  if (opt_hold)
+  if (opt_call_tool)
+    buffer_append_str (&out,
+                       "{\"type\":\"register_command\",\"name\":\"bench-call\","
+                       "\"description\":\"N K TOOL ARGS: N call_tool requests, K in flight\"}\n");
+  else if (opt_hold)
     buffer_append_str (&out,
                        "{\"type\":\"register_tool\",\"name\":\"hold\","
                        "\"description\":\"Never answers\","
@@ -309,6 +343,211 @@ append_intercept_reply_raw (const char *id,
   buffer_append_str (&out, "\"}\n");
 }
 
+/* call_tool */
+
+static void
+append_command_response (const char *id,
+                         const char *display,
+                         const char *error)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+  g_autoptr(JsonNode) reply = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "type");
+  json_builder_add_string_value (builder, "command_response");
+  json_builder_set_member_name (builder, "id");
+  json_builder_add_string_value (builder, id);
+  json_builder_set_member_name (builder, "action");
+  json_builder_add_string_value (builder, "display");
+  json_builder_set_member_name (builder, "display");
+  json_builder_add_string_value (builder, display != NULL ? display : "");
+  if (error != NULL)
+    {
+      json_builder_set_member_name (builder, "error");
+      json_builder_add_string_value (builder, error);
+    }
+  json_builder_end_object (builder);
+
+  reply = json_builder_get_root (builder);
+  append_node_line (reply);
+}
+
+static char *
+node_to_json (JsonNode *node)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+
+  json_generator_set_root (generator, node);
+  return json_generator_to_data (generator, NULL);
+}
+
+static void
+append_call (void)
+{
+  char head[64];
+  guint64 id = run.base + run.sent;
+  int n = g_snprintf (head, sizeof head, "{\"type\":\"call_tool\",\"id\":\"b%" G_GUINT64_FORMAT, id);
+
+  buffer_append (&out, head, (gsize) n);
+  buffer_append_str (&out, run.tail);
+  run.outstanding[run.sent] = 1;
+  run.sent++;
+}
+
+static void
+finish_run (void)
+{
+  g_autofree char *display = NULL;
+
+  display = g_strdup_printf ("%" G_GINT64_FORMAT " %" G_GSIZE_FORMAT,
+                             g_get_monotonic_time () - run.start, run.reply_bytes);
+  append_command_response (run.command_id, display, run.error);
+
+  g_clear_pointer (&run.command_id, g_free);
+  g_clear_pointer (&run.tail, g_free);
+  g_clear_pointer (&run.outstanding, g_free);
+  g_clear_pointer (&run.error, g_free);
+}
+
+static void
+run_failed (const char *format,
+            ...) G_GNUC_PRINTF (1, 2);
+
+static void
+run_failed (const char *format,
+            ...)
+{
+  va_list args;
+
+  if (run.error != NULL)
+    return;
+
+  va_start (args, format);
+  run.error = g_strdup_vprintf (format, args);
+  va_end (args);
+}
+
+/* One tool_result: @id is the raw text of its id. */
+static void
+on_call_result (const char *id,
+                gsize       id_len,
+                gboolean    is_error,
+                const char *line,
+                gsize       len)
+{
+  guint64 number = 0;
+  gsize i;
+
+  if (run.command_id == NULL)
+    return;
+
+  for (i = 1; i < id_len && i < 20 && g_ascii_isdigit (id[i]); i++)
+    number = number * 10 + (guint64) (id[i] - '0');
+  if (id_len < 2 || id[0] != 'b' || i != id_len ||
+      number < run.base || number - run.base >= run.sent || !run.outstanding[number - run.base])
+    {
+      run_failed ("a result with an id that no request of this run has: %.*s", (int) MIN (id_len, 64), id);
+      return;
+    }
+
+  run.outstanding[number - run.base] = 0;
+  run.reply_bytes = len + 1;
+  if (is_error)
+    run_failed ("call %.*s failed: %.*s", (int) id_len, id, (int) MIN (len, 400), line);
+
+  run.received++;
+  if (run.sent < run.n)
+    append_call ();
+  else if (run.received == run.n)
+    finish_run ();
+}
+
+/* The host writes {"type":"tool_result","id":"…", then the rest, and ends
+ * with "is_error":…,"truncated":…}. */
+static gboolean
+scan_call_result (const char  *line,
+                  gsize        len,
+                  const char  *after_type,
+                  const char **id,
+                  gsize       *id_len,
+                  gboolean    *is_error)
+{
+  static const char key[] = "\",\"id\":\"";
+  static const char ok[] = "\"is_error\":false,";
+  const gsize key_len = sizeof key - 1;
+  const char *end = line + len;
+  const char *close;
+  gsize tail;
+
+  if ((gsize) (end - after_type) < key_len || memcmp (after_type, key, key_len) != 0)
+    return FALSE;
+
+  *id = after_type + key_len;
+  close = memchr (*id, '"', (gsize) (end - *id));
+  if (close == NULL)
+    return FALSE;
+  *id_len = (gsize) (close - *id);
+
+  tail = MIN (len, (gsize) 48);
+  *is_error = memmem (end - tail, tail, ok, sizeof ok - 1) == NULL;
+  return TRUE;
+}
+
+static void
+on_command_invoked (JsonObject *frame)
+{
+  g_autoptr(JsonParser) parser = json_parser_new_immutable ();
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) words = NULL;
+  const char *id = json_object_get_string_member_with_default (frame, "id", NULL);
+  const char *args = json_object_get_string_member_with_default (frame, "args", "");
+  g_autoptr(JsonNode) tool = NULL;
+  g_autofree char *tool_json = NULL;
+  g_autofree char *args_json = NULL;
+  guint64 n = 0;
+  guint64 in_flight = 0;
+
+  if (id == NULL)
+    return;
+
+  words = g_strsplit (args, " ", 4);
+  if (g_strv_length (words) != 4 ||
+      !g_ascii_string_to_unsigned (words[0], 10, 1, G_MAXUINT32, &n, NULL) ||
+      !g_ascii_string_to_unsigned (words[1], 10, 1, G_MAXUINT32, &in_flight, NULL) ||
+      !json_parser_load_from_data (parser, words[3], -1, &error) ||
+      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+    {
+      append_command_response (id, NULL, "usage: /bench-call N K TOOL {ARGS}");
+      return;
+    }
+
+  if (run.command_id != NULL)
+    {
+      append_command_response (id, NULL, "a run is going on");
+      return;
+    }
+
+  tool = json_node_init_string (json_node_alloc (), words[2]);
+  tool_json = node_to_json (tool);
+  args_json = node_to_json (json_parser_get_root (parser));
+  run.tail = g_strdup_printf ("\",\"name\":%s,\"args\":%s}\n", tool_json, args_json);
+
+  run.command_id = g_strdup (id);
+  run.outstanding = g_malloc0 (n);
+  run.base = next_call_id;
+  next_call_id += n;
+  run.n = n;
+  run.in_flight = in_flight;
+  run.sent = 0;
+  run.received = 0;
+  run.reply_bytes = 0;
+  run.start = g_get_monotonic_time ();
+
+  while (run.sent < run.in_flight && run.sent < run.n)
+    append_call ();
+}
+
 /* Frames that do not follow the host's member order. */
 static void
 handle_line_slowly (const char *line,
@@ -342,6 +581,16 @@ handle_line_slowly (const char *line,
     on_shutdown ();
   if (id == NULL)
     return;
+
+  if (opt_call_tool)
+    {
+      if (g_str_equal (type, "command_invoked"))
+        on_command_invoked (frame);
+      else if (g_str_equal (type, "tool_result"))
+        on_call_result (id, strlen (id), json_object_get_boolean_member_with_default (frame, "is_error", TRUE),
+                        line, len);
+      return;
+    }
 
   if (opt_hold && g_str_equal (type, "tool_call"))
     {
@@ -405,6 +654,17 @@ handle_line (const char *line,
 
   if (type_is (type, type_len, "event"))
     on_event ();
+  else if (type_is (type, type_len, "tool_result") && opt_call_tool)
+    {
+      gboolean is_error;
+
+      if (scan_call_result (line, len, type + type_len, &id, &id_len, &is_error))
+        on_call_result (id, id_len, is_error, line, len);
+      else
+        handle_line_slowly (line, len);
+    }
+  else if (type_is (type, type_len, "command_invoked"))
+    handle_line_slowly (line, len);
   else if (type_is (type, type_len, "tool_call") && opt_hold)
     on_call_held ();
   else if (type_is (type, type_len, "tool_call"))

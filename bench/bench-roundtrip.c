@@ -3,8 +3,12 @@
  * Measures, per call: interception (when an extension intercepts
  * tool_call), the tool_call request to the extension, parsing its
  * tool_result, the observation limit and the tool_result event sent to the
- * subscribed extension; with 1 and 8 calls in flight. In the same run it
- * measures two baselines with ~150-byte frames:
+ * subscribed extension; with 1 and 8 calls in flight. It also measures the
+ * other direction, a call an extension asks for (call_tool), through a
+ * real ZotHost: the extension sends call_tool, the host's agent runs the
+ * tool (the built-in read of a small file, or a ZotTool of this program
+ * that answers at once) and the extension gets its tool_result. In the
+ * same run it measures two baselines with ~150-byte frames:
  *
  *   a. a raw pipe ping-pong with a forked child and blocking read/write;
  *   b. a bare GSubprocess + GIO + json-glib echo loop: json_generator for
@@ -17,13 +21,16 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "bench-common.h"
+#include "zot-agent.h"
 #include "zot-extension-manager.h"
 #include "zot-extension-tool.h"
+#include "zot-host.h"
 #include "zot-observation.h"
 #include "zot-tool.h"
 
@@ -31,6 +38,12 @@
 #define REPS           7
 #define WARMUP         200
 #define TARGET_VS_BARE 1.15
+
+/* What the call_tool rows call: the host's read of this file in its
+ * working directory, and a tool that answers at once. */
+#define CALL_FILE      "call-tool.txt"
+#define CALL_FILE_TEXT "one small file for the read tool\n"
+#define NOP_TOOL       "bench_nop"
 
 /* Baseline a: raw pipe ping-pong */
 
@@ -540,6 +553,195 @@ agent_stop (Agent *agent)
   g_clear_pointer (&agent->cwd, g_free);
 }
 
+/* call_tool: extension → host → extension */
+
+/* A tool of the agent's registry that answers at once with a fixed text:
+ * the host's own cost of a call_tool, without the file system. */
+#define BENCH_TYPE_NOP_TOOL (bench_nop_tool_get_type ())
+G_DECLARE_FINAL_TYPE (BenchNopTool, bench_nop_tool, BENCH, NOP_TOOL, ZotTool)
+
+struct _BenchNopTool
+{
+  ZotTool parent_instance;
+};
+
+G_DEFINE_FINAL_TYPE (BenchNopTool, bench_nop_tool, ZOT_TYPE_TOOL)
+
+static void
+bench_nop_tool_execute_async (ZotTool              *tool,
+                              JsonObject           *args,
+                              const ZotToolContext *context,
+                              GCancellable         *cancellable,
+                              GAsyncReadyCallback   callback,
+                              gpointer              user_data)
+{
+  g_autoptr(GTask) task = g_task_new (tool, cancellable, callback, user_data);
+
+  g_task_set_source_tag (task, bench_nop_tool_execute_async);
+  g_task_return_pointer (task,
+                         zot_tool_result_new_text (CALL_FILE_TEXT, FALSE, ZOT_TOOL_OUTCOME_COMPLETED),
+                         (GDestroyNotify) zot_tool_result_free);
+}
+
+static ZotToolResult *
+bench_nop_tool_execute_finish (ZotTool       *tool,
+                               GAsyncResult  *result,
+                               GError       **error)
+{
+  return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+static void
+bench_nop_tool_class_init (BenchNopToolClass *klass)
+{
+  ZOT_TOOL_CLASS (klass)->execute_async = bench_nop_tool_execute_async;
+  ZOT_TOOL_CLASS (klass)->execute_finish = bench_nop_tool_execute_finish;
+}
+
+static void
+bench_nop_tool_init (BenchNopTool *self)
+{
+}
+
+typedef struct
+{
+  ZotHost  *host;
+  gboolean  loaded;
+  gboolean  stopped;
+} Caller;
+
+/* One row: what the extension is told to call. */
+typedef struct
+{
+  Caller     *caller;
+  const char *tool;
+  const char *args;
+  double      elapsed;     /* seconds, as the extension timed its run */
+  gsize       reply_bytes; /* the last tool_result frame it read */
+  gboolean    done;
+} CallPath;
+
+static void
+caller_loaded_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Caller *caller = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_host_load_finish (ZOT_HOST (object), result, &error))
+    g_error ("the host did not load: %s", error->message);
+  caller->loaded = TRUE;
+}
+
+static void
+caller_stopped_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  Caller *caller = user_data;
+
+  zot_host_shutdown_finish (ZOT_HOST (object), result, NULL);
+  caller->stopped = TRUE;
+}
+
+/* A headless host (approvals are automatic, source "yolo") with the demo
+ * model, no session file, and the echo extension in its call_tool mode. */
+static void
+caller_start (Caller   *caller,
+              BenchEnv *env)
+{
+  const char *args[] = { "--call-tool", NULL };
+  g_autofree char *dir = bench_make_extension (env, "caller", args);
+  g_autofree char *file = g_build_filename (env->root, CALL_FILE, NULL);
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(JsonObject) schema = json_object_new ();
+  g_autoptr(ZotTool) nop = NULL;
+  g_autoptr(GError) error = NULL;
+  char *paths[] = { dir, NULL };
+
+  if (!g_file_set_contents (file, CALL_FILE_TEXT, -1, &error))
+    g_error ("cannot write %s: %s", file, error->message);
+
+  options.cwd = g_strdup (env->root);
+  options.ext_paths = g_strdupv (paths);
+  options.no_ext = TRUE;
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  options.interactive = FALSE;
+
+  caller->host = zot_host_new (&options, &error);
+  if (caller->host == NULL)
+    g_error ("cannot make a host: %s", error->message);
+
+  json_object_set_string_member (schema, "type", "object");
+  nop = g_object_new (BENCH_TYPE_NOP_TOOL,
+                      "name", NOP_TOOL,
+                      "description", "Answers at once",
+                      "schema", schema,
+                      NULL);
+  if (!zot_tool_registry_add (zot_agent_get_registry (zot_host_get_agent (caller->host)), nop, &error))
+    g_error ("cannot add %s: %s", NOP_TOOL, error->message);
+
+  /* The extension is spawned inside load_async: it inherits CPU 1. */
+  bench_pin_to_cpu (1);
+  zot_host_load_async (caller->host, NULL, caller_loaded_cb, caller);
+  bench_pin_to_cpu (0);
+  bench_wait_for (&caller->loaded, 30, "the call_tool extension to load");
+  zot_host_begin_session (caller->host);
+}
+
+static void
+caller_stop (Caller *caller)
+{
+  zot_host_shutdown_async (caller->host, NULL, caller_stopped_cb, caller);
+  bench_wait_for (&caller->stopped, 10, "the call_tool host to stop");
+  g_clear_object (&caller->host);
+}
+
+static void
+call_path_replied_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  CallPath *path = user_data;
+  g_autoptr(ZotCommandReply) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  gint64 us = 0;
+  guint64 bytes = 0;
+  const char *text;
+
+  reply = zot_extension_manager_run_command_finish (ZOT_EXTENSION_MANAGER (object), result, &error);
+  if (reply == NULL)
+    g_error ("the call_tool run did not answer: %s", error->message);
+  if (zot_command_reply_get_error (reply) != NULL)
+    g_error ("the call_tool run failed: %s", zot_command_reply_get_error (reply)->message);
+
+  text = zot_command_reply_get_text (reply);
+  if (text == NULL || sscanf (text, "%" G_GINT64_FORMAT " %" G_GUINT64_FORMAT, &us, &bytes) != 2)
+    g_error ("the call_tool run answered \"%s\"", text ? text : "");
+
+  path->elapsed = us / 1e6;
+  path->reply_bytes = bytes;
+  path->done = TRUE;
+}
+
+/* The extension times its own run, from its first call_tool to its last
+ * tool_result: the command that starts it is not part of the figure. */
+static double
+call_path_run (CallPath *path,
+               guint     in_flight,
+               guint     n)
+{
+  g_autofree char *args = g_strdup_printf ("%u %u %s %s", n, in_flight, path->tool, path->args);
+
+  path->done = FALSE;
+  zot_extension_manager_run_command_async (zot_host_get_manager (path->caller->host), "bench-call", args,
+                                           NULL, call_path_replied_cb, path);
+  bench_wait_for (&path->done, 120, "the call_tool run");
+  return path->elapsed;
+}
+
 /* Measuring and printing */
 
 typedef double (*RunFunc) (gpointer data,
@@ -608,6 +810,14 @@ agent_run_adapter (gpointer data,
   return agent_run (data, in_flight, n);
 }
 
+static double
+call_path_run_adapter (gpointer data,
+                       guint    in_flight,
+                       guint    n)
+{
+  return call_path_run (data, in_flight, n);
+}
+
 /* The ~150-byte request: {"type":"tool_call","name":"echo","args":{"text":"…"},"id":"t1234"} */
 static char *
 make_text (void)
@@ -661,12 +871,16 @@ main (int   argc,
   Bare bare = { 0 };
   Agent plain = { 0 };
   Agent intercepting = { 0 };
+  Caller caller = { 0 };
+  CallPath read_path = { &caller, "read", "{\"path\":\"" CALL_FILE "\"}" };
+  CallPath nop_path = { &caller, NOP_TOOL, "{}" };
   g_autofree char *text = NULL;
   const guint in_flights[] = { 1, 8 };
-  Variant variants[2][4];
+  Variant variants[2][6];
   guint n_raw = bench_scaled (10000, 8);
   guint n_bare = bench_scaled (5000, 8);
   guint n_zot = bench_scaled (4000, 8);
+  guint n_call = bench_scaled (2000, 8);
   gboolean pinned;
 
   signal (SIGPIPE, SIG_IGN);
@@ -683,22 +897,35 @@ main (int   argc,
   agent_warm_up (&plain);
   agent_start (&intercepting, &env, "echo-intercept", TRUE, text);
   agent_warm_up (&intercepting);
+  caller_start (&caller, &env);
+  call_path_run (&read_path, 1, WARMUP);
+  call_path_run (&nop_path, 1, WARMUP);
 
-  /* $ZOT_BENCH_ONLY=zot or bare: that path alone, one call in flight, for
-   * a profiler or strace. */
+  /* $ZOT_BENCH_ONLY=zot, bare, call_tool (read) or call_tool_nop: that
+   * path alone, one call in flight, for a profiler or strace. */
   if (g_getenv ("ZOT_BENCH_ONLY") != NULL)
     {
-      gboolean only_bare = g_str_equal (g_getenv ("ZOT_BENCH_ONLY"), "bare");
+      const char *only = g_getenv ("ZOT_BENCH_ONLY");
       double user = bench_user_seconds ();
       double cpu = bench_cpu_seconds ();
-      double elapsed = only_bare ? bare_run (&bare, 1, n_zot) : agent_run (&plain, 1, n_zot);
+      double elapsed;
+
+      if (g_str_equal (only, "bare"))
+        elapsed = bare_run (&bare, 1, n_zot);
+      else if (g_str_equal (only, "call_tool"))
+        elapsed = call_path_run (&read_path, 1, n_zot);
+      else if (g_str_equal (only, "call_tool_nop"))
+        elapsed = call_path_run (&nop_path, 1, n_zot);
+      else
+        elapsed = agent_run (&plain, 1, n_zot);
 
       cpu = bench_cpu_seconds () - cpu;
       user = bench_user_seconds () - user;
       g_print ("%s, 1 in flight: %.1f us per call, host CPU %.1f us (%.1f us in user space)\n",
-               only_bare ? "bare GIO loop" : "zot", elapsed * 1e6 / n_zot, cpu * 1e6 / n_zot, user * 1e6 / n_zot);
+               only, elapsed * 1e6 / n_zot, cpu * 1e6 / n_zot, user * 1e6 / n_zot);
       agent_stop (&plain);
       agent_stop (&intercepting);
+      caller_stop (&caller);
       bare_stop (&bare);
       bench_env_clear (&env);
       return 0;
@@ -712,12 +939,15 @@ main (int   argc,
       row[1] = (Variant) { "b. bare GSubprocess + GIO + json-glib echo", bare_run_adapter, &bare, n_bare, 1 };
       row[2] = (Variant) { "zot tool call (no interceptor)", agent_run_adapter, &plain, n_zot, 1 };
       row[3] = (Variant) { "zot tool call + tool_call interceptor", agent_run_adapter, &intercepting, n_zot, 2 };
+      row[4] = (Variant) { "zot call_tool: ext -> host read -> ext", call_path_run_adapter, &read_path, n_call, 1 };
+      row[5] = (Variant) { "zot call_tool: ext -> host no-op tool -> ext", call_path_run_adapter, &nop_path, n_call, 1 };
       measure (row, G_N_ELEMENTS (variants[i]), in_flights[i]);
     }
 
   bare_stop (&bare);
   agent_stop (&plain);
   agent_stop (&intercepting);
+  caller_stop (&caller);
 
   g_print ("~%d-byte frames; median of %d interleaved runs after %d warm-up calls; ratios are time per\n"
            "operation (lower is better); host CPU is this process's user+system time per operation\n",
@@ -733,8 +963,18 @@ main (int   argc,
       print_variant (&variants[i][v], in_flights[i], &variants[i][0], &variants[i][1]);
 
   g_print ("\nEvery zot call also queues a %" G_GSIZE_FORMAT "-byte tool_result event to the subscribed "
-           "extension.\nWith an interceptor a call is two exchanges (event_intercept, then tool_call).\n\n",
+           "extension.\nWith an interceptor a call is two exchanges (event_intercept, then tool_call).\n",
            plain.event_bytes);
+  g_print ("call_tool rows: a headless ZotHost (demo model, no session); the extension keeps K call_tool\n"
+           "requests in flight and times its own run, from its first request to its last tool_result (the\n"
+           "command that starts a run is not counted). Per call the host checks the request, resolves the\n"
+           "tool, asks whether anyone intercepts tool_call (nobody here), decides the approval (automatic,\n"
+           "\"yolo\"), emits the tool_call, permission_decision and tool_result lifecycle events (no\n"
+           "subscriber), runs the tool and sends the result through the observation limit. \"read\" is the\n"
+           "built-in tool reading a %" G_GSIZE_FORMAT "-byte file in the host's cwd on a GTask worker thread; \"no-op tool\"\n"
+           "is a ZotTool of this program in the agent's registry that answers at once (the host's own cost\n"
+           "without file I/O). Replies are %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT " bytes; host CPU includes the worker thread.\n\n",
+           strlen (CALL_FILE_TEXT), read_path.reply_bytes, nop_path.reply_bytes);
 
   g_print ("target: a tool call within %.2fx of the bare GIO loop (per exchange)\n", TARGET_VS_BARE);
   for (guint i = 0; i < G_N_ELEMENTS (in_flights); i++)

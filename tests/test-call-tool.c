@@ -232,16 +232,7 @@ find_event (Fixture    *f,
             const char *name,
             const char *tool_id)
 {
-  for (guint i = 0; i < f->events->len; i++)
-    {
-      JsonObject *event = g_ptr_array_index (f->events, i);
-
-      if (g_str_equal (json_object_get_string_member_with_default (event, "event", ""), name) &&
-          (tool_id == NULL ||
-           g_strcmp0 (json_object_get_string_member_with_default (event, "tool_id", ""), tool_id) == 0))
-        return event;
-    }
-  return NULL;
+  return zot_test_find_event (f->events, name, tool_id);
 }
 
 /* The tool_id of the model's first call of @name. */
@@ -249,16 +240,7 @@ static const char *
 model_call_id (Fixture    *f,
                const char *name)
 {
-  for (guint i = 0; i < f->events->len; i++)
-    {
-      JsonObject *event = g_ptr_array_index (f->events, i);
-
-      if (g_str_equal (json_object_get_string_member_with_default (event, "event", ""), "tool_call") &&
-          g_str_equal (json_object_get_string_member_with_default (event, "tool_name", ""), name) &&
-          !json_object_has_member (event, "origin_extension"))
-        return json_object_get_string_member (event, "tool_id");
-    }
-  g_error ("no model call of %s", name);
+  return zot_test_model_call_id (f->events, name);
 }
 
 static gboolean

@@ -382,6 +382,39 @@ zot_test_find_frame (GPtrArray  *frames,
   return NULL;
 }
 
+JsonObject *
+zot_test_find_event (GPtrArray  *events,
+                     const char *name,
+                     const char *tool_id)
+{
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = g_ptr_array_index (events, i);
+
+      if (g_str_equal (json_object_get_string_member_with_default (event, "event", ""), name) &&
+          (tool_id == NULL ||
+           g_strcmp0 (json_object_get_string_member_with_default (event, "tool_id", ""), tool_id) == 0))
+        return event;
+    }
+  return NULL;
+}
+
+const char *
+zot_test_model_call_id (GPtrArray  *events,
+                        const char *tool)
+{
+  for (guint i = 0; i < events->len; i++)
+    {
+      JsonObject *event = g_ptr_array_index (events, i);
+
+      if (g_str_equal (json_object_get_string_member_with_default (event, "event", ""), "tool_call") &&
+          g_str_equal (json_object_get_string_member_with_default (event, "tool_name", ""), tool) &&
+          !json_object_has_member (event, "origin_extension"))
+        return json_object_get_string_member (event, "tool_id");
+    }
+  g_error ("no model call of %s", tool);
+}
+
 /* ------------------------------------------------------------------ */
 /* JSON by path                                                        */
 /* ------------------------------------------------------------------ */

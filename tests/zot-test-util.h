@@ -113,6 +113,14 @@ guint       zot_test_count            (const char         *text,
 GPtrArray  *zot_test_read_frames      (const char         *path);
 JsonObject *zot_test_find_frame       (GPtrArray          *frames,
                                        const char         *type);
+/* Among lifecycle event frames: the first event @name whose tool_id is
+ * @tool_id (any when %NULL); and the tool_id of the model's first call of
+ * @tool (the one without origin_extension), failing the test if none. */
+JsonObject *zot_test_find_event       (GPtrArray          *events,
+                                       const char         *name,
+                                       const char         *tool_id);
+const char *zot_test_model_call_id    (GPtrArray          *events,
+                                       const char         *tool);
 
 /* A loaded interactive host with the demo model, no session file and no
  * extensions, its session begun, asking before tools run. */
