@@ -163,8 +163,13 @@ typedef struct
 {
   char       *answer_id;
   gboolean    command;
+  char       *default_parent;
   GHashTable *waiting;
   JsonArray  *results;
+  JsonArray  *queued;       /* sequential: the calls not sent yet */
+  guint       n_sent;
+  guint       pause_before;
+  char       *pause_file;
 } Waiter;
 
 static GHashTable *waiters = NULL;
@@ -488,13 +493,21 @@ split_word (const char  *text,
 
 static const char *get_string_member (JsonObject *object,
                                       const char *member);
+static gboolean    get_true_member   (JsonObject *object,
+                                      const char *member);
+static gboolean    get_int_member    (JsonObject *object,
+                                      const char *member,
+                                      gint64     *value);
 
 static void
 waiter_unref (Waiter *waiter)
 {
   g_free (waiter->answer_id);
+  g_free (waiter->default_parent);
+  g_free (waiter->pause_file);
   g_hash_table_unref (waiter->waiting);
   json_array_unref (waiter->results);
+  g_clear_pointer (&waiter->queued, json_array_unref);
   g_free (waiter);
 }
 
@@ -527,6 +540,106 @@ answer_with_text (const char *answer_id,
   send_frame (builder);
 }
 
+/* Sends one call object of a spec (see send_calls) for @waiter. */
+static void
+send_one_call (Waiter   *waiter,
+               JsonNode *node)
+{
+  g_autoptr(JsonNode) frame_node = json_node_new (JSON_NODE_OBJECT);
+  JsonObject *call;
+  JsonObject *frame = json_object_new ();
+  JsonNode *parent;
+  g_autofree char *id = NULL;
+  GList *members;
+
+  json_node_take_object (frame_node, frame);
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return;
+  call = json_node_get_object (node);
+
+  id = g_strdup (get_string_member (call, "id"));
+  if (id == NULL)
+    id = g_strdup_printf ("call-%u", ++n_tool_calls);
+
+  json_object_set_string_member (frame, "type", "call_tool");
+  members = json_object_get_members (call);
+  for (GList *l = members; l != NULL; l = l->next)
+    if (!g_str_equal (l->data, "parent"))
+      json_object_set_member (frame, l->data, json_node_copy (json_object_get_member (call, l->data)));
+  g_list_free (members);
+  json_object_set_string_member (frame, "id", id);
+  if (!json_object_has_member (frame, "args"))
+    json_object_set_object_member (frame, "args", json_object_new ());
+
+  parent = json_object_get_member (call, "parent");
+  if (parent == NULL)
+    {
+      if (waiter->default_parent != NULL)
+        json_object_set_string_member (frame, "parent_id", waiter->default_parent);
+    }
+  else if (JSON_NODE_HOLDS_VALUE (parent) && json_node_get_value_type (parent) == G_TYPE_STRING)
+    {
+      const char *value = json_node_get_string (parent);
+
+      json_object_set_string_member (frame, "parent_id",
+                                     g_str_equal (value, "@last") && last_tool_call_id != NULL ?
+                                     last_tool_call_id : value);
+    }
+
+  if (!g_hash_table_contains (waiters, id))
+    {
+      g_hash_table_add (waiter->waiting, g_strdup (id));
+      g_hash_table_insert (waiters, g_strdup (id), waiter);
+    }
+  send_node (frame_node);
+}
+
+static void
+waiter_answer (Waiter *waiter)
+{
+  g_autofree char *text = NULL;
+
+  if (json_array_get_length (waiter->results) == 1)
+    text = json_to_string (json_array_get_element (waiter->results, 0), FALSE);
+  else
+    {
+      g_autoptr(JsonNode) array = json_node_new (JSON_NODE_ARRAY);
+
+      json_node_set_array (array, waiter->results);
+      text = json_to_string (array, FALSE);
+    }
+  answer_with_text (waiter->answer_id, waiter->command, text);
+  waiter_unref (waiter);
+}
+
+/* A sequential waiter sends its next call; before the one numbered
+ * pause_before, while pause_file exists, it writes pause_file.paused and
+ * waits for ever (the host is to be killed there). Returns whether it sent. */
+static gboolean
+waiter_send_next (Waiter *waiter)
+{
+  if (waiter->queued == NULL || json_array_get_length (waiter->queued) == 0)
+    return FALSE;
+
+  if (waiter->pause_file != NULL && waiter->n_sent == waiter->pause_before &&
+      g_file_test (waiter->pause_file, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *marker = g_strdup_printf ("%s.paused", waiter->pause_file);
+
+      g_file_set_contents (marker, "paused\n", -1, NULL);
+      return TRUE;
+    }
+
+  {
+    g_autoptr(JsonNode) node = json_array_dup_element (waiter->queued, 0);
+
+    json_array_remove_element (waiter->queued, 0);
+    waiter->n_sent++;
+    send_one_call (waiter, node);
+  }
+  return TRUE;
+}
+
 /*
  * Sends the call_tool requests of @spec (one call object or an array of
  * them) and answers @answer_id once each distinct request id has its
@@ -541,18 +654,24 @@ answer_with_text (const char *answer_id,
  *                                     command)
  *   "key": KEY                        sent as is
  *   any other member                  copied into the frame as is
+ * @options (may be NULL): "sequential": true sends each call once the one
+ * before has its result; "pause_before": N with "pause_file": PATH stops
+ * before the call numbered N (from 0) while PATH exists (waiter_send_next).
  */
 static void
 send_calls (JsonNode   *spec,
             const char *answer_id,
             gboolean    command,
-            const char *default_parent)
+            const char *default_parent,
+            JsonObject *options)
 {
   Waiter *waiter = g_new0 (Waiter, 1);
   g_autoptr(JsonArray) specs = NULL;
+  gint64 pause_before = -1;
 
   waiter->answer_id = g_strdup (answer_id);
   waiter->command = command;
+  waiter->default_parent = g_strdup (default_parent);
   waiter->waiting = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   waiter->results = json_array_new ();
 
@@ -564,57 +683,22 @@ send_calls (JsonNode   *spec,
       json_array_add_element (specs, json_node_copy (spec));
     }
 
-  for (guint i = 0; i < json_array_get_length (specs); i++)
+  if (options != NULL && get_true_member (options, "sequential"))
     {
-      JsonNode *node = json_array_get_element (specs, i);
-      g_autoptr(JsonNode) frame_node = json_node_new (JSON_NODE_OBJECT);
-      JsonObject *call;
-      JsonObject *frame = json_object_new ();
-      JsonNode *parent;
-      g_autofree char *id = NULL;
-      GList *members;
-
-      json_node_take_object (frame_node, frame);
-      if (!JSON_NODE_HOLDS_OBJECT (node))
-        continue;
-      call = json_node_get_object (node);
-
-      id = g_strdup (get_string_member (call, "id"));
-      if (id == NULL)
-        id = g_strdup_printf ("call-%u", ++n_tool_calls);
-
-      json_object_set_string_member (frame, "type", "call_tool");
-      members = json_object_get_members (call);
-      for (GList *l = members; l != NULL; l = l->next)
-        if (!g_str_equal (l->data, "parent"))
-          json_object_set_member (frame, l->data, json_node_copy (json_object_get_member (call, l->data)));
-      g_list_free (members);
-      json_object_set_string_member (frame, "id", id);
-      if (!json_object_has_member (frame, "args"))
-        json_object_set_object_member (frame, "args", json_object_new ());
-
-      parent = json_object_get_member (call, "parent");
-      if (parent == NULL)
+      waiter->queued = json_array_ref (specs);
+      waiter->pause_file = g_strdup (get_string_member (options, "pause_file"));
+      waiter->pause_before = get_int_member (options, "pause_before", &pause_before) ? (guint) pause_before
+                                                                                 : G_MAXUINT;
+      if (!waiter_send_next (waiter))
         {
-          if (default_parent != NULL)
-            json_object_set_string_member (frame, "parent_id", default_parent);
+          answer_with_text (answer_id, command, "[]");
+          waiter_unref (waiter);
         }
-      else if (JSON_NODE_HOLDS_VALUE (parent) && json_node_get_value_type (parent) == G_TYPE_STRING)
-        {
-          const char *value = json_node_get_string (parent);
-
-          json_object_set_string_member (frame, "parent_id",
-                                         g_str_equal (value, "@last") && last_tool_call_id != NULL ?
-                                         last_tool_call_id : value);
-        }
-
-      if (!g_hash_table_contains (waiters, id))
-        {
-          g_hash_table_add (waiter->waiting, g_strdup (id));
-          g_hash_table_insert (waiters, g_strdup (id), waiter);
-        }
-      send_node (frame_node);
+      return;
     }
+
+  for (guint i = 0; i < json_array_get_length (specs); i++)
+    send_one_call (waiter, json_array_get_element (specs, i));
 
   if (g_hash_table_size (waiter->waiting) == 0)
     {
@@ -630,7 +714,6 @@ handle_call_result (JsonObject *object,
 {
   const char *id = get_string_member (object, "id");
   Waiter *waiter;
-  g_autofree char *text = NULL;
 
   if (id == NULL || (waiter = g_hash_table_lookup (waiters, id)) == NULL)
     return;
@@ -641,17 +724,10 @@ handle_call_result (JsonObject *object,
   if (g_hash_table_size (waiter->waiting) > 0)
     return;
 
-  if (json_array_get_length (waiter->results) == 1)
-    text = json_to_string (json_array_get_element (waiter->results, 0), FALSE);
-  else
-    {
-      g_autoptr(JsonNode) array = json_node_new (JSON_NODE_ARRAY);
+  if (waiter_send_next (waiter))
+    return;
 
-      json_node_set_array (array, waiter->results);
-      text = json_to_string (array, FALSE);
-    }
-  answer_with_text (waiter->answer_id, waiter->command, text);
-  waiter_unref (waiter);
+  waiter_answer (waiter);
 }
 
 /*
@@ -759,7 +835,7 @@ handle_command (const char *id,
       g_autoptr(JsonParser) parser = json_parser_new ();
 
       if (json_parser_load_from_data (parser, rest, -1, NULL) && json_parser_get_root (parser) != NULL)
-        send_calls (json_parser_get_root (parser), id, TRUE, NULL);
+        send_calls (json_parser_get_root (parser), id, TRUE, NULL, NULL);
       else
         send_response (id, "noop", NULL, "call: not JSON");
     }
@@ -922,7 +998,11 @@ add_text_block (JsonBuilder *builder,
  *   "image": true     an image block after the text blocks
  *   "images": N       N image blocks after the text blocks
  *   "call": SPEC      send the call_tool requests of SPEC (see send_calls),
- *                     children of this call, and answer with their results
+ *                     children of this call, and answer with their results;
+ *                     "sequential", "pause_before", "pause_file" as there
+ *   "append_to": PATH append the reply (or "ran") and a newline to PATH
+ *                     before answering: a count of real executions
+ *   "operation_key"   (of the frame) is recorded like everything else
  *   "late_ms": N      answer after N ms, reading stdin meanwhile
  *   "activate_tools": V  "activate_tools": V in the result
  *   "send": TEXT      write TEXT verbatim as one line before the result
@@ -964,12 +1044,24 @@ handle_tool_call (JsonObject *object)
       exit ((int) status);
     }
 
+  /* Counts real executions: one line per call that ran. */
+  if (args != NULL && get_string_member (args, "append_to") != NULL)
+    {
+      FILE *file = fopen (get_string_member (args, "append_to"), "a");
+
+      if (file != NULL)
+        {
+          fprintf (file, "%s\n", get_string_member (args, "reply") ? get_string_member (args, "reply") : "ran");
+          fclose (file);
+        }
+    }
+
   if (args != NULL && get_true_member (args, "hang"))
     return;
 
   if (args != NULL && json_object_get_member (args, "call") != NULL)
     {
-      send_calls (json_object_get_member (args, "call"), id, FALSE, id);
+      send_calls (json_object_get_member (args, "call"), id, FALSE, id, args);
       return;
     }
 

@@ -90,6 +90,15 @@ test_version_and_usage (Fixture       *f,
   run (f, "--max-steps", "0", "-p", "/help", NULL);
   g_assert_cmpint (f->status, ==, 2);
 
+  /* Continuous mode journals in the session file: it needs one. */
+  run (f, "--continuous", "--no-session", "-p", "hi", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_nonnull (strstr (f->err, "--continuous needs a saved conversation"));
+  g_assert_cmpint (strchr (f->err, '\n') - f->err, ==, (int) strlen (f->err) - 1);
+  run (f, "--continuous", "rpc", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_nonnull (strstr (f->err, "--session FILE or --continue"));
+
   run (f, "--help", NULL);
   g_assert_cmpint (f->status, ==, 0);
   g_assert_nonnull (strstr (f->out, "--ext"));

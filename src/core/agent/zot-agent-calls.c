@@ -160,6 +160,7 @@ zot_agent_call_async (ZotToolRunner        *runner,
   call->origin_extension = g_strdup (request->origin_extension);
   if (request->parent != NULL)
     call->parent = zot_tool_invocation_ref (request->parent);
+  _zot_tool_call_set_task (call, request->task_id);
   ecall->call = call;
 
   json_object_set_string_member (payload, "tool_id", call->id);
@@ -171,6 +172,14 @@ zot_agent_call_async (ZotToolRunner        *runner,
                  call->id,
                  request->parent != NULL ? zot_tool_invocation_get_tool_id (request->parent) : NULL,
                  call->name, call->args, call->origin_extension);
+
+  /* A durable call the journal knows: answered from it, refused, or
+   * interrupted, without running (PROTOCOL.md §5). */
+  if (_zot_tool_call_answer_from_journal (call))
+    {
+      extension_call_finish (ecall);
+      return;
+    }
 
   _zot_tool_call_prepare (call);
   if (!call->preparing)

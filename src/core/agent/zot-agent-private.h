@@ -50,6 +50,12 @@ struct _ToolCall
   gboolean             executed;
   gboolean             done;
   gboolean             timed_out;
+  /* Continuous mode: the call's durable identity in the journal, and
+   * whether it belongs to a step the host stopped in the middle of. */
+  char                *task_id;
+  char                *operation_key;
+  gboolean             resumed;
+  gboolean             journaling;
 };
 
 struct _Run
@@ -70,6 +76,12 @@ struct _Run
   JsonObject   *message;
   char         *stop;
   JsonObject   *synthetic;
+  /* Finishing a step the host stopped in the middle of, then (unless
+   * that is all it was asked) the prompt's own turn. */
+  gboolean      resuming;
+  gboolean      prompt_after_resume;
+  JsonArray    *images;
+  char         *origin_extension;
 };
 
 struct _ZotAgent
@@ -98,6 +110,7 @@ struct _ZotAgent
   gulong               text_delta_id;
   GCancellable        *cancellable;
   guint                n_extension_calls;
+  GHashTable          *running_tasks;   /* task ids of journaled calls running now */
 };
 
 enum
@@ -178,6 +191,9 @@ const ZotCallOrigin *_zot_tool_call_origin           (ToolCall            *call,
 void                 _zot_agent_collect_calls        (Run             *run,
                                                       JsonObject      *message);
 void                 _zot_agent_run_group            (Run             *run);
+void                 _zot_tool_call_set_task         (ToolCall        *call,
+                                                      const char      *task_id);
+gboolean             _zot_tool_call_answer_from_journal (ToolCall     *call);
 
 /* zot-agent-calls.c */
 void                 _zot_agent_tool_runner_iface_init (ZotToolRunnerInterface *iface);

@@ -22,6 +22,7 @@ typedef struct
   JsonArray  *images;
   JsonObject *synthetic;
   char       *origin_extension;
+  gboolean    resume_only;
 } PromptData;
 
 static void
@@ -34,7 +35,8 @@ prompt_data_free (PromptData *data)
   g_free (data);
 }
 
-static void start_next_run  (ZotAgent *self);
+static void start_next_run       (ZotAgent *self);
+static void append_user_message  (Run      *run);
 
 static void
 run_free (Run *run)
@@ -50,6 +52,8 @@ run_free (Run *run)
   g_free (run->final_text);
   g_clear_pointer (&run->message, json_object_unref);
   g_clear_pointer (&run->synthetic, json_object_unref);
+  g_clear_pointer (&run->images, json_array_unref);
+  g_free (run->origin_extension);
   g_free (run->stop);
   g_free (run);
 }
@@ -160,6 +164,8 @@ end_model_turn (Run *run)
   g_clear_pointer (&run->calls, g_ptr_array_unref);
   if (g_cancellable_is_cancelled (run->cancellable))
     _zot_agent_abort_run (run);
+  else if (run->prompt_after_resume)
+    append_user_message (run);
   else
     finish_run (run, NULL);
 }
@@ -591,11 +597,61 @@ user_appended_cb (GObject      *object,
   _zot_agent_run_step (run);
 }
 
+/* The calls of the step the host stopped in the middle of: the last
+ * message of a continuous conversation. Each is answered from the journal
+ * or by its tool's replay contract (zot-agent-tools.c), then the model
+ * goes on from their results. */
+static void user_appended_cb (GObject      *object,
+                              GAsyncResult *result,
+                              gpointer      user_data);
+
+static void
+append_user_message (Run *run)
+{
+  ZotAgent *self = run->agent;
+  g_autoptr(JsonObject) message = NULL;
+
+  run->prompt_after_resume = FALSE;
+  run->resuming = FALSE;
+  message = zot_message_new_user (run->text, run->images);
+  if (run->origin_extension != NULL)
+    json_object_set_string_member (message, "origin_extension", run->origin_extension);
+  g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_USER_MESSAGE], 0, message);
+  zot_session_append_message_async (self->session, message, NULL, user_appended_cb, run);
+}
+
+static void
+resume_step (Run *run)
+{
+  ZotAgent *self = run->agent;
+  GPtrArray *messages = zot_session_get_messages (self->session);
+
+  run->resuming = TRUE;
+  g_clear_pointer (&run->message, json_object_unref);
+  run->message = json_object_ref (g_ptr_array_index (messages, messages->len - 1));
+  _zot_agent_collect_calls (run, run->message);
+
+  for (guint i = 0; i < run->calls->len; i++)
+    {
+      ToolCall *call = g_ptr_array_index (run->calls, i);
+      g_autoptr(JsonObject) payload = tool_call_payload (call);
+
+      call->resumed = TRUE;
+      _zot_agent_emit_event (self, "tool_call", payload);
+    }
+  for (guint i = 0; i < run->calls->len; i++)
+    {
+      ToolCall *call = g_ptr_array_index (run->calls, i);
+      g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_TOOL_CALL], 0, call->id, call->name, call->args);
+    }
+
+  _zot_agent_run_group (run);
+}
+
 static void
 start_run (ZotAgent *self,
            GTask    *task)
 {
-  g_autoptr(JsonObject) message = NULL;
   Run *run;
 
   PromptData *data = g_task_get_task_data (task);
@@ -615,14 +671,30 @@ start_run (ZotAgent *self,
                                             g_object_ref (run->cancellable),
                                             g_object_unref);
 
+  if (data->images != NULL)
+    run->images = json_array_ref (data->images);
+  run->origin_extension = g_strdup (data->origin_extension);
+
   /* Set up before `running` says so: a handler may abort it at once. */
   _zot_agent_set_run (self, run);
 
-  message = zot_message_new_user (run->text, data->images);
-  if (data->origin_extension != NULL)
-    json_object_set_string_member (message, "origin_extension", data->origin_extension);
-  g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_USER_MESSAGE], 0, message);
-  zot_session_append_message_async (self->session, message, NULL, user_appended_cb, run);
+  /* A continuous conversation finishes the step it was stopped in
+   * before anything else (PROTOCOL.md §5). */
+  if (zot_session_get_continuous (self->session) && zot_session_has_pending_step (self->session) &&
+      !zot_session_is_read_only (self->session))
+    {
+      run->prompt_after_resume = !data->resume_only;
+      resume_step (run);
+      return;
+    }
+
+  if (data->resume_only)
+    {
+      finish_run (run, NULL);
+      return;
+    }
+
+  append_user_message (run);
 }
 
 static void

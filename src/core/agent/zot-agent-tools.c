@@ -23,6 +23,7 @@
 #include "zot-agent.h"
 #include "zot-agent-private.h"
 #include "zot-message.h"
+#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-observation.h"
 #include "zot-tool-invocation.h"
@@ -77,7 +78,115 @@ _zot_tool_call_free (ToolCall *call)
   g_clear_object (&call->tool);
   g_clear_pointer (&call->result, zot_tool_result_free);
   g_clear_object (&call->cancellable);
+  g_free (call->task_id);
+  g_free (call->operation_key);
   g_free (call);
+}
+
+/* Continuous mode: a call is a durable task (PROTOCOL.md §5) */
+
+/**
+ * _zot_tool_call_set_task:
+ * @task_id: the call's durable identity
+ *
+ * Journals the call in a continuous conversation: its start before it
+ * runs and its result before anyone sees it.
+ */
+void
+_zot_tool_call_set_task (ToolCall   *call,
+                         const char *task_id)
+{
+  ZotSession *session = call->agent->session;
+
+  if (task_id == NULL || !zot_session_get_continuous (session) || zot_session_is_read_only (session))
+    return;
+
+  call->task_id = g_strdup (task_id);
+  /* An idempotent tool gets the same key when the call is replayed. */
+  if (call->tool != NULL && zot_tool_get_replay (call->tool) == ZOT_TOOL_REPLAY_IDEMPOTENT)
+    call->operation_key = g_strdup_printf ("%s:%s", zot_session_get_id (session), task_id);
+}
+
+static gboolean
+same_args (JsonObject *a,
+           JsonObject *b)
+{
+  g_autoptr(JsonNode) x = json_node_init_object (json_node_alloc (), a);
+  g_autoptr(JsonNode) y = json_node_init_object (json_node_alloc (), b);
+
+  return json_node_equal (x, y);
+}
+
+static void complete_call (ToolCall      *call,
+                           ZotToolResult *result);
+
+/**
+ * _zot_tool_call_answer_from_journal:
+ *
+ * What the journal says of a call that ran before under the same
+ * identity: its recorded result; a refusal when that identity was a
+ * different call (another tool, other arguments); an `interrupted` result
+ * when it started and never finished and its tool may not run twice.
+ *
+ * Returns: %TRUE when the call is done that way; %FALSE when it is to run
+ */
+gboolean
+_zot_tool_call_answer_from_journal (ToolCall *call)
+{
+  ZotSession *session = call->agent->session;
+  g_autoptr(ZotToolResult) recorded = NULL;
+  JsonObject *task;
+  JsonNode *args;
+
+  if (call->task_id == NULL)
+    return FALSE;
+
+  if (g_hash_table_contains (call->agent->running_tasks, call->task_id))
+    {
+      complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_BLOCKED,
+                                                      _("A call with the same key (%s) is running; "
+                                                        "give each call of a parent its own key."),
+                                                      call->task_id));
+      return TRUE;
+    }
+
+  task = zot_session_lookup_task (session, call->task_id);
+  if (task == NULL)
+    return FALSE;
+
+  args = json_object_get_member (task, "args");
+  if (g_strcmp0 (zot_json_get_string (task, "tool"), call->name) != 0 ||
+      args == NULL || !JSON_NODE_HOLDS_OBJECT (args) || !same_args (json_node_get_object (args), call->args))
+    {
+      complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_BLOCKED,
+                                                      _("The key of this call (%s) was used before for "
+                                                        "another call (%s with other arguments); "
+                                                        "a key names one call: use a new key."),
+                                                      call->task_id,
+                                                      zot_json_get_string (task, "tool") ?
+                                                        zot_json_get_string (task, "tool") : "?"));
+      return TRUE;
+    }
+
+  recorded = zot_session_task_get_result (task);
+  if (recorded != NULL)
+    {
+      g_debug ("%s answered from the journal", call->task_id);
+      complete_call (call, g_steal_pointer (&recorded));
+      return TRUE;
+    }
+
+  /* Started, never finished: the tool's replay contract decides. */
+  if (call->tool == NULL || zot_tool_get_replay (call->tool) == ZOT_TOOL_REPLAY_NEVER)
+    {
+      complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
+                                                      _("The call of %s was interrupted: the host stopped "
+                                                        "while it ran, and %s must not run twice."),
+                                                      call->name, call->name));
+      return TRUE;
+    }
+
+  return FALSE;
 }
 
 /* Who the call is for, when it is not the conversation's own model: a
@@ -206,6 +315,53 @@ complete_call (ToolCall      *call,
   report_call (call);
 }
 
+/* A failed write makes the session read-only, and the user hears of it
+ * there; the call itself goes on all the same. */
+static void
+journaled (ToolCall     *call,
+           GObject      *object,
+           GAsyncResult *result)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_session_append_finish (ZOT_SESSION (object), result, &error))
+    g_debug ("the journal of %s could not be written: %s", call->task_id, error->message);
+}
+
+static void
+finished_journaled_cb (GObject      *object,
+                       GAsyncResult *result,
+                       gpointer      user_data)
+{
+  ToolCall *call = user_data;
+
+  journaled (call, object, result);
+
+  g_hash_table_remove (call->agent->running_tasks, call->task_id);
+  complete_call (call, g_steal_pointer (&call->result));
+  call->hooks->executed (call);
+}
+
+/* The result is on disk before anyone sees it: an extension that got it
+ * gets the same one when its call is replayed. */
+static void
+finish_execution (ToolCall      *call,
+                  ZotToolResult *result)
+{
+  g_autoptr(JsonObject) entry = NULL;
+
+  if (!call->journaling)
+    {
+      complete_call (call, result);
+      call->hooks->executed (call);
+      return;
+    }
+
+  entry = zot_session_task_finished_entry (call->task_id, result);
+  call->result = result;
+  zot_session_append_async (call->agent->session, entry, NULL, finished_journaled_cb, call);
+}
+
 static void
 tool_executed_cb (GObject      *object,
                   GAsyncResult *result,
@@ -237,8 +393,7 @@ tool_executed_cb (GObject      *object,
     g_cancellable_disconnect (call->outer, call->outer_id);
   call->outer_id = 0;
 
-  complete_call (call, tool_result);
-  call->hooks->executed (call);
+  finish_execution (call, tool_result);
 }
 
 /**
@@ -250,11 +405,38 @@ tool_executed_cb (GObject      *object,
  * Returns: %FALSE when the call was abandoned before it could start: it is
  *   done already, and no hook will run
  */
+static void
+start_execution (ToolCall *call)
+{
+  ZotAgent *self = call->agent;
+  ZotToolContext context = { 0 };
+
+  context.cwd = self->cwd;
+  context.call_id = call->id;
+  /* A call an extension asked for has a deadline, even in the window. */
+  context.interactive = self->interactive && call->origin_extension == NULL;
+  context.invocation = call->invocation;
+  context.operation_key = call->operation_key;
+  zot_tool_execute_async (call->tool, call->effective_args, &context, call->cancellable,
+                          tool_executed_cb, call);
+}
+
+static void
+started_journaled_cb (GObject      *object,
+                      GAsyncResult *result,
+                      gpointer      user_data)
+{
+  ToolCall *call = user_data;
+
+  journaled (call, object, result);
+  start_execution (call);
+}
+
 gboolean
 _zot_tool_call_execute (ToolCall *call)
 {
   ZotAgent *self = call->agent;
-  ZotToolContext context = { 0 };
+  g_autoptr(JsonObject) entry = NULL;
 
   g_assert (call->ready && !call->done && !call->executed);
 
@@ -272,15 +454,22 @@ _zot_tool_call_execute (ToolCall *call)
                                             g_object_ref (call->cancellable), g_object_unref);
   call->invocation = zot_tool_invocation_new (call->parent, call->id, call->name, call->cancellable,
                                               ZOT_TOOL_RUNNER (self));
-
-  context.cwd = self->cwd;
-  context.call_id = call->id;
-  /* A call an extension asked for has a deadline, even in the window. */
-  context.interactive = self->interactive && call->origin_extension == NULL;
-  context.invocation = call->invocation;
   call->executed = TRUE;
-  zot_tool_execute_async (call->tool, call->effective_args, &context, call->cancellable,
-                          tool_executed_cb, call);
+
+  if (call->task_id == NULL)
+    {
+      start_execution (call);
+      return TRUE;
+    }
+
+  /* Journaled: the start is on disk before the tool runs, so a call the
+   * journal does not name never ran. */
+  call->journaling = TRUE;
+  zot_tool_invocation_set_task_id (call->invocation, call->task_id);
+  g_hash_table_add (self->running_tasks, g_strdup (call->task_id));
+  entry = zot_session_task_started_entry (call->task_id, call->name, call->args, call->effective_args,
+                                          call->operation_key);
+  zot_session_append_async (self->session, entry, NULL, started_journaled_cb, call);
   return TRUE;
 }
 
@@ -424,6 +613,10 @@ _zot_tool_call_prepare (ToolCall *call)
                                                       call->name));
       return;
     }
+
+  /* A step the host stopped in: what finished answers from the journal. */
+  if (call->resumed && _zot_tool_call_answer_from_journal (call))
+    return;
 
   if (call->args_raw != NULL)
     {
@@ -608,6 +801,7 @@ _zot_agent_collect_calls (Run        *run,
                                    json_node_get_object (input) : NULL);
       if (json_object_has_member (block, "input_raw"))
         call->args_raw = g_strdup (json_object_get_string_member_with_default (block, "input_raw", ""));
+      _zot_tool_call_set_task (call, call->id);
       g_ptr_array_add (run->calls, call);
     }
 }

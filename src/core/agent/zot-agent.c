@@ -163,6 +163,7 @@ zot_agent_finalize (GObject *object)
   g_clear_object (&self->registry);
   g_clear_object (&self->manager);
   g_clear_object (&self->session);
+  g_clear_pointer (&self->running_tasks, g_hash_table_unref);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->subagent_id, g_free);
@@ -301,6 +302,7 @@ zot_agent_class_init (ZotAgentClass *klass)
 static void
 zot_agent_init (ZotAgent *self)
 {
+  self->running_tasks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->max_steps = ZOT_DEFAULT_MAX_STEPS;
   self->cwd = g_get_current_dir ();
   self->cancellable = g_cancellable_new ();

@@ -1231,6 +1231,7 @@ copy_options (ZotHostOptions       *to,
   to->continue_session = from->continue_session;
   to->session_path = g_strdup (from->session_path);
   to->no_session = from->no_session;
+  to->continuous = from->continuous;
   to->read_only_if_locked = from->read_only_if_locked;
   to->interactive = from->interactive;
   to->codemode = g_strdup (from->codemode);
