@@ -10,6 +10,7 @@
 #include "zot-gui-test-util.h"
 #include "zot-prompt-editor.h"
 #include "zot-prompt-editor-private.h"
+#include "zot-session.h"
 #include "zot-test-util.h"
 #include "zot-window.h"
 
@@ -92,6 +93,26 @@ open_window (Fixture            *f,
              const char * const *paths)
 {
   new_window (f, paths, -1);
+  gtk_window_present (GTK_WINDOW (f->window));
+  zot_test_wait_until (host_ready, f->window, 20000);
+  zot_test_wait_until (window_mapped, f->window, 20000);
+}
+
+/* The same, on the session file @session_path. */
+static void
+open_window_on_session (Fixture            *f,
+                        const char * const *paths,
+                        const char         *session_path)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.ext_paths = g_strdupv ((char **) paths);
+  options.provider.name = g_strdup ("demo");
+  options.session_path = g_strdup (session_path);
+  options.interactive = TRUE;
+
+  f->window = ZOT_WINDOW (zot_window_new (f->app, &options, TRUE));
   gtk_window_present (GTK_WINDOW (f->window));
   zot_test_wait_until (host_ready, f->window, 20000);
   /* Laid out and on screen before a test acts on it: a busy machine may
@@ -641,6 +662,104 @@ test_tolerated_warning (void)
   g_test_trap_assert_failed ();
 }
 
+static gboolean
+step_finished (gpointer data)
+{
+  ZotHost *host = zot_window_get_host (data);
+  gboolean running;
+
+  g_object_get (zot_host_get_agent (host), "running", &running, NULL);
+  return !running && !zot_agent_has_pending_step (zot_host_get_agent (host));
+}
+
+/* A continuous conversation stopped in the middle of a step opens with a
+ * bar that offers to finish it, and runs nothing until asked. */
+static void
+test_resume_step (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *ext = zot_test_make_fake_args (f->env.root, "ok", NULL);
+  g_autofree char *path = g_build_filename (f->env.root, "stopped.jsonl", NULL);
+  g_autofree char *made = g_build_filename (f->env.cwd, "made", NULL);
+  const char *text =
+    "{\"type\":\"session\",\"version\":1,\"id\":\"c1\",\"cwd\":\"/\",\"created\":\"2026-01-01T00:00:00Z\","
+    "\"mode\":\"continuous\"}\n"
+    "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"go\"}]}}\n"
+    "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\","
+    "\"id\":\"toolu_b\",\"name\":\"bash\",\"input\":{\"command\":\"touch made\"}}]}}\n"
+    "{\"type\":\"task\",\"event\":\"started\",\"id\":\"toolu_b\",\"tool\":\"bash\","
+    "\"args\":{\"command\":\"touch made\"},\"effective_args\":{\"command\":\"touch made\"}}\n";
+  GtkRevealer *bar;
+
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  open_window_on_session (f, (const char * const []) { ext, NULL }, path);
+  bar = GTK_REVEALER (gtk_widget_get_template_child (GTK_WIDGET (f->window), ZOT_TYPE_WINDOW, "resume_bar"));
+  g_assert_nonnull (bar);
+  g_assert_true (gtk_revealer_get_reveal_child (bar));
+  g_assert_true (zot_agent_has_pending_step (zot_host_get_agent (zot_window_get_host (f->window))));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.resume-step", NULL));
+  zot_test_wait_until (step_finished, f->window, 30000);
+  g_assert_false (gtk_revealer_get_reveal_child (bar));
+  /* bash may not run twice: interrupted, never run again. */
+  g_assert_false (g_file_test (made, G_FILE_TEST_EXISTS));
+  close_window (f);
+}
+
+static gboolean
+durable_offered (gpointer data)
+{
+  g_autoptr(GPtrArray) frames = zot_test_read_frames (data);
+  guint acks = 0;
+
+  for (guint i = 0; i < frames->len; i++)
+    {
+      JsonObject *frame = g_ptr_array_index (frames, i);
+      JsonArray *caps;
+
+      if (!g_str_equal (json_object_get_string_member_with_default (frame, "type", ""), "hello_ack"))
+        continue;
+      acks++;
+      caps = json_object_get_array_member (frame, "capabilities");
+      for (guint j = 0; acks > 1 && j < json_array_get_length (caps); j++)
+        if (g_str_equal (json_array_get_string_element (caps, j), "call_tool_durable"))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+wake_up (gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* A new continuous conversation: its header says so, and the extensions
+ * restart so that their hello_ack offers call_tool_durable. */
+static void
+test_new_continuous (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *record = g_build_filename (f->env.root, "ok.jsonl", NULL);
+  g_autofree char *ext = zot_test_make_fake_args (f->env.root, "ok", "--record", record, NULL);
+  g_autofree char *path = g_build_filename (f->env.root, "plain.jsonl", NULL);
+  ZotHost *host;
+  guint tick;
+
+  open_window_on_session (f, (const char * const []) { ext, NULL }, path);
+  host = zot_window_get_host (f->window);
+  g_assert_false (zot_extension_manager_get_continuous (zot_host_get_manager (host)));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.new-continuous-conversation", NULL));
+  g_assert_true (zot_session_get_continuous (zot_agent_get_session (zot_host_get_agent (host))));
+  g_assert_true (zot_extension_manager_get_continuous (zot_host_get_manager (host)));
+  /* The record file changes in another process: look now and then. */
+  tick = g_timeout_add (20, wake_up, NULL);
+  zot_test_wait_until (durable_offered, record, 30000);
+  g_source_remove (tick);
+  close_window (f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -665,6 +784,9 @@ main (int    argc,
               fixture_teardown);
   g_test_add ("/zot/gui/window/actions", Fixture, NULL, fixture_setup, test_actions, fixture_teardown);
   g_test_add ("/zot/gui/window/extension-submits", Fixture, NULL, fixture_setup, test_extension_submits,
+              fixture_teardown);
+  g_test_add ("/zot/gui/window/resume-step", Fixture, NULL, fixture_setup, test_resume_step, fixture_teardown);
+  g_test_add ("/zot/gui/window/new-continuous", Fixture, NULL, fixture_setup, test_new_continuous,
               fixture_teardown);
   g_test_add_func ("/zot/gui/window/tolerated-warning", test_tolerated_warning);
 

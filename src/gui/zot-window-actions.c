@@ -32,6 +32,66 @@ new_conversation_action (GtkWidget  *widget,
 }
 
 static void
+conversation_started_cb (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  g_autoptr(ZotWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_host_start_conversation_finish (ZOT_HOST (object), result, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    zot_transcript_add_error (self->transcript, error->message);
+}
+
+/* Extensions restart so that their hello_ack offers call_tool_durable. */
+static void
+new_continuous_conversation_action (GtkWidget  *widget,
+                                    const char *action_name,
+                                    GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+
+  if (self->host == NULL)
+    return;
+
+  zot_transcript_clear (self->transcript);
+  zot_host_start_conversation_async (self->host, TRUE, self->cancellable, conversation_started_cb,
+                                     g_object_ref (self));
+}
+
+static void
+resumed_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(ZotWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  /* The run is the agent's: @object is the host's agent. */
+  if (self->host == NULL)
+    return;
+  text = zot_host_resume_finish (self->host, result, &error);
+  if (text == NULL && error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    zot_window_show_toast (self, error->message);
+}
+
+static void
+resume_step_action (GtkWidget  *widget,
+                    const char *action_name,
+                    GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+
+  if (self->host == NULL || !zot_agent_has_pending_step (zot_host_get_agent (self->host)))
+    return;
+
+  gtk_revealer_set_reveal_child (self->resume_bar, FALSE);
+  zot_host_resume_async (self->host, self->cancellable, resumed_cb, g_object_ref (self));
+}
+
+static void
 reload_extensions_action (GtkWidget  *widget,
                           const char *action_name,
                           GVariant   *parameter)
@@ -115,6 +175,9 @@ _zot_window_class_actions_init (ZotWindowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_action);
+  gtk_widget_class_install_action (widget_class, "win.new-continuous-conversation", NULL,
+                                   new_continuous_conversation_action);
+  gtk_widget_class_install_action (widget_class, "win.resume-step", NULL, resume_step_action);
   gtk_widget_class_install_action (widget_class, "win.reload-extensions", NULL, reload_extensions_action);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
   gtk_widget_class_install_action (widget_class, "win.yolo", NULL, yolo_action);
@@ -139,6 +202,7 @@ _zot_window_actions_update (ZotWindow *self)
 
   has_host = self->host != NULL;
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-conversation", has_host);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-continuous-conversation", has_host);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reload-extensions", has_host);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.preferences", has_host);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.yolo", has_host);

@@ -22,6 +22,7 @@ struct _ZotWindow
   AdwWindowTitle       *window_title;
   GtkToggleButton      *side_pane_button;
   GtkRevealer          *demo_banner;
+  GtkRevealer          *resume_bar;
   GtkLabel             *demo_label;
   GtkPaned             *paned;
   GtkBox               *conversation_box;
@@ -57,5 +58,7 @@ void _zot_window_on_policy_notify   (ZotExtensionManager *manager,
                                      ZotWindow           *self);
 void _zot_window_submit_command     (ZotWindow      *self,
                                      const char     *command);
+
+void _zot_window_update_resume_bar (ZotWindow *self);
 
 G_END_DECLS

@@ -60,6 +60,20 @@ on_agent_running_notify (ZotAgent   *agent,
 {
   g_object_get (agent, "running", &self->agent_running, NULL);
   update_busy (self);
+  _zot_window_update_resume_bar (self);
+}
+
+/* A continuous conversation stopped in the middle of a step shows so, and
+ * runs nothing until the user says (or sends a prompt, which finishes the
+ * step first). */
+void
+_zot_window_update_resume_bar (ZotWindow *self)
+{
+  gboolean pending = self->host != NULL && !self->agent_running &&
+                     zot_agent_has_pending_step (zot_host_get_agent (self->host));
+
+  gtk_revealer_set_reveal_child (self->resume_bar, pending);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.resume-step", pending);
 }
 
 static void
@@ -319,9 +333,12 @@ create_host (ZotWindow *self)
   g_signal_connect_object (self->host, "notify::model", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (zot_host_get_agent (self->host), "notify::running",
                            G_CALLBACK (on_agent_running_notify), self, 0);
+  g_signal_connect_object (self->host, "notify::session", G_CALLBACK (_zot_window_update_resume_bar), self,
+                           G_CONNECT_SWAPPED);
 
   update_title (self);
   _zot_window_actions_update (self);
+  _zot_window_update_resume_bar (self);
 
   /* The window and the first prompt never wait for extensions. */
   zot_host_load_async (self->host, self->cancellable, loaded_cb, g_object_ref (self));
@@ -664,6 +681,7 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, window_title);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_pane_button);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, demo_banner);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, resume_bar);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, demo_label);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, conversation_box);

@@ -847,6 +847,50 @@ zot_agent_prompt_finish (ZotAgent      *self,
 }
 
 /**
+ * zot_agent_has_pending_step:
+ *
+ * Returns: whether the conversation is continuous and was stopped in the
+ *   middle of a step, which the next run finishes first
+ */
+gboolean
+zot_agent_has_pending_step (ZotAgent *self)
+{
+  g_return_val_if_fail (ZOT_IS_AGENT (self), FALSE);
+
+  return zot_session_get_continuous (self->session) && !zot_session_is_read_only (self->session) &&
+         zot_session_has_pending_step (self->session);
+}
+
+/**
+ * zot_agent_resume_async:
+ *
+ * Finishes the step a continuous conversation was stopped in, model turn
+ * included, without a new prompt (zot_agent_has_pending_step()); nothing
+ * to finish completes at once. Finish with zot_agent_prompt_finish().
+ */
+void
+zot_agent_resume_async (ZotAgent            *self,
+                        GCancellable        *cancellable,
+                        GAsyncReadyCallback  callback,
+                        gpointer             user_data)
+{
+  PromptData *data;
+  GTask *task;
+
+  g_return_if_fail (ZOT_IS_AGENT (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_agent_prompt_async);
+  data = g_new0 (PromptData, 1);
+  data->text = g_strdup ("");
+  data->resume_only = TRUE;
+  g_task_set_task_data (task, data, (GDestroyNotify) prompt_data_free);
+
+  g_queue_push_tail (&self->queue, task);
+  start_next_run (self);
+}
+
+/**
  * zot_agent_tool_prompt_async:
  * @prompt: the user message to append
  * @tool_name: the tool to run before the model turn

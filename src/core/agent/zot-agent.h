@@ -136,6 +136,11 @@ void             zot_agent_prompt_for_extension_async (ZotAgent        *self,
                                                    GCancellable        *cancellable,
                                                    GAsyncReadyCallback  callback,
                                                    gpointer             user_data);
+gboolean         zot_agent_has_pending_step       (ZotAgent            *self);
+void             zot_agent_resume_async           (ZotAgent            *self,
+                                                   GCancellable        *cancellable,
+                                                   GAsyncReadyCallback  callback,
+                                                   gpointer             user_data);
 char            *zot_agent_prompt_finish          (ZotAgent            *self,
                                                    GAsyncResult        *result,
                                                    GError             **error);

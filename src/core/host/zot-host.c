@@ -1338,3 +1338,100 @@ zot_host_get_manager (ZotHost *self)
   g_return_val_if_fail (ZOT_IS_HOST (self), NULL);
   return self->manager;
 }
+
+/**
+ * zot_host_start_conversation_async:
+ * @continuous: journal the new conversation's tool calls (PROTOCOL.md §5)
+ *
+ * Starts a new conversation, as /new does, in the mode asked. When the
+ * mode changes the extensions are restarted, so that the hello_ack of
+ * each says whether call_tool_durable is offered.
+ */
+void
+zot_host_start_conversation_async (ZotHost             *self,
+                                   gboolean             continuous,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean was = FALSE;
+
+  g_return_if_fail (ZOT_IS_HOST (self));
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_host_start_conversation_async);
+
+  if (continuous && self->options.no_session)
+    {
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                               _("a continuous conversation journals in its session file, and this "
+                                 "window keeps none (--no-session)"));
+      return;
+    }
+
+  was = zot_extension_manager_get_continuous (self->manager);
+  zot_extension_manager_set_continuous (self->manager, continuous);
+  if (!zot_host_new_session (self, &error))
+    {
+      zot_extension_manager_set_continuous (self->manager, was);
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  emit_info (self, continuous ? _("Started a new continuous conversation: tool calls are journaled.")
+                              : _("Started a new conversation."));
+  if (was == !!continuous)
+    {
+      g_task_return_boolean (task, TRUE);
+      return;
+    }
+
+  zot_extension_manager_reload_async (self->manager, cancellable, reloaded_cb, g_steal_pointer (&task));
+}
+
+gboolean
+zot_host_start_conversation_finish (ZotHost       *self,
+                                    GAsyncResult  *result,
+                                    GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * zot_host_resume_async:
+ *
+ * Finishes the step a continuous conversation was stopped in (see
+ * zot_agent_resume_async()). The callback's source object is the host's
+ * agent; finish with zot_host_resume_finish().
+ */
+void
+zot_host_resume_async (ZotHost             *self,
+                       GCancellable        *cancellable,
+                       GAsyncReadyCallback  callback,
+                       gpointer             user_data)
+{
+  g_return_if_fail (ZOT_IS_HOST (self));
+
+  zot_host_begin_session (self);
+  zot_agent_resume_async (self->agent, cancellable, callback, user_data);
+}
+
+/**
+ * zot_host_resume_finish:
+ *
+ * Returns: (transfer full) (nullable): the run's final text, or %NULL with
+ *   @error
+ */
+char *
+zot_host_resume_finish (ZotHost       *self,
+                        GAsyncResult  *result,
+                        GError       **error)
+{
+  g_return_val_if_fail (ZOT_IS_HOST (self), NULL);
+
+  return zot_agent_prompt_finish (self->agent, result, error);
+}

@@ -126,6 +126,21 @@ gboolean             zot_host_set_api_key       (ZotHost              *self,
                                                  const char           *provider,
                                                  const char           *api_key,
                                                  GError              **error);
+void                 zot_host_start_conversation_async  (ZotHost              *self,
+                                                         gboolean              continuous,
+                                                         GCancellable         *cancellable,
+                                                         GAsyncReadyCallback   callback,
+                                                         gpointer              user_data);
+gboolean             zot_host_start_conversation_finish (ZotHost              *self,
+                                                         GAsyncResult         *result,
+                                                         GError              **error);
+void                 zot_host_resume_async      (ZotHost              *self,
+                                                 GCancellable         *cancellable,
+                                                 GAsyncReadyCallback   callback,
+                                                 gpointer              user_data);
+char                *zot_host_resume_finish     (ZotHost              *self,
+                                                 GAsyncResult         *result,
+                                                 GError              **error);
 gboolean             zot_host_new_session       (ZotHost              *self,
                                                  GError              **error);
 void                 zot_host_begin_session     (ZotHost              *self);
