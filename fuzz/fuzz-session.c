@@ -9,6 +9,7 @@
 #include <glib/gstdio.h>
 
 #include "zot-fuzz-util.h"
+#include "zot-json.h"
 #include "zot-session.h"
 
 static char *path;
@@ -51,6 +52,35 @@ LLVMFuzzerTestOneInput (const guint8 *data,
   warnings = zot_session_get_warnings (session);
   for (guint i = 0; warnings[i] != NULL; i++)
     zot_fuzz_assert_utf8 ("a session warning", warnings[i], -1);
+
+  /* A continuous conversation's journal, as a resume reads it: the task of
+   * each call of the last message, and its result. */
+  if (zot_session_has_pending_step (session) && messages->len > 0)
+    {
+      JsonObject *last = g_ptr_array_index (messages, messages->len - 1);
+      JsonArray *content = json_object_get_array_member (last, "content");
+
+      for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
+        {
+          JsonNode *block = json_array_get_element (content, i);
+          const char *id;
+          JsonObject *task;
+
+          if (!JSON_NODE_HOLDS_OBJECT (block))
+            continue;
+          id = zot_json_get_string (json_node_get_object (block), "id");
+          if (id == NULL)
+            continue;
+          task = zot_session_lookup_task (session, id);
+          if (task != NULL)
+            {
+              g_autoptr(ZotToolResult) result = zot_session_task_get_result (task);
+
+              if (result != NULL)
+                g_assert_nonnull (result->content);
+            }
+        }
+    }
 
   return 0;
 }

@@ -784,23 +784,32 @@ _zot_agent_collect_calls (Run        *run,
   run->calls = g_ptr_array_new_with_free_func ((GDestroyNotify) _zot_tool_call_free);
   run->group_start = 0;
 
+  /* The message may come back from a session file (a resumed step):
+   * every member is checked, none assumed. */
   for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
     {
-      JsonObject *block = json_array_get_object_element (content, i);
+      JsonNode *node = json_array_get_element (content, i);
+      JsonObject *block;
       ToolCall *call;
       JsonNode *input;
+      const char *id;
+      const char *name;
 
-      if (g_strcmp0 (json_object_get_string_member_with_default (block, "type", ""), "tool_use") != 0)
+      if (!JSON_NODE_HOLDS_OBJECT (node))
+        continue;
+      block = json_node_get_object (node);
+      if (g_strcmp0 (zot_json_get_string (block, "type"), "tool_use") != 0)
         continue;
 
+      id = zot_json_get_string (block, "id");
+      name = zot_json_get_string (block, "name");
       input = json_object_get_member (block, "input");
       call = _zot_tool_call_new (self, &run_call_hooks, run, run->cancellable,
-                                 json_object_get_string_member_with_default (block, "id", ""),
-                                 json_object_get_string_member_with_default (block, "name", ""),
+                                 id != NULL ? id : "", name != NULL ? name : "",
                                  input != NULL && JSON_NODE_HOLDS_OBJECT (input) ?
                                    json_node_get_object (input) : NULL);
-      if (json_object_has_member (block, "input_raw"))
-        call->args_raw = g_strdup (json_object_get_string_member_with_default (block, "input_raw", ""));
+      if (zot_json_get_string (block, "input_raw") != NULL)
+        call->args_raw = g_strdup (zot_json_get_string (block, "input_raw"));
       _zot_tool_call_set_task (call, call->id);
       g_ptr_array_add (run->calls, call);
     }
