@@ -6,6 +6,7 @@
  * others resume journals written for the purpose. */
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -509,6 +510,60 @@ test_kill_and_resume (Fixture       *f,
   g_assert_cmpstr (keys[0], ==, keys[1]);
 }
 
+static gboolean
+has_a_line (gpointer data)
+{
+  g_autofree char *text = NULL;
+
+  return g_file_get_contents (data, &text, NULL, NULL) && strchr (text, '\n') != NULL;
+}
+
+/* SIGKILL while bash runs: the resumed run answers it `interrupted` and
+ * never runs it again. */
+static void
+test_kill_bash (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *pid_path = g_build_filename (f->env.root, "sleeper.pid", NULL);
+  g_autofree char *count = g_strescape (f->count_path, NULL);
+  g_autofree char *pids = g_strescape (pid_path, NULL);
+  g_autofree char *prompt = NULL;
+  g_autofree char *counts = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *sleeper = NULL;
+  g_autoptr(GSubprocess) first = NULL;
+  g_autoptr(GSubprocess) second = NULL;
+  g_autoptr(GError) error = NULL;
+  guint tick;
+
+  prompt = g_strdup_printf ("tool: bash {\"command\":\"echo $$ > '%s'; echo ran >> '%s'; exec sleep 60\"}",
+                            pids, count);
+  first = spawn_zot (f, prompt, &error);
+  g_assert_no_error (error);
+  tick = g_timeout_add (20, wake_up, NULL);
+  zot_test_wait_until (has_a_line, f->count_path, 60000);
+  g_source_remove (tick);
+  g_subprocess_force_exit (first);
+  g_assert_true (g_subprocess_wait (first, NULL, &error));
+  /* What the killed host left running goes too. */
+  if (g_file_get_contents (pid_path, &sleeper, NULL, NULL))
+    kill ((pid_t) g_ascii_strtoll (sleeper, NULL, 10), SIGKILL);
+
+  second = spawn_zot (f, "and after that", &error);
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_communicate_utf8 (second, NULL, NULL, &out, &err, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_subprocess_get_if_exited (second));
+  if (g_subprocess_get_exit_status (second) != 0)
+    g_error ("the resumed zot failed: %s", err);
+
+  counts = read_counts (f);
+  g_assert_cmpstr (counts, ==, "ran\n");
+  assert_contains (out, "interrupted");
+  assert_transcript_valid (f);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -524,6 +579,7 @@ main (int   argc,
   ADD ("bash-interrupted", test_bash_interrupted);
   ADD ("replay-contracts", test_replay_contracts);
   ADD ("kill-and-resume", test_kill_and_resume);
+  ADD ("kill-bash", test_kill_bash);
 
   return g_test_run ();
 }
