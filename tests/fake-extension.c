@@ -1005,7 +1005,8 @@ add_text_block (JsonBuilder *builder,
  *   "operation_key"   (of the frame) is recorded like everything else
  *   "late_ms": N      answer after N ms, reading stdin meanwhile
  *   "activate_tools": V  "activate_tools": V in the result
- *   "send": TEXT      write TEXT verbatim as one line before the result
+ *   "send": TEXT      write TEXT verbatim as one line before the result (or,
+ *                     with "hang", instead of it)
  * Without reply, size, error or refuse (or when args is not an object) the
  * only text block is "NAME called with ARGS", ARGS being compact JSON.
  * Text blocks come in the order reply, size, error, refuse.
@@ -1057,7 +1058,12 @@ handle_tool_call (JsonObject *object)
     }
 
   if (args != NULL && get_true_member (args, "hang"))
-    return;
+    {
+      /* A waiting call may still say something first (open a panel). */
+      if (get_string_member (args, "send") != NULL)
+        send_line (get_string_member (args, "send"), strlen (get_string_member (args, "send")));
+      return;
+    }
 
   if (args != NULL && json_object_get_member (args, "call") != NULL)
     {

@@ -852,6 +852,68 @@ test_extension_calls (Fixture       *f,
   g_assert_cmpint (zot_transcript_item_get_status (loose), ==, ZOT_TRANSCRIPT_TOOL_COMPLETED);
 }
 
+static gboolean
+tool_done (gpointer data)
+{
+  return zot_transcript_item_get_status (data) != ZOT_TRANSCRIPT_TOOL_RUNNING;
+}
+
+static gboolean
+item_waits (gpointer data)
+{
+  return zot_transcript_item_get_waiting_panel (data) != NULL;
+}
+
+/* An interactive call that opened a panel: its row offers to go there,
+ * until the call ends. */
+static void
+test_waiting_panel (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *ext = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+  ZotTranscriptItem *item;
+  GtkWidget *row;
+  GtkWidget *button;
+
+  ext = zot_test_make_fake_args (f->env.root, "asker", "--capabilities", "tool_cancel", "--register-json",
+                                 "{\"type\":\"register_tool\",\"name\":\"ask\",\"schema\":{},"
+                                 "\"interactive\":true}", NULL);
+  start (f, (const char * const []) { ext, NULL }, FALSE);
+  zot_host_submit_async (f->host,
+                         "tool: ask {\"hang\":true,\"send\":\"{\\\"type\\\":\\\"open_panel\\\",\\\"panel\\\":"
+                         "{\\\"id\\\":\\\"q\\\",\\\"title\\\":\\\"Question\\\",\\\"lines\\\":[\\\"Which?\\\"]}}\"}",
+                         NULL, NULL, NULL);
+
+  tools = NULL;
+  for (;;)
+    {
+      g_clear_pointer (&tools, g_ptr_array_unref);
+      iterate ();
+      tools = tool_items (f);
+      if (tools->len > 0)
+        break;
+    }
+  item = g_ptr_array_index (tools, 0);
+  zot_test_wait_until (item_waits, item, 30000);
+  g_assert_cmpstr (zot_transcript_item_get_waiting_panel (item), ==, "asker/q");
+  g_assert_cmpstr (zot_transcript_item_get_waiting_title (item), ==, "Question");
+
+  iterate ();
+  row = _zot_transcript_get_row (f->transcript, item);
+  button = zot_test_find_widget (row, GTK_TYPE_BUTTON, "tool-waiting");
+  g_assert_nonnull (button);
+  g_assert_true (gtk_widget_get_visible (button));
+  g_assert_cmpstr (gtk_button_get_label (GTK_BUTTON (button)), ==, "Answer in “Question”");
+  g_assert_cmpstr (gtk_actionable_get_action_name (GTK_ACTIONABLE (button)), ==, "win.show-panel");
+
+  /* The call ends: nothing to answer any more. */
+  zot_agent_abort (zot_host_get_agent (f->host));
+  zot_test_wait_until (tool_done, item, 30000);
+  iterate ();
+  g_assert_false (gtk_widget_get_visible (button));
+}
+
 static void
 test_notes (Fixture       *f,
             gconstpointer  data)
@@ -1120,6 +1182,7 @@ main (int   argc,
   add_test ("/zot/gui/transcript/tool-call", test_tool_call);
   add_test ("/zot/gui/transcript/extension-tool", test_extension_tool);
   add_test ("/zot/gui/transcript/extension-calls", test_extension_calls);
+  add_test ("/zot/gui/transcript/waiting-panel", test_waiting_panel);
   add_test ("/zot/gui/transcript/notes", test_notes);
   add_test ("/zot/gui/transcript/turn-error", test_turn_error);
   add_test ("/zot/gui/transcript/aborted", test_aborted);

@@ -48,6 +48,8 @@ struct _ZotTranscriptItem
   char                    *origin;
   char                    *parent_id;
   char                    *requested_by;    /* the extension that asked (call_tool) */
+  char                    *waiting_panel;   /* the key of the panel the call waits in */
+  char                    *waiting_title;
   guint                    depth;           /* calls above this one */
   JsonObject              *args;
   char                    *args_preview;
@@ -77,6 +79,7 @@ enum {
   PROP_STATUS,
   PROP_RESULT,
   PROP_EXPANDED,
+  PROP_WAITING_PANEL,
   N_PROPS
 };
 
@@ -281,6 +284,9 @@ zot_transcript_item_get_property (GObject    *object,
     case PROP_EXPANDED:
       g_value_set_boolean (value, self->expanded);
       break;
+    case PROP_WAITING_PANEL:
+      g_value_set_string (value, self->waiting_panel);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -334,6 +340,13 @@ zot_transcript_item_class_init (ZotTranscriptItemClass *klass)
   properties [PROP_STATUS] =
     g_param_spec_enum ("status", NULL, NULL, ZOT_TYPE_TRANSCRIPT_TOOL_STATUS, ZOT_TRANSCRIPT_TOOL_RUNNING, flags);
   properties [PROP_RESULT] = g_param_spec_string ("result", NULL, NULL, NULL, flags);
+  /**
+   * ZotTranscriptItem:waiting-panel:
+   *
+   * The key (zot_panel_get_key()) of the panel an interactive tool call
+   * waits for the user in, while it runs.
+   */
+  properties [PROP_WAITING_PANEL] = g_param_spec_string ("waiting-panel", NULL, NULL, NULL, flags);
   /**
    * ZotTranscriptItem:expanded:
    *
@@ -987,6 +1000,8 @@ zot_transcript_item_set_requested_by (ZotTranscriptItem *self,
   g_return_if_fail (self->kind == ZOT_TRANSCRIPT_ITEM_TOOL);
 
   g_free (self->requested_by);
+  g_free (self->waiting_panel);
+  g_free (self->waiting_title);
   self->requested_by = g_utf8_make_valid (extension, -1);
   self->depth = depth;
 }
@@ -1019,4 +1034,40 @@ zot_transcript_item_add_child (ZotTranscriptItem *self,
   g_return_if_fail (ZOT_IS_TRANSCRIPT_ITEM (child));
 
   g_list_store_append (G_LIST_STORE (zot_transcript_item_get_children (self)), child);
+}
+
+/**
+ * zot_transcript_item_set_waiting_panel:
+ * @key: (nullable): the panel's key, %NULL when the call no longer waits
+ * @title: (nullable): its title, for the row
+ */
+void
+zot_transcript_item_set_waiting_panel (ZotTranscriptItem *self,
+                                       const char        *key,
+                                       const char        *title)
+{
+  g_return_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self));
+
+  if (g_strcmp0 (self->waiting_panel, key) == 0 && g_strcmp0 (self->waiting_title, title) == 0)
+    return;
+
+  g_free (self->waiting_panel);
+  g_free (self->waiting_title);
+  self->waiting_panel = g_strdup (key);
+  self->waiting_title = title != NULL ? g_utf8_make_valid (title, -1) : NULL;
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_WAITING_PANEL]);
+}
+
+const char *
+zot_transcript_item_get_waiting_panel (ZotTranscriptItem *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), NULL);
+  return self->waiting_panel;
+}
+
+const char *
+zot_transcript_item_get_waiting_title (ZotTranscriptItem *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), NULL);
+  return self->waiting_title;
 }

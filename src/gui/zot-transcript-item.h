@@ -134,6 +134,11 @@ void                    zot_transcript_item_set_requested_by   (ZotTranscriptIte
                                                                 guint              depth);
 const char             *zot_transcript_item_get_requested_by   (ZotTranscriptItem *self);
 guint                   zot_transcript_item_get_depth          (ZotTranscriptItem *self);
+void                    zot_transcript_item_set_waiting_panel  (ZotTranscriptItem *self,
+                                                                const char        *key,
+                                                                const char        *title);
+const char             *zot_transcript_item_get_waiting_panel  (ZotTranscriptItem *self);
+const char             *zot_transcript_item_get_waiting_title  (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_args_preview   (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_args_pretty    (ZotTranscriptItem *self);
 ZotTranscriptToolStatus zot_transcript_item_get_status         (ZotTranscriptItem *self);

@@ -60,6 +60,7 @@ typedef struct
   GtkWidget *preview;
   GtkWidget *status_icon;
   GtkWidget *status;
+  GtkWidget *waiting;
   GtkWidget *body;           /* owned: a reference */
   GtkWidget *args;
   GtkWidget *result_title;
@@ -347,6 +348,16 @@ build_tool (ZotTranscriptRow *self)
 
   self->parts.attribution = attribution_label_new ();
   gtk_box_append (GTK_BOX (header), self->parts.attribution);
+
+  /* An interactive call that waits for the user in a panel: one click
+   * away. */
+  self->parts.waiting = gtk_button_new ();
+  gtk_widget_add_css_class (self->parts.waiting, "pill");
+  gtk_widget_add_css_class (self->parts.waiting, "suggested-action");
+  gtk_widget_add_css_class (self->parts.waiting, "tool-waiting");
+  gtk_widget_set_valign (self->parts.waiting, GTK_ALIGN_CENTER);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->parts.waiting), "win.show-panel");
+  gtk_box_append (GTK_BOX (header), self->parts.waiting);
 
   self->parts.status = gtk_label_new (NULL);
   gtk_widget_add_css_class (self->parts.status, "caption");
@@ -662,6 +673,26 @@ static const struct
 };
 
 static void
+update_tool_waiting (ZotTranscriptRow *self)
+{
+  ZotTranscriptItem *item = self->item;
+  const char *key = zot_transcript_item_get_waiting_panel (item);
+  gboolean waiting = key != NULL && zot_transcript_item_get_status (item) == ZOT_TRANSCRIPT_TOOL_RUNNING;
+
+  gtk_widget_set_visible (self->parts.waiting, waiting);
+  if (!waiting)
+    return;
+
+  {
+    const char *title = zot_transcript_item_get_waiting_title (item);
+    g_autofree char *label = g_strdup_printf (_("Answer in “%s”"), title != NULL && *title != '\0' ? title : key);
+
+    gtk_button_set_label (GTK_BUTTON (self->parts.waiting), label);
+    gtk_actionable_set_action_target_value (GTK_ACTIONABLE (self->parts.waiting), g_variant_new_string (key));
+  }
+}
+
+static void
 update_tool_status (ZotTranscriptRow *self)
 {
   ZotTranscriptItem *item = self->item;
@@ -684,6 +715,7 @@ update_tool_status (ZotTranscriptRow *self)
     gtk_image_set_from_icon_name (GTK_IMAGE (self->parts.status_icon), icon_name);
   set_state_class (self->parts.status_icon, &self->icon_class, icon_class);
   gtk_label_set_text (GTK_LABEL (self->parts.status), _(tool_states[status].label));
+  update_tool_waiting (self);
   set_state_class (self->child, &self->state_class, tool_states[status].css_class);
 
   if (gtk_expander_get_expanded (GTK_EXPANDER (self->child)))

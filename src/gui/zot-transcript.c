@@ -456,6 +456,20 @@ on_agent_extension_call_cb (ZotAgent      *agent,
   g_hash_table_replace (self->tool_items, g_strdup (id), g_object_ref (item));
 }
 
+/* An interactive call waits for the user in a panel: its row says where. */
+static void
+on_manager_panel_waiting_cb (ZotExtensionManager *manager,
+                             ZotExtension        *extension,
+                             ZotPanel            *panel,
+                             const char          *tool_id,
+                             ZotTranscript       *self)
+{
+  ZotTranscriptItem *item = tool_id != NULL ? g_hash_table_lookup (self->tool_items, tool_id) : NULL;
+
+  if (item != NULL)
+    zot_transcript_item_set_waiting_panel (item, zot_panel_get_key (panel), zot_panel_get_title (panel));
+}
+
 static void
 on_agent_turn_end_cb (ZotAgent      *agent,
                       const char    *stop,
@@ -764,6 +778,8 @@ zot_transcript_init (ZotTranscript *self)
                           G_CALLBACK (on_manager_load_failed_cb), self);
   g_signal_group_connect (self->manager_signals, "extension-crashed",
                           G_CALLBACK (on_manager_extension_crashed_cb), self);
+  g_signal_group_connect (self->manager_signals, "panel-waiting",
+                          G_CALLBACK (on_manager_panel_waiting_cb), self);
   g_signal_group_connect (self->manager_signals, "warning",
                           G_CALLBACK (on_manager_warning_cb), self);
   g_signal_group_connect (self->manager_signals, "extension-state-changed",
