@@ -413,6 +413,33 @@ test_origin_and_preview (Fixture       *f,
   zot_decision_free (first.decision);
 }
 
+/* A call whose preview and origin Pango 1.50 cannot wrap by word and
+ * character as they are (zot-wrap-safe.h): the dialog shows them
+ * repaired and measures at the narrowest. */
+static void
+test_degenerate_clusters (Fixture       *f,
+                          gconstpointer  data)
+{
+  Authorize first = { 0 };
+  AdwMessageDialog *dialog;
+  GtkWidget *preview;
+
+  zot_test_authorize (manager_of (f), "bash", "Y\u063F \u032DR",
+                      &(ZotCallOrigin) { .extension = "a\u06E7 \u200D\u06A1" }, NULL, &first);
+  zot_test_wait_until (dialog_shows, f, 10000);
+  dialog = _zot_approval_presenter_get_dialog (f->presenter);
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "a\u06E7 \u06A1"));
+  preview = zot_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_LABEL, "approval-preview");
+  g_assert_nonnull (preview);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (preview)), "Y\u063F \u25CC\u032DR"));
+  zot_test_measure_narrowest (preview);
+  zot_test_measure_narrowest (GTK_WIDGET (dialog));
+
+  _zot_approval_presenter_respond (f->presenter, "deny");
+  zot_test_wait_for (&first.done, 10000);
+  zot_decision_free (first.decision);
+}
+
 /* A subagent's call says which subagent asks. */
 static void
 test_subagent_named (Fixture       *f,
@@ -538,6 +565,7 @@ main (int    argc,
   ADD ("resolved-elsewhere", test_resolved_elsewhere);
   ADD ("cancelled-run", test_cancelled_run);
   ADD ("origin-and-preview", test_origin_and_preview);
+  ADD ("degenerate-clusters", test_degenerate_clusters);
   ADD ("subagent-named", test_subagent_named);
   ADD ("dispose-denies", test_dispose_denies);
   ADD ("application-actions", test_application_actions);

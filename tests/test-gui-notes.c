@@ -228,6 +228,24 @@ test_manager_switch (Fixture       *f,
   wait_shows (f, "alpha: info seen");
 }
 
+/* Notes that Pango 1.50 cannot wrap by word and character as they are
+ * (zot-wrap-safe.h): shown repaired, measured at the narrowest. */
+static void
+test_degenerate_clusters (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GPtrArray) rows = g_ptr_array_new ();
+
+  run (f, "notea", "notify info Y\u063F \u032DR");
+  run (f, "notea", "notify warn a\u06E7 \u200D\u06A1");
+  wait_shows (f, "alpha: info Y\u063F \u25CC\u032DR, warn a\u06E7 \u06A1");
+
+  collect (GTK_WIDGET (f->view), "note-row", rows);
+  for (guint i = 0; i < rows->len; i++)
+    zot_test_measure_narrowest (g_ptr_array_index (rows, i));
+  zot_test_measure_narrowest (GTK_WIDGET (f->view));
+}
+
 static void
 test_new_destroy (void)
 {
@@ -309,6 +327,8 @@ main (int    argc,
   g_test_add ("/zot/gui-notes/notes", Fixture, NULL, fixture_setup, test_notes, fixture_teardown);
   g_test_add ("/zot/gui-notes/manager-switch", Fixture, NULL, fixture_setup, test_manager_switch,
               fixture_teardown);
+  g_test_add ("/zot/gui-notes/degenerate-clusters", Fixture, NULL, fixture_setup,
+              test_degenerate_clusters, fixture_teardown);
   g_test_add_func ("/zot/gui-notes/new-destroy", test_new_destroy);
   g_test_add_func ("/zot/gui-notes/flood-keeps-painting", test_flood_keeps_painting);
 

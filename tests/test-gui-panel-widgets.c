@@ -410,6 +410,68 @@ test_ask_user_closed (Fixture       *f,
   g_assert_cmpuint (zot_panel_pane_get_n_panels (f->pane), ==, 0);
 }
 
+/* Text that Pango 1.50 cannot wrap by word and character (zot-wrap-safe.h)
+ * in a text widget, a text area and a panel of lines: shown, measured at
+ * the narrowest, never aborting. The text area keeps its text as it is. */
+#define DEGENERATE_1 "Y\\u063F \\u032DR"
+#define DEGENERATE_2 "a\\u06E7 \\u200D\\u06A1"
+
+static gboolean
+has_lines_panel (gpointer data)
+{
+  Fixture *f = data;
+  ZotPanel *panel = find_panel (f, "lines");
+
+  return panel != NULL && _zot_panel_pane_get_view (f->pane, panel) != NULL;
+}
+
+static void
+test_degenerate_clusters (Fixture       *f,
+                          gconstpointer  data)
+{
+  GtkWidget *text;
+  GtkWidget *area;
+  ZotPanelView *lines;
+  GtkTextBuffer *buffer;
+  GtkTextIter start;
+  GtkTextIter end;
+  g_autofree char *typed = NULL;
+
+  send_frame (f, "{\"type\":\"open_panel\",\"panel\":{\"id\":\"wrap\","
+                 "\"title\":\"" DEGENERATE_2 "\",\"widgets\":["
+                 "{\"id\":\"t1\",\"type\":\"text\",\"text\":\"" DEGENERATE_1 "\"},"
+                 "{\"id\":\"t2\",\"type\":\"text\",\"text\":\"" DEGENERATE_2 "\","
+                 "\"style\":\"bold\"},"
+                 "{\"id\":\"area\",\"type\":\"textarea\",\"label\":\"" DEGENERATE_1 "\","
+                 "\"value\":\"" DEGENERATE_2 "\"}]}}");
+  text = wait_widget (f, "wrap", "t1");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (text)), ==, "Y\u063F \u25CC\u032DR");
+  text = wait_widget (f, "wrap", "t2");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (text)), ==, "a\u06E7 \u06A1");
+
+  area = wait_widget (f, "wrap", "area");
+  g_assert_true (GTK_IS_TEXT_VIEW (area));
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (area));
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  typed = gtk_text_buffer_get_text (buffer, &start, &end, TRUE);
+  g_assert_cmpstr (typed, ==, "a\u06E7 \u200D\u06A1");
+  g_assert_cmpint (gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (area)), ==, GTK_WRAP_CHAR);
+
+  /* A panel of lines, which takes the pane's page. */
+  send_frame (f, "{\"type\":\"open_panel\",\"panel\":{\"id\":\"lines\",\"title\":\"" DEGENERATE_1 "\","
+                 "\"lines\":[\"" DEGENERATE_1 "\",\"" DEGENERATE_2 "\"],"
+                 "\"footer\":\"" DEGENERATE_2 "\"}}");
+  zot_test_wait_until (has_lines_panel, f, 10000);
+  lines = _zot_panel_pane_get_view (f->pane, find_panel (f, "lines"));
+  zot_test_measure_narrowest (GTK_WIDGET (lines));
+  zot_test_measure_narrowest (GTK_WIDGET (_zot_panel_pane_get_view (f->pane, find_panel (f, "wrap"))));
+  zot_test_measure_narrowest (GTK_WIDGET (f->pane));
+
+  /* Without the cluster, the area wraps by word again. */
+  gtk_text_buffer_set_text (buffer, "plain", -1);
+  g_assert_cmpint (gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (area)), ==, GTK_WRAP_WORD_CHAR);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -430,6 +492,7 @@ main (int    argc,
   ADD ("bad-tree", test_bad_tree);
   ADD ("ask-user-answered", test_ask_user_answered);
   ADD ("ask-user-closed", test_ask_user_closed);
+  ADD ("degenerate-clusters", test_degenerate_clusters);
 
 #undef ADD
 

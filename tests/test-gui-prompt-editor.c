@@ -636,6 +636,86 @@ test_paste_image (Fixture       *f,
   g_assert_cmpuint (zot_prompt_editor_get_n_images (f->editor), ==, 1);
 }
 
+static GtkWrapMode
+wrap_mode (Fixture *f)
+{
+  return gtk_text_view_get_wrap_mode (_zot_prompt_editor_get_text_view (f->editor));
+}
+
+static void
+cursor_to (Fixture *f,
+           int      offset)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (_zot_prompt_editor_get_text_view (f->editor));
+  GtkTextIter iter;
+
+  gtk_text_buffer_get_iter_at_offset (buffer, &iter, offset);
+  gtk_text_buffer_place_cursor (buffer, &iter);
+}
+
+/* Text that Pango 1.50 cannot wrap by word and character as it is
+ * (zot-wrap-safe.h): the editor keeps and sends exactly what was typed,
+ * and wraps by character while such a cluster is in it. */
+static void
+test_degenerate_clusters (Fixture       *f,
+                          gconstpointer  data)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (_zot_prompt_editor_get_text_view (f->editor));
+  GtkTextIter start;
+  GtkTextIter end;
+
+  g_assert_cmpint (wrap_mode (f), ==, GTK_WRAP_WORD_CHAR);
+  type (f, "Y\u063F \u032DR");
+  assert_text (f, "Y\u063F \u032DR");
+  g_assert_cmpint (wrap_mode (f), ==, GTK_WRAP_CHAR);
+  zot_test_measure_narrowest (GTK_WIDGET (f->editor));
+
+  /* A base typed before the mark: nothing left to avoid. */
+  cursor_to (f, 3);
+  type (f, "x");
+  assert_text (f, "Y\u063F x\u032DR");
+  g_assert_cmpint (wrap_mode (f), ==, GTK_WRAP_WORD_CHAR);
+
+  /* A space typed between a letter and its mark, then taken back. */
+  cursor_to (f, 4);
+  type (f, " ");
+  assert_text (f, "Y\u063F x \u032DR");
+  g_assert_cmpint (wrap_mode (f), ==, GTK_WRAP_CHAR);
+  gtk_text_buffer_get_iter_at_offset (buffer, &start, 4);
+  gtk_text_buffer_get_iter_at_offset (buffer, &end, 5);
+  gtk_text_buffer_delete_interactive (buffer, &start, &end, TRUE);
+  assert_text (f, "Y\u063F x\u032DR");
+  g_assert_cmpint (wrap_mode (f), ==, GTK_WRAP_WORD_CHAR);
+
+  /* Deleting the base makes the mark an orphan again. */
+  gtk_text_buffer_get_iter_at_offset (buffer, &start, 3);
+  gtk_text_buffer_get_iter_at_offset (buffer, &end, 4);
+  gtk_text_buffer_delete_interactive (buffer, &start, &end, TRUE);
+  g_assert_cmpint (wrap_mode (f), ==, GTK_WRAP_CHAR);
+  zot_test_measure_narrowest (GTK_WIDGET (f->editor));
+  g_assert_true (key (f, GDK_KEY_Return, 0));
+  g_assert_cmpuint (f->submitted->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->submitted, 0), ==, "Y\u063F \u032DR");
+  g_assert_cmpint (wrap_mode (f), ==, GTK_WRAP_WORD_CHAR);
+
+  /* A format character after a space, typed and sent as it is. */
+  type (f, "a\u06E7 \u200D\u06A1");
+  assert_text (f, "a\u06E7 \u200D\u06A1");
+  g_assert_cmpint (wrap_mode (f), ==, GTK_WRAP_CHAR);
+  zot_test_measure_narrowest (GTK_WIDGET (f->editor));
+  g_assert_true (key (f, GDK_KEY_Return, 0));
+  g_assert_cmpuint (f->submitted->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (f->submitted, 1), ==, "a\u06E7 \u200D\u06A1");
+
+  /* Set whole, as a draft or a pasted text is: a mark at the start. */
+  zot_prompt_editor_set_text (f->editor, "\u0301x\nfine");
+  assert_text (f, "\u0301x\nfine");
+  g_assert_cmpint (wrap_mode (f), ==, GTK_WRAP_CHAR);
+  zot_test_measure_narrowest (GTK_WIDGET (f->editor));
+  zot_prompt_editor_set_text (f->editor, "e\u0301 \u0928\u092E\u0938\u094D\u0924\u0947");
+  g_assert_cmpint (wrap_mode (f), ==, GTK_WRAP_WORD_CHAR);
+}
+
 static void
 add_test (const char *path,
           void      (*func) (Fixture *, gconstpointer))
@@ -660,6 +740,7 @@ main (int   argc,
   add_test ("/zot/gui/prompt-editor/commands-changed", test_commands_changed);
   add_test ("/zot/gui/prompt-editor/attachments", test_attachments);
   add_test ("/zot/gui/prompt-editor/paste-image", test_paste_image);
+  add_test ("/zot/gui/prompt-editor/degenerate-clusters", test_degenerate_clusters);
 
   return g_test_run ();
 }

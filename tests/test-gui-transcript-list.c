@@ -670,6 +670,69 @@ test_stick_to_bottom (Fixture       *f,
   zot_test_wait_until (at_bottom, f, 10000);
 }
 
+static GtkWrapMode
+stream_wrap_mode (GtkWidget *row)
+{
+  GtkWidget *view = zot_test_find_widget (row, GTK_TYPE_TEXT_VIEW, "plain-text");
+
+  g_assert_nonnull (view);
+  return gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (view));
+}
+
+/* Replies and messages that Pango 1.50 cannot wrap by word and character
+ * as they are (zot-wrap-safe.h). A stream keeps the model's text and
+ * wraps by character from the delta that brings such a cluster (the one
+ * before it counts: here the space) until the row is bound again. */
+static void
+test_degenerate_clusters (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  ZotTranscriptRow *row = ZOT_TRANSCRIPT_ROW (zot_transcript_row_new ());
+  g_autoptr(ZotTranscriptItem) first = zot_transcript_item_new_assistant ();
+  g_autoptr(ZotTranscriptItem) second = zot_transcript_item_new_assistant ();
+  g_autoptr(ZotTranscriptItem) user = zot_transcript_item_new_user ("a\u06E7 \u200D\u06A1", NULL);
+  g_autofree char *text = NULL;
+
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (row));
+  gtk_window_present (GTK_WINDOW (window));
+
+  zot_transcript_row_bind (row, first);
+  zot_transcript_item_append_text (first, "Y\u063F ");
+  g_assert_cmpint (stream_wrap_mode (GTK_WIDGET (row)), ==, GTK_WRAP_WORD_CHAR);
+  zot_transcript_item_append_text (first, "\u032DR");
+  g_assert_true (stream_ends_with (GTK_WIDGET (row), "Y\u063F \u032DR"));
+  g_assert_cmpint (stream_wrap_mode (GTK_WIDGET (row)), ==, GTK_WRAP_CHAR);
+  zot_test_measure_narrowest (GTK_WIDGET (row));
+  zot_transcript_item_append_text (first, " and more");
+  g_assert_cmpint (stream_wrap_mode (GTK_WIDGET (row)), ==, GTK_WRAP_CHAR);
+  zot_test_measure_narrowest (GTK_WIDGET (row));
+
+  /* Bound again: the next stream starts by word and character. */
+  zot_transcript_row_bind (row, second);
+  zot_transcript_item_append_text (second, "a\u06E7");
+  g_assert_cmpint (stream_wrap_mode (GTK_WIDGET (row)), ==, GTK_WRAP_WORD_CHAR);
+  zot_transcript_item_append_text (second, " \u200D\u06A1");
+  g_assert_true (stream_ends_with (GTK_WIDGET (row), "a\u06E7 \u200D\u06A1"));
+  g_assert_cmpint (stream_wrap_mode (GTK_WIDGET (row)), ==, GTK_WRAP_CHAR);
+  zot_test_measure_narrowest (GTK_WIDGET (row));
+
+  /* Whole, as Markdown: shown repaired. */
+  zot_transcript_item_finish (second, "a\u06E7 \u200D\u06A1 and Y\u063F \u032DR");
+  text = zot_test_widget_text (GTK_WIDGET (row));
+  g_assert_nonnull (strstr (text, "a\u06E7 \u06A1 and Y\u063F \u25CC\u032DR"));
+  g_clear_pointer (&text, g_free);
+  zot_test_measure_narrowest (GTK_WIDGET (row));
+
+  /* The user's own text is shown as sent, wrapped by character. */
+  zot_transcript_row_bind (row, user);
+  text = zot_test_widget_text (GTK_WIDGET (row));
+  g_assert_nonnull (strstr (text, "a\u06E7 \u200D\u06A1"));
+  zot_test_measure_narrowest (GTK_WIDGET (row));
+
+  zot_transcript_row_unbind (row);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 add_test (const char *path,
           void      (*func) (Fixture *, gconstpointer))
@@ -689,6 +752,7 @@ main (int   argc,
   g_test_add_func ("/zot/gui/transcript-list/item-new-destroy", test_item_new_destroy);
   g_test_add_func ("/zot/gui/transcript-list/markdown-document", test_markdown_document);
   g_test_add_func ("/zot/gui/transcript-list/rebind-resets", test_rebind_resets);
+  g_test_add_func ("/zot/gui/transcript-list/degenerate-clusters", test_degenerate_clusters);
   add_test ("/zot/gui/transcript-list/recycled", test_recycled);
   add_test ("/zot/gui/transcript-list/streaming-delta", test_streaming_delta);
   add_test ("/zot/gui/transcript-list/tool-result-in-place", test_tool_result_in_place);

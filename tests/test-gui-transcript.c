@@ -555,6 +555,61 @@ test_markdown_narrow (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Markdown that Pango 1.50 cannot wrap by word and character as it is
+ * (zot-wrap-safe.h): text is shown repaired, each piece after the one
+ * before it across styles; code is kept to be copied and its view wraps
+ * by character. Everything measures at the narrowest. */
+static void
+test_markdown_degenerate (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *view = zot_markdown_view_new ();
+  static const struct
+  {
+    const char *markdown;
+    const char *shown;
+  } cases[] = {
+    { "Y\u063F \u032DR", "Y\u063F \u25CC\u032DR\n" },
+    { "a\u06E7 \u200D\u06A1", "a\u06E7 \u06A1\n" },
+    { "# Y\u063F \u032DR", "Y\u063F \u25CC\u032DR\n" },
+    { "- a\u06E7 \u200D\u06A1\n- \u0301x", "•\na\u06E7 \u06A1\n•\n\u25CC\u0301x\n" },
+    { "**e**\u0301 Y\u063F *\u032DR*", "e\u0301 Y\u063F \u25CC\u032DR\n" },
+    { "`Y\u063F \u032DR` a\nb \u200D\u200Cc", "Y\u063F \u25CC\u032DR a\nb c\n" },
+    { "&#x200D;x &#x32D;", "x \u25CC\u032D\n" },
+    { "<div>\n\u0301</div>", "<div>\n\u25CC\u0301</div>\n" },
+  };
+
+  gtk_window_set_child (GTK_WINDOW (window), view);
+  gtk_window_present (GTK_WINDOW (window));
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = NULL;
+
+      render_checked (view, cases[i].markdown, -1);
+      text = zot_test_widget_text (view);
+      g_assert_cmpstr (text, ==, cases[i].shown);
+      iterate ();
+    }
+
+  /* Code is copied as it is. */
+  {
+    g_autoptr(GPtrArray) views = NULL;
+    g_autofree char *text = NULL;
+
+    render_checked (view, "```\nY\u063F \u032DR\n```\n\n```\nplain\n```\n", -1);
+    views = zot_test_find_widgets (view, GTK_SOURCE_TYPE_VIEW, NULL);
+    g_assert_cmpuint (views->len, ==, 2);
+    g_assert_cmpint (gtk_text_view_get_wrap_mode (views->pdata[0]), ==, GTK_WRAP_CHAR);
+    g_assert_cmpint (gtk_text_view_get_wrap_mode (views->pdata[1]), ==, GTK_WRAP_WORD_CHAR);
+    text = zot_test_widget_text (view);
+    g_assert_cmpstr (text, ==, "Y\u063F \u032DR\nplain\n");
+    iterate ();
+  }
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_markdown_fuzz (void)
 {
@@ -1176,6 +1231,7 @@ main (int   argc,
   g_test_add_func ("/zot/gui/transcript/new-destroy", test_new_destroy);
   g_test_add_func ("/zot/gui/markdown/languages", test_markdown_languages);
   g_test_add_func ("/zot/gui/markdown/narrow", test_markdown_narrow);
+  g_test_add_func ("/zot/gui/markdown/degenerate", test_markdown_degenerate);
   g_test_add_func ("/zot/gui/markdown/fuzz", test_markdown_fuzz);
   add_test ("/zot/gui/transcript/hello", test_hello);
   add_test ("/zot/gui/transcript/markdown", test_markdown);

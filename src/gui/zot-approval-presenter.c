@@ -18,6 +18,7 @@
 
 #include "zot-approval-presenter.h"
 #include "zot-approval-presenter-private.h"
+#include "zot-wrap-safe-gtk.h"
 
 typedef struct _Item Item;
 
@@ -208,22 +209,32 @@ present_dialog (ZotApprovalPresenter *self,
   const char *origin = zot_approval_get_origin_extension (item->approval);
   const char *agent_id = zot_approval_get_agent_id (item->approval);
   const char *agent_name = zot_approval_get_agent_name (item->approval);
+  g_autofree char *tool_name = NULL;
+  g_autofree char *requester = NULL;
   AdwMessageDialog *dialog;
   GtkWidget *preview;
 
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (parent, NULL, NULL));
-  adw_message_dialog_format_heading (dialog, _("Allow %s?"),
-                                     zot_approval_get_tool_name (item->approval));
-  if (agent_id != NULL)
-    adw_message_dialog_format_body (dialog, _("Requested by the subagent “%s”"),
-                                    agent_name != NULL && *agent_name != '\0' ? agent_name : agent_id);
+  /* The dialog's heading and body wrap by word and character too. */
+  tool_name = zot_wrap_safe_text (zot_approval_get_tool_name (item->approval), -1);
+  if (agent_id != NULL && agent_name != NULL && *agent_name != '\0')
+    requester = zot_wrap_safe_text (agent_name, -1);
+  else if (agent_id != NULL)
+    requester = zot_wrap_safe_text (agent_id, -1);
   else if (origin != NULL && *origin != '\0')
-    adw_message_dialog_format_body (dialog, _("Requested by the extension “%s”"), origin);
+    requester = zot_wrap_safe_text (origin, -1);
 
-  preview = gtk_label_new (zot_approval_get_preview (item->approval));
+  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (parent, NULL, NULL));
+  adw_message_dialog_format_heading (dialog, _("Allow %s?"), tool_name);
+  if (agent_id != NULL)
+    adw_message_dialog_format_body (dialog, _("Requested by the subagent “%s”"), requester);
+  else if (requester != NULL)
+    adw_message_dialog_format_body (dialog, _("Requested by the extension “%s”"), requester);
+
+  preview = gtk_label_new (NULL);
   gtk_label_set_selectable (GTK_LABEL (preview), TRUE);
   gtk_label_set_wrap (GTK_LABEL (preview), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (preview), PANGO_WRAP_WORD_CHAR);
+  zot_wrap_safe_label_set_text (GTK_LABEL (preview), zot_approval_get_preview (item->approval));
   gtk_label_set_xalign (GTK_LABEL (preview), 0);
   gtk_widget_add_css_class (preview, "monospace");
   gtk_widget_add_css_class (preview, "approval-preview");

@@ -23,6 +23,7 @@
 #include "zot-extension-row-private.h"
 #include "zot-extension-tool.h"
 #include "zot-installer.h"
+#include "zot-wrap-safe-gtk.h"
 
 /* The tail read from the end of a log, and how much of it is shown. */
 #define LOG_TAIL_BYTES (16 * 1024)
@@ -223,7 +224,7 @@ show_log_error (ZotExtensionRow *self,
 {
   g_autofree char *message = g_strdup_printf (_("The log cannot be read: %s"), error->message);
 
-  gtk_label_set_text (self->log_label, message);
+  zot_wrap_safe_label_set_text (self->log_label, message);
 }
 
 static void
@@ -253,7 +254,7 @@ log_read_cb (GObject      *object,
     }
 
   text = tail_lines ((const char *) read->buffer, n_read, read->seeked);
-  gtk_label_set_text (self->log_label, *text != '\0' ? text : _("Nothing logged yet."));
+  zot_wrap_safe_label_set_text (self->log_label, *text != '\0' ? text : _("Nothing logged yet."));
 }
 
 static void

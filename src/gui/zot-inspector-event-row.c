@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "zot-inspector-event-row.h"
+#include "zot-wrap-safe-gtk.h"
 
 struct _ZotInspectorEventRow
 {
@@ -44,7 +45,7 @@ on_expander_expanded_cb (ZotInspectorEventRow *self,
     {
       g_autofree char *pretty = _zot_inspector_entry_dup_pretty_text (self->entry);
 
-      gtk_label_set_text (self->payload_label, pretty);
+      zot_wrap_safe_label_set_text (self->payload_label, pretty);
     }
   else
     {

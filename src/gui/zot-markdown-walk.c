@@ -4,7 +4,9 @@
  * block to a sink (zot-markdown-private.h). Inline content becomes Pango
  * markup in which every piece of text from the model is escaped with
  * g_markup_escape_text, so "<b>" in a reply is shown as it is, never
- * interpreted.
+ * interpreted. That text is first made safe for Pango 1.50's word and
+ * character wrapping (zot-wrap-safe.h), piece by piece, each piece seen
+ * after the text before it, so that no repair lands inside a tag.
  *
  * Model output is untrusted input, so the walk is bounded: containers
  * nested deeper than MAX_BLOCK_DEPTH are flattened (GTK measures widget
@@ -23,6 +25,7 @@
 #include <cmark.h>
 
 #include "zot-markdown-private.h"
+#include "zot-wrap-safe.h"
 
 #define MAX_BLOCK_DEPTH  12
 #define MAX_INLINE_DEPTH 24
@@ -265,11 +268,18 @@ static void
 builder_text (Builder    *builder,
               const char *text)
 {
-  if (builder->markup != NULL && text != NULL)
-    {
-      append_escaped (builder->markup, text);
-      g_string_append (builder->plain, text);
-    }
+  g_autofree char *safe = NULL;
+  gunichar previous = 0;
+
+  if (builder->markup == NULL || text == NULL)
+    return;
+
+  if (builder->plain->len > 0)
+    previous = g_utf8_get_char (g_utf8_find_prev_char (builder->plain->str,
+                                                       builder->plain->str + builder->plain->len));
+  safe = zot_wrap_safe_text_after (previous, text, -1);
+  append_escaped (builder->markup, safe);
+  g_string_append (builder->plain, safe);
 }
 
 static void

@@ -16,6 +16,7 @@
 
 #include "zot-markdown.h"
 #include "zot-markdown-private.h"
+#include "zot-wrap-safe-gtk.h"
 
 struct _ZotMarkdownView
 {
@@ -68,6 +69,9 @@ _zot_markdown_label_new (void)
  * _zot_markdown_text_view_new:
  * @text: (nullable): its text, lines already broken
  *
+ * The text is kept as it is, to be copied: the view wraps by character
+ * if it holds a cluster that Pango cannot wrap by word (zot-wrap-safe.h).
+ *
  * Returns: (transfer floating): a read-only text view for text too long
  *   for a label
  */
@@ -76,11 +80,11 @@ _zot_markdown_text_view_new (const char *text)
 {
   GtkWidget *view = gtk_text_view_new ();
 
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
   if (text != NULL)
-    gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (view)), text, -1);
+    zot_wrap_safe_text_view_set_text (GTK_TEXT_VIEW (view), text, -1);
   gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
   gtk_widget_set_hexpand (view, TRUE);
   gtk_widget_add_css_class (view, "plain-text");
 
@@ -92,7 +96,7 @@ create_markup_label (const char *markup)
 {
   GtkWidget *label = _zot_markdown_label_new ();
 
-  gtk_label_set_markup (GTK_LABEL (label), markup);
+  zot_wrap_safe_label_set_markup (GTK_LABEL (label), markup);
   g_signal_connect (label, "activate-link", G_CALLBACK (on_label_activate_link_cb), NULL);
 
   return label;
@@ -230,8 +234,11 @@ create_code_block (const char *code,
   gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
   /* Wrapped rather than scrolled sideways: a nested scroller would fight
-   * the transcript's, and an unwrapped view would widen the window. */
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
+   * the transcript's, and an unwrapped view would widen the window. The
+   * code is copied as it is, so a cluster that Pango cannot wrap by word
+   * makes it wrap by character (zot-wrap-safe.h). */
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), zot_wrap_safe_check (shown, -1) ?
+                                                     GTK_WRAP_WORD_CHAR : GTK_WRAP_CHAR);
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 8);
   gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 8);
   gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 10);
@@ -373,7 +380,7 @@ add_literal (gpointer    parent,
 {
   GtkWidget *label = _zot_markdown_label_new ();
 
-  gtk_label_set_text (GTK_LABEL (label), text);
+  zot_wrap_safe_label_set_text (GTK_LABEL (label), text);
   gtk_widget_add_css_class (label, "monospace");
   gtk_box_append (GTK_BOX (parent), label);
 }

@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-notes-view.h"
+#include "zot-wrap-safe-gtk.h"
 
 #define MAX_NOTES 200
 
@@ -128,7 +129,7 @@ note_row_new (const char *level,
   g_autofree char *time = g_date_time_format (now, "%H:%M:%S");
   GtkWidget *row = gtk_grid_new ();
   GtkWidget *icon = gtk_image_new_from_icon_name (levels[index].icon_name);
-  GtkWidget *label = gtk_label_new (message);
+  GtkWidget *label = gtk_label_new (NULL);
   GtkWidget *stamp = gtk_label_new (time);
 
   /* A grid, not a horizontal box, for the reason in zot-markdown.c's
@@ -144,6 +145,7 @@ note_row_new (const char *level,
   gtk_label_set_xalign (GTK_LABEL (label), 0);
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  zot_wrap_safe_label_set_text (GTK_LABEL (label), message);
   gtk_label_set_selectable (GTK_LABEL (label), TRUE);
   /* Selectable with the pointer, but never the focus: a focused label that
    * clear_notes removes upsets GTK 4.8, and notes are not worth a Tab stop. */

@@ -17,6 +17,7 @@
 #include "zot-panel-pane.h"
 #include "zot-panel-pane-private.h"
 #include "zot-panel-view.h"
+#include "zot-wrap-safe-gtk.h"
 
 typedef struct
 {
@@ -98,7 +99,7 @@ static void
 show_status (ZotPanelPane *self,
              const char   *text)
 {
-  gtk_label_set_text (self->status_label, text);
+  zot_wrap_safe_label_set_text (self->status_label, text);
   gtk_widget_set_visible (GTK_WIDGET (self->status_box), TRUE);
 }
 

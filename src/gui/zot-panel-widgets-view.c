@@ -29,6 +29,7 @@
 #include "zot-limits.h"
 #include "zot-panel-list.h"
 #include "zot-panel-widgets-view.h"
+#include "zot-wrap-safe-gtk.h"
 
 typedef struct _Item Item;
 
@@ -288,6 +289,8 @@ create_textarea (Item *item)
   gtk_box_append (GTK_BOX (item->widget), field_label (item));
   item->control = gtk_text_view_new ();
   gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (item->control), GTK_WRAP_WORD_CHAR);
+  /* What the user types is sent as it is: the wrap mode follows the text. */
+  zot_wrap_safe_text_view_watch (GTK_TEXT_VIEW (item->control));
   /* Tab leaves the text area, so that the keyboard can reach what follows. */
   gtk_text_view_set_accepts_tab (GTK_TEXT_VIEW (item->control), FALSE);
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (item->control), 6);
@@ -487,7 +490,8 @@ update_text (Item         *item,
   else if (node->style == ZOT_PANEL_STYLE_ITALIC)
     pango_attr_list_insert (attrs, pango_attr_style_new (PANGO_STYLE_ITALIC));
 
-  gtk_label_set_text (GTK_LABEL (item->widget), node->text);
+  /* The attributes span the whole text, so a repair does not move them. */
+  zot_wrap_safe_label_set_text (GTK_LABEL (item->widget), node->text);
   gtk_label_set_attributes (GTK_LABEL (item->widget), attrs);
   set_style_classes (item->widget, node->style);
 }

@@ -15,6 +15,7 @@
 #include "zot-message.h"
 #include "zot-prompt-editor.h"
 #include "zot-prompt-editor-private.h"
+#include "zot-wrap-safe-gtk.h"
 
 #define MAX_HISTORY 200
 
@@ -1021,6 +1022,9 @@ zot_prompt_editor_init (ZotPromptEditor *self)
   self->history_index = -1;
   self->cancellable = g_cancellable_new ();
   g_signal_connect (self->text_view, "paste-clipboard", G_CALLBACK (on_text_view_paste_clipboard_cb), self);
+  /* The prompt is sent exactly as typed, so a cluster that Pango cannot
+   * wrap by word makes the view wrap by character instead. */
+  zot_wrap_safe_text_view_watch (self->text_view);
 
   self->manager_signals = g_signal_group_new (ZOT_TYPE_EXTENSION_MANAGER);
   g_signal_group_connect (self->manager_signals, "commands-changed",

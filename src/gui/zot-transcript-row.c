@@ -21,6 +21,7 @@
 #include "zot-markdown.h"
 #include "zot-markdown-private.h"
 #include "zot-transcript-row.h"
+#include "zot-wrap-safe-gtk.h"
 
 /* GtkLabel lays out long text in superlinear time; longer text goes into
  * a read-only GtkTextView. */
@@ -89,7 +90,9 @@ G_DEFINE_FINAL_TYPE (ZotTranscriptRow, zot_transcript_row, GTK_TYPE_WIDGET)
 
 /* A text slot holds one text block: a selectable label, or a text view
  * when the text is long. It keeps its block when the next text fits the
- * same kind. */
+ * same kind. The text is what was sent or returned, to be copied as it
+ * is, so it is never repaired: the block wraps by character instead when
+ * Pango could not wrap it by word (zot-wrap-safe.h). */
 static GtkWidget *
 text_slot_new (gboolean monospace)
 {
@@ -135,10 +138,10 @@ text_slot_set (GtkWidget  *slot,
     {
       g_autofree char *broken = _zot_markdown_break_long_lines (text, MAX_LINE_CHARS);
 
-      gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (block)), broken, -1);
+      zot_wrap_safe_text_view_set_text (GTK_TEXT_VIEW (block), broken, -1);
     }
   else
-    gtk_label_set_text (GTK_LABEL (block), text);
+    zot_wrap_safe_label_set_verbatim (GTK_LABEL (block), text);
 }
 
 static GtkWidget *
@@ -568,9 +571,23 @@ clear_box (GtkWidget *box)
     gtk_box_remove (GTK_BOX (box), child);
 }
 
+/* Empties the stream view, which wraps by word and character again. */
+static void
+stream_view_clear (ZotTranscriptRow *self)
+{
+  GtkTextView *view = GTK_TEXT_VIEW (self->parts.stream_view);
+
+  gtk_text_buffer_set_text (gtk_text_view_get_buffer (view), "", 0);
+  gtk_text_view_set_wrap_mode (view, GTK_WRAP_WORD_CHAR);
+  self->streamed = 0;
+}
+
 /* The reply as it streams: a spinner until text comes, then a text view
  * that deltas are appended to (a label would lay all of the text out
- * again for each), and "(stopped)" under it if the turn was aborted. */
+ * again for each), and "(stopped)" under it if the turn was aborted. The
+ * text is the model's, kept as it is: once a delta brings a cluster that
+ * Pango cannot wrap by word (zot-wrap-safe.h), the view wraps by
+ * character until it is emptied. */
 static void
 update_stream (ZotTranscriptRow *self)
 {
@@ -600,15 +617,20 @@ update_stream (ZotTranscriptRow *self)
 
   buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->parts.stream_view));
   if (length < self->streamed)
-    {
-      gtk_text_buffer_set_text (buffer, "", 0);
-      self->streamed = 0;
-    }
+    stream_view_clear (self);
   if (length > self->streamed)
     {
+      const char *text = zot_transcript_item_get_text (item);
+      gunichar previous = 0;
+
+      if (self->streamed > 0)
+        previous = g_utf8_get_char (g_utf8_find_prev_char (text, text + self->streamed));
+      if (!zot_wrap_safe_check_after (previous, text + self->streamed,
+                                      (gssize) (length - self->streamed)))
+        gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (self->parts.stream_view), GTK_WRAP_CHAR);
+
       gtk_text_buffer_get_end_iter (buffer, &end);
-      gtk_text_buffer_insert (buffer, &end, zot_transcript_item_get_text (item) + self->streamed,
-                              length - self->streamed);
+      gtk_text_buffer_insert (buffer, &end, text + self->streamed, length - self->streamed);
       self->streamed = length;
     }
 
@@ -757,10 +779,11 @@ update_load_failure (ZotTranscriptRow *self)
   const char *text = zot_transcript_item_get_text (item);
   const char *detail = zot_transcript_item_get_detail (item);
 
-  gtk_label_set_text (GTK_LABEL (self->parts.title), zot_transcript_item_get_title (item));
+  zot_wrap_safe_label_set_text (GTK_LABEL (self->parts.title),
+                                zot_transcript_item_get_title (item));
   text_slot_set (self->parts.text, text);
   gtk_widget_set_visible (self->parts.text, *text != '\0');
-  gtk_label_set_text (GTK_LABEL (self->parts.detail), detail ? detail : "");
+  zot_wrap_safe_label_set_text (GTK_LABEL (self->parts.detail), detail);
   gtk_widget_set_visible (self->parts.detail, detail != NULL);
 }
 
@@ -795,7 +818,8 @@ update_all (ZotTranscriptRow *self)
                                       zot_transcript_item_get_document (item));
       break;
     case LAYOUT_STARTUP:
-      gtk_label_set_text (GTK_LABEL (self->parts.title), zot_transcript_item_get_text (item));
+      zot_wrap_safe_label_set_text (GTK_LABEL (self->parts.title),
+                                    zot_transcript_item_get_text (item));
       break;
     case LAYOUT_NONE:
     default:
@@ -910,7 +934,7 @@ zot_transcript_row_bind (ZotTranscriptRow  *self,
   /* A stream view holds the text of the item it was filling. */
   self->streamed = 0;
   if (self->parts.stream_view != NULL)
-    gtk_text_buffer_set_text (gtk_text_view_get_buffer (GTK_TEXT_VIEW (self->parts.stream_view)), "", 0);
+    stream_view_clear (self);
 
   self->item = g_object_ref (item);
   update_all (self);
