@@ -359,7 +359,6 @@ build_tool (ZotTranscriptRow *self)
   gtk_widget_add_css_class (self->parts.waiting, "suggested-action");
   gtk_widget_add_css_class (self->parts.waiting, "tool-waiting");
   gtk_widget_set_valign (self->parts.waiting, GTK_ALIGN_CENTER);
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->parts.waiting), "win.show-panel");
   gtk_box_append (GTK_BOX (header), self->parts.waiting);
 
   self->parts.status = gtk_label_new (NULL);
@@ -703,7 +702,11 @@ update_tool_waiting (ZotTranscriptRow *self)
 
   gtk_widget_set_visible (self->parts.waiting, waiting);
   if (!waiting)
-    return;
+    {
+      /* No action without its target: GTK warns of the mismatch. */
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (self->parts.waiting), NULL);
+      return;
+    }
 
   {
     const char *title = zot_transcript_item_get_waiting_title (item);
@@ -711,6 +714,7 @@ update_tool_waiting (ZotTranscriptRow *self)
 
     gtk_button_set_label (GTK_BUTTON (self->parts.waiting), label);
     gtk_actionable_set_action_target_value (GTK_ACTIONABLE (self->parts.waiting), g_variant_new_string (key));
+    gtk_actionable_set_action_name (GTK_ACTIONABLE (self->parts.waiting), "win.show-panel");
   }
 }
 
