@@ -1641,16 +1641,31 @@ main (int   argc,
 
   if (opt_spawn_sleeper != NULL)
     {
-      pid_t pid = fork ();
       g_autofree char *text = NULL;
+      int ready[2];
+      char byte;
+      pid_t pid;
 
+      /* The child says when it has left the group: a stop that came first
+       * would end it with the group, and the test would see no escaper. */
+      if (pipe (ready) != 0)
+        return 1;
+      pid = fork ();
       if (pid == 0)
         {
+          close (ready[0]);
           if (opt_sleeper_escapes)
             setsid ();
+          if (write (ready[1], "", 1) != 1)
+            _exit (127);
+          close (ready[1]);
           execlp ("sleep", "sleep", "300", NULL);
           _exit (127);
         }
+      close (ready[1]);
+      while (read (ready[0], &byte, 1) < 0 && errno == EINTR)
+        ;
+      close (ready[0]);
       text = g_strdup_printf ("%d", (int) pid);
       g_file_set_contents (opt_spawn_sleeper, text, -1, NULL);
     }
