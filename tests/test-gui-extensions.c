@@ -229,6 +229,36 @@ test_row_new_destroy (Fixture       *f,
   g_assert_finalize_object (row);
 }
 
+/* A manifest's name and description reach libadwaita's rows, which wrap
+ * by word and character: an orphaned mark there must not abort Pango
+ * (zot-wrap-safe.h). */
+static void
+test_degenerate_manifest (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ZotManifest) manifest = NULL;
+  g_autoptr(JsonObject) ack = json_object_new ();
+  g_autoptr(ZotExtension) extension = NULL;
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *row;
+
+  manifest = zot_manifest_new_from_data (f->env.root,
+                                         "{\"name\":\"odd\",\"exec\":\"true\",\"version\":\"1\","
+                                         "\"description\":\"Y\\u063f \\u032dR and a\\u06e7 \\u200d\\u06a1\"}",
+                                         -1, &error);
+  g_assert_no_error (error);
+  extension = zot_extension_new (manifest, ZOT_EXTENSION_SCOPE_EXPLICIT, ack);
+  row = zot_extension_row_new (extension);
+  gtk_window_set_child (GTK_WINDOW (window), row);
+  gtk_window_set_default_size (GTK_WINDOW (window), 200, 200);
+  gtk_window_present (GTK_WINDOW (window));
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
+  zot_test_measure_narrowest (row);
+  g_assert_nonnull (strstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row)), "\u25cc"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_rows (Fixture       *f,
            gconstpointer  data)
@@ -524,6 +554,8 @@ main (int    argc,
   g_test_add ("/zot/gui/extensions/row-new-destroy", Fixture, NULL, fixture_setup, test_row_new_destroy,
               fixture_teardown);
   g_test_add ("/zot/gui/extensions/rows", Fixture, NULL, fixture_setup, test_rows, fixture_teardown);
+  g_test_add ("/zot/gui/extensions/degenerate-manifest", Fixture, NULL, fixture_setup, test_degenerate_manifest,
+              fixture_teardown);
   g_test_add ("/zot/gui/extensions/disable-enable", Fixture, NULL, fixture_setup, test_disable_enable,
               fixture_teardown);
   g_test_add ("/zot/gui/extensions/restart-one", Fixture, NULL, fixture_setup, test_restart_one,

@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-extension-row.h"
+#include "zot-wrap-safe.h"
 #include "zot-extension-row-private.h"
 #include "zot-extension-tool.h"
 #include "zot-installer.h"
@@ -374,10 +375,17 @@ detail_row_new (const char *title,
 {
   GtkWidget *row = adw_action_row_new ();
 
+  g_autofree char *safe_title = zot_wrap_safe_text (title, -1);
+
+  /* libadwaita's rows wrap by word and character too (zot-wrap-safe.h). */
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), safe_title);
   if (subtitle != NULL && *subtitle != '\0')
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+    {
+      g_autofree char *safe_subtitle = zot_wrap_safe_text (subtitle, -1);
+
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), safe_subtitle);
+    }
 
   if (icon_name != NULL)
     {
@@ -568,7 +576,11 @@ update (ZotExtensionRow *self)
   g_string_append (subtitle, scope_label (zot_extension_get_scope (extension)));
   if (manifest != NULL && zot_manifest_get_description (manifest) != NULL)
     g_string_append_printf (subtitle, " — %s", zot_manifest_get_description (manifest));
-  adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (self), subtitle->str);
+  {
+    g_autofree char *safe = zot_wrap_safe_text (subtitle->str, -1);
+
+    adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (self), safe);
+  }
 
   gtk_label_set_text (self->state_label, state_label (state));
   if (self->state_class != NULL)
@@ -718,7 +730,11 @@ zot_extension_row_constructed (GObject *object)
 
   g_assert (ZOT_IS_EXTENSION (self->extension));
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), zot_extension_get_name (self->extension));
+  {
+    g_autofree char *safe = zot_wrap_safe_text (zot_extension_get_name (self->extension), -1);
+
+    adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self), safe);
+  }
   g_signal_connect_object (self->extension, "notify::state", G_CALLBACK (on_extension_state_cb), self,
                            G_CONNECT_SWAPPED);
   update (self);
