@@ -31,7 +31,7 @@ struct _ToolCall
   gpointer             owner;
   /* Abandons the call: the run's cancellable or the request's. */
   GCancellable        *outer;
-  gulong               outer_id;
+  GSource             *outer_link;
   /* For a call an extension asked for: who asked, and from which call. */
   char                *origin_extension;
   ZotToolInvocation   *parent;

@@ -26,15 +26,8 @@
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-observation.h"
+#include "zot-source.h"
 #include "zot-tool-invocation.h"
-
-static void
-on_outer_cancelled (GCancellable *outer,
-                    GCancellable *cancellable)
-{
-  /* GCancellables are thread-safe to cancel. */
-  g_cancellable_cancel (cancellable);
-}
 
 ToolCall *
 _zot_tool_call_new (ZotAgent            *agent,
@@ -64,8 +57,7 @@ _zot_tool_call_new (ZotAgent            *agent,
 void
 _zot_tool_call_free (ToolCall *call)
 {
-  if (call->outer_id != 0)
-    g_cancellable_disconnect (call->outer, call->outer_id);
+  zot_clear_source (&call->outer_link);
   g_clear_object (&call->outer);
   g_free (call->origin_extension);
   g_clear_pointer (&call->parent, zot_tool_invocation_unref);
@@ -389,9 +381,7 @@ tool_executed_cb (GObject      *object,
   else
     _zot_agent_apply_activations (call->agent, call->tool, tool_result);
 
-  if (call->outer_id != 0)
-    g_cancellable_disconnect (call->outer, call->outer_id);
-  call->outer_id = 0;
+  zot_clear_source (&call->outer_link);
 
   finish_execution (call, tool_result);
 }
@@ -449,9 +439,11 @@ _zot_tool_call_execute (ToolCall *call)
     }
 
   call->cancellable = g_cancellable_new ();
+  /* Not g_cancellable_connect(): a tool that ends at once when cancelled
+   * would come back here from inside the outer cancellation, and the
+   * disconnect would deadlock. */
   if (call->outer != NULL)
-    call->outer_id = g_cancellable_connect (call->outer, G_CALLBACK (on_outer_cancelled),
-                                            g_object_ref (call->cancellable), g_object_unref);
+    call->outer_link = zot_cancellable_follow (call->cancellable, call->outer);
   call->invocation = zot_tool_invocation_new (call->parent, call->id, call->name, call->cancellable,
                                               ZOT_TOOL_RUNNER (self));
   call->executed = TRUE;

@@ -6,10 +6,12 @@
  */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 G_BEGIN_DECLS
 
-void zot_clear_source (GSource **source);
+void     zot_clear_source       (GSource      **source);
+GSource *zot_cancellable_follow (GCancellable  *follower,
+                                 GCancellable  *leader);
 
 G_END_DECLS

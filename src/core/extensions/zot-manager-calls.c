@@ -21,6 +21,7 @@
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-observation.h"
+#include "zot-source.h"
 
 typedef struct
 {
@@ -29,8 +30,7 @@ typedef struct
   char                *id;
   char                *name;
   GCancellable        *cancellable;
-  GCancellable        *parent_cancellable;
-  gulong               parent_cancelled_id;
+  GSource             *parent_link;   /* the parent's cancellation ends this call */
 } CallRequest;
 
 static guint
@@ -54,9 +54,7 @@ call_request_equal (gconstpointer a,
 static void
 call_request_free (CallRequest *request)
 {
-  if (request->parent_cancelled_id != 0)
-    g_cancellable_disconnect (request->parent_cancellable, request->parent_cancelled_id);
-  g_clear_object (&request->parent_cancellable);
+  zot_clear_source (&request->parent_link);
   g_clear_object (&request->cancellable);
   g_clear_object (&request->extension);
   g_free (request->id);
@@ -142,14 +140,6 @@ call_done_cb (GObject      *object,
     send_result (request->extension, request->id, request->name, result);
 
   call_request_free (request);
-}
-
-static void
-on_parent_cancelled (GCancellable *parent,
-                     CallRequest  *request)
-{
-  /* May run in the thread that cancelled; GCancellable is thread-safe. */
-  g_cancellable_cancel (request->cancellable);
 }
 
 static const char *
@@ -346,12 +336,8 @@ _zot_manager_call_tool_frame (ZotExtensionManager *self,
 
   /* A child ends with its parent. */
   if (parent != NULL && zot_tool_invocation_get_cancellable (parent) != NULL)
-    {
-      request->parent_cancellable = g_object_ref (zot_tool_invocation_get_cancellable (parent));
-      request->parent_cancelled_id = g_cancellable_connect (request->parent_cancellable,
-                                                            G_CALLBACK (on_parent_cancelled),
-                                                            request, NULL);
-    }
+    request->parent_link = zot_cancellable_follow (request->cancellable,
+                                                   zot_tool_invocation_get_cancellable (parent));
 
   call.name = name;
   call.args = args;
@@ -387,40 +373,59 @@ _zot_manager_call_tool_cancel_frame (ZotExtensionManager *self,
   g_cancellable_cancel (request->cancellable);
 }
 
+/* The requests of @extension (or all), with a reference to their
+ * cancellables: cancelling may finish a request at once, which takes it
+ * out of the table, so nothing iterates the table while cancelling. */
+static GPtrArray *
+cancellables_of (ZotExtensionManager *self,
+                 ZotExtension        *extension)
+{
+  GPtrArray *cancellables = g_ptr_array_new_with_free_func (g_object_unref);
+  GHashTableIter iter;
+  CallRequest *request;
+
+  g_hash_table_iter_init (&iter, self->calls);
+  while (g_hash_table_iter_next (&iter, (gpointer *) &request, NULL))
+    if (extension == NULL || request->extension == extension)
+      g_ptr_array_add (cancellables, g_object_ref (request->cancellable));
+  return cancellables;
+}
+
 /* An extension that stops cannot take results any more: its calls end. */
 void
 _zot_manager_cancel_calls_of (ZotExtensionManager *self,
                               ZotExtension        *extension)
 {
-  GHashTableIter iter;
-  CallRequest *request;
+  g_autoptr(GPtrArray) cancellables = NULL;
 
   if (self->calls == NULL)
     return;
 
-  g_hash_table_iter_init (&iter, self->calls);
-  while (g_hash_table_iter_next (&iter, (gpointer *) &request, NULL))
-    if (extension == NULL || request->extension == extension)
-      g_cancellable_cancel (request->cancellable);
+  cancellables = cancellables_of (self, extension);
+  for (guint i = 0; i < cancellables->len; i++)
+    g_cancellable_cancel (g_ptr_array_index (cancellables, i));
 }
 
 /* The requests still out finish on their own, without the manager. */
 void
 _zot_manager_orphan_calls (ZotExtensionManager *self)
 {
+  g_autoptr(GPtrArray) cancellables = NULL;
   GHashTableIter iter;
   CallRequest *request;
 
   if (self->calls == NULL)
     return;
 
+  cancellables = cancellables_of (self, NULL);
   g_hash_table_iter_init (&iter, self->calls);
   while (g_hash_table_iter_next (&iter, (gpointer *) &request, NULL))
     {
       request->manager = NULL;
-      g_cancellable_cancel (request->cancellable);
       g_hash_table_iter_steal (&iter);
     }
+  for (guint i = 0; i < cancellables->len; i++)
+    g_cancellable_cancel (g_ptr_array_index (cancellables, i));
 }
 
 GHashTable *
