@@ -2294,6 +2294,69 @@ test_activate_tools (Fixture       *f,
   g_assert_false (request_defines (server, 8, "later"));
 }
 
+/* A result's list of @n_before copies of "opener" then "later". */
+static char *
+activate_list (guint n_before)
+{
+  g_autoptr(GString) args = g_string_new ("{\"activate_tools\":[");
+
+  for (guint i = 0; i < n_before; i++)
+    g_string_append (args, "\"opener\",");
+  g_string_append (args, "\"later\"]}");
+  return g_string_free (g_steal_pointer (&args), FALSE);
+}
+
+/* ZOT_ACTIVATE_TOOLS_MAX_NAMES names are read; one more is logged and
+ * ignored with everything after it. */
+static void
+test_activate_tools_cap (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autoptr(ZotFakeServer) server = zot_fake_server_new ();
+  g_autofree char *dir = FAKE (f, "capped",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"opener\",\"schema\":{}}",
+    "--register-json", "{\"type\":\"register_tool\",\"name\":\"later\",\"schema\":{},\"exposure\":\"deferred\"}",
+    NULL);
+  g_autofree char *session_path = g_build_filename (f->env.root, "conversation.jsonl", NULL);
+  const char *paths[] = { dir, NULL };
+  g_autofree char *at_cap = activate_list (ZOT_ACTIVATE_TOOLS_MAX_NAMES - 1);
+  g_autofree char *past_cap = activate_list (ZOT_ACTIVATE_TOOLS_MAX_NAMES);
+  g_autofree char *log_path = NULL;
+  g_autofree char *log = NULL;
+  g_auto(GStrv) active = NULL;
+  g_auto(ZotTestSubmit) s = { 0 };
+  ZotToolRegistry *registry;
+
+  start_openai_host (f, server, paths, session_path);
+  log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (zot_host_get_manager (f->host), "capped")));
+  registry = zot_agent_get_registry (zot_host_get_agent (f->host));
+
+  /* The last name is the cap's: read. */
+  push_tool_call (server, "opener", at_cap);
+  push_reply (server, "done");
+  submit (f, "go", &s);
+  g_assert_no_error (s.error);
+  active = zot_tool_registry_dup_activations (registry);
+  g_assert_cmpstrv (active, ((const char *[]) { "later", NULL }));
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "names more than"), ==, 0);
+
+  /* One past it: not read, and said once. */
+  submit (f, "/new", &s);
+  g_assert_no_error (s.error);
+  push_tool_call (server, "opener", past_cap);
+  push_reply (server, "done");
+  submit (f, "again", &s);
+  g_assert_no_error (s.error);
+  g_clear_pointer (&active, g_strfreev);
+  active = zot_tool_registry_dup_activations (registry);
+  g_assert_true (active == NULL || active[0] == NULL);
+  g_free (log);
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "\"activate_tools\" names more than 256 tools; the rest are ignored"),
+                    ==, 1);
+}
+
 /* submit (PROTOCOL.md §5a), as the window takes it */
 
 typedef struct
@@ -2455,6 +2518,7 @@ main (int    argc,
   ADD ("compaction-events", test_compaction_events);
   ADD ("session-switch", test_session_switch);
   ADD ("activate-tools", test_activate_tools);
+  ADD ("activate-tools-cap", test_activate_tools_cap);
   ADD_INTERACTIVE ("submit-queued", test_submit_queued);
   ADD ("session-read-only-if-locked", test_session_read_only_if_locked);
   ADD_INTERACTIVE ("approval-choices", test_approval_choices);
