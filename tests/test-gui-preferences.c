@@ -187,6 +187,16 @@ test_new_destroy (Fixture       *f,
   g_assert_finalize_object (window);
 }
 
+/* Where the provider row lists @name: after Automatic, in table order. */
+static guint
+provider_position (const char *name)
+{
+  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+    if (g_str_equal (zot_provider_table_get_nth (i)->name, name))
+      return i + 1;
+  g_assert_not_reached ();
+}
+
 static void
 test_model (Fixture       *f,
             gconstpointer  data)
@@ -199,7 +209,7 @@ test_model (Fixture       *f,
   g_assert_cmpuint (adw_combo_row_get_selected (provider), ==, 0);
   g_assert_false (gtk_widget_get_sensitive (widget (f, "base-url")));
 
-  adw_combo_row_set_selected (provider, 3);
+  adw_combo_row_set_selected (provider, provider_position ("demo"));
   saved_provider = g_settings_get_string (f->settings, "provider");
   g_assert_cmpstr (saved_provider, ==, "demo");
   wait_host (f, "demo", NULL);
@@ -255,7 +265,7 @@ test_model (Fixture       *f,
   saved_model = g_settings_get_string (f->settings, "base-url");
   g_assert_cmpstr (saved_model, ==, "http://127.0.0.1:11434/v1");
 
-  adw_combo_row_set_selected (provider, 3);
+  adw_combo_row_set_selected (provider, provider_position ("demo"));
   wait_host (f, "demo", NULL);
 }
 

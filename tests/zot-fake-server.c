@@ -39,6 +39,7 @@ typedef struct
 typedef struct
 {
   char               *path;
+  char               *query;
   SoupMessageHeaders *headers;
   JsonObject         *body;
 } Request;
@@ -79,6 +80,7 @@ request_free (gpointer user_data)
   Request *request = user_data;
 
   g_free (request->path);
+  g_free (request->query);
   g_clear_pointer (&request->headers, soup_message_headers_unref);
   g_clear_pointer (&request->body, json_object_unref);
   g_free (request);
@@ -215,6 +217,7 @@ record_request (ZotFakeServer     *self,
   const char *data = g_bytes_get_data (bytes, &size);
 
   request->path = g_strdup (g_uri_get_path (soup_server_message_get_uri (msg)));
+  request->query = g_strdup (g_uri_get_query (soup_server_message_get_uri (msg)));
   request->headers = soup_message_headers_ref (soup_server_message_get_request_headers (msg));
   if (size > 0 && json_parser_load_from_data (parser, data, size, NULL) &&
       JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
@@ -443,6 +446,13 @@ zot_fake_server_get_request_path (ZotFakeServer *self,
                                   guint          index)
 {
   return get_request (self, index)->path;
+}
+
+const char *
+zot_fake_server_get_request_query (ZotFakeServer *self,
+                                   guint          index)
+{
+  return get_request (self, index)->query;
 }
 
 /* ------------------------------------------------------------------ */
@@ -851,4 +861,146 @@ zot_fake_server_anthropic_tool_uses (const char *first_name,
   anthropic_add_end (events, "tool_use");
 
   return finish_events (events);
+}
+
+/* One GenerateContentResponse event of a single candidate whose parts the
+ * caller adds (none when @add_parts is NULL), with a finishReason and the
+ * usage when @finish_reason is given. */
+static void
+gemini_add_event (GPtrArray   *events,
+                  void       (*add_parts) (JsonBuilder *builder,
+                                           gconstpointer data),
+                  gconstpointer data,
+                  const char  *finish_reason)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "candidates");
+  json_builder_begin_array (builder);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "content");
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "role");
+  json_builder_add_string_value (builder, "model");
+  json_builder_set_member_name (builder, "parts");
+  json_builder_begin_array (builder);
+  if (add_parts != NULL)
+    add_parts (builder, data);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+  if (finish_reason != NULL)
+    {
+      json_builder_set_member_name (builder, "finishReason");
+      json_builder_add_string_value (builder, finish_reason);
+    }
+  json_builder_set_member_name (builder, "index");
+  json_builder_add_int_value (builder, 0);
+  json_builder_end_object (builder);
+  json_builder_end_array (builder);
+  if (finish_reason != NULL)
+    {
+      json_builder_set_member_name (builder, "usageMetadata");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "promptTokenCount");
+      json_builder_add_int_value (builder, ZOT_FAKE_SERVER_INPUT_TOKENS);
+      json_builder_set_member_name (builder, "candidatesTokenCount");
+      json_builder_add_int_value (builder, ZOT_FAKE_SERVER_OUTPUT_TOKENS);
+      json_builder_set_member_name (builder, "totalTokenCount");
+      json_builder_add_int_value (builder,
+                                  ZOT_FAKE_SERVER_INPUT_TOKENS + ZOT_FAKE_SERVER_OUTPUT_TOKENS);
+      json_builder_end_object (builder);
+    }
+  json_builder_set_member_name (builder, "modelVersion");
+  json_builder_add_string_value (builder, "fake-model");
+  json_builder_end_object (builder);
+  add_event (events, NULL, builder);
+}
+
+static void
+gemini_add_text_part (JsonBuilder   *builder,
+                      gconstpointer  data)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "text");
+  json_builder_add_string_value (builder, data);
+  json_builder_end_object (builder);
+}
+
+static void
+gemini_add_call_part (JsonBuilder   *builder,
+                      gconstpointer  data)
+{
+  const ZotFakeGeminiCall *call = data;
+  g_autoptr(GError) error = NULL;
+  JsonNode *args = json_from_string (call->args, &error);
+
+  g_assert_no_error (error);
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "functionCall");
+  json_builder_begin_object (builder);
+  if (call->id != NULL)
+    {
+      json_builder_set_member_name (builder, "id");
+      json_builder_add_string_value (builder, call->id);
+    }
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, call->name);
+  json_builder_set_member_name (builder, "args");
+  json_builder_add_value (builder, args);
+  json_builder_end_object (builder);
+  if (call->signature != NULL)
+    {
+      json_builder_set_member_name (builder, "thoughtSignature");
+      json_builder_add_string_value (builder, call->signature);
+    }
+  json_builder_end_object (builder);
+}
+
+GStrv
+zot_fake_server_gemini_text (const char *text,
+                             gsize       chunk)
+{
+  GPtrArray *events = g_ptr_array_new ();
+  g_autoptr(GPtrArray) pieces = NULL;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  pieces = split_text (text, chunk);
+  for (guint i = 0; i < pieces->len; i++)
+    gemini_add_event (events, gemini_add_text_part, g_ptr_array_index (pieces, i), NULL);
+  gemini_add_event (events, NULL, NULL, "STOP");
+
+  return finish_events (events);
+}
+
+GStrv
+zot_fake_server_gemini_calls (const ZotFakeGeminiCall *calls,
+                              guint                    n_calls)
+{
+  GPtrArray *events = g_ptr_array_new ();
+
+  for (guint i = 0; i < n_calls; i++)
+    gemini_add_event (events, gemini_add_call_part, &calls[i], NULL);
+  gemini_add_event (events, NULL, NULL, "STOP");
+
+  return finish_events (events);
+}
+
+GStrv
+zot_fake_server_gemini_tool_calls (const char *first_name,
+                                   const char *first_args,
+                                   const char *second_name,
+                                   const char *second_args,
+                                   gsize       chunk)
+{
+  ZotFakeGeminiCall calls[] = {
+    { first_name, first_args, "call_1", ZOT_FAKE_SERVER_GEMINI_SIGNATURE },
+    { second_name, second_args != NULL ? second_args : "{}", "call_2", NULL },
+  };
+
+  g_return_val_if_fail (first_name != NULL, NULL);
+  g_return_val_if_fail (first_args != NULL, NULL);
+
+  return zot_fake_server_gemini_calls (calls, second_name != NULL ? 2 : 1);
 }

@@ -61,6 +61,8 @@ const char    *zot_fake_server_get_request_header (ZotFakeServer      *server,
                                                    const char         *name);
 const char    *zot_fake_server_get_request_path   (ZotFakeServer      *server,
                                                    guint               index);
+const char    *zot_fake_server_get_request_query  (ZotFakeServer      *server,
+                                                   guint               index);
 
 /* Scripts for zot_fake_server_push_sse(). Tool call ids are "call_1",
  * "call_2" (openai) and "toolu_1", "toolu_2" (anthropic); the second call
@@ -80,6 +82,33 @@ GStrv          zot_fake_server_anthropic_tool_uses (const char        *first_nam
                                                     const char        *second_name,
                                                     const char        *second_args,
                                                     gsize              chunk);
+
+/* Gemini: one GenerateContentResponse per event; text in pieces of
+ * @chunk bytes, or each function call whole, then an event with
+ * finishReason "STOP" and the usage above. In gemini_tool_calls the ids
+ * are "call_1" and "call_2" and the first call alone is signed, with
+ * ZOT_FAKE_SERVER_GEMINI_SIGNATURE, as Gemini signs parallel calls;
+ * @chunk is unused, calls come whole. gemini_calls takes each call's id
+ * and signature (either may be NULL) from @calls. */
+#define ZOT_FAKE_SERVER_GEMINI_SIGNATURE "c2lnbmVkIGJ5IHRoZSBmYWtlIHNlcnZlcg=="
+
+typedef struct
+{
+  const char *name;
+  const char *args;
+  const char *id;
+  const char *signature;
+} ZotFakeGeminiCall;
+
+GStrv          zot_fake_server_gemini_text        (const char         *text,
+                                                   gsize               chunk);
+GStrv          zot_fake_server_gemini_tool_calls  (const char         *first_name,
+                                                   const char         *first_args,
+                                                   const char         *second_name,
+                                                   const char         *second_args,
+                                                   gsize               chunk);
+GStrv          zot_fake_server_gemini_calls       (const ZotFakeGeminiCall *calls,
+                                                   guint               n_calls);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotFakeServer, zot_fake_server_free)
 

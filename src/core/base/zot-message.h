@@ -14,7 +14,9 @@
  * it, in the same order. An assistant tool_use whose arguments were not
  * valid JSON keeps them as a string in "input_raw" and an empty "input".
  * Optional members: "origin_extension" on a tool_use made for an
- * extension, "usage" {"input_tokens","output_tokens"} on an assistant
+ * extension, "thought_signature" (opaque, kept as the API sent it) on a
+ * tool_use or text block from a model that signs its turns (Gemini,
+ * zot-gemini-provider.h), "usage" {"input_tokens","output_tokens"} on an assistant
  * message, "summary":true on the user message that replaces a compacted
  * transcript, "interrupted":true on an error tool_result that loading a
  * session made up for a call the host died in (zot-session.h).

@@ -194,7 +194,6 @@ static JsonArray *
 translate_messages (JsonArray *messages)
 {
   JsonArray *out = json_array_new ();
-  JsonObject *last = NULL;
 
   for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
     {
@@ -202,12 +201,9 @@ translate_messages (JsonArray *messages)
       const char *role = zot_json_get_string (message, "role");
       JsonArray *content = zot_json_get_array (message, "content");
       g_autoptr(JsonArray) blocks = NULL;
-      const char *api_role;
 
       if (message == NULL)
         continue;
-
-      api_role = g_strcmp0 (role, "assistant") == 0 ? "assistant" : "user";
 
       if (content != NULL)
         blocks = translate_content (content);
@@ -219,23 +215,8 @@ translate_messages (JsonArray *messages)
             json_array_add_object_element (blocks, text_block (zot_json_get_string (message, "content")));
         }
 
-      /* An empty message is refused; dropping it loses nothing. */
-      if (json_array_get_length (blocks) == 0)
-        continue;
-
-      if (last != NULL && g_str_equal (zot_json_get_string (last, "role"), api_role))
-        {
-          JsonArray *into = json_object_get_array_member (last, "content");
-
-          for (guint j = 0; j < json_array_get_length (blocks); j++)
-            json_array_add_element (into, json_node_copy (json_array_get_element (blocks, j)));
-          continue;
-        }
-
-      last = json_object_new ();
-      json_object_set_string_member (last, "role", api_role);
-      json_object_set_array_member (last, "content", g_steal_pointer (&blocks));
-      json_array_add_object_element (out, last);
+      zot_http_provider_add_turn (out, g_strcmp0 (role, "assistant") == 0 ? "assistant" : "user",
+                                  "content", blocks);
     }
 
   return out;

@@ -80,6 +80,7 @@ zot_http_provider_stream_async (ZotProvider         *provider,
   g_autoptr(GBytes) body = NULL;
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
   g_auto(GStrv) headers = NULL;
+  g_autofree char *url = NULL;
   ZotSsePost post = { 0 };
   gpointer stream;
   char *text;
@@ -97,7 +98,10 @@ zot_http_provider_stream_async (ZotProvider         *provider,
   klass->add_headers (self, builder);
   headers = g_strv_builder_end (builder);
 
-  post.url = priv->url;
+  if (klass->request_url != NULL)
+    url = klass->request_url (self, priv->url, request);
+
+  post.url = url != NULL ? url : priv->url;
   post.headers = (const char * const *) headers;
   post.body = body;
   post.has_key = priv->api_key != NULL;
@@ -400,6 +404,52 @@ zot_http_provider_new_tool_use (const char *id,
     }
 
   return block;
+}
+
+/**
+ * zot_http_provider_add_turn:
+ * @turns: the API's list of turns, each `{"role":…, @member:[…]}`
+ * @role: the API's name of the speaker
+ * @member: the member that holds a turn's blocks ("content", "parts")
+ * @blocks: the blocks of one message, in the API's shape
+ *
+ * Appends a message to @turns for an API that wants the speakers to
+ * alternate: a message of the speaker of the last turn joins it (a
+ * "tool" message and the user's next words are one user turn), and one
+ * without blocks is left out, as such APIs refuse an empty turn.
+ */
+void
+zot_http_provider_add_turn (JsonArray  *turns,
+                            const char *role,
+                            const char *member,
+                            JsonArray  *blocks)
+{
+  guint n_turns;
+  JsonObject *last = NULL;
+  JsonObject *turn;
+
+  g_return_if_fail (turns != NULL && role != NULL && member != NULL && blocks != NULL);
+
+  if (json_array_get_length (blocks) == 0)
+    return;
+
+  n_turns = json_array_get_length (turns);
+  if (n_turns > 0)
+    last = json_array_get_object_element (turns, n_turns - 1);
+
+  if (last != NULL && g_str_equal (json_object_get_string_member (last, "role"), role))
+    {
+      JsonArray *into = json_object_get_array_member (last, member);
+
+      for (guint i = 0; i < json_array_get_length (blocks); i++)
+        json_array_add_element (into, json_node_copy (json_array_get_element (blocks, i)));
+      return;
+    }
+
+  turn = json_object_new ();
+  json_object_set_string_member (turn, "role", role);
+  json_object_set_array_member (turn, member, json_array_ref (blocks));
+  json_array_add_object_element (turns, turn);
 }
 
 /**

@@ -35,6 +35,10 @@ G_DECLARE_DERIVABLE_TYPE (ZotHttpProvider, zot_http_provider, ZOT, HTTP_PROVIDER
  * @stream_event: takes one event of the answer (see #ZotSseEventFunc)
  * @stream_end: after the body ended without an error: the reply, or
  *   %NULL with an error for an answer that ended early or made no sense
+ * @request_url: (nullable): for an API whose endpoint depends on the
+ *   request (Gemini names the model in the path): the URL of @request,
+ *   given the one @build_url made (transfer full); %NULL to always POST
+ *   to that one
  */
 struct _ZotHttpProviderClass
 {
@@ -56,9 +60,12 @@ struct _ZotHttpProviderClass
                                      GError             **error);
   ZotProviderReply *(*stream_end)   (gpointer             stream,
                                      GError             **error);
+  char             *(*request_url)  (ZotHttpProvider     *self,
+                                     const char          *url,
+                                     ZotProviderRequest  *request);
 
   /*< private >*/
-  gpointer padding[8];
+  gpointer padding[7];
 };
 
 ZotProvider      *zot_http_provider_new             (GType                     type,
@@ -69,7 +76,7 @@ const char       *zot_http_provider_get_url         (ZotHttpProvider          *s
 const char       *zot_http_provider_request_model   (ZotHttpProvider          *self,
                                                      ZotProviderRequest       *request);
 
-/* For the subclasses' readers of a stream. */
+/* For the subclasses' request bodies, and their readers of a stream. */
 ZotProviderReply *zot_http_provider_new_reply       (JsonArray               **content);
 void              zot_http_provider_set_stop_reason (ZotProviderReply         *reply,
                                                      gboolean                  hit_limit,
@@ -77,6 +84,10 @@ void              zot_http_provider_set_stop_reason (ZotProviderReply         *r
 JsonObject       *zot_http_provider_new_tool_use    (const char               *id,
                                                      const char               *name,
                                                      const char               *arguments);
+void              zot_http_provider_add_turn        (JsonArray                *turns,
+                                                     const char               *role,
+                                                     const char               *member,
+                                                     JsonArray                *blocks);
 JsonObject       *zot_http_provider_parse_event     (const char               *event,
                                                      const char               *data,
                                                      GError                  **error);

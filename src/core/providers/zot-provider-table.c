@@ -1,8 +1,8 @@
 /* zot-provider-table.c — the providers and their models.
  *
  * THE MODEL ROWS ARE A TABLE TO UPDATE. Context windows, output limits and
- * prices are the figures Anthropic and OpenAI published for each model as
- * of late 2025 (standard tier, no batch or cache discounts, prompts within
+ * prices are the figures Anthropic, OpenAI and Google published for each
+ * model as of late 2025 (standard tier, no batch or cache discounts, prompts within
  * the base context window). Vendors change them; when they do, change the
  * rows here and nothing else. A model missing from a table still works: it
  * is only priced at 0 and listed without limits.
@@ -17,6 +17,7 @@
 
 #include "zot-anthropic-provider.h"
 #include "zot-demo-provider.h"
+#include "zot-gemini-provider.h"
 #include "zot-openai-provider.h"
 #include "zot-provider-table.h"
 
@@ -46,6 +47,18 @@ static const ZotModelInfo openai_models[] = {
   { "gpt-4o-mini",    128000,  16384, FALSE,      0.15,  0.60 },
   { "o3",             200000, 100000, TRUE,       2.00,  8.00 },
   { "o4-mini",        200000, 100000, TRUE,       1.10,  4.40 },
+};
+
+/* https://ai.google.dev/gemini-api/docs/models and /pricing; the prices
+ * of prompts up to 200k tokens where they are tiered. */
+static const ZotModelInfo gemini_models[] = {
+  /* id                       context  output  reasoning  $ in   $ out */
+  { "gemini-3-pro-preview",   1048576, 65536,  TRUE,       2.00, 12.00 },
+  { "gemini-2.5-pro",         1048576, 65536,  TRUE,       1.25, 10.00 },
+  { "gemini-2.5-flash",       1048576, 65536,  TRUE,       0.30,  2.50 },
+  { "gemini-2.5-flash-lite",  1048576, 65536,  TRUE,       0.10,  0.40 },
+  { "gemini-2.0-flash",       1048576,  8192,  FALSE,      0.10,  0.40 },
+  { "gemini-2.0-flash-lite",  1048576,  8192,  FALSE,      0.075, 0.30 },
 };
 
 /* Offline and free; any model name is taken (demo-2 and so on). */
@@ -85,6 +98,17 @@ static const ZotProviderInfo providers[] = {
     .n_models = G_N_ELEMENTS (openai_models),
   },
   {
+    .name = "gemini",
+    .label = N_("Google Gemini"),
+    .key_variable = "GEMINI_API_KEY",
+    .default_model = "gemini-2.5-flash",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://generativelanguage.googleapis.com",
+    .new_func = zot_gemini_provider_new,
+    .models = gemini_models,
+    .n_models = G_N_ELEMENTS (gemini_models),
+  },
+  {
     .name = "demo",
     .label = N_("Demo"),
     .default_model = "demo",
@@ -102,7 +126,6 @@ static const struct
   const char *name;
   const char *key_variable;
 } other_keys[] = {
-  { "gemini", "GEMINI_API_KEY" },
   { "google", "GOOGLE_API_KEY" },
 };
 
@@ -215,7 +238,7 @@ zot_provider_table_get_fallback (void)
  * zot_provider_table_get_key_variables:
  *
  * Every provider key variable: those of the rows, then those of providers
- * this host does not have but a user may have set (GEMINI_API_KEY). None
+ * this host does not have but a user may have set (GOOGLE_API_KEY). None
  * of them reaches a child process unless the user allows it.
  *
  * Returns: (transfer none) (array zero-terminated=1): the names
@@ -245,7 +268,7 @@ zot_provider_table_get_key_variables (void)
 /**
  * zot_provider_table_get_key_variable:
  * @name: a provider name, of a row or of another agent's provider
- *   ("gemini")
+ *   ("google")
  *
  * Returns: (nullable): the variable its key comes from
  */

@@ -49,6 +49,8 @@ zot_provider_reply_new (void)
 
   reply->input_tokens = -1;
   reply->output_tokens = -1;
+  reply->reasoning_tokens = -1;
+  reply->cache_read_tokens = -1;
   return reply;
 }
 
@@ -236,7 +238,7 @@ zot_provider_store_key (const char *provider,
 /**
  * zot_provider_get_key:
  * @provider: a provider name: a row of the table, or another agent's
- *   provider whose key variable the table knows ("gemini")
+ *   provider whose key variable the table knows ("google")
  * @source: (out) (optional): where it comes from: "Preferences", the
  *   variable's name, or "the keyring"
  *

@@ -25,6 +25,8 @@ G_BEGIN_DECLS
  * @ZOT_PROVIDER_ERROR_NETWORK: no connection, DNS, TLS
  * @ZOT_PROVIDER_ERROR_BAD_STREAM: a malformed, truncated or error-carrying stream
  * @ZOT_PROVIDER_ERROR_CONFIG: no key, an unknown provider, a bad base URL
+ * @ZOT_PROVIDER_ERROR_REFUSED: the API withheld the answer (a safety or
+ *   recitation block); the message names the reason
  */
 typedef enum
 {
@@ -35,6 +37,7 @@ typedef enum
   ZOT_PROVIDER_ERROR_NETWORK,
   ZOT_PROVIDER_ERROR_BAD_STREAM,
   ZOT_PROVIDER_ERROR_CONFIG,
+  ZOT_PROVIDER_ERROR_REFUSED,
 } ZotProviderError;
 
 GQuark zot_provider_error_quark (void);
@@ -66,6 +69,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotProviderRequest, zot_provider_request_free)
  * @stop_reason: "end_turn", "tool_use" or "length"
  * @input_tokens: as reported, or -1
  * @output_tokens: as reported, or -1
+ * @reasoning_tokens: of @output_tokens, those spent thinking, or -1 where
+ *   the API does not say
+ * @cache_read_tokens: input read from the API's cache, not counted in
+ *   @input_tokens, or -1 where the API does not say
  */
 typedef struct
 {
@@ -73,6 +80,8 @@ typedef struct
   char       *stop_reason;
   gint64      input_tokens;
   gint64      output_tokens;
+  gint64      reasoning_tokens;
+  gint64      cache_read_tokens;
 } ZotProviderReply;
 
 ZotProviderReply *zot_provider_reply_new  (void);
