@@ -613,28 +613,24 @@ test_reasoning (Fixture       *fixture,
   } cases[] = {
     { "gemini-3-pro-preview",  "medium", "high",    -1 },
     { "gemini-3-pro-preview",  "off",    "low",     -1 },
+    { "gemini-2.5-flash",      "minimum", NULL,   1024 },
     { "gemini-3-flash",        "off",    "minimal", -1 },
     { "gemini-2.5-flash",      "low",    NULL,    2048 },
     { "gemini-2.5-flash",      "off",    NULL,       0 },
     { "gemini-2.5-pro",        "off",    NULL,     128 },
     { "gemini-2.0-flash",      "high",   NULL,      -1 },
   };
-  ZotGeminiProvider *gemini = ZOT_GEMINI_PROVIDER (fixture->provider);
-  g_autoptr(GError) error = NULL;
-
-  g_assert_null (zot_gemini_provider_get_reasoning (gemini));
-  g_assert_false (zot_gemini_provider_set_reasoning (gemini, "extreme", &error));
-  g_assert_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG);
-  g_assert_nonnull (strstr (error->message, "extreme"));
-  g_assert_null (zot_gemini_provider_get_reasoning (gemini));
+  g_assert_cmpint (zot_provider_get_reasoning (fixture->provider), ==, ZOT_REASONING_DEFAULT);
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr(ZotProviderRequest) request = zot_test_provider_request_new ("think");
       JsonObject *body;
 
-      g_assert_true (zot_gemini_provider_set_reasoning (gemini, cases[i].level, NULL));
-      g_assert_cmpstr (zot_gemini_provider_get_reasoning (gemini), ==, cases[i].level);
+      ZotReasoning level;
+
+      g_assert_true (zot_reasoning_from_string (cases[i].level, &level));
+      zot_provider_set_reasoning (fixture->provider, level);
       request->model = g_strdup (cases[i].model);
       zot_test_provider_push_events (fixture, zot_fake_server_gemini_text ("ok", 10), FALSE);
       g_clear_pointer (&fixture->reply, zot_provider_reply_free);
@@ -652,9 +648,19 @@ test_reasoning (Fixture       *fixture,
         g_assert_null (zot_test_json_node_at (body, "generationConfig"));
     }
 
-  /* NULL is the model's own default again. */
-  g_assert_true (zot_gemini_provider_set_reasoning (gemini, NULL, NULL));
-  g_assert_null (zot_gemini_provider_get_reasoning (gemini));
+  /* The default sends nothing: the model's own default applies. */
+  {
+    g_autoptr(ZotProviderRequest) request = zot_test_provider_request_new ("think");
+
+    zot_provider_set_reasoning (fixture->provider, ZOT_REASONING_DEFAULT);
+    request->model = g_strdup ("gemini-2.5-flash");
+    zot_test_provider_push_events (fixture, zot_fake_server_gemini_text ("ok", 10), FALSE);
+    g_clear_pointer (&fixture->reply, zot_provider_reply_free);
+    zot_test_provider_run_request (fixture, request);
+    g_assert_no_error (fixture->error);
+    g_assert_null (zot_test_json_node_at (zot_fake_server_get_request_body (fixture->server, G_N_ELEMENTS (cases)),
+                                          "generationConfig/thinkingConfig"));
+  }
 }
 
 /* ------------------------------------------------------------------ */

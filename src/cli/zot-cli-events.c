@@ -5,8 +5,10 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "zot-cli-private.h"
+#include "zot-json.h"
 #include "zot-message.h"
 #include "zot-provider-table.h"
 
@@ -63,15 +65,160 @@ zot_cli_events_write (ZotCliEvents *events,
   write_event (events, object);
 }
 
+/* The message shape of the RPC schema */
+
+static void add_wire_blocks (JsonArray *out,
+                             JsonNode  *content);
+
+/* The bytes a base64 text decodes to, without decoding it. */
+static gint64
+base64_decoded_size (const char *data)
+{
+  gsize len = strlen (data);
+
+  while (len > 0 && (data[len - 1] == '=' || g_ascii_isspace (data[len - 1])))
+    len--;
+  return (gint64) (len * 3 / 4);
+}
+
+static JsonObject *
+wire_block (JsonObject *block)
+{
+  const char *type = zot_json_get_string (block, "type");
+  JsonObject *out;
+
+  if (type == NULL)
+    return NULL;
+
+  out = json_object_new ();
+  if (g_str_equal (type, "text"))
+    {
+      json_object_set_string_member (out, "type", "text");
+      json_object_set_string_member (out, "text", zot_json_get_string_or (block, "text", ""));
+    }
+  else if (g_str_equal (type, "image"))
+    {
+      json_object_set_string_member (out, "type", "image");
+      json_object_set_string_member (out, "mime_type", zot_json_get_string_or (block, "mime_type", ""));
+      json_object_set_int_member (out, "bytes", base64_decoded_size (zot_json_get_string_or (block, "data", "")));
+    }
+  else if (g_str_equal (type, "tool_use"))
+    {
+      JsonObject *input = zot_json_get_object (block, "input");
+
+      json_object_set_string_member (out, "type", "tool_call");
+      json_object_set_string_member (out, "id", zot_json_get_string_or (block, "id", ""));
+      json_object_set_string_member (out, "name", zot_json_get_string_or (block, "name", ""));
+      json_object_set_object_member (out, "args", input != NULL ? json_object_ref (input) : json_object_new ());
+    }
+  else if (g_str_equal (type, "tool_result"))
+    {
+      JsonArray *content = json_array_new ();
+
+      json_object_set_string_member (out, "type", "tool_result");
+      json_object_set_string_member (out, "call_id", zot_json_get_string_or (block, "tool_use_id", ""));
+      json_object_set_boolean_member (out, "is_error",
+                                      json_object_get_boolean_member_with_default (block, "is_error", FALSE));
+      add_wire_blocks (content, json_object_get_member (block, "content"));
+      json_object_set_array_member (out, "content", content);
+    }
+  else
+    {
+      /* Thinking blocks and whatever else a provider keeps: not part of
+       * the schema. */
+      g_clear_pointer (&out, json_object_unref);
+    }
+
+  return out;
+}
+
+static void
+add_wire_blocks (JsonArray *out,
+                 JsonNode  *content)
+{
+  JsonArray *blocks;
+
+  if (content == NULL)
+    return;
+
+  /* A plain string is one text block. */
+  if (JSON_NODE_HOLDS_VALUE (content) && json_node_get_value_type (content) == G_TYPE_STRING)
+    {
+      JsonObject *text = json_object_new ();
+
+      json_object_set_string_member (text, "type", "text");
+      json_object_set_string_member (text, "text", json_node_get_string (content));
+      json_array_add_object_element (out, text);
+      return;
+    }
+
+  if (!JSON_NODE_HOLDS_ARRAY (content))
+    return;
+
+  blocks = json_node_get_array (content);
+  for (guint i = 0; i < json_array_get_length (blocks); i++)
+    {
+      JsonObject *block = zot_json_array_get_object (blocks, i);
+      JsonObject *converted = block != NULL ? wire_block (block) : NULL;
+
+      if (converted != NULL)
+        json_array_add_object_element (out, converted);
+    }
+}
+
+static void
+set_time (JsonObject *object,
+          JsonObject *message)
+{
+  const char *time = zot_json_get_string (message, "time");
+
+  if (time != NULL)
+    json_object_set_string_member (object, "time", time);
+  else
+    json_object_set_null_member (object, "time");
+}
+
+/**
+ * zot_cli_message_to_wire:
+ * @message: a message of the conversation (zot-message.h)
+ *
+ * Returns: (transfer full): it in the RPC message shape: role, content
+ *   (text, image with its byte count, tool_call, tool_result) and time
+ */
+JsonObject *
+zot_cli_message_to_wire (JsonObject *message)
+{
+  JsonObject *wire = json_object_new ();
+  JsonArray *content = json_array_new ();
+
+  json_object_set_string_member (wire, "role", zot_json_get_string_or (message, "role", ""));
+  add_wire_blocks (content, json_object_get_member (message, "content"));
+  json_object_set_array_member (wire, "content", content);
+  set_time (wire, message);
+  return wire;
+}
+
+/* user_message and assistant_message: the content and time of the message
+ * shape. */
+static void
+emit_message (ZotCliEvents *events,
+              const char   *type,
+              JsonObject   *message)
+{
+  g_autoptr(JsonObject) event = new_event (type);
+  g_autoptr(JsonObject) wire = zot_cli_message_to_wire (message);
+
+  json_object_set_member (event, "content", json_node_copy (json_object_get_member (wire, "content")));
+  set_time (event, message);
+  write_event (events, event);
+}
+
 static void
 on_user_message (ZotAgent     *agent,
                  JsonObject   *message,
                  ZotCliEvents *events)
 {
-  g_autoptr(JsonObject) event = new_event ("user_message");
-
-  json_object_set_member (event, "content", json_node_copy (json_object_get_member (message, "content")));
-  write_event (events, event);
+  emit_message (events, "user_message", message);
 }
 
 static void
@@ -138,31 +285,114 @@ on_assistant_message (ZotAgent     *agent,
                       JsonObject   *message,
                       ZotCliEvents *events)
 {
-  g_autoptr(JsonObject) event = new_event ("assistant_message");
+  emit_message (events, "assistant_message", message);
+}
 
-  json_object_set_member (event, "content", json_node_copy (json_object_get_member (message, "content")));
+static void
+on_tool_progress (ZotAgent     *agent,
+                  const char   *id,
+                  const char   *text,
+                  ZotCliEvents *events)
+{
+  g_autoptr(JsonObject) event = new_event ("tool_progress");
+
+  json_object_set_string_member (event, "id", id);
+  json_object_set_string_member (event, "text", text);
   write_event (events, event);
 }
 
+static void
+set_count (JsonObject *object,
+           const char *member,
+           gint64      count)
+{
+  json_object_set_int_member (object, member, MAX (count, 0));
+}
+
+/* The usage fields of the schema: unknown counts are 0, an unknown
+ * reasoning count null. */
+static void
+set_usage_fields (JsonObject *object,
+                  gint64      input,
+                  gint64      output,
+                  gint64      reasoning,
+                  gint64      cache_read,
+                  gint64      cache_write,
+                  double      cost_usd)
+{
+  set_count (object, "input", input);
+  set_count (object, "output", output);
+  if (reasoning >= 0)
+    json_object_set_int_member (object, "reasoning", reasoning);
+  else
+    json_object_set_null_member (object, "reasoning");
+  set_count (object, "cache_read", cache_read);
+  set_count (object, "cache_write", cache_write);
+  json_object_set_double_member (object, "cost_usd", cost_usd);
+}
+
+/**
+ * zot_cli_usage_totals:
+ *
+ * Returns: (transfer full): the conversation's usage in the schema's
+ *   fields (get_state's `usage`, the usage event's `cumulative`)
+ */
+JsonObject *
+zot_cli_usage_totals (const ZotUsage *usage)
+{
+  JsonObject *totals = json_object_new ();
+
+  set_usage_fields (totals, usage->total_input_tokens, usage->total_output_tokens,
+                    usage->total_reasoning_tokens, usage->total_cache_read_tokens,
+                    usage->total_cache_write_tokens, usage->total_cost_usd);
+  return totals;
+}
+
+/* The agent's usage property has the turn's figures by now. */
 static void
 on_usage (ZotAgent     *agent,
           gint64        input_tokens,
           gint64        output_tokens,
           ZotCliEvents *events)
 {
-  ZotProvider *provider = zot_agent_get_provider (agent);
-  const ZotModelInfo *model = zot_model_info_lookup (zot_provider_get_name (provider),
-                                                     zot_provider_get_model (provider));
+  const ZotUsage *usage = zot_agent_get_usage (agent);
   g_autoptr(JsonObject) event = new_event ("usage");
 
-  if (input_tokens >= 0)
-    json_object_set_int_member (event, "input_tokens", input_tokens);
-  if (output_tokens >= 0)
-    json_object_set_int_member (event, "output_tokens", output_tokens);
-  /* From the table's prices; 0 for a model it does not know. */
-  json_object_set_double_member (event, "cost_usd",
-                                 zot_model_info_get_cost (model, input_tokens, output_tokens));
+  set_usage_fields (event, usage->input_tokens, usage->output_tokens, usage->reasoning_tokens,
+                    usage->cache_read_tokens, usage->cache_write_tokens, usage->cost_usd);
+  json_object_set_object_member (event, "cumulative", zot_cli_usage_totals (usage));
   write_event (events, event);
+}
+
+static void on_turn_end (ZotAgent     *agent,
+                         const char   *stop,
+                         const char   *error,
+                         ZotCliEvents *events);
+
+/* A compaction is one model call: it starts and ends like a turn, and
+ * its summary comes last. */
+static void
+on_compaction_start (ZotAgent     *agent,
+                     ZotCliEvents *events)
+{
+  on_turn_start (agent, 1, events);
+}
+
+static void
+on_compaction_end (ZotAgent     *agent,
+                   const char   *stop,
+                   const char   *error,
+                   const char   *summary,
+                   ZotCliEvents *events)
+{
+  on_turn_end (agent, stop, error, events);
+  if (summary != NULL)
+    {
+      g_autoptr(JsonObject) event = new_event ("compact_done");
+
+      json_object_set_string_member (event, "summary", summary);
+      write_event (events, event);
+    }
 }
 
 static void
@@ -322,6 +552,9 @@ zot_cli_events_new (ZotHost *host,
   g_signal_connect (agent, "assistant-message", G_CALLBACK (on_assistant_message), events);
   g_signal_connect (agent, "usage", G_CALLBACK (on_usage), events);
   g_signal_connect (agent, "turn-end", G_CALLBACK (on_turn_end), events);
+  g_signal_connect (agent, "tool-progress", G_CALLBACK (on_tool_progress), events);
+  g_signal_connect (agent, "compaction-start", G_CALLBACK (on_compaction_start), events);
+  g_signal_connect (agent, "compaction-end", G_CALLBACK (on_compaction_end), events);
   g_signal_connect (manager, "note-added", G_CALLBACK (on_note_added), events);
   g_signal_connect (manager, "notes-cleared", G_CALLBACK (on_notes_cleared), events);
   g_signal_connect (manager, "load-failed", G_CALLBACK (on_load_failed), events);

@@ -28,6 +28,8 @@ void          zot_cli_events_emit_simple (ZotCliEvents *events,
                                           const char   *type);
 void          zot_cli_events_write       (ZotCliEvents *events,
                                           JsonObject   *object);
+JsonObject   *zot_cli_message_to_wire    (JsonObject   *message);
+JsonObject   *zot_cli_usage_totals       (const ZotUsage *usage);
 
 /* g_print() and g_printerr() show controls instead of sending them. */
 void          zot_cli_set_print_handlers (void);

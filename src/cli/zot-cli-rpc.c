@@ -1,8 +1,15 @@
 /* zot-cli-rpc.c — `zot rpc`: one JSON command per line on stdin, answered
- * by one response each on stdout, with the `--json` events in between.
+ * by one response each on stdout, with the `--json` events in between, on
+ * the upstream schema (HOST.md, "RPC wire schema"; docs/rpc.md).
  *
- * Commands are read with the same capped line reader the extensions use.
- * When stdin closes, the work already accepted finishes, then zot exits.
+ * Work that takes a while (a prompt, a compaction, a slash command) is a
+ * job; one job runs at a time and the others wait in order, so that every
+ * prompt and compaction ends with its own `turn_end` and `done`. Commands
+ * that only look or change settings are answered at once; those that
+ * change the conversation refuse while a job runs. Commands are read with
+ * the same capped line reader the extensions use (ZOT_FRAME_MAX_BYTES a
+ * line, ZOT_JSON_MAX_DEPTH deep). When stdin closes, the jobs already
+ * accepted finish, then zot exits.
  */
 #define G_LOG_DOMAIN "zot-cli"
 
@@ -13,60 +20,70 @@
 #include <glib/gi18n.h>
 #include <glib-unix.h>
 #include <signal.h>
+#include <string.h>
 
 #include "zot-cli-private.h"
 #include "zot-error.h"
 #include "zot-frame-channel.h"
 #include "zot-json.h"
+#include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-provider-table.h"
 
+typedef enum
+{
+  JOB_PROMPT,
+  JOB_COMPACT,
+  JOB_COMMAND,
+  /* An extension's submit_slash: no client asked, so no response and no
+   * `done` (PROTOCOL.md §5a). */
+  JOB_EXTENSION_COMMAND,
+} JobKind;
+
+typedef struct _Rpc Rpc;
+
 typedef struct
+{
+  Rpc          *rpc;
+  JobKind       kind;
+  char         *id;
+  char         *command;
+  char         *text;
+  JsonArray    *images;
+  GCancellable *cancellable;
+  gboolean      aborted;
+  /* A turn_end went out for this job: its `done` may follow. */
+  gboolean      turn_ended;
+} Job;
+
+struct _Rpc
 {
   ZotHost         *host;
   ZotCliEvents    *events;
   ZotFrameChannel *channel;
   GMainLoop       *loop;
   char            *token;
-  guint            outstanding;
+  GQueue           jobs;
+  Job             *current;
   gboolean         authenticated;
+  gboolean         refused;
   gboolean         input_closed;
   gboolean         shutting_down;
-} Rpc;
+  int              status;
+};
 
-typedef struct
-{
-  Rpc  *rpc;
-  char *id;
-  char *command;
-} Pending;
-
-static void maybe_exit (Rpc *rpc);
-
-static Pending *
-pending_new (Rpc        *rpc,
-             JsonObject *frame)
-{
-  Pending *pending = g_new0 (Pending, 1);
-
-  pending->rpc = rpc;
-  pending->id = g_strdup (zot_json_get_string_or (frame, "id", NULL));
-  pending->command = g_strdup (json_object_get_string_member (frame, "type"));
-  rpc->outstanding++;
-  return pending;
-}
+static void maybe_exit     (Rpc *rpc);
+static void start_next_job (Rpc *rpc);
 
 static void
-pending_free (Pending *pending)
+job_free (Job *job)
 {
-  Rpc *rpc = pending->rpc;
-
-  g_free (pending->id);
-  g_free (pending->command);
-  g_free (pending);
-
-  rpc->outstanding--;
-  maybe_exit (rpc);
+  g_free (job->id);
+  g_free (job->command);
+  g_free (job->text);
+  g_clear_pointer (&job->images, json_array_unref);
+  g_clear_object (&job->cancellable);
+  g_free (job);
 }
 
 static void
@@ -99,16 +116,15 @@ respond (Rpc        *rpc,
   zot_cli_events_write (rpc->events, response);
 }
 
-static void
-respond_pending (Pending      *pending,
-                 JsonObject   *data,
-                 const GError *error)
-{
-  respond (pending->rpc, pending->id, pending->command, error == NULL, data,
-           error ? error->message : NULL);
-}
+/* What the client sees of the agent */
 
-/* State */
+static gboolean
+is_busy (Rpc *rpc)
+{
+  ZotAgent *agent = zot_host_get_agent (rpc->host);
+
+  return rpc->current != NULL || zot_agent_is_running (agent) || zot_agent_is_compacting (agent);
+}
 
 static JsonObject *
 build_state (Rpc *rpc)
@@ -124,14 +140,19 @@ build_state (Rpc *rpc)
   json_object_set_string_member (state, "provider", zot_provider_get_name (provider));
   json_object_set_string_member (state, "model", zot_provider_get_model (provider));
   json_object_set_string_member (state, "cwd", zot_agent_get_cwd (agent));
+  json_object_set_int_member (state, "message_count", zot_agent_get_messages (agent)->len);
+  json_object_set_boolean_member (state, "busy", is_busy (rpc));
+  json_object_set_object_member (state, "usage", zot_cli_usage_totals (zot_agent_get_usage (agent)));
+
+  /* This host's additions. */
+  json_object_set_string_member (state, "reasoning",
+                                 zot_reasoning_to_string (zot_provider_get_reasoning (provider)));
+  json_object_set_int_member (state, "queued", rpc->jobs.length);
   json_object_set_string_member (state, "session_id", zot_session_get_id (session));
   if (zot_session_is_persistent (session))
     json_object_set_string_member (state, "session_path", zot_session_get_path (session));
   else
     json_object_set_null_member (state, "session_path");
-  json_object_set_boolean_member (state, "running", zot_agent_is_running (agent));
-  json_object_set_int_member (state, "queued", zot_agent_get_queue_length (agent));
-  json_object_set_int_member (state, "message_count", zot_agent_get_messages (agent)->len);
 
   for (guint i = 0; i < n; i++)
     {
@@ -158,91 +179,125 @@ build_messages (Rpc *rpc)
   g_autoptr(JsonArray) array = json_array_new ();
 
   for (guint i = 0; i < messages->len; i++)
-    json_array_add_object_element (array, json_object_ref (g_ptr_array_index (messages, i)));
+    json_array_add_object_element (array, zot_cli_message_to_wire (g_ptr_array_index (messages, i)));
   json_object_set_array_member (data, "messages", g_steal_pointer (&array));
   return data;
 }
 
-static JsonObject *
-model_entry (const ZotProviderInfo *info,
-             const ZotModelInfo    *model)
-{
-  JsonObject *entry = json_object_new ();
-
-  json_object_set_string_member (entry, "id", model->id);
-  json_object_set_string_member (entry, "provider", info->name);
-  json_object_set_int_member (entry, "context_window", model->context_window);
-  json_object_set_int_member (entry, "max_output", model->max_output);
-  json_object_set_boolean_member (entry, "reasoning", model->reasoning);
-  json_object_set_double_member (entry, "input_price", model->input_price);
-  json_object_set_double_member (entry, "output_price", model->output_price);
-  return entry;
-}
-
-/* The model in use, each provider with its default model, and every
- * model of the table. */
+/* The models the table knows for the provider in use. */
 static JsonObject *
 build_models (Rpc *rpc)
 {
   ZotProvider *provider = zot_agent_get_provider (zot_host_get_agent (rpc->host));
+  const ZotProviderInfo *info = zot_provider_table_lookup (zot_provider_get_name (provider));
   JsonObject *data = json_object_new ();
-  JsonObject *current = json_object_new ();
-  g_autoptr(JsonArray) providers = json_array_new ();
   g_autoptr(JsonArray) models = json_array_new ();
 
-  json_object_set_string_member (current, "provider", zot_provider_get_name (provider));
-  json_object_set_string_member (current, "model", zot_provider_get_model (provider));
-  json_object_set_object_member (data, "current", current);
-
-  for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
+  for (guint i = 0; info != NULL && i < info->n_models; i++)
     {
-      const ZotProviderInfo *info = zot_provider_table_get_nth (i);
+      const ZotModelInfo *model = &info->models[i];
       JsonObject *entry = json_object_new ();
 
+      json_object_set_string_member (entry, "id", model->id);
       json_object_set_string_member (entry, "provider", info->name);
-      json_object_set_string_member (entry, "default_model", info->default_model);
-      json_array_add_object_element (providers, entry);
-
-      for (guint j = 0; j < info->n_models; j++)
-        json_array_add_object_element (models, model_entry (info, &info->models[j]));
+      json_object_set_int_member (entry, "context_window", model->context_window);
+      json_object_set_int_member (entry, "max_output", model->max_output);
+      json_object_set_boolean_member (entry, "reasoning", model->reasoning);
+      json_array_add_object_element (models, entry);
     }
-  json_object_set_array_member (data, "providers", g_steal_pointer (&providers));
   json_object_set_array_member (data, "models", g_steal_pointer (&models));
   return data;
 }
 
-/* Commands that finish later */
+static JsonObject *
+build_model (Rpc *rpc)
+{
+  ZotProvider *provider = zot_agent_get_provider (zot_host_get_agent (rpc->host));
+  JsonObject *data = json_object_new ();
+
+  json_object_set_string_member (data, "provider", zot_provider_get_name (provider));
+  json_object_set_string_member (data, "model", zot_provider_get_model (provider));
+  return data;
+}
+
+/* Jobs */
+
+static void
+emit_turn_end (Rpc        *rpc,
+               const char *stop,
+               const char *error)
+{
+  g_autoptr(JsonObject) event = json_object_new ();
+
+  json_object_set_string_member (event, "type", "turn_end");
+  json_object_set_string_member (event, "stop", stop);
+  if (error != NULL)
+    json_object_set_string_member (event, "error", error);
+  zot_cli_events_write (rpc->events, event);
+}
+
+/* Every prompt and compaction ends with turn_end (made up when it ended
+ * before any model turn: a command, a refusal), then done; a command
+ * that ran a turn ends with done too, then its response. */
+static void
+finish_job (Job          *job,
+            JsonObject   *data,
+            const GError *error)
+{
+  Rpc *rpc = job->rpc;
+  gboolean cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+  g_assert (rpc->current == job);
+
+  if (error != NULL && !cancelled && job->kind != JOB_COMMAND)
+    zot_cli_events_emit_error (rpc->events, error->message);
+
+  switch (job->kind)
+    {
+    case JOB_PROMPT:
+    case JOB_COMPACT:
+      if (!job->turn_ended)
+        emit_turn_end (rpc, job->aborted || cancelled ? "aborted" : error != NULL ? "error" : "end_turn",
+                       error != NULL && !cancelled ? error->message : NULL);
+      zot_cli_events_emit_simple (rpc->events, "done");
+      break;
+
+    case JOB_COMMAND:
+      if (job->turn_ended)
+        zot_cli_events_emit_simple (rpc->events, "done");
+      respond (rpc, job->id, job->command, error == NULL, data, error != NULL ? error->message : NULL);
+      break;
+
+    case JOB_EXTENSION_COMMAND:
+    default:
+      break;
+    }
+
+  rpc->current = NULL;
+  job_free (job);
+
+  start_next_job (rpc);
+  maybe_exit (rpc);
+}
 
 static void
 submitted_cb (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
 {
-  Pending *pending = user_data;
+  Job *job = user_data;
   g_autoptr(GError) error = NULL;
-  g_autofree char *final_text = NULL;
-
-  if (!zot_host_submit_finish (ZOT_HOST (object), result, &final_text, &error))
-    zot_cli_events_emit_error (pending->rpc->events, error->message);
-
-  pending_free (pending);
-}
-
-static void
-command_cb (GObject      *object,
-            GAsyncResult *result,
-            gpointer      user_data)
-{
-  Pending *pending = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) data = json_object_new ();
+  g_autoptr(JsonObject) data = NULL;
   g_autofree char *final_text = NULL;
 
   zot_host_submit_finish (ZOT_HOST (object), result, &final_text, &error);
-  if (final_text != NULL)
-    json_object_set_string_member (data, "final_text", final_text);
-  respond_pending (pending, data, error);
-  pending_free (pending);
+  if (job->kind == JOB_COMMAND && error == NULL)
+    {
+      data = json_object_new ();
+      if (final_text != NULL)
+        json_object_set_string_member (data, "final_text", final_text);
+    }
+  finish_job (job, data, error);
 }
 
 static void
@@ -250,38 +305,91 @@ compacted_cb (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
 {
-  Pending *pending = user_data;
+  Job *job = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(ZotCompaction) compaction = NULL;
-  g_autoptr(JsonObject) data = NULL;
 
   compaction = zot_agent_compact_finish (ZOT_AGENT (object), result, &error);
-  if (compaction != NULL)
-    {
-      data = json_object_new ();
-      json_object_set_string_member (data, "compaction_id", compaction->id);
-      json_object_set_int_member (data, "message_count", compaction->message_count);
-      json_object_set_int_member (data, "token_estimate", (gint64) compaction->token_estimate);
-      json_object_set_int_member (data, "after_message_count", compaction->after_count);
-      json_object_set_int_member (data, "after_token_estimate", (gint64) compaction->after_token_estimate);
-    }
-  respond_pending (pending, data, error);
-  pending_free (pending);
+  finish_job (job, NULL, error);
 }
 
-/* An extension's submit_slash runs its command as `command` does; its
- * outcome is reported as events, with no response: nobody asked. */
 static void
-extension_command_cb (GObject      *object,
-                      GAsyncResult *result,
-                      gpointer      user_data)
+start_job (Job *job)
 {
-  Pending *pending = user_data;
-  g_autoptr(GError) error = NULL;
+  Rpc *rpc = job->rpc;
 
-  if (!zot_host_submit_finish (ZOT_HOST (object), result, NULL, &error))
-    zot_cli_events_emit_error (pending->rpc->events, error->message);
-  pending_free (pending);
+  rpc->current = job;
+  switch (job->kind)
+    {
+    case JOB_PROMPT:
+      zot_host_submit_with_images_async (rpc->host, job->text, job->images, job->cancellable,
+                                         submitted_cb, job);
+      break;
+
+    case JOB_COMPACT:
+      zot_agent_compact_async (zot_host_get_agent (rpc->host), job->cancellable, compacted_cb, job);
+      break;
+
+    case JOB_COMMAND:
+    case JOB_EXTENSION_COMMAND:
+    default:
+      zot_host_submit_async (rpc->host, job->text, job->cancellable, submitted_cb, job);
+      break;
+    }
+}
+
+static void
+start_next_job (Rpc *rpc)
+{
+  Job *job;
+
+  if (rpc->current != NULL || rpc->shutting_down)
+    return;
+
+  job = g_queue_pop_head (&rpc->jobs);
+  if (job != NULL)
+    start_job (job);
+}
+
+static void
+queue_job (Rpc        *rpc,
+           JobKind     kind,
+           const char *id,
+           const char *command,
+           const char *text,
+           JsonArray  *images)
+{
+  Job *job = g_new0 (Job, 1);
+
+  job->rpc = rpc;
+  job->kind = kind;
+  job->id = g_strdup (id);
+  job->command = g_strdup (command);
+  job->text = g_strdup (text);
+  job->images = images != NULL ? json_array_ref (images) : NULL;
+  job->cancellable = g_cancellable_new ();
+  g_queue_push_tail (&rpc->jobs, job);
+  start_next_job (rpc);
+}
+
+static void
+on_turn_end (ZotAgent   *agent,
+             const char *stop,
+             const char *error,
+             Rpc        *rpc)
+{
+  if (rpc->current != NULL)
+    rpc->current->turn_ended = TRUE;
+}
+
+static void
+on_compaction_end (ZotAgent   *agent,
+                   const char *stop,
+                   const char *error,
+                   const char *summary,
+                   Rpc        *rpc)
+{
+  on_turn_end (agent, stop, error, rpc);
 }
 
 static gboolean
@@ -290,19 +398,257 @@ on_extension_submit_slash (ZotExtensionManager *manager,
                            const char          *command,
                            Rpc                 *rpc)
 {
-  Pending *pending;
-
   if (rpc->shutting_down)
     return FALSE;
 
-  pending = g_new0 (Pending, 1);
-  pending->rpc = rpc;
-  rpc->outstanding++;
-  zot_host_submit_async (rpc->host, command, NULL, extension_command_cb, pending);
+  queue_job (rpc, JOB_EXTENSION_COMMAND, NULL, NULL, command, NULL);
   return TRUE;
 }
 
-/* Dispatch */
+/* Commands */
+
+/* `images:[{mime_type,data}]` as image blocks, each checked like a file
+ * the read tool would show. */
+static JsonArray *
+parse_images (JsonObject  *frame,
+              GError     **error)
+{
+  JsonNode *node = json_object_get_member (frame, "images");
+  g_autoptr(JsonArray) blocks = json_array_new ();
+  JsonArray *images;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return g_steal_pointer (&blocks);
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                           _("\"images\" must be an array of {\"mime_type\",\"data\"}"));
+      return NULL;
+    }
+
+  images = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (images); i++)
+    {
+      JsonObject *image = zot_json_array_get_object (images, i);
+      const char *data = zot_json_get_string (image, "data");
+      const char *mime_type = zot_json_get_string (image, "mime_type");
+      g_autofree char *name = g_strdup_printf (_("image %u"), i + 1);
+      g_autoptr(GBytes) bytes = NULL;
+      JsonObject *block;
+      guchar *decoded;
+      gsize length = 0;
+
+      if (data == NULL || *data == '\0')
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       _("%s has no base64 \"data\""), name);
+          return NULL;
+        }
+
+      decoded = g_base64_decode (data, &length);
+      bytes = g_bytes_new_take (decoded, length);
+      block = zot_image_block_new (bytes, name, error);
+      if (block == NULL)
+        return NULL;
+
+      if (mime_type != NULL && g_strcmp0 (mime_type, zot_json_get_string (block, "mime_type")) != 0)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s is a %s image, not %s"),
+                       name, zot_json_get_string (block, "mime_type"), mime_type);
+          json_object_unref (block);
+          return NULL;
+        }
+      json_array_add_object_element (blocks, block);
+    }
+
+  return g_steal_pointer (&blocks);
+}
+
+static void
+answer_started (Rpc        *rpc,
+                const char *id,
+                const char *type,
+                gboolean    waits)
+{
+  g_autoptr(JsonObject) data = json_object_new ();
+
+  json_object_set_boolean_member (data, "started", !waits);
+  if (waits)
+    json_object_set_boolean_member (data, "queued", TRUE);
+  respond (rpc, id, type, TRUE, data, NULL);
+}
+
+static void
+command_prompt (Rpc        *rpc,
+                JsonObject *frame,
+                const char *id,
+                const char *type)
+{
+  const char *message = zot_json_get_string (frame, "message");
+  g_autoptr(JsonArray) images = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean waits;
+
+  images = parse_images (frame, &error);
+  if (images == NULL)
+    {
+      respond (rpc, id, type, FALSE, NULL, error->message);
+      return;
+    }
+
+  if ((message == NULL || *message == '\0') && json_array_get_length (images) == 0)
+    {
+      respond (rpc, id, type, FALSE, NULL, _("prompt needs a non-empty string \"message\" or \"images\""));
+      return;
+    }
+
+  /* The answer goes out before the job's first event. */
+  waits = rpc->current != NULL || rpc->jobs.length > 0;
+  answer_started (rpc, id, type, waits);
+  queue_job (rpc, JOB_PROMPT, id, type, message != NULL ? message : "", images);
+}
+
+static void
+command_command (Rpc        *rpc,
+                 JsonObject *frame,
+                 const char *id,
+                 const char *type)
+{
+  const char *name = zot_json_get_string (frame, "name");
+  const char *args = zot_json_get_string (frame, "args");
+  g_autofree char *line = NULL;
+
+  if (name == NULL || *name == '\0')
+    {
+      respond (rpc, id, type, FALSE, NULL, _("command needs a string \"name\""));
+      return;
+    }
+
+  while (*name == '/')
+    name++;
+  line = g_strdup_printf ("/%s %s", name, args ? args : "");
+  if (!zot_host_is_command (rpc->host, line))
+    {
+      respond (rpc, id, type, FALSE, NULL, _("that is not a command name"));
+      return;
+    }
+  queue_job (rpc, JOB_COMMAND, id, type, line, NULL);
+}
+
+static void
+command_abort (Rpc        *rpc,
+               const char *id,
+               const char *type)
+{
+  /* Only the job in progress: each queued one still gets its own run. */
+  if (rpc->current != NULL)
+    {
+      rpc->current->aborted = TRUE;
+      g_cancellable_cancel (rpc->current->cancellable);
+    }
+  zot_agent_abort (zot_host_get_agent (rpc->host));
+  respond (rpc, id, type, TRUE, NULL, NULL);
+}
+
+static void
+command_set_model (Rpc        *rpc,
+                   JsonObject *frame,
+                   const char *id,
+                   const char *type)
+{
+  const char *provider = zot_json_get_string (frame, "provider");
+  const char *model = zot_json_get_string (frame, "model");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) data = NULL;
+
+  if ((model == NULL || *model == '\0') && provider == NULL)
+    respond (rpc, id, type, FALSE, NULL, _("set_model needs a string \"model\""));
+  else if (!zot_host_set_model (rpc->host, provider, model, &error))
+    respond (rpc, id, type, FALSE, NULL, error->message);
+  else
+    {
+      data = build_model (rpc);
+      respond (rpc, id, type, TRUE, data, NULL);
+    }
+}
+
+static void
+command_set_reasoning (Rpc        *rpc,
+                       JsonObject *frame,
+                       const char *id,
+                       const char *type)
+{
+  const char *name = zot_json_get_string (frame, "reasoning");
+  ZotProvider *provider = zot_agent_get_provider (zot_host_get_agent (rpc->host));
+  g_autoptr(JsonObject) data = NULL;
+  ZotReasoning level;
+
+  if (name == NULL || g_ascii_strcasecmp (name, "default") == 0 || !zot_reasoning_from_string (name, &level))
+    {
+      respond (rpc, id, type, FALSE, NULL,
+               _("set_reasoning needs \"reasoning\": off, minimum, low, medium, high, xhigh or max"));
+      return;
+    }
+
+  zot_provider_set_reasoning (provider, level);
+  data = json_object_new ();
+  json_object_set_string_member (data, "reasoning", zot_reasoning_to_string (level));
+  respond (rpc, id, type, TRUE, data, NULL);
+}
+
+/* The comparison takes as long whatever the client sent. */
+static gboolean
+token_matches (const char *expected,
+               const char *given)
+{
+  gsize expected_len = strlen (expected);
+  gsize given_len = given != NULL ? strlen (given) : 0;
+  guint8 diff = expected_len != given_len;
+
+  for (gsize i = 0; i < expected_len; i++)
+    diff |= (guint8) expected[i] ^ (guint8) (i < given_len ? given[i] : 0);
+  return diff == 0;
+}
+
+/* A client without the token gets one answer, then zot exits. */
+static void
+refuse (Rpc        *rpc,
+        const char *id,
+        const char *type,
+        const char *message)
+{
+  respond (rpc, id, type, FALSE, NULL, message);
+  rpc->refused = TRUE;
+  rpc->status = 1;
+  rpc->input_closed = TRUE;
+  zot_frame_channel_close (rpc->channel);
+  maybe_exit (rpc);
+}
+
+static void
+command_hello (Rpc        *rpc,
+               JsonObject *frame,
+               const char *id,
+               const char *type)
+{
+  g_autoptr(JsonObject) data = NULL;
+  ZotProvider *provider = zot_agent_get_provider (zot_host_get_agent (rpc->host));
+
+  if (rpc->token != NULL && !token_matches (rpc->token, zot_json_get_string (frame, "token")))
+    {
+      refuse (rpc, id, type, _("the token does not match ZOTCORE_RPC_TOKEN; zot rpc exits"));
+      return;
+    }
+
+  rpc->authenticated = TRUE;
+  data = json_object_new ();
+  json_object_set_int_member (data, "protocol_version", ZOT_RPC_PROTOCOL_VERSION);
+  json_object_set_string_member (data, "version", PACKAGE_VERSION);
+  json_object_set_string_member (data, "provider", zot_provider_get_name (provider));
+  json_object_set_string_member (data, "model", zot_provider_get_model (provider));
+  respond (rpc, id, type, TRUE, data, NULL);
+}
 
 static void
 on_frame (ZotFrameChannel *channel,
@@ -311,82 +657,42 @@ on_frame (ZotFrameChannel *channel,
 {
   const char *type = json_object_get_string_member (frame, "type");
   const char *id = zot_json_get_string (frame, "id");
-  ZotAgent *agent = zot_host_get_agent (rpc->host);
-  g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) data = NULL;
+
+  if (rpc->refused)
+    return;
 
   if (g_str_equal (type, "hello"))
     {
-      const char *token = zot_json_get_string (frame, "token");
-
-      if (rpc->token != NULL && g_strcmp0 (token, rpc->token) != 0)
-        {
-          respond (rpc, id, type, FALSE, NULL,
-                   _("the token does not match ZOTCORE_RPC_TOKEN; send hello with the right token"));
-          return;
-        }
-
-      rpc->authenticated = TRUE;
-      data = json_object_new ();
-      json_object_set_int_member (data, "protocol_version", 1);
-      json_object_set_string_member (data, "zot_version", PACKAGE_VERSION);
-      respond (rpc, id, type, TRUE, data, NULL);
+      command_hello (rpc, frame, id, type);
       return;
     }
 
   if (!rpc->authenticated)
     {
-      respond (rpc, id, type, FALSE, NULL,
-               _("ZOTCORE_RPC_TOKEN is set: send {\"type\":\"hello\",\"token\":…} first"));
+      refuse (rpc, id, type,
+              _("ZOTCORE_RPC_TOKEN is set: the first command must be {\"type\":\"hello\",\"token\":…}; "
+                "zot rpc exits"));
       return;
     }
 
   if (g_str_equal (type, "ping"))
-    respond (rpc, id, type, TRUE, NULL, NULL);
-  else if (g_str_equal (type, "prompt"))
     {
-      const char *message = zot_json_get_string (frame, "message");
-
-      if (message == NULL || *message == '\0')
-        {
-          respond (rpc, id, type, FALSE, NULL, _("prompt needs a non-empty string \"message\""));
-          return;
-        }
-
       data = json_object_new ();
-      json_object_set_boolean_member (data, "queued", zot_agent_is_running (agent));
+      json_object_set_boolean_member (data, "pong", TRUE);
       respond (rpc, id, type, TRUE, data, NULL);
-      zot_host_submit_async (rpc->host, message, NULL, submitted_cb, pending_new (rpc, frame));
+    }
+  else if (g_str_equal (type, "prompt"))
+    command_prompt (rpc, frame, id, type);
+  else if (g_str_equal (type, "compact"))
+    {
+      answer_started (rpc, id, type, rpc->current != NULL || rpc->jobs.length > 0);
+      queue_job (rpc, JOB_COMPACT, id, type, NULL, NULL);
     }
   else if (g_str_equal (type, "command"))
-    {
-      const char *name = zot_json_get_string (frame, "name");
-      const char *args = zot_json_get_string (frame, "args");
-      g_autofree char *line = NULL;
-
-      if (name == NULL || *name == '\0')
-        {
-          respond (rpc, id, type, FALSE, NULL, _("command needs a string \"name\""));
-          return;
-        }
-
-      while (*name == '/')
-        name++;
-      line = g_strdup_printf ("/%s %s", name, args ? args : "");
-      if (!zot_host_is_command (rpc->host, line))
-        {
-          respond (rpc, id, type, FALSE, NULL, _("that is not a command name"));
-          return;
-        }
-      zot_host_submit_async (rpc->host, line, NULL, command_cb, pending_new (rpc, frame));
-    }
+    command_command (rpc, frame, id, type);
   else if (g_str_equal (type, "abort"))
-    {
-      zot_agent_abort (agent);
-      respond (rpc, id, type, TRUE, NULL, NULL);
-    }
-  else if (g_str_equal (type, "compact"))
-    zot_agent_compact_async (agent, NULL, compacted_cb, pending_new (rpc, frame));
+    command_abort (rpc, id, type);
   else if (g_str_equal (type, "get_state"))
     {
       data = build_state (rpc);
@@ -397,30 +703,26 @@ on_frame (ZotFrameChannel *channel,
       data = build_messages (rpc);
       respond (rpc, id, type, TRUE, data, NULL);
     }
-  else if (g_str_equal (type, "clear"))
-    {
-      zot_host_clear (rpc->host);
-      respond (rpc, id, type, TRUE, NULL, NULL);
-    }
-  else if (g_str_equal (type, "set_model"))
-    {
-      const char *provider = zot_json_get_string (frame, "provider");
-      const char *model = zot_json_get_string (frame, "model");
-
-      if (model == NULL && provider == NULL)
-        respond (rpc, id, type, FALSE, NULL, _("set_model needs \"model\" and/or \"provider\""));
-      else if (!zot_host_set_model (rpc->host, provider, model, &error))
-        respond (rpc, id, type, FALSE, NULL, error->message);
-      else
-        {
-          data = build_models (rpc);
-          respond (rpc, id, type, TRUE, json_object_get_object_member (data, "current"), NULL);
-        }
-    }
   else if (g_str_equal (type, "get_models"))
     {
       data = build_models (rpc);
       respond (rpc, id, type, TRUE, data, NULL);
+    }
+  else if (g_str_equal (type, "clear") || g_str_equal (type, "set_model") ||
+           g_str_equal (type, "set_reasoning"))
+    {
+      /* Not queued: they would change what a running prompt works on. */
+      if (is_busy (rpc))
+        respond (rpc, id, type, FALSE, NULL, "agent is busy");
+      else if (g_str_equal (type, "clear"))
+        {
+          zot_host_clear (rpc->host);
+          respond (rpc, id, type, TRUE, NULL, NULL);
+        }
+      else if (g_str_equal (type, "set_model"))
+        command_set_model (rpc, frame, id, type);
+      else
+        command_set_reasoning (rpc, frame, id, type);
     }
   else
     {
@@ -434,6 +736,9 @@ on_bad_line (ZotFrameChannel *channel,
              const char      *message,
              Rpc             *rpc)
 {
+  if (rpc->refused)
+    return;
+
   /* No id could be read: the client learns which line by order. */
   respond (rpc, NULL, NULL, FALSE, NULL, message);
 }
@@ -454,7 +759,11 @@ shutdown_cb (GObject      *object,
 static void
 maybe_exit (Rpc *rpc)
 {
-  if (!rpc->input_closed || rpc->outstanding > 0 || rpc->shutting_down)
+  if (!rpc->input_closed || rpc->shutting_down)
+    return;
+
+  /* A refused client's jobs never started; anyone else's finish. */
+  if (!rpc->refused && (rpc->current != NULL || rpc->jobs.length > 0))
     return;
 
   rpc->shutting_down = TRUE;
@@ -477,7 +786,12 @@ static gboolean
 on_sigint (gpointer user_data)
 {
   Rpc *rpc = user_data;
+  Job *job;
 
+  while ((job = g_queue_pop_head (&rpc->jobs)) != NULL)
+    job_free (job);
+  if (rpc->current != NULL)
+    g_cancellable_cancel (rpc->current->cancellable);
   zot_agent_abort (zot_host_get_agent (rpc->host));
   zot_frame_channel_close (rpc->channel);
   return G_SOURCE_CONTINUE;
@@ -502,6 +816,7 @@ zot_cli_rpc_run (ZotHost *host)
   g_autoptr(GInputStream) input = g_unix_input_stream_new (STDIN_FILENO, FALSE);
   g_autoptr(GOutputStream) output = g_unix_output_stream_new (STDOUT_FILENO, FALSE);
   const char *token = g_getenv ("ZOTCORE_RPC_TOKEN");
+  ZotAgent *agent = zot_host_get_agent (host);
   Rpc rpc = { 0 };
   guint sigint_id;
 
@@ -509,8 +824,14 @@ zot_cli_rpc_run (ZotHost *host)
   rpc.token = (token != NULL && *token != '\0') ? g_strdup (token) : NULL;
   rpc.authenticated = rpc.token == NULL;
   rpc.loop = g_main_loop_new (NULL, FALSE);
+  g_queue_init (&rpc.jobs);
   rpc.events = zot_cli_events_new (host, stdout);
   zot_cli_events_set_rpc (rpc.events, TRUE);
+
+  /* After the events' handlers: a job learns of its turn_end once the
+   * event is out. */
+  g_signal_connect (agent, "turn-end", G_CALLBACK (on_turn_end), &rpc);
+  g_signal_connect (agent, "compaction-end", G_CALLBACK (on_compaction_end), &rpc);
 
   /* Responses and events go through stdio; the channel only reads. */
   rpc.channel = zot_frame_channel_new (input, output);
@@ -529,6 +850,7 @@ zot_cli_rpc_run (ZotHost *host)
 
   g_source_remove (sigint_id);
   g_signal_handlers_disconnect_by_data (zot_host_get_manager (host), &rpc);
+  g_signal_handlers_disconnect_by_data (agent, &rpc);
   g_signal_handlers_disconnect_by_data (rpc.channel, &rpc);
   zot_frame_channel_close (rpc.channel);
   {
@@ -540,9 +862,10 @@ zot_cli_rpc_run (ZotHost *host)
     while (weak != NULL)
       g_main_context_iteration (NULL, TRUE);
   }
+  g_queue_clear_full (&rpc.jobs, (GDestroyNotify) job_free);
   zot_cli_events_free (rpc.events);
   g_main_loop_unref (rpc.loop);
   g_free (rpc.token);
 
-  return 0;
+  return rpc.status;
 }

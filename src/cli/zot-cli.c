@@ -479,6 +479,9 @@ zot_cli_main (int    argc,
           print_error (_("zot rpc --continuous needs a saved conversation: add --session FILE or --continue"));
           return 2;
         }
+      /* The embedding program owns persistence, unless it names a session. */
+      if (cli.options.session == NULL && !cli.options.continue_session)
+        cli.options.no_session = TRUE;
       return run_headless (&cli, TRUE, TRUE);
     }
 

@@ -19,6 +19,7 @@ zot_compaction_free (ZotCompaction *compaction)
   if (compaction == NULL)
     return;
   g_free (compaction->id);
+  g_free (compaction->summary);
   g_free (compaction);
 }
 
@@ -28,7 +29,43 @@ typedef struct
 {
   ZotCompaction *compaction;
   guint          count;
+  GCancellable  *cancellable;
+  GCancellable  *outer;
+  gulong         cancel_id;
 } CompactData;
+
+/* The attempt is over: the agent may compact or run again. */
+static void
+end_compaction (GTask      *task,
+                const char *stop,
+                const char *error,
+                const char *summary)
+{
+  ZotAgent *self = g_task_get_source_object (task);
+
+  g_clear_object (&self->compaction);
+  g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_COMPACTION_END], 0, stop, error, summary);
+}
+
+void
+_zot_agent_abort_compaction (ZotAgent *self)
+{
+  if (self->compaction != NULL)
+    g_cancellable_cancel (self->compaction);
+}
+
+/**
+ * zot_agent_is_compacting:
+ *
+ * Returns: whether a compaction is waiting for the model's summary
+ */
+gboolean
+zot_agent_is_compacting (ZotAgent *self)
+{
+  g_return_val_if_fail (ZOT_IS_AGENT (self), FALSE);
+
+  return self->compaction != NULL;
+}
 
 static void
 emit_compaction (ZotAgent      *self,
@@ -55,6 +92,10 @@ static void
 compact_data_free (CompactData *data)
 {
   zot_compaction_free (data->compaction);
+  if (data->cancel_id != 0)
+    g_cancellable_disconnect (data->outer, data->cancel_id);
+  g_clear_object (&data->outer);
+  g_clear_object (&data->cancellable);
   g_free (data);
 }
 
@@ -93,6 +134,7 @@ compacted_cb (GObject      *object,
       emit_compaction (self, "post_compact", data->compaction, data->compaction->message_count,
                        data->compaction->token_estimate, cancelled ? "cancelled" : "failed",
                        error->message);
+      end_compaction (task, cancelled ? "aborted" : "error", cancelled ? NULL : error->message, NULL);
       g_task_return_error (task, g_steal_pointer (&error));
       return;
     }
@@ -102,6 +144,8 @@ compacted_cb (GObject      *object,
     {
       emit_compaction (self, "post_compact", data->compaction, data->compaction->message_count,
                        data->compaction->token_estimate, "failed", "the model returned an empty summary");
+      end_compaction (task, "error", _("the model returned an empty summary; the conversation was kept"),
+                      NULL);
       g_task_return_new_error (task, ZOT_AGENT_ERROR, ZOT_AGENT_ERROR_EMPTY,
                                _("the model returned an empty summary; the conversation was kept"));
       return;
@@ -110,6 +154,7 @@ compacted_cb (GObject      *object,
   text = g_strdup_printf (_("Summary of the conversation so far:\n\n%s"), summary);
   message = zot_message_new_user_text (text);
   json_object_set_boolean_member (message, "summary", TRUE);
+  zot_message_stamp_time (message);
 
   replacement = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   g_ptr_array_add (replacement, message);
@@ -120,6 +165,8 @@ compacted_cb (GObject      *object,
   data->compaction->after_token_estimate = estimate_tokens (replacement);
   emit_compaction (self, "post_compact", data->compaction, data->compaction->after_count,
                    data->compaction->after_token_estimate, "completed", NULL);
+  data->compaction->summary = g_strdup (summary);
+  end_compaction (task, "end_turn", NULL, summary);
   g_task_return_pointer (task, g_steal_pointer (&data->compaction), (GDestroyNotify) zot_compaction_free);
 }
 
@@ -155,12 +202,22 @@ zot_agent_compact_async (ZotAgent            *self,
   data->compaction->token_estimate = estimate_tokens (messages);
   g_task_set_task_data (task, data, (GDestroyNotify) compact_data_free);
 
-  if (self->run != NULL)
+  if (self->run != NULL || self->compaction != NULL)
     {
       g_task_return_new_error (task, ZOT_AGENT_ERROR, ZOT_AGENT_ERROR_BUSY,
                                _("a run is in progress; wait for it or abort it first"));
       return;
     }
+
+  /* zot_agent_abort() reaches it through this one, as the caller's does. */
+  self->compaction = g_cancellable_new ();
+  data->cancellable = g_object_ref (self->compaction);
+  if (cancellable != NULL)
+    data->outer = g_object_ref (cancellable);
+  if (cancellable != NULL)
+    data->cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (g_cancellable_cancel),
+                                             g_object_ref (data->cancellable), g_object_unref);
+  g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_COMPACTION_START], 0);
 
   emit_compaction (self, "pre_compact", data->compaction, data->compaction->message_count,
                    data->compaction->token_estimate, NULL, NULL);
@@ -169,6 +226,7 @@ zot_agent_compact_async (ZotAgent            *self,
     {
       data->compaction->after_count = 0;
       emit_compaction (self, "post_compact", data->compaction, 0, 0, "completed", NULL);
+      end_compaction (task, "end_turn", NULL, "");
       g_task_return_pointer (task, g_steal_pointer (&data->compaction), (GDestroyNotify) zot_compaction_free);
       return;
     }
@@ -181,7 +239,7 @@ zot_agent_compact_async (ZotAgent            *self,
     json_array_add_object_element (request->messages, json_object_ref (g_ptr_array_index (messages, i)));
   json_array_add_object_element (request->messages, zot_message_new_user_text (ZOT_COMPACT_PROMPT));
 
-  zot_provider_stream_async (self->provider, request, cancellable, compacted_cb, g_steal_pointer (&task));
+  zot_provider_stream_async (self->provider, request, data->cancellable, compacted_cb, g_steal_pointer (&task));
 }
 
 /**

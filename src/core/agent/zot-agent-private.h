@@ -56,6 +56,8 @@ struct _ToolCall
   char                *operation_key;
   gboolean             resumed;
   gboolean             journaling;
+  /* While it executes: where its progress lines go. */
+  ZotToolProgress     *progress;
 };
 
 struct _Run
@@ -111,6 +113,8 @@ struct _ZotAgent
   GCancellable        *cancellable;
   guint                n_extension_calls;
   GHashTable          *running_tasks;   /* task ids of journaled calls running now */
+  /* The compaction in progress: cancelled by zot_agent_abort(). */
+  GCancellable        *compaction;
 };
 
 enum
@@ -127,6 +131,9 @@ enum
   ZOT_AGENT_USAGE,
   ZOT_AGENT_TURN_END,
   ZOT_AGENT_WARNING,
+  ZOT_AGENT_TOOL_PROGRESS,
+  ZOT_AGENT_COMPACTION_START,
+  ZOT_AGENT_COMPACTION_END,
   ZOT_AGENT_N_SIGNALS
 };
 
@@ -168,12 +175,16 @@ void                 _zot_agent_abort_run            (Run             *run);
 
 /* zot-agent-usage.c */
 void                 _zot_agent_message_usage        (JsonObject      *message,
-                                                      gint64          *input_tokens,
-                                                      gint64          *output_tokens);
+                                                      ZotUsage        *turn);
+void                 _zot_agent_usage_to_message     (ZotAgent         *self,
+                                                      ZotProviderReply *reply);
 void                 _zot_agent_add_turn_usage       (ZotAgent        *self,
-                                                      gint64           input_tokens,
-                                                      gint64           output_tokens);
+                                                      JsonObject      *message);
 void                 _zot_agent_reset_usage          (ZotAgent        *self);
+void                 _zot_agent_init_usage           (ZotAgent        *self);
+
+/* zot-agent-compact.c */
+void                 _zot_agent_abort_compaction     (ZotAgent        *self);
 
 /* zot-agent-tools.c */
 ToolCall            *_zot_tool_call_new              (ZotAgent            *agent,

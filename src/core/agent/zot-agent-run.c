@@ -176,8 +176,6 @@ show_assistant_message (Run        *run,
                         gboolean    suppressed)
 {
   ZotAgent *self = run->agent;
-  gint64 input_tokens;
-  gint64 output_tokens;
 
   if (!suppressed)
     {
@@ -197,6 +195,8 @@ show_assistant_message (Run        *run,
             }
           shown = json_object_new ();
           json_object_set_string_member (shown, "role", "assistant");
+          if (json_object_has_member (run->message, "time"))
+            json_object_set_string_member (shown, "time", json_object_get_string_member (run->message, "time"));
           json_object_set_array_member (shown, "content", g_steal_pointer (&replaced));
 
           g_free (run->final_text);
@@ -214,9 +214,9 @@ show_assistant_message (Run        *run,
     }
 
   /* The property first, so that handlers of the signal read the same. */
-  _zot_agent_message_usage (run->message, &input_tokens, &output_tokens);
-  _zot_agent_add_turn_usage (self, input_tokens, output_tokens);
-  g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_USAGE], 0, input_tokens, output_tokens);
+  _zot_agent_add_turn_usage (self, run->message);
+  g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_USAGE], 0,
+                 self->usage.input_tokens, self->usage.output_tokens);
 
   end_model_turn (run);
 }
@@ -317,14 +317,7 @@ streamed_cb (GObject      *object,
       return;
     }
 
-  if (reply->input_tokens >= 0 || reply->output_tokens >= 0)
-    {
-      JsonObject *usage = json_object_new ();
-
-      json_object_set_int_member (usage, "input_tokens", MAX (reply->input_tokens, 0));
-      json_object_set_int_member (usage, "output_tokens", MAX (reply->output_tokens, 0));
-      json_object_set_object_member (reply->message, "usage", usage);
-    }
+  _zot_agent_usage_to_message (self, reply);
 
   g_clear_pointer (&run->message, json_object_unref);
   run->message = json_object_ref (reply->message);
@@ -616,6 +609,7 @@ append_user_message (Run *run)
   message = zot_message_new_user (run->text, run->images);
   if (run->origin_extension != NULL)
     json_object_set_string_member (message, "origin_extension", run->origin_extension);
+  zot_message_stamp_time (message);
   g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_USER_MESSAGE], 0, message);
   zot_session_append_message_async (self->session, message, NULL, user_appended_cb, run);
 }
@@ -955,8 +949,8 @@ zot_agent_get_queue_length (ZotAgent *self)
 /**
  * zot_agent_abort:
  *
- * Cancels the running run (the stream and every running tool) and every
- * queued prompt.
+ * Cancels the running run (the stream and every running tool), every
+ * queued prompt, and a compaction in progress.
  */
 void
 zot_agent_abort (ZotAgent *self)
@@ -973,6 +967,7 @@ zot_agent_abort (ZotAgent *self)
 
   if (self->run != NULL)
     g_cancellable_cancel (self->run->cancellable);
+  _zot_agent_abort_compaction (self);
 }
 
 gboolean

@@ -54,9 +54,29 @@ _zot_tool_call_new (ZotAgent            *agent,
   return call;
 }
 
+static void
+close_progress (ToolCall *call)
+{
+  if (call->progress == NULL)
+    return;
+
+  zot_tool_progress_close (call->progress);
+  g_clear_pointer (&call->progress, zot_tool_progress_unref);
+}
+
+static void
+on_progress (const char *text,
+             gpointer    user_data)
+{
+  ToolCall *call = user_data;
+
+  g_signal_emit (call->agent, _zot_agent_signals [ZOT_AGENT_TOOL_PROGRESS], 0, call->id, text);
+}
+
 void
 _zot_tool_call_free (ToolCall *call)
 {
+  close_progress (call);
   zot_clear_source (&call->outer_link);
   g_clear_object (&call->outer);
   g_free (call->origin_extension);
@@ -363,6 +383,8 @@ tool_executed_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   ZotToolResult *tool_result;
 
+  /* Nothing is reported after the result. */
+  close_progress (call);
   tool_result = zot_tool_execute_finish (ZOT_TOOL (object), result, &error);
   if (tool_result == NULL)
     {
@@ -407,6 +429,12 @@ start_execution (ToolCall *call)
   context.interactive = self->interactive && call->origin_extension == NULL;
   context.invocation = call->invocation;
   context.operation_key = call->operation_key;
+  /* The conversation's own calls report progress; an extension's do not. */
+  if (call->origin_extension == NULL && call->parent == NULL)
+    {
+      call->progress = zot_tool_progress_new (on_progress, call);
+      context.progress = call->progress;
+    }
   zot_tool_execute_async (call->tool, call->effective_args, &context, call->cancellable,
                           tool_executed_cb, call);
 }

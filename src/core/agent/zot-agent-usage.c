@@ -1,12 +1,15 @@
-/* zot-agent-usage.c — the tokens the model reports, kept as the agent's
- * `usage` property.
+/* zot-agent-usage.c — the tokens the model reports, and what they cost,
+ * kept as the agent's `usage` property.
  *
- * Providers report each reply's input and output tokens; the run stores
- * them on the assistant message ("usage") and the agent keeps the last
- * turn's figures and the conversation's sums, which a window can show
- * without parsing messages. A session that is resumed brings the sums of
- * its stored turns. Compaction's request is not a turn of the
- * conversation and is not counted. No prices are known, so no cost.
+ * Providers report each reply's tokens: input outside the prompt cache,
+ * output, the part of it spent reasoning (when the API says), and cache
+ * reads and writes. The run stores them on the assistant message
+ * ("usage", with the call's cost from the price table of the model that
+ * answered) and the agent keeps the last turn's figures and the
+ * conversation's sums, which a window can show without parsing messages.
+ * A session that is resumed brings the sums of its stored turns.
+ * Compaction's request is not a turn of the conversation and is not
+ * counted.
  */
 #define G_LOG_DOMAIN "zot-agent"
 
@@ -16,6 +19,7 @@
 #include "zot-agent-private.h"
 #include "zot-json.h"
 #include "zot-message.h"
+#include "zot-provider-table.h"
 
 G_DEFINE_BOXED_TYPE (ZotUsage, zot_usage, zot_usage_copy, zot_usage_free)
 
@@ -47,7 +51,15 @@ zot_usage_equal (const ZotUsage *a,
   return a->input_tokens == b->input_tokens &&
          a->output_tokens == b->output_tokens &&
          a->total_input_tokens == b->total_input_tokens &&
-         a->total_output_tokens == b->total_output_tokens;
+         a->total_output_tokens == b->total_output_tokens &&
+         a->reasoning_tokens == b->reasoning_tokens &&
+         a->cache_read_tokens == b->cache_read_tokens &&
+         a->cache_write_tokens == b->cache_write_tokens &&
+         a->cost_usd == b->cost_usd &&
+         a->total_reasoning_tokens == b->total_reasoning_tokens &&
+         a->total_cache_read_tokens == b->total_cache_read_tokens &&
+         a->total_cache_write_tokens == b->total_cache_write_tokens &&
+         a->total_cost_usd == b->total_cost_usd;
 }
 
 /* One figure of a message's "usage", or -1. Read without json-glib's
@@ -70,16 +82,70 @@ usage_figure (JsonObject *usage,
   return MAX (json_node_get_int (node), -1);
 }
 
+static double
+usage_cost (JsonObject *usage)
+{
+  JsonNode *node = usage != NULL ? json_object_get_member (usage, "cost_usd") : NULL;
+  GType type;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return 0.0;
+
+  type = json_node_get_value_type (node);
+  if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
+    return 0.0;
+
+  return MAX (json_node_get_double (node), 0.0);
+}
+
 /* The figures of an assistant message, -1 each where it has none. */
 void
 _zot_agent_message_usage (JsonObject *message,
-                          gint64     *input_tokens,
-                          gint64     *output_tokens)
+                          ZotUsage   *turn)
 {
   JsonObject *usage = zot_json_get_object (message, "usage");
 
-  *input_tokens = usage_figure (usage, "input_tokens");
-  *output_tokens = usage_figure (usage, "output_tokens");
+  turn->input_tokens = usage_figure (usage, "input_tokens");
+  turn->output_tokens = usage_figure (usage, "output_tokens");
+  turn->reasoning_tokens = usage_figure (usage, "reasoning_tokens");
+  turn->cache_read_tokens = usage_figure (usage, "cache_read_tokens");
+  turn->cache_write_tokens = usage_figure (usage, "cache_write_tokens");
+  turn->cost_usd = usage_cost (usage);
+}
+
+/**
+ * _zot_agent_usage_to_message:
+ * @reply: a model's reply
+ *
+ * Stores @reply's figures on its message as "usage", priced with the
+ * table's row for the model that answered. A reply without figures gets
+ * none.
+ */
+void
+_zot_agent_usage_to_message (ZotAgent         *self,
+                             ZotProviderReply *reply)
+{
+  const ZotModelInfo *model = zot_model_info_lookup (zot_provider_get_name (self->provider),
+                                                     zot_provider_get_model (self->provider));
+  ZotTokenCounts counts = {
+    reply->input_tokens, reply->output_tokens, reply->cache_read_tokens, reply->cache_write_tokens,
+  };
+  JsonObject *usage;
+
+  if (reply->input_tokens < 0 && reply->output_tokens < 0)
+    return;
+
+  usage = json_object_new ();
+  json_object_set_int_member (usage, "input_tokens", MAX (reply->input_tokens, 0));
+  json_object_set_int_member (usage, "output_tokens", MAX (reply->output_tokens, 0));
+  if (reply->reasoning_tokens >= 0)
+    json_object_set_int_member (usage, "reasoning_tokens", reply->reasoning_tokens);
+  if (reply->cache_read_tokens >= 0)
+    json_object_set_int_member (usage, "cache_read_tokens", reply->cache_read_tokens);
+  if (reply->cache_write_tokens >= 0)
+    json_object_set_int_member (usage, "cache_write_tokens", reply->cache_write_tokens);
+  json_object_set_double_member (usage, "cost_usd", zot_model_info_get_price (model, &counts));
+  json_object_set_object_member (reply->message, "usage", usage);
 }
 
 static void
@@ -94,50 +160,79 @@ set_usage (ZotAgent       *self,
 }
 
 static void
-add_turn (ZotUsage *usage,
-          gint64    input_tokens,
-          gint64    output_tokens)
+add_turn (ZotUsage       *usage,
+          const ZotUsage *turn)
 {
-  usage->input_tokens = input_tokens;
-  usage->output_tokens = output_tokens;
-  usage->total_input_tokens += MAX (input_tokens, 0);
-  usage->total_output_tokens += MAX (output_tokens, 0);
+  usage->input_tokens = turn->input_tokens;
+  usage->output_tokens = turn->output_tokens;
+  usage->reasoning_tokens = turn->reasoning_tokens;
+  usage->cache_read_tokens = turn->cache_read_tokens;
+  usage->cache_write_tokens = turn->cache_write_tokens;
+  usage->cost_usd = turn->cost_usd;
+
+  usage->total_input_tokens += MAX (turn->input_tokens, 0);
+  usage->total_output_tokens += MAX (turn->output_tokens, 0);
+  if (turn->reasoning_tokens >= 0)
+    usage->total_reasoning_tokens = MAX (usage->total_reasoning_tokens, 0) + turn->reasoning_tokens;
+  usage->total_cache_read_tokens += MAX (turn->cache_read_tokens, 0);
+  usage->total_cache_write_tokens += MAX (turn->cache_write_tokens, 0);
+  usage->total_cost_usd += turn->cost_usd;
 }
 
-/* After a model turn of a run, with the figures its reply gave. */
+/* After a model turn of a run, with the figures its message holds. */
 void
-_zot_agent_add_turn_usage (ZotAgent *self,
-                           gint64    input_tokens,
-                           gint64    output_tokens)
+_zot_agent_add_turn_usage (ZotAgent   *self,
+                           JsonObject *message)
 {
   ZotUsage usage = self->usage;
+  ZotUsage turn;
 
-  add_turn (&usage, input_tokens, output_tokens);
+  _zot_agent_message_usage (message, &turn);
+  add_turn (&usage, &turn);
   set_usage (self, &usage);
+}
+
+static void
+usage_init (ZotUsage *usage)
+{
+  *usage = (ZotUsage) { 0 };
+  usage->input_tokens = -1;
+  usage->output_tokens = -1;
+  usage->reasoning_tokens = -1;
+  usage->cache_read_tokens = -1;
+  usage->cache_write_tokens = -1;
+  usage->total_reasoning_tokens = -1;
 }
 
 /* A new conversation (or a resumed one) starts from its stored turns. */
 void
 _zot_agent_reset_usage (ZotAgent *self)
 {
-  ZotUsage usage = { -1, -1, 0, 0 };
   GPtrArray *messages = zot_session_get_messages (self->session);
+  ZotUsage usage;
 
+  usage_init (&usage);
   for (guint i = 0; i < messages->len; i++)
     {
       JsonObject *message = g_ptr_array_index (messages, i);
-      gint64 input_tokens;
-      gint64 output_tokens;
+      ZotUsage turn;
 
       if (g_strcmp0 (zot_message_get_role (message), "assistant") != 0 ||
           zot_json_get_object (message, "usage") == NULL)
         continue;
 
-      _zot_agent_message_usage (message, &input_tokens, &output_tokens);
-      add_turn (&usage, input_tokens, output_tokens);
+      _zot_agent_message_usage (message, &turn);
+      add_turn (&usage, &turn);
     }
 
   set_usage (self, &usage);
+}
+
+/* The initial value, before any session. */
+void
+_zot_agent_init_usage (ZotAgent *self)
+{
+  usage_init (&self->usage);
 }
 
 /**

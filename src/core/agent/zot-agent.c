@@ -165,6 +165,7 @@ zot_agent_finalize (GObject *object)
   g_clear_object (&self->session);
   g_clear_pointer (&self->running_tasks, g_hash_table_unref);
   g_clear_object (&self->cancellable);
+  g_clear_object (&self->compaction);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->subagent_id, g_free);
   g_clear_pointer (&self->subagent_name, g_free);
@@ -297,6 +298,38 @@ zot_agent_class_init (ZotAgentClass *klass)
   _zot_agent_signals [ZOT_AGENT_WARNING] =
     g_signal_new ("warning", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
+  /**
+   * ZotAgent::tool-progress:
+   * @id: the transcript's tool call id
+   * @text: one line of progress (the bash tool: a line of its output)
+   *
+   * A running tool call of the conversation reported progress.
+   */
+  _zot_agent_signals [ZOT_AGENT_TOOL_PROGRESS] =
+    g_signal_new ("tool-progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE,
+                  G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+  /**
+   * ZotAgent::compaction-start:
+   *
+   * A compaction begins (one with nothing to summarise starts and ends
+   * too).
+   */
+  _zot_agent_signals [ZOT_AGENT_COMPACTION_START] =
+    g_signal_new ("compaction-start", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 0);
+  /**
+   * ZotAgent::compaction-end:
+   * @stop: "end_turn", "error" or "aborted"
+   * @error: (nullable): what went wrong
+   * @summary: (nullable): the summary that replaced the transcript; ""
+   *   when there was nothing to compact, %NULL when it failed
+   */
+  _zot_agent_signals [ZOT_AGENT_COMPACTION_END] =
+    g_signal_new ("compaction-end", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 3, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE,
+                  G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE,
+                  G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
 }
 
 static void
@@ -306,8 +339,7 @@ zot_agent_init (ZotAgent *self)
   self->max_steps = ZOT_DEFAULT_MAX_STEPS;
   self->cwd = g_get_current_dir ();
   self->cancellable = g_cancellable_new ();
-  self->usage.input_tokens = -1;
-  self->usage.output_tokens = -1;
+  _zot_agent_init_usage (self);
   g_queue_init (&self->queue);
 }
 

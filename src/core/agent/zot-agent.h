@@ -44,6 +44,8 @@ GQuark zot_agent_error_quark (void);
  * @token_estimate: serialized bytes / 4, before
  * @after_count: messages after
  * @after_token_estimate: serialized bytes / 4, after
+ * @summary: (nullable): the model's summary; %NULL when there was nothing
+ *   to compact
  */
 typedef struct
 {
@@ -52,6 +54,7 @@ typedef struct
   guint64 token_estimate;
   guint   after_count;
   guint64 after_token_estimate;
+  char   *summary;
 } ZotCompaction;
 
 void zot_compaction_free (ZotCompaction *compaction);
@@ -59,10 +62,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotCompaction, zot_compaction_free)
 
 /**
  * ZotUsage:
- * @input_tokens: what the model read in the last turn, or -1 when it did not say
- * @output_tokens: what the model wrote in the last turn, or -1 when it did not say
+ * @input_tokens: what the model read in the last turn outside the prompt
+ *   cache, or -1 when it did not say
+ * @output_tokens: what the model wrote in the last turn (reasoning
+ *   included), or -1 when it did not say
  * @total_input_tokens: the input tokens of every turn of the conversation that said
  * @total_output_tokens: the output tokens of every turn of the conversation that said
+ * @reasoning_tokens: the part of the last turn's output spent reasoning,
+ *   or -1 when unknown
+ * @cache_read_tokens: the last turn's input read from the prompt cache, or -1
+ * @cache_write_tokens: the last turn's input written to the prompt cache, or -1
+ * @cost_usd: what the last turn cost, from the price table (0 for a model
+ *   it does not know)
+ * @total_reasoning_tokens: the sum of the turns that said, or -1 when none did
+ * @total_cache_read_tokens: the sum of the turns that said
+ * @total_cache_write_tokens: the sum of the turns that said
+ * @total_cost_usd: what the conversation's turns cost
  *
  * The tokens the model reported, as #ZotAgent:usage holds them.
  */
@@ -72,6 +87,14 @@ typedef struct
   gint64 output_tokens;
   gint64 total_input_tokens;
   gint64 total_output_tokens;
+  gint64 reasoning_tokens;
+  gint64 cache_read_tokens;
+  gint64 cache_write_tokens;
+  double cost_usd;
+  gint64 total_reasoning_tokens;
+  gint64 total_cache_read_tokens;
+  gint64 total_cache_write_tokens;
+  double total_cost_usd;
 } ZotUsage;
 
 #define ZOT_TYPE_USAGE (zot_usage_get_type ())
@@ -114,6 +137,7 @@ void             zot_agent_set_interactive        (ZotAgent            *self,
                                                    gboolean             interactive);
 gboolean         zot_agent_get_interactive        (ZotAgent            *self);
 gboolean         zot_agent_is_running             (ZotAgent            *self);
+gboolean         zot_agent_is_compacting          (ZotAgent            *self);
 const ZotUsage  *zot_agent_get_usage              (ZotAgent            *self);
 const char      *zot_agent_get_system_prompt      (ZotAgent            *self);
 void             zot_agent_reset_system_prompt    (ZotAgent            *self);

@@ -724,6 +724,7 @@ zot_session_append_message_async (ZotSession          *self,
   g_return_if_fail (ZOT_IS_SESSION (self));
   g_return_if_fail (message != NULL);
 
+  zot_message_stamp_time (message);
   entry = message_entry (message);
   zot_session_append_async (self, entry, cancellable, callback, user_data);
 }

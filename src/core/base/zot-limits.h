@@ -101,6 +101,15 @@ G_BEGIN_DECLS
 #define ZOT_READ_MAX_BYTES                 ((gsize) 256 * 1024)
 #define ZOT_READ_IMAGE_MAX_BYTES           ((gsize) 5 * 1024 * 1024)
 #define ZOT_DEFAULT_MAX_STEPS              50
+/* A tool's progress line (RPC's tool_progress) is cut to this many bytes,
+ * and one call reports at most this many lines, then one saying the rest
+ * are left out: a command that prints without end cannot flood a client. */
+#define ZOT_TOOL_PROGRESS_LINE_MAX_BYTES   ((gsize) 4096)
+#define ZOT_TOOL_PROGRESS_MAX_LINES        1000
+/* `zot rpc`: the longest command line is ZOT_FRAME_MAX_BYTES and the
+ * deepest ZOT_JSON_MAX_DEPTH, as for frames; the version of the schema a
+ * client reads in hello's protocol_version. */
+#define ZOT_RPC_PROTOCOL_VERSION           1
 /* Line numbers the one warning about a session's skipped lines names; the
  * rest are only counted. */
 #define ZOT_SESSION_SKIPPED_LINES_NAMED    5

@@ -173,6 +173,28 @@ zot_image_block_new (GBytes      *bytes,
   return block;
 }
 
+/**
+ * zot_message_stamp_time:
+ *
+ * Gives @message a "time" member, now in RFC 3339 UTC, unless it has one:
+ * when it entered the conversation.
+ */
+void
+zot_message_stamp_time (JsonObject *message)
+{
+  g_autoptr(GDateTime) now = NULL;
+  g_autofree char *time = NULL;
+
+  g_return_if_fail (message != NULL);
+
+  if (json_object_has_member (message, "time"))
+    return;
+
+  now = g_date_time_new_now_utc ();
+  time = g_date_time_format (now, "%Y-%m-%dT%H:%M:%SZ");
+  json_object_set_string_member (message, "time", time);
+}
+
 JsonObject *
 zot_message_new_assistant_text (const char *text)
 {

@@ -16,8 +16,12 @@
  * Optional members: "origin_extension" on a tool_use made for an
  * extension, "thought_signature" (opaque, kept as the API sent it) on a
  * tool_use or text block from a model that signs its turns (Gemini,
- * zot-gemini-provider.h), "usage" {"input_tokens","output_tokens"} on an assistant
- * message, "summary":true on the user message that replaces a compacted
+ * zot-gemini-provider.h), "usage" {"input_tokens","output_tokens",
+ * "reasoning_tokens","cache_read_tokens","cache_write_tokens","cost_usd"}
+ * on an assistant message, "time" (RFC 3339, UTC) on every message the
+ * agent adds, "thinking" {"thinking","signature"} and "redacted_thinking"
+ * {"data"} blocks of an assistant message (Anthropic's, sent back to it
+ * only), "summary":true on the user message that replaces a compacted
  * transcript, "interrupted":true on an error tool_result that loading a
  * session made up for a call the host died in (zot-session.h).
  */
@@ -45,6 +49,7 @@ JsonObject *zot_image_block_new            (GBytes     *bytes,
                                             const char *name,
                                             GError    **error);
 JsonObject *zot_message_new_assistant_text (const char *text);
+void        zot_message_stamp_time         (JsonObject *message);
 JsonArray  *zot_content_new_text           (const char *text);
 void        zot_content_add_text           (JsonArray  *content,
                                             const char *text);

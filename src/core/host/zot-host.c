@@ -700,6 +700,8 @@ install_provider (ZotHost     *self,
   if (provider == NULL)
     return FALSE;
 
+  /* The reasoning level is the user's, not the model's: it carries over. */
+  zot_provider_set_reasoning (provider, zot_provider_get_reasoning (zot_agent_get_provider (self->agent)));
   zot_agent_set_provider (self->agent, provider);
   update_model (self);
   return TRUE;
@@ -1235,6 +1237,7 @@ copy_options (ZotHostOptions       *to,
   to->read_only_if_locked = from->read_only_if_locked;
   to->interactive = from->interactive;
   to->codemode = g_strdup (from->codemode);
+  to->reasoning = from->reasoning;
 }
 
 /**
@@ -1262,6 +1265,7 @@ zot_host_new (ZotHostOptions  *options,
   provider = zot_provider_new_for_config (&self->options.provider, error);
   if (provider == NULL)
     return NULL;
+  zot_provider_set_reasoning (provider, self->options.reasoning);
 
   session = open_session (&self->options, self->options.cwd, error);
   if (session == NULL)

@@ -36,6 +36,8 @@ G_BEGIN_DECLS
  *   read-only instead of failing (the window does)
  * @interactive: the window; headless modes leave it %FALSE
  * @codemode: (nullable): `--codemode`: "on" (default), "off" or "only"
+ * @reasoning: `--reasoning`: the provider's reasoning level, kept across
+ *   model switches
  */
 typedef struct
 {
@@ -55,6 +57,7 @@ typedef struct
   gboolean           read_only_if_locked;
   gboolean           interactive;
   char              *codemode;
+  ZotReasoning       reasoning;
 } ZotHostOptions;
 
 void zot_host_options_clear (ZotHostOptions *options);

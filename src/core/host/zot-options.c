@@ -34,6 +34,7 @@ zot_options_clear (ZotOptions *self)
   g_clear_pointer (&self->tools, g_free);
   g_clear_pointer (&self->session, g_free);
   g_clear_pointer (&self->codemode, g_free);
+  g_clear_pointer (&self->reasoning, g_free);
 }
 
 /* "Model provider: anthropic, openai or demo", from the table; made once
@@ -82,6 +83,7 @@ zot_options_add_entries (ZotOptions     *self,
     { "no-session", 0, 0, G_OPTION_ARG_NONE, &self->no_session, N_("Do not save the session"), NULL },
     { "continuous", 0, 0, G_OPTION_ARG_NONE, &self->continuous, N_("Journal tool calls as durable tasks"), NULL },
     { "codemode", 0, 0, G_OPTION_ARG_STRING, &self->codemode, N_("Script runtime: off, on or only (default on)"), N_("MODE") },
+    { "reasoning", 0, 0, G_OPTION_ARG_STRING, &self->reasoning, N_("How much the model reasons: off, minimum, low, medium, high, xhigh or max"), N_("LEVEL") },
     { "yolo", 0, 0, G_OPTION_ARG_NONE, &self->yolo, N_("Approve every tool call without asking (window)"), NULL },
     { "no-yolo", 0, 0, G_OPTION_ARG_NONE, &self->no_yolo, N_("Ask before tool calls (window)"), NULL },
     { NULL }
@@ -102,6 +104,8 @@ gboolean
 zot_options_check (const ZotOptions  *self,
                    GError           **error)
 {
+  ZotReasoning level;
+
   g_return_val_if_fail (self != NULL, FALSE);
 
   if (self->max_steps < 1)
@@ -118,6 +122,14 @@ zot_options_check (const ZotOptions  *self,
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    _("--codemode takes off, on or only, not \"%s\""), self->codemode);
+      return FALSE;
+    }
+
+  if (self->reasoning != NULL && !zot_reasoning_from_string (self->reasoning, &level))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("--reasoning takes off, minimum, low, medium, high, xhigh or max, not \"%s\""),
+                   self->reasoning);
       return FALSE;
     }
 
@@ -202,6 +214,8 @@ zot_options_to_host (const ZotOptions *self,
   out->continue_session = self->continue_session;
   out->session_path = self->session != NULL ? g_canonicalize_filename (self->session, invocation_cwd) : NULL;
   out->no_session = self->no_session;
+  if (self->reasoning != NULL)
+    zot_reasoning_from_string (self->reasoning, &out->reasoning);
   out->continuous = self->continuous;
   out->interactive = interactive;
   out->codemode = g_strdup (self->codemode);

@@ -31,6 +31,7 @@ typedef struct
   gboolean   no_session;
   gboolean   continuous;
   char      *codemode;
+  char      *reasoning;
   gboolean   yolo;
   gboolean   no_yolo;
 } ZotOptions;

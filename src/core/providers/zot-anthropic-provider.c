@@ -6,6 +6,10 @@
  * read as SSE events: message_start, content_block_start/delta/stop for
  * text and tool_use blocks, message_delta with the stop reason and usage,
  * message_stop; an "error" event ends the call with its message.
+ *
+ * A reasoning level turns on extended thinking with a budget; the thinking
+ * blocks the model returns are kept in the message, signature and all,
+ * since the API wants them back before the tool results that follow.
  */
 #define G_LOG_DOMAIN "zot-anthropic"
 
@@ -15,6 +19,7 @@
 
 #include "zot-anthropic-provider.h"
 #include "zot-json.h"
+#include "zot-provider-table.h"
 
 /* The output budget of a request that sets none: the API requires one. */
 #define DEFAULT_MAX_TOKENS 8192
@@ -22,6 +27,20 @@
 
 /* A block index past this is a broken stream, not a big message. */
 #define MAX_BLOCKS         1024
+
+/* Extended thinking budgets per reasoning level, in tokens; the API's
+ * least is 1024, and the answer gets DEFAULT_MAX_TOKENS on top. */
+#define MIN_THINKING_BUDGET 1024
+static const guint thinking_budgets[] = {
+  [ZOT_REASONING_DEFAULT] = 0,
+  [ZOT_REASONING_OFF] = 0,
+  [ZOT_REASONING_MINIMUM] = MIN_THINKING_BUDGET,
+  [ZOT_REASONING_LOW] = 4096,
+  [ZOT_REASONING_MEDIUM] = 10000,
+  [ZOT_REASONING_HIGH] = 16000,
+  [ZOT_REASONING_XHIGH] = 32000,
+  [ZOT_REASONING_MAX] = 64000,
+};
 
 struct _ZotAnthropicProvider
 {
@@ -35,6 +54,8 @@ typedef enum
   BLOCK_OTHER,
   BLOCK_TEXT,
   BLOCK_TOOL_USE,
+  BLOCK_THINKING,
+  BLOCK_REDACTED_THINKING,
 } BlockKind;
 
 typedef struct
@@ -43,6 +64,7 @@ typedef struct
   char      *id;
   char      *name;
   GString   *text;
+  GString   *signature;
   guint      call_index;
 } Block;
 
@@ -56,6 +78,8 @@ typedef struct
   gboolean     stopped;
   gint64       input_tokens;
   gint64       output_tokens;
+  gint64       cache_read_tokens;
+  gint64       cache_write_tokens;
 } Stream;
 
 static void
@@ -69,6 +93,8 @@ block_free (gpointer user_data)
   g_free (block->id);
   g_free (block->name);
   g_string_free (block->text, TRUE);
+  if (block->signature != NULL)
+    g_string_free (block->signature, TRUE);
   g_free (block);
 }
 
@@ -170,6 +196,23 @@ translate_content (JsonArray *content)
         }
       else if (g_str_equal (type, "image"))
         json_array_add_object_element (out, image_block (block));
+      else if (g_str_equal (type, "thinking") && zot_json_get_string (block, "signature") != NULL)
+        {
+          JsonObject *thinking = json_object_new ();
+
+          json_object_set_string_member (thinking, "type", "thinking");
+          json_object_set_string_member (thinking, "thinking", zot_json_get_string_or (block, "thinking", ""));
+          json_object_set_string_member (thinking, "signature", zot_json_get_string (block, "signature"));
+          json_array_add_object_element (out, thinking);
+        }
+      else if (g_str_equal (type, "redacted_thinking") && zot_json_get_string (block, "data") != NULL)
+        {
+          JsonObject *redacted = json_object_new ();
+
+          json_object_set_string_member (redacted, "type", "redacted_thinking");
+          json_object_set_string_member (redacted, "data", zot_json_get_string (block, "data"));
+          json_array_add_object_element (out, redacted);
+        }
       else if (g_str_equal (type, "tool_use"))
         {
           JsonObject *use = json_object_new ();
@@ -222,15 +265,46 @@ translate_messages (JsonArray *messages)
   return out;
 }
 
+/* Extended thinking for @request's level, clamped to the model's output
+ * limit where the table knows it; none for a model it knows cannot think. */
+static void
+add_thinking (JsonObject         *body,
+              const char         *model_id,
+              ZotProviderRequest *request)
+{
+  const ZotModelInfo *model = zot_model_info_lookup ("anthropic", model_id);
+  guint budget = thinking_budgets[request->reasoning];
+  guint max_tokens = request->max_tokens > 0 ? request->max_tokens : DEFAULT_MAX_TOKENS;
+  JsonObject *thinking;
+
+  if (budget == 0 || (model != NULL && !model->reasoning))
+    return;
+
+  max_tokens = MAX (max_tokens, budget + DEFAULT_MAX_TOKENS);
+  if (model != NULL && model->max_output > 0 && max_tokens > model->max_output)
+    {
+      max_tokens = model->max_output;
+      budget = MAX (MIN (budget, max_tokens - MIN_THINKING_BUDGET), MIN_THINKING_BUDGET);
+    }
+
+  thinking = json_object_new ();
+  json_object_set_string_member (thinking, "type", "enabled");
+  json_object_set_int_member (thinking, "budget_tokens", budget);
+  json_object_set_object_member (body, "thinking", thinking);
+  json_object_set_int_member (body, "max_tokens", max_tokens);
+}
+
 static JsonObject *
 build_body (ZotHttpProvider    *self,
             ZotProviderRequest *request)
 {
   JsonObject *body = json_object_new ();
+  const char *model = zot_http_provider_request_model (self, request);
 
-  json_object_set_string_member (body, "model", zot_http_provider_request_model (self, request));
+  json_object_set_string_member (body, "model", model);
   json_object_set_int_member (body, "max_tokens",
                               request->max_tokens > 0 ? request->max_tokens : DEFAULT_MAX_TOKENS);
+  add_thinking (body, model, request);
   if (request->system_prompt != NULL && *request->system_prompt != '\0')
     json_object_set_string_member (body, "system", request->system_prompt);
   json_object_set_array_member (body, "messages", translate_messages (request->messages));
@@ -339,9 +413,20 @@ handle_block_start (Stream      *stream,
       zot_provider_emit_tool_call_delta (stream->provider, block->call_index,
                                          block->id, block->name, "");
     }
+  else if (g_strcmp0 (type, "thinking") == 0)
+    {
+      block->kind = BLOCK_THINKING;
+      block->signature = g_string_new (zot_json_get_string_or (content_block, "signature", ""));
+      g_string_append (block->text, zot_json_get_string_or (content_block, "thinking", ""));
+    }
+  else if (g_strcmp0 (type, "redacted_thinking") == 0)
+    {
+      block->kind = BLOCK_REDACTED_THINKING;
+      g_string_append (block->text, zot_json_get_string_or (content_block, "data", ""));
+    }
   else
     {
-      /* thinking, redacted_thinking, server tools: not ours to show. */
+      /* Server tools: not ours to show. */
       block->kind = BLOCK_OTHER;
     }
 
@@ -375,6 +460,10 @@ handle_block_delta (Stream      *stream,
       zot_provider_emit_tool_call_delta (stream->provider, block->call_index,
                                          block->id, block->name, partial);
     }
+  else if (g_strcmp0 (type, "thinking_delta") == 0 && block->kind == BLOCK_THINKING)
+    g_string_append (block->text, zot_json_get_string_or (delta, "thinking", ""));
+  else if (g_strcmp0 (type, "signature_delta") == 0 && block->kind == BLOCK_THINKING)
+    g_string_append (block->signature, zot_json_get_string_or (delta, "signature", ""));
   else if (g_strcmp0 (type, "text_delta") == 0 || g_strcmp0 (type, "input_json_delta") == 0)
     {
       g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
@@ -406,6 +495,19 @@ handle_error_event (JsonObject  *event,
   return FALSE;
 }
 
+/* message_start has the input side, message_delta the final counts; a
+ * figure either leaves out keeps the one before. */
+static void
+read_usage (Stream     *stream,
+            JsonObject *usage)
+{
+  stream->input_tokens = zot_json_get_int_or (usage, "input_tokens", stream->input_tokens);
+  stream->output_tokens = zot_json_get_int_or (usage, "output_tokens", stream->output_tokens);
+  stream->cache_read_tokens = zot_json_get_int_or (usage, "cache_read_input_tokens", stream->cache_read_tokens);
+  stream->cache_write_tokens = zot_json_get_int_or (usage, "cache_creation_input_tokens",
+                                                    stream->cache_write_tokens);
+}
+
 static gboolean
 on_event (const char  *event_name,
           const char  *data,
@@ -432,8 +534,7 @@ on_event (const char  *event_name,
       JsonObject *usage = zot_json_get_object (zot_json_get_object (event, "message"), "usage");
 
       stream->started = TRUE;
-      stream->input_tokens = zot_json_get_int_or (usage, "input_tokens", stream->input_tokens);
-      stream->output_tokens = zot_json_get_int_or (usage, "output_tokens", stream->output_tokens);
+      read_usage (stream, usage);
       return TRUE;
     }
 
@@ -461,7 +562,7 @@ on_event (const char  *event_name,
           g_free (stream->stop_reason);
           stream->stop_reason = g_strdup (stop_reason);
         }
-      stream->output_tokens = zot_json_get_int_or (usage, "output_tokens", stream->output_tokens);
+      read_usage (stream, usage);
       return TRUE;
     }
 
@@ -490,6 +591,23 @@ build_reply (Stream *stream)
 
       if (block->kind == BLOCK_TEXT && block->text->len > 0)
         json_array_add_object_element (content, text_block (block->text->str));
+      else if (block->kind == BLOCK_THINKING && block->signature->len > 0)
+        {
+          JsonObject *thinking = json_object_new ();
+
+          json_object_set_string_member (thinking, "type", "thinking");
+          json_object_set_string_member (thinking, "thinking", block->text->str);
+          json_object_set_string_member (thinking, "signature", block->signature->str);
+          json_array_add_object_element (content, thinking);
+        }
+      else if (block->kind == BLOCK_REDACTED_THINKING && block->text->len > 0)
+        {
+          JsonObject *redacted = json_object_new ();
+
+          json_object_set_string_member (redacted, "type", "redacted_thinking");
+          json_object_set_string_member (redacted, "data", block->text->str);
+          json_array_add_object_element (content, redacted);
+        }
       else if (block->kind == BLOCK_TOOL_USE)
         {
           g_autofree char *id = NULL;
@@ -509,6 +627,8 @@ build_reply (Stream *stream)
                                      stream->n_calls);
   reply->input_tokens = stream->input_tokens;
   reply->output_tokens = stream->output_tokens;
+  reply->cache_read_tokens = stream->cache_read_tokens;
+  reply->cache_write_tokens = stream->cache_write_tokens;
   return reply;
 }
 
@@ -563,6 +683,8 @@ stream_new (ZotHttpProvider *self)
   stream->blocks = g_ptr_array_new_with_free_func (block_free);
   stream->input_tokens = -1;
   stream->output_tokens = -1;
+  stream->cache_read_tokens = -1;
+  stream->cache_write_tokens = -1;
   return stream;
 }
 

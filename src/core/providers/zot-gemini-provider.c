@@ -32,8 +32,6 @@
 struct _ZotGeminiProvider
 {
   ZotHttpProvider  parent_instance;
-
-  char            *reasoning;
 };
 
 G_DEFINE_FINAL_TYPE (ZotGeminiProvider, zot_gemini_provider, ZOT_TYPE_HTTP_PROVIDER)
@@ -660,51 +658,42 @@ translate_tools (JsonArray *tools)
   return out;
 }
 
-/* The reasoning levels and what they mean to each family of models:
- * Gemini 3 takes a thinking level (its Pro models only "low" and
- * "high"), 2.5 a budget of tokens (Pro cannot stop thinking, 128 at
- * least), older models none. */
+/* What each reasoning level means to each family of models: Gemini 3
+ * takes a thinking level (its Pro models only "low" and "high"), 2.5 a
+ * budget of tokens (Pro cannot stop thinking, 128 at least), older models
+ * none. Indexed by ZotReasoning; the default sends nothing. */
 static const struct
 {
-  const char *level;
   const char *pro_level;
   const char *flash_level;
   gint64      budget;
   gint64      pro_budget;
 } reasoning_levels[] = {
-  { "off",     "low",  "minimal",     0,   128 },
-  { "minimal", "low",  "minimal",  1024,  1024 },
-  { "low",     "low",  "low",      2048,  2048 },
-  { "medium",  "high", "medium",   8192,  8192 },
-  { "high",    "high", "high",    24576, 32768 },
+  [ZOT_REASONING_OFF]     = { "low",  "minimal",     0,   128 },
+  [ZOT_REASONING_MINIMUM] = { "low",  "minimal",  1024,  1024 },
+  [ZOT_REASONING_LOW]     = { "low",  "low",      2048,  2048 },
+  [ZOT_REASONING_MEDIUM]  = { "high", "medium",   8192,  8192 },
+  [ZOT_REASONING_HIGH]    = { "high", "high",    24576, 32768 },
+  [ZOT_REASONING_XHIGH]   = { "high", "high",    24576, 32768 },
+  [ZOT_REASONING_MAX]     = { "high", "high",    24576, 32768 },
 };
 
-static gint
-find_reasoning_level (const char *level)
-{
-  for (guint i = 0; level != NULL && i < G_N_ELEMENTS (reasoning_levels); i++)
-    if (g_ascii_strcasecmp (level, reasoning_levels[i].level) == 0)
-      return i;
-  return -1;
-}
-
 static JsonObject *
-thinking_config (ZotGeminiProvider *self,
-                 const char        *model)
+thinking_config (ZotReasoning  level,
+                 const char   *model)
 {
-  gint index = find_reasoning_level (self->reasoning);
   gboolean pro = strstr (model, "-pro") != NULL;
   JsonObject *config;
 
-  if (index < 0)
+  if (level == ZOT_REASONING_DEFAULT || (guint) level >= G_N_ELEMENTS (reasoning_levels))
     return NULL;
 
   if (g_str_has_prefix (model, "gemini-3"))
     {
       config = json_object_new ();
       json_object_set_string_member (config, "thinkingLevel",
-                                     pro ? reasoning_levels[index].pro_level
-                                         : reasoning_levels[index].flash_level);
+                                     pro ? reasoning_levels[level].pro_level
+                                         : reasoning_levels[level].flash_level);
       return config;
     }
 
@@ -712,8 +701,8 @@ thinking_config (ZotGeminiProvider *self,
     {
       config = json_object_new ();
       json_object_set_int_member (config, "thinkingBudget",
-                                  pro ? reasoning_levels[index].pro_budget
-                                      : reasoning_levels[index].budget);
+                                  pro ? reasoning_levels[level].pro_budget
+                                      : reasoning_levels[level].budget);
       return config;
     }
 
@@ -738,7 +727,7 @@ build_body (ZotHttpProvider    *self,
 {
   JsonObject *body = json_object_new ();
   JsonObject *generation = json_object_new ();
-  JsonObject *thinking = thinking_config (ZOT_GEMINI_PROVIDER (self), model_name (self, request));
+  JsonObject *thinking = thinking_config (request->reasoning, model_name (self, request));
 
   json_object_set_array_member (body, "contents", translate_messages (request->messages));
 
@@ -1091,22 +1080,9 @@ stream_new (ZotHttpProvider *self)
 }
 
 static void
-zot_gemini_provider_finalize (GObject *object)
-{
-  ZotGeminiProvider *self = (ZotGeminiProvider *)object;
-
-  g_clear_pointer (&self->reasoning, g_free);
-
-  G_OBJECT_CLASS (zot_gemini_provider_parent_class)->finalize (object);
-}
-
-static void
 zot_gemini_provider_class_init (ZotGeminiProviderClass *klass)
 {
-  GObjectClass *object_class = G_OBJECT_CLASS (klass);
   ZotHttpProviderClass *http_class = ZOT_HTTP_PROVIDER_CLASS (klass);
-
-  object_class->finalize = zot_gemini_provider_finalize;
 
   http_class->info = zot_provider_table_lookup ("gemini");
   http_class->build_url = build_url;
@@ -1136,50 +1112,4 @@ zot_gemini_provider_new (const ZotProviderConfig  *config,
                          GError                  **error)
 {
   return zot_http_provider_new (ZOT_TYPE_GEMINI_PROVIDER, config, error);
-}
-
-/**
- * zot_gemini_provider_set_reasoning:
- * @level: (nullable): "off", "minimal", "low", "medium" or "high";
- *   %NULL for the model's own default
- *
- * How much the model thinks before it answers, sent as the request's
- * thinkingConfig in the form each model family takes (a thinking level
- * for Gemini 3, a token budget for 2.5, nothing for older models).
- *
- * Returns: %FALSE with %ZOT_PROVIDER_ERROR_CONFIG for another @level
- */
-gboolean
-zot_gemini_provider_set_reasoning (ZotGeminiProvider  *self,
-                                   const char         *level,
-                                   GError            **error)
-{
-  gint index;
-
-  g_return_val_if_fail (ZOT_IS_GEMINI_PROVIDER (self), FALSE);
-
-  index = find_reasoning_level (level);
-  if (level != NULL && index < 0)
-    {
-      g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG,
-                   _("unknown reasoning level “%s”; use off, minimal, low, medium or high"), level);
-      return FALSE;
-    }
-
-  g_free (self->reasoning);
-  self->reasoning = index >= 0 ? g_strdup (reasoning_levels[index].level) : NULL;
-  return TRUE;
-}
-
-/**
- * zot_gemini_provider_get_reasoning:
- *
- * Returns: (nullable): the level zot_gemini_provider_set_reasoning() set
- */
-const char *
-zot_gemini_provider_get_reasoning (ZotGeminiProvider *self)
-{
-  g_return_val_if_fail (ZOT_IS_GEMINI_PROVIDER (self), NULL);
-
-  return self->reasoning;
 }

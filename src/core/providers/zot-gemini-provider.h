@@ -22,9 +22,5 @@ G_DECLARE_FINAL_TYPE (ZotGeminiProvider, zot_gemini_provider, ZOT, GEMINI_PROVID
 
 ZotProvider *zot_gemini_provider_new           (const ZotProviderConfig  *config,
                                                 GError                  **error);
-gboolean     zot_gemini_provider_set_reasoning (ZotGeminiProvider        *self,
-                                                const char               *level,
-                                                GError                  **error);
-const char  *zot_gemini_provider_get_reasoning (ZotGeminiProvider        *self);
 
 G_END_DECLS

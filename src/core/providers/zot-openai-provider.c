@@ -14,6 +14,7 @@
 
 #include "zot-openai-provider.h"
 #include "zot-json.h"
+#include "zot-provider-table.h"
 #include "zot-message.h"
 
 /* A tool call index past this is a broken stream, not a big message. */
@@ -42,6 +43,8 @@ typedef struct
   gboolean     done;
   gint64       input_tokens;
   gint64       output_tokens;
+  gint64       reasoning_tokens;
+  gint64       cache_read_tokens;
 } Stream;
 
 static void
@@ -243,6 +246,49 @@ add_assistant_message (JsonArray *out,
   g_string_free (text, TRUE);
 }
 
+/* `reasoning_effort` for a level: "minimal" is the least of the gpt-5
+ * family, "low" of the o-series, "high" the most of either. Nothing for
+ * a model the table knows cannot reason (the API refuses the field
+ * there), nor when no level was asked. */
+static void
+add_reasoning_effort (JsonObject   *body,
+                      const char   *model_id,
+                      ZotReasoning  level)
+{
+  const ZotModelInfo *model = zot_model_info_lookup ("openai", model_id);
+  gboolean has_minimal = model_id != NULL && g_str_has_prefix (model_id, "gpt-5");
+  const char *effort;
+
+  if (level == ZOT_REASONING_DEFAULT || (model != NULL && !model->reasoning))
+    return;
+
+  switch (level)
+    {
+    case ZOT_REASONING_OFF:
+    case ZOT_REASONING_MINIMUM:
+      effort = has_minimal ? "minimal" : "low";
+      break;
+
+    case ZOT_REASONING_LOW:
+      effort = "low";
+      break;
+
+    case ZOT_REASONING_MEDIUM:
+      effort = "medium";
+      break;
+
+    case ZOT_REASONING_DEFAULT:
+    case ZOT_REASONING_HIGH:
+    case ZOT_REASONING_XHIGH:
+    case ZOT_REASONING_MAX:
+    default:
+      effort = "high";
+      break;
+    }
+
+  json_object_set_string_member (body, "reasoning_effort", effort);
+}
+
 static JsonObject *
 build_body (ZotHttpProvider    *self,
             ZotProviderRequest *request)
@@ -327,6 +373,7 @@ build_body (ZotHttpProvider    *self,
 
   if (request->max_tokens > 0)
     json_object_set_int_member (body, "max_tokens", request->max_tokens);
+  add_reasoning_effort (body, zot_json_get_string (body, "model"), request->reasoning);
 
   json_object_set_boolean_member (body, "stream", TRUE);
   json_object_set_boolean_member (options, "include_usage", TRUE);
@@ -419,8 +466,15 @@ on_event (const char  *event,
   usage = zot_json_get_object (chunk, "usage");
   if (usage != NULL)
     {
+      JsonObject *prompt_details = zot_json_get_object (usage, "prompt_tokens_details");
+      JsonObject *completion_details = zot_json_get_object (usage, "completion_tokens_details");
+
       stream->input_tokens = zot_json_get_int_or (usage, "prompt_tokens", stream->input_tokens);
       stream->output_tokens = zot_json_get_int_or (usage, "completion_tokens", stream->output_tokens);
+      stream->cache_read_tokens = zot_json_get_int_or (prompt_details, "cached_tokens",
+                                                       stream->cache_read_tokens);
+      stream->reasoning_tokens = zot_json_get_int_or (completion_details, "reasoning_tokens",
+                                                      stream->reasoning_tokens);
     }
 
   choices = zot_json_get_array (chunk, "choices");
@@ -497,8 +551,15 @@ build_reply (Stream  *stream,
     }
 
   zot_http_provider_set_stop_reason (reply, g_str_equal (stream->finish_reason, "length"), n_calls);
+  /* prompt_tokens counts the cached ones too; input is what was not. */
   reply->input_tokens = stream->input_tokens;
+  if (stream->input_tokens >= 0 && stream->cache_read_tokens >= 0)
+    reply->input_tokens = MAX (stream->input_tokens - stream->cache_read_tokens, 0);
   reply->output_tokens = stream->output_tokens;
+  reply->reasoning_tokens = stream->reasoning_tokens;
+  reply->cache_read_tokens = stream->cache_read_tokens;
+  /* Writing the cache is free and not counted. */
+  reply->cache_write_tokens = stream->cache_read_tokens >= 0 ? 0 : -1;
 
   return g_steal_pointer (&reply);
 }
@@ -559,6 +620,8 @@ stream_new (ZotHttpProvider *self)
   stream->calls = g_ptr_array_new_with_free_func (tool_call_free);
   stream->input_tokens = -1;
   stream->output_tokens = -1;
+  stream->reasoning_tokens = -1;
+  stream->cache_read_tokens = -1;
   return stream;
 }
 

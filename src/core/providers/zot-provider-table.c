@@ -2,8 +2,9 @@
  *
  * THE MODEL ROWS ARE A TABLE TO UPDATE. Context windows, output limits and
  * prices are the figures Anthropic, OpenAI and Google published for each
- * model as of late 2025 (standard tier, no batch or cache discounts, prompts within
- * the base context window). Vendors change them; when they do, change the
+ * model as of late 2025 (standard tier, no batch discounts, prompts within
+ * the base context window), with the prices of prompt-cache reads and
+ * writes. Vendors change them; when they do, change the
  * rows here and nothing else. A model missing from a table still works: it
  * is only priced at 0 and listed without limits.
  */
@@ -23,47 +24,52 @@
 
 /* https://docs.anthropic.com/en/docs/about-claude/models and /pricing */
 static const ZotModelInfo anthropic_models[] = {
-  /* id                         context  output  reasoning  $ in   $ out */
-  { "claude-opus-4-5",          200000,  64000,  TRUE,       5.00, 25.00 },
-  { "claude-opus-4-1",          200000,  32000,  TRUE,      15.00, 75.00 },
-  { "claude-opus-4-0",          200000,  32000,  TRUE,      15.00, 75.00 },
-  { "claude-sonnet-4-5",        200000,  64000,  TRUE,       3.00, 15.00 },
-  { "claude-sonnet-4-0",        200000,  64000,  TRUE,       3.00, 15.00 },
-  { "claude-3-7-sonnet-latest", 200000,  64000,  TRUE,       3.00, 15.00 },
-  { "claude-haiku-4-5",         200000,  64000,  TRUE,       1.00,  5.00 },
-  { "claude-3-5-haiku-latest",  200000,   8192,  FALSE,      0.80,  4.00 },
+  /* Cache reads cost a tenth of input, 5-minute cache writes 1.25 times it.
+   * id                         context  output  reasoning  $ in   $ out  $ c.read  $ c.write */
+  { "claude-opus-4-5",          200000,  64000,  TRUE,       5.00, 25.00,  0.50,     6.25 },
+  { "claude-opus-4-1",          200000,  32000,  TRUE,      15.00, 75.00,  1.50,    18.75 },
+  { "claude-opus-4-0",          200000,  32000,  TRUE,      15.00, 75.00,  1.50,    18.75 },
+  { "claude-sonnet-4-5",        200000,  64000,  TRUE,       3.00, 15.00,  0.30,     3.75 },
+  { "claude-sonnet-4-0",        200000,  64000,  TRUE,       3.00, 15.00,  0.30,     3.75 },
+  { "claude-3-7-sonnet-latest", 200000,  64000,  TRUE,       3.00, 15.00,  0.30,     3.75 },
+  { "claude-haiku-4-5",         200000,  64000,  TRUE,       1.00,  5.00,  0.10,     1.25 },
+  { "claude-3-5-haiku-latest",  200000,   8192,  FALSE,      0.80,  4.00,  0.08,     1.00 },
 };
 
 /* https://platform.openai.com/docs/models and /pricing */
 static const ZotModelInfo openai_models[] = {
-  /* id              context  output  reasoning  $ in   $ out */
-  { "gpt-5",          400000, 128000, TRUE,       1.25, 10.00 },
-  { "gpt-5-mini",     400000, 128000, TRUE,       0.25,  2.00 },
-  { "gpt-5-nano",     400000, 128000, TRUE,       0.05,  0.40 },
-  { "gpt-4.1",       1047576,  32768, FALSE,      2.00,  8.00 },
-  { "gpt-4.1-mini",  1047576,  32768, FALSE,      0.40,  1.60 },
-  { "gpt-4.1-nano",  1047576,  32768, FALSE,      0.10,  0.40 },
-  { "gpt-4o",         128000,  16384, FALSE,      2.50, 10.00 },
-  { "gpt-4o-mini",    128000,  16384, FALSE,      0.15,  0.60 },
-  { "o3",             200000, 100000, TRUE,       2.00,  8.00 },
-  { "o4-mini",        200000, 100000, TRUE,       1.10,  4.40 },
+  /* Caching is automatic: cached input has its price, writing costs
+   * nothing extra.
+   * id              context  output  reasoning  $ in   $ out  $ c.read  $ c.write */
+  { "gpt-5",          400000, 128000, TRUE,       1.25, 10.00,  0.125,    0.0 },
+  { "gpt-5-mini",     400000, 128000, TRUE,       0.25,  2.00,  0.025,    0.0 },
+  { "gpt-5-nano",     400000, 128000, TRUE,       0.05,  0.40,  0.005,    0.0 },
+  { "gpt-4.1",       1047576,  32768, FALSE,      2.00,  8.00,  0.50,     0.0 },
+  { "gpt-4.1-mini",  1047576,  32768, FALSE,      0.40,  1.60,  0.10,     0.0 },
+  { "gpt-4.1-nano",  1047576,  32768, FALSE,      0.10,  0.40,  0.025,    0.0 },
+  { "gpt-4o",         128000,  16384, FALSE,      2.50, 10.00,  1.25,     0.0 },
+  { "gpt-4o-mini",    128000,  16384, FALSE,      0.15,  0.60,  0.075,    0.0 },
+  { "o3",             200000, 100000, TRUE,       2.00,  8.00,  0.50,     0.0 },
+  { "o4-mini",        200000, 100000, TRUE,       1.10,  4.40,  0.275,    0.0 },
 };
 
 /* https://ai.google.dev/gemini-api/docs/models and /pricing; the prices
  * of prompts up to 200k tokens where they are tiered. */
 static const ZotModelInfo gemini_models[] = {
-  /* id                       context  output  reasoning  $ in   $ out */
-  { "gemini-3-pro-preview",   1048576, 65536,  TRUE,       2.00, 12.00 },
-  { "gemini-2.5-pro",         1048576, 65536,  TRUE,       1.25, 10.00 },
-  { "gemini-2.5-flash",       1048576, 65536,  TRUE,       0.30,  2.50 },
-  { "gemini-2.5-flash-lite",  1048576, 65536,  TRUE,       0.10,  0.40 },
-  { "gemini-2.0-flash",       1048576,  8192,  FALSE,      0.10,  0.40 },
-  { "gemini-2.0-flash-lite",  1048576,  8192,  FALSE,      0.075, 0.30 },
+  /* Cached input at the context-caching price; the cache's storage is
+   * billed by the hour, not per request, and is not counted.
+   * id                       context  output  reasoning  $ in   $ out  $ c.read  $ c.write */
+  { "gemini-3-pro-preview",   1048576, 65536,  TRUE,       2.00, 12.00,  0.20,     0.0 },
+  { "gemini-2.5-pro",         1048576, 65536,  TRUE,       1.25, 10.00,  0.125,    0.0 },
+  { "gemini-2.5-flash",       1048576, 65536,  TRUE,       0.30,  2.50,  0.03,     0.0 },
+  { "gemini-2.5-flash-lite",  1048576, 65536,  TRUE,       0.10,  0.40,  0.01,     0.0 },
+  { "gemini-2.0-flash",       1048576,  8192,  FALSE,      0.10,  0.40,  0.025,    0.0 },
+  { "gemini-2.0-flash-lite",  1048576,  8192,  FALSE,      0.075, 0.30,  0.01875,  0.0 },
 };
 
 /* Offline and free; any model name is taken (demo-2 and so on). */
 static const ZotModelInfo demo_models[] = {
-  { "demo", 0, 0, FALSE, 0.0, 0.0 },
+  { "demo", 0, 0, FALSE, 0.0, 0.0, 0.0, 0.0 },
 };
 
 static ZotProvider *
@@ -377,4 +383,27 @@ zot_model_info_get_cost (const ZotModelInfo *model,
 
   return (MAX (input_tokens, 0) * model->input_price +
           MAX (output_tokens, 0) * model->output_price) / 1e6;
+}
+
+/**
+ * zot_model_info_get_price:
+ * @model: (nullable): a model row, %NULL for an unknown model
+ * @counts: the tokens of one call
+ *
+ * Returns: what the call cost in US dollars, cache reads and writes at
+ *   their prices; 0 for an unknown model
+ */
+double
+zot_model_info_get_price (const ZotModelInfo   *model,
+                          const ZotTokenCounts *counts)
+{
+  g_return_val_if_fail (counts != NULL, 0.0);
+
+  if (model == NULL)
+    return 0.0;
+
+  return (MAX (counts->input, 0) * model->input_price +
+          MAX (counts->output, 0) * model->output_price +
+          MAX (counts->cache_read, 0) * model->cache_read_price +
+          MAX (counts->cache_write, 0) * model->cache_write_price) / 1e6;
 }

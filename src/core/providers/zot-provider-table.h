@@ -26,6 +26,10 @@ G_BEGIN_DECLS
  *   reasoning effort)
  * @input_price: US dollars per million input tokens
  * @output_price: US dollars per million output tokens
+ * @cache_read_price: US dollars per million input tokens read from the
+ *   prompt cache
+ * @cache_write_price: US dollars per million input tokens written to the
+ *   prompt cache
  */
 typedef struct
 {
@@ -35,7 +39,27 @@ typedef struct
   gboolean    reasoning;
   double      input_price;
   double      output_price;
+  double      cache_read_price;
+  double      cache_write_price;
 } ZotModelInfo;
+
+/**
+ * ZotTokenCounts:
+ * @input: input tokens outside the cache
+ * @output: output tokens, reasoning included
+ * @cache_read: input tokens read from the prompt cache
+ * @cache_write: input tokens written to the prompt cache
+ *
+ * The tokens of one model call that have a price; a negative count is
+ * unknown and costs nothing.
+ */
+typedef struct
+{
+  gint64 input;
+  gint64 output;
+  gint64 cache_read;
+  gint64 cache_write;
+} ZotTokenCounts;
 
 /**
  * ZotProviderNewFunc:
@@ -106,5 +130,7 @@ const ZotModelInfo    *zot_model_info_lookup                (const char         
 double                 zot_model_info_get_cost              (const ZotModelInfo     *model,
                                                              gint64                  input_tokens,
                                                              gint64                  output_tokens);
+double                 zot_model_info_get_price             (const ZotModelInfo     *model,
+                                                             const ZotTokenCounts   *counts);
 
 G_END_DECLS

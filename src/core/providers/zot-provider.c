@@ -9,7 +9,8 @@
 
 typedef struct
 {
-  char *model;
+  char         *model;
+  ZotReasoning  reasoning;
 } ZotProviderPrivate;
 
 enum {
@@ -22,6 +23,48 @@ static guint signals [N_SIGNALS];
 
 G_DEFINE_QUARK (zot-provider-error-quark, zot_provider_error)
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (ZotProvider, zot_provider, G_TYPE_OBJECT)
+
+static const char * const reasoning_names[] = {
+  [ZOT_REASONING_DEFAULT] = "default",
+  [ZOT_REASONING_OFF] = "off",
+  [ZOT_REASONING_MINIMUM] = "minimum",
+  [ZOT_REASONING_LOW] = "low",
+  [ZOT_REASONING_MEDIUM] = "medium",
+  [ZOT_REASONING_HIGH] = "high",
+  [ZOT_REASONING_XHIGH] = "xhigh",
+  [ZOT_REASONING_MAX] = "max",
+};
+
+/**
+ * zot_reasoning_from_string:
+ * @name: (nullable): "off", "minimum", "low", "medium", "high", "xhigh",
+ *   "max" or "default"
+ * @level: (out): the level
+ *
+ * Returns: whether @name is one of them (case-insensitive)
+ */
+gboolean
+zot_reasoning_from_string (const char   *name,
+                           ZotReasoning *level)
+{
+  g_return_val_if_fail (level != NULL, FALSE);
+
+  for (guint i = 0; name != NULL && i < G_N_ELEMENTS (reasoning_names); i++)
+    if (g_ascii_strcasecmp (name, reasoning_names[i]) == 0)
+      {
+        *level = (ZotReasoning) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+zot_reasoning_to_string (ZotReasoning level)
+{
+  g_return_val_if_fail ((guint) level < G_N_ELEMENTS (reasoning_names), NULL);
+
+  return reasoning_names[level];
+}
 
 ZotProviderRequest *
 zot_provider_request_new (void)
@@ -51,6 +94,7 @@ zot_provider_reply_new (void)
   reply->output_tokens = -1;
   reply->reasoning_tokens = -1;
   reply->cache_read_tokens = -1;
+  reply->cache_write_tokens = -1;
   return reply;
 }
 
@@ -155,6 +199,43 @@ zot_provider_set_model (ZotProvider *self,
   priv->model = (model != NULL && *model != '\0') ? g_strdup (model) : NULL;
 }
 
+/**
+ * zot_provider_get_reasoning:
+ *
+ * The reasoning level of this provider's requests: each implementation
+ * reads it from #ZotProviderRequest.reasoning and maps it to its API
+ * (Anthropic: an extended thinking budget; OpenAI: `reasoning_effort`),
+ * clamped to what the model supports, and sends nothing for a model the
+ * table knows cannot reason.
+ *
+ * Returns: the level, %ZOT_REASONING_DEFAULT until one is set
+ */
+ZotReasoning
+zot_provider_get_reasoning (ZotProvider *self)
+{
+  ZotProviderPrivate *priv = zot_provider_get_instance_private (self);
+
+  g_return_val_if_fail (ZOT_IS_PROVIDER (self), ZOT_REASONING_DEFAULT);
+
+  return priv->reasoning;
+}
+
+/**
+ * zot_provider_set_reasoning:
+ * @level: the level for the requests from now on
+ */
+void
+zot_provider_set_reasoning (ZotProvider  *self,
+                            ZotReasoning  level)
+{
+  ZotProviderPrivate *priv = zot_provider_get_instance_private (self);
+
+  g_return_if_fail (ZOT_IS_PROVIDER (self));
+  g_return_if_fail ((guint) level < G_N_ELEMENTS (reasoning_names));
+
+  priv->reasoning = level;
+}
+
 void
 zot_provider_stream_async (ZotProvider         *self,
                            ZotProviderRequest  *request,
@@ -162,8 +243,13 @@ zot_provider_stream_async (ZotProvider         *self,
                            GAsyncReadyCallback  callback,
                            gpointer             user_data)
 {
+  ZotProviderPrivate *priv = zot_provider_get_instance_private (self);
+
   g_return_if_fail (ZOT_IS_PROVIDER (self));
   g_return_if_fail (request != NULL);
+
+  if (request->reasoning == ZOT_REASONING_DEFAULT)
+    request->reasoning = priv->reasoning;
 
   ZOT_PROVIDER_GET_CLASS (self)->stream_async (self, request, cancellable, callback, user_data);
 }

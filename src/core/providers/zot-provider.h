@@ -43,20 +43,56 @@ typedef enum
 GQuark zot_provider_error_quark (void);
 
 /**
+ * ZotReasoning:
+ * @ZOT_REASONING_DEFAULT: nothing was asked: the request carries no
+ *   reasoning setting and the API's own default applies
+ * @ZOT_REASONING_OFF: no reasoning, or the least a model allows
+ * @ZOT_REASONING_MINIMUM: the smallest budget or effort
+ * @ZOT_REASONING_LOW: low
+ * @ZOT_REASONING_MEDIUM: medium
+ * @ZOT_REASONING_HIGH: high
+ * @ZOT_REASONING_XHIGH: more than high, where an API has it
+ * @ZOT_REASONING_MAX: the most a model allows
+ *
+ * How much a model thinks before it answers (`--reasoning`, RPC's
+ * `set_reasoning`). Each provider maps a level to its own setting and
+ * clamps it to what the model supports; see zot_provider_get_reasoning().
+ */
+typedef enum
+{
+  ZOT_REASONING_DEFAULT,
+  ZOT_REASONING_OFF,
+  ZOT_REASONING_MINIMUM,
+  ZOT_REASONING_LOW,
+  ZOT_REASONING_MEDIUM,
+  ZOT_REASONING_HIGH,
+  ZOT_REASONING_XHIGH,
+  ZOT_REASONING_MAX,
+} ZotReasoning;
+
+gboolean    zot_reasoning_from_string (const char    *name,
+                                       ZotReasoning  *level);
+const char *zot_reasoning_to_string   (ZotReasoning   level);
+
+/**
  * ZotProviderRequest:
  * @model: the model id
  * @system_prompt: (nullable): the system prompt, %NULL or "" for none
  * @messages: the conversation, zot-message.h shape
  * @tools: (nullable): `[{"name","description","input_schema"}]`
  * @max_tokens: the output budget; 0 for the provider's default
+ * @reasoning: the reasoning level; zot_provider_stream_async() fills it
+ *   in from zot_provider_get_reasoning() when it is
+ *   %ZOT_REASONING_DEFAULT
  */
 typedef struct
 {
-  char       *model;
-  char       *system_prompt;
-  JsonArray  *messages;
-  JsonArray  *tools;
-  guint       max_tokens;
+  char         *model;
+  char         *system_prompt;
+  JsonArray    *messages;
+  JsonArray    *tools;
+  guint         max_tokens;
+  ZotReasoning  reasoning;
 } ZotProviderRequest;
 
 ZotProviderRequest *zot_provider_request_new  (void);
@@ -67,12 +103,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotProviderRequest, zot_provider_request_free)
  * ZotProviderReply:
  * @message: the assistant message, zot-message.h shape
  * @stop_reason: "end_turn", "tool_use" or "length"
- * @input_tokens: as reported, or -1
- * @output_tokens: as reported, or -1
- * @reasoning_tokens: of @output_tokens, those spent thinking, or -1 where
- *   the API does not say
- * @cache_read_tokens: input read from the API's cache, not counted in
- *   @input_tokens, or -1 where the API does not say
+ * @input_tokens: input tokens as reported, not counting those read from or
+ *   written to the prompt cache, or -1
+ * @output_tokens: as reported (reasoning included), or -1
+ * @reasoning_tokens: the part of @output_tokens spent reasoning, or -1
+ *   when the API does not say
+ * @cache_read_tokens: input tokens read from the prompt cache, or -1
+ * @cache_write_tokens: input tokens written to the prompt cache, or -1
  */
 typedef struct
 {
@@ -82,6 +119,7 @@ typedef struct
   gint64      output_tokens;
   gint64      reasoning_tokens;
   gint64      cache_read_tokens;
+  gint64      cache_write_tokens;
 } ZotProviderReply;
 
 ZotProviderReply *zot_provider_reply_new  (void);
@@ -146,6 +184,9 @@ const char       *zot_provider_get_name          (ZotProvider              *self
 const char       *zot_provider_get_model         (ZotProvider              *self);
 void              zot_provider_set_model         (ZotProvider              *self,
                                                   const char               *model);
+ZotReasoning      zot_provider_get_reasoning     (ZotProvider              *self);
+void              zot_provider_set_reasoning     (ZotProvider              *self,
+                                                  ZotReasoning              level);
 void              zot_provider_stream_async      (ZotProvider              *self,
                                                   ZotProviderRequest       *request,
                                                   GCancellable             *cancellable,

@@ -2,8 +2,9 @@
  *
  * `bash -c` (or /bin/sh) with stdin on /dev/null and stdout and stderr in
  * one pipe, read without blocking the main loop; the head and the tail of
- * the output are kept within ZOT_BASH_OUTPUT_MAX_BYTES. A timeout or a
- * cancel kills the whole group. The call completes when the shell exits.
+ * the output are kept within ZOT_BASH_OUTPUT_MAX_BYTES, and each line is
+ * reported as progress while the command runs. A timeout or a cancel
+ * kills the whole group. The call completes when the shell exits.
  */
 #define G_LOG_DOMAIN "zot-tools"
 
@@ -11,6 +12,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -46,6 +48,8 @@ typedef struct
   guint8               *buffer;
   GByteArray           *head;
   GByteArray           *tail;
+  ZotToolProgress      *progress;
+  GByteArray           *line;
   guint64               total;
   pid_t                 pgid;
   guint                 timeout_ms;
@@ -71,6 +75,8 @@ bash_run_free (BashRun *run)
   g_clear_pointer (&run->buffer, g_free);
   g_clear_pointer (&run->head, g_byte_array_unref);
   g_clear_pointer (&run->tail, g_byte_array_unref);
+  g_clear_pointer (&run->line, g_byte_array_unref);
+  g_clear_pointer (&run->progress, zot_tool_progress_unref);
   g_free (run);
 }
 
@@ -92,6 +98,43 @@ bash_kill_group (BashRun *run)
     g_debug ("Could not kill process group %d: %s", (int) run->pgid, g_strerror (errno));
 }
 
+static void
+bash_run_flush_line (BashRun *run)
+{
+  gsize len = run->line->len;
+
+  if (len > 0 && run->line->data[len - 1] == '\r')
+    len--;
+  zot_tool_progress_report (run->progress, (const char *) run->line->data, len);
+  g_byte_array_set_size (run->line, 0);
+}
+
+/* Each whole line is progress; a long one is kept only as far as a
+ * progress line can show it. */
+static void
+bash_run_report_lines (BashRun      *run,
+                       const guint8 *data,
+                       gsize         len)
+{
+  /* A character cut at the limit is still whole in what is kept. */
+  const gsize keep = ZOT_TOOL_PROGRESS_LINE_MAX_BYTES + 4;
+
+  while (len > 0)
+    {
+      const guint8 *newline = memchr (data, '\n', len);
+      gsize n = newline != NULL ? (gsize) (newline - data) : len;
+
+      if (run->line->len < keep)
+        g_byte_array_append (run->line, data, MIN (n, keep - run->line->len));
+      if (newline == NULL)
+        return;
+
+      bash_run_flush_line (run);
+      data += n + 1;
+      len -= n + 1;
+    }
+}
+
 /* Keeps the first and the last halves of the cap; the middle is counted. */
 static void
 bash_run_append (BashRun      *run,
@@ -99,6 +142,8 @@ bash_run_append (BashRun      *run,
                  gsize         len)
 {
   run->total += len;
+  if (run->progress != NULL)
+    bash_run_report_lines (run, data, len);
 
   if (run->head->len < BASH_HEAD_BYTES)
     {
@@ -231,6 +276,9 @@ bash_finish (GTask *task)
   if (run->done)
     return;
   run->done = TRUE;
+
+  if (run->progress != NULL && run->line->len > 0)
+    bash_run_flush_line (run);
 
   zot_clear_source (&run->read_source);
   zot_clear_source (&run->timeout_source);
@@ -421,6 +469,9 @@ zot_bash_tool_execute_async (ZotTool               *tool,
   run->head = g_byte_array_new ();
   run->tail = g_byte_array_new ();
   run->buffer = g_malloc (BASH_READ_BYTES);
+  run->line = g_byte_array_new ();
+  if (context->progress != NULL)
+    run->progress = zot_tool_progress_ref (context->progress);
   run->wait_cancellable = g_cancellable_new ();
   g_task_set_task_data (task, run, (GDestroyNotify) bash_run_free);
 

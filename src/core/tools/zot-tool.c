@@ -4,6 +4,9 @@
 
 #include <glib/gi18n.h>
 
+#include <string.h>
+
+#include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-tool.h"
 
@@ -526,4 +529,107 @@ zot_tool_get_replay (ZotTool *self)
   g_return_val_if_fail (ZOT_IS_TOOL (self), ZOT_TOOL_REPLAY_NEVER);
 
   return priv->replay;
+}
+
+struct _ZotToolProgress
+{
+  gatomicrefcount      ref_count;
+  ZotToolProgressFunc  func;
+  gpointer             user_data;
+  guint                n_lines;
+};
+
+/**
+ * zot_tool_progress_new:
+ * @func: called with each line until zot_tool_progress_close()
+ *
+ * Returns: (transfer full): a progress sink for one call
+ */
+ZotToolProgress *
+zot_tool_progress_new (ZotToolProgressFunc func,
+                       gpointer            user_data)
+{
+  ZotToolProgress *progress = g_new0 (ZotToolProgress, 1);
+
+  g_return_val_if_fail (func != NULL, NULL);
+
+  g_atomic_ref_count_init (&progress->ref_count);
+  progress->func = func;
+  progress->user_data = user_data;
+  return progress;
+}
+
+ZotToolProgress *
+zot_tool_progress_ref (ZotToolProgress *progress)
+{
+  g_return_val_if_fail (progress != NULL, NULL);
+
+  g_atomic_ref_count_inc (&progress->ref_count);
+  return progress;
+}
+
+void
+zot_tool_progress_unref (ZotToolProgress *progress)
+{
+  g_return_if_fail (progress != NULL);
+
+  if (g_atomic_ref_count_dec (&progress->ref_count))
+    g_free (progress);
+}
+
+/**
+ * zot_tool_progress_close:
+ *
+ * The call is over: later reports are dropped.
+ */
+void
+zot_tool_progress_close (ZotToolProgress *progress)
+{
+  g_return_if_fail (progress != NULL);
+
+  progress->func = NULL;
+}
+
+/**
+ * zot_tool_progress_report:
+ * @progress: (nullable): the call's sink; %NULL reports nowhere
+ * @text: a line, without its newline, in any encoding
+ * @length: its length in bytes, or -1 when nul-terminated
+ *
+ * Reports one line: made valid UTF-8, cut at
+ * %ZOT_TOOL_PROGRESS_LINE_MAX_BYTES; after %ZOT_TOOL_PROGRESS_MAX_LINES
+ * lines one more says the rest are left out, and later ones are dropped.
+ */
+void
+zot_tool_progress_report (ZotToolProgress *progress,
+                          const char      *text,
+                          gssize           length)
+{
+  g_autofree char *line = NULL;
+  gsize len;
+
+  g_return_if_fail (text != NULL);
+
+  if (progress == NULL || progress->func == NULL || progress->n_lines > ZOT_TOOL_PROGRESS_MAX_LINES)
+    return;
+
+  if (progress->n_lines++ == ZOT_TOOL_PROGRESS_MAX_LINES)
+    {
+      progress->func (_("(more output; it is no longer reported as progress)"), progress->user_data);
+      return;
+    }
+
+  len = length < 0 ? strlen (text) : (gsize) length;
+  line = g_utf8_make_valid (text, MIN (len, ZOT_TOOL_PROGRESS_LINE_MAX_BYTES));
+  /* A character cut in two at the limit became a replacement character:
+   * drop it. */
+  if (len > ZOT_TOOL_PROGRESS_LINE_MAX_BYTES)
+    {
+      gsize n = strlen (line);
+
+      while (n > ZOT_TOOL_PROGRESS_LINE_MAX_BYTES)
+        n = g_utf8_prev_char (line + n) - line;
+      line[n] = '\0';
+    }
+  progress->func (line, progress->user_data);
 }

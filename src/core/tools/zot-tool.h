@@ -115,6 +115,32 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotToolResult, zot_tool_result_free)
  */
 typedef struct _ZotToolInvocation ZotToolInvocation;
 
+/**
+ * ZotToolProgress:
+ *
+ * Where a running call reports progress lines (RPC's `tool_progress`).
+ * Reference-counted, so a tool can keep it past execute_async; once the
+ * call's owner closes it, reports go nowhere.
+ */
+typedef struct _ZotToolProgress ZotToolProgress;
+typedef void (*ZotToolProgressFunc) (const char *text,
+                                     gpointer    user_data);
+
+ZotToolProgress *zot_tool_progress_new    (ZotToolProgressFunc  func,
+                                           gpointer             user_data);
+ZotToolProgress *zot_tool_progress_ref    (ZotToolProgress     *progress);
+void             zot_tool_progress_unref  (ZotToolProgress     *progress);
+void             zot_tool_progress_close  (ZotToolProgress     *progress);
+void             zot_tool_progress_report (ZotToolProgress     *progress,
+                                           const char          *text,
+                                           gssize               length);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotToolProgress, zot_tool_progress_unref)
+
+/**
+ * ZotToolContext:
+ * @progress: (nullable): where to report progress lines while the call
+ *   runs; zot_tool_progress_ref() it to keep it
+ */
 typedef struct
 {
   const char        *cwd;
@@ -122,6 +148,7 @@ typedef struct
   gboolean           interactive;
   ZotToolInvocation *invocation;
   const char        *operation_key;
+  ZotToolProgress   *progress;
 } ZotToolContext;
 
 #define ZOT_TYPE_TOOL (zot_tool_get_type ())
