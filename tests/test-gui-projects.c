@@ -176,7 +176,7 @@ test_open_or_raise (Fixture       *f,
   AdwWindowTitle *title;
 
   g_assert_cmpstr (zot_window_get_cwd (alpha), ==, f->alpha);
-  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (alpha)), ==, "alpha");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (alpha)), ==, "alpha — Zot");
   title = ADW_WINDOW_TITLE (zot_test_find_widget (GTK_WIDGET (alpha), ADW_TYPE_WINDOW_TITLE, NULL));
   g_assert_cmpstr (adw_window_title_get_title (title), ==, "alpha");
   g_assert_cmpstr (zot_agent_get_cwd (zot_host_get_agent (zot_window_get_host (alpha))), ==, f->alpha);
@@ -188,7 +188,7 @@ test_open_or_raise (Fixture       *f,
   beta = open_project (f->beta);
   g_assert_true (beta != alpha);
   g_assert_true (zot_window_get_host (beta) != zot_window_get_host (alpha));
-  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (beta)), ==, "beta");
+  g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (beta)), ==, "beta — Zot");
   g_assert_cmpstr (zot_agent_get_cwd (zot_host_get_agent (zot_window_get_host (beta))), ==, f->beta);
 
   recent = g_settings_get_strv (f->settings, "recent-projects");

@@ -197,6 +197,7 @@ update_project_title (ZotWindow *self)
   g_autofree char *name = NULL;
   g_autofree char *display_name = NULL;
   g_autofree char *display_path = NULL;
+  g_autofree char *window_name = NULL;
 
   if (self->options.cwd == NULL)
     return;
@@ -204,9 +205,12 @@ update_project_title (ZotWindow *self)
   name = g_path_get_basename (self->options.cwd);
   display_name = g_filename_display_name (name);
   display_path = zot_recent_projects_display_path (self->options.cwd);
+  /* Translators: the window's title for task switchers: the project's
+   * folder name, then the app's */
+  window_name = g_strdup_printf (_("%s — Zot"), display_name);
   adw_window_title_set_title (self->window_title, display_name);
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->window_title), display_path);
-  gtk_window_set_title (GTK_WINDOW (self), display_name);
+  gtk_window_set_title (GTK_WINDOW (self), window_name);
 }
 
 static void
@@ -681,7 +685,7 @@ zot_window_close_request (GtkWindow *window)
   if (self->closing)
     return TRUE;
 
-  if ((self->agent_running || self->n_submitting > 0) && !self->close_confirmed)
+  if (self->agent_running && !self->close_confirmed)
     {
       confirm_close (self);
       return TRUE;
