@@ -399,16 +399,17 @@ test_drop_image (Fixture       *f,
   zot_test_wait_until (agent_idle, f->window, 20000);
   g_assert_cmpuint (zot_prompt_editor_get_n_images (editor), ==, 1);
 
-  /* With a folder among them, the folder is what the drop is about: it is
-   * offered for installation and no image is attached. */
+  /* With a folder among them, the folder is what the drop is about: an
+   * empty folder is no extension, so it is offered to open as a project,
+   * and no image is attached. */
   g_assert_cmpint (g_mkdir (folder_path, 0700), ==, 0);
   g_assert_true (zot_window_open_files (f->window, &mixed));
   g_assert_cmpuint (zot_prompt_editor_get_n_loading (editor), ==, 0);
   g_assert_cmpuint (zot_prompt_editor_get_n_images (editor), ==, 1);
   zot_test_wait_until (install_dialog_is_shown, f->window, 20000);
   dialog = install_dialog_shown (f->window);
-  /* An empty folder is no extension, but it is the folder the dialog is about. */
-  g_assert_nonnull (strstr (adw_message_dialog_get_heading (dialog), "someext"));
+  g_assert_true (adw_message_dialog_has_response (dialog, "open"));
+  g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "someext"));
   gtk_window_destroy (GTK_WINDOW (dialog));
 
   close_window (f);

@@ -403,6 +403,11 @@ zot_cli_wants_window (int    argc,
   if (argc > 1 && (g_str_equal (argv[1], "ext") || g_str_equal (argv[1], "update")))
     return FALSE;
 
+  /* Started by D-Bus activation (data/dev.zot.Zot.service.in): the window
+   * waits for the desktop's activate or open. */
+  if (argc == 2 && g_str_equal (argv[1], "--gapplication-service"))
+    return TRUE;
+
   zot_options_init (&cli.options);
 
   for (int i = 1; i < argc; i++)

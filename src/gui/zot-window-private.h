@@ -9,6 +9,7 @@
 #include "zot-panel-pane.h"
 #include "zot-prompt-editor.h"
 #include "zot-transcript.h"
+#include "zot-usage-label.h"
 #include "zot-window.h"
 
 G_BEGIN_DECLS
@@ -20,6 +21,7 @@ struct _ZotWindow
   /* template */
   AdwToastOverlay      *toast_overlay;
   AdwWindowTitle       *window_title;
+  AdwHeaderBar         *header_bar;
   GtkToggleButton      *side_pane_button;
   GtkRevealer          *demo_banner;
   GtkRevealer          *resume_bar;
@@ -37,6 +39,8 @@ struct _ZotWindow
   ZotInspector         *inspector;
   ZotExtensionsPage    *extensions_page;
   ZotApprovalPresenter *approvals;
+  ZotUsageLabel        *usage_label;
+  AdwMessageDialog     *close_dialog;
 
   GSettings            *settings;
   ZotHostOptions        options;
@@ -44,11 +48,13 @@ struct _ZotWindow
   ZotHost              *host;
   GCancellable         *cancellable;
   char                 *pending_prompt;
+  GFile                *pending_install;
   guint                 keyring_pending;
   guint                 n_submitting;
   gboolean              agent_running;
   gboolean              closing;
   gboolean              closed;
+  gboolean              close_confirmed;
 };
 
 void _zot_window_class_actions_init (ZotWindowClass *klass);

@@ -15,6 +15,8 @@
 #include "zot-keyring.h"
 #include "zot-limits.h"
 #include "zot-provider-table.h"
+#include "zot-recent-projects.h"
+#include "zot-usage-label.h"
 #include "zot-window.h"
 #include "zot-window-private.h"
 
@@ -187,6 +189,30 @@ on_prompt_cancel (ZotPromptEditor *editor,
 
 /* Host signals the window itself shows */
 
+/* The project's folder name, in the header and for the window manager;
+ * the whole path in the tooltip. */
+static void
+update_project_title (ZotWindow *self)
+{
+  g_autofree char *name = NULL;
+  g_autofree char *display_name = NULL;
+  g_autofree char *display_path = NULL;
+  g_autofree char *window_name = NULL;
+
+  if (self->options.cwd == NULL)
+    return;
+
+  name = g_path_get_basename (self->options.cwd);
+  display_name = g_filename_display_name (name);
+  display_path = zot_recent_projects_display_path (self->options.cwd);
+  /* Translators: the window's title for task switchers: the project's
+   * folder name, then the app's */
+  window_name = g_strdup_printf (_("%s — Zot"), display_name);
+  adw_window_title_set_title (self->window_title, display_name);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->window_title), display_path);
+  gtk_window_set_title (GTK_WINDOW (self), window_name);
+}
+
 static void
 update_title (ZotWindow *self)
 {
@@ -195,6 +221,7 @@ update_title (ZotWindow *self)
   g_autofree char *subtitle = NULL;
   gboolean demo;
 
+  update_project_title (self);
   if (self->host == NULL)
     {
       adw_window_title_set_subtitle (self->window_title, _("Starting…"));
@@ -320,6 +347,7 @@ create_host (ZotWindow *self)
   zot_notes_view_set_manager (self->notes_view, manager);
   zot_inspector_set_manager (self->inspector, manager);
   zot_extensions_page_set_host (self->extensions_page, self->host);
+  zot_usage_label_set_agent (self->usage_label, zot_host_get_agent (self->host));
   self->approvals = zot_approval_presenter_new (GTK_WINDOW (self), manager);
 
   g_signal_connect_object (manager, "note-added", G_CALLBACK (on_note_added), self, 0);
@@ -345,6 +373,13 @@ create_host (ZotWindow *self)
 
   if (self->pending_prompt != NULL)
     zot_prompt_editor_set_text (self->prompt_editor, self->pending_prompt);
+
+  /* Dropped or opened while the window was starting. */
+  if (self->pending_install != NULL)
+    {
+      g_autoptr(GFile) file = g_steal_pointer (&self->pending_install);
+      zot_window_install_file (self, file);
+    }
 }
 
 typedef struct
@@ -445,11 +480,60 @@ zot_window_install_file (ZotWindow *self,
   g_return_val_if_fail (ZOT_IS_WINDOW (self), FALSE);
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
 
-  if (self->host == NULL)
+  if (self->closed)
     return FALSE;
+
+  /* Still starting (reading the keyring): offered once the host is up. */
+  if (self->host == NULL)
+    {
+      g_set_object (&self->pending_install, file);
+      return TRUE;
+    }
 
   zot_install_dialog_present (GTK_WINDOW (self), file, self->host);
   return TRUE;
+}
+
+static void
+on_open_project_response (AdwMessageDialog *dialog,
+                          const char       *response,
+                          ZotWindow        *self)
+{
+  const char *folder = g_object_get_data (G_OBJECT (dialog), "folder");
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+
+  if (g_str_equal (response, "open") && app != NULL)
+    zot_application_open_project (ZOT_APPLICATION (app), folder);
+}
+
+/* A dropped folder that is not an extension is a project, in a window of
+ * its own; this window keeps its own. */
+static void
+offer_project (ZotWindow *self,
+               GFile     *folder)
+{
+  g_autofree char *path = g_file_get_path (folder);
+  g_autofree char *display = NULL;
+  GtkWidget *dialog;
+
+  if (path == NULL)
+    return;
+
+  display = zot_recent_projects_display_path (path);
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Open the Folder as a Project?"), NULL);
+  adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
+                                  _("%s is not an extension. It can open as a project, in a window of "
+                                    "its own."), display);
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "open", _("_Open Project"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "open", ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "open");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_object_set_data_full (G_OBJECT (dialog), "folder", g_steal_pointer (&path), g_free);
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_open_project_response), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static gboolean
@@ -467,8 +551,9 @@ is_image_name (GFile *file)
  * @files: (element-type GFile): what was dropped on the window
  *
  * Images go to the prompt, to be sent with the next message; otherwise the
- * first thing that is not an image (an extension folder or archive) opens
- * the install dialog.
+ * first thing that is not an image is either a folder that is not an
+ * extension, offered to open as a project, or an extension folder or
+ * archive, which opens the install dialog.
  *
  * Returns: whether the files were taken
  */
@@ -493,8 +578,14 @@ zot_window_open_files (ZotWindow *self,
 
   /* The first thing that is not an image is the extension to install. */
   for (GSList *l = files; l != NULL; l = l->next)
-    if (!is_image_name (l->data))
-      return zot_window_install_file (self, l->data);
+    {
+      if (is_image_name (l->data))
+        continue;
+      if (!zot_application_file_is_project (l->data))
+        return zot_window_install_file (self, l->data);
+      offer_project (self, l->data);
+      return TRUE;
+    }
 
   return FALSE;
 }
@@ -542,6 +633,46 @@ shut_down_cb (GObject      *object,
     g_application_release (G_APPLICATION (app));
 }
 
+static void
+on_close_response (AdwMessageDialog *dialog,
+                   const char       *response,
+                   ZotWindow        *self)
+{
+  self->close_dialog = NULL;
+  if (!g_str_equal (response, "close"))
+    return;
+
+  self->close_confirmed = TRUE;
+  gtk_window_close (GTK_WINDOW (self));
+}
+
+/* Closing stops the run: the user says so first. */
+static void
+confirm_close (ZotWindow *self)
+{
+  GtkWidget *dialog;
+
+  if (self->close_dialog != NULL)
+    {
+      gtk_window_present (GTK_WINDOW (self->close_dialog));
+      return;
+    }
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Stop the Run and Close?"),
+                                   _("The agent is still working in this project. Closing the window "
+                                     "stops it and shuts its extensions down."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Keep Working"),
+                                    "close", _("_Stop and Close"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "close", ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_signal_connect_object (dialog, "response", G_CALLBACK (on_close_response), self, 0);
+  self->close_dialog = ADW_MESSAGE_DIALOG (dialog);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static gboolean
 zot_window_close_request (GtkWindow *window)
 {
@@ -553,6 +684,12 @@ zot_window_close_request (GtkWindow *window)
 
   if (self->closing)
     return TRUE;
+
+  if (self->agent_running && !self->close_confirmed)
+    {
+      confirm_close (self);
+      return TRUE;
+    }
 
   self->closing = TRUE;
 
@@ -629,6 +766,18 @@ zot_window_resolve_approval (ZotWindow         *self,
     zot_approval_presenter_resolve (self->approvals, id, choice);
 }
 
+/**
+ * zot_window_get_cwd:
+ *
+ * Returns: (nullable): the project folder the window works in
+ */
+const char *
+zot_window_get_cwd (ZotWindow *self)
+{
+  g_return_val_if_fail (ZOT_IS_WINDOW (self), NULL);
+  return self->options.cwd;
+}
+
 ZotHost *
 zot_window_get_host (ZotWindow *self)
 {
@@ -660,6 +809,7 @@ zot_window_finalize (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->pending_prompt, g_free);
+  g_clear_object (&self->pending_install);
   zot_host_options_clear (&self->options);
 
   G_OBJECT_CLASS (zot_window_parent_class)->finalize (object);
@@ -679,6 +829,7 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-window.ui");
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, window_title);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, header_bar);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_pane_button);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, demo_banner);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, resume_bar);
@@ -729,6 +880,9 @@ zot_window_init (ZotWindow *self)
   gtk_widget_set_vexpand (GTK_WIDGET (self->transcript), TRUE);
   gtk_box_append (self->conversation_box, GTK_WIDGET (self->transcript));
   g_settings_bind (self->settings, "show-loaded-resources", self->transcript, "show-startup", G_SETTINGS_BIND_GET);
+
+  self->usage_label = ZOT_USAGE_LABEL (zot_usage_label_new ());
+  adw_header_bar_pack_end (self->header_bar, GTK_WIDGET (self->usage_label));
 
   self->prompt_editor = ZOT_PROMPT_EDITOR (zot_prompt_editor_new ());
   gtk_box_append (self->conversation_box, GTK_WIDGET (self->prompt_editor));
@@ -809,6 +963,7 @@ zot_window_new (ZotApplication *application,
   self->options.interactive = TRUE;
   self->options.codemode = g_strdup (options->codemode);
 
+  update_title (self);
   start (self);
 
   return GTK_WIDGET (self);

@@ -15,6 +15,7 @@ GtkWidget *zot_window_new              (ZotApplication     *application,
                                         ZotHostOptions     *options,
                                         int                 yolo);
 ZotHost   *zot_window_get_host         (ZotWindow          *self);
+const char *zot_window_get_cwd         (ZotWindow          *self);
 gboolean   zot_window_open_files       (ZotWindow          *self,
                                         GSList             *files);
 void       zot_window_set_prompt       (ZotWindow          *self,

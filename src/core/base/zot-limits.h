@@ -122,6 +122,9 @@ G_BEGIN_DECLS
  * them cannot fill the disk. */
 #define ZOT_UNKNOWN_FRAME_LOG_BURST        8
 #define ZOT_UNKNOWN_FRAME_WINDOW_MS        60000
+/* Folders the recent projects list keeps; opening one more drops the
+ * oldest. */
+#define ZOT_RECENT_PROJECTS_MAX            20
 
 typedef enum
 {

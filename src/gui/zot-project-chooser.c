@@ -1,0 +1,135 @@
+/* zot-project-chooser.c — the start view: open a folder, or a recent one.
+ *
+ * Started with no folder (from the desktop, or in the home folder), the
+ * app shows this rather than silently running the agent in $HOME. A
+ * project chosen here opens in its own window (the application's
+ * "open-project" action), and this view closes.
+ */
+#define G_LOG_DOMAIN "zot-gui"
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "zot-project-chooser.h"
+#include "zot-recent-projects.h"
+
+struct _ZotProjectChooser
+{
+  AdwApplicationWindow  parent_instance;
+
+  /* template */
+  GtkLabel             *recent_heading;
+  GtkListBox           *recent_list;
+
+  GSettings            *settings;
+};
+
+G_DEFINE_FINAL_TYPE (ZotProjectChooser, zot_project_chooser, ADW_TYPE_APPLICATION_WINDOW)
+
+static void
+on_forget_clicked_cb (GtkButton         *button,
+                      ZotProjectChooser *self)
+{
+  const char *folder = g_object_get_data (G_OBJECT (button), "folder");
+
+  zot_recent_projects_forget (self->settings, folder);
+}
+
+static GtkWidget *
+create_row (ZotProjectChooser *self,
+            const char        *folder)
+{
+  g_autofree char *name = g_path_get_basename (folder);
+  g_autofree char *display_name = g_filename_display_name (name);
+  g_autofree char *display_path = zot_recent_projects_display_path (folder);
+  GtkWidget *row = adw_action_row_new ();
+  GtkWidget *forget = gtk_button_new_from_icon_name ("edit-delete-symbolic");
+
+  /* Folder names are not markup. */
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), display_name);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), display_path);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
+  g_object_set_data_full (G_OBJECT (row), "folder", g_strdup (folder), g_free);
+
+  gtk_widget_set_valign (forget, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (forget, _("Remove from Recent Projects"));
+  gtk_widget_add_css_class (forget, "flat");
+  g_object_set_data_full (G_OBJECT (forget), "folder", g_strdup (folder), g_free);
+  g_signal_connect (forget, "clicked", G_CALLBACK (on_forget_clicked_cb), self);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), forget);
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
+
+  return row;
+}
+
+static void
+refresh (ZotProjectChooser *self)
+{
+  g_auto(GStrv) folders = g_settings_get_strv (self->settings, "recent-projects");
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->recent_list))) != NULL)
+    gtk_list_box_remove (self->recent_list, child);
+
+  for (guint i = 0; folders[i] != NULL; i++)
+    gtk_list_box_append (self->recent_list, create_row (self, folders[i]));
+
+  gtk_widget_set_visible (GTK_WIDGET (self->recent_heading), folders[0] != NULL);
+  gtk_widget_set_visible (GTK_WIDGET (self->recent_list), folders[0] != NULL);
+}
+
+static void
+on_recent_list_row_activated_cb (GtkListBox        *list,
+                                 GtkListBoxRow     *row,
+                                 ZotProjectChooser *self)
+{
+  const char *folder = g_object_get_data (G_OBJECT (row), "folder");
+
+  gtk_widget_activate_action (GTK_WIDGET (self), "app.open-project", "s", folder);
+}
+
+static void
+zot_project_chooser_dispose (GObject *object)
+{
+  ZotProjectChooser *self = ZOT_PROJECT_CHOOSER (object);
+
+  g_clear_object (&self->settings);
+  gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_PROJECT_CHOOSER);
+
+  G_OBJECT_CLASS (zot_project_chooser_parent_class)->dispose (object);
+}
+
+static void
+zot_project_chooser_class_init (ZotProjectChooserClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = zot_project_chooser_dispose;
+
+  gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-project-chooser.ui");
+  gtk_widget_class_bind_template_child (widget_class, ZotProjectChooser, recent_heading);
+  gtk_widget_class_bind_template_child (widget_class, ZotProjectChooser, recent_list);
+  gtk_widget_class_bind_template_callback (widget_class, on_recent_list_row_activated_cb);
+}
+
+static void
+zot_project_chooser_init (ZotProjectChooser *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+
+  self->settings = g_settings_new (APP_ID);
+  g_signal_connect_object (self->settings, "changed::recent-projects", G_CALLBACK (refresh), self,
+                           G_CONNECT_SWAPPED);
+  refresh (self);
+}
+
+GtkWidget *
+zot_project_chooser_new (ZotApplication *application)
+{
+  g_return_val_if_fail (ZOT_IS_APPLICATION (application), NULL);
+
+  return g_object_new (ZOT_TYPE_PROJECT_CHOOSER, "application", application, NULL);
+}
