@@ -164,16 +164,35 @@ static const GActionEntry app_actions[] = {
   { "approval-deny", on_approval, "s", NULL, NULL },
 };
 
+/* Every shortcut of the application and its windows. The shortcuts window
+ * (data/gtk/help-overlay.ui, Ctrl+?) shows these by action name, so that it
+ * cannot list one that does not exist; test-gui-a11y checks the two agree. */
+static const struct
+{
+  const char *action;
+  const char *accels[3];
+} shortcuts[] = {
+  { "app.quit", { "<Control>q", NULL } },
+  { "win.new-conversation", { "<Control>n", NULL } },
+  { "win.preferences", { "<Control>comma", NULL } },
+  { "win.show-side-page::panels", { "<Alt>1", NULL } },
+  { "win.show-side-page::notes", { "<Alt>2", NULL } },
+  { "win.show-side-page::inspector", { "<Alt>3", NULL } },
+  { "win.show-side-page::extensions", { "<Alt>4", NULL } },
+  /* GtkApplication gives win.show-help-overlay Ctrl+? and Ctrl+/ itself,
+   * once it finds gtk/help-overlay.ui under the resource base path. */
+};
+
 static void
 zot_application_startup (GApplication *application)
 {
-  const char *quit_accels[] = { "<Control>q", NULL };
-
   G_APPLICATION_CLASS (zot_application_parent_class)->startup (application);
 
   g_action_map_add_action_entries (G_ACTION_MAP (application), app_actions,
                                    G_N_ELEMENTS (app_actions), application);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (application), "app.quit", quit_accels);
+  for (guint i = 0; i < G_N_ELEMENTS (shortcuts); i++)
+    gtk_application_set_accels_for_action (GTK_APPLICATION (application), shortcuts[i].action,
+                                           shortcuts[i].accels);
   gtk_window_set_default_icon_name (APP_ID);
 }
 
