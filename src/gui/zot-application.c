@@ -154,6 +154,8 @@ on_about (GSimpleAction *action,
                          "comments", _("A coding agent you can extend in any language"),
                          "developers", developers,
                          "license-type", GTK_LICENSE_GPL_3_0,
+                         "website", "https://zot.dev/",
+                         "issue-url", "https://zot.dev/issues",
                          NULL);
 }
 
