@@ -5,6 +5,9 @@
    layer and the layers listed before it in src/core/meson.build.
 2. Translations: every source file that marks a string with _() or N_() is
    listed in po/POTFILES.in, and every listed file exists.
+3. Marked strings are whole: no macro (G_GSIZE_FORMAT and the like) between
+   the literals inside _(), N_() or C_(), where xgettext would cut the msgid
+   at the macro and translators would never see the rest.
 
 Prints one line per breach and exits 1 if there is any.
 """
@@ -55,6 +58,43 @@ for folder, _, names in os.walk(os.path.join(root, 'src')):
         relative = os.path.relpath(path, root)
         if relative not in listed and marker.search(open(path, encoding='utf-8').read()):
             problems.append(f'{relative}: has translatable strings but is not in po/POTFILES.in')
+
+
+
+def marked_calls(text):
+    """Yields (offset, argument text) of each _(), N_(), C_() and NC_() call."""
+    for match in re.finditer(r'\b(?:N?C?_)\s*\(', text):
+        depth, i, in_string = 1, match.end(), False
+        while i < len(text) and depth:
+            c = text[i]
+            if in_string:
+                if c == '\\':
+                    i += 1
+                elif c == '"':
+                    in_string = False
+            elif c == '"':
+                in_string = True
+            elif c in '()':
+                depth += 1 if c == '(' else -1
+            i += 1
+        yield match.start(), text[match.end():i - 1]
+
+
+literal = re.compile(r'"(?:\\.|[^"\\])*"')
+for folder, _, names in os.walk(os.path.join(root, 'src')):
+    for name in names:
+        if not name.endswith('.c'):
+            continue
+        path = os.path.join(folder, name)
+        text = open(path, encoding='utf-8').read()
+        for offset, argument in marked_calls(text):
+            # The msgid is the last comma-separated piece (C_ puts a context first).
+            pieces = literal.sub('""', argument).split(',')
+            if any(re.search(r'""\s*[A-Za-z_]\w*|[A-Za-z_]\w*\s*""', piece) for piece in pieces):
+                line = text.count('\n', 0, offset) + 1
+                problems.append(f'{os.path.relpath(path, root)}:{line}: a macro inside a translatable '
+                                'string cuts its msgid; format the number with a plain '
+                                'conversion (%zu, %lld with a cast) instead')
 
 for problem in problems:
     print(problem)

@@ -379,6 +379,7 @@ parse_main_options (ZotCli   *cli,
                                 _("A desktop host for zot extensions.\n\n"
                                   "Subcommands:\n"
                                   "  zot ext list|install|remove|enable|disable|logs|allow-key|deny-key …\n"
+                                  "  zot rpc     (JSON-RPC over stdin and stdout, for editors)\n"
                                   "  zot update"));
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   zot_options_add_entries (&cli->options, context);

@@ -616,6 +616,8 @@ on_about (GSimpleAction *action,
                          "comments", _("A coding agent you can extend in any language"),
                          "developers", developers,
                          "license-type", GTK_LICENSE_GPL_3_0,
+                         "website", "https://zot.dev/",
+                         "issue-url", "https://zot.dev/issues",
                          NULL);
 }
 
@@ -632,12 +634,30 @@ static const GActionEntry app_actions[] = {
   { "start-view", NULL, NULL, "false", NULL },
 };
 
+/* Every shortcut of the application and its windows. The shortcuts window
+ * (data/gtk/help-overlay.ui, Ctrl+?) shows these by action name, so that it
+ * cannot list one that does not exist; test-gui-a11y checks the two agree. */
+static const struct
+{
+  const char *action;
+  const char *accels[3];
+} shortcuts[] = {
+  { "app.quit", { "<Control>q", NULL } },
+  { "app.open-folder", { "<Control>o", NULL } },
+  { "win.new-conversation", { "<Control>n", NULL } },
+  { "win.preferences", { "<Control>comma", NULL } },
+  { "win.show-side-page::panels", { "<Alt>1", NULL } },
+  { "win.show-side-page::notes", { "<Alt>2", NULL } },
+  { "win.show-side-page::inspector", { "<Alt>3", NULL } },
+  { "win.show-side-page::extensions", { "<Alt>4", NULL } },
+  /* GtkApplication gives win.show-help-overlay Ctrl+? and Ctrl+/ itself,
+   * once it finds gtk/help-overlay.ui under the resource base path. */
+};
+
 static void
 zot_application_startup (GApplication *application)
 {
   ZotApplication *self = ZOT_APPLICATION (application);
-  const char *quit_accels[] = { "<Control>q", NULL };
-  const char *open_accels[] = { "<Control>o", NULL };
 
   G_APPLICATION_CLASS (zot_application_parent_class)->startup (application);
 
@@ -649,12 +669,13 @@ zot_application_startup (GApplication *application)
                                                                             "project-windows")), FALSE);
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (application),
                                                                             "start-view")), FALSE);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (application), "app.quit", quit_accels);
-  gtk_application_set_accels_for_action (GTK_APPLICATION (application), "app.open-folder", open_accels);
   g_signal_connect_object (application, "window-added", G_CALLBACK (update_state), application,
                            G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_connect_object (application, "window-removed", G_CALLBACK (update_state), application,
                            G_CONNECT_SWAPPED | G_CONNECT_AFTER);
+  for (guint i = 0; i < G_N_ELEMENTS (shortcuts); i++)
+    gtk_application_set_accels_for_action (GTK_APPLICATION (application), shortcuts[i].action,
+                                           shortcuts[i].accels);
   gtk_window_set_default_icon_name (APP_ID);
 }
 

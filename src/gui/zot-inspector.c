@@ -24,6 +24,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "zot-accessible.h"
 #include "zot-inspector.h"
 #include "zot-inspector-event-row.h"
 #include "zot-inspector-frame-row.h"
@@ -781,6 +782,9 @@ zot_inspector_init (ZotInspector *self)
 
   gtk_drop_down_set_model (self->extension_dropdown, G_LIST_MODEL (self->extension_names));
   gtk_drop_down_set_selected (self->extension_dropdown, 0);
+  /* TRANSLATORS: the name screen readers give the inspector's choice of
+   * extension, whose events it shows */
+  zot_accessible_label_drop_down (self->extension_dropdown, _("Extension"));
 
   self->manager_signals = g_signal_group_new (ZOT_TYPE_EXTENSION_MANAGER);
   g_signal_group_connect_object (self->manager_signals, "lifecycle-event",

@@ -24,6 +24,7 @@
 #include <adwaita.h>
 #include <glib/gi18n.h>
 
+#include "zot-accessible.h"
 #include "zot-ansi.h"
 #include "zot-extension.h"
 #include "zot-limits.h"
@@ -692,7 +693,9 @@ update_accessible (Item         *item,
   if (name == NULL && (node->type == ZOT_PANEL_NODE_PROGRESS || node->type == ZOT_PANEL_NODE_CODE))
     name = node->text != NULL && node->type == ZOT_PANEL_NODE_PROGRESS ? node->text : _("Output");
 
-  if (name != NULL)
+  if (node->type == ZOT_PANEL_NODE_DROPDOWN)
+    zot_accessible_label_drop_down (GTK_DROP_DOWN (target), name);
+  else if (name != NULL)
     gtk_accessible_update_property (target, GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
   else if (node->type != ZOT_PANEL_NODE_ERROR)
     gtk_accessible_reset_property (target, GTK_ACCESSIBLE_PROPERTY_LABEL);

@@ -1,8 +1,8 @@
 /* zot-window-actions.c — what the window's menu, buttons and shortcuts do.
  *
  * The actions are installed on the window class ("win.new-conversation",
- * "win.reload-extensions", "win.preferences", "win.yolo", "win.show-panel"),
- * so the header
+ * "win.reload-extensions", "win.preferences", "win.yolo", "win.show-panel",
+ * "win.show-side-page"), so the header
  * bar, the primary menu, the key bindings and the host's window commands
  * (/settings, /yolo) all reach the same code. Each needs the host: until
  * the window has one (it reads the keyring first), they are disabled, in
@@ -155,6 +155,26 @@ show_panel_action (GtkWidget  *widget,
     zot_window_show_toast (self, _("That panel is closed"));
 }
 
+/* Brings the side pane's page named by the parameter ("panels", "notes",
+ * "inspector", "extensions") and moves the keyboard focus into it: how
+ * Alt+1 to Alt+4 reach the pages without a pointer. */
+static void
+show_side_page_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+  const char *name = g_variant_get_string (parameter, NULL);
+  GtkWidget *page = adw_view_stack_get_child_by_name (self->side_stack, name);
+
+  if (page == NULL)
+    return;
+
+  gtk_toggle_button_set_active (self->side_pane_button, TRUE);
+  adw_view_stack_set_visible_child (self->side_stack, page);
+  gtk_widget_child_focus (page, GTK_DIR_TAB_FORWARD);
+}
+
 /* However the policy changed, the preference and the user hear of it. */
 void
 _zot_window_on_policy_notify (ZotExtensionManager *manager,
@@ -182,9 +202,10 @@ _zot_window_class_actions_init (ZotWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
   gtk_widget_class_install_action (widget_class, "win.yolo", NULL, yolo_action);
   gtk_widget_class_install_action (widget_class, "win.show-panel", "s", show_panel_action);
+  gtk_widget_class_install_action (widget_class, "win.show-side-page", "s", show_side_page_action);
 
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_comma, GDK_CONTROL_MASK, "win.preferences", NULL);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_n, GDK_CONTROL_MASK, "win.new-conversation", NULL);
+  /* The shortcuts are the application's (zot-application.c), where the
+   * shortcuts window (gtk/help-overlay.ui) reads them. */
 }
 
 /**

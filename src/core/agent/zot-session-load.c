@@ -38,8 +38,8 @@ static void
 add_torn_warning (ZotSession *self,
                   gsize       bytes)
 {
-  add_warning (self, g_strdup_printf (_("dropped a torn last line (%" G_GSIZE_FORMAT " bytes) of %s"),
-                                      bytes, self->path));
+  add_warning (self, g_strdup_printf (_("dropped a torn last line (%zu bytes) of %s"),
+                                      (size_t) bytes, self->path));
 }
 
 /* Repairs at load
@@ -336,8 +336,8 @@ read_file_bounded (const char  *path,
     {
       close (fd);
       g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_TOO_LARGE,
-                   _("the session %s is too large to open (%" G_GINT64_FORMAT " MiB; the limit is %d MiB)"),
-                   path, (gint64) (st.st_size / (1024 * 1024)),
+                   _("the session %s is too large to open (%lld MiB; the limit is %d MiB)"),
+                   path, (long long) (st.st_size / (1024 * 1024)),
                    (int) (SESSION_MAX_FILE_BYTES / (1024 * 1024)));
       return FALSE;
     }
@@ -505,8 +505,8 @@ load_header (ZotSession  *self,
   if (version > ZOT_SESSION_VERSION)
     {
       g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT,
-                   _("the session %s was written by a newer zot (version %" G_GINT64_FORMAT ")"),
-                   self->path, version);
+                   _("the session %s was written by a newer zot (version %lld)"),
+                   self->path, (long long) version);
       return FALSE;
     }
 

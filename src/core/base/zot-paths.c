@@ -193,7 +193,7 @@ zot_file_get_contents_bounded (const char  *path,
     {
       g_close (fd, NULL);
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-                   _("is larger than %" G_GSIZE_FORMAT " bytes"), max_bytes);
+                   _("is larger than %zu bytes"), (size_t) max_bytes);
       return FALSE;
     }
 

@@ -418,10 +418,11 @@ compacted_cb (GObject      *object,
   if (compaction->message_count == 0)
     text = g_strdup (_("Nothing to compact yet."));
   else
-    text = g_strdup_printf (_("Compacted %u messages (about %" G_GUINT64_FORMAT " tokens) into %u "
-                              "(about %" G_GUINT64_FORMAT " tokens)."),
-                            compaction->message_count, compaction->token_estimate,
-                            compaction->after_count, compaction->after_token_estimate);
+    text = g_strdup_printf (_("Compacted %u messages (about %llu tokens) into %u (about %llu tokens)."),
+                            compaction->message_count,
+                            (unsigned long long) compaction->token_estimate,
+                            compaction->after_count,
+                            (unsigned long long) compaction->after_token_estimate);
   emit_info (self, text);
   g_task_return_boolean (task, TRUE);
 }

@@ -500,8 +500,8 @@ enqueue (ZotFrameChannel  *self,
   if (length > ZOT_FRAME_MAX_BYTES)
     {
       g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_FRAME_TOO_LARGE,
-                   _("refusing to send a %" G_GSIZE_FORMAT "-byte frame; the limit is %" G_GSIZE_FORMAT),
-                   length, ZOT_FRAME_MAX_BYTES);
+                   _("refusing to send a %zu-byte frame; the limit is %zu"),
+                   (size_t) length, (size_t) ZOT_FRAME_MAX_BYTES);
       return FALSE;
     }
 

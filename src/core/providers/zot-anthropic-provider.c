@@ -361,7 +361,7 @@ get_block (Stream      *stream,
   if (index < 0 || index >= MAX_BLOCKS)
     {
       g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
-                   _("the stream sent a content block with index %" G_GINT64_FORMAT), index);
+                   _("the stream sent a content block with index %lld"), (long long) index);
       return NULL;
     }
 

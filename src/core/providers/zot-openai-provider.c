@@ -402,7 +402,7 @@ handle_tool_call (Stream      *stream,
   if (index < 0 || index >= MAX_TOOL_CALLS)
     {
       g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
-                   _("the stream sent a tool call with index %" G_GINT64_FORMAT), index);
+                   _("the stream sent a tool call with index %lld"), (long long) index);
       return FALSE;
     }
 

@@ -150,9 +150,9 @@ read_image (int         fd,
   bytes = _zot_builtin_read_fd_bounded (fd, path, ZOT_READ_IMAGE_MAX_BYTES, &too_big, &error);
   if (too_big)
     return zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
-                                      _("%s is an image (%s) larger than the %" G_GSIZE_FORMAT
-                                        " bytes the read tool returns."),
-                                      path, mime_type, ZOT_READ_IMAGE_MAX_BYTES);
+                                      _("%s is an image (%s) larger than the %zu bytes the read tool "
+                                        "returns."),
+                                      path, mime_type, (size_t) ZOT_READ_IMAGE_MAX_BYTES);
   if (bytes == NULL)
     return zot_tool_result_new_text (error->message, TRUE, ZOT_TOOL_OUTCOME_FAILED);
 

@@ -1,0 +1,39 @@
+# bash completion for zot
+_zot()
+{
+    local cur prev words cword
+    _init_completion -s || return
+
+    local options='-p --print --json --version -h --help --provider --model --base-url
+        --api-key --cwd -e --ext --no-ext --system-prompt --append-system-prompt
+        --max-steps --no-tools --tools --continue --session --no-session
+        --continuous --codemode --yolo --no-yolo'
+
+    case $prev in
+        --provider) COMPREPLY=($(compgen -W 'anthropic openai demo' -- "$cur")); return ;;
+        --codemode) COMPREPLY=($(compgen -W 'off on only' -- "$cur")); return ;;
+        --cwd) _filedir -d; return ;;
+        -e | --ext | --session) _filedir; return ;;
+        --model | --base-url | --api-key | --system-prompt | --append-system-prompt | \
+            --max-steps | --tools) return ;;
+    esac
+
+    if [[ $cword -eq 1 && $cur != -* ]]; then
+        COMPREPLY=($(compgen -W 'ext rpc update' -- "$cur"))
+        return
+    fi
+
+    if [[ ${words[1]} == ext ]]; then
+        if [[ $cword -eq 2 ]]; then
+            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key' -- "$cur"))
+        elif [[ ${words[2]} == install && $cur != -* ]]; then
+            _filedir -d
+        else
+            COMPREPLY=($(compgen -W '--project --force --cwd -f --help' -- "$cur"))
+        fi
+        return
+    fi
+
+    [[ $cur == -* ]] && COMPREPLY=($(compgen -W "$options" -- "$cur"))
+} &&
+    complete -F _zot zot

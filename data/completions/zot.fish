@@ -1,0 +1,42 @@
+# fish completion for zot
+set -l ext_commands list install remove enable disable logs allow-key deny-key
+
+complete -c zot -n __fish_use_subcommand -f -a ext -d 'Manage extensions'
+complete -c zot -n __fish_use_subcommand -f -a rpc -d 'JSON-RPC on stdin and stdout'
+complete -c zot -n __fish_use_subcommand -f -a update -d 'Fast-forward git-installed extensions'
+
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a list -d 'Show the extensions and their state'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a install -d 'Install from a directory or a git URL'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a remove -d 'Delete an installed extension'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a enable -d 'Let zot start an extension'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a disable -d 'Keep an extension installed but stopped'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a logs -d "Print an extension's log"
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a allow-key -d 'Give an extension a provider key'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a deny-key -d 'Take a provider key back'
+complete -c zot -n "__fish_seen_subcommand_from install remove enable disable" -l project -d "The project's extensions"
+complete -c zot -n "__fish_seen_subcommand_from install" -l force -d 'Replace an installed one'
+complete -c zot -n "__fish_seen_subcommand_from logs" -s f -d 'Follow the log'
+
+complete -c zot -s p -l print -d 'Run PROMPT, print the result and exit'
+complete -c zot -l json -d 'Run PROMPT and print one JSON event per line'
+complete -c zot -l version -d 'Print the version and exit'
+complete -c zot -s h -l help -d 'Show the options'
+complete -c zot -l provider -x -a 'anthropic openai demo' -d 'Model provider'
+complete -c zot -l model -x -d 'Model id'
+complete -c zot -l base-url -x -d 'API base URL of an OpenAI-compatible server'
+complete -c zot -l api-key -x -d 'API key'
+complete -c zot -l cwd -x -a '(__fish_complete_directories)' -d 'Working directory'
+complete -c zot -s e -l ext -r -d 'Load the extension in PATH'
+complete -c zot -l no-ext -d 'Skip extension discovery'
+complete -c zot -l system-prompt -x -d 'Replace the system prompt'
+complete -c zot -l append-system-prompt -x -d 'Append to the system prompt'
+complete -c zot -l max-steps -x -d 'Stop after N model steps'
+complete -c zot -l no-tools -d 'Give the model no tools'
+complete -c zot -l tools -x -d 'Give the model only these tools'
+complete -c zot -l continue -d 'Resume the newest session of this directory'
+complete -c zot -l session -r -d 'Use this session file'
+complete -c zot -l no-session -d 'Do not save the session'
+complete -c zot -l continuous -d 'Journal tool calls as durable tasks'
+complete -c zot -l codemode -x -a 'off on only' -d 'Script runtime'
+complete -c zot -l yolo -d 'Approve every tool call without asking'
+complete -c zot -l no-yolo -d 'Ask before tool calls'
