@@ -1,8 +1,9 @@
 /* zot-install-dialog.c — what happens when a folder or an archive is
  * dropped on the window.
  *
- * An archive is unpacked with bsdtar (tar for tar archives when bsdtar is
- * missing) into a fresh temporary directory. The manifest is read and shown;
+ * An archive is unpacked by the core's libarchive reader (which refuses
+ * entries that would reach outside) into a fresh temporary directory, off
+ * the main loop. The manifest is read and shown;
  * the user picks this project or all projects, and the core installer
  * copies the folder into place off the main loop. The temporary directory
  * goes away on every path, success, failure and cancel alike.
@@ -18,6 +19,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "zot-archive.h"
 #include "zot-error.h"
 #include "zot-install-dialog.h"
 #include "zot-install-dialog-private.h"
@@ -25,16 +27,6 @@
 #include "zot-paths.h"
 
 #define TEMP_TEMPLATE "zot-install-XXXXXX"
-
-/* macOS puts resource forks beside the real content of a zip. */
-#define MACOS_METADATA_DIR "__MACOSX"
-
-typedef enum
-{
-  ARCHIVE_NONE,
-  ARCHIVE_TAR,
-  ARCHIVE_ZIP,
-} ArchiveKind;
 
 typedef struct
 {
@@ -71,24 +63,6 @@ install_job_free (InstallJob *job)
   g_free (job->installed_name);
   g_clear_error (&job->error);
   g_free (job);
-}
-
-static ArchiveKind
-archive_kind (const char *name)
-{
-  static const char * const tar_suffixes[] = {
-    ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar",
-  };
-  g_autofree char *lower = g_ascii_strdown (name, -1);
-
-  if (g_str_has_suffix (lower, ".zip"))
-    return ARCHIVE_ZIP;
-
-  for (guint i = 0; i < G_N_ELEMENTS (tar_suffixes); i++)
-    if (g_str_has_suffix (lower, tar_suffixes[i]))
-      return ARCHIVE_TAR;
-
-  return ARCHIVE_NONE;
 }
 
 /* Deletes a tree without following symbolic links. Worker thread. */
@@ -508,97 +482,53 @@ read_manifest (GTask *task)
   ask_scope (task);
 }
 
-/* The folder with extension.json in an unpacked archive: its top, or its
- * only folder. */
-static char *
-find_extension_dir (InstallJob  *job,
-                    GError     **error)
+typedef struct
 {
-  g_autofree char *manifest = g_build_filename (job->temp_dir, ZOT_MANIFEST_FILENAME, NULL);
-  g_autofree char *only = NULL;
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-  guint n_entries = 0;
+  char *archive;
+  char *display_name;
+  char *temp_dir;
+} Unpack;
 
-  if (g_file_test (manifest, G_FILE_TEST_EXISTS))
-    return g_strdup (job->temp_dir);
-
-  dir = g_dir_open (job->temp_dir, 0, error);
-  if (dir == NULL)
-    return NULL;
-
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      if (g_str_equal (name, MACOS_METADATA_DIR))
-        continue;
-      n_entries++;
-      g_free (only);
-      only = g_build_filename (job->temp_dir, name, NULL);
-    }
-
-  if (n_entries == 1 && g_file_test (only, G_FILE_TEST_IS_DIR) &&
-      !g_file_test (only, G_FILE_TEST_IS_SYMLINK))
-    return g_steal_pointer (&only);
-
-  g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND,
-               _("%s holds no extension: %s must be at its top or in its only folder"),
-               job->display_name, ZOT_MANIFEST_FILENAME);
-  return NULL;
-}
-
-static char *
-first_line (GBytes *bytes)
+static void
+unpack_free (Unpack *unpack)
 {
-  g_autofree char *text = NULL;
-  const char *data;
-  gsize length = 0;
-  char *newline;
-
-  if (bytes == NULL)
-    return NULL;
-
-  data = g_bytes_get_data (bytes, &length);
-  if (length == 0)
-    return NULL;
-
-  text = g_utf8_make_valid (data, (gssize) length);
-  g_strstrip (text);
-  if ((newline = strchr (text, '\n')) != NULL)
-    *newline = '\0';
-
-  return *text != '\0' ? g_steal_pointer (&text) : NULL;
+  g_free (unpack->archive);
+  g_free (unpack->display_name);
+  g_free (unpack->temp_dir);
+  g_free (unpack);
 }
 
 static void
-extracted_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+unpack_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  Unpack *unpack = task_data;
+  GError *error = NULL;
+  char *extension_dir = NULL;
+
+  if (zot_archive_extract (unpack->archive, unpack->display_name, unpack->temp_dir,
+                           cancellable, &error))
+    extension_dir = zot_archive_find_extension_dir (unpack->temp_dir, unpack->display_name,
+                                                    &error);
+
+  if (extension_dir != NULL)
+    g_task_return_pointer (task, extension_dir, g_free);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+unpacked_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   InstallJob *job = g_task_get_task_data (task);
-  GSubprocess *subprocess = G_SUBPROCESS (object);
-  g_autoptr(GBytes) stderr_bytes = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *reason = NULL;
 
-  if (!g_subprocess_communicate_finish (subprocess, result, NULL, &stderr_bytes, &error))
-    {
-      job_return (task, NULL, g_steal_pointer (&error));
-      return;
-    }
-
-  if (!g_subprocess_get_successful (subprocess))
-    {
-      reason = first_line (stderr_bytes);
-      job_return (task, NULL,
-                  g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
-                               _("%s cannot be unpacked (%s); is it a whole archive?"),
-                               job->display_name,
-                               reason != NULL ? reason : _("the archiver failed")));
-      return;
-    }
-
-  job->extension_dir = find_extension_dir (job, &error);
+  job->extension_dir = g_task_propagate_pointer (G_TASK (result), &error);
   if (job->extension_dir == NULL)
     {
       job_return (task, NULL, g_steal_pointer (&error));
@@ -608,41 +538,21 @@ extracted_cb (GObject      *object,
   read_manifest (task);
 }
 
+/* The kind of archive is told from its content, by the reader. */
 static void
-extract (GTask       *task,
-         ArchiveKind  kind)
+extract (GTask *task)
 {
   InstallJob *job = g_task_get_task_data (task);
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) subprocess = NULL;
-  g_autoptr(GBytes) no_input = NULL;
+  g_autoptr(GTask) unpack_task = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *archive = g_file_get_path (job->source);
-  g_autofree char *program = NULL;
-
-  g_assert (kind != ARCHIVE_NONE);
+  Unpack *unpack;
 
   if (archive == NULL)
     {
       job_return (task, NULL,
                   g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
                                _("%s is not a local file; copy it to this computer first"),
-                               job->display_name));
-      return;
-    }
-
-  /* bsdtar reads zip and every tar; GNU tar only tar, compressed or not. */
-  program = g_find_program_in_path ("bsdtar");
-  if (program == NULL && kind == ARCHIVE_TAR)
-    program = g_find_program_in_path ("tar");
-  if (program == NULL)
-    {
-      job_return (task, NULL,
-                  g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
-                               kind == ARCHIVE_ZIP
-                               ? _("%s cannot be unpacked: zip archives need bsdtar "
-                                   "(the libarchive-tools package); unpack it and drop the folder")
-                               : _("%s cannot be unpacked: neither bsdtar nor tar is installed"),
                                job->display_name));
       return;
     }
@@ -657,20 +567,15 @@ extract (GTask       *task,
   g_free (last_temp_dir);
   last_temp_dir = g_strdup (job->temp_dir);
 
-  /* stdin is a pipe closed at once: nothing waits on the window's. */
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  subprocess = g_subprocess_launcher_spawn (launcher, &error,
-                                            program, "-xf", archive, "-C", job->temp_dir, NULL);
-  if (subprocess == NULL)
-    {
-      job_return (task, NULL, g_steal_pointer (&error));
-      return;
-    }
+  unpack = g_new0 (Unpack, 1);
+  unpack->archive = g_steal_pointer (&archive);
+  unpack->display_name = g_strdup (job->display_name);
+  unpack->temp_dir = g_strdup (job->temp_dir);
 
-  no_input = g_bytes_new_static ("", 0);
-  g_subprocess_communicate_async (subprocess, no_input, NULL, extracted_cb, g_object_ref (task));
+  unpack_task = g_task_new (NULL, NULL, unpacked_cb, g_object_ref (task));
+  g_task_set_source_tag (unpack_task, extract);
+  g_task_set_task_data (unpack_task, unpack, (GDestroyNotify) unpack_free);
+  g_task_run_in_thread (unpack_task, unpack_thread);
 }
 
 static void
@@ -682,7 +587,6 @@ source_info_cb (GObject      *object,
   InstallJob *job = g_task_get_task_data (task);
   g_autoptr(GFileInfo) info = NULL;
   g_autoptr(GError) error = NULL;
-  ArchiveKind kind;
 
   info = g_file_query_info_finish (G_FILE (object), result, &error);
   if (info == NULL)
@@ -707,18 +611,16 @@ source_info_cb (GObject      *object,
       return;
     }
 
-  kind = archive_kind (job->display_name);
-  if (g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR || kind == ARCHIVE_NONE)
+  if (g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR)
     {
       job_return (task, NULL,
                   g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
-                               _("%s is neither a folder nor a .zip, .tar.gz, .tgz or .tar.xz "
-                                 "archive of one"),
+                               _("%s is neither a folder nor an archive of one"),
                                job->display_name));
       return;
     }
 
-  extract (task, kind);
+  extract (task);
 }
 
 /**
@@ -823,7 +725,7 @@ presented_cb (GObject      *object,
 /**
  * zot_install_dialog_present:
  * @parent: (nullable): the window the dialogs belong to
- * @source: a dropped folder, or a .zip, .tar.gz, .tgz or .tar.xz archive of one
+ * @source: a dropped folder, or an archive of one (tar, compressed or not, zip or 7z)
  * @host: the host to install for
  *
  * Shows the extension's manifest and asks whether to install it for this
