@@ -34,6 +34,10 @@
 /* macOS puts resource forks beside the real content of a zip. */
 #define MACOS_METADATA_DIR "__MACOSX"
 
+/* What libarchive's errno is when no format took the data (its private
+ * ARCHIVE_ERRNO_FILE_FORMAT, EILSEQ on POSIX systems). */
+#define ARCHIVE_FILE_FORMAT_ERRNO EILSEQ
+
 #define READ_BLOCK_BYTES   ((size_t) 64 * 1024)
 #define MIB                ((guint64) 1024 * 1024)
 
@@ -489,6 +493,17 @@ check_links (Extraction  *ex,
   return TRUE;
 }
 
+static void
+set_not_archive (GError         **error,
+                 const char      *display_name,
+                 struct archive  *in)
+{
+  g_set_error (error, ZOT_ARCHIVE_ERROR, ZOT_ARCHIVE_ERROR_NOT_ARCHIVE,
+               _("%s is not an archive zot can read (%s); give a folder, a tar, "
+                 "zip or 7z archive, or a git URL"),
+               display_name, archive_error_string (in));
+}
+
 static struct archive *
 open_reader (const char  *archive,
              const char  *display_name,
@@ -507,11 +522,15 @@ open_reader (const char  *archive,
   archive_read_support_filter_lzma (in);
   archive_read_support_filter_zstd (in);
 
+  /* Opening reads the start of the file and picks the format from it. */
   if (archive_read_open_filename (in, archive, READ_BLOCK_BYTES) != ARCHIVE_OK)
     {
-      g_set_error (error, ZOT_ARCHIVE_ERROR, ZOT_ARCHIVE_ERROR_CORRUPT,
-                   _("%s cannot be opened (%s); check that it exists and is readable"),
-                   display_name, archive_error_string (in));
+      if (archive_errno (in) == ARCHIVE_FILE_FORMAT_ERRNO)
+        set_not_archive (error, display_name, in);
+      else
+        g_set_error (error, ZOT_ARCHIVE_ERROR, ZOT_ARCHIVE_ERROR_CORRUPT,
+                     _("%s cannot be opened (%s); check that it exists and is readable"),
+                     display_name, archive_error_string (in));
       archive_read_free (in);
       return NULL;
     }
@@ -595,11 +614,8 @@ zot_archive_extract (const char    *archive,
         break;
       if (status < ARCHIVE_WARN)
         {
-          if (ex.n_entries == 0 && archive_format (in) == 0)
-            g_set_error (error, ZOT_ARCHIVE_ERROR, ZOT_ARCHIVE_ERROR_NOT_ARCHIVE,
-                         _("%s is not an archive zot can read (%s); give a folder, a tar, "
-                           "zip or 7z archive, or a git URL"),
-                         ex.display_name, archive_error_string (in));
+          if (ex.n_entries == 0 && archive_errno (in) == ARCHIVE_FILE_FORMAT_ERRNO)
+            set_not_archive (error, ex.display_name, in);
           else
             g_set_error (error, ZOT_ARCHIVE_ERROR, ZOT_ARCHIVE_ERROR_CORRUPT,
                          _("%s cannot be read after %u entries (%s); is the archive whole?"),
