@@ -445,6 +445,56 @@ test_without_archivers (Fixture       *f,
   assert_temp_dir_gone ();
 }
 
+/* A git URL: asked where, cloned with its .git, then loaded. */
+static void
+test_git_url (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *dir = make_fake (f, "repo", "cloned");
+  g_autofree char *url = g_strconcat ("file://", dir, NULL);
+  g_autofree char *git_dir = NULL;
+  const char *init[] = { "git", "-C", dir, "init", "--quiet", NULL };
+  const char *add[] = { "git", "-C", dir, "add", "extension.json", NULL };
+  const char *commit[] = { "git", "-C", dir, "-c", "user.name=zot", "-c", "user.email=zot@localhost",
+                           "commit", "--quiet", "-m", "extension", NULL };
+  g_auto(Run) run = { 0 };
+
+  spawn (init);
+  spawn (add);
+  spawn (commit);
+
+  _zot_install_dialog_run_url (f->window, url, f->host, "user", run_cb, &run);
+  zot_test_wait_for (&run.done, 60000);
+  g_assert_no_error (run.error);
+  g_assert_cmpstr (run.name, ==, "cloned");
+  assert_installed_ready (f, "cloned", f->user_dir, ZOT_EXTENSION_SCOPE_USER);
+  git_dir = g_build_filename (f->user_dir, "cloned", ".git", NULL);
+  g_assert_true (g_file_test (git_dir, G_FILE_TEST_IS_DIR));
+}
+
+/* "Install Extension…": the clone button waits for a URL. */
+static void
+test_choose_dialog (Fixture       *f,
+                    gconstpointer  data)
+{
+  GtkWidget *dialog = zot_install_dialog_choose (f->window, f->host);
+  AdwMessageDialog *message = ADW_MESSAGE_DIALOG (dialog);
+  GtkEditable *entry = GTK_EDITABLE (adw_message_dialog_get_extra_child (message));
+
+  g_assert_true (adw_message_dialog_has_response (message, "folder"));
+  g_assert_true (adw_message_dialog_has_response (message, "archive"));
+  g_assert_false (adw_message_dialog_get_response_enabled (message, "clone"));
+
+  gtk_editable_set_text (entry, "https://example.org/owner/ext.git");
+  g_assert_true (adw_message_dialog_get_response_enabled (message, "clone"));
+  gtk_editable_set_text (entry, "./not-a-url");
+  g_assert_false (adw_message_dialog_get_response_enabled (message, "clone"));
+
+  adw_message_dialog_response (message, "cancel");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  assert_nothing_installed (f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -467,6 +517,10 @@ main (int    argc,
   g_test_add ("/zot/gui/install/archive-without-manifest", Fixture, NULL, fixture_setup,
               test_archive_without_manifest, fixture_teardown);
   g_test_add ("/zot/gui/install/not-an-archive", Fixture, NULL, fixture_setup, test_not_an_archive,
+              fixture_teardown);
+  g_test_add ("/zot/gui/install/git-url", Fixture, NULL, fixture_setup, test_git_url,
+              fixture_teardown);
+  g_test_add ("/zot/gui/install/choose-dialog", Fixture, NULL, fixture_setup, test_choose_dialog,
               fixture_teardown);
   g_test_add ("/zot/gui/install/without-archivers", Fixture, NULL, fixture_setup, test_without_archivers,
               fixture_teardown);

@@ -316,7 +316,9 @@ static void
 ask_replace (GTask *task)
 {
   InstallJob *job = g_task_get_task_data (task);
-  const char *name = zot_manifest_get_name (job->manifest);
+  /* A clone's manifest is read only once it is installed. */
+  const char *name = job->manifest != NULL ? zot_manifest_get_name (job->manifest)
+                                           : job->display_name;
   GtkWidget *dialog;
 
   dialog = adw_message_dialog_new (job->parent, NULL, NULL);
@@ -426,6 +428,41 @@ describe_exec (ZotManifest *manifest)
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
+static GtkWidget *
+scope_dialog_new (InstallJob *job,
+                  const char *body)
+{
+  GtkWidget *dialog = adw_message_dialog_new (job->parent, NULL, body);
+
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "project", _("For _This Project"),
+                                    "user", _("For _All Projects"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "user",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "user");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  return dialog;
+}
+
+/* A git URL: its manifest is checked once cloned, before it is placed. */
+static void
+ask_scope_for_url (GTask *task)
+{
+  InstallJob *job = g_task_get_task_data (task);
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
+
+  body = g_strdup_printf (_("From: %s\n\nThe repository is cloned and its extension.json "
+                            "checked before anything is installed; zot update keeps it "
+                            "up to date."),
+                          job->display_name);
+  dialog = scope_dialog_new (job, body);
+  adw_message_dialog_set_heading (ADW_MESSAGE_DIALOG (dialog), _("Install from Git?"));
+  ask (task, dialog, job->answer, G_CALLBACK (on_scope_response_cb));
+}
+
 static void
 ask_scope (GTask *task)
 {
@@ -448,18 +485,9 @@ ask_scope (GTask *task)
   if (description != NULL && *description != '\0')
     g_string_append_printf (body, "\n\n%s", description);
 
-  dialog = adw_message_dialog_new (job->parent, NULL, body->str);
+  dialog = scope_dialog_new (job, body->str);
   adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Install %s?"),
                                      zot_manifest_get_name (manifest));
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"),
-                                    "project", _("For _This Project"),
-                                    "user", _("For _All Projects"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "user",
-                                              ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "user");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
 
   ask (task, dialog, job->answer, G_CALLBACK (on_scope_response_cb));
 }
@@ -623,6 +651,25 @@ source_info_cb (GObject      *object,
   extract (task);
 }
 
+/* The task of one run, finished by _zot_install_dialog_run_finish(). */
+static GTask *
+job_task_new (GtkWindow           *parent,
+              ZotHost             *host,
+              const char          *scope,
+              GAsyncReadyCallback  callback,
+              gpointer             user_data)
+{
+  GTask *task = g_task_new (NULL, NULL, callback, user_data);
+  InstallJob *job = g_new0 (InstallJob, 1);
+
+  g_task_set_source_tag (task, _zot_install_dialog_run);
+  job->parent = parent != NULL ? g_object_ref (parent) : NULL;
+  job->host = g_object_ref (host);
+  job->answer = g_strdup (scope);
+  g_task_set_task_data (task, job, (GDestroyNotify) install_job_free);
+  return task;
+}
+
 /**
  * _zot_install_dialog_run:
  * @parent: (nullable): the window the dialogs belong to
@@ -651,18 +698,12 @@ _zot_install_dialog_run (GtkWindow           *parent,
   g_return_if_fail (G_IS_FILE (source));
   g_return_if_fail (ZOT_IS_HOST (host));
 
-  task = g_task_new (NULL, NULL, callback, user_data);
-  g_task_set_source_tag (task, _zot_install_dialog_run);
-
-  job = g_new0 (InstallJob, 1);
-  job->parent = parent != NULL ? g_object_ref (parent) : NULL;
+  task = job_task_new (parent, host, scope, callback, user_data);
+  job = g_task_get_task_data (task);
   job->source = g_object_ref (source);
-  job->host = g_object_ref (host);
-  job->answer = g_strdup (scope);
   job->display_name = g_file_get_basename (source);
   if (job->display_name == NULL)
     job->display_name = g_file_get_parse_name (source);
-  g_task_set_task_data (task, job, (GDestroyNotify) install_job_free);
 
   g_file_query_info_async (source,
                            G_FILE_ATTRIBUTE_STANDARD_TYPE,
@@ -743,4 +784,222 @@ zot_install_dialog_present (GtkWindow *parent,
   g_return_if_fail (ZOT_IS_HOST (host));
 
   _zot_install_dialog_run (parent, source, host, NULL, presented_cb, NULL);
+}
+
+/**
+ * _zot_install_dialog_run_url:
+ * @parent: (nullable): the window the dialogs belong to
+ * @url: a git URL (see zot_installer_source_is_url())
+ * @host: the host to install for and reload
+ * @scope: (nullable): as for _zot_install_dialog_run()
+ * @callback: called when done; finish with _zot_install_dialog_run_finish()
+ * @user_data: data for @callback
+ *
+ * Asks where to install the extension at @url, clones and installs it
+ * (keeping .git, as `zot ext install` does) and reloads the extensions.
+ */
+void
+_zot_install_dialog_run_url (GtkWindow           *parent,
+                             const char          *url,
+                             ZotHost             *host,
+                             const char          *scope,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  InstallJob *job;
+
+  g_return_if_fail (parent == NULL || GTK_IS_WINDOW (parent));
+  g_return_if_fail (url != NULL && zot_installer_source_is_url (url));
+  g_return_if_fail (ZOT_IS_HOST (host));
+
+  task = job_task_new (parent, host, scope, callback, user_data);
+  job = g_task_get_task_data (task);
+  job->display_name = g_strdup (url);
+  /* The installer tells a URL from a folder by its form. */
+  job->extension_dir = g_strdup (url);
+
+  ask_scope_for_url (task);
+}
+
+/**
+ * zot_install_dialog_present_url:
+ * @parent: (nullable): the window the dialogs belong to
+ * @url: a git URL
+ * @host: the host to install for
+ *
+ * Like zot_install_dialog_present(), for a repository to clone.
+ */
+void
+zot_install_dialog_present_url (GtkWindow  *parent,
+                                const char *url,
+                                ZotHost    *host)
+{
+  g_return_if_fail (parent == NULL || GTK_IS_WINDOW (parent));
+  g_return_if_fail (url != NULL);
+  g_return_if_fail (ZOT_IS_HOST (host));
+
+  _zot_install_dialog_run_url (parent, url, host, NULL, presented_cb, NULL);
+}
+
+/* Install Extension… */
+
+typedef struct
+{
+  GtkWindow *parent;
+  ZotHost   *host;
+  GtkEntry  *url_entry;
+} Chooser;
+
+static void
+chooser_free (Chooser *chooser)
+{
+  g_clear_object (&chooser->parent);
+  g_clear_object (&chooser->host);
+  g_free (chooser);
+}
+
+static void
+on_file_chooser_response_cb (GtkNativeDialog *native,
+                             int              response,
+                             Chooser         *chooser)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+
+      if (file != NULL)
+        zot_install_dialog_present (chooser->parent, file, chooser->host);
+    }
+
+  g_object_unref (native);
+}
+
+static void
+choose_file (Chooser              *chooser,
+             GtkFileChooserAction  action)
+{
+  static const char * const archive_types[] = {
+    "application/zip", "application/x-tar", "application/x-compressed-tar",
+    "application/x-bzip-compressed-tar", "application/x-xz-compressed-tar",
+    "application/x-zstd-compressed-tar", "application/x-7z-compressed", "application/gzip",
+  };
+  GtkFileChooserNative *native;
+  Chooser *pending;
+
+  native = gtk_file_chooser_native_new (action == GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER
+                                        ? _("Choose an Extension Folder")
+                                        : _("Choose an Extension Archive"),
+                                        chooser->parent, action, _("_Open"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+
+  if (action == GTK_FILE_CHOOSER_ACTION_OPEN)
+    {
+      /* Only a convenience: the content decides what a file is. */
+      g_autoptr(GtkFileFilter) archives = gtk_file_filter_new ();
+      g_autoptr(GtkFileFilter) everything = gtk_file_filter_new ();
+
+      gtk_file_filter_set_name (archives, _("Archives"));
+      for (guint i = 0; i < G_N_ELEMENTS (archive_types); i++)
+        gtk_file_filter_add_mime_type (archives, archive_types[i]);
+      gtk_file_filter_set_name (everything, _("All Files"));
+      gtk_file_filter_add_pattern (everything, "*");
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), archives);
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), everything);
+    }
+
+  /* The message dialog, and its chooser, are gone by the file's answer. */
+  pending = g_new0 (Chooser, 1);
+  pending->parent = g_object_ref (chooser->parent);
+  pending->host = g_object_ref (chooser->host);
+  g_signal_connect_data (native, "response", G_CALLBACK (on_file_chooser_response_cb), pending,
+                         (GClosureNotify) (void (*) (void)) chooser_free, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+static void
+on_url_entry_changed_cb (GtkEditable      *entry,
+                         AdwMessageDialog *dialog)
+{
+  adw_message_dialog_set_response_enabled (dialog, "clone",
+                                           zot_installer_source_is_url (gtk_editable_get_text (entry)));
+}
+
+static void
+on_url_entry_activate_cb (GtkEntry         *entry,
+                          AdwMessageDialog *dialog)
+{
+  if (adw_message_dialog_get_response_enabled (dialog, "clone"))
+    adw_message_dialog_response (dialog, "clone");
+}
+
+static void
+on_choose_response_cb (AdwMessageDialog *dialog,
+                       const char       *response,
+                       Chooser          *chooser)
+{
+  if (g_str_equal (response, "folder"))
+    choose_file (chooser, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER);
+  else if (g_str_equal (response, "archive"))
+    choose_file (chooser, GTK_FILE_CHOOSER_ACTION_OPEN);
+  else if (g_str_equal (response, "clone"))
+    zot_install_dialog_present_url (chooser->parent,
+                                    gtk_editable_get_text (GTK_EDITABLE (chooser->url_entry)),
+                                    chooser->host);
+}
+
+/**
+ * zot_install_dialog_choose:
+ * @parent: the window
+ * @host: the host to install for
+ *
+ * What the main menu's "Install Extension…" opens: choose a folder or an
+ * archive with the file chooser, or give a git URL; then the same flow as
+ * a drop on the window.
+ *
+ * Returns: (transfer none): the dialog, presented
+ */
+GtkWidget *
+zot_install_dialog_choose (GtkWindow *parent,
+                           ZotHost   *host)
+{
+  GtkWidget *dialog;
+  GtkWidget *entry;
+  Chooser *chooser;
+
+  g_return_val_if_fail (GTK_IS_WINDOW (parent), NULL);
+  g_return_val_if_fail (ZOT_IS_HOST (host), NULL);
+
+  dialog = adw_message_dialog_new (parent, _("Install Extension"),
+                                   _("Choose an extension's folder or an archive of one, "
+                                     "or give the URL of a git repository to clone."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "folder", _("Choose _Folder…"),
+                                    "archive", _("Choose _Archive…"),
+                                    "clone", _("C_lone"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "clone",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_response_enabled (ADW_MESSAGE_DIALOG (dialog), "clone", FALSE);
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+
+  entry = gtk_entry_new ();
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("Git URL, such as https://host/owner/repo.git"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Git URL"), -1);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
+
+  chooser = g_new0 (Chooser, 1);
+  chooser->parent = g_object_ref (parent);
+  chooser->host = g_object_ref (host);
+  chooser->url_entry = GTK_ENTRY (entry);
+  g_object_set_data_full (G_OBJECT (dialog), "zot-chooser", chooser, (GDestroyNotify) chooser_free);
+
+  g_signal_connect_object (entry, "changed", G_CALLBACK (on_url_entry_changed_cb), dialog, 0);
+  g_signal_connect_object (entry, "activate", G_CALLBACK (on_url_entry_activate_cb), dialog, 0);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_choose_response_cb), chooser);
+
+  gtk_window_present (GTK_WINDOW (dialog));
+  return dialog;
 }
