@@ -30,13 +30,46 @@
 #define FLATPAK_SPAWN     "flatpak-spawn"
 
 static char *info_path_override;
+/* -1 until the marker has been read; it does not change while we run. */
+static int sandboxed_cache = -1;
 
+static gboolean
+read_marker (const char *path)
+{
+  g_autoptr(GKeyFile) info = g_key_file_new ();
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return FALSE;
+
+  /* `flatpak build` (flatpak-builder, and the tests it runs) marks its
+   * sandbox as a build one: there is no host to reach from it, and
+   * programs run inside as they would outside. */
+  if (g_key_file_load_from_file (info, path, G_KEY_FILE_NONE, NULL) &&
+      g_key_file_get_boolean (info, "Instance", "build", NULL))
+    return FALSE;
+
+  return TRUE;
+}
+
+/**
+ * zot_flatpak_is_sandboxed:
+ *
+ * Returns: whether the host runs in a Flatpak sandbox from which host
+ *   programs are reached through flatpak-spawn: /.flatpak-info exists and
+ *   is not a `flatpak build` sandbox's
+ */
 gboolean
 zot_flatpak_is_sandboxed (void)
 {
-  const char *path = info_path_override ? info_path_override : FLATPAK_INFO_PATH;
+  int cached = g_atomic_int_get (&sandboxed_cache);
 
-  return g_file_test (path, G_FILE_TEST_EXISTS);
+  if (cached < 0)
+    {
+      cached = read_marker (info_path_override ? info_path_override : FLATPAK_INFO_PATH);
+      g_atomic_int_set (&sandboxed_cache, cached);
+    }
+
+  return cached;
 }
 
 /* Adds the concatenation of the strings up to NULL as one argument. */
@@ -225,4 +258,5 @@ _zot_flatpak_set_info_path_for_testing (const char *path)
 {
   g_clear_pointer (&info_path_override, g_free);
   info_path_override = g_strdup (path);
+  g_atomic_int_set (&sandboxed_cache, -1);
 }
