@@ -1106,6 +1106,54 @@ test_cli_install_broken (Fixture       *f,
   g_assert_cmpstr (entries, ==, "");
 }
 
+/* `zot ext install` takes an archive too, through the same unpacking as a
+ * drop on the window: a good one installs, a hostile one is refused in one
+ * line that names the entry, and leaves nothing. */
+static void
+test_cli_install_archive (Fixture       *f,
+                          gconstpointer  user_data)
+{
+  g_autofree char *source = make_extension (f, "cli-packed", "packed", "2.0");
+  g_autofree char *archive = g_build_filename (f->work, "packed.tgz", NULL);
+  g_autofree char *hostile = g_build_filename (f->work, "hostile.tar.gz", NULL);
+  g_autofree char *escape = g_build_filename (source, "escape", NULL);
+  g_autofree char *installed = g_build_filename (f->ext_dir, "packed", "run.sh", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *hostile_out = NULL;
+  g_autofree char *hostile_err = NULL;
+  g_autofree char *entries = NULL;
+  const char *pack[] = { "tar", "-czf", archive, "-C", f->work, "cli-packed", NULL };
+  const char *pack_hostile[] = { "tar", "-czf", hostile, "-C", f->work, "cli-packed", NULL };
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_spawn_sync (NULL, (char **) pack, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_cmpint (symlink ("../../../..", escape), ==, 0);
+  g_spawn_sync (NULL, (char **) pack_hostile, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+
+  status = run_zot (f, &out, &err, "ext", "install", archive, NULL);
+  if (status < 0)
+    return;
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE));
+
+  status = run_zot (f, &hostile_out, &hostile_err, "ext", "install", "--force", hostile, NULL);
+  g_assert_cmpint (status, ==, 1);
+  assert_error_line (hostile_err);
+  g_assert_nonnull (strstr (hostile_err, "\"cli-packed/escape\""));
+  g_assert_nonnull (strstr (hostile_err, "outside the archive"));
+
+  /* The first install is as it was. */
+  entries = list_dir (f->ext_dir);
+  g_assert_cmpstr (entries, ==, "packed");
+}
+
 static void
 test_cli_usage (Fixture       *f,
                 gconstpointer  user_data)
@@ -1423,6 +1471,7 @@ main (int   argc,
   ADD ("/zot/installer/update", test_update);
   ADD ("/zot/installer/cli/manage", test_cli_manage);
   ADD ("/zot/installer/cli/install-broken", test_cli_install_broken);
+  ADD ("/zot/installer/cli/install-archive", test_cli_install_archive);
   ADD ("/zot/installer/cli/usage", test_cli_usage);
   ADD ("/zot/installer/cli/dash-names", test_cli_dash_names);
   ADD ("/zot/installer/cli/logs", test_cli_logs);

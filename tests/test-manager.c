@@ -1337,6 +1337,109 @@ test_shutdown_sigkill (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+/* Inside Flatpak an extension runs on the host through flatpak-spawn, in
+ * its own directory, with a granted key passed and the others unset, and
+ * talks to the window through flatpak-spawn's pipes. */
+static void
+test_sandboxed_extension (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *log = zot_test_fake_sandbox_begin (f->env.root);
+  g_autofree char *env_file = g_build_filename (f->env.root, "env.txt", NULL);
+  g_autofree char *dir = fake (f, "hosted", "--command", "where", "--env-file", env_file, NULL);
+  g_autofree char *directory = g_strconcat ("--directory=", dir, NULL);
+  g_autofree char *environment = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) argv = NULL;
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  JsonArray *logged;
+
+  zot_test_manifest_set_strings (dir, "env", (const char *[]) { "OPENAI_API_KEY", NULL });
+  g_assert_true (zot_key_grants_set ("hosted", "OPENAI_API_KEY", TRUE, &error));
+  g_setenv ("OPENAI_API_KEY", "sk-openai-granted", TRUE);
+  g_setenv ("ANTHROPIC_API_KEY", "sk-ant-secret", TRUE);
+  manager = load (f, paths);
+  g_unsetenv ("OPENAI_API_KEY");
+  g_unsetenv ("ANTHROPIC_API_KEY");
+
+  extension = zot_extension_manager_find (manager, "hosted");
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
+  g_assert_true (run_command (f, manager, "where", "display here", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (f->displays->len, ==, 1);
+  g_assert_cmpstr (g_ptr_array_index (f->displays, 0), ==, "hosted|here");
+
+  g_assert_true (g_file_get_contents (env_file, &environment, NULL, NULL));
+  g_assert_nonnull (strstr (environment, "OPENAI_API_KEY=sk-openai-granted"));
+  g_assert_null (strstr (environment, "sk-ant-secret"));
+
+  calls = zot_test_read_frames (log);
+  g_assert_cmpuint (calls->len, ==, 1);
+  logged = json_object_get_array_member (g_ptr_array_index (calls, 0), "argv");
+  {
+    g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+
+    for (guint i = 0; i < json_array_get_length (logged); i++)
+      g_strv_builder_add (builder, json_array_get_string_element (logged, i));
+    argv = g_strv_builder_end (builder);
+  }
+  g_assert_cmpstr (argv[0], ==, "--host");
+  g_assert_cmpstr (argv[1], ==, "--watch-bus");
+  g_assert_cmpstr (argv[2], ==, directory);
+  g_assert_true (g_strv_contains ((const char * const *) argv, "--env=OPENAI_API_KEY=sk-openai-granted"));
+  g_assert_true (g_strv_contains ((const char * const *) argv, "--unset-env=ANTHROPIC_API_KEY"));
+  g_assert_true (g_strv_contains ((const char * const *) argv, "--"));
+
+  zot_test_stop_extension (extension);
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_EXITED);
+  zot_test_shutdown_manager (manager);
+  zot_test_fake_sandbox_end ();
+}
+
+/* SIGKILL ends flatpak-spawn, not the host program: the stop ladder's last
+ * step forwards SIGINT to the host program's group first, and the exit is
+ * told as the signal it was. */
+static void
+test_sandboxed_shutdown_kill (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *log = zot_test_fake_sandbox_begin (f->env.root);
+  g_autofree char *dir = fake (f, "immortal", "--ignore-shutdown", "--ignore-sigterm", NULL);
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *ext_log = NULL;
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotExtension *extension;
+  GPid host_pid;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_SHUTDOWN_GRACE, 150);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_SIGTERM_GRACE, 150);
+  manager = load (f, paths);
+  extension = zot_extension_manager_find (manager, "immortal");
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_READY);
+
+  calls = zot_test_read_frames (log);
+  g_assert_cmpuint (calls->len, ==, 1);
+  host_pid = (GPid) json_object_get_int_member (g_ptr_array_index (calls, 0), "host_pid");
+  g_assert_false (process_gone (host_pid));
+
+  zot_test_stop_extension (extension);
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_EXITED);
+  zot_test_wait_until (sleeper_gone, GINT_TO_POINTER (host_pid), 30000);
+
+  ext_log = zot_test_read_file (zot_extension_get_log_path (extension));
+  g_assert_nonnull (strstr (ext_log, "sending SIGTERM"));
+  g_assert_nonnull (strstr (ext_log, "sending SIGKILL"));
+  g_assert_nonnull (strstr (ext_log, "killed by signal 2"));
+  g_assert_nonnull (strstr (ext_log, "on the host"));
+
+  zot_test_shutdown_manager (manager);
+  zot_test_fake_sandbox_end ();
+}
+
 static void
 test_stop_fails_pending (Fixture       *f,
                          gconstpointer  data)
@@ -1877,6 +1980,8 @@ main (int    argc,
   ADD ("restart-one", test_restart_one);
   ADD ("traffic", test_traffic);
   ADD ("call-tool-refused", test_call_tool_refused);
+  ADD ("sandboxed/extension", test_sandboxed_extension);
+  ADD ("sandboxed/shutdown-kill", test_sandboxed_shutdown_kill);
   ADD ("event-lines", test_event_lines);
   ADD ("unknown-frames-logged", test_unknown_frames_logged);
   ADD ("unknown-frames-window", test_unknown_frames_window);

@@ -16,6 +16,7 @@
 #include "zot-limits-private.h"
 #include "zot-message.h"
 #include "zot-skills.h"
+#include "zot-test-util.h"
 
 /* A safety net for each call; the tests never wait for it to pass. */
 #define CALL_DEADLINE_MS 20000
@@ -37,6 +38,7 @@ typedef struct
   char      *home;
   GPtrArray *tools;
   GArray    *pids;
+  char      *sandbox_log;  /* set under a pretend Flatpak sandbox */
 } Fixture;
 
 typedef struct
@@ -104,6 +106,24 @@ fixture_teardown (Fixture       *f,
   g_clear_pointer (&f->root, g_free);
   g_clear_pointer (&f->cwd, g_free);
   g_clear_pointer (&f->home, g_free);
+}
+
+/* The same, inside a pretend Flatpak sandbox (zot_test_fake_sandbox_begin()). */
+static void
+fixture_setup_sandboxed (Fixture       *f,
+                         gconstpointer  data)
+{
+  fixture_setup (f, data);
+  f->sandbox_log = zot_test_fake_sandbox_begin (f->root);
+}
+
+static void
+fixture_teardown_sandboxed (Fixture       *f,
+                            gconstpointer  data)
+{
+  zot_test_fake_sandbox_end ();
+  g_clear_pointer (&f->sandbox_log, g_free);
+  fixture_teardown (f, data);
 }
 
 static ZotTool *
@@ -1009,6 +1029,118 @@ test_bash_background (Fixture       *f,
   g_free (background.path);
 }
 
+/* Inside Flatpak the command runs on the host through flatpak-spawn:
+ * the working directory and the scrubbed keys go along, and the exit
+ * status comes back. */
+static void
+test_bash_sandboxed (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autoptr(ZotToolResult) result = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *real_cwd = realpath (f->cwd, NULL);
+  g_autofree char *expected = g_strdup_printf ("%s\nnone kept\nexit code: 3", real_cwd);
+  g_autofree char *directory = g_strconcat ("--directory=", f->cwd, NULL);
+  const char *command = "pwd -P; echo ${ANTHROPIC_API_KEY-none} $ZOT_TEST_HARMLESS; exit 3";
+  const char *expected_tail[] = { "--", "bash", "-c", command, NULL };
+  JsonArray *argv;
+  guint n;
+
+  g_setenv ("ANTHROPIC_API_KEY", "sk-ant-secret", TRUE);
+  g_setenv ("ZOT_TEST_HARMLESS", "kept", TRUE);
+  result = run_tool (f, "bash", "{\"command\":\"pwd -P; echo ${ANTHROPIC_API_KEY-none} "
+                                "$ZOT_TEST_HARMLESS; exit 3\"}");
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_unsetenv ("ZOT_TEST_HARMLESS");
+
+  text = result_text (result);
+  g_assert_cmpstr (text, ==, expected);
+  g_assert_cmpint (result->outcome, ==, ZOT_TOOL_OUTCOME_FAILED);
+
+  calls = zot_test_read_frames (f->sandbox_log);
+  g_assert_cmpuint (calls->len, ==, 1);
+  argv = json_object_get_array_member (g_ptr_array_index (calls, 0), "argv");
+  n = json_array_get_length (argv);
+  g_assert_cmpstr (json_array_get_string_element (argv, 0), ==, "--host");
+  g_assert_cmpstr (json_array_get_string_element (argv, 1), ==, "--watch-bus");
+  g_assert_cmpstr (json_array_get_string_element (argv, 2), ==, directory);
+  g_assert_cmpuint (n, >, 3 + G_N_ELEMENTS (expected_tail) - 1);
+  for (guint i = 0; i < G_N_ELEMENTS (expected_tail) - 1; i++)
+    g_assert_cmpstr (json_array_get_string_element (argv, n - 4 + i), ==, expected_tail[i]);
+
+  /* The host's session may hold a key the sandbox does not: unset there. */
+  {
+    gboolean unset = FALSE;
+
+    for (guint i = 3; i < n - 4; i++)
+      if (g_str_equal (json_array_get_string_element (argv, i), "--unset-env=ANTHROPIC_API_KEY"))
+        unset = TRUE;
+    g_assert_true (unset);
+  }
+}
+
+/* flatpak-spawn exits with 128 + N for a host command killed by signal N,
+ * as the shell would report it. */
+static void
+test_bash_sandboxed_signal (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(ZotToolResult) result = NULL;
+  g_autofree char *text = NULL;
+
+  result = run_tool (f, "bash", "{\"command\":\"echo going; kill -TERM $$\"}");
+  text = result_text (result);
+  g_assert_true (result->is_error);
+  g_assert_cmpstr (text, ==, "going\nexit code: 143");
+}
+
+/* A timeout or a cancel cannot SIGKILL a host command through
+ * flatpak-spawn: the forwarded SIGINT and SIGTERM end it and what it runs
+ * in the foreground, on the host side. */
+static void
+test_bash_sandboxed_stop (Fixture       *f,
+                          gconstpointer  data)
+{
+  const char *command = "{\"command\":\"sh -c 'echo $$ > child.tmp && mv child.tmp child.pid; "
+                        "exec sleep 60'\"%s}";
+  /* Long enough for the command to start on a busy machine; the test
+   * waits for the pid file, then for the timeout. */
+  g_autofree char *with_timeout = g_strdup_printf (command, ",\"timeout_ms\":3000");
+  g_autofree char *without = g_strdup_printf (command, "");
+  g_autoptr(ZotToolResult) result = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  PidFile timed = { NULL, 0 };
+  PidFile cancelled = { NULL, 0 };
+  Call call = { 0 };
+
+  timed.path = path_in (f, "child.pid");
+  start_call (f, "bash", with_timeout, NULL, &call);
+  poll_until (pid_file_ready, &timed, CALL_DEADLINE_MS);
+  g_array_append_val (f->pids, timed.pid);
+  g_assert_false (call.done);
+  wait_call (&call, CALL_DEADLINE_MS);
+  g_assert_no_error (call.error);
+  result = call.result;
+  g_assert_cmpint (result->outcome, ==, ZOT_TOOL_OUTCOME_TIMED_OUT);
+  poll_until (process_gone, GINT_TO_POINTER (timed.pid), CALL_DEADLINE_MS);
+  g_assert_cmpint (g_unlink (timed.path), ==, 0);
+  memset (&call, 0, sizeof call);
+
+  cancelled.path = path_in (f, "child.pid");
+  start_call (f, "bash", without, cancellable, &call);
+  poll_until (pid_file_ready, &cancelled, CALL_DEADLINE_MS);
+  g_array_append_val (f->pids, cancelled.pid);
+  g_cancellable_cancel (cancellable);
+  wait_call (&call, CALL_DEADLINE_MS);
+  g_assert_error (call.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&call.error);
+  poll_until (process_gone, GINT_TO_POINTER (cancelled.pid), CALL_DEADLINE_MS);
+
+  g_free (timed.path);
+  g_free (cancelled.path);
+}
+
 static void
 test_bash_bad_args (Fixture       *f,
                     gconstpointer  data)
@@ -1284,6 +1416,12 @@ main (int   argc,
   ADD ("/zot/tools/bash/cancel", test_bash_cancel);
   ADD ("/zot/tools/bash/background", test_bash_background);
   ADD ("/zot/tools/bash/bad-args", test_bash_bad_args);
+  g_test_add ("/zot/tools/bash/sandboxed/run", Fixture, NULL, fixture_setup_sandboxed,
+              test_bash_sandboxed, fixture_teardown_sandboxed);
+  g_test_add ("/zot/tools/bash/sandboxed/signal", Fixture, NULL, fixture_setup_sandboxed,
+              test_bash_sandboxed_signal, fixture_teardown_sandboxed);
+  g_test_add ("/zot/tools/bash/sandboxed/stop", Fixture, NULL, fixture_setup_sandboxed,
+              test_bash_sandboxed_stop, fixture_teardown_sandboxed);
   ADD ("/zot/tools/skill/discovery", test_skill_discovery);
   ADD ("/zot/tools/skill/front-matter", test_skill_front_matter);
   ADD ("/zot/tools/skill/tool", test_skill_tool);

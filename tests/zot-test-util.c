@@ -1,9 +1,11 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
+#include "zot-flatpak.h"
 #include "zot-message.h"
 #include "zot-test-util.h"
 
@@ -345,6 +347,40 @@ zot_test_read_file (const char *path)
   if (!g_file_get_contents (path, &contents, NULL, NULL))
     return g_strdup ("");
   return contents;
+}
+
+static char *saved_path;
+
+char *
+zot_test_fake_sandbox_begin (const char *root)
+{
+  g_autofree char *bin = g_build_filename (root, "fake-bin", NULL);
+  g_autofree char *link = g_build_filename (bin, "flatpak-spawn", NULL);
+  g_autofree char *marker = g_build_filename (root, "flatpak-info", NULL);
+  g_autofree char *path = NULL;
+  const char *script = g_test_get_filename (G_TEST_DIST, "fake-flatpak-spawn.py", NULL);
+  char *log = g_build_filename (root, "flatpak-spawn.log", NULL);
+
+  g_assert_null (saved_path);
+  g_assert_cmpint (g_mkdir_with_parents (bin, 0700), ==, 0);
+  g_assert_cmpint (symlink (script, link), ==, 0);
+  g_assert_true (g_file_set_contents (marker, "[Application]\nname=dev.zot.Zot\n", -1, NULL));
+  _zot_flatpak_set_info_path_for_testing (marker);
+
+  saved_path = g_strdup (g_getenv ("PATH"));
+  path = g_strconcat (bin, ":", saved_path, NULL);
+  g_setenv ("PATH", path, TRUE);
+  g_setenv ("ZOT_FAKE_FLATPAK_SPAWN_LOG", log, TRUE);
+  return log;
+}
+
+void
+zot_test_fake_sandbox_end (void)
+{
+  _zot_flatpak_set_info_path_for_testing (NULL);
+  g_setenv ("PATH", saved_path, TRUE);
+  g_clear_pointer (&saved_path, g_free);
+  g_unsetenv ("ZOT_FAKE_FLATPAK_SPAWN_LOG");
 }
 
 GPtrArray *

@@ -106,6 +106,14 @@ ZotCommandReply *zot_test_run_command_reply (ZotExtensionManager *manager,
                                              const char          *args,
                                              GError             **error);
 
+/* A pretend Flatpak sandbox under @root: the sandbox marker overridden,
+ * and tests/fake-flatpak-spawn.py first on $PATH as flatpak-spawn. Returns
+ * the file where it logs each call, a JSON object a line ("argv",
+ * "directory", "host_pid"; read it with zot_test_read_frames()). _end
+ * restores $PATH and the real marker. */
+char       *zot_test_fake_sandbox_begin (const char       *root);
+void        zot_test_fake_sandbox_end   (void);
+
 char       *zot_test_read_file        (const char         *path);
 /* How often @needle occurs in @text (without overlaps). */
 guint       zot_test_count            (const char         *text,

@@ -8,7 +8,7 @@ packages=(
   build-essential meson ninja-build pkg-config gettext
   libglib2.0-dev libglib2.0-bin libjson-glib-dev libsoup-3.0-dev
   libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev libcmark-dev libsecret-1-dev
-  desktop-file-utils appstream libarchive-tools
+  libarchive-dev desktop-file-utils appstream
   xvfb xauth dbus-x11 gnome-keyring
   python3 git ca-certificates
   python3-gi gir1.2-atspi-2.0 at-spi2-core dbus-daemon

@@ -474,13 +474,14 @@ ext_install (int    argc,
   };
 
   if (!parse_options ("ext install", _("PATH|URL"),
-                      _("Copy an extension directory, or clone a git URL, into the extensions "
+                      _("Copy an extension directory, unpack an archive of one (tar, "
+                        "compressed or not, zip or 7z), or clone a git URL, into the extensions "
                         "directory.\nextension.json decides the name; nothing is left behind "
                         "on failure."),
                       entries, argc, argv, &args))
     return ZOT_EXIT_USAGE;
   if (g_strv_length (args) < 2)
-    return usage_error ("ext install", _("missing the extension's directory or git URL"));
+    return usage_error ("ext install", _("missing the extension's directory, archive or git URL"));
   if (g_strv_length (args) > 2)
     return usage_error ("ext install", _("unexpected argument \"%s\""), args[2]);
 
@@ -933,7 +934,7 @@ static const struct
   { "list", "list [--cwd DIR]",
     N_("Show the extensions found and their state"), ext_list },
   { "install", "install PATH|URL [--project] [--force]",
-    N_("Install from a directory or a git URL"), ext_install },
+    N_("Install from a directory, an archive or a git URL"), ext_install },
   { "remove", "remove NAME [--project]",
     N_("Delete an installed extension"), ext_remove },
   { "enable", "enable NAME [--project]",

@@ -12,6 +12,12 @@ void        _zot_install_dialog_run               (GtkWindow            *parent,
                                                    const char           *scope,
                                                    GAsyncReadyCallback   callback,
                                                    gpointer              user_data);
+void        _zot_install_dialog_run_url           (GtkWindow            *parent,
+                                                   const char           *url,
+                                                   ZotHost              *host,
+                                                   const char           *scope,
+                                                   GAsyncReadyCallback   callback,
+                                                   gpointer              user_data);
 gboolean    _zot_install_dialog_run_finish        (GAsyncResult         *result,
                                                    char                **installed_name,
                                                    GError              **error);

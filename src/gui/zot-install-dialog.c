@@ -1,8 +1,9 @@
 /* zot-install-dialog.c — what happens when a folder or an archive is
  * dropped on the window.
  *
- * An archive is unpacked with bsdtar (tar for tar archives when bsdtar is
- * missing) into a fresh temporary directory. The manifest is read and shown;
+ * An archive is unpacked by the core's libarchive reader (which refuses
+ * entries that would reach outside) into a fresh temporary directory, off
+ * the main loop. The manifest is read and shown;
  * the user picks this project or all projects, and the core installer
  * copies the folder into place off the main loop. The temporary directory
  * goes away on every path, success, failure and cancel alike.
@@ -18,6 +19,7 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "zot-archive.h"
 #include "zot-error.h"
 #include "zot-install-dialog.h"
 #include "zot-install-dialog-private.h"
@@ -25,16 +27,6 @@
 #include "zot-paths.h"
 
 #define TEMP_TEMPLATE "zot-install-XXXXXX"
-
-/* macOS puts resource forks beside the real content of a zip. */
-#define MACOS_METADATA_DIR "__MACOSX"
-
-typedef enum
-{
-  ARCHIVE_NONE,
-  ARCHIVE_TAR,
-  ARCHIVE_ZIP,
-} ArchiveKind;
 
 typedef struct
 {
@@ -71,24 +63,6 @@ install_job_free (InstallJob *job)
   g_free (job->installed_name);
   g_clear_error (&job->error);
   g_free (job);
-}
-
-static ArchiveKind
-archive_kind (const char *name)
-{
-  static const char * const tar_suffixes[] = {
-    ".tar.gz", ".tgz", ".tar.xz", ".txz", ".tar.bz2", ".tbz2", ".tar",
-  };
-  g_autofree char *lower = g_ascii_strdown (name, -1);
-
-  if (g_str_has_suffix (lower, ".zip"))
-    return ARCHIVE_ZIP;
-
-  for (guint i = 0; i < G_N_ELEMENTS (tar_suffixes); i++)
-    if (g_str_has_suffix (lower, tar_suffixes[i]))
-      return ARCHIVE_TAR;
-
-  return ARCHIVE_NONE;
 }
 
 /* Deletes a tree without following symbolic links. Worker thread. */
@@ -342,7 +316,9 @@ static void
 ask_replace (GTask *task)
 {
   InstallJob *job = g_task_get_task_data (task);
-  const char *name = zot_manifest_get_name (job->manifest);
+  /* A clone's manifest is read only once it is installed. */
+  const char *name = job->manifest != NULL ? zot_manifest_get_name (job->manifest)
+                                           : job->display_name;
   GtkWidget *dialog;
 
   dialog = adw_message_dialog_new (job->parent, NULL, NULL);
@@ -452,6 +428,41 @@ describe_exec (ZotManifest *manifest)
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
+static GtkWidget *
+scope_dialog_new (InstallJob *job,
+                  const char *body)
+{
+  GtkWidget *dialog = adw_message_dialog_new (job->parent, NULL, body);
+
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "project", _("For _This Project"),
+                                    "user", _("For _All Projects"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "user",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "user");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  return dialog;
+}
+
+/* A git URL: its manifest is checked once cloned, before it is placed. */
+static void
+ask_scope_for_url (GTask *task)
+{
+  InstallJob *job = g_task_get_task_data (task);
+  g_autofree char *body = NULL;
+  GtkWidget *dialog;
+
+  body = g_strdup_printf (_("From: %s\n\nThe repository is cloned and its extension.json "
+                            "checked before anything is installed; zot update keeps it "
+                            "up to date."),
+                          job->display_name);
+  dialog = scope_dialog_new (job, body);
+  adw_message_dialog_set_heading (ADW_MESSAGE_DIALOG (dialog), _("Install from Git?"));
+  ask (task, dialog, job->answer, G_CALLBACK (on_scope_response_cb));
+}
+
 static void
 ask_scope (GTask *task)
 {
@@ -474,18 +485,9 @@ ask_scope (GTask *task)
   if (description != NULL && *description != '\0')
     g_string_append_printf (body, "\n\n%s", description);
 
-  dialog = adw_message_dialog_new (job->parent, NULL, body->str);
+  dialog = scope_dialog_new (job, body->str);
   adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Install %s?"),
                                      zot_manifest_get_name (manifest));
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"),
-                                    "project", _("For _This Project"),
-                                    "user", _("For _All Projects"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "user",
-                                              ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "user");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
 
   ask (task, dialog, job->answer, G_CALLBACK (on_scope_response_cb));
 }
@@ -508,97 +510,53 @@ read_manifest (GTask *task)
   ask_scope (task);
 }
 
-/* The folder with extension.json in an unpacked archive: its top, or its
- * only folder. */
-static char *
-find_extension_dir (InstallJob  *job,
-                    GError     **error)
+typedef struct
 {
-  g_autofree char *manifest = g_build_filename (job->temp_dir, ZOT_MANIFEST_FILENAME, NULL);
-  g_autofree char *only = NULL;
-  g_autoptr(GDir) dir = NULL;
-  const char *name;
-  guint n_entries = 0;
+  char *archive;
+  char *display_name;
+  char *temp_dir;
+} Unpack;
 
-  if (g_file_test (manifest, G_FILE_TEST_EXISTS))
-    return g_strdup (job->temp_dir);
-
-  dir = g_dir_open (job->temp_dir, 0, error);
-  if (dir == NULL)
-    return NULL;
-
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      if (g_str_equal (name, MACOS_METADATA_DIR))
-        continue;
-      n_entries++;
-      g_free (only);
-      only = g_build_filename (job->temp_dir, name, NULL);
-    }
-
-  if (n_entries == 1 && g_file_test (only, G_FILE_TEST_IS_DIR) &&
-      !g_file_test (only, G_FILE_TEST_IS_SYMLINK))
-    return g_steal_pointer (&only);
-
-  g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND,
-               _("%s holds no extension: %s must be at its top or in its only folder"),
-               job->display_name, ZOT_MANIFEST_FILENAME);
-  return NULL;
-}
-
-static char *
-first_line (GBytes *bytes)
+static void
+unpack_free (Unpack *unpack)
 {
-  g_autofree char *text = NULL;
-  const char *data;
-  gsize length = 0;
-  char *newline;
-
-  if (bytes == NULL)
-    return NULL;
-
-  data = g_bytes_get_data (bytes, &length);
-  if (length == 0)
-    return NULL;
-
-  text = g_utf8_make_valid (data, (gssize) length);
-  g_strstrip (text);
-  if ((newline = strchr (text, '\n')) != NULL)
-    *newline = '\0';
-
-  return *text != '\0' ? g_steal_pointer (&text) : NULL;
+  g_free (unpack->archive);
+  g_free (unpack->display_name);
+  g_free (unpack->temp_dir);
+  g_free (unpack);
 }
 
 static void
-extracted_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
+unpack_thread (GTask        *task,
+               gpointer      source_object,
+               gpointer      task_data,
+               GCancellable *cancellable)
+{
+  Unpack *unpack = task_data;
+  GError *error = NULL;
+  char *extension_dir = NULL;
+
+  if (zot_archive_extract (unpack->archive, unpack->display_name, unpack->temp_dir,
+                           cancellable, &error))
+    extension_dir = zot_archive_find_extension_dir (unpack->temp_dir, unpack->display_name,
+                                                    &error);
+
+  if (extension_dir != NULL)
+    g_task_return_pointer (task, extension_dir, g_free);
+  else
+    g_task_return_error (task, error);
+}
+
+static void
+unpacked_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
 {
   g_autoptr(GTask) task = user_data;
   InstallJob *job = g_task_get_task_data (task);
-  GSubprocess *subprocess = G_SUBPROCESS (object);
-  g_autoptr(GBytes) stderr_bytes = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *reason = NULL;
 
-  if (!g_subprocess_communicate_finish (subprocess, result, NULL, &stderr_bytes, &error))
-    {
-      job_return (task, NULL, g_steal_pointer (&error));
-      return;
-    }
-
-  if (!g_subprocess_get_successful (subprocess))
-    {
-      reason = first_line (stderr_bytes);
-      job_return (task, NULL,
-                  g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
-                               _("%s cannot be unpacked (%s); is it a whole archive?"),
-                               job->display_name,
-                               reason != NULL ? reason : _("the archiver failed")));
-      return;
-    }
-
-  job->extension_dir = find_extension_dir (job, &error);
+  job->extension_dir = g_task_propagate_pointer (G_TASK (result), &error);
   if (job->extension_dir == NULL)
     {
       job_return (task, NULL, g_steal_pointer (&error));
@@ -608,41 +566,21 @@ extracted_cb (GObject      *object,
   read_manifest (task);
 }
 
+/* The kind of archive is told from its content, by the reader. */
 static void
-extract (GTask       *task,
-         ArchiveKind  kind)
+extract (GTask *task)
 {
   InstallJob *job = g_task_get_task_data (task);
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) subprocess = NULL;
-  g_autoptr(GBytes) no_input = NULL;
+  g_autoptr(GTask) unpack_task = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *archive = g_file_get_path (job->source);
-  g_autofree char *program = NULL;
-
-  g_assert (kind != ARCHIVE_NONE);
+  Unpack *unpack;
 
   if (archive == NULL)
     {
       job_return (task, NULL,
                   g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
                                _("%s is not a local file; copy it to this computer first"),
-                               job->display_name));
-      return;
-    }
-
-  /* bsdtar reads zip and every tar; GNU tar only tar, compressed or not. */
-  program = g_find_program_in_path ("bsdtar");
-  if (program == NULL && kind == ARCHIVE_TAR)
-    program = g_find_program_in_path ("tar");
-  if (program == NULL)
-    {
-      job_return (task, NULL,
-                  g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
-                               kind == ARCHIVE_ZIP
-                               ? _("%s cannot be unpacked: zip archives need bsdtar "
-                                   "(the libarchive-tools package); unpack it and drop the folder")
-                               : _("%s cannot be unpacked: neither bsdtar nor tar is installed"),
                                job->display_name));
       return;
     }
@@ -657,20 +595,15 @@ extract (GTask       *task,
   g_free (last_temp_dir);
   last_temp_dir = g_strdup (job->temp_dir);
 
-  /* stdin is a pipe closed at once: nothing waits on the window's. */
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
-                                        G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
-                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  subprocess = g_subprocess_launcher_spawn (launcher, &error,
-                                            program, "-xf", archive, "-C", job->temp_dir, NULL);
-  if (subprocess == NULL)
-    {
-      job_return (task, NULL, g_steal_pointer (&error));
-      return;
-    }
+  unpack = g_new0 (Unpack, 1);
+  unpack->archive = g_steal_pointer (&archive);
+  unpack->display_name = g_strdup (job->display_name);
+  unpack->temp_dir = g_strdup (job->temp_dir);
 
-  no_input = g_bytes_new_static ("", 0);
-  g_subprocess_communicate_async (subprocess, no_input, NULL, extracted_cb, g_object_ref (task));
+  unpack_task = g_task_new (NULL, NULL, unpacked_cb, g_object_ref (task));
+  g_task_set_source_tag (unpack_task, extract);
+  g_task_set_task_data (unpack_task, unpack, (GDestroyNotify) unpack_free);
+  g_task_run_in_thread (unpack_task, unpack_thread);
 }
 
 static void
@@ -682,7 +615,6 @@ source_info_cb (GObject      *object,
   InstallJob *job = g_task_get_task_data (task);
   g_autoptr(GFileInfo) info = NULL;
   g_autoptr(GError) error = NULL;
-  ArchiveKind kind;
 
   info = g_file_query_info_finish (G_FILE (object), result, &error);
   if (info == NULL)
@@ -707,18 +639,35 @@ source_info_cb (GObject      *object,
       return;
     }
 
-  kind = archive_kind (job->display_name);
-  if (g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR || kind == ARCHIVE_NONE)
+  if (g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR)
     {
       job_return (task, NULL,
                   g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
-                               _("%s is neither a folder nor a .zip, .tar.gz, .tgz or .tar.xz "
-                                 "archive of one"),
+                               _("%s is neither a folder nor an archive of one"),
                                job->display_name));
       return;
     }
 
-  extract (task, kind);
+  extract (task);
+}
+
+/* The task of one run, finished by _zot_install_dialog_run_finish(). */
+static GTask *
+job_task_new (GtkWindow           *parent,
+              ZotHost             *host,
+              const char          *scope,
+              GAsyncReadyCallback  callback,
+              gpointer             user_data)
+{
+  GTask *task = g_task_new (NULL, NULL, callback, user_data);
+  InstallJob *job = g_new0 (InstallJob, 1);
+
+  g_task_set_source_tag (task, _zot_install_dialog_run);
+  job->parent = parent != NULL ? g_object_ref (parent) : NULL;
+  job->host = g_object_ref (host);
+  job->answer = g_strdup (scope);
+  g_task_set_task_data (task, job, (GDestroyNotify) install_job_free);
+  return task;
 }
 
 /**
@@ -749,18 +698,12 @@ _zot_install_dialog_run (GtkWindow           *parent,
   g_return_if_fail (G_IS_FILE (source));
   g_return_if_fail (ZOT_IS_HOST (host));
 
-  task = g_task_new (NULL, NULL, callback, user_data);
-  g_task_set_source_tag (task, _zot_install_dialog_run);
-
-  job = g_new0 (InstallJob, 1);
-  job->parent = parent != NULL ? g_object_ref (parent) : NULL;
+  task = job_task_new (parent, host, scope, callback, user_data);
+  job = g_task_get_task_data (task);
   job->source = g_object_ref (source);
-  job->host = g_object_ref (host);
-  job->answer = g_strdup (scope);
   job->display_name = g_file_get_basename (source);
   if (job->display_name == NULL)
     job->display_name = g_file_get_parse_name (source);
-  g_task_set_task_data (task, job, (GDestroyNotify) install_job_free);
 
   g_file_query_info_async (source,
                            G_FILE_ATTRIBUTE_STANDARD_TYPE,
@@ -823,7 +766,7 @@ presented_cb (GObject      *object,
 /**
  * zot_install_dialog_present:
  * @parent: (nullable): the window the dialogs belong to
- * @source: a dropped folder, or a .zip, .tar.gz, .tgz or .tar.xz archive of one
+ * @source: a dropped folder, or an archive of one (tar, compressed or not, zip or 7z)
  * @host: the host to install for
  *
  * Shows the extension's manifest and asks whether to install it for this
@@ -841,4 +784,222 @@ zot_install_dialog_present (GtkWindow *parent,
   g_return_if_fail (ZOT_IS_HOST (host));
 
   _zot_install_dialog_run (parent, source, host, NULL, presented_cb, NULL);
+}
+
+/**
+ * _zot_install_dialog_run_url:
+ * @parent: (nullable): the window the dialogs belong to
+ * @url: a git URL (see zot_installer_source_is_url())
+ * @host: the host to install for and reload
+ * @scope: (nullable): as for _zot_install_dialog_run()
+ * @callback: called when done; finish with _zot_install_dialog_run_finish()
+ * @user_data: data for @callback
+ *
+ * Asks where to install the extension at @url, clones and installs it
+ * (keeping .git, as `zot ext install` does) and reloads the extensions.
+ */
+void
+_zot_install_dialog_run_url (GtkWindow           *parent,
+                             const char          *url,
+                             ZotHost             *host,
+                             const char          *scope,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  InstallJob *job;
+
+  g_return_if_fail (parent == NULL || GTK_IS_WINDOW (parent));
+  g_return_if_fail (url != NULL && zot_installer_source_is_url (url));
+  g_return_if_fail (ZOT_IS_HOST (host));
+
+  task = job_task_new (parent, host, scope, callback, user_data);
+  job = g_task_get_task_data (task);
+  job->display_name = g_strdup (url);
+  /* The installer tells a URL from a folder by its form. */
+  job->extension_dir = g_strdup (url);
+
+  ask_scope_for_url (task);
+}
+
+/**
+ * zot_install_dialog_present_url:
+ * @parent: (nullable): the window the dialogs belong to
+ * @url: a git URL
+ * @host: the host to install for
+ *
+ * Like zot_install_dialog_present(), for a repository to clone.
+ */
+void
+zot_install_dialog_present_url (GtkWindow  *parent,
+                                const char *url,
+                                ZotHost    *host)
+{
+  g_return_if_fail (parent == NULL || GTK_IS_WINDOW (parent));
+  g_return_if_fail (url != NULL);
+  g_return_if_fail (ZOT_IS_HOST (host));
+
+  _zot_install_dialog_run_url (parent, url, host, NULL, presented_cb, NULL);
+}
+
+/* Install Extension… */
+
+typedef struct
+{
+  GtkWindow *parent;
+  ZotHost   *host;
+  GtkEntry  *url_entry;
+} Chooser;
+
+static void
+chooser_free (Chooser *chooser)
+{
+  g_clear_object (&chooser->parent);
+  g_clear_object (&chooser->host);
+  g_free (chooser);
+}
+
+static void
+on_file_chooser_response_cb (GtkNativeDialog *native,
+                             int              response,
+                             Chooser         *chooser)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+
+      if (file != NULL)
+        zot_install_dialog_present (chooser->parent, file, chooser->host);
+    }
+
+  g_object_unref (native);
+}
+
+static void
+choose_file (Chooser              *chooser,
+             GtkFileChooserAction  action)
+{
+  static const char * const archive_types[] = {
+    "application/zip", "application/x-tar", "application/x-compressed-tar",
+    "application/x-bzip-compressed-tar", "application/x-xz-compressed-tar",
+    "application/x-zstd-compressed-tar", "application/x-7z-compressed", "application/gzip",
+  };
+  GtkFileChooserNative *native;
+  Chooser *pending;
+
+  native = gtk_file_chooser_native_new (action == GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER
+                                        ? _("Choose an Extension Folder")
+                                        : _("Choose an Extension Archive"),
+                                        chooser->parent, action, _("_Open"), _("_Cancel"));
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+
+  if (action == GTK_FILE_CHOOSER_ACTION_OPEN)
+    {
+      /* Only a convenience: the content decides what a file is. */
+      g_autoptr(GtkFileFilter) archives = gtk_file_filter_new ();
+      g_autoptr(GtkFileFilter) everything = gtk_file_filter_new ();
+
+      gtk_file_filter_set_name (archives, _("Archives"));
+      for (guint i = 0; i < G_N_ELEMENTS (archive_types); i++)
+        gtk_file_filter_add_mime_type (archives, archive_types[i]);
+      gtk_file_filter_set_name (everything, _("All Files"));
+      gtk_file_filter_add_pattern (everything, "*");
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), archives);
+      gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (native), everything);
+    }
+
+  /* The message dialog, and its chooser, are gone by the file's answer. */
+  pending = g_new0 (Chooser, 1);
+  pending->parent = g_object_ref (chooser->parent);
+  pending->host = g_object_ref (chooser->host);
+  g_signal_connect_data (native, "response", G_CALLBACK (on_file_chooser_response_cb), pending,
+                         (GClosureNotify) (void (*) (void)) chooser_free, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+static void
+on_url_entry_changed_cb (GtkEditable      *entry,
+                         AdwMessageDialog *dialog)
+{
+  adw_message_dialog_set_response_enabled (dialog, "clone",
+                                           zot_installer_source_is_url (gtk_editable_get_text (entry)));
+}
+
+static void
+on_url_entry_activate_cb (GtkEntry         *entry,
+                          AdwMessageDialog *dialog)
+{
+  if (adw_message_dialog_get_response_enabled (dialog, "clone"))
+    adw_message_dialog_response (dialog, "clone");
+}
+
+static void
+on_choose_response_cb (AdwMessageDialog *dialog,
+                       const char       *response,
+                       Chooser          *chooser)
+{
+  if (g_str_equal (response, "folder"))
+    choose_file (chooser, GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER);
+  else if (g_str_equal (response, "archive"))
+    choose_file (chooser, GTK_FILE_CHOOSER_ACTION_OPEN);
+  else if (g_str_equal (response, "clone"))
+    zot_install_dialog_present_url (chooser->parent,
+                                    gtk_editable_get_text (GTK_EDITABLE (chooser->url_entry)),
+                                    chooser->host);
+}
+
+/**
+ * zot_install_dialog_choose:
+ * @parent: the window
+ * @host: the host to install for
+ *
+ * What the main menu's "Install Extension…" opens: choose a folder or an
+ * archive with the file chooser, or give a git URL; then the same flow as
+ * a drop on the window.
+ *
+ * Returns: (transfer none): the dialog, presented
+ */
+GtkWidget *
+zot_install_dialog_choose (GtkWindow *parent,
+                           ZotHost   *host)
+{
+  GtkWidget *dialog;
+  GtkWidget *entry;
+  Chooser *chooser;
+
+  g_return_val_if_fail (GTK_IS_WINDOW (parent), NULL);
+  g_return_val_if_fail (ZOT_IS_HOST (host), NULL);
+
+  dialog = adw_message_dialog_new (parent, _("Install Extension"),
+                                   _("Choose an extension's folder or an archive of one, "
+                                     "or give the URL of a git repository to clone."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "folder", _("Choose _Folder…"),
+                                    "archive", _("Choose _Archive…"),
+                                    "clone", _("C_lone"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "clone",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_response_enabled (ADW_MESSAGE_DIALOG (dialog), "clone", FALSE);
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+
+  entry = gtk_entry_new ();
+  gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("Git URL, such as https://host/owner/repo.git"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Git URL"), -1);
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
+
+  chooser = g_new0 (Chooser, 1);
+  chooser->parent = g_object_ref (parent);
+  chooser->host = g_object_ref (host);
+  chooser->url_entry = GTK_ENTRY (entry);
+  g_object_set_data_full (G_OBJECT (dialog), "zot-chooser", chooser, (GDestroyNotify) chooser_free);
+
+  g_signal_connect_object (entry, "changed", G_CALLBACK (on_url_entry_changed_cb), dialog, 0);
+  g_signal_connect_object (entry, "activate", G_CALLBACK (on_url_entry_activate_cb), dialog, 0);
+  g_signal_connect (dialog, "response", G_CALLBACK (on_choose_response_cb), chooser);
+
+  gtk_window_present (GTK_WINDOW (dialog));
+  return dialog;
 }

@@ -8,8 +8,13 @@
 
 G_BEGIN_DECLS
 
-void zot_install_dialog_present (GtkWindow *parent,
-                                 GFile     *source,
-                                 ZotHost   *host);
+void       zot_install_dialog_present     (GtkWindow  *parent,
+                                           GFile      *source,
+                                           ZotHost    *host);
+void       zot_install_dialog_present_url (GtkWindow  *parent,
+                                           const char *url,
+                                           ZotHost    *host);
+GtkWidget *zot_install_dialog_choose      (GtkWindow  *parent,
+                                           ZotHost    *host);
 
 G_END_DECLS

@@ -1,8 +1,8 @@
 /* zot-window-actions.c — what the window's menu, buttons and shortcuts do.
  *
  * The actions are installed on the window class ("win.new-conversation",
- * "win.reload-extensions", "win.preferences", "win.yolo", "win.show-panel",
- * "win.show-side-page"), so the header
+ * "win.reload-extensions", "win.install-extension", "win.preferences",
+ * "win.yolo", "win.show-panel", "win.show-side-page"), so the header
  * bar, the primary menu, the key bindings and the host's window commands
  * (/settings, /yolo) all reach the same code. Each needs the host: until
  * the window has one (it reads the keyring first), they are disabled, in
@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-install-dialog.h"
 #include "zot-preferences-window.h"
 #include "zot-window-private.h"
 
@@ -117,6 +118,19 @@ preferences_action (GtkWidget  *widget,
   gtk_window_present (GTK_WINDOW (preferences));
 }
 
+static void
+install_extension_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+
+  if (self->host == NULL)
+    return;
+
+  zot_install_dialog_choose (GTK_WINDOW (self), self->host);
+}
+
 /* Toggles between asking before tool calls that change things and
  * approving every one, for this window and as the preference. */
 static void
@@ -199,6 +213,7 @@ _zot_window_class_actions_init (ZotWindowClass *klass)
                                    new_continuous_conversation_action);
   gtk_widget_class_install_action (widget_class, "win.resume-step", NULL, resume_step_action);
   gtk_widget_class_install_action (widget_class, "win.reload-extensions", NULL, reload_extensions_action);
+  gtk_widget_class_install_action (widget_class, "win.install-extension", NULL, install_extension_action);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
   gtk_widget_class_install_action (widget_class, "win.yolo", NULL, yolo_action);
   gtk_widget_class_install_action (widget_class, "win.show-panel", "s", show_panel_action);
@@ -225,6 +240,7 @@ _zot_window_actions_update (ZotWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-conversation", has_host);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.new-continuous-conversation", has_host);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.reload-extensions", has_host);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.install-extension", has_host);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.preferences", has_host);
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.yolo", has_host);
 }

@@ -125,6 +125,18 @@ G_BEGIN_DECLS
 /* Folders the recent projects list keeps; opening one more drops the
  * oldest. */
 #define ZOT_RECENT_PROJECTS_MAX            20
+/* An extension archive (zot-archive.c) unpacks within these: its entries,
+ * one entry's bytes and all of them together. Past any, nothing of it is
+ * installed; a size the entry's header declares is refused before a byte
+ * is written, and an undeclared one is counted as it is written. */
+#define ZOT_ARCHIVE_MAX_ENTRIES            20000
+#define ZOT_ARCHIVE_MAX_ENTRY_BYTES        ((guint64) 100 * 1024 * 1024)
+#define ZOT_ARCHIVE_MAX_TOTAL_BYTES        ((guint64) 256 * 1024 * 1024)
+/* Inside Flatpak a host program is stopped by signalling flatpak-spawn,
+ * which forwards SIGTERM and SIGINT but cannot forward SIGKILL: the
+ * forwarded signals get this long before flatpak-spawn itself is killed
+ * (and the session helper then sends SIGINT to the host's process group). */
+#define ZOT_FLATPAK_FORWARD_GRACE_MS       500
 
 typedef enum
 {

@@ -11,10 +11,13 @@
 #include <glib/gi18n.h>
 #include <glib/gstdio.h>
 
+#include "zot-flatpak.h"
 #include "zot-paths.h"
 
 /* $ZOT_HOME, else $XDG_STATE_HOME/zot, else ~/.local/state/zot: the same
- * place the upstream host uses, so extensions it installed are found. */
+ * place the upstream host uses, so extensions it installed are found.
+ * Inside Flatpak $XDG_STATE_HOME is the app's own (~/.var/app/…); the
+ * host's, which the command-line zot uses, is in $HOST_XDG_STATE_HOME. */
 char *
 zot_paths_get_home (void)
 {
@@ -24,7 +27,7 @@ zot_paths_get_home (void)
   if (env != NULL && *env != '\0')
     return g_strdup (env);
 
-  state = g_getenv ("XDG_STATE_HOME");
+  state = g_getenv (zot_flatpak_is_sandboxed () ? "HOST_XDG_STATE_HOME" : "XDG_STATE_HOME");
   if (state != NULL && g_path_is_absolute (state))
     return g_build_filename (state, "zot", NULL);
 

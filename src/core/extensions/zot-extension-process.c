@@ -21,10 +21,12 @@
 
 #include "zot-error.h"
 #include "zot-extension-private.h"
+#include "zot-flatpak.h"
 #include "zot-source.h"
 #include "zot-key-grants.h"
 #include "zot-limits.h"
 #include "zot-provider.h"
+#include "zot-provider-table.h"
 
 /* Process lifetime */
 
@@ -47,6 +49,13 @@ describe_exit (GSubprocess *subprocess)
     {
       int sig = g_subprocess_get_term_sig (subprocess);
       return g_strdup_printf (_("killed by signal %d (%s)"), sig, g_strsignal (sig));
+    }
+
+  /* flatpak-spawn tells a host program's signal as 128 + the signal. */
+  if (zot_flatpak_get_host_term_sig (subprocess) != 0)
+    {
+      int sig = zot_flatpak_get_host_term_sig (subprocess);
+      return g_strdup_printf (_("killed by signal %d (%s) on the host"), sig, g_strsignal (sig));
     }
 
   return g_strdup_printf (_("exited with status %d"), g_subprocess_get_exit_status (subprocess));
@@ -218,10 +227,7 @@ void
 _zot_extension_kill_process (ZotExtension *self)
 {
   if (self->subprocess != NULL && !self->exited)
-    {
-      signal_group (self, SIGKILL);
-      g_subprocess_force_exit (self->subprocess);
-    }
+    zot_flatpak_kill (self->subprocess, self->group);
 }
 
 static void
@@ -255,8 +261,7 @@ ladder_cb (gpointer user_data)
       zot_extension_log (self, "did not exit within %u ms of SIGTERM; sending SIGKILL",
                          zot_timeout_get_ms (ZOT_TIMEOUT_SIGTERM_GRACE));
       self->ladder_step = 2;
-      signal_group (self, SIGKILL);
-      g_subprocess_force_exit (self->subprocess);
+      zot_flatpak_kill (self->subprocess, self->group);
     }
 
   return G_SOURCE_REMOVE;
@@ -471,14 +476,17 @@ zot_extension_init_async (GAsyncInitable      *initable,
 
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  g_subprocess_launcher_set_cwd (launcher, self->directory);
   g_subprocess_launcher_set_child_setup (launcher, setup_child, NULL, NULL);
   pass_granted_keys (self, launcher);
   stderr_fd = dup (self->log_fd);
   if (stderr_fd >= 0)
     g_subprocess_launcher_take_stderr_fd (launcher, stderr_fd);
 
-  self->subprocess = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, &error);
+  /* Inside Flatpak the extension runs on the host; the key variables go
+   * along as set or unset here, the rest is the session's environment. */
+  self->subprocess = zot_flatpak_spawnv (launcher, self->directory,
+                                         zot_provider_table_get_key_variables (),
+                                         (const char * const *) argv, &error);
   if (self->subprocess == NULL)
     {
       g_autofree char *message = g_strdup_printf (_("%s: cannot start %s: %s"),

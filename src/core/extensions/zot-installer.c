@@ -11,7 +11,9 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
+#include "zot-archive.h"
 #include "zot-error.h"
+#include "zot-flatpak.h"
 #include "zot-installer.h"
 #include "zot-json.h"
 #include "zot-limits.h"
@@ -294,7 +296,7 @@ git_communicated_cb (GObject      *object,
     {
       /* Reap git before reporting, so that whoever deletes a cancelled
        * clone does not race a process still writing into it. */
-      g_subprocess_force_exit (run->subprocess);
+      zot_flatpak_kill (run->subprocess, 0);
       run->error = g_steal_pointer (&error);
       g_subprocess_wait_async (run->subprocess, NULL, git_reaped_cb, g_steal_pointer (&task));
       return;
@@ -337,7 +339,8 @@ git_run_async (const char * const  *argv,
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  run->subprocess = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  /* Inside Flatpak, the host's git: the paths it is given are the same there. */
+  run->subprocess = zot_flatpak_spawnv (launcher, NULL, NULL, argv, &error);
   if (run->subprocess == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -483,6 +486,53 @@ copy_tree (GFile         *source,
   return TRUE;
 }
 
+/* Worker thread: an archive unpacked into a fresh staging directory,
+ * which then is the extension's folder (the archive's top, or its only
+ * folder moved up into a staging directory of its own). */
+static gboolean
+install_unpack_archive (InstallData   *data,
+                        GCancellable  *cancellable,
+                        GError       **error)
+{
+  g_autofree char *root = NULL;
+
+  if (!install_prepare_target (data, error) || !install_prepare_staging (data, error))
+    return FALSE;
+
+  if (!zot_archive_extract (data->source_dir, data->source, data->staging, cancellable, error))
+    return FALSE;
+
+  root = zot_archive_find_extension_dir (data->staging, data->source, error);
+  if (root == NULL)
+    return FALSE;
+
+  if (g_str_equal (root, data->staging))
+    {
+      /* g_mkdtemp() made it private; an installed extension is not. */
+      g_chmod (data->staging, 0755);
+      return TRUE;
+    }
+
+  {
+    g_autofree char *unpacked = g_steal_pointer (&data->staging);
+    gboolean moved;
+
+    if (!install_prepare_staging (data, error))
+      {
+        remove_tree_quietly (unpacked);
+        return FALSE;
+      }
+
+    /* rename(2) replaces the empty directory g_mkdtemp() just made. */
+    moved = g_rename (root, data->staging) == 0;
+    if (!moved)
+      set_error_from_errno (error, errno, _("cannot move the unpacked %s into place (%s)"),
+                            data->source);
+    remove_tree_quietly (unpacked);
+    return moved;
+  }
+}
+
 /* Worker thread: the source directory into a fresh staging directory. */
 static gboolean
 install_copy_directory (InstallData   *data,
@@ -512,10 +562,14 @@ install_copy_directory (InstallData   *data,
       return FALSE;
     }
 
+  if (S_ISREG (st.st_mode))
+    return install_unpack_archive (data, cancellable, error);
+
   if (!S_ISDIR (st.st_mode))
     {
       g_set_error (error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
-                   _("%s: not a directory; give the extension's directory or a git URL"),
+                   _("%s: not a directory; give the extension's directory, an archive "
+                     "of one or a git URL"),
                    data->source);
       return FALSE;
     }

@@ -6,6 +6,7 @@
 #include <json-glib/json-glib.h>
 
 #include "zot-error.h"
+#include "zot-flatpak.h"
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-manifest.h"
@@ -320,6 +321,13 @@ zot_manifest_resolve_exec (ZotManifest  *self,
   g_autofree char *resolved = NULL;
 
   g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+
+  /* Inside Flatpak the program runs on the host, whose $PATH and /usr are
+   * not the sandbox's: only a path into the extension can be checked. */
+  if (zot_flatpak_is_sandboxed () && strchr (self->exec, '/') == NULL)
+    return g_strdup (self->exec);
+  if (zot_flatpak_is_sandboxed () && g_path_is_absolute (self->exec))
+    return g_strdup (self->exec);
 
   if (g_path_is_absolute (self->exec))
     resolved = g_strdup (self->exec);

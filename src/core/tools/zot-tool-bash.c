@@ -20,8 +20,10 @@
 
 #include "zot-builtin-tools.h"
 #include "zot-builtin-tools-private.h"
+#include "zot-flatpak.h"
 #include "zot-limits.h"
 #include "zot-provider.h"
+#include "zot-provider-table.h"
 #include "zot-source.h"
 
 /* After SIGKILL a process leaves at once, unless stuck in the kernel;
@@ -94,8 +96,7 @@ bash_child_setup (gpointer user_data)
 static void
 bash_kill_group (BashRun *run)
 {
-  if (run->pgid > 1 && kill (-run->pgid, SIGKILL) != 0 && errno != ESRCH)
-    g_debug ("Could not kill process group %d: %s", (int) run->pgid, g_strerror (errno));
+  zot_flatpak_kill (run->subprocess, run->pgid);
 }
 
 static void
@@ -475,19 +476,27 @@ zot_bash_tool_execute_async (ZotTool               *tool,
   run->wait_cancellable = g_cancellable_new ();
   g_task_set_task_data (task, run, (GDestroyNotify) bash_run_free);
 
-  shell = g_find_program_in_path ("bash");
+  /* Inside Flatpak the command runs on the host, whose bash is found there. */
+  if (zot_flatpak_is_sandboxed ())
+    shell = g_strdup ("bash");
+  else
+    shell = g_find_program_in_path ("bash");
   if (shell == NULL)
     shell = g_strdup ("/bin/sh");
 
   /* No stdin flag: the command reads /dev/null. */
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                         G_SUBPROCESS_FLAGS_STDERR_MERGE);
-  if (context->cwd != NULL)
-    g_subprocess_launcher_set_cwd (launcher, context->cwd);
   g_subprocess_launcher_set_child_setup (launcher, bash_child_setup, NULL, NULL);
   zot_provider_scrub_environment (launcher, NULL);
 
-  run->subprocess = g_subprocess_launcher_spawn (launcher, &error, shell, "-c", command, NULL);
+  {
+    const char *argv[] = { shell, "-c", command, NULL };
+
+    run->subprocess = zot_flatpak_spawnv (launcher, context->cwd,
+                                          zot_provider_table_get_key_variables (),
+                                          argv, &error);
+  }
   if (run->subprocess == NULL)
     {
       _zot_builtin_return_result (task, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,

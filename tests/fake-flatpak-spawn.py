@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""A stand-in for `flatpak-spawn --host` in the tests.
+
+It accepts the options zot passes (--host, --watch-bus, --directory=,
+--env=, --unset-env=, then "--" and the command), appends one JSON line
+describing the call to $ZOT_FAKE_FLATPAK_SPAWN_LOG, and runs the command
+the way Flatpak's session helper does: in a session and process group of
+its own, in the given directory, with the given variables set or unset.
+Like the real one it passes its stdin, stdout and stderr on, forwards
+SIGHUP, SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 to the command and SIGINT to
+its whole process group, and exits with the command's status, or 128 + N
+when signal N killed it. With --watch-bus, a watcher sends SIGINT to the
+command's process group when this process dies, however it dies (as the
+session helper does when its caller drops off the bus).
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+FORWARDED = [signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2]
+
+
+def fail(message):
+    sys.stderr.write("flatpak-spawn: %s\n" % message)
+    sys.exit(1)
+
+
+def parse(argv):
+    options = {"host": False, "watch_bus": False, "directory": None, "env": {}, "unset": []}
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        arg = argv[i]
+        i += 1
+        if arg == "--":
+            break
+        if arg == "--host":
+            options["host"] = True
+        elif arg == "--watch-bus":
+            options["watch_bus"] = True
+        elif arg.startswith("--directory="):
+            options["directory"] = arg[len("--directory="):]
+        elif arg.startswith("--env="):
+            name, eq, value = arg[len("--env="):].partition("=")
+            if not name or not eq:
+                fail("Invalid env format %s" % arg)
+            options["env"][name] = value
+        elif arg.startswith("--unset-env="):
+            options["unset"].append(arg[len("--unset-env="):])
+        else:
+            fail("unknown option %s" % arg)
+    if not options["host"]:
+        fail("only --host is faked")
+    if i >= len(argv):
+        fail("No command specified")
+    return options, argv[i:]
+
+
+def watch(child_pid):
+    """Forks a watcher that outlives us and ends the command if we die
+    while it runs."""
+    read_end, write_end = os.pipe()
+    if os.fork() == 0:
+        os.close(write_end)
+        os.setsid()
+        # End of file without a word: whoever held the write end is gone.
+        if os.read(read_end, 1) == b"":
+            try:
+                os.killpg(child_pid, signal.SIGINT)
+            except ProcessLookupError:
+                pass
+        os._exit(0)
+    os.close(read_end)
+    return write_end
+
+
+def main():
+    options, command = parse(sys.argv[1:])
+
+    env = dict(os.environ)
+    for name in options["unset"]:
+        env.pop(name, None)
+    env.update(options["env"])
+
+    started = {}
+    pending = []
+
+    def forward(signum, frame):
+        if "child" not in started:
+            pending.append(signum)
+            return
+        try:
+            if signum == signal.SIGINT:
+                os.killpg(started["child"].pid, signum)
+            else:
+                os.kill(started["child"].pid, signum)
+        except ProcessLookupError:
+            pass
+
+    # Caught, not blocked: the command must not inherit a blocked mask.
+    for signum in FORWARDED + [signal.SIGINT]:
+        signal.signal(signum, forward)
+
+    try:
+        child = subprocess.Popen(command, cwd=options["directory"], env=env,
+                                 start_new_session=True, close_fds=False)
+    except OSError as error:
+        fail("Portal call failed: %s" % error)
+    started["child"] = child
+
+    log = os.environ.get("ZOT_FAKE_FLATPAK_SPAWN_LOG")
+    if log:
+        with open(log, "a") as out:
+            out.write(json.dumps({"argv": sys.argv[1:], "directory": options["directory"],
+                                  "host_pid": child.pid}) + "\n")
+
+    watcher = watch(child.pid) if options["watch_bus"] else None
+
+    for signum in pending:
+        forward(signum, None)
+
+    status = child.wait()
+    if watcher is not None:
+        os.write(watcher, b"x")
+        os.close(watcher)
+    sys.exit(status if status >= 0 else 128 - status)
+
+
+if __name__ == "__main__":
+    main()
