@@ -11,6 +11,7 @@ packages=(
   desktop-file-utils appstream libarchive-tools
   xvfb xauth dbus-x11 gnome-keyring
   python3 git ca-certificates
+  gjs bubblewrap
   clang libclang-rt-14-dev
 )
 
