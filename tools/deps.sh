@@ -12,6 +12,7 @@ packages=(
   xvfb xauth dbus-x11 gnome-keyring
   python3 git ca-certificates
   python3-gi gir1.2-atspi-2.0 at-spi2-core dbus-daemon
+  gjs bubblewrap
   clang libclang-rt-14-dev
 )
 

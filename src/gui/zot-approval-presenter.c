@@ -227,6 +227,8 @@ present_dialog (ZotApprovalPresenter *self,
   adw_message_dialog_format_heading (dialog, _("Allow %s?"), tool_name);
   if (agent_id != NULL)
     adw_message_dialog_format_body (dialog, _("Requested by the subagent “%s”"), requester);
+  else if (zot_approval_get_from_script (item->approval))
+    adw_message_dialog_format_body (dialog, _("Requested by a codemode script"));
   else if (requester != NULL)
     adw_message_dialog_format_body (dialog, _("Requested by the extension “%s”"), requester);
 

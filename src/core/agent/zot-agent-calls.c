@@ -158,6 +158,7 @@ zot_agent_call_async (ZotToolRunner        *runner,
   call = _zot_tool_call_new (self, &extension_call_hooks, ecall, cancellable,
                              tool_id, request->name, request->args);
   call->origin_extension = g_strdup (request->origin_extension);
+  call->script = request->script;
   if (request->parent != NULL)
     call->parent = zot_tool_invocation_ref (request->parent);
   _zot_tool_call_set_task (call, request->task_id);

@@ -34,6 +34,7 @@ struct _ToolCall
   GSource             *outer_link;
   /* For a call an extension asked for: who asked, and from which call. */
   char                *origin_extension;
+  gboolean             script;
   ZotToolInvocation   *parent;
   /* This call, as the calls it asks for see it, while it runs. */
   ZotToolInvocation   *invocation;

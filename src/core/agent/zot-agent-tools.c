@@ -215,6 +215,7 @@ _zot_tool_call_origin (ToolCall      *call,
   if (agent_origin == NULL)
     *origin = (ZotCallOrigin) { 0 };
   origin->extension = call->origin_extension;
+  origin->script = call->script;
   return origin;
 }
 

@@ -36,6 +36,7 @@ struct _ZotSession
   char          *cwd;
   GPtrArray     *messages;      /* JsonObject */
   GStrv          activated_tools; /* sorted; the last "activated_tools" entry */
+  JsonObject    *script_state;  /* the last "script_state" entry's state */
   GPtrArray     *warnings;      /* char *, NULL-terminated */
   GMainContext  *context;
   Writer        *writer;        /* NULL when in memory */

@@ -96,6 +96,19 @@ _zot_session_check_entry (JsonObject  *entry,
       return TRUE;
     }
 
+  if (g_strcmp0 (json_node_get_string (type), "script_state") == 0)
+    {
+      JsonNode *state = json_object_get_member (entry, "state");
+
+      if (state == NULL || !JSON_NODE_HOLDS_OBJECT (state))
+        {
+          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                               _("a \"script_state\" entry needs a \"state\" object"));
+          return FALSE;
+        }
+      return TRUE;
+    }
+
   if (g_strcmp0 (json_node_get_string (type), "message") == 0)
     {
       JsonNode *message = json_object_get_member (entry, "message");
@@ -153,6 +166,11 @@ _zot_session_apply_entry (ZotSession *self,
       g_strfreev (self->activated_tools);
       self->activated_tools = read_names (json_object_get_array_member (entry, "names"));
     }
+  else if (g_str_equal (type, "script_state"))
+    {
+      g_clear_pointer (&self->script_state, json_object_unref);
+      self->script_state = json_object_ref (json_object_get_object_member (entry, "state"));
+    }
   else if (g_str_equal (type, "task"))
     _zot_session_apply_task (self, entry);
 }
@@ -181,6 +199,7 @@ zot_session_finalize (GObject *object)
   g_clear_pointer (&self->unsaved, json_object_unref);
   g_clear_pointer (&self->messages, g_ptr_array_unref);
   g_clear_pointer (&self->activated_tools, g_strfreev);
+  g_clear_pointer (&self->script_state, json_object_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->tasks, g_hash_table_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
@@ -205,6 +224,7 @@ zot_session_init (ZotSession *self)
 {
   self->messages = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   self->activated_tools = g_new0 (char *, 1);
+  self->script_state = json_object_new ();
   self->warnings = g_ptr_array_new_null_terminated (0, g_free, TRUE);
   self->context = g_main_context_ref_thread_default ();
   g_queue_init (&self->inflight);
@@ -495,6 +515,43 @@ zot_session_set_activated_tools (ZotSession         *self,
   zot_session_append_async (self, entry, NULL, NULL, NULL);
 }
 
+/**
+ * zot_session_get_script_state:
+ *
+ * What codemode scripts of this conversation stored (store(), PROTOCOL.md
+ * §4a), as saved with it: a resume brings it back. Not model-visible.
+ *
+ * Returns: (transfer none): the state, never %NULL; do not change it
+ */
+JsonObject *
+zot_session_get_script_state (ZotSession *self)
+{
+  g_return_val_if_fail (ZOT_IS_SESSION (self), NULL);
+  return self->script_state;
+}
+
+/**
+ * zot_session_set_script_state:
+ * @state: the state from now on
+ *
+ * Saves @state with the conversation: a
+ * `{"type":"script_state","state":{…}}` entry is appended (the last one
+ * wins at load). The caller has checked its size.
+ */
+void
+zot_session_set_script_state (ZotSession *self,
+                              JsonObject *state)
+{
+  g_autoptr(JsonObject) entry = NULL;
+
+  g_return_if_fail (ZOT_IS_SESSION (self));
+  g_return_if_fail (state != NULL);
+
+  entry = json_object_new ();
+  json_object_set_string_member (entry, "type", "script_state");
+  json_object_set_object_member (entry, "state", json_object_ref (state));
+  zot_session_append_async (self, entry, NULL, NULL, NULL);
+}
 
 /**
  * zot_session_is_persistent:

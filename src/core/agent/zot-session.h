@@ -9,6 +9,7 @@
  *   {"type":"message","message":{…zot-message.h shape…}}
  *   {"type":"compaction","summary":"…","message_count":N}
  *   {"type":"activated_tools","names":["…"]}   (the set from then on)
+ *   {"type":"script_state","state":{…}}   (codemode's store(), from then on)
  *   {"type":"task","event":"started"|"finished","id":"…",…}
  *                       (continuous mode's journal, zot-session-journal.c)
  *
@@ -87,6 +88,9 @@ const char  *zot_session_get_cwd           (ZotSession          *self);
 GPtrArray   *zot_session_get_messages      (ZotSession          *self);
 const char * const *zot_session_get_warnings (ZotSession        *self);
 const char * const *zot_session_get_activated_tools (ZotSession *self);
+JsonObject  *zot_session_get_script_state    (ZotSession        *self);
+void         zot_session_set_script_state    (ZotSession        *self,
+                                              JsonObject        *state);
 void         zot_session_set_activated_tools (ZotSession        *self,
                                             const char * const  *names);
 gboolean     zot_session_is_persistent     (ZotSession          *self);

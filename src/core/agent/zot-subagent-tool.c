@@ -261,6 +261,7 @@ sync_registry (Child           *child,
 
   for (guint i = 0; i < before->len; i++)
     zot_tool_registry_remove (child->registry, zot_tool_get_name (g_ptr_array_index (before, i)));
+  zot_tool_registry_set_codemode (child->registry, zot_tool_registry_get_codemode (parent));
 
   for (guint i = 0; i < tools->len; i++)
     {

@@ -28,6 +28,9 @@ static const struct {
   [ZOT_TIMEOUT_SUBAGENT_SHUTDOWN]  = { "subagent-shutdown",  ZOT_SUBAGENT_SHUTDOWN_WAIT_MS },
   [ZOT_TIMEOUT_EXIT_DRAIN]         = { "exit-drain",         ZOT_EXIT_DRAIN_MS },
   [ZOT_TIMEOUT_UNKNOWN_FRAME_WINDOW] = { "unknown-frame-window", ZOT_UNKNOWN_FRAME_WINDOW_MS },
+  [ZOT_TIMEOUT_CODEMODE]           = { "codemode",           ZOT_CODEMODE_TIMEOUT_MS },
+  [ZOT_TIMEOUT_CODEMODE_MAX]       = { "codemode-max",       ZOT_CODEMODE_TIMEOUT_MAX_MS },
+  [ZOT_TIMEOUT_CODEMODE_START]     = { "codemode-start",     ZOT_CODEMODE_START_TIMEOUT_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

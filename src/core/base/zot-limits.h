@@ -138,6 +138,34 @@ G_BEGIN_DECLS
  * (and the session helper then sends SIGINT to the host's process group). */
 #define ZOT_FLATPAK_FORWARD_GRACE_MS       500
 
+/* Codemode scripts (PROTOCOL.md §4a). Memory: the peak resident size of
+ * the script's runtime; past it the runtime is killed, whatever the
+ * script caught. The data-segment limit (RLIMIT_DATA) stops it growing
+ * far past the cap between two looks at its size. */
+#define ZOT_CODEMODE_MEMORY_MAX_BYTES      ((gsize) 256 * 1024 * 1024)
+#define ZOT_CODEMODE_DATA_LIMIT_BYTES      (ZOT_CODEMODE_MEMORY_MAX_BYTES + (gsize) 128 * 1024 * 1024)
+#define ZOT_CODEMODE_MEMORY_POLL_MS        20
+/* What a script emits (text, console.*, its return value) reaches the
+ * model up to this size, head and tail kept; `max_output_tokens` changes
+ * it within the cap, counting this many bytes a token. */
+#define ZOT_CODEMODE_OUTPUT_MAX_BYTES      ((gsize) 64 * 1024)
+#define ZOT_CODEMODE_OUTPUT_CAP_BYTES      ((gsize) 256 * 1024)
+#define ZOT_CODEMODE_BYTES_PER_TOKEN       4
+#define ZOT_CODEMODE_MAX_IMAGES            16
+/* Tool calls one script makes, and has running at once (more wait). */
+#define ZOT_CODEMODE_MAX_CALLS             500
+#define ZOT_CODEMODE_MAX_CALLS_IN_FLIGHT   16
+/* A script runs this long unless `timeout_ms` says otherwise, at most
+ * the cap; its runtime has this long to start. */
+#define ZOT_CODEMODE_TIMEOUT_MS            60000
+#define ZOT_CODEMODE_TIMEOUT_MAX_MS        600000
+#define ZOT_CODEMODE_START_TIMEOUT_MS      10000
+/* store()/load() state of one conversation, as compact JSON. */
+#define ZOT_CODEMODE_STATE_MAX_BYTES       ((gsize) 256 * 1024)
+/* A structured result handed to a script, as compact JSON. */
+#define ZOT_CODEMODE_VALUE_MAX_BYTES       ((gsize) 1024 * 1024)
+#define ZOT_CODEMODE_SEARCH_DEFAULT_LIMIT  8
+
 typedef enum
 {
   ZOT_TIMEOUT_WRITE,
@@ -160,6 +188,9 @@ typedef enum
   ZOT_TIMEOUT_SUBAGENT_SHUTDOWN,
   ZOT_TIMEOUT_EXIT_DRAIN,
   ZOT_TIMEOUT_UNKNOWN_FRAME_WINDOW,
+  ZOT_TIMEOUT_CODEMODE,
+  ZOT_TIMEOUT_CODEMODE_MAX,
+  ZOT_TIMEOUT_CODEMODE_START,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

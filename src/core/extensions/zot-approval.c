@@ -16,6 +16,7 @@ struct _ZotApproval
   JsonObject        *args;
   char              *preview;
   char              *origin_extension;
+  gboolean           from_script;
   char              *agent_id;
   char              *agent_name;
   ZotApprovalChoice  choice;
@@ -123,6 +124,7 @@ zot_approval_new (const char *tool_id,
       self->origin_extension = g_strdup (origin->extension);
       self->agent_id = g_strdup (origin->agent_id);
       self->agent_name = g_strdup (origin->agent_name);
+      self->from_script = origin->script;
     }
   return self;
 }
@@ -165,6 +167,18 @@ zot_approval_get_origin_extension (ZotApproval *self)
 {
   g_return_val_if_fail (ZOT_IS_APPROVAL (self), NULL);
   return self->origin_extension;
+}
+
+/**
+ * zot_approval_get_from_script:
+ *
+ * Returns: whether a codemode script asked for the call
+ */
+gboolean
+zot_approval_get_from_script (ZotApproval *self)
+{
+  g_return_val_if_fail (ZOT_IS_APPROVAL (self), FALSE);
+  return self->from_script;
 }
 
 /**

@@ -44,6 +44,8 @@ GType zot_approval_policy_get_type (void) G_GNUC_CONST;
  * @extension: (nullable): the extension that asked for the call (`call_tool`)
  * @agent_id: (nullable): the subagent whose call it is
  * @agent_name: (nullable): that subagent's label, for the user
+ * @script: the call comes from a codemode script (@extension then names
+ *   the runtime, "codemode")
  *
  * Who a tool call is for, when it is not the conversation's own model.
  * Events, permission decisions and approvals say so.
@@ -53,6 +55,7 @@ typedef struct
   const char *extension;
   const char *agent_id;
   const char *agent_name;
+  gboolean    script;
 } ZotCallOrigin;
 
 #define ZOT_TYPE_APPROVAL (zot_approval_get_type ())
@@ -70,6 +73,7 @@ const char  *zot_approval_get_preview          (ZotApproval       *self);
 const char  *zot_approval_get_origin_extension (ZotApproval       *self);
 const char  *zot_approval_get_agent_id         (ZotApproval       *self);
 const char  *zot_approval_get_agent_name       (ZotApproval       *self);
+gboolean     zot_approval_get_from_script      (ZotApproval       *self);
 gboolean     zot_approval_is_resolved          (ZotApproval       *self);
 ZotApprovalChoice zot_approval_get_choice      (ZotApproval       *self);
 void         zot_approval_resolve              (ZotApproval       *self,

@@ -95,6 +95,8 @@ zot_call_origin_describe (const ZotCallOrigin *origin,
     json_object_set_string_member (payload, "origin_extension", origin->extension);
   if (origin->agent_id != NULL)
     json_object_set_string_member (payload, "agent_id", origin->agent_id);
+  if (origin->script)
+    json_object_set_boolean_member (payload, "origin_script", TRUE);
 }
 
 typedef struct

@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-builtin-tools.h"
+#include "zot-codemode-tool.h"
 #include "zot-error.h"
 #include "zot-extension-private.h"
 #include "zot-subagent-tool.h"
@@ -1289,6 +1290,13 @@ zot_host_new (ZotHostOptions  *options,
     g_autoptr(ZotTool) search = zot_tool_search_new (self->registry);
     zot_tool_registry_add (self->registry, search, NULL);
   }
+
+  /* No script runtime when codemode is off (PROTOCOL.md §4). */
+  if (g_strcmp0 (self->options.codemode, "off") != 0)
+    {
+      g_autoptr(ZotTool) codemode = zot_codemode_tool_new ();
+      zot_tool_registry_add (self->registry, codemode, NULL);
+    }
 
   if (g_strcmp0 (self->options.codemode, "off") == 0)
     zot_tool_registry_set_codemode (self->registry, ZOT_CODEMODE_OFF);

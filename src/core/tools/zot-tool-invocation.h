@@ -26,8 +26,9 @@ G_BEGIN_DECLS
  * @task_id: (nullable): in a continuous conversation, the durable identity
  *   of the call: its parent's task id, "/", then "k=" and its key or "n="
  *   and its ordinal among the parent's calls
+ * @script: a codemode script asked (@origin_extension is then "codemode")
  *
- * A call an extension asked for. Valid for the duration of call_async.
+ * A call an extension or a script asked for. Valid for the duration of call_async.
  */
 typedef struct
 {
@@ -36,6 +37,7 @@ typedef struct
   const char        *origin_extension;
   ZotToolInvocation *parent;
   const char        *task_id;
+  gboolean           script;
 } ZotToolRequest;
 
 #define ZOT_TYPE_TOOL_RUNNER (zot_tool_runner_get_type ())

@@ -79,8 +79,15 @@ lower (const char *text)
 }
 
 /* Namespace defaults to the extension name (PROTOCOL.md §4). */
-static const char *
-tool_namespace (ZotTool *tool)
+
+/**
+ * zot_tool_search_namespace_of:
+ *
+ * Returns: (nullable): @tool's namespace, or its extension's name when it
+ *   declared none; %NULL for a built-in tool
+ */
+const char *
+zot_tool_search_namespace_of (ZotTool *tool)
 {
   const char *ns = zot_tool_get_namespace (tool);
 
@@ -184,10 +191,20 @@ compare_candidates (gconstpointer a,
   return strcmp (zot_tool_get_name (ca->tool), zot_tool_get_name (cb->tool));
 }
 
-/* The allowed extension tools matching @words, best first. */
+static gboolean
+allowed_extension_tool (ZotTool  *tool,
+                        gpointer  user_data)
+{
+  return zot_tool_get_origin (tool) != NULL &&
+         zot_tool_registry_is_allowed (user_data, zot_tool_get_name (tool));
+}
+
+/* The tools @filter lets through that match @words, best first. */
 static GPtrArray *
-search (ZotToolRegistry *registry,
-        GPtrArray       *words)
+search (ZotToolRegistry     *registry,
+        GPtrArray           *words,
+        ZotToolSearchFilter  filter,
+        gpointer             user_data)
 {
   g_autoptr(GPtrArray) tools = zot_tool_registry_list (registry);
   GPtrArray *matches = g_ptr_array_new_with_free_func ((GDestroyNotify) candidate_free);
@@ -197,14 +214,13 @@ search (ZotToolRegistry *registry,
       ZotTool *tool = g_ptr_array_index (tools, i);
       g_autoptr(Candidate) candidate = NULL;
 
-      if (zot_tool_get_origin (tool) == NULL ||
-          !zot_tool_registry_is_allowed (registry, zot_tool_get_name (tool)))
+      if (!filter (tool, user_data))
         continue;
 
       candidate = g_new0 (Candidate, 1);
       candidate->tool = g_object_ref (tool);
       candidate->name = lower (zot_tool_get_name (tool));
-      candidate->ns = lower (tool_namespace (tool));
+      candidate->ns = lower (zot_tool_search_namespace_of (tool));
       candidate->description = lower (zot_tool_get_description (tool));
       candidate->ns_description = lower (zot_tool_get_namespace_description (tool));
       candidate->ns_instructions = lower (zot_tool_get_namespace_instructions (tool));
@@ -320,7 +336,7 @@ describe_namespace (GString    *text,
                     guint       first)
 {
   Candidate *candidate = g_ptr_array_index (shown, first);
-  const char *ns = tool_namespace (candidate->tool);
+  const char *ns = zot_tool_search_namespace_of (candidate->tool);
   const char *description = NULL;
   const char *instructions = NULL;
   JsonObject *entry;
@@ -333,7 +349,7 @@ describe_namespace (GString    *text,
     {
       ZotTool *tool = ((Candidate *) g_ptr_array_index (shown, i))->tool;
 
-      if (!g_str_equal (tool_namespace (tool), ns))
+      if (!g_str_equal (zot_tool_search_namespace_of (tool), ns))
         continue;
       if (description == NULL)
         description = zot_tool_get_namespace_description (tool);
@@ -428,7 +444,7 @@ list_matches (ZotToolRegistry *registry,
 
       describe_namespace (text, namespaces, seen, shown, i);
 
-      g_string_append_printf (text, "%s (namespace %s, %s, %s)\n", name, tool_namespace (tool),
+      g_string_append_printf (text, "%s (namespace %s, %s, %s)\n", name, zot_tool_search_namespace_of (tool),
                               exposure_to_string (zot_tool_get_exposure (tool)),
                               callable_hint (tool, is_callable));
       if (zot_tool_get_description (tool)[0] != '\0')
@@ -436,7 +452,7 @@ list_matches (ZotToolRegistry *registry,
       g_string_append_printf (text, "  Input schema: %s\n\n", schema_text);
 
       json_object_set_string_member (entry, "name", name);
-      json_object_set_string_member (entry, "namespace", tool_namespace (tool));
+      json_object_set_string_member (entry, "namespace", zot_tool_search_namespace_of (tool));
       json_object_set_string_member (entry, "exposure",
                                      exposure_to_string (zot_tool_get_exposure (tool)));
       json_object_set_boolean_member (entry, "callable", is_callable);
@@ -585,7 +601,7 @@ run_search (ZotToolSearch *self,
   words = tokenize (query);
   if (words->len > 0 || names[0] == NULL)
     {
-      g_autoptr(GPtrArray) matches = search (registry, words);
+      g_autoptr(GPtrArray) matches = search (registry, words, allowed_extension_tool, registry);
 
       list_matches (registry, matches, query, words->len == 0, (guint) limit, text, structured);
     }
@@ -598,6 +614,35 @@ run_search (ZotToolSearch *self,
   result->structured_content = json_node_init_object (json_node_alloc (), structured);
   json_object_unref (structured);
   return result;
+}
+
+/**
+ * zot_tool_search_rank:
+ * @query: words, scored as tool_search scores them
+ * @filter: which tools of @registry to consider
+ *
+ * Returns: (transfer container) (element-type ZotTool): the tools that
+ *   match, best first (every tool @filter keeps when @query has no words)
+ */
+GPtrArray *
+zot_tool_search_rank (ZotToolRegistry     *registry,
+                      const char          *query,
+                      ZotToolSearchFilter  filter,
+                      gpointer             user_data)
+{
+  g_autoptr(GPtrArray) words = NULL;
+  g_autoptr(GPtrArray) matches = NULL;
+  GPtrArray *tools;
+
+  g_return_val_if_fail (ZOT_IS_TOOL_REGISTRY (registry), NULL);
+  g_return_val_if_fail (filter != NULL, NULL);
+
+  words = tokenize (query != NULL ? query : "");
+  matches = search (registry, words, filter, user_data);
+  tools = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; i < matches->len; i++)
+    g_ptr_array_add (tools, g_object_ref (((Candidate *) g_ptr_array_index (matches, i))->tool));
+  return tools;
 }
 
 static void

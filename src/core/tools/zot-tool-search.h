@@ -63,4 +63,13 @@ G_DECLARE_FINAL_TYPE (ZotToolSearch, zot_tool_search, ZOT, TOOL_SEARCH, ZotTool)
 
 ZotTool *zot_tool_search_new (ZotToolRegistry *registry);
 
+typedef gboolean (*ZotToolSearchFilter) (ZotTool  *tool,
+                                         gpointer  user_data);
+
+GPtrArray  *zot_tool_search_rank         (ZotToolRegistry     *registry,
+                                          const char          *query,
+                                          ZotToolSearchFilter  filter,
+                                          gpointer             user_data);
+const char *zot_tool_search_namespace_of (ZotTool             *tool);
+
 G_END_DECLS

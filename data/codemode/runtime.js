@@ -1,0 +1,349 @@
+// runtime.js — the codemode script runtime (PROTOCOL.md §4a).
+//
+// Run by gjs inside the host's sandbox. It speaks JSON lines with the
+// host: stdin carries one "start" frame, then the answers to the script's
+// tool calls and questions; stdout carries "ready", then the script's
+// calls, questions and output, and one "done". The script runs as the body
+// of an async function in which gjs's own modules and printing are hidden;
+// the sandbox (no home, no project, no network) is what holds it, this
+// only keeps the script to the API below.
+'use strict';
+
+const Gio = imports.gi.Gio;
+const GLib = imports.gi.GLib;
+
+const encoder = new TextEncoder();
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const output = new Gio.UnixOutputStream({fd: 1, close_fd: false});
+const input = new Gio.DataInputStream({
+    base_stream: new Gio.UnixInputStream({fd: 0, close_fd: false}),
+    close_base_stream: false,
+});
+const loop = new GLib.MainLoop(null, false);
+
+// Output goes out in pieces well under the host's frame cap.
+const CHUNK_CHARS = 64 * 1024;
+
+let limits = {calls: 0, in_flight: 1, state_bytes: 0, frame_bytes: 0};
+let nextId = 0;
+let calls = 0;
+let inFlight = 0;
+let finished = false;
+const waiting = [];          // calls past the in-flight limit, in order
+const pending = new Map();   // id -> {resolve, reject}
+let state = Object.create(null);
+let stateChanged = false;
+
+function send(frame) {
+    output.write_all(encoder.encode(stringify(frame) + '\n'), null);
+}
+
+function emitText(text) {
+    for (let i = 0; i < text.length; i += CHUNK_CHARS)
+        send({type: 'output', text: text.slice(i, i + CHUNK_CHARS)});
+}
+
+function describe(value) {
+    if (typeof value === 'string')
+        return value;
+    if (value instanceof Error)
+        return `${value.name}: ${value.message}`;
+    if (value === undefined || typeof value === 'function' || typeof value === 'symbol' ||
+        typeof value === 'bigint')
+        return String(value);
+    try {
+        const json = stringify(value, null, 2);
+        return json === undefined ? String(value) : json;
+    } catch (e) {
+        return String(value);
+    }
+}
+
+function errorText(error) {
+    if (error instanceof Error)
+        return `${error.name}: ${error.message}`;
+    return `uncaught ${describe(error)}`;
+}
+
+// After "done" nothing the script does matters: wait for the host to end
+// the process (it checks the memory the script used first).
+function finish(frame) {
+    if (finished)
+        return;
+    finished = true;
+    if (frame.ok && stateChanged)
+        frame.state = state;
+    send(frame);
+    const block = new Gio.UnixInputStream({fd: 0, close_fd: false});
+    for (;;) {
+        const bytes = block.read_bytes(65536, null);
+        if (bytes.get_size() === 0)
+            break;
+    }
+    hardExit();
+}
+
+const system = imports.system;
+let exiting = false;
+function hardExit() {
+    if (exiting)
+        return;
+    exiting = true;
+    system.exit(0);
+}
+
+function startCall(name, args) {
+    const id = ++nextId;
+    inFlight++;
+    return new Promise((resolve, reject) => {
+        pending.set(id, {resolve, reject});
+        send({type: 'call', id, name, args});
+    });
+}
+
+function pump() {
+    while (waiting.length > 0 && inFlight < limits.in_flight) {
+        const next = waiting.shift();
+        startCall(next.name, next.args).then(next.resolve, next.reject);
+    }
+}
+
+function callTool(name, args) {
+    if (finished)
+        return Promise.reject(new Error('the script has ended'));
+    if (args === undefined || args === null)
+        args = {};
+    if (typeof args !== 'object' || Array.isArray(args))
+        return Promise.reject(new TypeError(`the arguments of ${name} must be an object`));
+    let json;
+    try {
+        json = stringify(args);
+    } catch (e) {
+        return Promise.reject(new TypeError(`the arguments of ${name} are not JSON: ${e.message}`));
+    }
+    if (json.length > limits.frame_bytes)
+        return Promise.reject(new RangeError(`the arguments of ${name} are larger than ${limits.frame_bytes} bytes`));
+    if (++calls > limits.calls)
+        return Promise.reject(new Error(`a script makes at most ${limits.calls} tool calls`));
+    args = parse(json);
+    if (inFlight < limits.in_flight)
+        return startCall(name, args);
+    return new Promise((resolve, reject) => waiting.push({name, args, resolve, reject}));
+}
+
+function ask(what, fields) {
+    const id = ++nextId;
+    return new Promise((resolve, reject) => {
+        pending.set(id, {resolve, reject});
+        send(Object.assign({type: 'ask', id, what}, fields));
+    });
+}
+
+function safeIdentifier(name) {
+    let id = name.replace(/[^A-Za-z0-9_$]/g, '_');
+    if (id === '' || /^[0-9]/.test(id))
+        id = '_' + id;
+    return id;
+}
+
+function buildTools(catalog) {
+    const tools = Object.create(null);
+    const spaces = Object.create(null);
+    const claim = (target, key, value) => {
+        if (!(key in target))
+            Object.defineProperty(target, key, {value, enumerable: true});
+    };
+
+    for (const entry of catalog) {
+        const name = entry.name;
+        const fn = args => callTool(name, args);
+        Object.defineProperty(fn, 'name', {value: name});
+        claim(tools, name, fn);
+        claim(tools, safeIdentifier(name), fn);
+    }
+    // tools.<namespace>.<name>: on the tool of the same name when there is
+    // one (the seed's weather tool lives in the weather namespace).
+    for (const entry of catalog) {
+        if (!entry.namespace)
+            continue;
+        for (const key of [entry.namespace, safeIdentifier(entry.namespace)]) {
+            let space = spaces[key];
+            if (space === undefined) {
+                space = key in tools ? tools[key] : Object.create(null);
+                if (!(key in tools))
+                    claim(tools, key, space);
+                spaces[key] = space;
+            }
+            const fn = tools[entry.name];
+            for (const member of [entry.name, safeIdentifier(entry.name)]) {
+                if (typeof space === 'function')
+                    Object.defineProperty(space, member, {value: fn, enumerable: true, configurable: true});
+                else
+                    claim(space, member, fn);
+            }
+        }
+    }
+    for (const key in spaces)
+        Object.freeze(spaces[key]);
+    return Object.freeze(tools);
+}
+
+function jsonCopy(value) {
+    return value === undefined ? undefined : parse(stringify(value));
+}
+
+function store(key, value) {
+    if (typeof key !== 'string')
+        throw new TypeError('store() needs a string key');
+    let json;
+    try {
+        json = value === undefined ? undefined : stringify(value);
+    } catch (e) {
+        throw new TypeError(`store(): the value is not JSON: ${e.message}`);
+    }
+    const next = Object.assign(Object.create(null), state);
+    if (json === undefined)
+        delete next[key];
+    else
+        next[key] = parse(json);
+    const size = encoder.encode(stringify(next)).length;
+    if (size > limits.state_bytes)
+        throw new RangeError(`stored state is limited to ${limits.state_bytes} bytes (this would be ${size})`);
+    state = next;
+    stateChanged = true;
+}
+
+function load(key) {
+    if (typeof key !== 'string')
+        throw new TypeError('load() needs a string key');
+    return Object.prototype.hasOwnProperty.call(state, key) ? jsonCopy(state[key]) : undefined;
+}
+
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif', 'image/webp'];
+
+function image(value) {
+    let mimeType, data;
+    if (typeof value === 'string') {
+        const match = /^data:([^;,]+);base64,(.*)$/s.exec(value);
+        if (match === null) {
+            if (/^[a-z]+:\/\//i.test(value))
+                throw new TypeError('image() takes data, not a remote URL');
+            throw new TypeError('image() takes a data: URL or {type:"image", data, mimeType}');
+        }
+        mimeType = match[1];
+        data = match[2];
+    } else if (value && typeof value === 'object') {
+        mimeType = value.mimeType ?? value.mime_type;
+        data = value.data;
+    }
+    if (typeof data !== 'string' || typeof mimeType !== 'string')
+        throw new TypeError('image() takes a data: URL or {type:"image", data, mimeType}');
+    if (!IMAGE_TYPES.includes(mimeType))
+        throw new TypeError(`image(): ${mimeType} is not PNG, JPEG, GIF or WebP`);
+    if (data.length > limits.frame_bytes)
+        throw new RangeError(`image(): larger than ${limits.frame_bytes} bytes`);
+    send({type: 'image', mime_type: mimeType, data});
+}
+
+function text(...values) {
+    emitText(values.map(describe).join(' ') + '\n');
+}
+
+const scriptConsole = Object.freeze({
+    log: text, info: text, warn: text, error: text, debug: text,
+});
+
+function exit() {
+    finish({type: 'done', ok: true});
+}
+
+// Names the script's scope hides: gjs's module system and printing.
+const HIDDEN = ['imports', 'print', 'printerr', 'log', 'logError', 'ARGV', 'window',
+    'GjsFileImporter'];
+
+function run(start) {
+    limits = start.limits;
+    state = Object.assign(Object.create(null), start.state ?? {});
+    const catalog = start.catalog ?? [];
+    const api = {
+        tools: buildTools(catalog),
+        ALL_TOOLS: Object.freeze(catalog.map(e => Object.freeze({name: e.name, description: e.description}))),
+        searchTools: (query, options = {}) => ask('search', {
+            query: String(query ?? ''),
+            limit: options?.limit ?? null,
+            namespace: options?.namespace ?? null,
+        }),
+        describeTool: name => ask('describe_tool', {name: String(name)}),
+        describeNamespace: name => ask('describe_namespace', {name: String(name)}),
+        text, console: scriptConsole, image, exit, store, load,
+    };
+    const AsyncFunction = (async function () {}).constructor;
+    const names = Object.keys(api).concat(HIDDEN);
+    const values = Object.values(api).concat(HIDDEN.map(() => undefined));
+    for (const name of ['imports', 'print', 'printerr', 'log', 'logError'])
+        globalThis[name] = undefined;
+
+    let body;
+    try {
+        body = new AsyncFunction(...names, start.code);
+    } catch (e) {
+        finish({type: 'done', ok: false, error: errorText(e)});
+        return;
+    }
+    body(...values).then(value => {
+        if (value !== undefined)
+            emitText(describe(value) + '\n');
+        finish({type: 'done', ok: true});
+    }, error => {
+        finish({type: 'done', ok: false, error: errorText(error)});
+    });
+}
+
+function onFrame(frame) {
+    if (frame.type === 'start') {
+        run(frame);
+        return;
+    }
+    if (frame.type !== 'result' && frame.type !== 'reply')
+        return;
+    const waiter = pending.get(frame.id);
+    if (waiter === undefined)
+        return;
+    pending.delete(frame.id);
+    if (frame.type === 'result') {
+        inFlight--;
+        pump();
+    }
+    if (frame.ok === false)
+        waiter.reject(new Error(frame.error));
+    else
+        waiter.resolve(frame.value === null && frame.type === 'reply' ? undefined : frame.value);
+}
+
+function readNext() {
+    input.read_line_async(GLib.PRIORITY_DEFAULT, null, (stream, result) => {
+        let line;
+        try {
+            [line] = stream.read_line_finish_utf8(result);
+        } catch (e) {
+            hardExit();
+            return;
+        }
+        if (line === null) {
+            hardExit();
+            return;
+        }
+        try {
+            onFrame(parse(line));
+        } catch (e) {
+            if (!finished)
+                finish({type: 'done', ok: false, error: `runtime: ${errorText(e)}`});
+        }
+        readNext();
+    });
+}
+
+send({type: 'ready'});
+readNext();
+loop.run();
