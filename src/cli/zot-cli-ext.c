@@ -83,6 +83,8 @@ usage_error (const char *command,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
+  /* Translators: the command (such as "ext install"), then the problem; keep "zot %s --help" as
+   * it is */
   g_printerr (_("zot: %s: %s; see zot %s --help\n"), command, message, command);
   return ZOT_EXIT_USAGE;
 }
@@ -175,6 +177,8 @@ find_installed (const char  *parent,
       g_autofree char *shown = zot_name_excerpt (name);
 
       g_set_error (error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_INVALID_NAME,
+                   /* Translators: %s is the name given on the command line; "zot ext list" is a
+                    * command, keep it */
                    _("\"%s\" is not a valid extension name; give the name that zot ext list shows"),
                    shown);
       return NULL;
@@ -195,6 +199,8 @@ find_installed (const char  *parent,
     }
 
   g_set_error (error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_NOT_INSTALLED,
+               /* Translators: the extension's name, then the folder of extensions; "zot ext
+                * list" is a command, keep it */
                _("no extension named \"%s\" is installed in %s; "
                  "zot ext list shows the installed ones"),
                name, parent);
@@ -301,6 +307,7 @@ describe_extension (ZotDiscovered  *discovered,
 
   if (manifest == NULL)
     {
+      /* Translators: an extension's state in the STATE column of "zot ext list" */
       state = _("failed");
       *out_failure = g_strdup (discovered->error->message);
     }
@@ -311,6 +318,7 @@ describe_extension (ZotDiscovered  *discovered,
     }
   else
     {
+      /* Translators: an extension's state in the STATE column of "zot ext list" */
       state = zot_manifest_get_enabled (manifest) ? _("enabled") : _("disabled");
       *out_failure = NULL;
     }
@@ -368,6 +376,8 @@ print_last_problems (const char *name)
       JsonNode *node = json_array_get_element (problems, i);
 
       if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+        /* Translators: under an extension in "zot ext list": the error it reported when it was
+         * last started */
         g_print (_("  at last start: %s\n"), json_node_get_string (node));
     }
 }
@@ -383,12 +393,18 @@ ext_list (int    argc,
   g_autoptr(GPtrArray) rows = NULL;
   g_autoptr(GPtrArray) failures = NULL;
   const char *headers[N_COLUMNS] = {
+    /* Translators: column headings of "zot ext list"; the columns are aligned, so keep them
+     * short */
     _("NAME"), _("VERSION"), _("STATE"), _("SCOPE"),
+    /* Translators: column headings of "zot ext list"; the columns are aligned, so keep them
+     * short */
     _("DIRECTORY"), _("LANGUAGE"), _("DESCRIPTION"),
   };
   guint widths[N_COLUMNS] = { 0, };
   const GOptionEntry entries[] = {
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
+      /* Translators: DIR names the option's argument in --help, as in --cwd=DIR; translate DIR
+       * the same way here and in the argument's name */
       N_("Look for project extensions in DIR/.zot/extensions"), N_("DIR") },
     { NULL }
   };
@@ -398,6 +414,7 @@ ext_list (int    argc,
                       entries, argc, argv, &args))
     return ZOT_EXIT_USAGE;
   if (g_strv_length (args) > 1)
+    /* Translators: %s is a word of the command line that the command does not take */
     return usage_error ("ext list", _("unexpected argument \"%s\""), args[1]);
 
   if (cwd != NULL)
@@ -409,6 +426,7 @@ ext_list (int    argc,
       g_autofree char *project = zot_paths_get_project_extensions_dir (absolute_cwd);
       g_autofree char *user = zot_paths_get_extensions_dir ();
 
+      /* Translators: the project's folder of extensions, then the user's */
       g_print (_("no extensions installed; zot looks for them in %s and %s\n"), project, user);
       return ZOT_EXIT_OK;
     }
@@ -440,6 +458,7 @@ ext_list (int    argc,
 
       print_row ((const char * const *) g_ptr_array_index (rows, i), widths);
       if (failure != NULL)
+        /* Translators: under an extension in "zot ext list": why it cannot be loaded */
         g_print (_("  error: %s\n"), failure);
       if (discovered->manifest != NULL)
         print_last_problems (zot_manifest_get_name (discovered->manifest));
@@ -473,6 +492,7 @@ ext_install (int    argc,
     { NULL }
   };
 
+  /* Translators: the argument of "zot ext install" in --help: a path or a URL */
   if (!parse_options ("ext install", _("PATH|URL"),
                       _("Copy an extension directory, unpack an archive of one (tar, "
                         "compressed or not, zip or 7z), or clone a git URL, into the extensions "
@@ -498,12 +518,14 @@ ext_install (int    argc,
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
         {
+          /* Translators: %s is the path or URL given on the command line */
           g_printerr (_("zot: installing %s was interrupted; nothing was installed\n"), args[1]);
           return ZOT_EXIT_FAILED;
         }
       return report_error (error);
     }
 
+  /* Translators: the extension's name, its version, then the folder it was installed into */
   g_print (_("installed %s %s into %s\n"),
            zot_manifest_get_name (manifest),
            zot_manifest_get_version (manifest) != NULL ? zot_manifest_get_version (manifest) : "",
@@ -513,6 +535,7 @@ ext_install (int    argc,
    * package), and zot ext list will show it as failed until then. */
   exec = zot_manifest_resolve_exec (manifest, &error);
   if (exec == NULL)
+    /* Translators: %s is a problem that does not stop the install, such as a missing program */
     g_printerr (_("zot: warning: %s\n"), error->message);
 
   return ZOT_EXIT_OK;
@@ -540,6 +563,7 @@ parse_name_command (const char   *command,
     { NULL }
   };
 
+  /* Translators: the argument of the command in --help: an extension's name */
   if (!parse_options (command, _("NAME"), summary, entries, argc, argv, &args))
     {
       *out_status = ZOT_EXIT_USAGE;
@@ -584,6 +608,7 @@ ext_remove (int    argc,
   if (!zot_installer_remove (parent, basename, &error))
     return report_error (error);
 
+  /* Translators: the extension's name, then the folder of extensions it was removed from */
   g_print (_("removed %s from %s\n"), name, parent);
   return ZOT_EXIT_OK;
 }
@@ -600,9 +625,12 @@ set_key_grant (const char  *command,
   g_autoptr(GError) error = NULL;
   g_autofree char *known = NULL;
 
+  /* Translators: the arguments of "zot ext allow-key" in --help: an extension's name and an
+   * environment variable */
   if (!parse_options (command, _("NAME VARIABLE"), summary, NULL, argc, argv, &args))
     return ZOT_EXIT_USAGE;
   if (g_strv_length (args) != 3)
+    /* Translators: %s is an example variable, such as ANTHROPIC_API_KEY */
     return usage_error (command, _("give the extension's name and the key's variable, such as %s"),
                         variables[0]);
   if (!zot_name_is_existing_directory (args[1]))
@@ -610,12 +638,16 @@ set_key_grant (const char  *command,
   if (!zot_provider_is_key_variable (args[2]))
     {
       known = g_strjoinv (", ", (char **) variables);
+      /* Translators: the word given on the command line, then the comma-separated variables that
+       * are allowed */
       return usage_error (command, _("\"%s\" is not a provider key variable (%s)"), args[2], known);
     }
 
   if (!zot_key_grants_set (args[1], args[2], granted, &error))
     return report_error (error);
 
+  /* Translators: the extension's name, then an environment variable such as ANTHROPIC_API_KEY;
+   * keep the "$"; "manifest" is the extension's extension.json file */
   g_print (granted ? _("%s gets $%s from its next start, if its manifest asks for it\n")
                    : _("%s no longer gets $%s\n"),
            args[1], args[2]);
@@ -662,6 +694,7 @@ set_enabled (const char  *command,
   if (!zot_installer_set_enabled (directory, enabled, &error))
     return report_error (error);
 
+  /* Translators: %s is the extension's name; printed by "zot ext enable" and "zot ext disable" */
   g_print (enabled ? _("enabled %s\n") : _("disabled %s\n"), name);
   return ZOT_EXIT_OK;
 }
@@ -871,10 +904,12 @@ ext_logs (int    argc,
     {
       g_clear_object (&self.file);
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        /* Translators: the extension's name, then the path of its log file */
         g_printerr (_("zot: no log exists yet for %s; "
                       "it would be at %s once the extension has been started\n"),
                     args[1], path);
       else
+        /* Translators: the log file's path, then the system's error message */
         g_printerr (_("zot: cannot read %s (%s); check its permissions\n"), path, error->message);
       return ZOT_EXIT_FAILED;
     }
@@ -888,6 +923,8 @@ ext_logs (int    argc,
         {
           g_clear_object (&self.stream);
           g_clear_object (&self.file);
+          /* Translators: the log file's path, then the system's error message; "follow" as in
+           * tail -f: keep printing what is added */
           g_printerr (_("zot: cannot follow %s (%s)\n"), path, error->message);
           return ZOT_EXIT_FAILED;
         }
@@ -953,6 +990,8 @@ static void
 print_ext_help (void)
 {
   g_print ("%s\n  zot ext %s\n\n%s\n\n%s\n",
+           /* Translators: the lines of "zot ext --help": a heading, the arguments, a sentence
+            * and a heading */
            _("Usage:"), _("COMMAND [OPTION…]"), _("Manage zot's extensions."), _("Commands:"));
   for (guint i = 0; i < G_N_ELEMENTS (ext_commands); i++)
     g_print ("  %-42s %s\n", ext_commands[i].synopsis, _(ext_commands[i].summary));
@@ -984,6 +1023,8 @@ zot_cli_ext_main (int    argc,
       return ext_commands[i].func (argc - 1, argv + 1);
 
   return usage_error ("ext",
+                      /* Translators: %s is the word given; list, install, remove, enable,
+                       * disable and logs are commands: keep them */
                       _("unknown command \"%s\"; "
                         "use list, install, remove, enable, disable or logs"),
                       command);
@@ -1040,6 +1081,7 @@ zot_cli_update_main (int    argc,
 
   if (results->len == 0)
     {
+      /* Translators: %s is the folder of extensions */
       g_print (_("no extensions installed in %s\n"), extensions_dir);
       return ZOT_EXIT_OK;
     }
@@ -1051,6 +1093,7 @@ zot_cli_update_main (int    argc,
       switch (result->status)
         {
         case ZOT_UPDATE_STATUS_UPDATED:
+          /* Translators: printed by "zot update" for each extension; %s is its name */
           g_print (_("%s: updated\n"), result->name);
           break;
 
@@ -1064,6 +1107,7 @@ zot_cli_update_main (int    argc,
 
         case ZOT_UPDATE_STATUS_FAILED:
         default:
+          /* Translators: the extension's name, then why updating it failed */
           g_print (_("%s: failed: %s\n"), result->name, result->message);
           failed++;
           break;
@@ -1072,6 +1116,7 @@ zot_cli_update_main (int    argc,
 
   if (failed > 0)
     {
+      /* Translators: %u is how many extensions could not be updated */
       g_printerr (g_dngettext (GETTEXT_PACKAGE,
                                "zot: %u extension could not be updated\n",
                                "zot: %u extensions could not be updated\n", failed),

@@ -433,6 +433,8 @@ parse_images (JsonObject  *frame,
       JsonObject *image = zot_json_array_get_object (images, i);
       const char *data = zot_json_get_string (image, "data");
       const char *mime_type = zot_json_get_string (image, "mime_type");
+      /* Translators: how an image of an RPC request is named in error messages; %u is its
+       * position, counting from 1 */
       g_autofree char *name = g_strdup_printf (_("image %u"), i + 1);
       g_autoptr(GBytes) bytes = NULL;
       JsonObject *block;
@@ -442,6 +444,8 @@ parse_images (JsonObject  *frame,
       if (data == NULL || *data == '\0')
         {
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                       /* Translators: %s is "image 1", "image 2", …; "data" is a JSON field
+                        * name, keep it */
                        _("%s has no base64 \"data\""), name);
           return NULL;
         }
@@ -454,6 +458,8 @@ parse_images (JsonObject  *frame,
 
       if (mime_type != NULL && g_strcmp0 (mime_type, zot_json_get_string (block, "mime_type")) != 0)
         {
+          /* Translators: the image's name ("image 1", …), then its detected MIME type, then the
+           * one the request gave */
           g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("%s is a %s image, not %s"),
                        name, zot_json_get_string (block, "mime_type"), mime_type);
           json_object_unref (block);
@@ -726,6 +732,7 @@ on_frame (ZotFrameChannel *channel,
     }
   else
     {
+      /* Translators: %s is the "type" of an RPC request that zot rpc does not know */
       g_autofree char *message = g_strdup_printf (_("unknown command \"%s\""), type);
       respond (rpc, id, type, FALSE, NULL, message);
     }

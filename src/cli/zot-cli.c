@@ -153,8 +153,10 @@ on_load_failed (ZotExtensionManager *manager,
                 ZotCli              *cli)
 {
   if (log_path != NULL)
+    /* Translators: the extension's path, why it did not load, then the path of its log file */
     print_error (_("extension %s did not load: %s (log: %s)"), path, message, log_path);
   else
+    /* Translators: the extension's path, then why it did not load */
     print_error (_("extension %s did not load: %s"), path, message);
 }
 
@@ -173,6 +175,7 @@ on_warning (ZotExtensionManager *manager,
             const char          *message,
             ZotCli              *cli)
 {
+  /* Translators: %s is a warning from the host, such as an extension that stopped */
   print_error (_("warning: %s"), message);
 }
 
@@ -369,6 +372,7 @@ parse_main_options (ZotCli   *cli,
     { "print", 'p', 0, G_OPTION_ARG_NONE, &cli->print_mode, N_("Run PROMPT, print the result and exit"), NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &cli->json_mode, N_("Run PROMPT and print one JSON event per line"), NULL },
     { "version", 0, 0, G_OPTION_ARG_NONE, &cli->version, N_("Print the version and exit"), NULL },
+    /* Translators: the command line's argument in --help: the message for the model */
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli->rest, NULL, N_("[PROMPT]") },
     { NULL }
   };
@@ -499,6 +503,7 @@ zot_cli_main (int    argc,
 
   if ((cli.print_mode || cli.json_mode) && (cli.prompt == NULL || *cli.prompt == '\0'))
     {
+      /* Translators: both %s are the option given, -p or --json */
       print_error (_("%s needs a PROMPT, e.g. zot %s \"hello\""),
                    cli.json_mode ? "--json" : "-p", cli.json_mode ? "--json" : "-p");
       return 2;

@@ -387,6 +387,7 @@ zot_application_open_project (ZotApplication *self,
   if (!g_file_test (canonical, G_FILE_TEST_IS_DIR))
     {
       g_autofree char *display = zot_recent_projects_display_path (canonical);
+      /* Translators: %s is the path of a recent project */
       g_autofree char *body = g_strdup_printf (_("%s is not a folder (any more); it is removed from the "
                                                  "recent projects. Open another folder."), display);
 
@@ -484,6 +485,7 @@ zot_application_open_files (ZotApplication  *self,
       if (path == NULL)
         {
           g_autofree char *uri = g_file_get_uri (files[i]);
+          /* Translators: %s is the URI of a file that was opened, e.g. on a network share */
           g_autofree char *body = g_strdup_printf (_("%s is not a local file; copy it to this computer "
                                                      "and open it from there."), uri);
           show_error (self, _("Cannot Open the File"), body);

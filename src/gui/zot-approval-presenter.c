@@ -140,12 +140,16 @@ send_notification (ZotApprovalPresenter *self,
   if (app == NULL)
     return;
 
+  /* Translators: a desktop notification's title asking to approve a tool call; %s is the tool's
+   * name, such as bash */
   title = g_strdup_printf (_("%s wants to run"), zot_approval_get_tool_name (item->approval));
   notification = g_notification_new (title);
   g_notification_set_body (notification, zot_approval_get_preview (item->approval));
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
+  /* Translators: a button of the notification: let the tool call run */
   g_notification_add_button_with_target (notification, _("Allow"),
                                          ZOT_APPROVAL_ALLOW_ACTION, "s", item->id);
+  /* Translators: a button of the notification: refuse the tool call */
   g_notification_add_button_with_target (notification, _("Deny"),
                                          ZOT_APPROVAL_DENY_ACTION, "s", item->id);
 
@@ -224,12 +228,19 @@ present_dialog (ZotApprovalPresenter *self,
     requester = zot_wrap_safe_text (origin, -1);
 
   dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (parent, NULL, NULL));
+  /* Translators: dialog heading asking to approve a tool call; %s is the tool's name, such as
+   * bash */
   adw_message_dialog_format_heading (dialog, _("Allow %s?"), tool_name);
   if (agent_id != NULL)
+    /* Translators: a subagent is a second agent the model started for a part of the task; %s is
+     * its name */
     adw_message_dialog_format_body (dialog, _("Requested by the subagent “%s”"), requester);
   else if (zot_approval_get_from_script (item->approval))
+    /* Translators: codemode lets the model write a short script that calls tools; a codemode
+     * script is such a script */
     adw_message_dialog_format_body (dialog, _("Requested by a codemode script"));
   else if (requester != NULL)
+    /* Translators: %s is the extension's name */
     adw_message_dialog_format_body (dialog, _("Requested by the extension “%s”"), requester);
 
   preview = gtk_label_new (NULL);
@@ -246,9 +257,15 @@ present_dialog (ZotApprovalPresenter *self,
   adw_message_dialog_set_extra_child (dialog, preview);
 
   adw_message_dialog_add_responses (dialog,
+                                    /* Translators: the answer that refuses this tool call */
                                     "deny", _("_Deny"),
+                                    /* Translators: answers to the approval dialog: allow every
+                                     * tool call until the conversation ends; allow this tool
+                                     * from now on; allow only this call */
                                     "allow-all", _("Always this _session"),
                                     "allow-tool", _("Always for this _tool"),
+                                    /* Translators: the answer that lets only this one tool call
+                                     * run */
                                     "allow", _("_Allow once"),
                                     NULL);
   adw_message_dialog_set_response_appearance (dialog, "deny", ADW_RESPONSE_DESTRUCTIVE);

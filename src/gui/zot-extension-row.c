@@ -127,13 +127,21 @@ state_label (ZotExtensionState state)
 {
   switch (state)
     {
+    /* Translators: an extension's state, shown in a small badge in the list of extensions */
     case ZOT_EXTENSION_STATE_DISABLED:    return _("disabled");
+    /* Translators: an extension's state: it is being started */
     case ZOT_EXTENSION_STATE_STARTING:    return _("starting");
+    /* Translators: an extension's state: it is being started */
     case ZOT_EXTENSION_STATE_REGISTERING: return _("starting");
+    /* Translators: an extension's state: it runs and answers */
     case ZOT_EXTENSION_STATE_READY:       return _("ready");
+    /* Translators: an extension's state: it is being shut down */
     case ZOT_EXTENSION_STATE_STOPPING:    return _("stopping");
+    /* Translators: an extension's state: its program has ended */
     case ZOT_EXTENSION_STATE_EXITED:      return _("exited");
+    /* Translators: an extension's state: it could not be started, or it crashed */
     case ZOT_EXTENSION_STATE_FAILED:      return _("failed");
+    /* Translators: an extension's state, when it is none of the known ones */
     default:                              return _("unknown");
     }
 }
@@ -159,9 +167,13 @@ scope_label (ZotExtensionScope scope)
 {
   switch (scope)
     {
+    /* Translators: where an extension is installed: in the current project only */
     case ZOT_EXTENSION_SCOPE_PROJECT:  return _("this project");
+    /* Translators: where an extension is installed: for every project of this user */
     case ZOT_EXTENSION_SCOPE_USER:     return _("all projects");
     case ZOT_EXTENSION_SCOPE_EXPLICIT:
+    /* Translators: where an extension comes from: the --ext option of the command line; keep
+     * "--ext" as it is */
     default:                           return _("from --ext");
     }
 }
@@ -223,6 +235,7 @@ static void
 show_log_error (ZotExtensionRow *self,
                 const GError    *error)
 {
+  /* Translators: %s is the system's error message */
   g_autofree char *message = g_strdup_printf (_("The log cannot be read: %s"), error->message);
 
   zot_wrap_safe_label_set_text (self->log_label, message);
@@ -430,6 +443,7 @@ add_commands (ZotExtensionRow *self)
   if (commands == NULL || commands->len == 0)
     return;
 
+  /* Translators: heading of the list of slash commands (such as /review) that an extension adds */
   add_detail (self, heading_row_new (_("Commands")));
 
   for (guint i = 0; i < commands->len; i++)
@@ -440,6 +454,8 @@ add_commands (ZotExtensionRow *self)
       GtkWidget *row;
 
       if (command->conflict != NULL)
+        /* Translators: subtitle of a command in an extension's details: its description, a line
+         * break, then why another command of the same name is used instead */
         subtitle = g_strdup_printf (_("%s\nNot routed: %s"),
                                     command->description != NULL ? command->description : "",
                                     command->conflict);
@@ -449,6 +465,8 @@ add_commands (ZotExtensionRow *self)
       row = detail_row_new (title, g_strstrip (subtitle), NULL, NULL);
       if (command->conflict != NULL)
         adw_action_row_add_suffix (ADW_ACTION_ROW (row),
+                                   /* Translators: badge on a command whose name another
+                                    * extension or the app already uses */
                                    badge_new (_("conflict"), command->conflict, "ext-state-failed"));
       add_detail (self, row);
     }
@@ -462,6 +480,7 @@ add_tools (ZotExtensionRow *self)
   if (tools == NULL || tools->len == 0)
     return;
 
+  /* Translators: heading of the list of tools an extension gives the model */
   add_detail (self, heading_row_new (_("Tools")));
 
   for (guint i = 0; i < tools->len; i++)
@@ -497,9 +516,11 @@ add_problems (ZotExtensionRow *self)
   if ((problems == NULL || problems->len == 0) && (last_error == NULL || *last_error == '\0'))
     return;
 
+  /* Translators: heading of the list of errors and warnings about an extension */
   add_detail (self, heading_row_new (_("Problems")));
 
   if (last_error != NULL && *last_error != '\0')
+    /* Translators: title of the row showing the error an extension last reported */
     add_detail (self, detail_row_new (_("Last error"), last_error, "dialog-error-symbolic", "error"));
 
   for (guint i = 0; problems != NULL && i < problems->len; i++)
@@ -535,10 +556,12 @@ zot_extension_row_rebuild_details (ZotExtensionRow *self)
 
   manifest = zot_extension_get_manifest (self->extension);
   if (manifest != NULL && zot_manifest_get_language (manifest) != NULL)
+    /* Translators: the extension's folder, then the programming language it is written in */
     source = g_strdup_printf (_("%s — %s"), zot_extension_get_directory (self->extension),
                               zot_manifest_get_language (manifest));
   else
     source = g_strdup (zot_extension_get_directory (self->extension));
+  /* Translators: title of the row showing the extension's folder on disk */
   add_detail (self, detail_row_new (_("Folder"), source, NULL, NULL));
 
   add_problems (self);
@@ -696,6 +719,7 @@ open_log_cb (GObject      *object,
       (self = g_weak_ref_get (ref)) == NULL)
     return;
 
+  /* Translators: %s is the extension's name, then the system's error message */
   text = g_strdup_printf (_("The log of %s cannot be opened: %s"),
                           zot_extension_get_name (self->extension), error->message);
   toast (self, text);

@@ -133,6 +133,7 @@ restarted_cb (GObject      *object,
     return;
 
   {
+    /* Translators: a toast: %s is the extension's name, then why it could not start */
     g_autofree char *text = g_strdup_printf (_("%s did not start: %s"), op->name, error->message);
 
     show_toast (op->page, text);
@@ -215,8 +216,10 @@ on_row_remove_cb (ZotExtensionsPage *self,
   GtkWidget *dialog;
 
   dialog = adw_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, NULL, NULL);
+  /* Translators: dialog heading; %s is the extension's name */
   adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Remove %s?"), name);
   adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
+                                  /* Translators: %s is the extension's folder on disk */
                                   _("Its folder %s will be deleted. This cannot be undone."),
                                   zot_extension_get_directory (extension));
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
@@ -498,6 +501,7 @@ removed_cb (GObject      *object,
         show_toast (self, error->message);
       else
         {
+          /* Translators: a toast after an extension was removed; %s is its name */
           g_autofree char *text = g_strdup_printf (_("Removed %s"), data->name);
 
           show_toast (self, text);

@@ -47,6 +47,8 @@ zot_gui_main (int    argc,
 
   if (!settings_schema_installed ())
     {
+      /* Translators: %s is the settings schema's id; keep the commands "meson install" and "bash
+       * tools/run.sh" as they are */
       g_printerr (_("zot: the settings schema %s is not installed; install zot with "
                     "meson install, or run it from the source tree with bash tools/run.sh\n"),
                   APP_ID);

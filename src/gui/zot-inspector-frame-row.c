@@ -49,7 +49,10 @@ show_latency (ZotInspectorFrameRow *self,
   if (latency_ms < 0)
     return;
 
+  /* Translators: how long an extension took to answer a request, in milliseconds; keep it short */
   text = latency_ms < 10 ? g_strdup_printf (_("%.1f ms"), latency_ms)
+                         /* Translators: how long an extension took to answer a request, in
+                          * milliseconds; keep it short */
                          : g_strdup_printf (_("%.0f ms"), latency_ms);
   gtk_label_set_text (self->latency_label, text);
 }
@@ -191,6 +194,9 @@ zot_inspector_frame_row_set_entry (ZotInspectorFrameRow *self,
   gtk_label_set_text (self->time_label, entry != NULL ? _zot_inspector_entry_get_time (entry) : "");
   gtk_label_set_text (self->arrow_label, out ? "→" : "←");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->arrow_label),
+                               /* Translators: the name screen readers give the direction of a
+                                * protocol frame in the inspector: sent from the host (this app)
+                                * to the extension, or back */
                                out ? _("Host to extension") : _("Extension to host"));
   gtk_label_set_text (self->extension_label,
                       entry != NULL && _zot_inspector_entry_get_extension (entry) != NULL

@@ -755,6 +755,8 @@ zot_inspector_init (ZotInspector *self)
   g_autoptr(GtkNoSelection) frames_selection = NULL;
 
   self->extension_names = gtk_string_list_new (NULL);
+  /* Translators: the first item of the inspector's list of extensions: show the events of all of
+   * them */
   gtk_string_list_append (self->extension_names, _("All extensions"));
 
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -782,7 +784,7 @@ zot_inspector_init (ZotInspector *self)
 
   gtk_drop_down_set_model (self->extension_dropdown, G_LIST_MODEL (self->extension_names));
   gtk_drop_down_set_selected (self->extension_dropdown, 0);
-  /* TRANSLATORS: the name screen readers give the inspector's choice of
+  /* Translators: the name screen readers give the inspector's choice of
    * extension, whose events it shows */
   zot_accessible_label_drop_down (self->extension_dropdown, _("Extension"));
 

@@ -134,9 +134,13 @@ show_error_dialog (InstallJob   *job,
 
   dialog = adw_message_dialog_new (job->parent, NULL, error->message);
   if (job->manifest != NULL)
+    /* Translators: dialog heading; %s is the name of the extension, or of the file or folder it
+     * was to be installed from */
     adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Cannot Install %s"),
                                        zot_manifest_get_name (job->manifest));
   else
+    /* Translators: dialog heading; %s is the name of the file or folder the extension was to be
+     * installed from */
     adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Cannot Install %s"),
                                        job->display_name);
   adw_message_dialog_add_response (ADW_MESSAGE_DIALOG (dialog), "close", _("_Close"));
@@ -278,6 +282,7 @@ reloaded_cb (GObject      *object,
   if (!zot_extension_manager_reload_finish (ZOT_EXTENSION_MANAGER (object), result, &error))
     g_debug ("Reloading after installing %s: %s", name, error->message);
 
+  /* Translators: a toast; %s is the extension's name */
   text = g_strdup_printf (_("Installed %s"), name);
   show_toast (job, text);
 
@@ -322,8 +327,11 @@ ask_replace (GTask *task)
   GtkWidget *dialog;
 
   dialog = adw_message_dialog_new (job->parent, NULL, NULL);
+  /* Translators: dialog heading; %s is the extension's name */
   adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Replace %s?"), name);
   adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
+                                  /* Translators: the extension's name, then the folder of
+                                   * extensions it is installed in */
                                   _("An extension named %s is already installed in %s. "
                                     "Replace it with this copy?"),
                                   name, job->target_parent);
@@ -454,6 +462,8 @@ ask_scope_for_url (GTask *task)
   g_autofree char *body = NULL;
   GtkWidget *dialog;
 
+  /* Translators: %s is the git URL the extension is cloned from; "extension.json" is a file name
+   * and "zot update" a command: keep them as they are */
   body = g_strdup_printf (_("From: %s\n\nThe repository is cloned and its extension.json "
                             "checked before anything is installed; zot update keeps it "
                             "up to date."),
@@ -477,15 +487,22 @@ ask_scope (GTask *task)
   GtkWidget *dialog;
 
   if (version != NULL)
+    /* Translators: a line of the install dialog: the extension's version */
     g_string_append_printf (body, _("Version: %s\n"), version);
+  /* Translators: a line of the install dialog: the program the extension runs */
   g_string_append_printf (body, _("Runs: %s\n"), exec);
   if (language != NULL)
+    /* Translators: a line of the install dialog: the programming language the extension is
+     * written in */
     g_string_append_printf (body, _("Language: %s\n"), language);
+  /* Translators: a line of the install dialog: the folder, archive or git URL the extension
+   * comes from */
   g_string_append_printf (body, _("From: %s"), from);
   if (description != NULL && *description != '\0')
     g_string_append_printf (body, "\n\n%s", description);
 
   dialog = scope_dialog_new (job, body->str);
+  /* Translators: dialog heading; %s is the extension's name */
   adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Install %s?"),
                                      zot_manifest_get_name (manifest));
 
@@ -580,6 +597,7 @@ extract (GTask *task)
     {
       job_return (task, NULL,
                   g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
+                               /* Translators: %s is the URI of the dropped or chosen file */
                                _("%s is not a local file; copy it to this computer first"),
                                job->display_name));
       return;
@@ -630,6 +648,7 @@ source_info_cb (GObject      *object,
         {
           job_return (task, NULL,
                       g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
+                                   /* Translators: %s is the URI of the dropped or chosen folder */
                                    _("%s is not a local folder; copy it to this computer first"),
                                    job->display_name));
           return;
@@ -643,6 +662,7 @@ source_info_cb (GObject      *object,
     {
       job_return (task, NULL,
                   g_error_new (ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_SOURCE,
+                               /* Translators: %s is the name of the dropped or chosen file */
                                _("%s is neither a folder nor an archive of one"),
                                job->display_name));
       return;
@@ -899,6 +919,7 @@ choose_file (Chooser              *chooser,
       g_autoptr(GtkFileFilter) archives = gtk_file_filter_new ();
       g_autoptr(GtkFileFilter) everything = gtk_file_filter_new ();
 
+      /* Translators: the name of a file filter in the file chooser: tar, zip and 7z archives */
       gtk_file_filter_set_name (archives, _("Archives"));
       for (guint i = 0; i < G_N_ELEMENTS (archive_types); i++)
         gtk_file_filter_add_mime_type (archives, archive_types[i]);
@@ -977,6 +998,8 @@ zot_install_dialog_choose (GtkWindow *parent,
                                     "cancel", _("_Cancel"),
                                     "folder", _("Choose _Folder…"),
                                     "archive", _("Choose _Archive…"),
+                                    /* Translators: a button of the Install Extension dialog:
+                                     * clone the git repository given in the entry */
                                     "clone", _("C_lone"),
                                     NULL);
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "clone",
@@ -987,6 +1010,8 @@ zot_install_dialog_choose (GtkWindow *parent,
   entry = gtk_entry_new ();
   gtk_entry_set_placeholder_text (GTK_ENTRY (entry), _("Git URL, such as https://host/owner/repo.git"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  /* Translators: the name screen readers give the entry for a
+                                   * git repository's URL */
                                   _("Git URL"), -1);
   adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), entry);
 

@@ -57,11 +57,14 @@ translate_error (const GError *error)
   if (error->domain == G_DBUS_ERROR || error->domain == G_IO_ERROR ||
       error->domain == G_SPAWN_ERROR)
     return g_error_new (ZOT_KEYRING_ERROR, ZOT_KEYRING_ERROR_UNAVAILABLE,
+                        /* Translators: %s is the error message of the keyring service; "Secret
+                         * Service" is the name of a standard, keep it */
                         _("No keyring is available (%s); start a Secret Service such as "
                           "GNOME Keyring to keep keys"),
                         error->message);
 
   return g_error_new (ZOT_KEYRING_ERROR, ZOT_KEYRING_ERROR_FAILED,
+                      /* Translators: %s is the error message of the keyring service */
                       _("The keyring refused (%s)"), error->message);
 }
 
@@ -140,6 +143,7 @@ static GError *
 timed_out_error (void)
 {
   return g_error_new (ZOT_KEYRING_ERROR, ZOT_KEYRING_ERROR_UNAVAILABLE,
+                      /* Translators: %u is a number of milliseconds */
                       _("The keyring did not answer within %u ms"),
                       zot_timeout_get_ms (ZOT_TIMEOUT_KEYRING));
 }
@@ -292,6 +296,8 @@ zot_keyring_store_async (const char          *provider,
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_keyring_store_async);
 
+  /* Translators: the label of the stored key in the keyring (as seen in Passwords and Keys); %s
+   * is a provider name such as Anthropic */
   label = g_strdup_printf (_("Zot API key for %s"), provider_display_name (provider));
   call_cancellable = start_call (task);
   secret_password_store (get_schema (), SECRET_COLLECTION_DEFAULT, label, key,

@@ -247,6 +247,7 @@ create_code_block (const char *code,
   gtk_widget_add_css_class (view, "markdown-code");
 
   button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
+  /* Translators: tooltip of the button that copies a code block of the conversation */
   gtk_widget_set_tooltip_text (button, _("Copy"));
   gtk_widget_set_halign (button, GTK_ALIGN_END);
   gtk_widget_set_valign (button, GTK_ALIGN_START);
@@ -256,6 +257,8 @@ create_code_block (const char *code,
   gtk_widget_add_css_class (button, "circular");
   gtk_widget_add_css_class (button, "markdown-copy");
   gtk_accessible_update_property (GTK_ACCESSIBLE (button),
+                                  /* Translators: the name screen readers give the button that
+                                   * copies a code block */
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Copy code"),
                                   -1);
   g_signal_connect (button, "clicked", G_CALLBACK (on_copy_button_clicked_cb), NULL);

@@ -402,6 +402,8 @@ zot_panel_list_update (ZotPanelList *self,
   gtk_widget_set_visible (GTK_WIDGET (self->scroller), new_n > 0);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->view),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  /* Translators: the name screen readers give a list in an
+                                   * extension's panel that has no label of its own */
                                   node->label ? node->label : _("List"), -1);
 }
 

@@ -123,6 +123,7 @@ on_panel_closed_cb (ZotPanel     *panel,
   if (reason != NULL && *reason != '\0')
     {
       g_autofree char *title = plain_title (panel);
+      /* Translators: a note: %s is a panel's title, then why the extension closed it */
       g_autofree char *note = g_strdup_printf (_("%s closed: %s"), title, reason);
 
       show_status (self, note);

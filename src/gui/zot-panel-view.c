@@ -202,6 +202,7 @@ on_panel_closed_cb (ZotPanelView *self,
 
   if (reason != NULL && *reason != '\0')
     {
+      /* Translators: shown in a panel the extension closed; %s is why */
       g_autofree char *text = g_strdup_printf (_("Closed: %s"), reason);
 
       gtk_label_set_text (self->reason_label, text);

@@ -444,6 +444,8 @@ item_new (ZotPanelWidgetsView *self,
       gtk_box_append (GTK_BOX (item->widget), field_label (item));
       gtk_widget_add_css_class (item->label, "error");
       gtk_accessible_update_property (GTK_ACCESSIBLE (item->widget),
+                                      /* Translators: the name screen readers give the error
+                                       * shown in place of a broken part of an extension's panel */
                                       GTK_ACCESSIBLE_PROPERTY_LABEL, _("Panel error"), -1);
       break;
     }
@@ -676,6 +678,8 @@ update_error (Item         *item,
   g_autofree char *text = NULL;
 
   if (*node->id != '\0')
+    /* Translators: %s is the id an extension gave a widget of its panel, then what is wrong with
+     * it */
     text = g_strdup_printf (_("Widget “%s”: %s"), node->id, node->text);
   else
     text = g_strdup (node->text);
@@ -691,6 +695,8 @@ update_accessible (Item         *item,
   const char *name = node->label;
 
   if (name == NULL && (node->type == ZOT_PANEL_NODE_PROGRESS || node->type == ZOT_PANEL_NODE_CODE))
+    /* Translators: the name screen readers give a progress bar or a block of program output in
+     * an extension's panel */
     name = node->text != NULL && node->type == ZOT_PANEL_NODE_PROGRESS ? node->text : _("Output");
 
   if (node->type == ZOT_PANEL_NODE_DROPDOWN)

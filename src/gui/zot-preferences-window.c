@@ -139,6 +139,7 @@ new_provider_model (void)
 {
   GtkStringList *list = gtk_string_list_new (NULL);
 
+  /* Translators: the first choice of model provider: pick the first provider that has an API key */
   gtk_string_list_append (list, _("Automatic"));
   for (guint i = 0; i < zot_provider_table_get_n_providers (); i++)
     gtk_string_list_append (list, zot_provider_info_get_label (zot_provider_table_get_nth (i)));
@@ -440,6 +441,7 @@ key_stored_cb (GObject      *object,
     }
   else
     {
+      /* Translators: %s is why the key could not be stored in the keyring */
       g_autofree char *text = g_strdup_printf (_("%s. The key is used until you quit."),
                                                error->message);
 
@@ -525,6 +527,8 @@ key_looked_up_cb (GObject      *object,
     }
   else if (environment_has_key (call->provider))
     {
+      /* Translators: %s is the name of an environment variable such as ANTHROPIC_API_KEY; keep
+       * the "$" */
       g_autofree char *status = g_strdup_printf (_("None in the keyring; $%s is used"),
                                                  key_variable (call->provider));
 

@@ -250,6 +250,8 @@ completion_row_new (ZotCommandInfo *info)
   gtk_box_append (GTK_BOX (box), description);
 
   source = gtk_label_new (info->extension != NULL ? zot_extension_get_name (info->extension)
+                                                  /* Translators: a command's source: the app,
+                                                   * not an extension */
                                                   : _("built-in"));
   gtk_label_set_xalign (GTK_LABEL (source), 1.0);
   gtk_widget_add_css_class (source, "caption");
@@ -465,6 +467,8 @@ add_chip (ZotPromptEditor *self,
   GtkWidget *thumbnail;
   GtkWidget *label = gtk_label_new (name);
   GtkWidget *remove = gtk_button_new_from_icon_name ("window-close-symbolic");
+  /* Translators: the name screen readers give the button that removes an attached image; %s is
+   * the image's name */
   g_autofree char *remove_label = g_strdup_printf (_("Remove %s"), name);
 
   /* GTK may not decode every format a provider takes (WebP): an icon then. */
@@ -532,6 +536,7 @@ attach_loaded_cb (GObject      *object,
       attach->self->n_loading--;
       if (bytes == NULL)
         {
+          /* Translators: %s is the name of an attached image, then the system's error message */
           g_autofree char *message = g_strdup_printf (_("%s could not be read: %s"), attach->name, error->message);
 
           g_signal_emit (attach->self, signals [ATTACH_FAILED], 0, message);
@@ -561,7 +566,9 @@ attach_info_cb (GObject      *object,
   if (info == NULL || g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR)
     {
       g_autofree char *message = info == NULL
+        /* Translators: %s is the name of an attached image, then the system's error message */
         ? g_strdup_printf (_("%s could not be read: %s"), attach->name, error->message)
+        /* Translators: %s is the name of an attached file */
         : g_strdup_printf (_("%s is not a file"), attach->name);
 
       attach->self->n_loading--;
@@ -627,6 +634,7 @@ zot_prompt_editor_attach_texture (ZotPromptEditor *self,
   g_return_val_if_fail (GDK_IS_TEXTURE (texture), FALSE);
 
   bytes = gdk_texture_save_to_png_bytes (texture);
+  /* Translators: the name given to an image dragged onto the message entry */
   return attach_bytes (self, bytes, _("Dropped image"));
 }
 
@@ -658,6 +666,7 @@ paste_texture_cb (GObject      *object,
     zot_prompt_editor_attach_texture (self, texture);
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
+      /* Translators: %s is the system's error message */
       g_autofree char *message = g_strdup_printf (_("The pasted image could not be read: %s"), error->message);
 
       g_signal_emit (self, signals [ATTACH_FAILED], 0, message);
@@ -1297,6 +1306,8 @@ zot_prompt_editor_set_busy (ZotPromptEditor *self,
 
   button = GTK_WIDGET (self->send_button);
   gtk_button_set_icon_name (self->send_button, busy ? "media-playback-stop-symbolic" : "go-up-symbolic");
+  /* Translators: tooltip and screen reader name of the button beside the message entry: it sends
+   * the message, or stops the model while it is working */
   gtk_widget_set_tooltip_text (button, busy ? _("Stop") : _("Send"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, busy ? _("Stop") : _("Send"),

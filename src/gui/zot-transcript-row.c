@@ -369,10 +369,12 @@ build_tool (ZotTranscriptRow *self)
 
   body = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   gtk_widget_set_margin_top (body, 6);
+  /* Translators: heading of a tool call's arguments in the conversation */
   gtk_box_append (GTK_BOX (body), section_title_new (_("Arguments")));
   self->parts.args = text_slot_new (TRUE);
   gtk_widget_add_css_class (self->parts.args, "tool-output");
   gtk_box_append (GTK_BOX (body), self->parts.args);
+  /* Translators: heading of what a tool call returned, in the conversation */
   self->parts.result_title = section_title_new (_("Result"));
   gtk_box_append (GTK_BOX (body), self->parts.result_title);
   self->parts.result = text_slot_new (TRUE);
@@ -607,6 +609,7 @@ update_stream (ZotTranscriptRow *self)
       self->parts.stream_view = _zot_markdown_text_view_new (NULL);
       gtk_box_append (GTK_BOX (self->child), self->parts.stream_view);
 
+      /* Translators: shown after a model's answer that was stopped before it ended */
       self->parts.stopped = caption_label_new (_("(stopped)"));
       gtk_box_append (GTK_BOX (self->child), self->parts.stopped);
 
@@ -675,6 +678,7 @@ update_tool_body (ZotTranscriptRow *self)
   text_slot_set (self->parts.args, zot_transcript_item_get_args_pretty (item));
   gtk_widget_set_visible (self->parts.result_title, result != NULL);
   gtk_widget_set_visible (self->parts.result, result != NULL);
+  /* Translators: shown as a tool call's result when the tool printed nothing */
   text_slot_set (self->parts.result, result == NULL ? "" : *result != '\0' ? result : _("(no output)"));
 }
 
@@ -685,11 +689,17 @@ static const struct
   const char *icon_class;
   const char *label;
 } tool_states[] = {
+  /* Translators: a tool call's state, shown in a badge in the conversation */
   [ZOT_TRANSCRIPT_TOOL_RUNNING] = { "tool-running", NULL, NULL, N_("running") },
+  /* Translators: a tool call's state: it finished and succeeded */
   [ZOT_TRANSCRIPT_TOOL_COMPLETED] = { "tool-completed", "emblem-ok-symbolic", "success", N_("completed") },
+  /* Translators: a tool call's state: it ended with an error */
   [ZOT_TRANSCRIPT_TOOL_FAILED] = { "tool-failed", "dialog-error-symbolic", "error", N_("failed") },
+  /* Translators: a tool call's state: the user or an extension did not allow it */
   [ZOT_TRANSCRIPT_TOOL_BLOCKED] = { "tool-blocked", "action-unavailable-symbolic", "warning", N_("blocked") },
+  /* Translators: a tool call's state: it was stopped before it finished */
   [ZOT_TRANSCRIPT_TOOL_CANCELLED] = { "tool-cancelled", "process-stop-symbolic", "dim-label", N_("cancelled") },
+  /* Translators: a tool call's state: it took too long and was stopped */
   [ZOT_TRANSCRIPT_TOOL_TIMED_OUT] = { "tool-timed_out", "alarm-symbolic", "error", N_("timed out") },
 };
 
@@ -710,6 +720,8 @@ update_tool_waiting (ZotTranscriptRow *self)
 
   {
     const char *title = zot_transcript_item_get_waiting_title (item);
+    /* Translators: a button that moves the focus to where an extension waits for the user's
+     * answer; %s is the title of that panel or field */
     g_autofree char *label = g_strdup_printf (_("Answer in “%s”"), title != NULL && *title != '\0' ? title : key);
 
     gtk_button_set_label (GTK_BUTTON (self->parts.waiting), label);
@@ -759,6 +771,8 @@ update_tool (ZotTranscriptRow *self)
   gtk_widget_set_margin_start (self->child, (int) MIN (zot_transcript_item_get_depth (item), 8) * 24);
   if (zot_transcript_item_get_requested_by (item) != NULL)
     {
+      /* Translators: under a tool call: the tool was called by another tool or a codemode
+       * script; %s is the caller's name */
       g_autofree char *asked = g_strdup_printf (_("called by %s"), zot_transcript_item_get_requested_by (item));
 
       attribution_label_set (self->parts.attribution, asked);

@@ -199,6 +199,8 @@ _zot_window_on_policy_notify (ZotExtensionManager *manager,
 
   g_settings_set_enum (self->settings, "approval-policy", policy);
   zot_window_show_toast (self, policy == ZOT_APPROVAL_POLICY_YOLO
+                               /* Translators: toasts after switching "Approve Everything" in the
+                                * main menu on and off */
                                ? _("Every tool call is now approved without asking")
                                : _("Tool calls that change things ask first again"));
 }

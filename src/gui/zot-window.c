@@ -224,6 +224,7 @@ update_title (ZotWindow *self)
   update_project_title (self);
   if (self->host == NULL)
     {
+      /* Translators: the window's header subtitle while the project is being opened */
       adw_window_title_set_subtitle (self->window_title, _("Starting…"));
       return;
     }
@@ -323,6 +324,8 @@ create_host (ZotWindow *self)
   if (self->host == NULL)
     {
       /* The window still opens, with the demo model, and says why. */
+      /* Translators: %s is why the chosen model provider could not be used, e.g. a missing API
+       * key */
       g_autofree char *message = g_strdup_printf (_("%s; using the demo model instead"), error->message);
 
       g_clear_pointer (&self->options.provider.name, g_free);
@@ -522,6 +525,7 @@ offer_project (ZotWindow *self,
   display = zot_recent_projects_display_path (path);
   dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Open the Folder as a Project?"), NULL);
   adw_message_dialog_format_body (ADW_MESSAGE_DIALOG (dialog),
+                                  /* Translators: %s is the folder that was dropped on the window */
                                   _("%s is not an extension. It can open as a project, in a window of "
                                     "its own."), display);
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
@@ -662,6 +666,8 @@ confirm_close (ZotWindow *self)
                                    _("The agent is still working in this project. Closing the window "
                                      "stops it and shuts its extensions down."));
   adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    /* Translators: a button of the dialog shown when closing a
+                                     * window while the agent is working: do not close */
                                     "cancel", _("_Keep Working"),
                                     "close", _("_Stop and Close"),
                                     NULL);
@@ -894,9 +900,16 @@ zot_window_init (ZotWindow *self)
   self->notes_view = ZOT_NOTES_VIEW (zot_notes_view_new ());
   self->inspector = ZOT_INSPECTOR (zot_inspector_new ());
   self->extensions_page = ZOT_EXTENSIONS_PAGE (zot_extensions_page_new ());
+  /* Translators: the side pane's page of panels that extensions open; an extension's panel is a
+   * small view of lists, text and widgets */
   add_side_page (self, GTK_WIDGET (self->panel_pane), "panels", _("Panels"), "view-grid-symbolic");
+  /* Translators: the side pane's page of status notes that extensions post */
   add_side_page (self, GTK_WIDGET (self->notes_view), "notes", _("Notes"), "user-bookmarks-symbolic");
+  /* Translators: the side pane's page that shows the protocol traffic between the host and its
+   * extensions, for debugging */
   add_side_page (self, GTK_WIDGET (self->inspector), "inspector", _("Inspector"), "system-search-symbolic");
+  /* Translators: the side pane's page listing the installed extensions (add-on programs that
+   * give the agent tools and commands) */
   add_side_page (self, GTK_WIDGET (self->extensions_page), "extensions", _("Extensions"), "application-x-addon-symbolic");
   g_signal_connect (self->panel_pane, "panel-added", G_CALLBACK (on_panel_added), self);
   g_signal_connect (self->panel_pane, "panel-closed-note", G_CALLBACK (on_toast_request), self);

@@ -171,6 +171,9 @@ _zot_tool_call_answer_from_journal (ToolCall *call)
       args == NULL || !JSON_NODE_HOLDS_OBJECT (args) || !same_args (json_node_get_object (args), call->args))
     {
       complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_BLOCKED,
+                                                      /* Translators: the model reads this: the
+                                                       * key given, then the tool whose earlier
+                                                       * call used it */
                                                       _("The key of this call (%s) was used before for "
                                                         "another call (%s with other arguments); "
                                                         "a key names one call: use a new key."),
@@ -391,6 +394,8 @@ tool_executed_cb (GObject      *object,
     {
       if (call->timed_out)
         tool_result = zot_tool_result_new_error (ZOT_TOOL_OUTCOME_TIMED_OUT,
+                                                 /* Translators: the tool's name, then a number
+                                                  * of seconds */
                                                  _("%s did not finish within %u s."), call->name,
                                                  (zot_timeout_get_ms (ZOT_TIMEOUT_CALL_TOOL) + 999) / 1000);
       else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -398,6 +403,9 @@ tool_executed_cb (GObject      *object,
                                                  _("The call of %s was cancelled."), call->name);
       else
         tool_result = zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
+                                                 /* Translators: the tool's name, then the error;
+                                                  * "no result" below stands in for a missing
+                                                  * error */
                                                  _("%s failed: %s"), call->name,
                                                  error ? error->message : _("no result"));
     }
@@ -551,6 +559,10 @@ authorized_cb (GObject      *object,
                                                     _("The call of %s was cancelled."), call->name));
   else if (!decision->approved)
     complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_BLOCKED,
+                                                    /* Translators: the model reads this: the
+                                                     * tool's name, then why, such as "denied";
+                                                     * "denied" below is that reason when none
+                                                     * was given */
                                                     _("The call of %s was not allowed: %s."), call->name,
                                                     decision->reason ? decision->reason : _("denied")));
   else

@@ -273,6 +273,8 @@ add_load_warnings (ZotSession *self,
                    LoadReport *report)
 {
   if (report->skipped > 0)
+    /* Translators: the number of lines, the session file's path, then the line numbers, such as
+     * "3, 7" */
     add_warning (self, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                                      "skipped %u damaged or misplaced line of the session %s "
                                                      "(line %s); the rest was loaded",
@@ -336,6 +338,8 @@ read_file_bounded (const char  *path,
     {
       close (fd);
       g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_TOO_LARGE,
+                   /* Translators: the session file's path, its size in mebibytes, then the limit
+                    * in mebibytes */
                    _("the session %s is too large to open (%lld MiB; the limit is %d MiB)"),
                    path, (long long) (st.st_size / (1024 * 1024)),
                    (int) (SESSION_MAX_FILE_BYTES / (1024 * 1024)));

@@ -164,6 +164,8 @@ wait_timeout_cb (gpointer user_data)
   ZotSubagentTool *self = g_task_get_source_object (task);
 
   wait_complete (task, g_error_new (G_IO_ERROR, G_IO_ERROR_TIMED_OUT,
+                                    /* Translators: %u is how many subagents (second agents the
+                                     * model started for a part of the task) are still working */
                                     g_dngettext (GETTEXT_PACKAGE,
                                                  "%u subagent still running",
                                                  "%u subagents still running",

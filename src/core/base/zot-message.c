@@ -122,6 +122,8 @@ zot_image_check_size (goffset      size,
     return TRUE;
 
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+               /* Translators: the image's name, its size in mebibytes, then the largest size
+                * allowed in mebibytes */
                _("%s is %.1f MiB; an image can be at most %zu MiB"), name,
                size / (1024.0 * 1024.0), ZOT_READ_IMAGE_MAX_BYTES / (1024 * 1024));
   return FALSE;

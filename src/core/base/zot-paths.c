@@ -180,6 +180,8 @@ zot_file_get_contents_bounded (const char  *path,
       int errsv = errno;
 
       g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv),
+                   /* Translators: said of a file named before this part of the message; %s is
+                    * the system's error message */
                    _("cannot be opened (%s)"), g_strerror (errsv));
       return FALSE;
     }
@@ -224,6 +226,8 @@ zot_file_get_contents_bounded (const char  *path,
 
           g_close (fd, NULL);
           g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (errsv),
+                       /* Translators: said of a file named before this part of the message; %s
+                        * is the system's error message */
                        _("cannot be read (%s)"), g_strerror (errsv));
           return FALSE;
         }

@@ -81,7 +81,7 @@ set_entry_error (GError          **error,
   reason = g_strdup_vprintf (format, args);
   va_end (args);
 
-  /* TRANSLATORS: the archive's name, the entry's name, and why it was refused */
+  /* Translators: the archive's name, the entry's name, and why it was refused */
   g_set_error (error, ZOT_ARCHIVE_ERROR, code, _("%s: entry \"%s\" %s"),
                ex->display_name, shown, reason);
 }
@@ -224,6 +224,8 @@ check_kind (Extraction            *ex,
   if (link_above != NULL)
     {
       set_entry_error (error, ZOT_ARCHIVE_ERROR_UNSAFE_LINK, ex, name,
+                       /* Translators: said of an archive entry named before this part of the
+                        * message; %s is a path inside the archive */
                        _("lies inside the symbolic link \"%s\"; links must not lead "
                          "entries elsewhere"), link_above);
       return FALSE;
@@ -238,6 +240,8 @@ check_kind (Extraction            *ex,
       if (target == NULL || !g_hash_table_contains (ex->files, target))
         {
           set_entry_error (error, ZOT_ARCHIVE_ERROR_UNSAFE_LINK, ex, name,
+                           /* Translators: said of an archive entry named before this part of the
+                            * message; %s is a path inside the archive */
                            _("is a hard link to \"%s\", which is not a file earlier in the "
                              "archive; links must stay inside it"), hardlink);
           return FALSE;
@@ -259,6 +263,8 @@ check_kind (Extraction            *ex,
             !link_stays_inside (path, target, NULL, NULL))
           {
             set_entry_error (error, ZOT_ARCHIVE_ERROR_UNSAFE_LINK, ex, name,
+                             /* Translators: said of an archive entry named before this part of
+                              * the message; %s is where the link points */
                              _("is a symbolic link to \"%s\", outside the archive; "
                                "links must stay inside it"),
                              target != NULL ? target : "");
@@ -300,6 +306,8 @@ set_entry_too_large (GError     **error,
                      const char  *name)
 {
   set_entry_error (error, ZOT_ARCHIVE_ERROR_TOO_LARGE, ex, name,
+                   /* Translators: said of an archive entry named before this part of the
+                    * message; %u is a number of mebibytes */
                    _("expands to more than %u MiB; an extension archive's files are "
                      "smaller"),
                    (guint) (ZOT_ARCHIVE_MAX_ENTRY_BYTES / MIB));
@@ -343,6 +351,8 @@ copy_data (Extraction      *ex,
       if (status < ARCHIVE_WARN)
         {
           set_entry_error (error, ZOT_ARCHIVE_ERROR_CORRUPT, ex, name,
+                           /* Translators: said of an archive entry named before this part of the
+                            * message; %s is libarchive's error message */
                            _("cannot be read (%s); is the archive whole?"),
                            archive_error_string (in));
           return FALSE;
@@ -369,6 +379,8 @@ copy_data (Extraction      *ex,
       if (archive_write_data_block (out, buffer, size, offset) < ARCHIVE_WARN)
         {
           set_entry_error (error, ZOT_ARCHIVE_ERROR_WRITE, ex, name,
+                           /* Translators: said of an archive entry named before this part of the
+                            * message; %s is the system's error message */
                            _("cannot be written (%s); check the disk's room and permissions"),
                            archive_error_string (out));
           return FALSE;
@@ -483,6 +495,8 @@ check_links (Extraction  *ex,
       if (!link_stays_inside (key, value, ex->symlinks, &through))
         {
           set_entry_error (error, ZOT_ARCHIVE_ERROR_UNSAFE_LINK, ex, key,
+                           /* Translators: said of an archive entry named before this part of the
+                            * message; where the link points, then the other link it goes through */
                            _("is a symbolic link to \"%s\" through the link \"%s\"; "
                              "links must point inside the archive directly"),
                            (const char *) value, through != NULL ? through : "");

@@ -156,6 +156,7 @@ over_registration_cap (ZotExtension *self,
 
   if (count == cap)
     {
+      /* Translators: %u is a number, %s is "commands" or "tools" (translated below) */
       g_autofree char *problem = g_strdup_printf (_("more than %u %s registered; the rest are "
                                                     "ignored (the limit is per extension)"),
                                                   cap, what);
@@ -175,6 +176,7 @@ handle_register_command (ZotExtension *self,
   ZotExtensionCommand *existing;
 
   if (over_registration_cap (self, self->n_command_frames++, ZOT_MAX_COMMANDS_PER_EXTENSION,
+                             /* Translators: used in "more than 64 commands registered" */
                              _("commands")))
     return;
 
@@ -226,6 +228,7 @@ handle_register_tool (ZotExtension *self,
   g_autoptr(GError) error = NULL;
   g_autoptr(ZotTool) tool = NULL;
 
+  /* Translators: used in "more than 64 tools registered" */
   if (over_registration_cap (self, self->n_tool_frames++, ZOT_MAX_TOOLS_PER_EXTENSION, _("tools")))
     return;
 
@@ -593,6 +596,8 @@ _zot_extension_send (ZotExtension  *self,
                          type, zot_extension_state_to_string (self->state));
       if (row->flags & ZOT_FRAME_REQUEST)
         g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY,
+                     /* Translators: the extension's name, then its state, such as "starting" or
+                      * "stopping" (not translated) */
                      _("%s is %s and cannot take requests"),
                      self->name, zot_extension_state_to_string (self->state));
       else

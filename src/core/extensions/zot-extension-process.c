@@ -48,6 +48,8 @@ describe_exit (GSubprocess *subprocess)
   if (g_subprocess_get_if_signaled (subprocess))
     {
       int sig = g_subprocess_get_term_sig (subprocess);
+      /* Translators: part of a longer message ("NAME stopped unexpectedly: …"): the signal's
+       * number, then its name */
       return g_strdup_printf (_("killed by signal %d (%s)"), sig, g_strsignal (sig));
     }
 
@@ -55,9 +57,13 @@ describe_exit (GSubprocess *subprocess)
   if (zot_flatpak_get_host_term_sig (subprocess) != 0)
     {
       int sig = zot_flatpak_get_host_term_sig (subprocess);
+      /* Translators: the signal's number, then its name; "the host" is the computer outside the
+       * Flatpak sandbox */
       return g_strdup_printf (_("killed by signal %d (%s) on the host"), sig, g_strsignal (sig));
     }
 
+  /* Translators: part of a longer message: how the extension's program ended; %d is its exit
+   * status */
   return g_strdup_printf (_("exited with status %d"), g_subprocess_get_exit_status (subprocess));
 }
 
@@ -72,10 +78,14 @@ handle_crash (ZotExtension *self,
       self->state == ZOT_EXTENSION_STATE_EXITED)
     return;
 
+  /* Translators: the extension's name, how it ended ("exited with status 1"), then the path of
+   * its log file */
   message = g_strdup_printf (_("%s stopped unexpectedly: %s (log: %s)"), self->name, reason, self->log_path);
   zot_extension_log (self, "crashed: %s", reason);
 
   error = g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_EXITED,
+                       /* Translators: the extension's name, then how it ended ("exited with
+                        * status 1") */
                        _("%s stopped unexpectedly: %s"), self->name, reason);
   _zot_extension_fail_all_requests (self, error);
 
@@ -105,6 +115,11 @@ finish_exit (ZotExtension *self)
       _zot_extension_finish_init (self,
                                   g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_EXITED,
                                                self->got_hello
+                                                 /* Translators: the extension's name, then how
+                                                  * it ended, such as "exited with status 1" or
+                                                  * "killed by signal 9 (Killed)"; "hello" is the
+                                                  * first message of the extension protocol, keep
+                                                  * it */
                                                  ? _("%s %s before it was ready")
                                                  : _("%s %s before saying hello"),
                                                self->name, self->exit_description));
@@ -371,6 +386,9 @@ hello_timeout_cb (gpointer user_data)
                               g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_HANDSHAKE,
                                            self->channel_closed
                                              ? _("%s closed its output without saying hello")
+                                             /* Translators: the extension's name, then a number
+                                              * of seconds; "hello" is the first message of the
+                                              * extension protocol, keep it */
                                              : _("%s did not say hello within %u s"),
                                            self->name,
                                            (zot_timeout_get_ms (ZOT_TIMEOUT_HELLO) + 999) / 1000));
@@ -443,6 +461,8 @@ zot_extension_init_async (GAsyncInitable      *initable,
   if (self->state != ZOT_EXTENSION_STATE_STARTING || self->subprocess != NULL)
     {
       g_task_return_new_error (task, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_NOT_READY,
+                               /* Translators: the extension's name, then its state, such as
+                                * "ready" or "stopping" (not translated) */
                                _("%s cannot be started: it is %s"),
                                self->name, zot_extension_state_to_string (self->state));
       return;
@@ -489,6 +509,7 @@ zot_extension_init_async (GAsyncInitable      *initable,
                                          (const char * const *) argv, &error);
   if (self->subprocess == NULL)
     {
+      /* Translators: the extension's name, the program it runs, then the system's error message */
       g_autofree char *message = g_strdup_printf (_("%s: cannot start %s: %s"),
                                                   self->name, program, error->message);
       zot_extension_log (self, "%s", message);

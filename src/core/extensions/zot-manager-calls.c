@@ -274,6 +274,8 @@ _zot_manager_call_tool_frame (ZotExtensionManager *self,
       if (parent == NULL)
         {
           refuse (extension, id, name,
+                  /* Translators: the parent_id given (an id, keep "parent_id"), then the
+                   * extension's name */
                   _("parent_id \"%s\" names no tool call running in %s (unknown or finished)"),
                   parent_id, zot_extension_get_name (extension));
           return;

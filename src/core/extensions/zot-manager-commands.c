@@ -86,10 +86,13 @@ _zot_manager_claim_command (ZotExtensionManager *self,
   Route *winner;
 
   if (zot_extension_manager_is_builtin_command (name))
+    /* Translators: why an extension's command is not used; %s is the command's name */
     return g_strdup_printf (_("the built-in /%s wins"), key);
 
   winner = g_hash_table_lookup (self->routes, key);
   if (winner != NULL)
+    /* Translators: why an extension's command is not used: the command's name, then the
+     * extension whose command of that name is used */
     return g_strdup_printf (_("/%s of %s, earlier in the load order, wins"),
                             winner->name, zot_extension_get_name (winner->extension));
 

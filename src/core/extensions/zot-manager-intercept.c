@@ -127,6 +127,7 @@ failure_text (ZotExtension *extension,
       return g_strdup (_("it is stopping"));
     default:
       if (why != NULL && *why != '\0')
+        /* Translators: part of a longer message ("… and it stopped: REASON"), about an extension */
         return g_strdup_printf (_("it stopped: %s"), why);
       return g_strdup (_("it stopped"));
     }
@@ -148,6 +149,8 @@ warn_skipped_interceptor (ZotExtensionManager *self,
   g_object_set_qdata (G_OBJECT (extension), _zot_manager_warned_quark (), GINT_TO_POINTER (TRUE));
 
   why = failure_text (extension, error);
+  /* Translators: the extension's name, the kind of events (tool_call or tool_result), then why,
+   * such as "it stopped"; /reload-ext is a command, keep it */
   message = g_strdup_printf (_("%s no longer checks %s events (%s); they go on without it until "
                                "it is loaded again (/reload-ext)"),
                              zot_extension_get_name (extension), event, why);
@@ -165,6 +168,8 @@ block_for_failed_guard (ZotInterception *result,
   /* The reason is what the model reads as the tool's error. */
   result->blocked = TRUE;
   result->blocked_by = g_strdup (zot_extension_get_name (extension));
+  /* Translators: the model reads this as the tool's error: the extension's name, then why, such
+   * as "it stopped"; keep "intercept_failure": "block" as it is */
   result->reason = g_strdup_printf (_("Refused: the extension %s must check every tool call "
                                       "(\"intercept_failure\": \"block\"), and %s. Reload it "
                                       "(/reload-ext) to go on."),

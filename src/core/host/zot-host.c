@@ -393,6 +393,8 @@ reloaded_cb (GObject      *object,
         n_ready++;
     }
 
+  /* Translators: the output of the /reload-ext command: extensions running, then extensions
+   * found */
   text = g_strdup_printf (_("Reloaded extensions: %u of %u ready"), n_ready, n);
   emit_info (self, text);
   g_task_return_boolean (task, TRUE);
@@ -419,6 +421,8 @@ compacted_cb (GObject      *object,
   if (compaction->message_count == 0)
     text = g_strdup (_("Nothing to compact yet."));
   else
+    /* Translators: the output of the /compact command: messages and tokens before, then after; a
+     * token is the unit a model counts text in */
     text = g_strdup_printf (_("Compacted %u messages (about %llu tokens) into %u (about %llu tokens)."),
                             compaction->message_count,
                             (unsigned long long) compaction->token_estimate,
@@ -474,9 +478,12 @@ run_builtin (ZotHost    *self,
       g_autofree char *text = NULL;
 
       if (*args == '\0')
+        /* Translators: the model's id, then the provider's name, such as "claude-sonnet-4
+         * (provider anthropic)" */
         text = g_strdup_printf (_("Model: %s (provider %s)"),
                                 zot_provider_get_model (provider), zot_provider_get_name (provider));
       else if (zot_host_set_model (self, NULL, args, &error))
+        /* Translators: the model's id, then the provider's name */
         text = g_strdup_printf (_("Model set to %s (provider %s)"),
                                 zot_provider_get_model (zot_agent_get_provider (self->agent)),
                                 zot_provider_get_name (zot_agent_get_provider (self->agent)));
@@ -497,6 +504,7 @@ run_builtin (ZotHost    *self,
   else
     {
       g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_NOT_HERE,
+                               /* Translators: %s is the name of a slash command, such as panels */
                                _("/%s belongs to the window; it does nothing here"), name);
     }
 }
@@ -568,6 +576,7 @@ zot_host_submit_with_images_async (ZotHost             *self,
   if (images != NULL && json_array_get_length (images) > 0)
     {
       g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_USAGE,
+                               /* Translators: %s is the name of a slash command */
                                _("/%s does not take images: send them with a message"), name);
       return;
     }

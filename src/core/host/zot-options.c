@@ -48,6 +48,8 @@ provider_description (void)
     {
       g_autofree char *names = zot_provider_table_describe_names ();
 
+      /* Translators: %s lists the provider names the option takes, such as "anthropic, openai or
+       * demo"; they stay untranslated */
       g_once_init_leave (&description, g_strdup_printf (_("Model provider: %s"), names));
     }
 
@@ -66,6 +68,8 @@ zot_options_add_entries (ZotOptions     *self,
                          GOptionContext *context)
 {
   const GOptionEntry entries[] = {
+    /* Translators: the names of options' arguments in --help (NAME, ID, URL, KEY, DIR, PATH,
+     * TEXT, N, FILE, MODE, LEVEL) are written in capitals by convention */
     { "provider", 0, 0, G_OPTION_ARG_STRING, &self->provider, provider_description (), N_("NAME") },
     { "model", 0, 0, G_OPTION_ARG_STRING, &self->model, N_("Model id (the provider's default when left out)"), N_("ID") },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &self->base_url, N_("API base URL of an OpenAI-compatible server"), N_("URL") },
@@ -121,6 +125,8 @@ zot_options_check (const ZotOptions  *self,
       !g_str_equal (self->codemode, "only"))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   /* Translators: %s is the value given; off, on and only are the option's
+                    * values: keep them */
                    _("--codemode takes off, on or only, not \"%s\""), self->codemode);
       return FALSE;
     }
@@ -128,6 +134,8 @@ zot_options_check (const ZotOptions  *self,
   if (self->reasoning != NULL && !zot_reasoning_from_string (self->reasoning, &level))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   /* Translators: %s is the value given; the words in the list are the option's
+                    * values: keep them */
                    _("--reasoning takes off, minimum, low, medium, high, xhigh or max, not \"%s\""),
                    self->reasoning);
       return FALSE;

@@ -266,6 +266,7 @@ handle_read (ZotFrameChannel *self,
 {
   if (n_read < 0)
     {
+      /* Translators: put before the system's error message, as "reading failed: Broken pipe" */
       g_prefix_error (&error, _("reading failed: "));
       _zot_frame_channel_close_with_error (self, error);
       return FALSE;

@@ -83,6 +83,8 @@ read_optional_string (JsonObject  *object,
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
     {
       g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                   /* Translators: the path of the extension.json file, then the JSON field's
+                    * name (keep it) */
                    _("%s: field \"%s\" must be a string"), path, field);
       return FALSE;
     }
@@ -304,6 +306,8 @@ zot_manifest_new_for_directory (const char  *directory,
                      _("%s: no such file; an extension directory needs an extension.json"), path);
       else
         g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND,
+                     /* Translators: the file's path, the system's error message, then a size in
+                      * kibibytes */
                      _("%s: %s; an extension.json must be a regular file of at most %u KiB"),
                      path, local_error->message, (guint) (ZOT_MANIFEST_MAX_BYTES / 1024));
       return NULL;

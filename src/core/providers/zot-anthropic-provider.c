@@ -467,6 +467,8 @@ handle_block_delta (Stream      *stream,
   else if (g_strcmp0 (type, "text_delta") == 0 || g_strcmp0 (type, "input_json_delta") == 0)
     {
       g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
+                   /* Translators: %s is the kind of data the stream sent (not translated), e.g.
+                    * text_delta */
                    _("the stream sent a %s for a block that did not start as one"), type);
       return FALSE;
     }

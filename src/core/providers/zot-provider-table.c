@@ -93,6 +93,7 @@ static const ZotProviderInfo providers[] = {
   },
   {
     .name = "openai",
+    /* Translators: a provider: any server that speaks OpenAI's API, such as a local one */
     .label = N_("OpenAI-compatible"),
     .key_variable = "OPENAI_API_KEY",
     .default_model = "gpt-4o-mini",
@@ -116,6 +117,8 @@ static const ZotProviderInfo providers[] = {
   },
   {
     .name = "demo",
+    /* Translators: the name of the built-in offline model, which answers with canned text and
+     * needs no API key */
     .label = N_("Demo"),
     .default_model = "demo",
     .offline = TRUE,

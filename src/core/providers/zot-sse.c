@@ -76,6 +76,7 @@ set_too_large (GError **error)
   g_autofree char *size = g_format_size (ZOT_SSE_MAX_EVENT_BYTES);
 
   g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
+               /* Translators: %s is a size, such as "1.0 MB" */
                _("an event of the stream is larger than %s"), size);
 }
 
@@ -267,9 +268,13 @@ static char *
 format_ms (guint ms)
 {
   if (ms >= 1000 && ms % 1000 == 0)
+    /* Translators: a duration in seconds, used in messages such as "the stream stalled: nothing
+     * arrived for 30 s" */
     return g_strdup_printf (_("%u s"), ms / 1000);
   if (ms >= 1000)
+    /* Translators: a duration in seconds, with one decimal */
     return g_strdup_printf (_("%.1f s"), ms / 1000.0);
+  /* Translators: a duration in milliseconds */
   return g_strdup_printf (_("%u ms"), ms);
 }
 
@@ -413,6 +418,8 @@ sse_read_cb (GObject      *object,
           g_autofree char *total = format_ms (zot_timeout_get_ms (ZOT_TIMEOUT_PROVIDER_TOTAL));
 
           sse_read_return (task, g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
+                                              /* Translators: %s is a duration, such as "10 min"
+                                               * or "30 s"; a turn is one answer of the model */
                                               _("the response took longer than %s; the turn was "
                                                 "ended (ask for a shorter answer)"),
                                               total));
@@ -829,6 +836,7 @@ sse_post_io_error (GTask    *task,
       g_autofree char *wait = format_ms (data->timer_ms);
 
       return g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_NETWORK,
+                          /* Translators: the server's name, then a duration such as "30 s" */
                           _("%s did not answer within %s"), data->url, wait);
     }
 
@@ -853,6 +861,8 @@ sse_post_status_error (SsePost *data,
       const char *type = soup_message_headers_get_content_type (headers, NULL);
 
       return g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
+                          /* Translators: the server's name, the MIME type it answered with, then
+                           * the start of its answer */
                           _("%s answered with %s instead of an event stream: %s"),
                           data->url, type, summary);
     }
@@ -861,19 +871,28 @@ sse_post_status_error (SsePost *data,
     {
       if (data->has_key && data->key_source != NULL)
         return g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_AUTH,
+                            /* Translators: where the key came from (the keyring or an
+                             * environment variable), the HTTP status code, then the server's
+                             * message */
                             _("the API key from %s was rejected (%u): %s; check the key"),
                             data->key_source, status, summary);
       if (data->has_key)
         return g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_AUTH,
+                            /* Translators: the HTTP status code, then the server's message */
                             _("the API key was rejected (%u): %s; check the key"),
                             status, summary);
       return g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_AUTH,
+                          /* Translators: the provider's name, the HTTP status code, the server's
+                           * message, then an environment variable such as ANTHROPIC_API_KEY;
+                           * keep "$" and --api-key */
                           _("%s wants an API key (%u): %s; set $%s or pass --api-key"),
                           data->url, status, summary, data->key_env);
     }
 
   if (status == HTTP_TOO_MANY_REQUESTS)
     return g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_RATE_LIMITED,
+                        /* Translators: the HTTP status code (429), how many times zot tried,
+                         * then the server's message */
                         g_dngettext (GETTEXT_PACKAGE,
                                      "rate limited (%u) after %u try: %s",
                                      "rate limited (%u) after %u tries: %s",
@@ -882,6 +901,8 @@ sse_post_status_error (SsePost *data,
 
   if (status >= 500 && status < 600)
     return g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_SERVER,
+                        /* Translators: the HTTP status code, how many times zot tried, then the
+                         * server's message */
                         g_dngettext (GETTEXT_PACKAGE,
                                      "the server failed (%u) after %u try: %s",
                                      "the server failed (%u) after %u tries: %s",
@@ -889,6 +910,7 @@ sse_post_status_error (SsePost *data,
                         status, data->attempt, summary);
 
   return g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_HTTP,
+                      /* Translators: the server's name, the HTTP status code, then its message */
                       _("%s answered %u: %s"), data->url, status, summary);
 }
 

@@ -120,11 +120,15 @@ end (ZotCodemodeRuntime *self,
         *newline = '\0';
       if (!self->ready)
         owned = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
+                             /* Translators: the two %s are either empty or ": " and the
+                              * sandbox's own error message; bubblewrap is a program's name */
                              _("the script sandbox could not start%s%s; scripts never run unconfined "
                                "(bubblewrap needs unprivileged user namespaces)"),
                              *said != '\0' ? ": " : "", said);
       else
         owned = g_error_new (G_IO_ERROR, G_IO_ERROR_BROKEN_PIPE,
+                             /* Translators: the two %s are either empty or ": " and the
+                              * runtime's own error message */
                              _("the script runtime ended unexpectedly%s%s"),
                              *said != '\0' ? ": " : "", said);
     }
@@ -506,6 +510,7 @@ start_cancelled_cb (GCancellable *cancellable,
   ZotCodemodeRuntime *self = user_data;
 
   g_clear_pointer (&self->start_cancel, g_source_unref);
+  /* Translators: why a codemode script ended: its tool call was cancelled */
   end (self, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("cancelled")));
   return G_SOURCE_REMOVE;
 }
@@ -619,5 +624,6 @@ zot_codemode_runtime_stop (ZotCodemodeRuntime *self)
   g_return_if_fail (ZOT_IS_CODEMODE_RUNTIME (self));
 
   g_signal_handlers_disconnect_matched (self, G_SIGNAL_MATCH_ID, signals [ENDED], 0, NULL, NULL, NULL);
+  /* Translators: why a codemode script ended: the user or the host stopped it */
   end (self, g_error_new_literal (G_IO_ERROR, G_IO_ERROR_CANCELLED, _("stopped")));
 }

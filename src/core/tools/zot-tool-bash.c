@@ -259,6 +259,8 @@ bash_run_take_output (BashRun *run)
       head = make_valid (run->head->data, head_len);
       tail = make_valid (run->tail->data + skip, run->tail->len - skip);
       g_string_append (out, head);
+      /* Translators: put into a command's output where its middle was cut; %llu is how many
+       * bytes were left out */
       g_string_append_printf (out, _("\n[… %llu bytes cut …]\n"), (unsigned long long) cut);
       g_string_append (out, tail);
     }
@@ -326,6 +328,7 @@ bash_finish (GTask *task)
     {
       int sig = g_subprocess_get_term_sig (run->subprocess);
 
+      /* Translators: the model reads this: the signal's number, then its name */
       g_string_append_printf (text, _("[Terminated by signal %d (%s).]\n"), sig, g_strsignal (sig));
       code = 128 + sig;
     }

@@ -143,6 +143,9 @@ read_image (int         fd,
 
   if (size > (goffset) ZOT_READ_IMAGE_MAX_BYTES)
     return zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
+                                      /* Translators: the model reads this: the file's path, its
+                                       * MIME type, its size, then the largest size the read tool
+                                       * returns; keep "read" as the tool's name */
                                       _("%s is an image (%s) of %lld bytes, "
                                         "larger than the %zu bytes the read tool returns."),
                                       path, mime_type, (long long) size, ZOT_READ_IMAGE_MAX_BYTES);
@@ -285,12 +288,18 @@ read_text (int            fd,
 
       if (scan.line_cut)
         g_string_append_printf (out,
+                                /* Translators: the model reads this: line number, number of
+                                 * lines, a size in bytes, then the offset to read on from; keep
+                                 * "offset=" as it is */
                                 _("[Line %lld of %lld is longer than %zu bytes: only its beginning "
                                   "is shown. Use bash (for example cut or head -c) to see the rest "
                                   "of it, or offset=%lld to continue after it.]"),
                                 shown, total, ZOT_READ_MAX_BYTES, shown + 1);
       else if (scan.capped)
         g_string_append_printf (out,
+                                /* Translators: the model reads this: first line shown, last line
+                                 * shown, number of lines, a size in bytes, then the offset to
+                                 * read on from; keep "offset=" as it is */
                                 _("[Showing lines %lld-%lld of %lld: the output is capped at %zu "
                                   "bytes. Use offset=%lld (and limit) to read further.]"),
                                 first, shown, total, ZOT_READ_MAX_BYTES, shown + 1);

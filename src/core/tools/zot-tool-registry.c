@@ -106,6 +106,7 @@ zot_tool_registry_add (ZotToolRegistry  *self,
 
       if (origin != NULL)
         g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                     /* Translators: the tool's name, then the extension that registered it first */
                      _("tool \"%s\" is taken by %s, earlier in the load order"), name, origin);
       else
         g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,

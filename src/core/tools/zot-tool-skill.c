@@ -77,6 +77,9 @@ skill_run (SkillJob *job)
   text = g_string_new (NULL);
   if (skill->directory != NULL)
     g_string_append_printf (text,
+                            /* Translators: the skill's name, its description, the file it came
+                             * from, then its folder; a skill is a set of instructions the model
+                             * can load */
                             _("Skill \"%s\" (%s) from %s\n"
                               "Paths in it are relative to the skill's directory: %s\n\n"),
                             skill->name, skill->source, skill->path, skill->directory);
