@@ -683,6 +683,37 @@ test_fresh_runtime (Fixture       *f,
   g_assert_cmpstr (output_of (text), ==, "[\n  \"undefined\",\n  \"undefined\"\n]");
 }
 
+/* The runtime reads the host's answers with a blocking read while a
+ * script waits only for them; timers must still fire, whether or not a
+ * call is out meanwhile, and cleared ones must not. */
+static void
+test_timers (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *alpha = register_tool_json ("alpha", NULL);
+  g_autofree char *dir = fake (f, "timed", "--register-json", alpha, NULL);
+  const char *paths[] = { dir, NULL };
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, paths);
+
+  text = run_script (f,
+    "const order = []\n"
+    "const cleared = setTimeout(() => order.push('cleared'), 0)\n"
+    "clearTimeout(cleared)\n"
+    "const timer = new Promise(resolve => setTimeout(() => { order.push('timer'); resolve() }, 1))\n"
+    "const call = tools.alpha({reply: 'call'}).then(reply => order.push(reply))\n"
+    "await Promise.all([timer, call])\n"
+    "let ticks = 0\n"
+    "await new Promise(resolve => { const id = setInterval(() => { if (++ticks === 3) { clearInterval(id); resolve() } }, 1) })\n"
+    "await new Promise(resolve => setTimeout(resolve, 5))\n"
+    "return [order.sort().join(','), ticks].join(' ')");
+  assert_completed (f, text);
+  g_assert_cmpstr (output_of (text), ==, "call,timer 3");
+}
+
 static void
 test_calls_per_script (Fixture       *f,
                        gconstpointer  data)
@@ -911,6 +942,7 @@ main (int   argc,
   add ("memory-bomb", test_memory_bomb, NULL);
   add ("output-capped", test_output_capped, NULL);
   add ("fresh-runtime", test_fresh_runtime, NULL);
+  add ("timers", test_timers, NULL);
   add ("calls-per-script", test_calls_per_script, NULL);
   add ("calls-in-flight", test_calls_in_flight, NULL);
   add ("abort", test_abort, NULL);

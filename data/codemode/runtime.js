@@ -16,11 +16,12 @@ const encoder = new TextEncoder();
 const stringify = JSON.stringify;
 const parse = JSON.parse;
 const output = new Gio.UnixOutputStream({fd: 1, close_fd: false});
+const rawInput = new Gio.UnixInputStream({fd: 0, close_fd: false});
 const input = new Gio.DataInputStream({
-    base_stream: new Gio.UnixInputStream({fd: 0, close_fd: false}),
+    base_stream: rawInput,
     close_base_stream: false,
 });
-const loop = new GLib.MainLoop(null, false);
+const context = GLib.MainContext.default();
 
 // Output goes out in pieces well under the host's frame cap.
 const CHUNK_CHARS = 64 * 1024;
@@ -86,10 +87,15 @@ function finish(frame) {
 
 const system = imports.system;
 let exiting = false;
+let inputSource = null;
+// System.exit() ends the process only from the top of the stack; called
+// from a callback the main loop or the job queue runs, it unwinds just that
+// callback, so the loop below checks the flag and exits from the top.
 function hardExit() {
     if (exiting)
         return;
     exiting = true;
+    inputSource?.destroy();
     system.exit(0);
 }
 
@@ -321,29 +327,86 @@ function onFrame(frame) {
         waiter.resolve(frame.value === null && frame.type === 'reply' ? undefined : frame.value);
 }
 
-function readNext() {
-    input.read_line_async(GLib.PRIORITY_DEFAULT, null, (stream, result) => {
-        let line;
-        try {
-            [line] = stream.read_line_finish_utf8(result);
-        } catch (e) {
-            hardExit();
-            return;
-        }
-        if (line === null) {
-            hardExit();
-            return;
-        }
-        try {
-            onFrame(parse(line));
-        } catch (e) {
-            if (!finished)
-                finish({type: 'done', ok: false, error: `runtime: ${errorText(e)}`});
-        }
-        readNext();
-    });
+// Timers the script has running: while any is, the runtime must not block
+// on the host's next frame, or the timer would wait behind it.
+const timers = new Set();
+const realSetTimeout = globalThis.setTimeout;
+const realSetInterval = globalThis.setInterval;
+const realClearTimeout = globalThis.clearTimeout;
+const realClearInterval = globalThis.clearInterval;
+
+function setTimeout(callback, delay, ...args) {
+    const handle = realSetTimeout(() => {
+        timers.delete(handle);
+        callback(...args);
+    }, delay);
+    timers.add(handle);
+    return handle;
 }
 
+function setInterval(callback, delay, ...args) {
+    const handle = realSetInterval(callback, delay, ...args);
+    timers.add(handle);
+    return handle;
+}
+
+function clearTimeout(handle) {
+    timers.delete(handle);
+    realClearTimeout(handle);
+}
+
+function clearInterval(handle) {
+    timers.delete(handle);
+    realClearInterval(handle);
+}
+
+Object.assign(globalThis, {setTimeout, setInterval, clearTimeout, clearInterval});
+
+function readLine() {
+    let line;
+    try {
+        [line] = input.read_line_utf8(null);
+    } catch (e) {
+        hardExit();
+    }
+    if (line === null)
+        hardExit();
+    try {
+        onFrame(parse(line));
+    } catch (e) {
+        if (!finished)
+            finish({type: 'done', ok: false, error: `runtime: ${errorText(e)}`});
+    }
+}
+
+function hasBufferedLine() {
+    return input.peek_buffer().indexOf(10) >= 0;
+}
+
+// The host's frames are read with a blocking read while the script waits
+// only for the host: a round trip through the main loop's poll costs gjs
+// several times as much, and a script's sequential calls pay it on each.
+// Otherwise (timers, or nothing owed by the host) the main loop runs, with
+// standard input as one of its sources.
+inputSource = rawInput.create_source(null);
+inputSource.set_callback(() => {
+    do
+        readLine();
+    while (hasBufferedLine());
+    return GLib.SOURCE_CONTINUE;
+});
+inputSource.attach(context);
+
 send({type: 'ready'});
-readNext();
-loop.run();
+for (;;) {
+    while (!exiting && context.pending())
+        context.iteration(false);
+    if (exiting)
+        break;
+    if (hasBufferedLine() || (pending.size > 0 && timers.size === 0))
+        readLine();
+    else
+        context.iteration(true);
+    if (exiting)
+        break;
+}
