@@ -16,6 +16,7 @@
 #include <glib/gi18n.h>
 #include <adwaita.h>
 
+#include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-tool.h"
 #include "zot-tool-registry.h"
@@ -45,6 +46,11 @@ struct _ZotTranscript
 
   GHashTable        *tool_items;       /* call id → ZotTranscriptItem */
   ZotTranscriptItem *streaming;        /* the assistant message in flight */
+
+  ZotSession        *followed;         /* read-only: another process writes it */
+  GFileMonitor      *follow_monitor;
+  guint              follow_source;
+  guint              n_shown;          /* stored messages shown, earlier ones included */
 
   guint              n_rows_created;
   guint              scroll_tick;
@@ -605,6 +611,130 @@ on_host_warning_cb (ZotHost       *host,
   add_note_item (self, ZOT_TRANSCRIPT_ITEM_WARNING, NULL, "warn", message);
 }
 
+/* Stored conversations */
+
+static ZotToolRegistry *
+get_registry (ZotTranscript *self)
+{
+  return self->host != NULL ? zot_agent_get_registry (zot_host_get_agent (self->host)) : NULL;
+}
+
+static guint
+count_stored (ZotSession *session)
+{
+  return zot_session_get_earlier_messages (session)->len + zot_session_get_messages (session)->len;
+}
+
+static void
+stop_following (ZotTranscript *self)
+{
+  g_clear_handle_id (&self->follow_source, g_source_remove);
+  if (self->follow_monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->follow_monitor, self);
+      g_file_monitor_cancel (self->follow_monitor);
+      g_clear_object (&self->follow_monitor);
+    }
+  g_clear_object (&self->followed);
+}
+
+/* Shows what the other process wrote since: the new messages, and the
+ * results of calls already shown. A file that shrank or was compacted
+ * is shown again from the start. */
+static gboolean
+follow_cb (gpointer user_data)
+{
+  ZotTranscript *self = user_data;
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  ZotHistoryBuilder builder = { NULL, get_registry (self), items, self->tool_items };
+  guint n_earlier;
+  GPtrArray *messages;
+
+  self->follow_source = 0;
+  session = zot_session_open_read_only (zot_session_get_path (self->followed), &error);
+  if (session == NULL)
+    {
+      g_debug ("not following %s: %s", zot_session_get_path (self->followed), error->message);
+      return G_SOURCE_REMOVE;
+    }
+
+  builder.session = session;
+  if (count_stored (session) < self->n_shown)
+    {
+      g_list_store_remove_all (self->items);
+      g_hash_table_remove_all (self->tool_items);
+      self->n_shown = 0;
+    }
+
+  n_earlier = zot_session_get_earlier_messages (session)->len;
+  messages = zot_session_get_messages (session);
+  for (guint i = self->n_shown; i < n_earlier + messages->len; i++)
+    _zot_history_builder_add (&builder,
+                              i < n_earlier ? g_ptr_array_index (zot_session_get_earlier_messages (session), i)
+                                            : g_ptr_array_index (messages, i - n_earlier));
+  self->n_shown = count_stored (session);
+  g_set_object (&self->followed, session);
+
+  _zot_transcript_append_items (self, (ZotTranscriptItem **) items->pdata, items->len);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_follow_monitor_changed_cb (GFileMonitor      *monitor,
+                              GFile             *file,
+                              GFile             *other_file,
+                              GFileMonitorEvent  event,
+                              ZotTranscript     *self)
+{
+  if (self->follow_source == 0)
+    self->follow_source = g_timeout_add (ZOT_CONVERSATION_RESCAN_DELAY_MS, follow_cb, self);
+}
+
+/* Shows the host's conversation from its start, after the rows there
+ * are unless @clear; one that another process writes is followed as it
+ * grows. */
+static void
+show_session (ZotTranscript *self,
+              gboolean       clear)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  ZotHistoryBuilder builder = { NULL, get_registry (self), items, self->tool_items };
+  ZotSession *session = NULL;
+
+  stop_following (self);
+  if (clear)
+    zot_transcript_clear (self);
+  if (self->host != NULL)
+    session = zot_agent_get_session (zot_host_get_agent (self->host));
+  if (session == NULL)
+    return;
+
+  builder.session = session;
+  _zot_history_builder_add_session (&builder);
+  self->n_shown = count_stored (session);
+  _zot_transcript_append_items (self, (ZotTranscriptItem **) items->pdata, items->len);
+
+  if (zot_session_is_read_only (session) && zot_session_get_path (session) != NULL)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (zot_session_get_path (session));
+
+      self->followed = g_object_ref (session);
+      self->follow_monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, NULL);
+      if (self->follow_monitor != NULL)
+        g_signal_connect (self->follow_monitor, "changed", G_CALLBACK (on_follow_monitor_changed_cb), self);
+    }
+}
+
+static void
+on_host_session_notify_cb (ZotHost       *host,
+                           GParamSpec    *pspec,
+                           ZotTranscript *self)
+{
+  show_session (self, TRUE);
+}
+
 /* GObject */
 
 static void
@@ -623,6 +753,7 @@ zot_transcript_dispose (GObject *object)
   g_clear_object (&self->manager_signals);
   g_clear_object (&self->host);
 
+  stop_following (self);
   g_clear_pointer (&self->tool_items, g_hash_table_unref);
   g_clear_object (&self->streaming);
 
@@ -748,6 +879,7 @@ zot_transcript_init (ZotTranscript *self)
   g_signal_group_connect (self->host_signals, "command-replied",
                           G_CALLBACK (on_host_command_replied_cb), self);
   g_signal_group_connect (self->host_signals, "warning", G_CALLBACK (on_host_warning_cb), self);
+  g_signal_group_connect (self->host_signals, "notify::session", G_CALLBACK (on_host_session_notify_cb), self);
 
   self->agent_signals = g_signal_group_new (ZOT_TYPE_AGENT);
   g_signal_group_connect (self->agent_signals, "user-message",
@@ -807,7 +939,9 @@ zot_transcript_new (void)
  * @host: (nullable): the host to show
  *
  * Connects to @host, its agent and its extension manager (and away from
- * the previous host's).
+ * the previous host's), and shows its conversation: a resumed one from
+ * its start. Whenever the host's session changes (/new, a conversation
+ * opened), the transcript shows that one instead.
  */
 void
 zot_transcript_set_host (ZotTranscript *self,
@@ -824,6 +958,7 @@ zot_transcript_set_host (ZotTranscript *self,
   g_signal_group_set_target (self->manager_signals, host ? zot_host_get_manager (host) : NULL);
 
   update_startup (self);
+  show_session (self, FALSE);
 }
 
 /**

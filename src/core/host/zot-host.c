@@ -814,6 +814,68 @@ zot_host_set_api_key (ZotHost     *self,
   return TRUE;
 }
 
+/* The agent goes on in @session from here; extensions hear of the switch. */
+static void
+switch_session (ZotHost    *self,
+                ZotSession *session)
+{
+  /* The old conversation ends before the new one starts. */
+  if (self->session_started)
+    emit_session_event (self, "session_end", "session_switch");
+
+  zot_agent_set_session (self->agent, session);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SESSION]);
+  zot_extension_manager_forget_approvals (self->manager);
+  zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
+
+  if (self->session_started)
+    emit_session_event (self, "session_start", NULL);
+}
+
+/**
+ * zot_host_open_session:
+ * @path: a session file of this host's directory
+ * @error: return location for a #GError
+ *
+ * Goes on with a stored conversation, as `--session FILE` does: the agent
+ * has its history from here. A file that another zot process writes is
+ * opened read-only when the host was made to (the window). Then reports
+ * what loading it had to mend, as #ZotHost::warning, after
+ * #ZotHost:session changed.
+ *
+ * Returns: whether the conversation was opened; the one before stays
+ *   otherwise
+ */
+gboolean
+zot_host_open_session (ZotHost     *self,
+                       const char  *path,
+                       GError     **error)
+{
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (ZOT_IS_HOST (self), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  session = zot_session_open (path, &local_error);
+  if (session == NULL && self->options.read_only_if_locked &&
+      g_error_matches (local_error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED))
+    {
+      g_clear_error (&local_error);
+      session = zot_session_open_read_only (path, &local_error);
+    }
+  if (session == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
+  g_clear_pointer (&self->continuous_warning, g_free);
+  switch_session (self, session);
+  emit_session_warnings (self);
+  return TRUE;
+}
+
 gboolean
 zot_host_new_session (ZotHost  *self,
                       GError  **error)
@@ -834,17 +896,7 @@ zot_host_new_session (ZotHost  *self,
   if (zot_extension_manager_get_continuous (self->manager) && zot_session_is_persistent (session))
     zot_session_set_continuous (session, TRUE);
 
-  /* The old conversation ends before the new one starts. */
-  if (self->session_started)
-    emit_session_event (self, "session_end", "session_switch");
-
-  zot_agent_set_session (self->agent, session);
-  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SESSION]);
-  zot_extension_manager_forget_approvals (self->manager);
-  zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
-
-  if (self->session_started)
-    emit_session_event (self, "session_start", NULL);
+  switch_session (self, session);
   return TRUE;
 }
 
