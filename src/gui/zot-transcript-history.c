@@ -75,7 +75,12 @@ add_nested_calls (ZotHistoryBuilder *builder,
 
       item = zot_transcript_item_new_tool (id, name, get_object_or_null (task, "args"),
                                            tool_origin (builder->registry, name), parent_id);
-      zot_transcript_item_set_requested_by (item, zot_transcript_item_get_origin (parent), depth);
+      /* The journal does not say which extension asked: the parent's
+       * extension, or the built-in tool (codemode) that ran the script. */
+      zot_transcript_item_set_requested_by (item,
+                                            zot_transcript_item_get_origin (parent) ?:
+                                            zot_transcript_item_get_tool_name (parent) ?: "?",
+                                            depth);
       zot_transcript_item_add_child (parent, item);
       result = zot_session_task_get_result (task);
       if (result != NULL)

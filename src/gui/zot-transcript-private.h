@@ -30,5 +30,8 @@ guint          _zot_transcript_get_n_rows_created (ZotTranscript      *self);
 GtkWidget     *_zot_transcript_get_row            (ZotTranscript      *self,
                                                    ZotTranscriptItem  *item);
 GtkAdjustment *_zot_transcript_get_vadjustment    (ZotTranscript      *self);
+void           _zot_transcript_show_match         (ZotTranscript      *self,
+                                                   ZotTranscriptItem  *item);
+ZotTranscriptItem *_zot_transcript_get_match      (ZotTranscript      *self);
 
 G_END_DECLS

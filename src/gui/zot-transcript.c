@@ -52,6 +52,10 @@ struct _ZotTranscript
   guint              follow_source;
   guint              n_shown;          /* stored messages shown, earlier ones included */
 
+  ZotTranscriptItem *match;            /* the find bar's current match */
+  guint              match_tick;
+  guint              match_attempts;
+
   guint              n_rows_created;
   guint              scroll_tick;
   double             relayout_value;   /* the value "changed" came with */
@@ -153,10 +157,17 @@ on_factory_setup_cb (GtkSignalListItemFactory *factory,
 static void
 on_factory_bind_cb (GtkSignalListItemFactory *factory,
                     GtkListItem              *list_item,
-                    gpointer                  user_data)
+                    ZotTranscript            *self)
 {
-  zot_transcript_row_bind (ZOT_TRANSCRIPT_ROW (gtk_list_item_get_child (list_item)),
-                           gtk_list_item_get_item (list_item));
+  GtkWidget *row = gtk_list_item_get_child (list_item);
+  gpointer item = gtk_list_item_get_item (list_item);
+
+  zot_transcript_row_bind (ZOT_TRANSCRIPT_ROW (row), item);
+  /* Rows are recycled: the mark goes with the item. */
+  if (item == (gpointer) self->match)
+    gtk_widget_add_css_class (row, "find-match");
+  else
+    gtk_widget_remove_css_class (row, "find-match");
 }
 
 static void
@@ -762,6 +773,12 @@ zot_transcript_dispose (GObject *object)
       gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->scroll_tick);
       self->scroll_tick = 0;
     }
+  if (self->match_tick != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->match_tick);
+      self->match_tick = 0;
+    }
+  g_clear_object (&self->match);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_TRANSCRIPT);
 
@@ -863,7 +880,7 @@ zot_transcript_init (ZotTranscript *self)
   flat = gtk_flatten_list_model_new (G_LIST_MODEL (g_steal_pointer (&sections)));
 
   g_signal_connect (factory, "setup", G_CALLBACK (on_factory_setup_cb), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (on_factory_bind_cb), NULL);
+  g_signal_connect (factory, "bind", G_CALLBACK (on_factory_bind_cb), self);
   g_signal_connect (factory, "unbind", G_CALLBACK (on_factory_unbind_cb), NULL);
   gtk_list_view_set_factory (self->list_view, factory);
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (flat))));
@@ -991,6 +1008,7 @@ zot_transcript_clear (ZotTranscript *self)
     g_hash_table_remove_all (self->tool_items);
   g_clear_object (&self->streaming);
 
+  g_clear_object (&self->match);
   if (self->items != NULL)
     g_list_store_remove_all (self->items);
 
@@ -1170,4 +1188,177 @@ _zot_transcript_get_vadjustment (ZotTranscript *self)
   g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), NULL);
 
   return gtk_scrolled_window_get_vadjustment (self->scrolled_window);
+}
+
+/* Scrolling to an item
+ *
+ * GTK 4.8's list view cannot scroll to an item, and only the rows in view
+ * exist. So the adjustment goes to the item's estimated place, and then,
+ * frame by frame, by the distance between a row in view and the item,
+ * until the item's row is laid out where it should be. */
+
+/* Frames spent looking for a row before giving up where the view is. */
+#define MATCH_MAX_ATTEMPTS 30
+/* Where the match ends up: this part of the page from the top. */
+#define MATCH_PAGE_FRACTION 0.25
+
+static guint
+flat_position_of (ZotTranscript     *self,
+                  ZotTranscriptItem *item)
+{
+  GListModel *model = G_LIST_MODEL (gtk_list_view_get_model (self->list_view));
+  guint n_items = g_list_model_get_n_items (model);
+
+  for (guint i = 0; i < n_items; i++)
+    {
+      g_autoptr(ZotTranscriptItem) other = g_list_model_get_item (model, i);
+
+      if (other == item)
+        return i;
+    }
+
+  return G_MAXUINT;
+}
+
+static void
+mark_rows (ZotTranscript *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (child);
+
+      if (!ZOT_IS_TRANSCRIPT_ROW (row))
+        continue;
+      if (zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (row)) == self->match && self->match != NULL)
+        gtk_widget_add_css_class (row, "find-match");
+      else
+        gtk_widget_remove_css_class (row, "find-match");
+    }
+}
+
+static gboolean
+scroll_to_match_cb (GtkWidget     *widget,
+                    GdkFrameClock *frame_clock,
+                    gpointer       user_data)
+{
+  ZotTranscript *self = ZOT_TRANSCRIPT (widget);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scrolled_window);
+  double page = gtk_adjustment_get_page_size (adjustment);
+  GtkWidget *row = self->match != NULL ? _zot_transcript_get_row (self, self->match) : NULL;
+  graphene_point_t point;
+
+  self->stick_to_bottom = FALSE;
+  if (self->match == NULL || ++self->match_attempts > MATCH_MAX_ATTEMPTS)
+    {
+      self->match_tick = 0;
+      return G_SOURCE_REMOVE;
+    }
+
+  if (row != NULL && gtk_widget_get_mapped (row) &&
+      gtk_widget_compute_point (row, GTK_WIDGET (self->list_view), &GRAPHENE_POINT_INIT (0, 0), &point))
+    {
+      double delta = point.y - page * MATCH_PAGE_FRACTION;
+      double before = gtk_adjustment_get_value (adjustment);
+
+
+      gtk_adjustment_set_value (adjustment, before + delta);
+      /* In place, or as far as the view goes. */
+      if (ABS (delta) < 1.0 || gtk_adjustment_get_value (adjustment) == before)
+        {
+          mark_rows (self);
+          self->match_tick = 0;
+          return G_SOURCE_REMOVE;
+        }
+      return G_SOURCE_CONTINUE;
+    }
+
+  /* Not in view: move by the rows between a row in view and the match. */
+  {
+    GListModel *model = G_LIST_MODEL (gtk_list_view_get_model (self->list_view));
+    guint n_items = g_list_model_get_n_items (model);
+    guint target = flat_position_of (self, self->match);
+    double row_height = n_items > 0 ? gtk_adjustment_get_upper (adjustment) / n_items : 0;
+    guint seen = G_MAXUINT;
+
+    if (target == G_MAXUINT)
+      {
+        self->match_tick = 0;
+        return G_SOURCE_REMOVE;
+      }
+
+    for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
+         child != NULL && seen == G_MAXUINT;
+         child = gtk_widget_get_next_sibling (child))
+      {
+        GtkWidget *other = gtk_widget_get_first_child (child);
+
+        if (ZOT_IS_TRANSCRIPT_ROW (other) && gtk_widget_get_mapped (other) &&
+            zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (other)) != NULL)
+          seen = flat_position_of (self, zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (other)));
+      }
+
+    if (seen == G_MAXUINT)
+      gtk_adjustment_set_value (adjustment, row_height * target - page * MATCH_PAGE_FRACTION);
+    else
+      gtk_adjustment_set_value (adjustment,
+                                gtk_adjustment_get_value (adjustment) + ((double) target - (double) seen) * row_height);
+  }
+
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * _zot_transcript_show_match:
+ * @self: a #ZotTranscript
+ * @item: (nullable): an item of the conversation, or %NULL for none
+ *
+ * Marks @item's row and scrolls it into view, near the top; the view no
+ * longer keeps to the bottom.
+ */
+void
+_zot_transcript_show_match (ZotTranscript     *self,
+                            ZotTranscriptItem *item)
+{
+  GtkAdjustment *adjustment;
+  GListModel *model;
+  guint n_items;
+  guint position;
+
+  g_return_if_fail (ZOT_IS_TRANSCRIPT (self));
+  g_return_if_fail (item == NULL || ZOT_IS_TRANSCRIPT_ITEM (item));
+
+  g_set_object (&self->match, item);
+  mark_rows (self);
+  if (item == NULL)
+    return;
+
+  /* A first guess, from the item's place among all. */
+  adjustment = gtk_scrolled_window_get_vadjustment (self->scrolled_window);
+  model = G_LIST_MODEL (gtk_list_view_get_model (self->list_view));
+  n_items = g_list_model_get_n_items (model);
+  position = flat_position_of (self, item);
+  if (position != G_MAXUINT && n_items > 0 && _zot_transcript_get_row (self, item) == NULL)
+    gtk_adjustment_set_value (adjustment,
+                              gtk_adjustment_get_upper (adjustment) * position / n_items -
+                              gtk_adjustment_get_page_size (adjustment) * MATCH_PAGE_FRACTION);
+
+  self->stick_to_bottom = FALSE;
+  self->match_attempts = 0;
+  if (self->match_tick == 0)
+    self->match_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), scroll_to_match_cb, NULL, NULL);
+}
+
+/**
+ * _zot_transcript_get_match:
+ *
+ * Returns: (transfer none) (nullable): the item marked as the find bar's match
+ */
+ZotTranscriptItem *
+_zot_transcript_get_match (ZotTranscript *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), NULL);
+
+  return self->match;
 }

@@ -3,7 +3,9 @@
 #pragma once
 
 #include "zot-approval-presenter.h"
+#include "zot-conversation-sidebar.h"
 #include "zot-extensions-page.h"
+#include "zot-find-bar.h"
 #include "zot-inspector.h"
 #include "zot-notes-view.h"
 #include "zot-panel-pane.h"
@@ -28,6 +30,7 @@ struct _ZotWindow
   GtkBox               *conversation_box;
   GtkBox               *side_pane;
   AdwViewStack         *side_stack;
+  AdwFlap              *flap;
 
   /* views */
   ZotTranscript        *transcript;
@@ -37,6 +40,8 @@ struct _ZotWindow
   ZotInspector         *inspector;
   ZotExtensionsPage    *extensions_page;
   ZotApprovalPresenter *approvals;
+  ZotConversationSidebar *sidebar;
+  ZotFindBar           *find_bar;
 
   GSettings            *settings;
   ZotHostOptions        options;

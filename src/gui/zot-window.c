@@ -269,6 +269,68 @@ on_host_info (ZotHost    *host,
   update_title (self);
 }
 
+/* Conversations */
+
+static const char *
+current_session_path (ZotWindow *self)
+{
+  if (self->host == NULL)
+    return NULL;
+  return zot_session_get_path (zot_agent_get_session (zot_host_get_agent (self->host)));
+}
+
+static void
+on_host_session_notify (ZotWindow *self)
+{
+  zot_conversation_sidebar_set_current_path (self->sidebar, current_session_path (self));
+}
+
+static void
+on_sidebar_open_requested (ZotConversationSidebar *sidebar,
+                           const char             *path,
+                           ZotWindow              *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->host == NULL || g_strcmp0 (path, current_session_path (self)) == 0)
+    return;
+  if (self->agent_running || self->n_submitting > 0)
+    {
+      zot_window_show_toast (self, _("Stop the running prompt before opening another conversation"));
+      zot_conversation_sidebar_set_current_path (self->sidebar, current_session_path (self));
+      return;
+    }
+
+  if (!zot_host_open_session (self->host, path, &error))
+    {
+      zot_window_show_toast (self, error->message);
+      zot_conversation_sidebar_set_current_path (self->sidebar, current_session_path (self));
+      return;
+    }
+
+  /* On a narrow window the list covers the conversation: out of the way. */
+  if (adw_flap_get_folded (self->flap))
+    adw_flap_set_reveal_flap (self->flap, FALSE);
+}
+
+static void
+on_sidebar_trashed (ZotConversationSidebar *sidebar,
+                    const char             *path,
+                    ZotWindow              *self)
+{
+  /* The conversation shown went: go on in a new one. */
+  if (g_strcmp0 (path, current_session_path (self)) == 0)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.new-conversation", NULL);
+}
+
+static void
+on_sidebar_toast (ZotConversationSidebar *sidebar,
+                  const char             *text,
+                  ZotWindow              *self)
+{
+  zot_window_show_toast (self, text);
+}
+
 /* Start-up: keys from the keyring, then the host, then the extensions. */
 
 static void
@@ -335,6 +397,16 @@ create_host (ZotWindow *self)
                            G_CALLBACK (on_agent_running_notify), self, 0);
   g_signal_connect_object (self->host, "notify::session", G_CALLBACK (_zot_window_update_resume_bar), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->host, "notify::session", G_CALLBACK (on_host_session_notify), self,
+                           G_CONNECT_SWAPPED);
+
+  {
+    g_autoptr(ZotConversationIndex) index =
+      zot_conversation_index_new (zot_agent_get_cwd (zot_host_get_agent (self->host)));
+
+    zot_conversation_sidebar_set_index (self->sidebar, index);
+    on_host_session_notify (self);
+  }
 
   update_title (self);
   _zot_window_actions_update (self);
@@ -687,6 +759,7 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, conversation_box);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_pane);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_stack);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, flap);
 
   _zot_window_class_actions_init (klass);
 }
@@ -729,6 +802,15 @@ zot_window_init (ZotWindow *self)
   gtk_widget_set_vexpand (GTK_WIDGET (self->transcript), TRUE);
   gtk_box_append (self->conversation_box, GTK_WIDGET (self->transcript));
   g_settings_bind (self->settings, "show-loaded-resources", self->transcript, "show-startup", G_SETTINGS_BIND_GET);
+
+  self->find_bar = ZOT_FIND_BAR (zot_find_bar_new (self->transcript));
+  gtk_box_prepend (self->conversation_box, GTK_WIDGET (self->find_bar));
+
+  self->sidebar = ZOT_CONVERSATION_SIDEBAR (zot_conversation_sidebar_new ());
+  adw_flap_set_flap (self->flap, GTK_WIDGET (self->sidebar));
+  g_signal_connect (self->sidebar, "open-requested", G_CALLBACK (on_sidebar_open_requested), self);
+  g_signal_connect (self->sidebar, "trashed", G_CALLBACK (on_sidebar_trashed), self);
+  g_signal_connect (self->sidebar, "toast", G_CALLBACK (on_sidebar_toast), self);
 
   self->prompt_editor = ZOT_PROMPT_EDITOR (zot_prompt_editor_new ());
   gtk_box_append (self->conversation_box, GTK_WIDGET (self->prompt_editor));
