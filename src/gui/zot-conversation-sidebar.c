@@ -68,9 +68,9 @@ format_time (gint64 modified)
     return g_date_time_format (when, "%H:%M");
   if (g_date_time_get_year (when) == g_date_time_get_year (now))
     /* Translators: a date in this year, as strftime(); e.g. "3 Mar" */
-    return g_date_time_format (when, _("%e %b"));
+    return g_date_time_format (when, _("%-d %b"));
   /* Translators: a date in another year, as strftime(); e.g. "3 Mar 2023" */
-  return g_date_time_format (when, _("%e %b %Y"));
+  return g_date_time_format (when, _("%-d %b %Y"));
 }
 
 static void
