@@ -590,6 +590,17 @@ test_sidebar (Fixture       *f,
   zot_conversation_sidebar_set_search (sidebar (f), "");
   wait_for_shown (f, 2);
 
+  /* Largest first, and back to newest first. */
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (zot_test_find_widget (GTK_WIDGET (sidebar (f)),
+                                                                         GTK_TYPE_TOGGLE_BUTTON, NULL)), TRUE);
+  g_assert_cmpuint (position_of (f, beta), ==, 0);
+  g_assert_cmpint (zot_conversation_index_get_sort (zot_conversation_sidebar_get_index (sidebar (f))), ==,
+                   ZOT_CONVERSATION_SORT_SIZE);
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (zot_test_find_widget (GTK_WIDGET (sidebar (f)),
+                                                                         GTK_TYPE_TOGGLE_BUTTON, NULL)), FALSE);
+  g_assert_cmpint (zot_conversation_index_get_sort (zot_conversation_sidebar_get_index (sidebar (f))), ==,
+                   ZOT_CONVERSATION_SORT_MODIFIED);
+
   /* Another zot writes a conversation: it appears by itself. */
   gamma = write_simple (f, "2024-01-03-gamma", "Profile the build", "Gamma reply");
   wait_for_shown (f, 3);

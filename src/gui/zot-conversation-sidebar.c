@@ -27,6 +27,7 @@ struct _ZotConversationSidebar
   GtkFilterListModel   *filtered;
   GtkCustomFilter      *filter;
   GtkLabel             *empty_label;
+  GtkToggleButton      *sort_button;
 
   ZotConversationIndex *index;
   char                 *current_path;
@@ -263,6 +264,16 @@ on_search_entry_search_changed_cb (GtkSearchEntry         *entry,
   start_search (self, gtk_editable_get_text (GTK_EDITABLE (entry)));
 }
 
+/* Newest first, or (toggled) largest first. */
+static void
+on_sort_button_toggled_cb (GtkToggleButton        *button,
+                           ZotConversationSidebar *self)
+{
+  if (self->index != NULL)
+    zot_conversation_index_set_sort (self->index, gtk_toggle_button_get_active (button) ?
+                                                  ZOT_CONVERSATION_SORT_SIZE : ZOT_CONVERSATION_SORT_MODIFIED);
+}
+
 /* Rename and trash */
 
 static void
@@ -481,6 +492,13 @@ zot_conversation_sidebar_init (ZotConversationSidebar *self)
   g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (on_search_entry_search_changed_cb), self);
   gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->search_entry));
 
+  self->sort_button = GTK_TOGGLE_BUTTON (gtk_toggle_button_new ());
+  gtk_button_set_icon_name (GTK_BUTTON (self->sort_button), "view-sort-descending-symbolic");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->sort_button), _("Largest First"));
+  gtk_widget_add_css_class (GTK_WIDGET (self->sort_button), "flat");
+  g_signal_connect (self->sort_button, "toggled", G_CALLBACK (on_sort_button_toggled_cb), self);
+  gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->sort_button));
+
   gtk_widget_set_tooltip_text (new_button, _("New Conversation"));
   gtk_actionable_set_action_name (GTK_ACTIONABLE (new_button), "win.new-conversation");
   gtk_widget_add_css_class (new_button, "flat");
@@ -551,6 +569,7 @@ zot_conversation_sidebar_set_index (ZotConversationSidebar *self,
     return;
 
   gtk_filter_list_model_set_model (self->filtered, G_LIST_MODEL (index));
+  on_sort_button_toggled_cb (self->sort_button, self);
   start_search (self, gtk_editable_get_text (GTK_EDITABLE (self->search_entry)));
 }
 
