@@ -49,7 +49,10 @@ struct _ZotTranscript
 
   ZotSession        *followed;         /* read-only: another process writes it */
   GFileMonitor      *follow_monitor;
+  GCancellable      *follow_cancellable;
   guint              follow_source;
+  gboolean           follow_reading;
+  gboolean           follow_again;
   guint              n_shown;          /* stored messages shown, earlier ones included */
 
   ZotTranscriptItem *match;            /* the find bar's current match */
@@ -640,6 +643,11 @@ static void
 stop_following (ZotTranscript *self)
 {
   g_clear_handle_id (&self->follow_source, g_source_remove);
+  if (self->follow_cancellable != NULL)
+    g_cancellable_cancel (self->follow_cancellable);
+  g_clear_object (&self->follow_cancellable);
+  self->follow_reading = FALSE;
+  self->follow_again = FALSE;
   if (self->follow_monitor != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->follow_monitor, self);
@@ -649,29 +657,20 @@ stop_following (ZotTranscript *self)
   g_clear_object (&self->followed);
 }
 
+static void follow_start (ZotTranscript *self);
+
 /* Shows what the other process wrote since: the new messages, and the
  * results of calls already shown. A file that shrank or was compacted
  * is shown again from the start. */
-static gboolean
-follow_cb (gpointer user_data)
+static void
+show_followed (ZotTranscript *self,
+               ZotSession    *session)
 {
-  ZotTranscript *self = user_data;
-  g_autoptr(ZotSession) session = NULL;
-  g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
-  ZotHistoryBuilder builder = { NULL, get_registry (self), items, self->tool_items };
-  guint n_earlier;
-  GPtrArray *messages;
+  ZotHistoryBuilder builder = { session, get_registry (self), items, self->tool_items };
+  GPtrArray *earlier = zot_session_get_earlier_messages (session);
+  GPtrArray *messages = zot_session_get_messages (session);
 
-  self->follow_source = 0;
-  session = zot_session_open_read_only (zot_session_get_path (self->followed), &error);
-  if (session == NULL)
-    {
-      g_debug ("not following %s: %s", zot_session_get_path (self->followed), error->message);
-      return G_SOURCE_REMOVE;
-    }
-
-  builder.session = session;
   if (count_stored (session) < self->n_shown)
     {
       g_list_store_remove_all (self->items);
@@ -679,16 +678,84 @@ follow_cb (gpointer user_data)
       self->n_shown = 0;
     }
 
-  n_earlier = zot_session_get_earlier_messages (session)->len;
-  messages = zot_session_get_messages (session);
-  for (guint i = self->n_shown; i < n_earlier + messages->len; i++)
+  for (guint i = self->n_shown; i < earlier->len + messages->len; i++)
     _zot_history_builder_add (&builder,
-                              i < n_earlier ? g_ptr_array_index (zot_session_get_earlier_messages (session), i)
-                                            : g_ptr_array_index (messages, i - n_earlier));
+                              i < earlier->len ? g_ptr_array_index (earlier, i)
+                                               : g_ptr_array_index (messages, i - earlier->len));
   self->n_shown = count_stored (session);
   g_set_object (&self->followed, session);
 
   _zot_transcript_append_items (self, (ZotTranscriptItem **) items->pdata, items->len);
+}
+
+/* The file is read on a worker thread: it may be large, and the window
+ * must not wait for it. A session made there belongs to the main
+ * context, the thread's default. */
+static void
+read_followed_thread (GTask        *task,
+                      gpointer      source_object,
+                      gpointer      task_data,
+                      GCancellable *cancellable)
+{
+  GError *error = NULL;
+  ZotSession *session = zot_session_open_read_only (task_data, &error);
+
+  if (session == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, session, g_object_unref);
+}
+
+static void
+followed_read_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(ZotTranscript) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ZotSession) session = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->followed == NULL)
+    return;
+
+  self->follow_reading = FALSE;
+  if (session != NULL)
+    show_followed (self, session);
+  else
+    g_debug ("not following %s: %s", zot_session_get_path (self->followed), error->message);
+
+  if (self->follow_again)
+    {
+      self->follow_again = FALSE;
+      follow_start (self);
+    }
+}
+
+static void
+follow_start (ZotTranscript *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->follow_reading)
+    {
+      self->follow_again = TRUE;
+      return;
+    }
+
+  self->follow_reading = TRUE;
+  task = g_task_new (NULL, self->follow_cancellable, followed_read_cb, g_object_ref (self));
+  g_task_set_source_tag (task, follow_start);
+  g_task_set_task_data (task, g_strdup (zot_session_get_path (self->followed)), g_free);
+  g_task_run_in_thread (task, read_followed_thread);
+}
+
+static gboolean
+follow_cb (gpointer user_data)
+{
+  ZotTranscript *self = user_data;
+
+  self->follow_source = 0;
+  follow_start (self);
   return G_SOURCE_REMOVE;
 }
 
@@ -732,6 +799,7 @@ show_session (ZotTranscript *self,
       g_autoptr(GFile) file = g_file_new_for_path (zot_session_get_path (session));
 
       self->followed = g_object_ref (session);
+      self->follow_cancellable = g_cancellable_new ();
       self->follow_monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, NULL);
       if (self->follow_monitor != NULL)
         g_signal_connect (self->follow_monitor, "changed", G_CALLBACK (on_follow_monitor_changed_cb), self);
