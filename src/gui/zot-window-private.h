@@ -52,6 +52,7 @@ struct _ZotWindow
   guint                 keyring_pending;
   guint                 n_submitting;
   gboolean              agent_running;
+  gboolean              opening_session;
   gboolean              closing;
   gboolean              closed;
 };

@@ -286,13 +286,33 @@ on_host_session_notify (ZotWindow *self)
 }
 
 static void
+session_opened_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(ZotWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  self->opening_session = FALSE;
+  if (!zot_host_open_session_finish (ZOT_HOST (object), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        zot_window_show_toast (self, error->message);
+      zot_conversation_sidebar_set_current_path (self->sidebar, current_session_path (self));
+      return;
+    }
+
+  /* On a narrow window the list covers the conversation: out of the way. */
+  if (adw_flap_get_folded (self->flap))
+    adw_flap_set_reveal_flap (self->flap, FALSE);
+}
+
+static void
 on_sidebar_open_requested (ZotConversationSidebar *sidebar,
                            const char             *path,
                            ZotWindow              *self)
 {
-  g_autoptr(GError) error = NULL;
-
-  if (self->host == NULL || g_strcmp0 (path, current_session_path (self)) == 0)
+  if (self->host == NULL || self->opening_session || g_strcmp0 (path, current_session_path (self)) == 0)
     return;
   if (self->agent_running || self->n_submitting > 0)
     {
@@ -301,16 +321,8 @@ on_sidebar_open_requested (ZotConversationSidebar *sidebar,
       return;
     }
 
-  if (!zot_host_open_session (self->host, path, &error))
-    {
-      zot_window_show_toast (self, error->message);
-      zot_conversation_sidebar_set_current_path (self->sidebar, current_session_path (self));
-      return;
-    }
-
-  /* On a narrow window the list covers the conversation: out of the way. */
-  if (adw_flap_get_folded (self->flap))
-    adw_flap_set_reveal_flap (self->flap, FALSE);
+  self->opening_session = TRUE;
+  zot_host_open_session_async (self->host, path, self->cancellable, session_opened_cb, g_object_ref (self));
 }
 
 static void
