@@ -218,12 +218,15 @@ zot_find_bar_init (ZotFindBar *self)
 
   self->entry = GTK_SEARCH_ENTRY (gtk_search_entry_new ());
   gtk_search_entry_set_search_delay (self->entry, 150);
-  gtk_editable_set_width_chars (GTK_EDITABLE (self->entry), 28);
+  /* A search bar is as wide as its child even when closed: it must not
+   * make the conversation's column wider than it is without it. */
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->entry), 14);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->entry), TRUE);
   g_object_set (self->entry, "placeholder-text", _("Find in the conversation"), NULL);
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->entry));
 
   self->count_label = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_width_chars (self->count_label, 10);
+  gtk_label_set_width_chars (self->count_label, 8);
   gtk_widget_add_css_class (GTK_WIDGET (self->count_label), "dim-label");
   gtk_widget_add_css_class (GTK_WIDGET (self->count_label), "numeric");
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->count_label));
