@@ -1457,6 +1457,45 @@ test_compaction (Fixture       *fixture,
   g_assert_true (json_object_get_boolean_member (g_ptr_array_index (zot_session_get_messages (reopened), 0),
                                                  "summary"));
   assert_message_text (reopened, 2, "after");
+
+  /* What the compaction replaced is kept for a reader, not the agent; a
+   * session that was not loaded has none. */
+  g_assert_cmpuint (zot_session_get_earlier_messages (reopened)->len, ==, 4);
+  g_assert_cmpuint (zot_session_get_earlier_messages (session)->len, ==, 0);
+}
+
+static void
+test_child_tasks (Fixture       *fixture,
+                  gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (fixture->env.root, "tasks.jsonl", NULL);
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GPtrArray) of_a = NULL;
+  g_autoptr(GPtrArray) of_a1 = NULL;
+  g_autoptr(GPtrArray) of_prefix = NULL;
+  g_autoptr(GError) error = NULL;
+  static const char *ids[] = { "a", "a/n=2", "b/n=1", "a/n=1", "a/n=1/k=x", "ab/n=1" };
+  GString *contents = g_string_new ("{\"type\":\"session\",\"version\":1,\"id\":\"t\",\"cwd\":\"/\","
+                                    "\"mode\":\"continuous\"}\n");
+
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    g_string_append_printf (contents, "{\"type\":\"task\",\"event\":\"started\",\"id\":\"%s\","
+                            "\"tool\":\"read\",\"args\":{}}\n", ids[i]);
+  g_assert_true (g_file_set_contents (path, contents->str, -1, NULL));
+  g_string_free (contents, TRUE);
+
+  session = zot_session_open_read_only (path, &error);
+  g_assert_no_error (error);
+
+  /* Direct children only, in the order the journal started them. */
+  of_a = zot_session_list_child_tasks (session, "a");
+  g_assert_cmpuint (of_a->len, ==, 2);
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (of_a, 0), "id"), ==, "a/n=2");
+  g_assert_cmpstr (json_object_get_string_member (g_ptr_array_index (of_a, 1), "id"), ==, "a/n=1");
+  of_a1 = zot_session_list_child_tasks (session, "a/n=1");
+  g_assert_cmpuint (of_a1->len, ==, 1);
+  of_prefix = zot_session_list_child_tasks (session, "a/n");
+  g_assert_cmpuint (of_prefix->len, ==, 0);
 }
 
 static void
@@ -1852,6 +1891,7 @@ main (int   argc,
   ADD ("order", test_order);
   ADD ("compaction", test_compaction);
   ADD ("compaction-first", test_compaction_first);
+  ADD ("child-tasks", test_child_tasks);
   ADD ("in-memory", test_in_memory);
   ADD ("dev-full", test_dev_full);
   ADD ("write-failure-keeps-file", test_write_failure_keeps_file);

@@ -648,6 +648,8 @@ static const struct
   { "app.open-folder", { "<Control>o", NULL } },
   { "win.new-conversation", { "<Control>n", NULL } },
   { "win.preferences", { "<Control>comma", NULL } },
+  { "win.find", { "<Control>f", NULL } },
+  { "win.toggle-sidebar", { "F9", NULL } },
   { "win.show-side-page::panels", { "<Alt>1", NULL } },
   { "win.show-side-page::notes", { "<Alt>2", NULL } },
   { "win.show-side-page::inspector", { "<Alt>3", NULL } },

@@ -4,8 +4,23 @@
 
 #include "zot-transcript.h"
 #include "zot-transcript-item.h"
+#include "zot-session.h"
+#include "zot-tool-registry.h"
 
 G_BEGIN_DECLS
+
+/* zot-transcript-history.c: stored messages as rows. */
+typedef struct
+{
+  ZotSession      *session;     /* nullable: whose journal nests calls */
+  ZotToolRegistry *registry;    /* nullable: says where tools come from */
+  GPtrArray       *items;       /* ZotTranscriptItem, out */
+  GHashTable      *tools;       /* call id → ZotTranscriptItem, in and out */
+} ZotHistoryBuilder;
+
+void           _zot_history_builder_add           (ZotHistoryBuilder  *builder,
+                                                   JsonObject         *message);
+void           _zot_history_builder_add_session   (ZotHistoryBuilder  *builder);
 
 void           _zot_transcript_append_items       (ZotTranscript      *self,
                                                    ZotTranscriptItem **items,
@@ -15,5 +30,8 @@ guint          _zot_transcript_get_n_rows_created (ZotTranscript      *self);
 GtkWidget     *_zot_transcript_get_row            (ZotTranscript      *self,
                                                    ZotTranscriptItem  *item);
 GtkAdjustment *_zot_transcript_get_vadjustment    (ZotTranscript      *self);
+void           _zot_transcript_show_match         (ZotTranscript      *self,
+                                                   ZotTranscriptItem  *item);
+ZotTranscriptItem *_zot_transcript_get_match      (ZotTranscript      *self);
 
 G_END_DECLS

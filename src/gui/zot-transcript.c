@@ -16,6 +16,7 @@
 #include <glib/gi18n.h>
 #include <adwaita.h>
 
+#include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-tool.h"
 #include "zot-tool-registry.h"
@@ -45,6 +46,18 @@ struct _ZotTranscript
 
   GHashTable        *tool_items;       /* call id → ZotTranscriptItem */
   ZotTranscriptItem *streaming;        /* the assistant message in flight */
+
+  ZotSession        *followed;         /* read-only: another process writes it */
+  GFileMonitor      *follow_monitor;
+  GCancellable      *follow_cancellable;
+  guint              follow_source;
+  gboolean           follow_reading;
+  gboolean           follow_again;
+  guint              n_shown;          /* stored messages shown, earlier ones included */
+
+  ZotTranscriptItem *match;            /* the find bar's current match */
+  guint              match_tick;
+  guint              match_attempts;
 
   guint              n_rows_created;
   guint              scroll_tick;
@@ -147,10 +160,17 @@ on_factory_setup_cb (GtkSignalListItemFactory *factory,
 static void
 on_factory_bind_cb (GtkSignalListItemFactory *factory,
                     GtkListItem              *list_item,
-                    gpointer                  user_data)
+                    ZotTranscript            *self)
 {
-  zot_transcript_row_bind (ZOT_TRANSCRIPT_ROW (gtk_list_item_get_child (list_item)),
-                           gtk_list_item_get_item (list_item));
+  GtkWidget *row = gtk_list_item_get_child (list_item);
+  gpointer item = gtk_list_item_get_item (list_item);
+
+  zot_transcript_row_bind (ZOT_TRANSCRIPT_ROW (row), item);
+  /* Rows are recycled: the mark goes with the item. */
+  if (item == (gpointer) self->match)
+    gtk_widget_add_css_class (row, "find-match");
+  else
+    gtk_widget_remove_css_class (row, "find-match");
 }
 
 static void
@@ -605,6 +625,195 @@ on_host_warning_cb (ZotHost       *host,
   add_note_item (self, ZOT_TRANSCRIPT_ITEM_WARNING, NULL, "warn", message);
 }
 
+/* Stored conversations */
+
+static ZotToolRegistry *
+get_registry (ZotTranscript *self)
+{
+  return self->host != NULL ? zot_agent_get_registry (zot_host_get_agent (self->host)) : NULL;
+}
+
+static guint
+count_stored (ZotSession *session)
+{
+  return zot_session_get_earlier_messages (session)->len + zot_session_get_messages (session)->len;
+}
+
+static void
+stop_following (ZotTranscript *self)
+{
+  g_clear_handle_id (&self->follow_source, g_source_remove);
+  if (self->follow_cancellable != NULL)
+    g_cancellable_cancel (self->follow_cancellable);
+  g_clear_object (&self->follow_cancellable);
+  self->follow_reading = FALSE;
+  self->follow_again = FALSE;
+  if (self->follow_monitor != NULL)
+    {
+      g_signal_handlers_disconnect_by_data (self->follow_monitor, self);
+      g_file_monitor_cancel (self->follow_monitor);
+      g_clear_object (&self->follow_monitor);
+    }
+  g_clear_object (&self->followed);
+}
+
+static void follow_start (ZotTranscript *self);
+
+/* Shows what the other process wrote since: the new messages, and the
+ * results of calls already shown. A file that shrank or was compacted
+ * is shown again from the start. */
+static void
+show_followed (ZotTranscript *self,
+               ZotSession    *session)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  ZotHistoryBuilder builder = { session, get_registry (self), items, self->tool_items };
+  GPtrArray *earlier = zot_session_get_earlier_messages (session);
+  GPtrArray *messages = zot_session_get_messages (session);
+
+  if (count_stored (session) < self->n_shown)
+    {
+      g_list_store_remove_all (self->items);
+      g_hash_table_remove_all (self->tool_items);
+      self->n_shown = 0;
+    }
+
+  for (guint i = self->n_shown; i < earlier->len + messages->len; i++)
+    _zot_history_builder_add (&builder,
+                              i < earlier->len ? g_ptr_array_index (earlier, i)
+                                               : g_ptr_array_index (messages, i - earlier->len));
+  self->n_shown = count_stored (session);
+  g_set_object (&self->followed, session);
+
+  _zot_transcript_append_items (self, (ZotTranscriptItem **) items->pdata, items->len);
+}
+
+/* The file is read on a worker thread: it may be large, and the window
+ * must not wait for it. A session made there belongs to the main
+ * context, the thread's default. */
+static void
+read_followed_thread (GTask        *task,
+                      gpointer      source_object,
+                      gpointer      task_data,
+                      GCancellable *cancellable)
+{
+  GError *error = NULL;
+  ZotSession *session = zot_session_open_read_only (task_data, &error);
+
+  if (session == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, session, g_object_unref);
+}
+
+static void
+followed_read_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_autoptr(ZotTranscript) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ZotSession) session = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->followed == NULL)
+    return;
+
+  self->follow_reading = FALSE;
+  if (session != NULL)
+    show_followed (self, session);
+  else
+    g_debug ("not following %s: %s", zot_session_get_path (self->followed), error->message);
+
+  if (self->follow_again)
+    {
+      self->follow_again = FALSE;
+      follow_start (self);
+    }
+}
+
+static void
+follow_start (ZotTranscript *self)
+{
+  g_autoptr(GTask) task = NULL;
+
+  if (self->follow_reading)
+    {
+      self->follow_again = TRUE;
+      return;
+    }
+
+  self->follow_reading = TRUE;
+  task = g_task_new (NULL, self->follow_cancellable, followed_read_cb, g_object_ref (self));
+  g_task_set_source_tag (task, follow_start);
+  g_task_set_task_data (task, g_strdup (zot_session_get_path (self->followed)), g_free);
+  g_task_run_in_thread (task, read_followed_thread);
+}
+
+static gboolean
+follow_cb (gpointer user_data)
+{
+  ZotTranscript *self = user_data;
+
+  self->follow_source = 0;
+  follow_start (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+on_follow_monitor_changed_cb (GFileMonitor      *monitor,
+                              GFile             *file,
+                              GFile             *other_file,
+                              GFileMonitorEvent  event,
+                              ZotTranscript     *self)
+{
+  if (self->follow_source == 0)
+    self->follow_source = g_timeout_add (ZOT_CONVERSATION_RESCAN_DELAY_MS, follow_cb, self);
+}
+
+/* Shows the host's conversation from its start, after the rows there
+ * are unless @clear; one that another process writes is followed as it
+ * grows. */
+static void
+show_session (ZotTranscript *self,
+              gboolean       clear)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  ZotHistoryBuilder builder = { NULL, get_registry (self), items, self->tool_items };
+  ZotSession *session = NULL;
+
+  stop_following (self);
+  if (clear)
+    zot_transcript_clear (self);
+  if (self->host != NULL)
+    session = zot_agent_get_session (zot_host_get_agent (self->host));
+  if (session == NULL)
+    return;
+
+  builder.session = session;
+  _zot_history_builder_add_session (&builder);
+  self->n_shown = count_stored (session);
+  _zot_transcript_append_items (self, (ZotTranscriptItem **) items->pdata, items->len);
+
+  if (zot_session_is_read_only (session) && zot_session_get_path (session) != NULL)
+    {
+      g_autoptr(GFile) file = g_file_new_for_path (zot_session_get_path (session));
+
+      self->followed = g_object_ref (session);
+      self->follow_cancellable = g_cancellable_new ();
+      self->follow_monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, NULL);
+      if (self->follow_monitor != NULL)
+        g_signal_connect (self->follow_monitor, "changed", G_CALLBACK (on_follow_monitor_changed_cb), self);
+    }
+}
+
+static void
+on_host_session_notify_cb (ZotHost       *host,
+                           GParamSpec    *pspec,
+                           ZotTranscript *self)
+{
+  show_session (self, TRUE);
+}
+
 /* GObject */
 
 static void
@@ -623,6 +832,7 @@ zot_transcript_dispose (GObject *object)
   g_clear_object (&self->manager_signals);
   g_clear_object (&self->host);
 
+  stop_following (self);
   g_clear_pointer (&self->tool_items, g_hash_table_unref);
   g_clear_object (&self->streaming);
 
@@ -631,6 +841,12 @@ zot_transcript_dispose (GObject *object)
       gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->scroll_tick);
       self->scroll_tick = 0;
     }
+  if (self->match_tick != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->match_tick);
+      self->match_tick = 0;
+    }
+  g_clear_object (&self->match);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_TRANSCRIPT);
 
@@ -732,7 +948,7 @@ zot_transcript_init (ZotTranscript *self)
   flat = gtk_flatten_list_model_new (G_LIST_MODEL (g_steal_pointer (&sections)));
 
   g_signal_connect (factory, "setup", G_CALLBACK (on_factory_setup_cb), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (on_factory_bind_cb), NULL);
+  g_signal_connect (factory, "bind", G_CALLBACK (on_factory_bind_cb), self);
   g_signal_connect (factory, "unbind", G_CALLBACK (on_factory_unbind_cb), NULL);
   gtk_list_view_set_factory (self->list_view, factory);
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (flat))));
@@ -748,6 +964,7 @@ zot_transcript_init (ZotTranscript *self)
   g_signal_group_connect (self->host_signals, "command-replied",
                           G_CALLBACK (on_host_command_replied_cb), self);
   g_signal_group_connect (self->host_signals, "warning", G_CALLBACK (on_host_warning_cb), self);
+  g_signal_group_connect (self->host_signals, "notify::session", G_CALLBACK (on_host_session_notify_cb), self);
 
   self->agent_signals = g_signal_group_new (ZOT_TYPE_AGENT);
   g_signal_group_connect (self->agent_signals, "user-message",
@@ -807,7 +1024,9 @@ zot_transcript_new (void)
  * @host: (nullable): the host to show
  *
  * Connects to @host, its agent and its extension manager (and away from
- * the previous host's).
+ * the previous host's), and shows its conversation: a resumed one from
+ * its start. Whenever the host's session changes (/new, a conversation
+ * opened), the transcript shows that one instead.
  */
 void
 zot_transcript_set_host (ZotTranscript *self,
@@ -824,6 +1043,7 @@ zot_transcript_set_host (ZotTranscript *self,
   g_signal_group_set_target (self->manager_signals, host ? zot_host_get_manager (host) : NULL);
 
   update_startup (self);
+  show_session (self, FALSE);
 }
 
 /**
@@ -856,6 +1076,7 @@ zot_transcript_clear (ZotTranscript *self)
     g_hash_table_remove_all (self->tool_items);
   g_clear_object (&self->streaming);
 
+  g_clear_object (&self->match);
   if (self->items != NULL)
     g_list_store_remove_all (self->items);
 
@@ -1035,4 +1256,177 @@ _zot_transcript_get_vadjustment (ZotTranscript *self)
   g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), NULL);
 
   return gtk_scrolled_window_get_vadjustment (self->scrolled_window);
+}
+
+/* Scrolling to an item
+ *
+ * GTK 4.8's list view cannot scroll to an item, and only the rows in view
+ * exist. So the adjustment goes to the item's estimated place, and then,
+ * frame by frame, by the distance between a row in view and the item,
+ * until the item's row is laid out where it should be. */
+
+/* Frames spent looking for a row before giving up where the view is. */
+#define MATCH_MAX_ATTEMPTS 30
+/* Where the match ends up: this part of the page from the top. */
+#define MATCH_PAGE_FRACTION 0.25
+
+static guint
+flat_position_of (ZotTranscript     *self,
+                  ZotTranscriptItem *item)
+{
+  GListModel *model = G_LIST_MODEL (gtk_list_view_get_model (self->list_view));
+  guint n_items = g_list_model_get_n_items (model);
+
+  for (guint i = 0; i < n_items; i++)
+    {
+      g_autoptr(ZotTranscriptItem) other = g_list_model_get_item (model, i);
+
+      if (other == item)
+        return i;
+    }
+
+  return G_MAXUINT;
+}
+
+static void
+mark_rows (ZotTranscript *self)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      GtkWidget *row = gtk_widget_get_first_child (child);
+
+      if (!ZOT_IS_TRANSCRIPT_ROW (row))
+        continue;
+      if (zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (row)) == self->match && self->match != NULL)
+        gtk_widget_add_css_class (row, "find-match");
+      else
+        gtk_widget_remove_css_class (row, "find-match");
+    }
+}
+
+static gboolean
+scroll_to_match_cb (GtkWidget     *widget,
+                    GdkFrameClock *frame_clock,
+                    gpointer       user_data)
+{
+  ZotTranscript *self = ZOT_TRANSCRIPT (widget);
+  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scrolled_window);
+  double page = gtk_adjustment_get_page_size (adjustment);
+  GtkWidget *row = self->match != NULL ? _zot_transcript_get_row (self, self->match) : NULL;
+  graphene_point_t point;
+
+  self->stick_to_bottom = FALSE;
+  if (self->match == NULL || ++self->match_attempts > MATCH_MAX_ATTEMPTS)
+    {
+      self->match_tick = 0;
+      return G_SOURCE_REMOVE;
+    }
+
+  if (row != NULL && gtk_widget_get_mapped (row) &&
+      gtk_widget_compute_point (row, GTK_WIDGET (self->list_view), &GRAPHENE_POINT_INIT (0, 0), &point))
+    {
+      double delta = point.y - page * MATCH_PAGE_FRACTION;
+      double before = gtk_adjustment_get_value (adjustment);
+
+
+      gtk_adjustment_set_value (adjustment, before + delta);
+      /* In place, or as far as the view goes. */
+      if (ABS (delta) < 1.0 || gtk_adjustment_get_value (adjustment) == before)
+        {
+          mark_rows (self);
+          self->match_tick = 0;
+          return G_SOURCE_REMOVE;
+        }
+      return G_SOURCE_CONTINUE;
+    }
+
+  /* Not in view: move by the rows between a row in view and the match. */
+  {
+    GListModel *model = G_LIST_MODEL (gtk_list_view_get_model (self->list_view));
+    guint n_items = g_list_model_get_n_items (model);
+    guint target = flat_position_of (self, self->match);
+    double row_height = n_items > 0 ? gtk_adjustment_get_upper (adjustment) / n_items : 0;
+    guint seen = G_MAXUINT;
+
+    if (target == G_MAXUINT)
+      {
+        self->match_tick = 0;
+        return G_SOURCE_REMOVE;
+      }
+
+    for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
+         child != NULL && seen == G_MAXUINT;
+         child = gtk_widget_get_next_sibling (child))
+      {
+        GtkWidget *other = gtk_widget_get_first_child (child);
+
+        if (ZOT_IS_TRANSCRIPT_ROW (other) && gtk_widget_get_mapped (other) &&
+            zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (other)) != NULL)
+          seen = flat_position_of (self, zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (other)));
+      }
+
+    if (seen == G_MAXUINT)
+      gtk_adjustment_set_value (adjustment, row_height * target - page * MATCH_PAGE_FRACTION);
+    else
+      gtk_adjustment_set_value (adjustment,
+                                gtk_adjustment_get_value (adjustment) + ((double) target - (double) seen) * row_height);
+  }
+
+  return G_SOURCE_CONTINUE;
+}
+
+/**
+ * _zot_transcript_show_match:
+ * @self: a #ZotTranscript
+ * @item: (nullable): an item of the conversation, or %NULL for none
+ *
+ * Marks @item's row and scrolls it into view, near the top; the view no
+ * longer keeps to the bottom.
+ */
+void
+_zot_transcript_show_match (ZotTranscript     *self,
+                            ZotTranscriptItem *item)
+{
+  GtkAdjustment *adjustment;
+  GListModel *model;
+  guint n_items;
+  guint position;
+
+  g_return_if_fail (ZOT_IS_TRANSCRIPT (self));
+  g_return_if_fail (item == NULL || ZOT_IS_TRANSCRIPT_ITEM (item));
+
+  g_set_object (&self->match, item);
+  mark_rows (self);
+  if (item == NULL)
+    return;
+
+  /* A first guess, from the item's place among all. */
+  adjustment = gtk_scrolled_window_get_vadjustment (self->scrolled_window);
+  model = G_LIST_MODEL (gtk_list_view_get_model (self->list_view));
+  n_items = g_list_model_get_n_items (model);
+  position = flat_position_of (self, item);
+  if (position != G_MAXUINT && n_items > 0 && _zot_transcript_get_row (self, item) == NULL)
+    gtk_adjustment_set_value (adjustment,
+                              gtk_adjustment_get_upper (adjustment) * position / n_items -
+                              gtk_adjustment_get_page_size (adjustment) * MATCH_PAGE_FRACTION);
+
+  self->stick_to_bottom = FALSE;
+  self->match_attempts = 0;
+  if (self->match_tick == 0)
+    self->match_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), scroll_to_match_cb, NULL, NULL);
+}
+
+/**
+ * _zot_transcript_get_match:
+ *
+ * Returns: (transfer none) (nullable): the item marked as the find bar's match
+ */
+ZotTranscriptItem *
+_zot_transcript_get_match (ZotTranscript *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), NULL);
+
+  return self->match;
 }

@@ -93,6 +93,24 @@ resume_step_action (GtkWidget  *widget,
 }
 
 static void
+find_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  zot_find_bar_open (ZOT_WINDOW (widget)->find_bar);
+}
+
+static void
+toggle_sidebar_action (GtkWidget  *widget,
+                       const char *action_name,
+                       GVariant   *parameter)
+{
+  ZotWindow *self = ZOT_WINDOW (widget);
+
+  adw_flap_set_reveal_flap (self->flap, !adw_flap_get_reveal_flap (self->flap));
+}
+
+static void
 reload_extensions_action (GtkWidget  *widget,
                           const char *action_name,
                           GVariant   *parameter)
@@ -216,6 +234,8 @@ _zot_window_class_actions_init (ZotWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.resume-step", NULL, resume_step_action);
   gtk_widget_class_install_action (widget_class, "win.reload-extensions", NULL, reload_extensions_action);
   gtk_widget_class_install_action (widget_class, "win.install-extension", NULL, install_extension_action);
+  gtk_widget_class_install_action (widget_class, "win.find", NULL, find_action);
+  gtk_widget_class_install_action (widget_class, "win.toggle-sidebar", NULL, toggle_sidebar_action);
   gtk_widget_class_install_action (widget_class, "win.preferences", NULL, preferences_action);
   gtk_widget_class_install_action (widget_class, "win.yolo", NULL, yolo_action);
   gtk_widget_class_install_action (widget_class, "win.show-panel", "s", show_panel_action);

@@ -3,7 +3,9 @@
 #pragma once
 
 #include "zot-approval-presenter.h"
+#include "zot-conversation-sidebar.h"
 #include "zot-extensions-page.h"
+#include "zot-find-bar.h"
 #include "zot-inspector.h"
 #include "zot-notes-view.h"
 #include "zot-panel-pane.h"
@@ -30,6 +32,7 @@ struct _ZotWindow
   GtkBox               *conversation_box;
   GtkBox               *side_pane;
   AdwViewStack         *side_stack;
+  AdwFlap              *flap;
 
   /* views */
   ZotTranscript        *transcript;
@@ -41,6 +44,8 @@ struct _ZotWindow
   ZotApprovalPresenter *approvals;
   ZotUsageLabel        *usage_label;
   AdwMessageDialog     *close_dialog;
+  ZotConversationSidebar *sidebar;
+  ZotFindBar           *find_bar;
 
   GSettings            *settings;
   ZotHostOptions        options;
@@ -52,6 +57,7 @@ struct _ZotWindow
   guint                 keyring_pending;
   guint                 n_submitting;
   gboolean              agent_running;
+  gboolean              opening_session;
   gboolean              closing;
   gboolean              closed;
   gboolean              close_confirmed;

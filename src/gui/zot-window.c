@@ -297,6 +297,80 @@ on_host_info (ZotHost    *host,
   update_title (self);
 }
 
+/* Conversations */
+
+static const char *
+current_session_path (ZotWindow *self)
+{
+  if (self->host == NULL)
+    return NULL;
+  return zot_session_get_path (zot_agent_get_session (zot_host_get_agent (self->host)));
+}
+
+static void
+on_host_session_notify (ZotWindow *self)
+{
+  zot_conversation_sidebar_set_current_path (self->sidebar, current_session_path (self));
+}
+
+static void
+session_opened_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(ZotWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  self->opening_session = FALSE;
+  if (!zot_host_open_session_finish (ZOT_HOST (object), result, &error))
+    {
+      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        zot_window_show_toast (self, error->message);
+      zot_conversation_sidebar_set_current_path (self->sidebar, current_session_path (self));
+      return;
+    }
+
+  /* On a narrow window the list covers the conversation: out of the way. */
+  if (adw_flap_get_folded (self->flap))
+    adw_flap_set_reveal_flap (self->flap, FALSE);
+}
+
+static void
+on_sidebar_open_requested (ZotConversationSidebar *sidebar,
+                           const char             *path,
+                           ZotWindow              *self)
+{
+  if (self->host == NULL || self->opening_session || g_strcmp0 (path, current_session_path (self)) == 0)
+    return;
+  if (self->agent_running || self->n_submitting > 0)
+    {
+      zot_window_show_toast (self, _("Stop the running prompt before opening another conversation"));
+      zot_conversation_sidebar_set_current_path (self->sidebar, current_session_path (self));
+      return;
+    }
+
+  self->opening_session = TRUE;
+  zot_host_open_session_async (self->host, path, self->cancellable, session_opened_cb, g_object_ref (self));
+}
+
+static void
+on_sidebar_trashed (ZotConversationSidebar *sidebar,
+                    const char             *path,
+                    ZotWindow              *self)
+{
+  /* The conversation shown went: go on in a new one. */
+  if (g_strcmp0 (path, current_session_path (self)) == 0)
+    gtk_widget_activate_action (GTK_WIDGET (self), "win.new-conversation", NULL);
+}
+
+static void
+on_sidebar_toast (ZotConversationSidebar *sidebar,
+                  const char             *text,
+                  ZotWindow              *self)
+{
+  zot_window_show_toast (self, text);
+}
+
 /* Start-up: keys from the keyring, then the host, then the extensions. */
 
 static void
@@ -366,6 +440,16 @@ create_host (ZotWindow *self)
                            G_CALLBACK (on_agent_running_notify), self, 0);
   g_signal_connect_object (self->host, "notify::session", G_CALLBACK (_zot_window_update_resume_bar), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->host, "notify::session", G_CALLBACK (on_host_session_notify), self,
+                           G_CONNECT_SWAPPED);
+
+  {
+    g_autoptr(ZotConversationIndex) index =
+      zot_conversation_index_new (zot_agent_get_cwd (zot_host_get_agent (self->host)));
+
+    zot_conversation_sidebar_set_index (self->sidebar, index);
+    on_host_session_notify (self);
+  }
 
   update_title (self);
   _zot_window_actions_update (self);
@@ -844,6 +928,7 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, conversation_box);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_pane);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_stack);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, flap);
 
   _zot_window_class_actions_init (klass);
 }
@@ -889,6 +974,15 @@ zot_window_init (ZotWindow *self)
 
   self->usage_label = ZOT_USAGE_LABEL (zot_usage_label_new ());
   adw_header_bar_pack_end (self->header_bar, GTK_WIDGET (self->usage_label));
+
+  self->find_bar = ZOT_FIND_BAR (zot_find_bar_new (self->transcript));
+  gtk_box_prepend (self->conversation_box, GTK_WIDGET (self->find_bar));
+
+  self->sidebar = ZOT_CONVERSATION_SIDEBAR (zot_conversation_sidebar_new ());
+  adw_flap_set_flap (self->flap, GTK_WIDGET (self->sidebar));
+  g_signal_connect (self->sidebar, "open-requested", G_CALLBACK (on_sidebar_open_requested), self);
+  g_signal_connect (self->sidebar, "trashed", G_CALLBACK (on_sidebar_trashed), self);
+  g_signal_connect (self->sidebar, "toast", G_CALLBACK (on_sidebar_toast), self);
 
   self->prompt_editor = ZOT_PROMPT_EDITOR (zot_prompt_editor_new ());
   gtk_box_append (self->conversation_box, GTK_WIDGET (self->prompt_editor));

@@ -21,6 +21,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "zot-json.h"
@@ -89,8 +91,12 @@ _zot_session_apply_task (ZotSession *self,
   if (self->tasks == NULL)
     self->tasks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                          (GDestroyNotify) json_object_unref);
+  if (self->task_order == NULL)
+    self->task_order = g_ptr_array_new_with_free_func (g_free);
 
   task = g_hash_table_lookup (self->tasks, id);
+  if (task == NULL)
+    g_ptr_array_add (self->task_order, g_strdup (id));
   if (g_str_equal (json_object_get_string_member (entry, "event"), "started"))
     {
       /* Started again (a replay): the old record goes. */
@@ -160,6 +166,40 @@ zot_session_lookup_task (ZotSession *self,
   g_return_val_if_fail (task_id != NULL, NULL);
 
   return self->tasks != NULL ? g_hash_table_lookup (self->tasks, task_id) : NULL;
+}
+
+/**
+ * zot_session_list_child_tasks:
+ * @parent_id: a task id: a tool_use id, or a nested call's task id
+ *
+ * The calls that the call @parent_id made (an extension's call_tool, a
+ * codemode script's), as the journal recorded them, to show them under
+ * their parent.
+ *
+ * Returns: (transfer container) (element-type JsonObject): the records of
+ *   the tasks `<parent_id>/<key>`, in the order they started
+ */
+GPtrArray *
+zot_session_list_child_tasks (ZotSession *self,
+                              const char *parent_id)
+{
+  GPtrArray *children = g_ptr_array_new ();
+  gsize prefix_length;
+
+  g_return_val_if_fail (ZOT_IS_SESSION (self), children);
+  g_return_val_if_fail (parent_id != NULL, children);
+
+  prefix_length = strlen (parent_id);
+  for (guint i = 0; self->task_order != NULL && i < self->task_order->len; i++)
+    {
+      const char *id = g_ptr_array_index (self->task_order, i);
+
+      if (strncmp (id, parent_id, prefix_length) == 0 && id[prefix_length] == '/' &&
+          strchr (id + prefix_length + 1, '/') == NULL)
+        g_ptr_array_add (children, g_hash_table_lookup (self->tasks, id));
+    }
+
+  return children;
 }
 
 /**

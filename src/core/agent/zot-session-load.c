@@ -534,7 +534,17 @@ load_entry (ZotSession *self,
   if (g_str_equal (json_object_get_string_member (entry, "type"), "message"))
     load_message (self, json_object_get_object_member (entry, "message"), line_no, report);
   else
-    _zot_session_apply_entry (self, entry);
+    {
+      /* What a compaction replaced is still the conversation to a reader. */
+      if (g_str_equal (json_object_get_string_member (entry, "type"), "compaction"))
+        {
+          GPtrArray *earlier = zot_session_get_earlier_messages (self);
+
+          for (guint i = 0; i < self->messages->len; i++)
+            g_ptr_array_add (earlier, json_object_ref (g_ptr_array_index (self->messages, i)));
+        }
+      _zot_session_apply_entry (self, entry);
+    }
 }
 
 /* Reads the whole file. The header must be there; after it, a bad line

@@ -47,6 +47,8 @@ struct _ZotSession
   gboolean       read_only;
   gboolean       continuous;    /* the header says "mode":"continuous" */
   GHashTable    *tasks;         /* task id → JsonObject, continuous mode's journal */
+  GPtrArray     *task_order;    /* char *, task ids in the order they were first journaled */
+  GPtrArray     *earlier;       /* JsonObject, what compactions in the file replaced, for display */
 };
 
 Writer      *_zot_session_writer_new       (const char   *path);

@@ -202,6 +202,8 @@ zot_session_finalize (GObject *object)
   g_clear_pointer (&self->script_state, json_object_unref);
   g_clear_pointer (&self->warnings, g_ptr_array_unref);
   g_clear_pointer (&self->tasks, g_hash_table_unref);
+  g_clear_pointer (&self->task_order, g_ptr_array_unref);
+  g_clear_pointer (&self->earlier, g_ptr_array_unref);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->id, g_free);
   g_clear_pointer (&self->path, g_free);
@@ -433,6 +435,26 @@ zot_session_get_cwd (ZotSession *self)
 {
   g_return_val_if_fail (ZOT_IS_SESSION (self), NULL);
   return self->cwd;
+}
+
+/**
+ * zot_session_get_earlier_messages:
+ *
+ * What the compactions in the file replaced, read when the session was
+ * opened, so that a window can show the whole conversation; the agent
+ * goes on from zot_session_get_messages() alone.
+ *
+ * Returns: (transfer none) (element-type JsonObject): the messages before
+ *   the last compaction in the file, in order; empty when there was none
+ */
+GPtrArray *
+zot_session_get_earlier_messages (ZotSession *self)
+{
+  g_return_val_if_fail (ZOT_IS_SESSION (self), NULL);
+
+  if (self->earlier == NULL)
+    self->earlier = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  return self->earlier;
 }
 
 /**

@@ -101,6 +101,9 @@ void         zot_session_set_continuous    (ZotSession          *self,
                                             gboolean             continuous);
 JsonObject  *zot_session_lookup_task       (ZotSession          *self,
                                             const char          *task_id);
+GPtrArray   *zot_session_list_child_tasks  (ZotSession          *self,
+                                            const char          *parent_id);
+GPtrArray   *zot_session_get_earlier_messages (ZotSession       *self);
 JsonObject  *zot_session_task_started_entry  (const char        *task_id,
                                               const char        *tool,
                                               JsonObject        *args,

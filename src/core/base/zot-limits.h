@@ -113,6 +113,22 @@ G_BEGIN_DECLS
 /* Line numbers the one warning about a session's skipped lines names; the
  * rest are only counted. */
 #define ZOT_SESSION_SKIPPED_LINES_NAMED    5
+/* The conversation list reads this much of each session file for its
+ * header and its title (the first prompt); a first prompt that starts
+ * later leaves the conversation untitled. */
+#define ZOT_CONVERSATION_HEAD_BYTES        ((gsize) 64 * 1024)
+/* A conversation's title is at most this many characters, first prompt
+ * or renamed. */
+#define ZOT_CONVERSATION_TITLE_MAX_CHARS   80
+/* The largest title file (<id>.title) read back. */
+#define ZOT_CONVERSATION_TITLE_FILE_MAX_BYTES ((gsize) 4 * 1024)
+/* Search reads at most this much of each session file. */
+#define ZOT_CONVERSATION_SEARCH_MAX_BYTES  ((gsize) 32 * 1024 * 1024)
+/* At most this many conversations of one directory are listed (newest). */
+#define ZOT_CONVERSATION_MAX_FILES         5000
+/* File changes in the sessions directory are gathered this long before
+ * the list is read again, so a session being written costs one read. */
+#define ZOT_CONVERSATION_RESCAN_DELAY_MS   250
 /* Frames an extension's channel handles per main loop turn; the rest of a
  * read waits for the next turn, so a flood cannot hold the window. */
 #define ZOT_FRAMES_PER_TURN                64

@@ -827,6 +827,130 @@ zot_host_set_api_key (ZotHost     *self,
   return TRUE;
 }
 
+/* The agent goes on in @session from here; extensions hear of the switch. */
+static void
+switch_session (ZotHost    *self,
+                ZotSession *session)
+{
+  /* The old conversation ends before the new one starts. */
+  if (self->session_started)
+    emit_session_event (self, "session_end", "session_switch");
+
+  zot_agent_set_session (self->agent, session);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SESSION]);
+  zot_extension_manager_forget_approvals (self->manager);
+  zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
+
+  if (self->session_started)
+    emit_session_event (self, "session_start", NULL);
+}
+
+/* A stored conversation to go on with: a file that another zot process
+ * writes is opened read-only when @read_only_if_locked. */
+static ZotSession *
+open_stored_session (const char  *path,
+                     gboolean     read_only_if_locked,
+                     GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  ZotSession *session = zot_session_open (path, &local_error);
+
+  if (session == NULL && read_only_if_locked &&
+      g_error_matches (local_error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_LOCKED))
+    {
+      g_clear_error (&local_error);
+      session = zot_session_open_read_only (path, &local_error);
+    }
+  if (session == NULL)
+    g_propagate_error (error, g_steal_pointer (&local_error));
+  return session;
+}
+
+/* Reading the file is the worker thread's; a session made there belongs
+ * to the main context, the thread's default. */
+static void
+open_session_thread (GTask        *task,
+                     gpointer      source_object,
+                     gpointer      task_data,
+                     GCancellable *cancellable)
+{
+  GError *error = NULL;
+  ZotSession *session = open_stored_session (task_data, GPOINTER_TO_INT (g_object_get_data (G_OBJECT (task),
+                                                                                            "read-only-if-locked")),
+                                             &error);
+
+  if (session == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, session, g_object_unref);
+}
+
+static void
+session_read_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ZotHost *self = g_task_get_source_object (task);
+  GError *error = NULL;
+  g_autoptr(ZotSession) session = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (session == NULL)
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  if (g_task_return_error_if_cancelled (task))
+    return;
+
+  g_clear_pointer (&self->continuous_warning, g_free);
+  switch_session (self, session);
+  emit_session_warnings (self);
+  g_task_return_boolean (task, TRUE);
+}
+
+/**
+ * zot_host_open_session_async:
+ * @path: a session file of this host's directory
+ *
+ * Goes on with a stored conversation, as `--session FILE` does: the agent
+ * has its history from here. The file is read on a worker thread. One
+ * that another zot process writes is opened read-only when the host was
+ * made to (the window). Then reports what loading it had to mend, as
+ * #ZotHost::warning, after #ZotHost:session changed. On failure the
+ * conversation before stays.
+ */
+void
+zot_host_open_session_async (ZotHost             *self,
+                             const char          *path,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) read = NULL;
+
+  g_return_if_fail (ZOT_IS_HOST (self));
+  g_return_if_fail (path != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_host_open_session_async);
+
+  read = g_task_new (NULL, cancellable, session_read_cb, g_steal_pointer (&task));
+  g_task_set_task_data (read, g_strdup (path), g_free);
+  g_object_set_data (G_OBJECT (read), "read-only-if-locked", GINT_TO_POINTER (self->options.read_only_if_locked));
+  g_task_run_in_thread (read, open_session_thread);
+}
+
+gboolean
+zot_host_open_session_finish (ZotHost       *self,
+                              GAsyncResult  *result,
+                              GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
 gboolean
 zot_host_new_session (ZotHost  *self,
                       GError  **error)
@@ -847,17 +971,7 @@ zot_host_new_session (ZotHost  *self,
   if (zot_extension_manager_get_continuous (self->manager) && zot_session_is_persistent (session))
     zot_session_set_continuous (session, TRUE);
 
-  /* The old conversation ends before the new one starts. */
-  if (self->session_started)
-    emit_session_event (self, "session_end", "session_switch");
-
-  zot_agent_set_session (self->agent, session);
-  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_SESSION]);
-  zot_extension_manager_forget_approvals (self->manager);
-  zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
-
-  if (self->session_started)
-    emit_session_event (self, "session_start", NULL);
+  switch_session (self, session);
   return TRUE;
 }
 

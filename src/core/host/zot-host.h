@@ -146,6 +146,14 @@ char                *zot_host_resume_finish     (ZotHost              *self,
                                                  GError              **error);
 gboolean             zot_host_new_session       (ZotHost              *self,
                                                  GError              **error);
+void                 zot_host_open_session_async  (ZotHost              *self,
+                                                   const char           *path,
+                                                   GCancellable         *cancellable,
+                                                   GAsyncReadyCallback   callback,
+                                                   gpointer              user_data);
+gboolean             zot_host_open_session_finish (ZotHost              *self,
+                                                   GAsyncResult         *result,
+                                                   GError              **error);
 void                 zot_host_begin_session     (ZotHost              *self);
 void                 zot_host_clear             (ZotHost              *self);
 void                 zot_host_shutdown_async    (ZotHost              *self,

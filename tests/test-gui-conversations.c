@@ -1,0 +1,776 @@
+/* test-gui-conversations.c — stored conversations in the window: a resumed
+ * one shows every row, a damaged one a warning row, one that another
+ * process writes opens read-only and follows the file; the sidebar opens,
+ * renames, searches and deletes; find and copy work on the rows. */
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zot-application.h"
+#include "zot-conversation-sidebar.h"
+#include "zot-find-bar.h"
+#include "zot-gui-test-util.h"
+#include "zot-message.h"
+#include "zot-paths.h"
+#include "zot-session.h"
+#include "zot-test-util.h"
+#include "zot-transcript-private.h"
+#include "zot-transcript-row.h"
+#include "zot-window.h"
+#include "zot-window-private.h"
+
+typedef struct
+{
+  ZotTestEnv  env;
+  char       *cwd;      /* canonical */
+  char       *dir;      /* the cwd's sessions */
+  ZotWindow  *window;
+} Fixture;
+
+static ZotApplication *application;
+/* The width windows open at: the sidebar folds when the window is
+ * narrower than it and the conversation with the side pane together. */
+static int window_width = 1390;
+
+/* A 1×1 PNG. */
+#define PIXEL_PNG_BASE64 \
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  zot_test_env_setup (&f->env);
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_unsetenv ("OPENAI_API_KEY");
+  g_unsetenv ("GEMINI_API_KEY");
+  f->cwd = zot_paths_canonicalize (f->env.cwd);
+  f->dir = zot_session_get_directory_for_cwd (f->env.cwd);
+  g_assert_cmpint (g_mkdir_with_parents (f->dir, 0700), ==, 0);
+}
+
+static gboolean
+window_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  if (f->window != NULL)
+    {
+      gpointer weak = f->window;
+
+      g_object_add_weak_pointer (weak, &weak);
+      gtk_window_close (GTK_WINDOW (f->window));
+      zot_test_wait_until (window_gone, &weak, 20000);
+      f->window = NULL;
+    }
+  g_clear_pointer (&f->cwd, g_free);
+  g_clear_pointer (&f->dir, g_free);
+  zot_test_env_teardown (&f->env);
+}
+
+static gboolean
+window_ready (gpointer data)
+{
+  ZotWindow *window = data;
+
+  return zot_window_get_host (window) != NULL && gtk_widget_get_mapped (GTK_WIDGET (window));
+}
+
+/* A window with the demo model on @session_path, or on a new conversation. */
+static void
+open_window (Fixture    *f,
+             const char *session_path)
+{
+  g_auto(ZotHostOptions) options = { 0 };
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.provider.name = g_strdup ("demo");
+  options.session_path = g_strdup (session_path);
+  options.no_ext = TRUE;
+  options.interactive = TRUE;
+
+  f->window = ZOT_WINDOW (zot_window_new (application, &options, TRUE));
+  gtk_window_set_default_size (GTK_WINDOW (f->window), window_width, 760);
+  gtk_window_present (GTK_WINDOW (f->window));
+  zot_test_wait_until (window_ready, f->window, 20000);
+}
+
+/* Session files */
+
+static void
+add_line (GString    *file,
+          JsonObject *entry)
+{
+  g_autofree char *line = zot_json_object_to_string (entry);
+
+  g_string_append_printf (file, "%s\n", line);
+}
+
+static void
+add_message (GString    *file,
+             const char *message_json)
+{
+  g_autofree char *line = g_strdup_printf ("{\"type\":\"message\",\"message\":%s}", message_json);
+  g_autoptr(JsonObject) check = zot_json_object_from_string (line, NULL);
+
+  g_assert_nonnull (check);
+  add_line (file, check);
+}
+
+static GString *
+new_file (Fixture    *f,
+          const char *id,
+          gboolean    continuous)
+{
+  GString *file = g_string_new (NULL);
+
+  g_string_append_printf (file, "{\"type\":\"session\",\"version\":1,\"id\":\"%s\",\"cwd\":\"%s\","
+                          "\"created\":\"2024-05-01T10:00:00Z\"%s}\n",
+                          id, f->cwd, continuous ? ",\"mode\":\"continuous\"" : "");
+  return file;
+}
+
+static char *
+save_file (Fixture    *f,
+           const char *id,
+           GString    *file)
+{
+  g_autofree char *name = g_strconcat (id, ".jsonl", NULL);
+  char *path = g_build_filename (f->dir, name, NULL);
+
+  g_assert_true (g_file_set_contents (path, file->str, (gssize) file->len, NULL));
+  g_string_free (file, TRUE);
+  return path;
+}
+
+/* A conversation with everything a run leaves: prompts, replies in
+ * Markdown, tool calls with results (one failed), a call a tool made
+ * (the journal of a continuous conversation), a compaction and its
+ * summary, and an image. */
+static char *
+write_fixture (Fixture *f)
+{
+  GString *file = new_file (f, "fixture", TRUE);
+
+  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Please list the files\"}]}");
+  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"I will look.\"},"
+                     "{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":\"bash\",\"input\":{\"command\":\"ls\"}}]}");
+  g_string_append (file, "{\"type\":\"task\",\"event\":\"started\",\"id\":\"c1\",\"tool\":\"bash\","
+                         "\"args\":{\"command\":\"ls\"},\"effective_args\":{\"command\":\"ls\"}}\n");
+  g_string_append (file, "{\"type\":\"task\",\"event\":\"started\",\"id\":\"c1/n=1\",\"tool\":\"read\","
+                         "\"args\":{\"path\":\"Makefile\"},\"effective_args\":{\"path\":\"Makefile\"}}\n");
+  g_string_append (file, "{\"type\":\"task\",\"event\":\"finished\",\"id\":\"c1/n=1\",\"result\":"
+                         "{\"content\":[{\"type\":\"text\",\"text\":\"all: zot\"}],\"is_error\":false,"
+                         "\"outcome\":\"completed\"}}\n");
+  g_string_append (file, "{\"type\":\"task\",\"event\":\"finished\",\"id\":\"c1\",\"result\":"
+                         "{\"content\":[{\"type\":\"text\",\"text\":\"Makefile\\nREADME.md\"}],\"is_error\":false,"
+                         "\"outcome\":\"completed\"}}\n");
+  add_message (file, "{\"role\":\"tool\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"c1\","
+                     "\"is_error\":false,\"content\":[{\"type\":\"text\",\"text\":\"Makefile\\nREADME.md\"}]}]}");
+  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":"
+                     "\"There are **two** files:\\n\\n```sh\\nMakefile\\nREADME.md\\n```\"}]}");
+  g_string_append (file, "{\"type\":\"compaction\",\"summary\":\"Listed the files.\",\"message_count\":4}\n");
+  add_message (file, "{\"role\":\"user\",\"summary\":true,\"content\":[{\"type\":\"text\",\"text\":"
+                     "\"Summary of the conversation so far:\\n\\nListed the files.\"}]}");
+  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is in this picture?\"},"
+                     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" PIXEL_PNG_BASE64 "\"}]}");
+  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"A dot.\"},"
+                     "{\"type\":\"tool_use\",\"id\":\"c2\",\"name\":\"read\",\"input\":{\"path\":\"NOTES\"}}]}");
+  g_string_append (file, "{\"type\":\"task\",\"event\":\"started\",\"id\":\"c2\",\"tool\":\"read\","
+                         "\"args\":{\"path\":\"NOTES\"},\"effective_args\":{\"path\":\"NOTES\"}}\n");
+  g_string_append (file, "{\"type\":\"task\",\"event\":\"finished\",\"id\":\"c2\",\"result\":"
+                         "{\"content\":[{\"type\":\"text\",\"text\":\"no such file: NOTES\"}],\"is_error\":true,"
+                         "\"outcome\":\"failed\"}}\n");
+  add_message (file, "{\"role\":\"tool\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"c2\","
+                     "\"is_error\":true,\"content\":[{\"type\":\"text\",\"text\":\"no such file: NOTES\"}]}]}");
+  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Done.\"}]}");
+
+  return save_file (f, "fixture", file);
+}
+
+static guint
+count_items (Fixture *f)
+{
+  return g_list_model_get_n_items (_zot_transcript_get_items (f->window->transcript));
+}
+
+static ZotTranscriptItem *
+item_at (Fixture *f,
+         guint    position)
+{
+  ZotTranscriptItem *item = g_list_model_get_item (_zot_transcript_get_items (f->window->transcript), position);
+
+  g_object_unref (item);
+  return item;
+}
+
+/* The first item of @kind whose text has @needle, or NULL. */
+static ZotTranscriptItem *
+find_item (Fixture               *f,
+           ZotTranscriptItemKind  kind,
+           const char            *needle)
+{
+  for (guint i = 0; i < count_items (f); i++)
+    {
+      ZotTranscriptItem *item = item_at (f, i);
+
+      if (zot_transcript_item_get_kind (item) == kind &&
+          (needle == NULL || strstr (zot_transcript_item_get_text (item), needle) != NULL))
+        return item;
+    }
+
+  return NULL;
+}
+
+typedef struct
+{
+  Fixture           *f;
+  ZotTranscriptItem *item;
+} RowWait;
+
+static gboolean
+row_in_view (gpointer data)
+{
+  RowWait *wait = data;
+  GtkWidget *row = _zot_transcript_get_row (wait->f->window->transcript, wait->item);
+  GtkWidget *list = gtk_widget_get_ancestor (row ? row : GTK_WIDGET (wait->f->window), GTK_TYPE_LIST_VIEW);
+  graphene_rect_t bounds;
+
+  if (row == NULL || !gtk_widget_get_mapped (row) || list == NULL ||
+      !gtk_widget_compute_bounds (row, list, &bounds))
+    return FALSE;
+
+  /* On screen: in the list view's visible area. */
+  return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < gtk_widget_get_height (list);
+}
+
+/* Scrolls @item into view as find does, and waits for its row. */
+static GtkWidget *
+show_row (Fixture           *f,
+          ZotTranscriptItem *item)
+{
+  RowWait wait = { f, item };
+
+  _zot_transcript_show_match (f->window->transcript, item);
+  zot_test_wait_until (row_in_view, &wait, 20000);
+  return _zot_transcript_get_row (f->window->transcript, item);
+}
+
+static gboolean
+has_items (gpointer data)
+{
+  Fixture *f = data;
+
+  return count_items (f) >= 10;
+}
+
+static void
+test_resume_shows_everything (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *path = write_fixture (f);
+  static const ZotTranscriptItemKind kinds[] = {
+    ZOT_TRANSCRIPT_ITEM_USER, ZOT_TRANSCRIPT_ITEM_ASSISTANT, ZOT_TRANSCRIPT_ITEM_TOOL, ZOT_TRANSCRIPT_ITEM_TOOL,
+    ZOT_TRANSCRIPT_ITEM_ASSISTANT, ZOT_TRANSCRIPT_ITEM_SUMMARY, ZOT_TRANSCRIPT_ITEM_USER,
+    ZOT_TRANSCRIPT_ITEM_ASSISTANT, ZOT_TRANSCRIPT_ITEM_TOOL, ZOT_TRANSCRIPT_ITEM_ASSISTANT,
+  };
+  ZotTranscriptItem *c1;
+  ZotTranscriptItem *nested;
+  ZotTranscriptItem *c2;
+
+  open_window (f, path);
+  zot_test_wait_until (has_items, f, 20000);
+
+  /* The same rows a live run makes, in order: nothing after them. */
+  g_assert_cmpuint (count_items (f), ==, G_N_ELEMENTS (kinds));
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    g_assert_cmpint (zot_transcript_item_get_kind (item_at (f, i)), ==, kinds[i]);
+
+  g_assert_cmpstr (zot_transcript_item_get_text (item_at (f, 0)), ==, "Please list the files");
+  g_assert_cmpstr (zot_transcript_item_get_text (item_at (f, 1)), ==, "I will look.");
+
+  c1 = item_at (f, 2);
+  g_assert_cmpstr (zot_transcript_item_get_tool_name (c1), ==, "bash");
+  g_assert_cmpint (zot_transcript_item_get_status (c1), ==, ZOT_TRANSCRIPT_TOOL_COMPLETED);
+  g_assert_nonnull (strstr (zot_transcript_item_get_result (c1), "README.md"));
+  g_assert_nonnull (strstr (zot_transcript_item_get_args_preview (c1), "ls"));
+
+  /* The call the tool made, under it. */
+  nested = item_at (f, 3);
+  g_assert_cmpstr (zot_transcript_item_get_tool_name (nested), ==, "read");
+  g_assert_cmpstr (zot_transcript_item_get_parent_id (nested), ==, "c1");
+  g_assert_cmpuint (zot_transcript_item_get_depth (nested), ==, 1);
+  g_assert_cmpuint (g_list_model_get_n_items (zot_transcript_item_get_children (c1)), ==, 1);
+  g_assert_cmpstr (zot_transcript_item_get_result (nested), ==, "all: zot");
+
+  g_assert_nonnull (strstr (zot_transcript_item_get_text (item_at (f, 4)), "**two**"));
+  g_assert_nonnull (strstr (zot_transcript_item_get_text (item_at (f, 5)), "Listed the files."));
+  g_assert_cmpuint (zot_transcript_item_get_n_images (item_at (f, 6)), ==, 1);
+
+  c2 = item_at (f, 8);
+  g_assert_cmpint (zot_transcript_item_get_status (c2), ==, ZOT_TRANSCRIPT_TOOL_FAILED);
+  g_assert_true (zot_transcript_item_get_is_error (c2));
+
+  /* Every row is made and shown when it is scrolled to. */
+  for (guint i = 0; i < count_items (f); i++)
+    {
+      GtkWidget *row = show_row (f, item_at (f, i));
+      g_autofree char *text = zot_test_widget_text (row);
+
+      g_assert_true (zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (row)) == item_at (f, i));
+      if (i == 0)
+        g_assert_nonnull (strstr (text, "Please list the files"));
+      if (i == 4)
+        g_assert_nonnull (strstr (text, "Makefile"));
+    }
+
+  /* The agent goes on from the summary: what the compaction replaced is
+   * only shown. */
+  g_assert_cmpuint (zot_session_get_messages (zot_agent_get_session (zot_host_get_agent (zot_window_get_host (f->window))))->len,
+                    ==, 5);
+}
+
+static gboolean
+has_warning (gpointer data)
+{
+  Fixture *f = data;
+
+  return find_item (f, ZOT_TRANSCRIPT_ITEM_WARNING, NULL) != NULL;
+}
+
+static void
+test_torn_file_warns (Fixture       *f,
+                      gconstpointer  data)
+{
+  GString *file = new_file (f, "torn", FALSE);
+  g_autofree char *path = NULL;
+  ZotTranscriptItem *warning;
+
+  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hello there\"}]}");
+  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hi!\"}]}");
+  g_string_append (file, "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[{\"ty");
+  path = save_file (f, "torn", file);
+
+  open_window (f, path);
+  zot_test_wait_until (has_warning, f, 20000);
+
+  /* Never an empty window: what could be kept is shown, then why not all. */
+  g_assert_cmpint (zot_transcript_item_get_kind (item_at (f, 0)), ==, ZOT_TRANSCRIPT_ITEM_USER);
+  g_assert_cmpint (zot_transcript_item_get_kind (item_at (f, 1)), ==, ZOT_TRANSCRIPT_ITEM_ASSISTANT);
+  warning = find_item (f, ZOT_TRANSCRIPT_ITEM_WARNING, NULL);
+  g_assert_nonnull (strstr (zot_transcript_item_get_text (warning), "torn"));
+  g_assert_nonnull (show_row (f, warning));
+}
+
+static gboolean
+has_reply (gpointer data)
+{
+  Fixture *f = data;
+
+  return find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "written elsewhere") != NULL;
+}
+
+static void
+appended_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (zot_session_append_finish (ZOT_SESSION (object), result, &error));
+  *(gboolean *) user_data = TRUE;
+}
+
+/* Another zot holds the file: the window shows it read-only and follows it. */
+static void
+test_locked_file_follows (Fixture       *f,
+                          gconstpointer  data)
+{
+  GString *file = new_file (f, "busy", FALSE);
+  g_autofree char *path = NULL;
+  g_autoptr(ZotSession) writer = NULL;
+  g_autoptr(JsonObject) reply = zot_message_new_assistant_text ("This was written elsewhere.");
+  g_autoptr(GError) error = NULL;
+  ZotSession *shown;
+  gboolean appended = FALSE;
+
+  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Keep going\"}]}");
+  path = save_file (f, "busy", file);
+  writer = zot_session_open (path, &error);
+  g_assert_no_error (error);
+
+  open_window (f, path);
+  zot_test_wait_until (has_warning, f, 20000);
+  shown = zot_agent_get_session (zot_host_get_agent (zot_window_get_host (f->window)));
+  g_assert_true (zot_session_is_read_only (shown));
+  g_assert_nonnull (find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Keep going"));
+  g_assert_nonnull (strstr (zot_transcript_item_get_text (find_item (f, ZOT_TRANSCRIPT_ITEM_WARNING, NULL)),
+                            "read-only"));
+
+  zot_session_append_message_async (writer, reply, NULL, appended_cb, &appended);
+  zot_test_wait_for (&appended, 20000);
+  zot_test_wait_until (has_reply, f, 20000);
+}
+
+/* The sidebar */
+
+static ZotConversationSidebar *
+sidebar (Fixture *f)
+{
+  return f->window->sidebar;
+}
+
+static guint
+n_shown (Fixture *f)
+{
+  return g_list_model_get_n_items (zot_conversation_sidebar_get_shown (sidebar (f)));
+}
+
+typedef struct
+{
+  Fixture *f;
+  guint    n;
+} CountWait;
+
+static gboolean
+shows_n (gpointer data)
+{
+  CountWait *wait = data;
+
+  return n_shown (wait->f) == wait->n && !zot_conversation_sidebar_get_searching (sidebar (wait->f));
+}
+
+static void
+wait_for_shown (Fixture *f,
+                guint    n)
+{
+  CountWait wait = { f, n };
+
+  zot_test_wait_until (shows_n, &wait, 20000);
+}
+
+static char *
+write_simple (Fixture    *f,
+              const char *id,
+              const char *prompt,
+              const char *reply)
+{
+  GString *file = new_file (f, id, FALSE);
+  g_autofree char *user = g_strdup_printf ("{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"%s\"}]}",
+                                           prompt);
+  g_autofree char *assistant = g_strdup_printf ("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"%s\"}]}",
+                                                reply);
+
+  add_message (file, user);
+  add_message (file, assistant);
+  return save_file (f, id, file);
+}
+
+static const char *
+current_path (Fixture *f)
+{
+  return zot_session_get_path (zot_agent_get_session (zot_host_get_agent (zot_window_get_host (f->window))));
+}
+
+typedef struct
+{
+  Fixture    *f;
+  const char *path;
+  const char *title;
+} TitleWait;
+
+static gboolean
+opened (gpointer data)
+{
+  TitleWait *wait = data;
+
+  return g_strcmp0 (current_path (wait->f), wait->path) == 0 &&
+         find_item (wait->f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, wait->title) != NULL;
+}
+
+static gboolean
+titled (gpointer data)
+{
+  TitleWait *wait = data;
+  g_autofree char *text = zot_test_widget_text (GTK_WIDGET (sidebar (wait->f)));
+  ZotConversation *conversation = zot_conversation_index_lookup (zot_conversation_sidebar_get_index (sidebar (wait->f)),
+                                                                 wait->path);
+
+  return conversation != NULL && g_strcmp0 (zot_conversation_get_title (conversation), wait->title) == 0 &&
+         strstr (text, wait->title) != NULL;
+}
+
+static gboolean
+not_current (gpointer data)
+{
+  TitleWait *wait = data;
+
+  return g_strcmp0 (current_path (wait->f), wait->path) != 0;
+}
+
+static guint
+position_of (Fixture    *f,
+             const char *path)
+{
+  GListModel *shown = zot_conversation_sidebar_get_shown (sidebar (f));
+
+  for (guint i = 0; i < g_list_model_get_n_items (shown); i++)
+    {
+      g_autoptr(ZotConversation) conversation = g_list_model_get_item (shown, i);
+
+      if (g_str_equal (zot_conversation_get_path (conversation), path))
+        return i;
+    }
+
+  g_assert_not_reached ();
+}
+
+static gboolean
+flap_folded (gpointer data)
+{
+  Fixture *f = data;
+
+  return adw_flap_get_folded (f->window->flap);
+}
+
+static gboolean
+flap_beside (gpointer data)
+{
+  Fixture *f = data;
+
+  return gtk_widget_get_width (GTK_WIDGET (f->window)) > 0 && !adw_flap_get_folded (f->window->flap);
+}
+
+static void
+test_sidebar (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *alpha = write_simple (f, "2024-01-01-alpha", "Refactor the lexer", "Lexer alpha reply");
+  g_autofree char *beta = write_simple (f, "2024-01-02-beta", "Write the docs", "Docs beta reply mentioning zeppelins");
+  g_autofree char *gamma = NULL;
+  GtkWidget *list;
+  TitleWait wait = { f, NULL, NULL };
+
+  open_window (f, NULL);
+  /* Wide enough for both: the sidebar is beside the conversation, shown. */
+  zot_test_wait_until (flap_beside, f, 20000);
+  g_assert_true (adw_flap_get_reveal_flap (f->window->flap));
+  wait_for_shown (f, 2);
+
+  /* Open: activating a row goes on with that conversation. */
+  list = zot_test_find_widget (GTK_WIDGET (sidebar (f)), GTK_TYPE_LIST_VIEW, NULL);
+  g_assert_true (gtk_widget_activate_action (list, "list.activate-item", "u", position_of (f, beta)));
+  wait.path = beta;
+  wait.title = "zeppelins";
+  zot_test_wait_until (opened, &wait, 20000);
+  g_assert_nonnull (find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Write the docs"));
+  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Refactor the lexer"));
+
+  /* Rename. */
+  zot_conversation_sidebar_rename (sidebar (f), alpha, "Lexer work");
+  wait.path = alpha;
+  wait.title = "Lexer work";
+  zot_test_wait_until (titled, &wait, 20000);
+
+  /* Search: by message text, then by the new title; then all again. */
+  zot_conversation_sidebar_set_search (sidebar (f), "ZEPPELIN");
+  wait_for_shown (f, 1);
+  g_assert_cmpuint (position_of (f, beta), ==, 0);
+  zot_conversation_sidebar_set_search (sidebar (f), "lexer work");
+  wait_for_shown (f, 1);
+  g_assert_cmpuint (position_of (f, alpha), ==, 0);
+  zot_conversation_sidebar_set_search (sidebar (f), "");
+  wait_for_shown (f, 2);
+
+  /* Largest first, and back to newest first. */
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (zot_test_find_widget (GTK_WIDGET (sidebar (f)),
+                                                                         GTK_TYPE_TOGGLE_BUTTON, NULL)), TRUE);
+  g_assert_cmpuint (position_of (f, beta), ==, 0);
+  g_assert_cmpint (zot_conversation_index_get_sort (zot_conversation_sidebar_get_index (sidebar (f))), ==,
+                   ZOT_CONVERSATION_SORT_SIZE);
+  gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (zot_test_find_widget (GTK_WIDGET (sidebar (f)),
+                                                                         GTK_TYPE_TOGGLE_BUTTON, NULL)), FALSE);
+  g_assert_cmpint (zot_conversation_index_get_sort (zot_conversation_sidebar_get_index (sidebar (f))), ==,
+                   ZOT_CONVERSATION_SORT_MODIFIED);
+
+  /* Another zot writes a conversation: it appears by itself. */
+  gamma = write_simple (f, "2024-01-03-gamma", "Profile the build", "Gamma reply");
+  wait_for_shown (f, 3);
+
+  /* Delete the open one: it goes to the trash, and the window goes on in
+   * a new conversation. */
+  zot_conversation_sidebar_trash (sidebar (f), beta);
+  wait.path = beta;
+  zot_test_wait_until (not_current, &wait, 20000);
+  wait_for_shown (f, 2);
+  g_assert_false (g_file_test (beta, G_FILE_TEST_EXISTS));
+  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "zeppelins"));
+
+  /* The sidebar can be hidden and shown again. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-sidebar", NULL));
+  g_assert_false (adw_flap_get_reveal_flap (f->window->flap));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-sidebar", NULL));
+  g_assert_true (adw_flap_get_reveal_flap (f->window->flap));
+}
+
+/* Narrower than the sidebar and the conversation together: the sidebar
+ * folds over the conversation, hidden until it is asked for, and goes
+ * away again once a conversation is picked. */
+static void
+test_narrow (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autofree char *alpha = write_simple (f, "2024-01-01-alpha", "Refactor the lexer", "Lexer alpha reply");
+  GtkWidget *list;
+  TitleWait wait = { f, alpha, "Lexer alpha" };
+
+  window_width = 900;
+  open_window (f, NULL);
+  window_width = 1390;
+  zot_test_wait_until (flap_folded, f, 20000);
+  g_assert_false (adw_flap_get_reveal_flap (f->window->flap));
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-sidebar", NULL));
+  g_assert_true (adw_flap_get_reveal_flap (f->window->flap));
+  wait_for_shown (f, 1);
+  list = zot_test_find_widget (GTK_WIDGET (sidebar (f)), GTK_TYPE_LIST_VIEW, NULL);
+  g_assert_true (gtk_widget_activate_action (list, "list.activate-item", "u", 0));
+  zot_test_wait_until (opened, &wait, 20000);
+  g_assert_false (adw_flap_get_reveal_flap (f->window->flap));
+}
+
+static gboolean
+find_marked (gpointer data)
+{
+  RowWait *wait = data;
+  GtkWidget *row = _zot_transcript_get_row (wait->f->window->transcript, wait->item);
+
+  return row != NULL && gtk_widget_has_css_class (row, "find-match") && row_in_view (wait);
+}
+
+typedef struct
+{
+  char     *text;
+  gboolean  done;
+} ClipboardRead;
+
+static void
+clipboard_read_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  ClipboardRead *read = user_data;
+
+  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (object), result, NULL);
+  read->done = TRUE;
+}
+
+/* Ctrl+F finds rows that are not made yet and scrolls to them; a
+ * message's copy button copies it whole. */
+static void
+test_find_and_copy (Fixture       *f,
+                    gconstpointer  data)
+{
+  GString *file = new_file (f, "long", FALSE);
+  g_autofree char *path = NULL;
+  ZotFindBar *bar;
+  RowWait wait = { f, NULL };
+  GtkWidget *row;
+  GtkWidget *copy;
+  ClipboardRead read = { NULL, FALSE };
+
+  for (guint i = 0; i < 150; i++)
+    {
+      g_autofree char *user = g_strdup_printf ("{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Question %u\"}]}", i);
+      g_autofree char *assistant = g_strdup_printf ("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":"
+                                                    "\"Answer %u with *emphasis*%s\"}]}",
+                                                    i, i == 3 || i == 77 ? " and a walrus" : "");
+
+      add_message (file, user);
+      add_message (file, assistant);
+    }
+  path = save_file (f, "long", file);
+
+  open_window (f, path);
+  zot_test_wait_until (has_items, f, 20000);
+  g_assert_cmpuint (count_items (f), ==, 300);
+
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.find", NULL));
+  bar = f->window->find_bar;
+  zot_find_bar_set_text (bar, "WALRUS");
+  g_assert_cmpuint (zot_find_bar_get_n_matches (bar), ==, 2);
+
+  /* The first match is far from the bottom the view starts at. */
+  wait.item = find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer 3 ");
+  g_assert_true (_zot_transcript_get_match (f->window->transcript) == wait.item);
+  zot_test_wait_until (find_marked, &wait, 20000);
+
+  zot_find_bar_next (bar);
+  wait.item = find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer 77 ");
+  zot_test_wait_until (find_marked, &wait, 20000);
+  zot_find_bar_next (bar);
+  g_assert_cmpuint (zot_find_bar_get_current (bar), ==, 0);
+
+  zot_find_bar_set_text (bar, "no such words");
+  g_assert_cmpuint (zot_find_bar_get_n_matches (bar), ==, 0);
+  g_assert_null (_zot_transcript_get_match (f->window->transcript));
+  zot_find_bar_close (bar);
+
+  /* Copy the reply in view: its Markdown, as written. */
+  wait.item = find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer 77 ");
+  row = show_row (f, wait.item);
+  copy = zot_test_find_widget (row, GTK_TYPE_BUTTON, "copy-button");
+  g_assert_nonnull (copy);
+  g_assert_true (gtk_widget_get_visible (copy));
+  g_signal_emit_by_name (copy, "clicked");
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (row), NULL, clipboard_read_cb, &read);
+  zot_test_wait_for (&read.done, 20000);
+  g_assert_cmpstr (read.text, ==, "Answer 77 with *emphasis* and a walrus");
+  g_free (read.text);
+}
+
+#define add_test(path, func) \
+  g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autofree char *data_home = g_dir_make_tmp ("zot-test-data-XXXXXX", NULL);
+  int status;
+
+  /* The trash goes here, on the same file system as the test's files. */
+  g_setenv ("XDG_DATA_HOME", data_home, TRUE);
+  gtk_test_init (&argc, &argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
+  adw_init ();
+
+  application = zot_application_new ();
+  g_application_set_flags (G_APPLICATION (application),
+                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+
+  add_test ("/zot/gui/conversations/resume-shows-everything", test_resume_shows_everything);
+  add_test ("/zot/gui/conversations/torn-file-warns", test_torn_file_warns);
+  add_test ("/zot/gui/conversations/locked-file-follows", test_locked_file_follows);
+  add_test ("/zot/gui/conversations/sidebar", test_sidebar);
+  add_test ("/zot/gui/conversations/narrow", test_narrow);
+  add_test ("/zot/gui/conversations/find-and-copy", test_find_and_copy);
+
+  status = g_test_run ();
+  g_object_unref (application);
+  {
+    g_autofree char *command = g_strdup_printf ("rm -rf '%s'", data_home);
+
+    (void) !system (command);
+  }
+  return status;
+}
