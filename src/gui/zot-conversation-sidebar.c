@@ -97,6 +97,8 @@ on_factory_setup_cb (GtkSignalListItemFactory *factory,
 
   gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (menu_button), "view-more-symbolic");
   gtk_widget_set_tooltip_text (menu_button, _("Conversation Menu"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Conversation Menu"), -1);
   gtk_widget_set_valign (menu_button, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (menu_button, "flat");
 
@@ -488,6 +490,8 @@ zot_conversation_sidebar_init (ZotConversationSidebar *self)
 
   self->search_entry = GTK_SEARCH_ENTRY (gtk_search_entry_new ());
   g_object_set (self->search_entry, "placeholder-text", _("Search conversations"), NULL);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->search_entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Search conversations"), -1);
   gtk_widget_set_hexpand (GTK_WIDGET (self->search_entry), TRUE);
   g_signal_connect (self->search_entry, "search-changed", G_CALLBACK (on_search_entry_search_changed_cb), self);
   gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->search_entry));
@@ -495,11 +499,15 @@ zot_conversation_sidebar_init (ZotConversationSidebar *self)
   self->sort_button = GTK_TOGGLE_BUTTON (gtk_toggle_button_new ());
   gtk_button_set_icon_name (GTK_BUTTON (self->sort_button), "view-sort-descending-symbolic");
   gtk_widget_set_tooltip_text (GTK_WIDGET (self->sort_button), _("Largest First"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->sort_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Largest First"), -1);
   gtk_widget_add_css_class (GTK_WIDGET (self->sort_button), "flat");
   g_signal_connect (self->sort_button, "toggled", G_CALLBACK (on_sort_button_toggled_cb), self);
   gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->sort_button));
 
   gtk_widget_set_tooltip_text (new_button, _("New Conversation"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (new_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("New Conversation"), -1);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (new_button), "win.new-conversation");
   gtk_widget_add_css_class (new_button, "flat");
   gtk_box_append (GTK_BOX (header), new_button);
@@ -527,6 +535,11 @@ zot_conversation_sidebar_init (ZotConversationSidebar *self)
 
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), GTK_WIDGET (self->list_view));
+  /* An empty list has no text inside to name it by. */
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->list_view), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Conversations"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (scrolled), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Conversations"), -1);
   gtk_overlay_set_child (GTK_OVERLAY (overlay), scrolled);
 
   self->empty_label = GTK_LABEL (gtk_label_new (NULL));

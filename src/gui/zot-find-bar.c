@@ -207,6 +207,25 @@ zot_find_bar_class_init (ZotFindBarClass *klass)
   gtk_widget_class_set_css_name (widget_class, "findbar");
 }
 
+/* GTK 4.8's search bar gives its close button an icon and no name. */
+static void
+label_close_button (GtkWidget *widget,
+                    GtkWidget *ours)
+{
+  for (GtkWidget *child = gtk_widget_get_first_child (widget);
+       child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    {
+      if (child == ours)
+        continue;
+      if (GTK_IS_BUTTON (child))
+        gtk_accessible_update_property (GTK_ACCESSIBLE (child), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                        _("Close the Find Bar"), -1);
+      else
+        label_close_button (child, ours);
+    }
+}
+
 static void
 zot_find_bar_init (ZotFindBar *self)
 {
@@ -223,6 +242,8 @@ zot_find_bar_init (ZotFindBar *self)
   gtk_editable_set_width_chars (GTK_EDITABLE (self->entry), 14);
   gtk_widget_set_hexpand (GTK_WIDGET (self->entry), TRUE);
   g_object_set (self->entry, "placeholder-text", _("Find in the conversation"), NULL);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->entry), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Find in the conversation"), -1);
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->entry));
 
   self->count_label = GTK_LABEL (gtk_label_new (NULL));
@@ -233,6 +254,10 @@ zot_find_bar_init (ZotFindBar *self)
 
   gtk_widget_set_tooltip_text (previous, _("Previous Match"));
   gtk_widget_set_tooltip_text (next, _("Next Match"));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (previous), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Previous Match"), -1);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (next), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  _("Next Match"), -1);
   g_signal_connect_swapped (previous, "clicked", G_CALLBACK (zot_find_bar_previous), self);
   g_signal_connect_swapped (next, "clicked", G_CALLBACK (zot_find_bar_next), self);
   gtk_box_append (GTK_BOX (box), previous);
@@ -242,6 +267,7 @@ zot_find_bar_init (ZotFindBar *self)
   gtk_search_bar_set_child (self->search_bar, box);
   gtk_search_bar_connect_entry (self->search_bar, GTK_EDITABLE (self->entry));
   gtk_search_bar_set_show_close_button (self->search_bar, TRUE);
+  label_close_button (GTK_WIDGET (self->search_bar), box);
   gtk_widget_set_parent (GTK_WIDGET (self->search_bar), GTK_WIDGET (self));
 
   g_signal_connect (self->entry, "search-changed", G_CALLBACK (on_entry_search_changed_cb), self);
