@@ -1104,6 +1104,24 @@ search_thread (GTask        *task,
   g_task_return_pointer (task, g_steal_pointer (&found), (GDestroyNotify) g_hash_table_unref);
 }
 
+/* The worker's task has no source object: a thread pool may drop its task
+ * last, after the caller's callback, and the index must not be finalized
+ * on a worker thread. The caller's task lives on the main thread only. */
+static void
+searched_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  GHashTable *found = g_task_propagate_pointer (G_TASK (result), &error);
+
+  if (found == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, found, (GDestroyNotify) g_hash_table_unref);
+}
+
 /**
  * zot_conversation_index_search_async:
  * @text: what to look for, in any case
@@ -1120,6 +1138,7 @@ zot_conversation_index_search_async (ZotConversationIndex *self,
                                      gpointer              user_data)
 {
   g_autoptr(GTask) task = NULL;
+  g_autoptr(GTask) worker = NULL;
   Search *search;
 
   g_return_if_fail (ZOT_IS_CONVERSATION_INDEX (self));
@@ -1143,8 +1162,9 @@ zot_conversation_index_search_async (ZotConversationIndex *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_conversation_index_search_async);
-  g_task_set_task_data (task, search, search_free);
-  g_task_run_in_thread (task, search_thread);
+  worker = g_task_new (NULL, cancellable, searched_cb, g_steal_pointer (&task));
+  g_task_set_task_data (worker, search, search_free);
+  g_task_run_in_thread (worker, search_thread);
 }
 
 /**
