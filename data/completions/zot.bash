@@ -4,13 +4,14 @@ _zot()
     local cur prev words cword
     _init_completion -s || return
 
-    local options='-p --print --json --version -h --help --provider --model --base-url
+    local options='-p --print --json --version -h --help --provider --model --reasoning --base-url
         --api-key --cwd -e --ext --no-ext --system-prompt --append-system-prompt
         --max-steps --no-tools --tools --continue --session --no-session
         --continuous --codemode --yolo --no-yolo'
 
     case $prev in
-        --provider) COMPREPLY=($(compgen -W 'anthropic openai demo' -- "$cur")); return ;;
+        --provider) COMPREPLY=($(compgen -W 'anthropic openai gemini demo' -- "$cur")); return ;;
+        --reasoning) COMPREPLY=($(compgen -W 'off minimum low medium high xhigh max' -- "$cur")); return ;;
         --codemode) COMPREPLY=($(compgen -W 'off on only' -- "$cur")); return ;;
         --cwd) _filedir -d; return ;;
         -e | --ext | --session) _filedir; return ;;
