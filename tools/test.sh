@@ -5,8 +5,9 @@
 # it (fontconfig, Pango and Mesa keep caches for the life of the process,
 # and telling them from our leaks needs a slow unwinder on every
 # allocation). Last, each parser's fuzz target runs for a short while
-# (tools/fuzz.sh; ZOT_FUZZ_SECONDS, default 20), each counting as one test.
-# Prints "N passed, N failed" at the end.
+# (tools/fuzz.sh; ZOT_FUZZ_SECONDS, default 10), each counting as one test.
+# Prints how long each pass took and "N passed, N failed" at the end. The
+# sanitizer build leaves out the benchmarks, which the first build compiles.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,11 @@ status=0
 total_passed=0
 total_failed=0
 
+started=$SECONDS
+phase() {
+  echo "== $1: $((SECONDS - started)) s so far"
+}
+
 run_suite() {
   local dir=$1; shift
   local test_args=$1; shift
@@ -43,6 +49,7 @@ run_suite() {
   read -r p f < <(count "$dir/meson-logs/testlog.json")
   total_passed=$((total_passed + p))
   total_failed=$((total_failed + f))
+  phase "$dir $test_args"
 }
 
 run_suite build-tests "" --buildtype=debug -Dwerror=true
@@ -50,15 +57,17 @@ run_suite build-tests "" --buildtype=debug -Dwerror=true
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-run_suite build-asan "--no-suite gui" --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+run_suite build-asan "--no-suite gui" --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+  -Dbenchmarks=false
 
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
-run_suite build-asan "--suite gui" --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
+run_suite build-asan "--suite gui" --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+  -Dbenchmarks=false
 
 # Two targets at a time: each is one process on one CPU.
 fuzz_log=$(mktemp)
 fuzz_status=0
-ZOT_FUZZ_JOBS=2 bash tools/fuzz.sh "${ZOT_FUZZ_SECONDS:-20}" | tee "$fuzz_log" || fuzz_status=1
+ZOT_FUZZ_JOBS=2 bash tools/fuzz.sh "${ZOT_FUZZ_SECONDS:-10}" | tee "$fuzz_log" || fuzz_status=1
 p=$(grep -c '^ok ' "$fuzz_log" || true)
 f=$(grep -c '^not ok ' "$fuzz_log" || true)
 # A build that failed ran no target at all.
@@ -70,5 +79,6 @@ rm -f "$fuzz_log"
 total_passed=$((total_passed + p))
 total_failed=$((total_failed + f))
 
+phase fuzzing
 echo "$total_passed passed, $total_failed failed"
 exit $status
