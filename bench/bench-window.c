@@ -455,8 +455,12 @@ main (int    argc,
                median[8], median[11], median[10]);
     }
 
-  g_print ("  first frame, 2,000 vs 20 messages: %.2fx (target <= 1.5x)\n",
-           first[0] > 0 ? first[2] / first[0] : 0);
+  if (first[0] <= 0 || first[2] <= 0)
+    {
+      g_printerr ("no figures: every run of a size failed (see above)\n");
+      return 1;
+    }
+  g_print ("  first frame, 2,000 vs 20 messages: %.2fx (target <= 1.5x)\n", first[2] / first[0]);
   g_print ("  frame work p95 while scrolling, worst size: %.1f ms (target <= 16 ms)\n", worst_p95);
   g_print ("  memory growth, 20 -> 2,000 messages: %.1f MiB (target < 50 MiB)\n", rss[2] - rss[0]);
   return 0;
