@@ -280,6 +280,40 @@ on_tool_result (ZotAgent      *agent,
   write_event (events, event);
 }
 
+/* Calls asked for by a codemode script or an extension's call_tool: the
+ * same events as the model's calls, with ids <parent id>/<n> (HOST.md),
+ * and who asked. */
+static void
+on_extension_call (ZotAgent     *agent,
+                   const char   *id,
+                   const char   *parent_id,
+                   const char   *name,
+                   JsonObject   *args,
+                   const char   *origin_extension,
+                   ZotCliEvents *events)
+{
+  g_autoptr(JsonObject) event = new_event ("tool_call");
+
+  json_object_set_string_member (event, "id", id);
+  json_object_set_string_member (event, "name", name);
+  json_object_set_object_member (event, "args", json_object_ref (args));
+  if (parent_id != NULL)
+    json_object_set_string_member (event, "parent_id", parent_id);
+  if (origin_extension != NULL)
+    json_object_set_string_member (event, "origin_extension", origin_extension);
+  write_event (events, event);
+}
+
+static void
+on_extension_call_result (ZotAgent      *agent,
+                          const char    *id,
+                          const char    *name,
+                          ZotToolResult *result,
+                          ZotCliEvents  *events)
+{
+  on_tool_result (agent, id, name, result, events);
+}
+
 static void
 on_assistant_message (ZotAgent     *agent,
                       JsonObject   *message,
@@ -549,6 +583,8 @@ zot_cli_events_new (ZotHost *host,
   g_signal_connect (agent, "text-delta", G_CALLBACK (on_text_delta), events);
   g_signal_connect (agent, "tool-call", G_CALLBACK (on_tool_call), events);
   g_signal_connect (agent, "tool-result", G_CALLBACK (on_tool_result), events);
+  g_signal_connect (agent, "extension-call", G_CALLBACK (on_extension_call), events);
+  g_signal_connect (agent, "extension-call-result", G_CALLBACK (on_extension_call_result), events);
   g_signal_connect (agent, "assistant-message", G_CALLBACK (on_assistant_message), events);
   g_signal_connect (agent, "usage", G_CALLBACK (on_usage), events);
   g_signal_connect (agent, "turn-end", G_CALLBACK (on_turn_end), events);
