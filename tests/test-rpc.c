@@ -636,6 +636,7 @@ test_nested_calls (Fixture       *f,
 {
   g_autofree char *file = g_build_filename (f->env.cwd, "a.txt", NULL);
   g_autofree char *nested_id = NULL;
+  g_autofree char *prompt_id = NULL;
   JsonObject *outer;
   JsonObject *nested;
   JsonObject *nested_result;
@@ -644,7 +645,7 @@ test_nested_calls (Fixture       *f,
 
   g_assert_true (g_file_set_contents (file, "hello\n", -1, NULL));
   START (f, "--no-ext");
-  send_command (f, "prompt",
+  prompt_id = send_command (f, "prompt",
                 "\"message\":\"tool: codemode {\\\"code\\\":\\\"return await tools.read({path: 'a.txt'})\\\"}\"");
   wait_event (f, "done", 0);
 
