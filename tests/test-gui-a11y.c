@@ -247,6 +247,26 @@ has_node_named (JsonObject *tree,
   return FALSE;
 }
 
+/* Whether a node called @name says @description: tooltips are given when
+ * shown (zot-tooltip.h) and must still describe their widget. */
+static gboolean
+has_node_described (JsonObject *tree,
+                    const char *name,
+                    const char *description)
+{
+  JsonArray *nodes = json_object_get_array_member (tree, "nodes");
+
+  for (guint i = 0; i < json_array_get_length (nodes); i++)
+    {
+      JsonObject *node = json_array_get_object_element (nodes, i);
+
+      if (g_str_equal (json_object_get_string_member (node, "name"), name) &&
+          g_str_equal (json_object_get_string_member (node, "description"), description))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 test_every_control_named (Fixture       *f,
                           gconstpointer  data)
@@ -270,6 +290,8 @@ test_every_control_named (Fixture       *f,
   for (guint i = 0; i < G_N_ELEMENTS (tree_names); i++)
     if (!has_node_named (tree, tree_names[i]))
       g_error ("the panel's \"%s\" is not on the accessibility bus under its name", tree_names[i]);
+
+  g_assert_true (has_node_described (tree, "Send", "Send"));
 }
 
 static gboolean

@@ -15,6 +15,7 @@
 #include "zot-host.h"
 #include "zot-markdown.h"
 #include "zot-test-util.h"
+#include "zot-tooltip.h"
 #include "zot-transcript.h"
 #include "zot-transcript-private.h"
 
@@ -231,6 +232,59 @@ root (Fixture *f)
 
 /* Tests */
 
+static gboolean
+query_tooltip (GtkWidget *widget)
+{
+  g_autoptr(GtkTooltip) tooltip = g_object_new (GTK_TYPE_TOOLTIP, NULL);
+  gboolean shown = FALSE;
+
+  g_signal_emit_by_name (widget, "query-tooltip", 1, 1, FALSE, tooltip, &shown);
+  return shown;
+}
+
+/* A tooltip given when GTK asks for it: shown while there is one,
+ * changed and taken away like any. (That it is the accessible
+ * description too is gui-a11y's to check: these tests run without an
+ * accessibility backend.) */
+static void
+test_tooltip (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
+
+  gtk_window_set_child (GTK_WINDOW (window), button);
+  gtk_window_present (GTK_WINDOW (window));
+
+  g_assert_false (query_tooltip (button));
+  zot_tooltip_set (button, "Copy");
+  g_assert_cmpstr (zot_tooltip_get (button), ==, "Copy");
+  g_assert_true (gtk_widget_get_has_tooltip (button));
+  g_assert_true (query_tooltip (button));
+
+  /* Again, and changed: one handler still answers. */
+  zot_tooltip_set (button, "Copy");
+  zot_tooltip_set (button, "Copied");
+  g_assert_cmpstr (zot_tooltip_get (button), ==, "Copied");
+  g_assert_cmpuint (g_signal_handlers_disconnect_matched (button, G_SIGNAL_MATCH_ID | G_SIGNAL_MATCH_DATA,
+                                                          g_signal_lookup ("query-tooltip", GTK_TYPE_WIDGET),
+                                                          0, NULL, NULL, NULL), ==, 1);
+  zot_tooltip_set (button, NULL);
+  zot_tooltip_set (button, "Copied again");
+  g_assert_true (query_tooltip (button));
+
+  /* Taken away, or empty: none. */
+  zot_tooltip_set (button, NULL);
+  g_assert_null (zot_tooltip_get (button));
+  g_assert_false (gtk_widget_get_has_tooltip (button));
+  g_assert_false (query_tooltip (button));
+  zot_tooltip_set (button, "Copy");
+  zot_tooltip_set (button, "");
+  g_assert_null (zot_tooltip_get (button));
+  g_assert_false (query_tooltip (button));
+
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_new_destroy (void)
 {
@@ -425,6 +479,7 @@ check_markdown (GtkWidget *markdown)
     g_autofree char *copied = NULL;
 
     g_assert_cmpuint (copy->len, ==, 1);
+    g_assert_cmpstr (zot_tooltip_get (copy->pdata[0]), ==, "Copy");
     copied = clicked_copy (copy->pdata[0]);
     g_assert_cmpstr (copied, ==, "int main (void) { return 0; }");
   }
@@ -1229,6 +1284,7 @@ main (int   argc,
   gtk_source_init ();
 
   g_test_add_func ("/zot/gui/transcript/new-destroy", test_new_destroy);
+  g_test_add_func ("/zot/gui/tooltip", test_tooltip);
   g_test_add_func ("/zot/gui/markdown/languages", test_markdown_languages);
   g_test_add_func ("/zot/gui/markdown/narrow", test_markdown_narrow);
   g_test_add_func ("/zot/gui/markdown/degenerate", test_markdown_degenerate);

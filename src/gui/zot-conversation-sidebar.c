@@ -16,6 +16,7 @@
 #include <adwaita.h>
 
 #include "zot-conversation-sidebar.h"
+#include "zot-tooltip.h"
 
 struct _ZotConversationSidebar
 {
@@ -96,7 +97,7 @@ on_factory_setup_cb (GtkSignalListItemFactory *factory,
   gtk_box_append (GTK_BOX (column), caption);
 
   gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (menu_button), "view-more-symbolic");
-  gtk_widget_set_tooltip_text (menu_button, _("Conversation Menu"));
+  zot_tooltip_set (menu_button, _("Conversation Menu"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Conversation Menu"), -1);
   gtk_widget_set_valign (menu_button, GTK_ALIGN_CENTER);
@@ -129,7 +130,7 @@ on_factory_bind_cb (GtkSignalListItemFactory *factory,
 
   gtk_label_set_text (g_object_get_data (G_OBJECT (box), "title"), title ? title : _("Untitled conversation"));
   gtk_label_set_text (g_object_get_data (G_OBJECT (box), "caption"), caption);
-  gtk_widget_set_tooltip_text (box, title);
+  zot_tooltip_set (box, title);
 
   g_menu_item_set_action_and_target_value (rename, "sidebar.rename", g_variant_new_string (path));
   g_menu_item_set_action_and_target_value (trash, "sidebar.trash", g_variant_new_string (path));
@@ -498,14 +499,14 @@ zot_conversation_sidebar_init (ZotConversationSidebar *self)
 
   self->sort_button = GTK_TOGGLE_BUTTON (gtk_toggle_button_new ());
   gtk_button_set_icon_name (GTK_BUTTON (self->sort_button), "view-sort-descending-symbolic");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->sort_button), _("Largest First"));
+  zot_tooltip_set (GTK_WIDGET (self->sort_button), _("Largest First"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->sort_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Largest First"), -1);
   gtk_widget_add_css_class (GTK_WIDGET (self->sort_button), "flat");
   g_signal_connect (self->sort_button, "toggled", G_CALLBACK (on_sort_button_toggled_cb), self);
   gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->sort_button));
 
-  gtk_widget_set_tooltip_text (new_button, _("New Conversation"));
+  zot_tooltip_set (new_button, _("New Conversation"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (new_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("New Conversation"), -1);
   gtk_actionable_set_action_name (GTK_ACTIONABLE (new_button), "win.new-conversation");

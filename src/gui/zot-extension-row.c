@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-extension-row.h"
+#include "zot-tooltip.h"
 #include "zot-wrap-safe.h"
 #include "zot-extension-row-private.h"
 #include "zot-extension-tool.h"
@@ -421,7 +422,7 @@ badge_new (const char *text,
   GtkWidget *badge = gtk_label_new (text);
 
   gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (badge, tooltip);
+  zot_tooltip_set (badge, tooltip);
   gtk_widget_add_css_class (badge, "ext-state");
   gtk_widget_add_css_class (badge, state_class);
   return badge;

@@ -16,6 +16,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-find-bar.h"
+#include "zot-tooltip.h"
 #include "zot-transcript-private.h"
 
 struct _ZotFindBar
@@ -252,8 +253,8 @@ zot_find_bar_init (ZotFindBar *self)
   gtk_widget_add_css_class (GTK_WIDGET (self->count_label), "numeric");
   gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->count_label));
 
-  gtk_widget_set_tooltip_text (previous, _("Previous Match"));
-  gtk_widget_set_tooltip_text (next, _("Next Match"));
+  zot_tooltip_set (previous, _("Previous Match"));
+  zot_tooltip_set (next, _("Next Match"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (previous), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Previous Match"), -1);
   gtk_accessible_update_property (GTK_ACCESSIBLE (next), GTK_ACCESSIBLE_PROPERTY_LABEL,

@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-inspector-frame-row.h"
+#include "zot-tooltip.h"
 
 struct _ZotInspectorFrameRow
 {
@@ -193,11 +194,11 @@ zot_inspector_frame_row_set_entry (ZotInspectorFrameRow *self,
   out = entry != NULL && _zot_inspector_entry_get_direction (entry) == ZOT_FRAME_DIRECTION_OUT;
   gtk_label_set_text (self->time_label, entry != NULL ? _zot_inspector_entry_get_time (entry) : "");
   gtk_label_set_text (self->arrow_label, out ? "→" : "←");
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->arrow_label),
-                               /* Translators: the name screen readers give the direction of a
-                                * protocol frame in the inspector: sent from the host (this app)
-                                * to the extension, or back */
-                               out ? _("Host to extension") : _("Extension to host"));
+  zot_tooltip_set (GTK_WIDGET (self->arrow_label),
+                   /* Translators: the name screen readers give the direction of a
+                    * protocol frame in the inspector: sent from the host (this app)
+                    * to the extension, or back */
+                   out ? _("Host to extension") : _("Extension to host"));
   gtk_label_set_text (self->extension_label,
                       entry != NULL && _zot_inspector_entry_get_extension (entry) != NULL
                       ? _zot_inspector_entry_get_extension (entry) : "");

@@ -16,6 +16,7 @@
 
 #include "zot-markdown.h"
 #include "zot-markdown-private.h"
+#include "zot-tooltip.h"
 #include "zot-wrap-safe-gtk.h"
 
 struct _ZotMarkdownView
@@ -248,7 +249,7 @@ create_code_block (const char *code,
 
   button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
   /* Translators: tooltip of the button that copies a code block of the conversation */
-  gtk_widget_set_tooltip_text (button, _("Copy"));
+  zot_tooltip_set (button, _("Copy"));
   gtk_widget_set_halign (button, GTK_ALIGN_END);
   gtk_widget_set_valign (button, GTK_ALIGN_START);
   gtk_widget_set_margin_top (button, 4);

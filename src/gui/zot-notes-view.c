@@ -14,6 +14,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-notes-view.h"
+#include "zot-tooltip.h"
 #include "zot-wrap-safe-gtk.h"
 
 #define MAX_NOTES 200
@@ -139,7 +140,7 @@ note_row_new (const char *level,
   gtk_widget_add_css_class (row, levels[index].css_class);
 
   gtk_widget_set_valign (icon, GTK_ALIGN_START);
-  gtk_widget_set_tooltip_text (icon, levels[index].level);
+  zot_tooltip_set (icon, levels[index].level);
   gtk_grid_attach (GTK_GRID (row), icon, 0, 0, 1, 1);
 
   gtk_label_set_xalign (GTK_LABEL (label), 0);

@@ -19,6 +19,7 @@
 
 #include "zot-panel-list.h"
 #include "zot-panel-row-item.h"
+#include "zot-tooltip.h"
 
 struct _ZotPanelList
 {
@@ -165,12 +166,12 @@ bind_buttons (ZotPanelList *self,
       if (spec->icon != NULL)
         {
           gtk_button_set_icon_name (GTK_BUTTON (button), spec->icon);
-          gtk_widget_set_tooltip_text (button, spec->label);
+          zot_tooltip_set (button, spec->label);
         }
       else
         {
           gtk_button_set_label (GTK_BUTTON (button), spec->label);
-          gtk_widget_set_tooltip_text (button, NULL);
+          zot_tooltip_set (button, NULL);
         }
 
       if (spec->style == ZOT_PANEL_STYLE_SUGGESTED)
@@ -223,7 +224,7 @@ bind_cb (GtkSignalListItemFactory *factory,
   gtk_image_set_from_icon_name (GTK_IMAGE (icon), row->icon);
 
   gtk_label_set_text (GTK_LABEL (title), row->title);
-  gtk_widget_set_tooltip_text (title, row->title);
+  zot_tooltip_set (title, row->title);
   gtk_label_set_text (GTK_LABEL (subtitle), row->subtitle ? row->subtitle : "");
   gtk_widget_set_visible (subtitle, row->subtitle != NULL && *row->subtitle != '\0');
   if (row->checked > 0)

@@ -30,6 +30,7 @@
 #include "zot-limits.h"
 #include "zot-panel-list.h"
 #include "zot-panel-widgets-view.h"
+#include "zot-tooltip.h"
 #include "zot-wrap-safe-gtk.h"
 
 typedef struct _Item Item;
@@ -712,7 +713,7 @@ update_accessible (Item         *item,
   else
     gtk_accessible_reset_property (target, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
 
-  gtk_widget_set_tooltip_text (GTK_WIDGET (target), node->description);
+  zot_tooltip_set (GTK_WIDGET (target), node->description);
 }
 
 static GtkWidget *build (ZotPanelWidgetsView *self,

@@ -13,6 +13,7 @@
 
 #include "zot-project-chooser.h"
 #include "zot-recent-projects.h"
+#include "zot-tooltip.h"
 
 struct _ZotProjectChooser
 {
@@ -54,7 +55,7 @@ create_row (ZotProjectChooser *self,
   g_object_set_data_full (G_OBJECT (row), "folder", g_strdup (folder), g_free);
 
   gtk_widget_set_valign (forget, GTK_ALIGN_CENTER);
-  gtk_widget_set_tooltip_text (forget, _("Remove from Recent Projects"));
+  zot_tooltip_set (forget, _("Remove from Recent Projects"));
   gtk_widget_add_css_class (forget, "flat");
   g_object_set_data_full (G_OBJECT (forget), "folder", g_strdup (folder), g_free);
   g_signal_connect (forget, "clicked", G_CALLBACK (on_forget_clicked_cb), self);

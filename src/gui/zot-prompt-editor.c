@@ -15,6 +15,7 @@
 #include "zot-message.h"
 #include "zot-prompt-editor.h"
 #include "zot-prompt-editor-private.h"
+#include "zot-tooltip.h"
 #include "zot-wrap-safe-gtk.h"
 
 #define MAX_HISTORY 200
@@ -485,7 +486,7 @@ add_chip (ZotPromptEditor *self,
   gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
   gtk_label_set_max_width_chars (GTK_LABEL (label), 24);
 
-  gtk_widget_set_tooltip_text (remove, remove_label);
+  zot_tooltip_set (remove, remove_label);
   gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL, remove_label, -1);
   gtk_widget_add_css_class (remove, "flat");
   gtk_widget_add_css_class (remove, "circular");
@@ -1308,7 +1309,7 @@ zot_prompt_editor_set_busy (ZotPromptEditor *self,
   gtk_button_set_icon_name (self->send_button, busy ? "media-playback-stop-symbolic" : "go-up-symbolic");
   /* Translators: tooltip and screen reader name of the button beside the message entry: it sends
    * the message, or stops the model while it is working */
-  gtk_widget_set_tooltip_text (button, busy ? _("Stop") : _("Send"));
+  zot_tooltip_set (button, busy ? _("Stop") : _("Send"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (button),
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, busy ? _("Stop") : _("Send"),
                                   -1);

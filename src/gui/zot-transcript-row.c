@@ -20,6 +20,7 @@
 
 #include "zot-markdown.h"
 #include "zot-markdown-private.h"
+#include "zot-tooltip.h"
 #include "zot-transcript-row.h"
 #include "zot-wrap-safe-gtk.h"
 
@@ -866,7 +867,7 @@ on_copy_button_clicked_cb (GtkButton        *button,
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)),
                           zot_transcript_item_get_text (self->item));
-  gtk_widget_set_tooltip_text (self->copy_button, _("Copied"));
+  zot_tooltip_set (self->copy_button, _("Copied"));
 }
 
 static void
@@ -940,7 +941,7 @@ zot_transcript_row_init (ZotTranscriptRow *self)
 
   self->copy_button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
   gtk_widget_set_halign (self->copy_button, GTK_ALIGN_END);
-  gtk_widget_set_tooltip_text (self->copy_button, _("Copy Message"));
+  zot_tooltip_set (self->copy_button, _("Copy Message"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->copy_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Copy Message"), -1);
   gtk_widget_add_css_class (self->copy_button, "flat");
@@ -998,7 +999,7 @@ zot_transcript_row_bind (ZotTranscriptRow  *self,
   self->item = g_object_ref (item);
   update_all (self);
   update_copy (self);
-  gtk_widget_set_tooltip_text (self->copy_button, _("Copy Message"));
+  zot_tooltip_set (self->copy_button, _("Copy Message"));
   self->notify_handler = g_signal_connect (item, "notify", G_CALLBACK (on_item_notify_cb), self);
 }
 

@@ -11,6 +11,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-tooltip.h"
 #include "zot-usage-label.h"
 
 struct _ZotUsageLabel
@@ -67,7 +68,7 @@ update (ZotUsageLabel *self)
   tooltip = g_strdup_printf (_("This conversation: %s tokens in, %s tokens out, as the model reported them"),
                              input_text, output_text);
   gtk_label_set_text (self->label, text);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self), tooltip);
+  zot_tooltip_set (GTK_WIDGET (self), tooltip);
 }
 
 static void

@@ -16,6 +16,7 @@
 #include "zot-limits.h"
 #include "zot-provider-table.h"
 #include "zot-recent-projects.h"
+#include "zot-tooltip.h"
 #include "zot-usage-label.h"
 #include "zot-window.h"
 #include "zot-window-private.h"
@@ -209,7 +210,7 @@ update_project_title (ZotWindow *self)
    * folder name, then the app's */
   window_name = g_strdup_printf (_("%s — Zot"), display_name);
   adw_window_title_set_title (self->window_title, display_name);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->window_title), display_path);
+  zot_tooltip_set (GTK_WIDGET (self->window_title), display_path);
   gtk_window_set_title (GTK_WINDOW (self), window_name);
 }
 
