@@ -8,13 +8,17 @@
  * model, and prints:
  *
  *   - time to first frame: from making the window to the first frame
- *     painted with the conversation in its transcript;
+ *     painted with the conversation in its transcript (a long one opens
+ *     on its last rows, TRANSCRIPT_TAIL_ROWS of them);
  *   - time until idle: to the last frame before the window paints nothing
- *     for IDLE_QUIET_MS;
+ *     for IDLE_QUIET_MS, the earlier rows having joined by then;
  *   - resident memory once idle;
  *   - frame times from the frame clock while the transcript scrolls from
  *     the bottom to the top in N_SCROLLS steps: the work of each frame
- *     (before-paint to after-paint) and the interval between frames.
+ *     (before-paint to after-paint) and the interval between frames;
+ *   - the time from each scroll step to the end of the frame that shows
+ *     it: the frame's work and what moving the value costs before it
+ *     (GTK 4.8's list view binds rows to other items there).
  *
  * Run it under Xvfb with the cairo renderer, as the window's tests run:
  *
@@ -47,7 +51,7 @@
 static const guint sizes[] = { 20, 200, 2000 };
 
 #define N_RUNS     3
-#define N_FIGURES  12
+#define N_FIGURES  14
 
 typedef struct
 {
@@ -320,6 +324,7 @@ run_one (guint n)
   double rss;
   guint rows;
   guint scrolled_frames;
+  GArray *steps;
 
   g_mkdir_with_parents (home, 0700);
   g_mkdir_with_parents (cwd, 0700);
@@ -344,6 +349,7 @@ run_one (guint n)
 
   frames.intervals = g_array_new (FALSE, FALSE, sizeof (double));
   frames.work = g_array_new (FALSE, FALSE, sizeof (double));
+  steps = g_array_new (FALSE, FALSE, sizeof (double));
 
   start = g_get_monotonic_time ();
   window = ZOT_WINDOW (zot_window_new (application, &options, TRUE));
@@ -373,22 +379,32 @@ run_one (guint n)
   g_array_set_size (frames.intervals, 0);
   g_array_set_size (frames.work, 0);
   frames.last = 0;
-  for (guint i = 0; i < MAX_SCROLL_FRAMES && gtk_adjustment_get_value (adjustment) > 0; i++)
+  for (guint i = 0;
+       i < MAX_SCROLL_FRAMES &&
+       (gtk_adjustment_get_value (adjustment) > 0 || _zot_transcript_get_n_hidden (window->transcript) > 0);
+       i++)
     {
+      gint64 stepped = g_get_monotonic_time ();
+      double ms;
+
       gtk_adjustment_set_value (adjustment, MAX (0, gtk_adjustment_get_value (adjustment) - SCROLL_STEP));
       wait_frame (&frames);
+      ms = (frames.last_painted - stepped) / 1000.0;
+      g_array_append_val (steps, ms);
     }
   scrolled_frames = frames.work->len;
 
-  g_print ("%u %.1f %.1f %.1f %.2f %.2f %.2f %.2f %.2f %u %u %u\n", n, first_ms, idle_ms, rss,
+  g_print ("%u %.1f %.1f %.1f %.2f %.2f %.2f %.2f %.2f %u %u %u %.2f %.2f\n", n, first_ms, idle_ms, rss,
            percentile (frames.work, 50), percentile (frames.work, 95), percentile (frames.work, 100),
            percentile (frames.intervals, 50), percentile (frames.intervals, 95), rows,
-           _zot_transcript_get_n_rows_created (window->transcript), scrolled_frames);
+           _zot_transcript_get_n_rows_created (window->transcript), scrolled_frames,
+           percentile (steps, 50), percentile (steps, 95));
 
   g_signal_handlers_disconnect_by_data (clock, &frames);
   gtk_window_destroy (GTK_WINDOW (window));
   g_array_unref (frames.intervals);
   g_array_unref (frames.work);
+  g_array_unref (steps);
   command = g_strdup_printf ("rm -rf '%s'", root);
   (void) !system (command);
   return 0;
@@ -408,7 +424,8 @@ main (int    argc,
   g_print ("the window opening a stored conversation (renderer %s; scrolling bottom to top, %.0f px a frame;\n"
            "median of %u runs per size, each in a process of its own)\n",
            g_getenv ("GSK_RENDERER") ? g_getenv ("GSK_RENDERER") : "default", SCROLL_STEP, N_RUNS);
-  g_print ("  messages  first frame  until idle  resident   frame work p50/p95/max   interval p50/p95   frames  row widgets\n");
+  g_print ("  messages  first frame  until idle  resident   frame work p50/p95/max   interval p50/p95   step p50/p95"
+           "   frames  row widgets\n");
 
   for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
     {
@@ -427,8 +444,8 @@ main (int    argc,
 
           if (!g_spawn_sync (NULL, (char **) child_argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, NULL, &status,
                              &error) ||
-              sscanf (out, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4],
-                      &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11]) != N_FIGURES)
+              sscanf (out, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3],
+                      &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13]) != N_FIGURES)
             {
               g_print ("  %8u  a run failed: %s\n", sizes[i], error ? error->message : out);
               continue;
@@ -450,9 +467,10 @@ main (int    argc,
       first[i] = median[1];
       rss[i] = median[3];
       worst_p95 = MAX (worst_p95, median[5]);
-      g_print ("  %8.0f  %8.0f ms  %7.0f ms  %5.0f MiB   %5.1f / %5.1f / %5.1f ms   %5.1f / %5.1f ms  %6.0f  %5.0f\n",
+      g_print ("  %8.0f  %8.0f ms  %7.0f ms  %5.0f MiB   %5.1f / %5.1f / %5.1f ms   %5.1f / %5.1f ms"
+               "   %5.1f / %5.1f ms  %6.0f  %5.0f\n",
                median[0], median[1], median[2], median[3], median[4], median[5], median[6], median[7],
-               median[8], median[11], median[10]);
+               median[8], median[12], median[13], median[11], median[10]);
     }
 
   if (first[0] <= 0 || first[2] <= 0)

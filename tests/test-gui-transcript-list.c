@@ -26,6 +26,7 @@ typedef struct
   GtkWidget     *window;
   ZotTranscript *transcript;
   guint          frames;
+  GArray        *hidden;         /* rows not joined yet, at each frame */
 } Fixture;
 
 static guint
@@ -211,11 +212,12 @@ static gboolean
 scrolled_to_top (gpointer data)
 {
   Fixture *f = data;
+  GtkAdjustment *adjustment = _zot_transcript_get_vadjustment (f->transcript);
 
-  if (first_row_shown (f))
+  if (first_row_shown (f) && gtk_adjustment_get_value (adjustment) == 0)
     return TRUE;
 
-  gtk_adjustment_set_value (_zot_transcript_get_vadjustment (f->transcript), 0);
+  gtk_adjustment_set_value (adjustment, 0);
   return FALSE;
 }
 
@@ -241,6 +243,23 @@ at_bottom (gpointer data)
 
   return bounds.origin.y >= 0 &&
          bounds.origin.y + bounds.size.height <= gtk_widget_get_height (GTK_WIDGET (f->transcript)) + 1;
+}
+
+static gboolean
+all_revealed (gpointer data)
+{
+  Fixture *f = data;
+
+  return _zot_transcript_get_n_hidden (f->transcript) == 0;
+}
+
+/* Items in the view's model: the startup section's and the shown ones. */
+static guint
+n_in_view (Fixture *f)
+{
+  GtkWidget *list_view = zot_test_find_widget (GTK_WIDGET (f->transcript), GTK_TYPE_LIST_VIEW, NULL);
+
+  return g_list_model_get_n_items (G_LIST_MODEL (gtk_list_view_get_model (GTK_LIST_VIEW (list_view))));
 }
 
 static gboolean
@@ -397,6 +416,119 @@ test_recycled (Fixture       *f,
   check_rows_match_items (f);
 }
 
+/* A long conversation opens on its last rows alone: the first frame is
+ * theirs, then the earlier ones join a few a frame, and the rest at once
+ * past the rows the view makes widgets for. Rows already in view stay in
+ * place while rows join above them. */
+static void
+record_hidden_cb (GdkFrameClock *clock,
+                  gpointer       user_data)
+{
+  Fixture *f = user_data;
+  guint hidden = _zot_transcript_get_n_hidden (f->transcript);
+
+  g_array_append_val (f->hidden, hidden);
+}
+
+static void
+test_opens_on_tail (Fixture       *f,
+                    gconstpointer  data)
+{
+  const guint n = TRANSCRIPT_REVEAL_ALL * 2;
+  GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (f->transcript));
+  guint hidden = n - TRANSCRIPT_TAIL_ROWS;
+  gulong handler;
+
+  f->hidden = g_array_new (FALSE, FALSE, sizeof (guint));
+  handler = g_signal_connect (clock, "after-paint", G_CALLBACK (record_hidden_cb), f);
+  append_items (f, 0, n);
+  g_assert_cmpuint (n_items (f), ==, n);
+  g_assert_cmpuint (_zot_transcript_get_n_hidden (f->transcript), ==, hidden);
+  g_assert_cmpuint (n_in_view (f), ==, TRANSCRIPT_TAIL_ROWS);
+  zot_test_wait_until (all_revealed, f, 20000);
+  g_signal_handler_disconnect (clock, handler);
+  g_assert_cmpuint (n_in_view (f), ==, n);
+
+  for (guint i = 0; i < f->hidden->len; i++)
+    g_test_message ("frame %u: %u hidden", i, g_array_index (f->hidden, guint, i));
+
+  /* Frame by frame: the tail alone, then a few more each frame, then all. */
+  g_assert_cmpuint (f->hidden->len, >, 2);
+  g_assert_cmpuint (g_array_index (f->hidden, guint, 0), ==, hidden);
+  for (guint i = 1; i < f->hidden->len; i++)
+    {
+      guint now = g_array_index (f->hidden, guint, i);
+
+      if (n - hidden >= TRANSCRIPT_REVEAL_ALL)
+        g_assert_cmpuint (now, ==, 0);
+      else
+        g_assert_cmpuint (now, ==, hidden - TRANSCRIPT_REVEAL_ROWS);
+      hidden = now;
+    }
+  g_array_unref (f->hidden);
+
+  zot_test_wait_until (at_bottom, f, 20000);
+  check_rows_match_items (f);
+  zot_test_wait_until (scrolled_to_top, f, 20000);
+  check_rows_match_items (f);
+}
+
+/* At the edges: a conversation of the tail's size hides nothing, one more
+ * row hides one; rows added to a transcript that has some are all shown,
+ * however many; clearing shows the next conversation whole. */
+static void
+test_tail_edges (Fixture       *f,
+                 gconstpointer  data)
+{
+  append_items (f, 0, TRANSCRIPT_TAIL_ROWS);
+  g_assert_cmpuint (_zot_transcript_get_n_hidden (f->transcript), ==, 0);
+  g_assert_cmpuint (n_in_view (f), ==, TRANSCRIPT_TAIL_ROWS);
+  append_items (f, TRANSCRIPT_TAIL_ROWS, 100);
+  g_assert_cmpuint (_zot_transcript_get_n_hidden (f->transcript), ==, 0);
+  g_assert_cmpuint (n_in_view (f), ==, TRANSCRIPT_TAIL_ROWS + 100);
+
+  zot_transcript_clear (f->transcript);
+  append_items (f, 0, TRANSCRIPT_TAIL_ROWS + 1);
+  g_assert_cmpuint (_zot_transcript_get_n_hidden (f->transcript), ==, 1);
+  g_assert_cmpuint (n_in_view (f), ==, TRANSCRIPT_TAIL_ROWS);
+  zot_test_wait_until (all_revealed, f, 20000);
+  g_assert_cmpuint (n_in_view (f), ==, TRANSCRIPT_TAIL_ROWS + 1);
+
+  /* Cleared while rows are still to join. */
+  zot_transcript_clear (f->transcript);
+  append_items (f, 0, TRANSCRIPT_TAIL_ROWS + 100);
+  g_assert_cmpuint (_zot_transcript_get_n_hidden (f->transcript), ==, 100);
+  zot_transcript_clear (f->transcript);
+  g_assert_cmpuint (_zot_transcript_get_n_hidden (f->transcript), ==, 0);
+  append_items (f, 0, 10);
+  g_assert_cmpuint (n_in_view (f), ==, 10);
+  wait_frames (f, 3);
+  g_assert_cmpuint (n_in_view (f), ==, 10);
+  wait_for_row (f, nth_item (f, 9));
+  check_rows_match_items (f);
+}
+
+static gboolean
+match_shown (gpointer data)
+{
+  Fixture *f = data;
+
+  return row_shown (f, _zot_transcript_get_match (f->transcript));
+}
+
+/* The find bar's match among rows that have not joined yet brings them in
+ * from it on, and scrolls to it. */
+static void
+test_match_in_hidden (Fixture       *f,
+                      gconstpointer  data)
+{
+  append_items (f, 0, TRANSCRIPT_TAIL_ROWS + 100);
+  _zot_transcript_show_match (f->transcript, nth_item (f, 5));
+  g_assert_cmpuint (_zot_transcript_get_n_hidden (f->transcript), <=, 5);
+  zot_test_wait_until (match_shown, f, 20000);
+  check_rows_match_items (f);
+}
+
 static gboolean
 stream_ends_with (GtkWidget  *row,
                   const char *delta)
@@ -430,6 +562,8 @@ test_streaming_delta (Fixture       *f,
   _zot_transcript_append_items (f->transcript, &item, 1);
   row = wait_for_row (f, item);
   g_assert_nonnull (zot_test_find_widget (row, GTK_TYPE_SPINNER, NULL));
+  /* The earlier rows joining make rows of their own; streaming makes none. */
+  zot_test_wait_until (all_revealed, f, 20000);
   created = _zot_transcript_get_n_rows_created (f->transcript);
 
   zot_transcript_item_append_text (item, "Hello");
@@ -754,6 +888,9 @@ main (int   argc,
   g_test_add_func ("/zot/gui/transcript-list/rebind-resets", test_rebind_resets);
   g_test_add_func ("/zot/gui/transcript-list/degenerate-clusters", test_degenerate_clusters);
   add_test ("/zot/gui/transcript-list/recycled", test_recycled);
+  add_test ("/zot/gui/transcript-list/opens-on-tail", test_opens_on_tail);
+  add_test ("/zot/gui/transcript-list/tail-edges", test_tail_edges);
+  add_test ("/zot/gui/transcript-list/match-in-hidden", test_match_in_hidden);
   add_test ("/zot/gui/transcript-list/streaming-delta", test_streaming_delta);
   add_test ("/zot/gui/transcript-list/tool-result-in-place", test_tool_result_in_place);
   add_test ("/zot/gui/transcript-list/stick-to-bottom", test_stick_to_bottom);

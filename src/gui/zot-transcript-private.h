@@ -9,6 +9,17 @@
 
 G_BEGIN_DECLS
 
+/* An opened conversation shows its last TRANSCRIPT_TAIL_ROWS rows in its
+ * first frame, enough to fill a tall window; the earlier ones join
+ * TRANSCRIPT_REVEAL_ROWS a frame from the next frame on, and
+ * all the rest at once when TRANSCRIPT_REVEAL_ALL are shown. GTK 4.8's
+ * list view makes a row widget for each of up to 200 items around the
+ * one in view, so showing all of a long conversation at once would make,
+ * measure and lay out 200 rows before the first frame. */
+#define TRANSCRIPT_TAIL_ROWS    24
+#define TRANSCRIPT_REVEAL_ROWS  10
+#define TRANSCRIPT_REVEAL_ALL   256
+
 /* zot-transcript-history.c: stored messages as rows. */
 typedef struct
 {
@@ -26,6 +37,7 @@ void           _zot_transcript_append_items       (ZotTranscript      *self,
                                                    ZotTranscriptItem **items,
                                                    guint               n_items);
 GListModel    *_zot_transcript_get_items          (ZotTranscript      *self);
+guint          _zot_transcript_get_n_hidden       (ZotTranscript      *self);
 guint          _zot_transcript_get_n_rows_created (ZotTranscript      *self);
 GtkWidget     *_zot_transcript_get_row            (ZotTranscript      *self,
                                                    ZotTranscriptItem  *item);

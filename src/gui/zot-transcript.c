@@ -7,7 +7,9 @@
  * is an item of its own in a second store, before the conversation, so
  * that clearing one leaves the other. The handlers below only make and
  * change items; the rows follow the items' notifications. The view keeps
- * to the bottom while the user is there.
+ * to the bottom while the user is there. A long conversation opens on its
+ * last rows, and the earlier ones join the view as the user scrolls up to
+ * them, so that opening it costs what opening a short one does.
  */
 #define G_LOG_DOMAIN "zot-transcript"
 
@@ -28,6 +30,7 @@
 /* Pixels from the end that still count as "at the bottom". */
 #define BOTTOM_SLACK 24.0
 
+
 struct _ZotTranscript
 {
   GtkWidget          parent_instance;
@@ -37,6 +40,7 @@ struct _ZotTranscript
 
   GListStore        *head;             /* the startup item, when shown */
   GListStore        *items;            /* the conversation: ZotTranscriptItem */
+  GtkSliceListModel *shown;            /* items from the first one in view on */
   ZotTranscriptItem *startup;
 
   ZotHost           *host;
@@ -61,11 +65,14 @@ struct _ZotTranscript
 
   guint              n_rows_created;
   guint              scroll_tick;
+  guint              reveal_tick;
   double             relayout_value;   /* the value "changed" came with */
 
   guint              show_startup : 1;
   guint              stick_to_bottom : 1;
   guint              relayout : 1;
+  guint              tail_painted : 1;
+  guint              match_joined : 1;
 };
 
 enum {
@@ -88,6 +95,43 @@ is_at_bottom (GtkAdjustment *adjustment)
   double page = gtk_adjustment_get_page_size (adjustment);
 
   return value + page >= upper - BOTTOM_SLACK;
+}
+
+static void
+set_n_hidden (ZotTranscript *self,
+              guint          n_hidden)
+{
+  if (gtk_slice_list_model_get_offset (self->shown) != n_hidden)
+    gtk_slice_list_model_set_offset (self->shown, n_hidden);
+}
+
+/* A few rows a frame: each frame makes, binds and measures only the rows
+ * that joined. Past the rows the list view makes widgets for, the rest
+ * cost nothing to show and join at once. The list view keeps the rows in
+ * view where they are as rows join above them. */
+static gboolean
+reveal_cb (GtkWidget     *widget,
+           GdkFrameClock *frame_clock,
+           gpointer       user_data)
+{
+  ZotTranscript *self = ZOT_TRANSCRIPT (widget);
+  guint n_items = g_list_model_get_n_items (G_LIST_MODEL (self->items));
+  guint n_hidden = _zot_transcript_get_n_hidden (self);
+
+  /* The first frame that shows the conversation is its last rows' alone. */
+  if (!self->tail_painted)
+    return G_SOURCE_CONTINUE;
+
+  if (n_hidden <= TRANSCRIPT_REVEAL_ROWS || n_items - n_hidden >= TRANSCRIPT_REVEAL_ALL)
+    n_hidden = 0;
+  else
+    n_hidden -= TRANSCRIPT_REVEAL_ROWS;
+  set_n_hidden (self, n_hidden);
+
+  if (n_hidden > 0)
+    return G_SOURCE_CONTINUE;
+  self->reveal_tick = 0;
+  return G_SOURCE_REMOVE;
 }
 
 static void
@@ -675,6 +719,7 @@ show_followed (ZotTranscript *self,
     {
       g_list_store_remove_all (self->items);
       g_hash_table_remove_all (self->tool_items);
+      set_n_hidden (self, 0);
       self->n_shown = 0;
     }
 
@@ -846,12 +891,19 @@ zot_transcript_dispose (GObject *object)
       gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->match_tick);
       self->match_tick = 0;
     }
+  if (self->reveal_tick != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->reveal_tick);
+      self->reveal_tick = 0;
+    }
   g_clear_object (&self->match);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_TRANSCRIPT);
 
   /* After the view: it no longer follows them. */
+  g_clear_object (&self->shown);
   g_clear_object (&self->items);
+
   g_clear_object (&self->head);
   g_clear_object (&self->startup);
 
@@ -897,6 +949,16 @@ zot_transcript_set_property (GObject      *object,
 }
 
 static void
+zot_transcript_snapshot (GtkWidget   *widget,
+                         GtkSnapshot *snapshot)
+{
+  ZotTranscript *self = ZOT_TRANSCRIPT (widget);
+
+  GTK_WIDGET_CLASS (zot_transcript_parent_class)->snapshot (widget, snapshot);
+  self->tail_painted = TRUE;
+}
+
+static void
 zot_transcript_class_init (ZotTranscriptClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -917,6 +979,8 @@ zot_transcript_class_init (ZotTranscriptClass *klass)
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  widget_class->snapshot = zot_transcript_snapshot;
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-transcript.ui");
   gtk_widget_class_bind_template_child (widget_class, ZotTranscript, scrolled_window);
@@ -942,9 +1006,12 @@ zot_transcript_init (ZotTranscript *self)
 
   self->head = g_list_store_new (ZOT_TYPE_TRANSCRIPT_ITEM);
   self->items = g_list_store_new (ZOT_TYPE_TRANSCRIPT_ITEM);
+  /* Not G_MAXUINT: GTK 4.8's slice adds the offset to the size, and an
+   * overflow there shows nothing, or breaks the list view. */
+  self->shown = gtk_slice_list_model_new (g_object_ref (G_LIST_MODEL (self->items)), 0, G_MAXINT);
   self->startup = zot_transcript_item_new_text (ZOT_TRANSCRIPT_ITEM_STARTUP, NULL, NULL);
   g_list_store_append (sections, self->head);
-  g_list_store_append (sections, self->items);
+  g_list_store_append (sections, self->shown);
   flat = gtk_flatten_list_model_new (G_LIST_MODEL (g_steal_pointer (&sections)));
 
   g_signal_connect (factory, "setup", G_CALLBACK (on_factory_setup_cb), self);
@@ -1079,6 +1146,15 @@ zot_transcript_clear (ZotTranscript *self)
   g_clear_object (&self->match);
   if (self->items != NULL)
     g_list_store_remove_all (self->items);
+  if (self->shown != NULL)
+    set_n_hidden (self, 0);
+  /* A scroll to the end measured on the rows before would go past the
+   * new end: the next layout asks again. */
+  if (self->scroll_tick != 0)
+    {
+      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->scroll_tick);
+      self->scroll_tick = 0;
+    }
 
   self->stick_to_bottom = TRUE;
 }
@@ -1167,7 +1243,9 @@ zot_transcript_set_show_startup (ZotTranscript *self,
  * @n_items: how many
  *
  * Adds many rows in one change of the model, as a stored conversation
- * would be: the view makes rows for the ones in view only.
+ * would be: the view makes rows for the ones in view only. Added to an
+ * empty transcript, only the last TRANSCRIPT_TAIL_ROWS join the view at
+ * first.
  */
 void
 _zot_transcript_append_items (ZotTranscript      *self,
@@ -1183,8 +1261,33 @@ _zot_transcript_append_items (ZotTranscript      *self,
                             g_strdup (zot_transcript_item_get_tool_id (items[i]) ?: ""),
                             g_object_ref (items[i]));
 
+  /* Before the items come: the view must never see all of them. */
+  if (g_list_model_get_n_items (G_LIST_MODEL (self->items)) == 0)
+    {
+      set_n_hidden (self, n_items > TRANSCRIPT_TAIL_ROWS ? n_items - TRANSCRIPT_TAIL_ROWS : 0);
+      if (n_items > TRANSCRIPT_TAIL_ROWS && self->reveal_tick == 0)
+        {
+          self->tail_painted = FALSE;
+          self->reveal_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), reveal_cb, NULL, NULL);
+        }
+    }
   g_list_store_splice (self->items, g_list_model_get_n_items (G_LIST_MODEL (self->items)), 0,
                        (gpointer *) items, n_items);
+}
+
+/**
+ * _zot_transcript_get_n_hidden:
+ * @self: a #ZotTranscript
+ *
+ * Returns: how many of the first items have not joined the view yet
+ */
+guint
+_zot_transcript_get_n_hidden (ZotTranscript *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), 0);
+
+  return MIN (gtk_slice_list_model_get_offset (self->shown),
+              g_list_model_get_n_items (G_LIST_MODEL (self->items)));
 }
 
 /**
@@ -1318,6 +1421,12 @@ scroll_to_match_cb (GtkWidget     *widget,
   graphene_point_t point;
 
   self->stick_to_bottom = FALSE;
+  /* Rows that just joined are laid out in this frame, after this. */
+  if (self->match_joined)
+    {
+      self->match_joined = FALSE;
+      return G_SOURCE_CONTINUE;
+    }
   if (self->match == NULL || ++self->match_attempts > MATCH_MAX_ATTEMPTS)
     {
       self->match_tick = 0;
@@ -1401,6 +1510,18 @@ _zot_transcript_show_match (ZotTranscript     *self,
   mark_rows (self);
   if (item == NULL)
     return;
+
+  /* A match among the rows not in view yet brings them in, from it on. */
+  if (_zot_transcript_get_n_hidden (self) > 0)
+    {
+      guint index;
+
+      if (g_list_store_find (self->items, item, &index) && index < _zot_transcript_get_n_hidden (self))
+        {
+          set_n_hidden (self, index);
+          self->match_joined = TRUE;
+        }
+    }
 
   /* A first guess, from the item's place among all. */
   adjustment = gtk_scrolled_window_get_vadjustment (self->scrolled_window);
