@@ -191,7 +191,8 @@ zot_find_bar_dispose (GObject *object)
   g_clear_weak_pointer (&self->transcript);
   g_clear_pointer (&self->matches, g_ptr_array_unref);
   g_clear_pointer (&self->query, g_free);
-  g_clear_pointer ((GtkWidget **) &self->search_bar, gtk_widget_unparent);
+  if (self->search_bar != NULL)
+    gtk_widget_unparent (GTK_WIDGET (g_steal_pointer (&self->search_bar)));
 
   G_OBJECT_CLASS (zot_find_bar_parent_class)->dispose (object);
 }

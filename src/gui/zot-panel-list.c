@@ -278,7 +278,8 @@ zot_panel_list_dispose (GObject *object)
 {
   ZotPanelList *self = (ZotPanelList *)object;
 
-  g_clear_pointer ((GtkWidget **) &self->box, gtk_widget_unparent);
+  if (self->box != NULL)
+    gtk_widget_unparent (GTK_WIDGET (g_steal_pointer (&self->box)));
   g_clear_object (&self->rows);
 
   G_OBJECT_CLASS (zot_panel_list_parent_class)->dispose (object);

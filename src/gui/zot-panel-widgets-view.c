@@ -858,7 +858,8 @@ zot_panel_widgets_view_dispose (GObject *object)
 
   g_clear_pointer (&self->items, g_hash_table_unref);
   g_clear_pointer (&self->anonymous, g_ptr_array_unref);
-  g_clear_pointer ((GtkWidget **) &self->root, gtk_widget_unparent);
+  if (self->root != NULL)
+    gtk_widget_unparent (GTK_WIDGET (g_steal_pointer (&self->root)));
   g_clear_object (&self->panel);
 
   G_OBJECT_CLASS (zot_panel_widgets_view_parent_class)->dispose (object);

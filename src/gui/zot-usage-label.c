@@ -77,7 +77,8 @@ zot_usage_label_dispose (GObject *object)
   ZotUsageLabel *self = ZOT_USAGE_LABEL (object);
 
   g_clear_object (&self->agent);
-  g_clear_pointer ((GtkWidget **) &self->label, gtk_widget_unparent);
+  if (self->label != NULL)
+    gtk_widget_unparent (GTK_WIDGET (g_steal_pointer (&self->label)));
 
   G_OBJECT_CLASS (zot_usage_label_parent_class)->dispose (object);
 }
