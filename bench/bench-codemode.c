@@ -15,17 +15,25 @@
  *      turn, timed inside the script (from before its first call to after
  *      its last), so the runtime's start is not counted;
  *   d. the time from asking for a script to its first tool call arriving,
- *      from a cold start (no spare runtime) and with a spare runtime ready.
+ *      from a cold start (no spare runtime) and with a spare runtime ready;
+ *   e. for reference, the floor of the machine: a byte sent round a chain
+ *      of two processes over pipes (the model path's host and extension)
+ *      and of three (with the script's runtime in between).
  *
  * The target: per call, c within 1.5× of a. c against b shows what the
- * script's own round trip through gjs adds to a call.
+ * script's own round trip through gjs adds to a call, and e what part of
+ * that one more process on the way costs by itself.
  */
 #define G_LOG_DOMAIN "zot-bench"
 
 #include "config.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench-common.h"
 #include "zot-agent.h"
@@ -42,6 +50,8 @@
 #define REPS          5
 #define FIRST_REPS    5
 #define TARGET        1.5
+#define PING_ROUNDS   2000
+#define PING_REPS     5
 
 typedef struct
 {
@@ -319,6 +329,89 @@ script_run (Bench *bench)
   return g_ascii_strtod (output, NULL) / G_USEC_PER_SEC;
 }
 
+/* The floor under all of the above: one byte sent round a chain of
+ * @n_processes over pipes, each waiting in poll(2) like the host, the
+ * runtime and the extension do. Two processes are the model path's host
+ * and extension; three add the script's runtime. Only read, write, poll
+ * and _exit run in the children, so forking this threaded program is
+ * safe. Returns the median time of one round trip, in seconds. */
+static void
+ping_wait_read (int fd)
+{
+  struct pollfd pfd = { .fd = fd, .events = POLLIN };
+  char byte;
+
+  while (poll (&pfd, 1, -1) < 0 && errno == EINTR)
+    ;
+  if (read (fd, &byte, 1) != 1)
+    _exit (1);
+}
+
+static void
+ping_write (int fd)
+{
+  if (write (fd, "x", 1) != 1)
+    _exit (1);
+}
+
+static double
+ping_chain (guint n_processes)
+{
+  int down[2][2];
+  int up[2][2];
+  pid_t children[2];
+  double rounds[PING_REPS];
+
+  g_assert (n_processes >= 2 && n_processes <= 3);
+  for (guint i = 0; i + 1 < n_processes; i++)
+    if (pipe (down[i]) != 0 || pipe (up[i]) != 0)
+      g_error ("pipe: %s", g_strerror (errno));
+
+  for (guint p = 1; p < n_processes; p++)
+    {
+      children[p - 1] = fork ();
+      if (children[p - 1] < 0)
+        g_error ("fork: %s", g_strerror (errno));
+      if (children[p - 1] == 0)
+        {
+          for (guint n = 0; n < PING_REPS * PING_ROUNDS; n++)
+            {
+              ping_wait_read (down[p - 1][0]);
+              if (p + 1 < n_processes)
+                {
+                  ping_write (down[p][1]);
+                  ping_wait_read (up[p][0]);
+                }
+              ping_write (up[p - 1][1]);
+            }
+          _exit (0);
+        }
+    }
+
+  for (guint r = 0; r < PING_REPS; r++)
+    {
+      double start = bench_now ();
+
+      for (guint n = 0; n < PING_ROUNDS; n++)
+        {
+          ping_write (down[0][1]);
+          ping_wait_read (up[0][0]);
+        }
+      rounds[r] = (bench_now () - start) / PING_ROUNDS;
+    }
+
+  for (guint p = 1; p < n_processes; p++)
+    waitpid (children[p - 1], NULL, 0);
+  for (guint i = 0; i + 1 < n_processes; i++)
+    {
+      close (down[i][0]);
+      close (down[i][1]);
+      close (up[i][0]);
+      close (up[i][1]);
+    }
+  return bench_median (rounds, PING_REPS);
+}
+
 static gboolean
 spare_ready (ZotCodemodeTool *tool)
 {
@@ -377,6 +470,8 @@ main (int   argc,
   double per_model;
   double per_direct;
   double per_script;
+  double ping_two;
+  double ping_three;
 
   bench_env_init (&env, argv[0]);
   bench_print_header ("Codemode", "100 sequential calls of an extension tool, from a script and directly");
@@ -432,6 +527,9 @@ main (int   argc,
       warm[i] = first_call (&bench, tool, TRUE);
     }
 
+  ping_two = ping_chain (2);
+  ping_three = ping_chain (3);
+
   per_model = bench_median (model, REPS) / CALLS;
   per_direct = bench_median (direct, REPS) / CALLS;
   per_script = bench_median (script, REPS) / CALLS;
@@ -442,6 +540,8 @@ main (int   argc,
   printf ("%-44s %10.2f×   target ≤ %.1f× %s\n", "script / model path", per_script / per_model,
           TARGET, bench_verdict (per_script / per_model <= TARGET));
   printf ("%-44s %10.2f×\n", "script / tool call path alone", per_script / per_direct);
+  printf ("%-44s %10.1f µs\n", "bare pipe round trip, 2 processes", ping_two * 1e6);
+  printf ("%-44s %10.1f µs\n", "bare pipe round trip, 3 processes", ping_three * 1e6);
   printf ("%-44s %10.1f ms\n", "first call, cold runtime (median)", bench_median (cold, FIRST_REPS) * 1e3);
   printf ("%-44s %10.1f ms\n", "first call, spare runtime ready (median)", bench_median (warm, FIRST_REPS) * 1e3);
 

@@ -1457,6 +1457,44 @@ test_write_deadline_notification (void)
   harness_free (h);
 }
 
+/* A frame someone waits for leaves without waiting for the end of the
+ * turn, with the notification queued before it; it has no write deadline. */
+static void
+test_send_now (void)
+{
+  Harness *h = harness_new (TRUE);
+  g_autoptr(JsonObject) event = make_frame ("event");
+  g_autoptr(JsonObject) answer = make_frame ("answer");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (zot_frame_channel_send (h->channel, event, ZOT_FRAME_NONE, &error));
+  g_assert_no_error (error);
+  g_assert_true (read_available (h));
+  g_assert_cmpstr (h->received->str, ==, "");
+
+  g_assert_true (zot_frame_channel_send (h->channel, answer, ZOT_FRAME_NOW, &error));
+  g_assert_no_error (error);
+  g_assert_true (read_available (h));
+  g_assert_cmpstr (h->received->str, ==, "{\"type\":\"event\"}\n{\"type\":\"answer\"}\n");
+  g_assert_cmpuint (zot_frame_channel_get_queued_frames (h->channel), ==, 0);
+
+  /* Behind a full pipe it waits for the reader however long that takes. */
+  g_string_truncate (h->received, 0);
+  fill_pipe (h);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_WRITE, 50);
+  g_assert_true (zot_frame_channel_send (h->channel, answer, ZOT_FRAME_NOW, &error));
+  g_assert_no_error (error);
+  iterate_for_ms (3 * 50 + 10);
+  g_assert_cmpuint (h->n_closed, ==, 0);
+  g_assert_false (zot_frame_channel_is_closed (h->channel));
+
+  reader_start (h);
+  WAIT_UNTIL (count_received_lines (h) == 1 || h->n_closed > 0);
+  g_assert_cmpuint (h->n_closed, ==, 0);
+
+  harness_free (h);
+}
+
 static void
 test_write_deadline_drained (void)
 {
@@ -1782,6 +1820,7 @@ main (int   argc,
   g_test_add_func ("/zot/frame-channel/eof-unterminated", test_eof_unterminated);
   g_test_add_func ("/zot/frame-channel/send", test_send);
   g_test_add_func ("/zot/frame-channel/send-too-large", test_send_too_large);
+  g_test_add_func ("/zot/frame-channel/send-now", test_send_now);
   g_test_add_func ("/zot/frame-channel/queue-frame-bound", test_queue_frame_bound);
   g_test_add_func ("/zot/frame-channel/queue-byte-bound", test_queue_byte_bound);
   g_test_add_func ("/zot/frame-channel/queue-bound-counts-untaken", test_queue_bound_counts_untaken);

@@ -36,8 +36,14 @@ const pending = new Map();   // id -> {resolve, reject}
 let state = Object.create(null);
 let stateChanged = false;
 
+// A string goes to write_all() as its UTF-8 bytes, with no encoder's copy
+// in between; JSON.stringify never leaves a lone surrogate in it.
+function writeLine(line) {
+    output.write_all(line + '\n', null);
+}
+
 function send(frame) {
-    output.write_all(encoder.encode(stringify(frame) + '\n'), null);
+    writeLine(stringify(frame));
 }
 
 function emitText(text) {
@@ -99,19 +105,21 @@ function hardExit() {
     system.exit(0);
 }
 
-function startCall(name, args) {
+// @json is the arguments already serialised: the frame is put together
+// around it rather than serialising them a second time.
+function startCall(name, json) {
     const id = ++nextId;
     inFlight++;
     return new Promise((resolve, reject) => {
         pending.set(id, {resolve, reject});
-        send({type: 'call', id, name, args});
+        writeLine(`{"type":"call","id":${id},"name":${stringify(name)},"args":${json}}`);
     });
 }
 
 function pump() {
     while (waiting.length > 0 && inFlight < limits.in_flight) {
         const next = waiting.shift();
-        startCall(next.name, next.args).then(next.resolve, next.reject);
+        startCall(next.name, next.json).then(next.resolve, next.reject);
     }
 }
 
@@ -132,10 +140,10 @@ function callTool(name, args) {
         return Promise.reject(new RangeError(`the arguments of ${name} are larger than ${limits.frame_bytes} bytes`));
     if (++calls > limits.calls)
         return Promise.reject(new Error(`a script makes at most ${limits.calls} tool calls`));
-    args = parse(json);
+    // The JSON is the copy: what the script changes afterwards is not sent.
     if (inFlight < limits.in_flight)
-        return startCall(name, args);
-    return new Promise((resolve, reject) => waiting.push({name, args, resolve, reject}));
+        return startCall(name, json);
+    return new Promise((resolve, reject) => waiting.push({name, json, resolve, reject}));
 }
 
 function ask(what, fields) {
@@ -327,6 +335,16 @@ function onFrame(frame) {
         waiter.resolve(frame.value === null && frame.type === 'reply' ? undefined : frame.value);
 }
 
+// gjs's own way to run the promise jobs now, where this version has it.
+function drainJobsFunction() {
+    try {
+        const drain = imports._promiseNative?.drainMicrotaskQueue;
+        return typeof drain === 'function' ? drain : null;
+    } catch (e) {
+        return null;
+    }
+}
+
 // Timers the script has running: while any is, the runtime must not block
 // on the host's next frame, or the timer would wait behind it.
 const timers = new Set();
@@ -379,8 +397,10 @@ function readLine() {
     }
 }
 
+// peek_buffer() copies the whole buffer into a new array: only when there
+// is something in it, which is seldom.
 function hasBufferedLine() {
-    return input.peek_buffer().indexOf(10) >= 0;
+    return input.get_available() > 0 && input.peek_buffer().indexOf(10) >= 0;
 }
 
 // The host's frames are read with a blocking read while the script waits
@@ -388,6 +408,11 @@ function hasBufferedLine() {
 // several times as much, and a script's sequential calls pay it on each.
 // Otherwise (timers, or nothing owed by the host) the main loop runs, with
 // standard input as one of its sources.
+//
+// Between frames the promise jobs (the script going on after an await) run
+// straight from here where gjs lets us: through the main loop that took a
+// check of every source, a poll and a dispatch per call. Now and then the
+// main loop still gets a turn, for what gjs itself keeps there.
 inputSource = rawInput.create_source(null);
 inputSource.set_callback(() => {
     do
@@ -397,10 +422,26 @@ inputSource.set_callback(() => {
 });
 inputSource.attach(context);
 
+const runJobs = drainJobsFunction();
+const LOOP_TURN_US = 50 * 1000;
+let lastLoopTurn = 0;
+
+function runPending() {
+    if (runJobs !== null) {
+        runJobs();
+        const now = GLib.get_monotonic_time();
+        if (now - lastLoopTurn < LOOP_TURN_US)
+            return;
+        lastLoopTurn = now;
+    }
+    while (!exiting && context.iteration(false))
+        continue;
+}
+
 send({type: 'ready'});
 for (;;) {
-    while (!exiting && context.pending())
-        context.iteration(false);
+    if (!exiting)
+        runPending();
     if (exiting)
         break;
     if (hasBufferedLine() || (pending.size > 0 && timers.size === 0))

@@ -558,7 +558,7 @@ enqueue (ZotFrameChannel  *self,
       if (frame->is_request)
         update_deadline (self);
     }
-  else if (frame->is_request)
+  else if (frame->is_request || (flags & ZOT_FRAME_NOW) != 0)
     {
       /* A request goes out at once, with whatever queued before it. */
       start_write (self);

@@ -15,11 +15,15 @@ typedef enum
  * ZotFrameFlags:
  * @ZOT_FRAME_NONE: a notification; it may wait in the queue
  * @ZOT_FRAME_REQUEST: a request whose write is bounded by the write deadline
+ * @ZOT_FRAME_NOW: a notification someone is waiting for: it goes out at
+ *   once, with whatever queued before it, rather than at the end of the
+ *   main loop turn; like a notification it has no write deadline
  */
 typedef enum
 {
   ZOT_FRAME_NONE    = 0,
   ZOT_FRAME_REQUEST = 1 << 0,
+  ZOT_FRAME_NOW     = 1 << 1,
 } ZotFrameFlags;
 
 #define ZOT_TYPE_FRAME_CHANNEL (zot_frame_channel_get_type ())

@@ -589,7 +589,8 @@ zot_codemode_runtime_send (ZotCodemodeRuntime  *self,
       g_source_attach (self->watchdog, g_main_context_get_thread_default ());
     }
 
-  return zot_frame_channel_send (self->channel, frame, ZOT_FRAME_NONE, error);
+  /* A script waits for each of these: no main loop turn before it goes. */
+  return zot_frame_channel_send (self->channel, frame, ZOT_FRAME_NOW, error);
 }
 
 gboolean
