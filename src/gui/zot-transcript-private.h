@@ -10,15 +10,12 @@
 G_BEGIN_DECLS
 
 /* An opened conversation shows its last TRANSCRIPT_TAIL_ROWS rows in its
- * first frame, enough to fill a tall window; the earlier ones join
- * TRANSCRIPT_REVEAL_ROWS a frame from the next frame on, and
- * all the rest at once when TRANSCRIPT_REVEAL_ALL are shown. GTK 4.8's
- * list view makes a row widget for each of up to 200 items around the
- * one in view, so showing all of a long conversation at once would make,
- * measure and lay out 200 rows before the first frame. */
+ * first frame, enough to fill a tall window, and the earlier ones from
+ * the next frame on. GTK 4.8's list view makes a row widget for each of
+ * up to 200 items around the one in view, so showing all of a long
+ * conversation at once would make, measure and lay out 200 rows before
+ * the first frame. */
 #define TRANSCRIPT_TAIL_ROWS    24
-#define TRANSCRIPT_REVEAL_ROWS  10
-#define TRANSCRIPT_REVEAL_ALL   256
 
 /* zot-transcript-history.c: stored messages as rows. */
 typedef struct

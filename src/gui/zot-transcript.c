@@ -105,31 +105,21 @@ set_n_hidden (ZotTranscript *self,
     gtk_slice_list_model_set_offset (self->shown, n_hidden);
 }
 
-/* A few rows a frame: each frame makes, binds and measures only the rows
- * that joined. Past the rows the list view makes widgets for, the rest
- * cost nothing to show and join at once. The list view keeps the rows in
- * view where they are as rows join above them. */
+/* The rest join in the frame after the first: showing a slice of the
+ * list again makes GTK 4.8's list view bind every row it has again, so
+ * a few rows a frame would cost as much again at each step. */
 static gboolean
 reveal_cb (GtkWidget     *widget,
            GdkFrameClock *frame_clock,
            gpointer       user_data)
 {
   ZotTranscript *self = ZOT_TRANSCRIPT (widget);
-  guint n_items = g_list_model_get_n_items (G_LIST_MODEL (self->items));
-  guint n_hidden = _zot_transcript_get_n_hidden (self);
 
   /* The first frame that shows the conversation is its last rows' alone. */
   if (!self->tail_painted)
     return G_SOURCE_CONTINUE;
 
-  if (n_hidden <= TRANSCRIPT_REVEAL_ROWS || n_items - n_hidden >= TRANSCRIPT_REVEAL_ALL)
-    n_hidden = 0;
-  else
-    n_hidden -= TRANSCRIPT_REVEAL_ROWS;
-  set_n_hidden (self, n_hidden);
-
-  if (n_hidden > 0)
-    return G_SOURCE_CONTINUE;
+  set_n_hidden (self, 0);
   self->reveal_tick = 0;
   return G_SOURCE_REMOVE;
 }
