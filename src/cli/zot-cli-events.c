@@ -250,6 +250,27 @@ on_text_delta (ZotAgent     *agent,
   write_event (events, event);
 }
 
+/* The model's calls have neither a parent nor an extension that asked. */
+static void
+emit_tool_call (ZotCliEvents *events,
+                const char   *id,
+                const char   *name,
+                JsonObject   *args,
+                const char   *parent_id,
+                const char   *origin_extension)
+{
+  g_autoptr(JsonObject) event = new_event ("tool_call");
+
+  json_object_set_string_member (event, "id", id);
+  json_object_set_string_member (event, "name", name);
+  json_object_set_object_member (event, "args", json_object_ref (args));
+  if (parent_id != NULL)
+    json_object_set_string_member (event, "parent_id", parent_id);
+  if (origin_extension != NULL)
+    json_object_set_string_member (event, "origin_extension", origin_extension);
+  write_event (events, event);
+}
+
 static void
 on_tool_call (ZotAgent     *agent,
               const char   *id,
@@ -257,12 +278,7 @@ on_tool_call (ZotAgent     *agent,
               JsonObject   *args,
               ZotCliEvents *events)
 {
-  g_autoptr(JsonObject) event = new_event ("tool_call");
-
-  json_object_set_string_member (event, "id", id);
-  json_object_set_string_member (event, "name", name);
-  json_object_set_object_member (event, "args", json_object_ref (args));
-  write_event (events, event);
+  emit_tool_call (events, id, name, args, NULL, NULL);
 }
 
 static void
@@ -292,16 +308,7 @@ on_extension_call (ZotAgent     *agent,
                    const char   *origin_extension,
                    ZotCliEvents *events)
 {
-  g_autoptr(JsonObject) event = new_event ("tool_call");
-
-  json_object_set_string_member (event, "id", id);
-  json_object_set_string_member (event, "name", name);
-  json_object_set_object_member (event, "args", json_object_ref (args));
-  if (parent_id != NULL)
-    json_object_set_string_member (event, "parent_id", parent_id);
-  if (origin_extension != NULL)
-    json_object_set_string_member (event, "origin_extension", origin_extension);
-  write_event (events, event);
+  emit_tool_call (events, id, name, args, parent_id, origin_extension);
 }
 
 static void
