@@ -505,7 +505,7 @@ match_shown (gpointer data)
 }
 
 /* The find bar's match among rows that have not joined yet brings them in
- * from it on, and scrolls to it. */
+ * at once, and scrolls to it. */
 static void
 test_match_in_hidden (Fixture       *f,
                       gconstpointer  data)

@@ -7,9 +7,9 @@
  * is an item of its own in a second store, before the conversation, so
  * that clearing one leaves the other. The handlers below only make and
  * change items; the rows follow the items' notifications. The view keeps
- * to the bottom while the user is there. A long conversation opens on its
- * last rows, and the earlier ones join the view as the user scrolls up to
- * them, so that opening it costs what opening a short one does.
+ * to the bottom while the user is there. A long conversation's first frame
+ * shows only its last rows, so that it comes as soon as a short one's; the
+ * earlier rows join in the next frame.
  */
 #define G_LOG_DOMAIN "zot-transcript"
 
@@ -29,7 +29,6 @@
 
 /* Pixels from the end that still count as "at the bottom". */
 #define BOTTOM_SLACK 24.0
-
 
 struct _ZotTranscript
 {
@@ -893,7 +892,6 @@ zot_transcript_dispose (GObject *object)
   /* After the view: it no longer follows them. */
   g_clear_object (&self->shown);
   g_clear_object (&self->items);
-
   g_clear_object (&self->head);
   g_clear_object (&self->startup);
 
@@ -1255,11 +1253,9 @@ _zot_transcript_append_items (ZotTranscript      *self,
   if (g_list_model_get_n_items (G_LIST_MODEL (self->items)) == 0)
     {
       set_n_hidden (self, n_items > TRANSCRIPT_TAIL_ROWS ? n_items - TRANSCRIPT_TAIL_ROWS : 0);
+      self->tail_painted = FALSE;
       if (n_items > TRANSCRIPT_TAIL_ROWS && self->reveal_tick == 0)
-        {
-          self->tail_painted = FALSE;
-          self->reveal_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), reveal_cb, NULL, NULL);
-        }
+        self->reveal_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), reveal_cb, NULL, NULL);
     }
   g_list_store_splice (self->items, g_list_model_get_n_items (G_LIST_MODEL (self->items)), 0,
                        (gpointer *) items, n_items);
@@ -1501,16 +1497,12 @@ _zot_transcript_show_match (ZotTranscript     *self,
   if (item == NULL)
     return;
 
-  /* A match among the rows not in view yet brings them in, from it on. */
+  /* Found before the earlier rows joined: they join now, and the match
+   * is scrolled to once they are laid out. */
   if (_zot_transcript_get_n_hidden (self) > 0)
     {
-      guint index;
-
-      if (g_list_store_find (self->items, item, &index) && index < _zot_transcript_get_n_hidden (self))
-        {
-          set_n_hidden (self, index);
-          self->match_joined = TRUE;
-        }
+      set_n_hidden (self, 0);
+      self->match_joined = TRUE;
     }
 
   /* A first guess, from the item's place among all. */
