@@ -381,8 +381,9 @@ test_markdown_document (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-/* 2,000 items make as many rows as fit the view's window onto the list,
- * not 2,000, and scrolling reuses them. */
+/* 2,000 items make as many rows as the view holds and keeps, not 2,000:
+ * scrolling shows kept rows again, or gives the least recently shown
+ * ones to other items. */
 static void
 test_recycled (Fixture       *f,
                gconstpointer  data)
@@ -400,13 +401,19 @@ test_recycled (Fixture       *f,
   g_assert_cmpuint (created, <=, N_LONG / 8);
   check_rows_match_items (f);
 
-  /* To the top and through the middle: rows are rebound, not made. */
+  /* To the top and through the list: more items than rows are kept, so
+   * rows go to other items. */
   zot_test_wait_until (scrolled_to_top, f, 20000);
   check_rows_match_items (f);
-  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) / 2);
-  wait_frames (f, 3);
-  check_rows_match_items (f);
-  g_assert_cmpuint (_zot_transcript_get_n_rows_created (f->transcript), <=, N_LONG / 8);
+  for (guint quarter = 1; quarter < 4; quarter++)
+    {
+      gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) * quarter / 4);
+      wait_frames (f, 3);
+      check_rows_match_items (f);
+    }
+  created = _zot_transcript_get_n_rows_created (f->transcript);
+  g_test_message ("%u rows for %u items after scrolling", created, N_LONG);
+  g_assert_cmpuint (created, <=, TRANSCRIPT_ROW_CACHE);
 
   /* Clearing drops them all; the view starts again at the end. */
   zot_transcript_clear (f->transcript);
@@ -414,6 +421,92 @@ test_recycled (Fixture       *f,
   append_items (f, 0, 30);
   zot_test_wait_until (at_bottom, f, 20000);
   check_rows_match_items (f);
+}
+
+static gboolean
+item_out_of_view (gpointer data)
+{
+  Fixture *f = ((gpointer *) data)[0];
+  ZotTranscriptItem *item = ((gpointer *) data)[1];
+  GtkAdjustment *adjustment = _zot_transcript_get_vadjustment (f->transcript);
+
+  if (_zot_transcript_get_row (f->transcript, item) == NULL)
+    return TRUE;
+  /* Up, until the 200 items the view holds around the one in view leave
+   * it out: a little at a time, so that few other items are bound on the
+   * way and none of the kept rows go to them. */
+  gtk_adjustment_set_value (adjustment,
+                            gtk_adjustment_get_value (adjustment) - gtk_adjustment_get_page_size (adjustment) / 2);
+  return FALSE;
+}
+
+static gboolean
+item_back_in_view (gpointer data)
+{
+  Fixture *f = ((gpointer *) data)[0];
+  ZotTranscriptItem *item = ((gpointer *) data)[1];
+  GtkAdjustment *adjustment = _zot_transcript_get_vadjustment (f->transcript);
+
+  if (_zot_transcript_get_row (f->transcript, item) != NULL)
+    return TRUE;
+  gtk_adjustment_set_value (adjustment,
+                            gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment));
+  return FALSE;
+}
+
+/* A row the view lets go of stays bound to its item: it follows the item
+ * out of view and is the row shown when the item comes back. Clearing
+ * drops the rows out of view, and with them their items. */
+static void
+test_kept_rows (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autoptr(JsonArray) content = json_array_new ();
+  g_autoptr(JsonObject) block = json_object_new ();
+  g_autoptr(ZotToolResult) result = NULL;
+  ZotTranscriptItem *tool;
+  gpointer pair[2];
+  GtkWidget *row;
+  GtkWidget *expander;
+  g_autofree char *text = NULL;
+
+  append_items (f, 0, N_LONG);
+  zot_test_wait_until (at_bottom, f, 20000);
+  /* A tool call (make_item()) among the last rows. */
+  tool = g_object_ref (nth_item (f, N_LONG - 6));
+  g_assert_cmpint (zot_transcript_item_get_kind (tool), ==, ZOT_TRANSCRIPT_ITEM_TOOL);
+  row = wait_for_row (f, tool);
+  g_assert_nonnull (row);
+  pair[0] = f;
+  pair[1] = tool;
+
+  zot_test_wait_until (item_out_of_view, pair, 20000);
+  g_assert_true (_zot_transcript_peek_kept_row (f->transcript, tool) == row);
+  g_assert_null (gtk_widget_get_parent (row));
+
+  /* Out of view, it follows its item. */
+  json_object_set_string_member (block, "type", "text");
+  json_object_set_string_member (block, "text", "(changed) output");
+  json_array_add_object_element (content, g_steal_pointer (&block));
+  result = zot_tool_result_new (content, TRUE, ZOT_TOOL_OUTCOME_FAILED);
+  zot_transcript_item_set_result (tool, result);
+  expander = zot_test_find_widget (row, GTK_TYPE_EXPANDER, NULL);
+  g_assert_true (gtk_widget_has_css_class (expander, "tool-failed"));
+
+  /* Back in view, it is the same row, as it was left. */
+  zot_test_wait_until (item_back_in_view, pair, 20000);
+  g_assert_true (_zot_transcript_get_row (f->transcript, tool) == row);
+  g_assert_true (gtk_widget_has_css_class (expander, "tool-failed"));
+  text = zot_test_widget_text (row);
+  g_assert_nonnull (strstr (text, "(item 1994)"));
+  check_rows_match_items (f);
+
+  zot_test_wait_until (item_out_of_view, pair, 20000);
+  zot_transcript_clear (f->transcript);
+  g_assert_null (_zot_transcript_peek_kept_row (f->transcript, tool));
+  g_object_add_weak_pointer (G_OBJECT (tool), (gpointer *) &tool);
+  g_object_unref (tool);
+  g_assert_null (tool);
 }
 
 /* A long conversation opens on its last rows alone: the first frame that
@@ -876,6 +969,7 @@ main (int   argc,
   g_test_add_func ("/zot/gui/transcript-list/rebind-resets", test_rebind_resets);
   g_test_add_func ("/zot/gui/transcript-list/degenerate-clusters", test_degenerate_clusters);
   add_test ("/zot/gui/transcript-list/recycled", test_recycled);
+  add_test ("/zot/gui/transcript-list/kept-rows", test_kept_rows);
   add_test ("/zot/gui/transcript-list/opens-on-tail", test_opens_on_tail);
   add_test ("/zot/gui/transcript-list/tail-edges", test_tail_edges);
   add_test ("/zot/gui/transcript-list/match-in-hidden", test_match_in_hidden);

@@ -17,6 +17,12 @@ G_BEGIN_DECLS
  * the first frame. */
 #define TRANSCRIPT_TAIL_ROWS    24
 
+/* Rows at most, in view or kept bound to their items out of view, to be
+ * shown again without laying out their text again (zot-transcript.c says
+ * why): the 205 the list view holds, and enough of the items its range
+ * swings over while a long conversation scrolls. */
+#define TRANSCRIPT_ROW_CACHE    320
+
 /* zot-transcript-history.c: stored messages as rows. */
 typedef struct
 {
@@ -37,6 +43,8 @@ GListModel    *_zot_transcript_get_items          (ZotTranscript      *self);
 guint          _zot_transcript_get_n_hidden       (ZotTranscript      *self);
 guint          _zot_transcript_get_n_rows_created (ZotTranscript      *self);
 GtkWidget     *_zot_transcript_get_row            (ZotTranscript      *self,
+                                                   ZotTranscriptItem  *item);
+GtkWidget     *_zot_transcript_peek_kept_row      (ZotTranscript      *self,
                                                    ZotTranscriptItem  *item);
 GtkAdjustment *_zot_transcript_get_vadjustment    (ZotTranscript      *self);
 void           _zot_transcript_show_match         (ZotTranscript      *self,

@@ -62,6 +62,7 @@ struct _ZotTranscript
   guint              match_tick;
   guint              match_attempts;
 
+  GHashTable        *rows;             /* ZotTranscriptItem → RowEntry */
   guint              n_rows_created;
   guint              scroll_tick;
   guint              reveal_tick;
@@ -176,18 +177,129 @@ on_vadjustment_changed_cb (GtkAdjustment *adjustment,
     self->scroll_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), scroll_to_bottom_cb, NULL, NULL);
 }
 
-/* Rows */
+/* Rows
+ *
+ * A row stays bound to its item after the view lets go of it, and goes
+ * back into the view when the item does. GTK 4.8's list view keeps
+ * widgets for 200 items around an anchor that it places by where the
+ * anchor's row sits in the window, so while a long conversation scrolls,
+ * that range swings back and forth over the same items many times a
+ * second and binds each one again and again. A row bound anew lays out
+ * all its text again (HarfBuzz shaping, several milliseconds for a reply
+ * with Markdown); a row kept for its item has its sizes and layouts
+ * already, as long as the width is the same. Rows out of view go to
+ * other items, those shown farthest from the view first, so there are at
+ * most TRANSCRIPT_ROW_CACHE rows (more only while more are in view). */
+
+typedef struct
+{
+  ZotTranscriptItem *item;
+  GtkWidget         *row;        /* a reference */
+  GtkListItem       *holder;     /* weak: the list item showing it */
+  guint              position;   /* where it was shown last */
+} RowEntry;
+
+static void
+row_entry_set_holder (RowEntry    *entry,
+                      GtkListItem *holder)
+{
+  if (entry->holder == holder)
+    return;
+  if (entry->holder != NULL)
+    g_object_remove_weak_pointer (G_OBJECT (entry->holder), (gpointer *) &entry->holder);
+  entry->holder = holder;
+  if (holder != NULL)
+    g_object_add_weak_pointer (G_OBJECT (holder), (gpointer *) &entry->holder);
+}
+
+static void
+row_entry_free (gpointer data)
+{
+  RowEntry *entry = data;
+
+  row_entry_set_holder (entry, NULL);
+  zot_transcript_row_unbind (ZOT_TRANSCRIPT_ROW (entry->row));
+  g_object_unref (entry->row);
+  g_object_unref (entry->item);
+  g_free (entry);
+}
+
+static gboolean
+row_entry_in_view (RowEntry *entry)
+{
+  return entry->holder != NULL && gtk_list_item_get_child (entry->holder) == entry->row;
+}
+
+/* Takes the row of @entry out of the cache, bound to nothing. */
+static GtkWidget *
+steal_row (ZotTranscript *self,
+           RowEntry      *entry)
+{
+  GtkWidget *row = g_object_ref (entry->row);
+
+  g_hash_table_remove (self->rows, entry->item);
+  zot_transcript_row_unbind (ZOT_TRANSCRIPT_ROW (row));
+  return row;
+}
+
+/* A row for the item at @position, which has none: once the cache is
+ * full, the row out of view that was shown farthest from there, or else a
+ * new one. Not the least recently shown: the range swings over more
+ * items than the cache holds, and would take each row just before it
+ * was wanted again. */
+static GtkWidget *
+take_row (ZotTranscript *self,
+          guint          position)
+{
+  if (g_hash_table_size (self->rows) >= TRANSCRIPT_ROW_CACHE)
+    {
+      RowEntry *farthest = NULL;
+      guint farthest_distance = 0;
+      GHashTableIter iter;
+      RowEntry *entry;
+
+      g_hash_table_iter_init (&iter, self->rows);
+      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &entry))
+        {
+          guint distance = entry->position > position ? entry->position - position : position - entry->position;
+
+          if (!row_entry_in_view (entry) && (farthest == NULL || distance > farthest_distance))
+            {
+              farthest = entry;
+              farthest_distance = distance;
+            }
+        }
+      if (farthest != NULL)
+        return steal_row (self, farthest);
+    }
+
+  self->n_rows_created++;
+  return g_object_ref_sink (zot_transcript_row_new ());
+}
+
+/* Drops the rows not in view, and with them their items. */
+static gboolean
+row_entry_out_of_view (gpointer key,
+                       gpointer value,
+                       gpointer user_data)
+{
+  return !row_entry_in_view (value);
+}
+
+static void
+drop_rows_out_of_view (ZotTranscript *self)
+{
+  g_hash_table_foreach_remove (self->rows, row_entry_out_of_view, NULL);
+}
 
 static void
 on_factory_setup_cb (GtkSignalListItemFactory *factory,
                      GtkListItem              *list_item,
                      ZotTranscript            *self)
 {
-  self->n_rows_created++;
   /* Rows are read, not picked: no hover, no selection, no activation. */
   gtk_list_item_set_activatable (list_item, FALSE);
   gtk_list_item_set_selectable (list_item, FALSE);
-  gtk_list_item_set_child (list_item, zot_transcript_row_new ());
 }
 
 static void
@@ -195,23 +307,50 @@ on_factory_bind_cb (GtkSignalListItemFactory *factory,
                     GtkListItem              *list_item,
                     ZotTranscript            *self)
 {
-  GtkWidget *row = gtk_list_item_get_child (list_item);
-  gpointer item = gtk_list_item_get_item (list_item);
+  ZotTranscriptItem *item = gtk_list_item_get_item (list_item);
+  RowEntry *entry = g_hash_table_lookup (self->rows, item);
 
-  zot_transcript_row_bind (ZOT_TRANSCRIPT_ROW (row), item);
-  /* Rows are recycled: the mark goes with the item. */
-  if (item == (gpointer) self->match)
-    gtk_widget_add_css_class (row, "find-match");
+  if (entry == NULL)
+    {
+      entry = g_new0 (RowEntry, 1);
+      entry->item = g_object_ref (item);
+      entry->row = take_row (self, gtk_list_item_get_position (list_item));
+      zot_transcript_row_bind (ZOT_TRANSCRIPT_ROW (entry->row), item);
+      g_hash_table_insert (self->rows, item, entry);
+    }
   else
-    gtk_widget_remove_css_class (row, "find-match");
+    {
+      /* The list view binds an item before it lets go of it elsewhere. */
+      if (row_entry_in_view (entry) && entry->holder != list_item)
+        gtk_list_item_set_child (entry->holder, NULL);
+    }
+  entry->position = gtk_list_item_get_position (list_item);
+
+  if (gtk_list_item_get_child (list_item) != entry->row)
+    gtk_list_item_set_child (list_item, entry->row);
+  row_entry_set_holder (entry, list_item);
+
+  /* The mark goes with the item. */
+  if (item == self->match)
+    gtk_widget_add_css_class (entry->row, "find-match");
+  else
+    gtk_widget_remove_css_class (entry->row, "find-match");
 }
 
 static void
 on_factory_unbind_cb (GtkSignalListItemFactory *factory,
                       GtkListItem              *list_item,
-                      gpointer                  user_data)
+                      ZotTranscript            *self)
 {
-  zot_transcript_row_unbind (ZOT_TRANSCRIPT_ROW (gtk_list_item_get_child (list_item)));
+  ZotTranscriptItem *item = gtk_list_item_get_item (list_item);
+  RowEntry *entry = item != NULL ? g_hash_table_lookup (self->rows, item) : NULL;
+
+  /* The row keeps following its item, out of view. */
+  if (entry != NULL && entry->holder == list_item)
+    {
+      gtk_list_item_set_child (list_item, NULL);
+      row_entry_set_holder (entry, NULL);
+    }
 }
 
 /* Items */
@@ -890,6 +1029,7 @@ zot_transcript_dispose (GObject *object)
   gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_TRANSCRIPT);
 
   /* After the view: it no longer follows them. */
+  g_clear_pointer (&self->rows, g_hash_table_unref);
   g_clear_object (&self->shown);
   g_clear_object (&self->items);
   g_clear_object (&self->head);
@@ -991,6 +1131,7 @@ zot_transcript_init (ZotTranscript *self)
 
   self->stick_to_bottom = TRUE;
   self->tool_items = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+  self->rows = g_hash_table_new_full (NULL, NULL, NULL, row_entry_free);
 
   self->head = g_list_store_new (ZOT_TYPE_TRANSCRIPT_ITEM);
   self->items = g_list_store_new (ZOT_TYPE_TRANSCRIPT_ITEM);
@@ -1004,7 +1145,7 @@ zot_transcript_init (ZotTranscript *self)
 
   g_signal_connect (factory, "setup", G_CALLBACK (on_factory_setup_cb), self);
   g_signal_connect (factory, "bind", G_CALLBACK (on_factory_bind_cb), self);
-  g_signal_connect (factory, "unbind", G_CALLBACK (on_factory_unbind_cb), NULL);
+  g_signal_connect (factory, "unbind", G_CALLBACK (on_factory_unbind_cb), self);
   gtk_list_view_set_factory (self->list_view, factory);
   gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (flat))));
 
@@ -1136,6 +1277,8 @@ zot_transcript_clear (ZotTranscript *self)
     g_list_store_remove_all (self->items);
   if (self->shown != NULL)
     set_n_hidden (self, 0);
+  if (self->rows != NULL)
+    drop_rows_out_of_view (self);
   /* A scroll to the end measured on the rows before would go past the
    * new end: the next layout asks again. */
   if (self->scroll_tick != 0)
@@ -1331,6 +1474,26 @@ _zot_transcript_get_row (ZotTranscript     *self,
     }
 
   return NULL;
+}
+
+/**
+ * _zot_transcript_peek_kept_row:
+ * @self: a #ZotTranscript
+ * @item: an item of the transcript
+ *
+ * Returns: (transfer none) (nullable): the row kept for @item, in view or
+ *   not
+ */
+GtkWidget *
+_zot_transcript_peek_kept_row (ZotTranscript     *self,
+                               ZotTranscriptItem *item)
+{
+  RowEntry *entry;
+
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), NULL);
+
+  entry = g_hash_table_lookup (self->rows, item);
+  return entry != NULL ? entry->row : NULL;
 }
 
 /**
