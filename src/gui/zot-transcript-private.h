@@ -19,9 +19,10 @@ G_BEGIN_DECLS
 
 /* Rows at most, in view or kept bound to their items out of view, to be
  * shown again without laying out their text again (zot-transcript.c says
- * why): the 205 the list view holds, and enough of the items its range
- * swings over while a long conversation scrolls. */
-#define TRANSCRIPT_ROW_CACHE    320
+ * why). The list view's range swings between 200 items before its anchor
+ * and 200 after, 2 more each side: the rows kept cover all of that, for
+ * any height of window and of rows. */
+#define TRANSCRIPT_ROW_CACHE    420
 
 /* zot-transcript-history.c: stored messages as rows. */
 typedef struct
