@@ -292,6 +292,17 @@ drop_rows_out_of_view (ZotTranscript *self)
   g_hash_table_foreach_remove (self->rows, row_entry_out_of_view, NULL);
 }
 
+/* Drops the row of an item gone from the transcript. */
+static void
+forget_row (ZotTranscript     *self,
+            ZotTranscriptItem *item)
+{
+  RowEntry *entry = g_hash_table_lookup (self->rows, item);
+
+  if (entry != NULL && !row_entry_in_view (entry))
+    g_hash_table_remove (self->rows, item);
+}
+
 static void
 on_factory_setup_cb (GtkSignalListItemFactory *factory,
                      GtkListItem              *list_item,
@@ -376,6 +387,7 @@ remove_item (ZotTranscript     *self,
       if (other == item)
         {
           g_list_store_remove (self->items, i - 1);
+          forget_row (self, item);
           return;
         }
     }
@@ -848,6 +860,7 @@ show_followed (ZotTranscript *self,
       g_list_store_remove_all (self->items);
       g_hash_table_remove_all (self->tool_items);
       set_n_hidden (self, 0);
+      drop_rows_out_of_view (self);
       self->n_shown = 0;
     }
 
