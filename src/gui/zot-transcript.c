@@ -1,9 +1,11 @@
 /* zot-transcript.c — the conversation as the window shows it.
  *
  * The conversation is a GListStore of ZotTranscriptItem, one per row, and
- * the view a GtkListView that binds a few recycled ZotTranscriptRow
- * widgets to the items in view: what a long conversation costs the
- * window is the rows on screen, not the rows in it. The startup section
+ * the view a GtkListView that shows ZotTranscriptRow widgets for the
+ * items around the one in view: a bounded number of rows, each kept bound
+ * to its item for as long as it can be, then given to another. What a
+ * long conversation costs the window is those rows, not the rows in it.
+ * The startup section
  * is an item of its own in a second store, before the conversation, so
  * that clearing one leaves the other. The handlers below only make and
  * change items; the rows follow the items' notifications. The view keeps
