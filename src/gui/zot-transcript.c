@@ -5,13 +5,13 @@
  * items around the one in view: a bounded number of rows, each kept bound
  * to its item for as long as it can be, then given to another. What a
  * long conversation costs the window is those rows, not the rows in it.
- * The startup section
- * is an item of its own in a second store, before the conversation, so
- * that clearing one leaves the other. The handlers below only make and
- * change items; the rows follow the items' notifications. The view keeps
- * to the bottom while the user is there. A long conversation's first frame
- * shows only its last rows, so that it comes as soon as a short one's; the
- * earlier rows join in the next frame.
+ * The startup section is an item of its own in a second store, before
+ * the conversation, so that clearing one leaves the other. The handlers
+ * below only make and change items; the rows follow the items'
+ * notifications. The view keeps to the bottom while the user is there. A
+ * long conversation's first frame shows only its last rows, so that it
+ * comes as soon as a short one's; the earlier rows join in the next
+ * frame.
  */
 #define G_LOG_DOMAIN "zot-transcript"
 
