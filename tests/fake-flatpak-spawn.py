@@ -17,7 +17,6 @@ session helper does when its caller drops off the bus).
 import json
 import os
 import signal
-import subprocess
 import sys
 
 FORWARDED = [signal.SIGHUP, signal.SIGQUIT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2]
@@ -93,9 +92,9 @@ def main():
             return
         try:
             if signum == signal.SIGINT:
-                os.killpg(started["child"].pid, signum)
+                os.killpg(started["child"], signum)
             else:
-                os.kill(started["child"].pid, signum)
+                os.kill(started["child"], signum)
         except ProcessLookupError:
             pass
 
@@ -103,25 +102,39 @@ def main():
     for signum in FORWARDED + [signal.SIGINT]:
         signal.signal(signum, forward)
 
-    try:
-        child = subprocess.Popen(command, cwd=options["directory"], env=env,
-                                 start_new_session=True, close_fds=False)
-    except OSError as error:
-        fail("Portal call failed: %s" % error)
+    # The command waits at a gate until the call is in the log, so that
+    # whoever reads the log after hearing from the command finds it there.
+    gate_read, gate_write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(gate_write)
+        os.setsid()
+        os.read(gate_read, 1)
+        try:
+            if options["directory"] is not None:
+                os.chdir(options["directory"])
+            os.execvpe(command[0], command, env)
+        except OSError as error:
+            sys.stderr.write("flatpak-spawn: Portal call failed: %s\n" % error)
+        os._exit(127)
+    os.close(gate_read)
     started["child"] = child
 
     log = os.environ.get("ZOT_FAKE_FLATPAK_SPAWN_LOG")
     if log:
         with open(log, "a") as out:
             out.write(json.dumps({"argv": sys.argv[1:], "directory": options["directory"],
-                                  "host_pid": child.pid}) + "\n")
+                                  "host_pid": child}) + "\n")
+    os.write(gate_write, b"x")
+    os.close(gate_write)
 
-    watcher = watch(child.pid) if options["watch_bus"] else None
+    watcher = watch(child) if options["watch_bus"] else None
 
     for signum in pending:
         forward(signum, None)
 
-    status = child.wait()
+    _, wait_status = os.waitpid(child, 0)
+    status = os.waitstatus_to_exitcode(wait_status)
     if watcher is not None:
         os.write(watcher, b"x")
         os.close(watcher)
