@@ -232,7 +232,8 @@ row_entry_in_view (RowEntry *entry)
   return entry->holder != NULL && gtk_list_item_get_child (entry->holder) == entry->row;
 }
 
-/* Takes the row of @entry out of the cache, bound to nothing. */
+/* Takes the row of @entry out of the cache, bound to nothing (freeing
+ * the entry unbinds it). */
 static GtkWidget *
 steal_row (ZotTranscript *self,
            RowEntry      *entry)
@@ -240,7 +241,6 @@ steal_row (ZotTranscript *self,
   GtkWidget *row = g_object_ref (entry->row);
 
   g_hash_table_remove (self->rows, entry->item);
-  zot_transcript_row_unbind (ZOT_TRANSCRIPT_ROW (row));
   return row;
 }
 
@@ -321,13 +321,14 @@ on_factory_bind_cb (GtkSignalListItemFactory *factory,
                     ZotTranscript            *self)
 {
   ZotTranscriptItem *item = gtk_list_item_get_item (list_item);
+  guint position = gtk_list_item_get_position (list_item);
   RowEntry *entry = g_hash_table_lookup (self->rows, item);
 
   if (entry == NULL)
     {
       entry = g_new0 (RowEntry, 1);
       entry->item = g_object_ref (item);
-      entry->row = take_row (self, gtk_list_item_get_position (list_item));
+      entry->row = take_row (self, position);
       zot_transcript_row_bind (ZOT_TRANSCRIPT_ROW (entry->row), item);
       g_hash_table_insert (self->rows, item, entry);
     }
@@ -337,7 +338,7 @@ on_factory_bind_cb (GtkSignalListItemFactory *factory,
       if (row_entry_in_view (entry) && entry->holder != list_item)
         gtk_list_item_set_child (entry->holder, NULL);
     }
-  entry->position = gtk_list_item_get_position (list_item);
+  entry->position = position;
 
   if (gtk_list_item_get_child (list_item) != entry->row)
     gtk_list_item_set_child (list_item, entry->row);
