@@ -8,18 +8,17 @@
  * model, and prints:
  *
  *   - time to first frame: from making the window to the first frame
- *     painted with the conversation in its transcript (a long one opens
- *     on its last rows, TRANSCRIPT_TAIL_ROWS of them);
+ *     painted with the conversation in its transcript (the view makes
+ *     rows for the items in view only);
  *   - time until idle: to the last frame before the window paints nothing
- *     for IDLE_QUIET_MS, the earlier rows having joined by then;
+ *     for IDLE_QUIET_MS;
  *   - resident memory once idle, and again after scrolling (rows kept
  *     for items out of view, TRANSCRIPT_ROW_CACHE of them at most);
  *   - frame times from the frame clock while the transcript scrolls from
  *     the bottom to the top in N_SCROLLS steps: the work of each frame
  *     (before-paint to after-paint) and the interval between frames;
  *   - the time from each scroll step to the end of the frame that shows
- *     it: the frame's work and what moving the value costs before it
- *     (GTK 4.8's list view binds rows to other items there).
+ *     it: the frame's work and what moving the value costs before it.
  *
  * Run it under Xvfb with the cairo renderer, as the window's tests run:
  *
@@ -374,15 +373,15 @@ run_one (guint n)
   rows = g_list_model_get_n_items (_zot_transcript_get_items (window->transcript));
 
   /* Bottom to top, SCROLL_STEP pixels a frame, as a fast flick does;
-   * the list view's estimate of its height changes as rows are measured,
-   * so the steps follow the value, not a precomputed path. */
+   * the view's estimate of its height changes as rows are measured, so
+   * the steps follow the value, not a precomputed path. */
   adjustment = _zot_transcript_get_vadjustment (window->transcript);
   g_array_set_size (frames.intervals, 0);
   g_array_set_size (frames.work, 0);
   frames.last = 0;
   for (guint i = 0;
        i < MAX_SCROLL_FRAMES &&
-       (gtk_adjustment_get_value (adjustment) > 0 || _zot_transcript_get_n_hidden (window->transcript) > 0);
+       gtk_adjustment_get_value (adjustment) > 0;
        i++)
     {
       gint64 stepped = g_get_monotonic_time ();

@@ -18,6 +18,7 @@
 #include "zot-session.h"
 #include "zot-test-util.h"
 #include "zot-transcript-private.h"
+#include "zot-transcript-view.h"
 #include "zot-transcript-row.h"
 #include "zot-window.h"
 #include "zot-window-private.h"
@@ -241,14 +242,14 @@ row_in_view (gpointer data)
 {
   RowWait *wait = data;
   GtkWidget *row = _zot_transcript_get_row (wait->f->window->transcript, wait->item);
-  GtkWidget *list = gtk_widget_get_ancestor (row ? row : GTK_WIDGET (wait->f->window), GTK_TYPE_LIST_VIEW);
+  GtkWidget *list = gtk_widget_get_ancestor (row ? row : GTK_WIDGET (wait->f->window), ZOT_TYPE_TRANSCRIPT_VIEW);
   graphene_rect_t bounds;
 
   if (row == NULL || !gtk_widget_get_mapped (row) || list == NULL ||
       !gtk_widget_compute_bounds (row, list, &bounds))
     return FALSE;
 
-  /* On screen: in the list view's visible area. */
+  /* On screen: in the view's visible area. */
   return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < gtk_widget_get_height (list);
 }
 

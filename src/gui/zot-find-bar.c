@@ -1,7 +1,7 @@
 /* zot-find-bar.c — find in the conversation (Ctrl+F).
  *
- * Looks through the transcript's items, not its rows: the list view makes
- * rows only for what is in view. A match is an item whose text has what
+ * Looks through the transcript's items, not its rows: the view makes rows
+ * only for what is in view. A match is an item whose text has what
  * was typed, in any case: a message, a note, or a tool call's name,
  * arguments and result (its row opens to show it). Enter and Ctrl+G go
  * to the next match, Shift with them to the one before; the transcript

@@ -1,7 +1,7 @@
 /* zot-transcript-item.h — one row of the transcript, as data.
  *
- * The transcript is a GListStore of these; a GtkListView binds a recycled
- * row widget (ZotTranscriptRow) to whichever item scrolls into view. An
+ * The transcript is a GListStore of these; its view binds a recycled row
+ * widget (ZotTranscriptRow) to whichever item scrolls into view. An
  * item holds what a row shows and nothing of how: the kind of row, its
  * text, the extension it came from, a tool call's arguments and result.
  * What changes after the item is added (streamed text, a tool's result, a

@@ -1,6 +1,6 @@
 /* zot-transcript-row.h — the widget that shows one transcript item.
  *
- * The transcript's GtkListView makes a few of these and binds each to
+ * The transcript's view makes a few of these and binds each to
  * whichever ZotTranscriptItem scrolls into view. A row follows its item's
  * notifications while bound (streamed text, a tool's result) and shows
  * nothing of a previous item once bound to another.

@@ -1,17 +1,14 @@
 /* zot-transcript.c — the conversation as the window shows it.
  *
  * The conversation is a GListStore of ZotTranscriptItem, one per row, and
- * the view a GtkListView that shows ZotTranscriptRow widgets for the
- * items around the one in view: a bounded number of rows, each kept bound
- * to its item for as long as it can be, then given to another. What a
- * long conversation costs the window is those rows, not the rows in it.
- * The startup section is an item of its own in a second store, before
- * the conversation, so that clearing one leaves the other. The handlers
- * below only make and change items; the rows follow the items'
- * notifications. The view keeps to the bottom while the user is there. A
- * long conversation's first frame shows only its last rows, so that it
- * comes as soon as a short one's; the earlier rows join in the next
- * frame.
+ * the view a ZotTranscriptView that makes ZotTranscriptRow widgets for
+ * the items in view only, and keeps a bounded number of them bound to
+ * their items when they scroll away: what a long conversation costs the
+ * window is those rows, not the rows in it. The startup section is an
+ * item of its own in a second store, before the conversation, so that
+ * clearing one leaves the other. The handlers below only make and change
+ * items; the rows follow the items' notifications. The view keeps to the
+ * bottom while the user is there.
  */
 #define G_LOG_DOMAIN "zot-transcript"
 
@@ -28,20 +25,18 @@
 #include "zot-transcript-item.h"
 #include "zot-transcript-private.h"
 #include "zot-transcript-row.h"
-
-/* Pixels from the end that still count as "at the bottom". */
-#define BOTTOM_SLACK 24.0
+#include "zot-transcript-view.h"
 
 struct _ZotTranscript
 {
   GtkWidget          parent_instance;
 
   GtkScrolledWindow *scrolled_window;
-  GtkListView       *list_view;
+  ZotTranscriptView *view;
 
   GListStore        *head;             /* the startup item, when shown */
   GListStore        *items;            /* the conversation: ZotTranscriptItem */
-  GtkSliceListModel *shown;            /* items from the first one in view on */
+  GListModel        *shown;            /* the startup item, then the conversation */
   ZotTranscriptItem *startup;
 
   ZotHost           *host;
@@ -61,20 +56,8 @@ struct _ZotTranscript
   guint              n_shown;          /* stored messages shown, earlier ones included */
 
   ZotTranscriptItem *match;            /* the find bar's current match */
-  guint              match_tick;
-  guint              match_attempts;
-
-  GHashTable        *rows;             /* ZotTranscriptItem → RowEntry */
-  guint              n_rows_created;
-  guint              scroll_tick;
-  guint              reveal_tick;
-  double             relayout_value;   /* the value "changed" came with */
 
   guint              show_startup : 1;
-  guint              stick_to_bottom : 1;
-  guint              relayout : 1;
-  guint              tail_painted : 1;
-  guint              match_joined : 1;
 };
 
 enum {
@@ -87,284 +70,20 @@ static GParamSpec *properties [N_PROPS];
 
 G_DEFINE_FINAL_TYPE (ZotTranscript, zot_transcript, GTK_TYPE_WIDGET)
 
-/* Scrolling */
+/* Rows */
 
-static gboolean
-is_at_bottom (GtkAdjustment *adjustment)
-{
-  double value = gtk_adjustment_get_value (adjustment);
-  double upper = gtk_adjustment_get_upper (adjustment);
-  double page = gtk_adjustment_get_page_size (adjustment);
-
-  return value + page >= upper - BOTTOM_SLACK;
-}
-
+/* The find bar's mark goes with the item, to whichever row shows it. */
 static void
-set_n_hidden (ZotTranscript *self,
-              guint          n_hidden)
+mark_row (GtkWidget         *row,
+          ZotTranscriptItem *item,
+          gpointer           user_data)
 {
-  if (gtk_slice_list_model_get_offset (self->shown) != n_hidden)
-    gtk_slice_list_model_set_offset (self->shown, n_hidden);
-}
+  ZotTranscript *self = user_data;
 
-/* The rest join in the frame after the first: showing a slice of the
- * list again makes GTK 4.8's list view bind every row it has again, so
- * a few rows a frame would cost as much again at each step. */
-static gboolean
-reveal_cb (GtkWidget     *widget,
-           GdkFrameClock *frame_clock,
-           gpointer       user_data)
-{
-  ZotTranscript *self = ZOT_TRANSCRIPT (widget);
-
-  /* The first frame that shows the conversation is its last rows' alone. */
-  if (!self->tail_painted)
-    return G_SOURCE_CONTINUE;
-
-  set_n_hidden (self, 0);
-  self->reveal_tick = 0;
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_vadjustment_value_changed_cb (GtkAdjustment *adjustment,
-                                 ZotTranscript *self)
-{
-  gboolean relayout = self->relayout && gtk_adjustment_get_value (adjustment) == self->relayout_value;
-
-  /* The list view moves the value itself when it lays out again (it
-   * keeps a row in place while estimated heights become measured ones).
-   * It does so with the bounds, in one gtk_adjustment_configure(), which
-   * emits "changed" with the new value in place and then "value-changed":
-   * that is not the user scrolling away from the end. */
-  self->relayout = FALSE;
-  if (relayout && self->stick_to_bottom)
-    return;
-
-  self->stick_to_bottom = is_at_bottom (adjustment);
-}
-
-static gboolean
-scroll_to_bottom_cb (GtkWidget     *widget,
-                     GdkFrameClock *frame_clock,
-                     gpointer       user_data)
-{
-  ZotTranscript *self = ZOT_TRANSCRIPT (widget);
-  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scrolled_window);
-
-  self->scroll_tick = 0;
-  if (self->stick_to_bottom)
-    gtk_adjustment_set_value (adjustment,
-                              gtk_adjustment_get_upper (adjustment) -
-                              gtk_adjustment_get_page_size (adjustment));
-
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_vadjustment_changed_cb (GtkAdjustment *adjustment,
-                           ZotTranscript *self)
-{
-  self->relayout = TRUE;
-  self->relayout_value = gtk_adjustment_get_value (adjustment);
-
-  /* The content grew (or the window shrank): follow it if the user was
-   * reading the end. Not from here: this runs while the list is being
-   * allocated, and a value set now would not move it until the next
-   * allocation. The next frame does it before its layout. The list view
-   * estimates the height of rows it has not made, so the end can move
-   * again once the last rows are measured: that is one more "changed"
-   * and one more frame. */
-  if (self->stick_to_bottom && self->scroll_tick == 0)
-    self->scroll_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), scroll_to_bottom_cb, NULL, NULL);
-}
-
-/* Rows
- *
- * A row stays bound to its item after the view lets go of it, and goes
- * back into the view when the item does. GTK 4.8's list view keeps
- * widgets for 200 items around an anchor that it places by where the
- * anchor's row sits in the window, so while a long conversation scrolls,
- * that range swings back and forth over the same items many times a
- * second and binds each one again and again. A row bound anew lays out
- * all its text again (HarfBuzz shaping, several milliseconds for a reply
- * with Markdown); a row kept for its item has its sizes and layouts
- * already, as long as the width is the same. Rows out of view go to
- * other items, those shown farthest from the view first, so there are at
- * most TRANSCRIPT_ROW_CACHE rows (more only while more are in view). */
-
-typedef struct
-{
-  ZotTranscriptItem *item;
-  GtkWidget         *row;        /* a reference */
-  GtkListItem       *holder;     /* weak: the list item showing it */
-  guint              position;   /* where it was shown last */
-} RowEntry;
-
-static void
-row_entry_set_holder (RowEntry    *entry,
-                      GtkListItem *holder)
-{
-  if (entry->holder == holder)
-    return;
-  if (entry->holder != NULL)
-    g_object_remove_weak_pointer (G_OBJECT (entry->holder), (gpointer *) &entry->holder);
-  entry->holder = holder;
-  if (holder != NULL)
-    g_object_add_weak_pointer (G_OBJECT (holder), (gpointer *) &entry->holder);
-}
-
-static void
-row_entry_free (gpointer data)
-{
-  RowEntry *entry = data;
-
-  row_entry_set_holder (entry, NULL);
-  zot_transcript_row_unbind (ZOT_TRANSCRIPT_ROW (entry->row));
-  g_object_unref (entry->row);
-  g_object_unref (entry->item);
-  g_free (entry);
-}
-
-static gboolean
-row_entry_in_view (RowEntry *entry)
-{
-  return entry->holder != NULL && gtk_list_item_get_child (entry->holder) == entry->row;
-}
-
-/* Takes the row of @entry out of the cache, bound to nothing (freeing
- * the entry unbinds it). */
-static GtkWidget *
-steal_row (ZotTranscript *self,
-           RowEntry      *entry)
-{
-  GtkWidget *row = g_object_ref (entry->row);
-
-  g_hash_table_remove (self->rows, entry->item);
-  return row;
-}
-
-/* A row for the item at @position, which has none: once the cache is
- * full, the row out of view that was shown farthest from there, or else a
- * new one. Not the least recently shown: the range swings over more
- * items than the cache holds, and would take each row just before it
- * was wanted again. */
-static GtkWidget *
-take_row (ZotTranscript *self,
-          guint          position)
-{
-  if (g_hash_table_size (self->rows) >= TRANSCRIPT_ROW_CACHE)
-    {
-      RowEntry *farthest = NULL;
-      guint farthest_distance = 0;
-      GHashTableIter iter;
-      RowEntry *entry;
-
-      g_hash_table_iter_init (&iter, self->rows);
-      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &entry))
-        {
-          guint distance = entry->position > position ? entry->position - position : position - entry->position;
-
-          if (!row_entry_in_view (entry) && (farthest == NULL || distance > farthest_distance))
-            {
-              farthest = entry;
-              farthest_distance = distance;
-            }
-        }
-      if (farthest != NULL)
-        return steal_row (self, farthest);
-    }
-
-  self->n_rows_created++;
-  return g_object_ref_sink (zot_transcript_row_new ());
-}
-
-/* Drops the rows not in view, and with them their items. */
-static gboolean
-row_entry_out_of_view (gpointer key,
-                       gpointer value,
-                       gpointer user_data)
-{
-  return !row_entry_in_view (value);
-}
-
-static void
-drop_rows_out_of_view (ZotTranscript *self)
-{
-  g_hash_table_foreach_remove (self->rows, row_entry_out_of_view, NULL);
-}
-
-/* Drops the row of an item gone from the transcript. */
-static void
-forget_row (ZotTranscript     *self,
-            ZotTranscriptItem *item)
-{
-  RowEntry *entry = g_hash_table_lookup (self->rows, item);
-
-  if (entry != NULL && !row_entry_in_view (entry))
-    g_hash_table_remove (self->rows, item);
-}
-
-static void
-on_factory_setup_cb (GtkSignalListItemFactory *factory,
-                     GtkListItem              *list_item,
-                     ZotTranscript            *self)
-{
-  /* Rows are read, not picked: no hover, no selection, no activation. */
-  gtk_list_item_set_activatable (list_item, FALSE);
-  gtk_list_item_set_selectable (list_item, FALSE);
-}
-
-static void
-on_factory_bind_cb (GtkSignalListItemFactory *factory,
-                    GtkListItem              *list_item,
-                    ZotTranscript            *self)
-{
-  ZotTranscriptItem *item = gtk_list_item_get_item (list_item);
-  guint position = gtk_list_item_get_position (list_item);
-  RowEntry *entry = g_hash_table_lookup (self->rows, item);
-
-  if (entry == NULL)
-    {
-      entry = g_new0 (RowEntry, 1);
-      entry->item = g_object_ref (item);
-      entry->row = take_row (self, position);
-      zot_transcript_row_bind (ZOT_TRANSCRIPT_ROW (entry->row), item);
-      g_hash_table_insert (self->rows, item, entry);
-    }
+  if (item == self->match && item != NULL)
+    gtk_widget_add_css_class (row, "find-match");
   else
-    {
-      /* The list view binds an item before it lets go of it elsewhere. */
-      if (row_entry_in_view (entry) && entry->holder != list_item)
-        gtk_list_item_set_child (entry->holder, NULL);
-    }
-  entry->position = position;
-
-  if (gtk_list_item_get_child (list_item) != entry->row)
-    gtk_list_item_set_child (list_item, entry->row);
-  row_entry_set_holder (entry, list_item);
-
-  /* The mark goes with the item. */
-  if (item == self->match)
-    gtk_widget_add_css_class (entry->row, "find-match");
-  else
-    gtk_widget_remove_css_class (entry->row, "find-match");
-}
-
-static void
-on_factory_unbind_cb (GtkSignalListItemFactory *factory,
-                      GtkListItem              *list_item,
-                      ZotTranscript            *self)
-{
-  ZotTranscriptItem *item = gtk_list_item_get_item (list_item);
-  RowEntry *entry = item != NULL ? g_hash_table_lookup (self->rows, item) : NULL;
-
-  /* The row keeps following its item, out of view. */
-  if (entry != NULL && entry->holder == list_item)
-    {
-      gtk_list_item_set_child (list_item, NULL);
-      row_entry_set_holder (entry, NULL);
-    }
+    gtk_widget_remove_css_class (row, "find-match");
 }
 
 /* Items */
@@ -390,7 +109,6 @@ remove_item (ZotTranscript     *self,
       if (other == item)
         {
           g_list_store_remove (self->items, i - 1);
-          forget_row (self, item);
           return;
         }
     }
@@ -862,8 +580,6 @@ show_followed (ZotTranscript *self,
     {
       g_list_store_remove_all (self->items);
       g_hash_table_remove_all (self->tool_items);
-      set_n_hidden (self, 0);
-      drop_rows_out_of_view (self);
       self->n_shown = 0;
     }
 
@@ -1025,27 +741,11 @@ zot_transcript_dispose (GObject *object)
   g_clear_pointer (&self->tool_items, g_hash_table_unref);
   g_clear_object (&self->streaming);
 
-  if (self->scroll_tick != 0)
-    {
-      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->scroll_tick);
-      self->scroll_tick = 0;
-    }
-  if (self->match_tick != 0)
-    {
-      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->match_tick);
-      self->match_tick = 0;
-    }
-  if (self->reveal_tick != 0)
-    {
-      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->reveal_tick);
-      self->reveal_tick = 0;
-    }
   g_clear_object (&self->match);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_TRANSCRIPT);
 
   /* After the view: it no longer follows them. */
-  g_clear_pointer (&self->rows, g_hash_table_unref);
   g_clear_object (&self->shown);
   g_clear_object (&self->items);
   g_clear_object (&self->head);
@@ -1093,16 +793,6 @@ zot_transcript_set_property (GObject      *object,
 }
 
 static void
-zot_transcript_snapshot (GtkWidget   *widget,
-                         GtkSnapshot *snapshot)
-{
-  ZotTranscript *self = ZOT_TRANSCRIPT (widget);
-
-  GTK_WIDGET_CLASS (zot_transcript_parent_class)->snapshot (widget, snapshot);
-  self->tail_painted = TRUE;
-}
-
-static void
 zot_transcript_class_init (ZotTranscriptClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -1124,11 +814,9 @@ zot_transcript_class_init (ZotTranscriptClass *klass)
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
-  widget_class->snapshot = zot_transcript_snapshot;
-
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-transcript.ui");
   gtk_widget_class_bind_template_child (widget_class, ZotTranscript, scrolled_window);
-  gtk_widget_class_bind_template_child (widget_class, ZotTranscript, list_view);
+  gtk_widget_class_bind_template_child (widget_class, ZotTranscript, view);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "transcript");
@@ -1138,38 +826,22 @@ static void
 zot_transcript_init (ZotTranscript *self)
 {
   g_autoptr(GListStore) sections = g_list_store_new (G_TYPE_LIST_MODEL);
-  g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
-  GtkFlattenListModel *flat;
-  GtkAdjustment *vadjustment;
 
   g_type_ensure (ADW_TYPE_CLAMP_SCROLLABLE);
+  g_type_ensure (ZOT_TYPE_TRANSCRIPT_VIEW);
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->stick_to_bottom = TRUE;
   self->tool_items = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
-  self->rows = g_hash_table_new_full (NULL, NULL, NULL, row_entry_free);
 
   self->head = g_list_store_new (ZOT_TYPE_TRANSCRIPT_ITEM);
   self->items = g_list_store_new (ZOT_TYPE_TRANSCRIPT_ITEM);
-  /* Not G_MAXUINT: GTK 4.8's slice adds the offset to the size, and an
-   * overflow there shows nothing, or breaks the list view. */
-  self->shown = gtk_slice_list_model_new (g_object_ref (G_LIST_MODEL (self->items)), 0, G_MAXINT);
   self->startup = zot_transcript_item_new_text (ZOT_TRANSCRIPT_ITEM_STARTUP, NULL, NULL);
   g_list_store_append (sections, self->head);
-  g_list_store_append (sections, self->shown);
-  flat = gtk_flatten_list_model_new (G_LIST_MODEL (g_steal_pointer (&sections)));
+  g_list_store_append (sections, self->items);
+  self->shown = G_LIST_MODEL (gtk_flatten_list_model_new (G_LIST_MODEL (g_steal_pointer (&sections))));
 
-  g_signal_connect (factory, "setup", G_CALLBACK (on_factory_setup_cb), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (on_factory_bind_cb), self);
-  g_signal_connect (factory, "unbind", G_CALLBACK (on_factory_unbind_cb), self);
-  gtk_list_view_set_factory (self->list_view, factory);
-  gtk_list_view_set_model (self->list_view, GTK_SELECTION_MODEL (gtk_no_selection_new (G_LIST_MODEL (flat))));
-
-  vadjustment = gtk_scrolled_window_get_vadjustment (self->scrolled_window);
-  g_signal_connect_object (vadjustment, "value-changed",
-                           G_CALLBACK (on_vadjustment_value_changed_cb), self, 0);
-  g_signal_connect_object (vadjustment, "changed",
-                           G_CALLBACK (on_vadjustment_changed_cb), self, 0);
+  zot_transcript_view_set_bind_func (self->view, mark_row, self);
+  zot_transcript_view_set_model (self->view, self->shown);
 
   self->host_signals = g_signal_group_new (ZOT_TYPE_HOST);
   g_signal_group_connect (self->host_signals, "info", G_CALLBACK (on_host_info_cb), self);
@@ -1291,19 +963,9 @@ zot_transcript_clear (ZotTranscript *self)
   g_clear_object (&self->match);
   if (self->items != NULL)
     g_list_store_remove_all (self->items);
-  if (self->shown != NULL)
-    set_n_hidden (self, 0);
-  if (self->rows != NULL)
-    drop_rows_out_of_view (self);
-  /* A scroll to the end measured on the rows before would go past the
-   * new end: the next layout asks again. */
-  if (self->scroll_tick != 0)
-    {
-      gtk_widget_remove_tick_callback (GTK_WIDGET (self), self->scroll_tick);
-      self->scroll_tick = 0;
-    }
-
-  self->stick_to_bottom = TRUE;
+  /* The view lets go of the rows of the items gone. */
+  if (self->view != NULL)
+    zot_transcript_view_scroll_to_end (self->view);
 }
 
 /**
@@ -1390,9 +1052,7 @@ zot_transcript_set_show_startup (ZotTranscript *self,
  * @n_items: how many
  *
  * Adds many rows in one change of the model, as a stored conversation
- * would be: the view makes rows for the ones in view only. Added to an
- * empty transcript, only the last TRANSCRIPT_TAIL_ROWS join the view at
- * first.
+ * would be: the view makes rows for the ones in view only.
  */
 void
 _zot_transcript_append_items (ZotTranscript      *self,
@@ -1408,31 +1068,8 @@ _zot_transcript_append_items (ZotTranscript      *self,
                             g_strdup (zot_transcript_item_get_tool_id (items[i]) ?: ""),
                             g_object_ref (items[i]));
 
-  /* Before the items come: the view must never see all of them. */
-  if (g_list_model_get_n_items (G_LIST_MODEL (self->items)) == 0)
-    {
-      set_n_hidden (self, n_items > TRANSCRIPT_TAIL_ROWS ? n_items - TRANSCRIPT_TAIL_ROWS : 0);
-      self->tail_painted = FALSE;
-      if (n_items > TRANSCRIPT_TAIL_ROWS && self->reveal_tick == 0)
-        self->reveal_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), reveal_cb, NULL, NULL);
-    }
   g_list_store_splice (self->items, g_list_model_get_n_items (G_LIST_MODEL (self->items)), 0,
                        (gpointer *) items, n_items);
-}
-
-/**
- * _zot_transcript_get_n_hidden:
- * @self: a #ZotTranscript
- *
- * Returns: how many of the first items have not joined the view yet
- */
-guint
-_zot_transcript_get_n_hidden (ZotTranscript *self)
-{
-  g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), 0);
-
-  return MIN (gtk_slice_list_model_get_offset (self->shown),
-              g_list_model_get_n_items (G_LIST_MODEL (self->items)));
 }
 
 /**
@@ -1461,7 +1098,7 @@ _zot_transcript_get_n_rows_created (ZotTranscript *self)
 {
   g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), 0);
 
-  return self->n_rows_created;
+  return zot_transcript_view_get_n_rows_created (self->view);
 }
 
 /**
@@ -1469,8 +1106,8 @@ _zot_transcript_get_n_rows_created (ZotTranscript *self)
  * @self: a #ZotTranscript
  * @item: an item of the transcript
  *
- * Returns: (transfer none) (nullable): the row bound to @item, if the
- *   view made one for it
+ * Returns: (transfer none) (nullable): the row bound to @item, if it is
+ *   in view
  */
 GtkWidget *
 _zot_transcript_get_row (ZotTranscript     *self,
@@ -1478,18 +1115,7 @@ _zot_transcript_get_row (ZotTranscript     *self,
 {
   g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), NULL);
 
-  /* The list view's children are its row containers, one each. */
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *row = gtk_widget_get_first_child (child);
-
-      if (ZOT_IS_TRANSCRIPT_ROW (row) && zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (row)) == item)
-        return row;
-    }
-
-  return NULL;
+  return zot_transcript_view_get_shown_row (self->view, item);
 }
 
 /**
@@ -1504,12 +1130,9 @@ GtkWidget *
 _zot_transcript_peek_kept_row (ZotTranscript     *self,
                                ZotTranscriptItem *item)
 {
-  RowEntry *entry;
-
   g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), NULL);
 
-  entry = g_hash_table_lookup (self->rows, item);
-  return entry != NULL ? entry->row : NULL;
+  return zot_transcript_view_peek_row (self->view, item);
 }
 
 /**
@@ -1526,28 +1149,18 @@ _zot_transcript_get_vadjustment (ZotTranscript *self)
   return gtk_scrolled_window_get_vadjustment (self->scrolled_window);
 }
 
-/* Scrolling to an item
- *
- * GTK 4.8's list view cannot scroll to an item, and only the rows in view
- * exist. So the adjustment goes to the item's estimated place, and then,
- * frame by frame, by the distance between a row in view and the item,
- * until the item's row is laid out where it should be. */
-
-/* Frames spent looking for a row before giving up where the view is. */
-#define MATCH_MAX_ATTEMPTS 30
-/* Where the match ends up: this part of the page from the top. */
+/* Where a match ends up: this part of the page from the top. */
 #define MATCH_PAGE_FRACTION 0.25
 
 static guint
-flat_position_of (ZotTranscript     *self,
-                  ZotTranscriptItem *item)
+shown_position_of (ZotTranscript     *self,
+                   ZotTranscriptItem *item)
 {
-  GListModel *model = G_LIST_MODEL (gtk_list_view_get_model (self->list_view));
-  guint n_items = g_list_model_get_n_items (model);
+  guint n_items = g_list_model_get_n_items (self->shown);
 
   for (guint i = 0; i < n_items; i++)
     {
-      g_autoptr(ZotTranscriptItem) other = g_list_model_get_item (model, i);
+      g_autoptr(ZotTranscriptItem) other = g_list_model_get_item (self->shown, i);
 
       if (other == item)
         return i;
@@ -1557,98 +1170,13 @@ flat_position_of (ZotTranscript     *self,
 }
 
 static void
-mark_rows (ZotTranscript *self)
+mark_item (ZotTranscript     *self,
+           ZotTranscriptItem *item)
 {
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    {
-      GtkWidget *row = gtk_widget_get_first_child (child);
+  GtkWidget *row = item != NULL ? zot_transcript_view_peek_row (self->view, item) : NULL;
 
-      if (!ZOT_IS_TRANSCRIPT_ROW (row))
-        continue;
-      if (zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (row)) == self->match && self->match != NULL)
-        gtk_widget_add_css_class (row, "find-match");
-      else
-        gtk_widget_remove_css_class (row, "find-match");
-    }
-}
-
-static gboolean
-scroll_to_match_cb (GtkWidget     *widget,
-                    GdkFrameClock *frame_clock,
-                    gpointer       user_data)
-{
-  ZotTranscript *self = ZOT_TRANSCRIPT (widget);
-  GtkAdjustment *adjustment = gtk_scrolled_window_get_vadjustment (self->scrolled_window);
-  double page = gtk_adjustment_get_page_size (adjustment);
-  GtkWidget *row = self->match != NULL ? _zot_transcript_get_row (self, self->match) : NULL;
-  graphene_point_t point;
-
-  self->stick_to_bottom = FALSE;
-  /* Rows that just joined are laid out in this frame, after this. */
-  if (self->match_joined)
-    {
-      self->match_joined = FALSE;
-      return G_SOURCE_CONTINUE;
-    }
-  if (self->match == NULL || ++self->match_attempts > MATCH_MAX_ATTEMPTS)
-    {
-      self->match_tick = 0;
-      return G_SOURCE_REMOVE;
-    }
-
-  if (row != NULL && gtk_widget_get_mapped (row) &&
-      gtk_widget_compute_point (row, GTK_WIDGET (self->list_view), &GRAPHENE_POINT_INIT (0, 0), &point))
-    {
-      double delta = point.y - page * MATCH_PAGE_FRACTION;
-      double before = gtk_adjustment_get_value (adjustment);
-
-
-      gtk_adjustment_set_value (adjustment, before + delta);
-      /* In place, or as far as the view goes. */
-      if (ABS (delta) < 1.0 || gtk_adjustment_get_value (adjustment) == before)
-        {
-          mark_rows (self);
-          self->match_tick = 0;
-          return G_SOURCE_REMOVE;
-        }
-      return G_SOURCE_CONTINUE;
-    }
-
-  /* Not in view: move by the rows between a row in view and the match. */
-  {
-    GListModel *model = G_LIST_MODEL (gtk_list_view_get_model (self->list_view));
-    guint n_items = g_list_model_get_n_items (model);
-    guint target = flat_position_of (self, self->match);
-    double row_height = n_items > 0 ? gtk_adjustment_get_upper (adjustment) / n_items : 0;
-    guint seen = G_MAXUINT;
-
-    if (target == G_MAXUINT)
-      {
-        self->match_tick = 0;
-        return G_SOURCE_REMOVE;
-      }
-
-    for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->list_view));
-         child != NULL && seen == G_MAXUINT;
-         child = gtk_widget_get_next_sibling (child))
-      {
-        GtkWidget *other = gtk_widget_get_first_child (child);
-
-        if (ZOT_IS_TRANSCRIPT_ROW (other) && gtk_widget_get_mapped (other) &&
-            zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (other)) != NULL)
-          seen = flat_position_of (self, zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (other)));
-      }
-
-    if (seen == G_MAXUINT)
-      gtk_adjustment_set_value (adjustment, row_height * target - page * MATCH_PAGE_FRACTION);
-    else
-      gtk_adjustment_set_value (adjustment,
-                                gtk_adjustment_get_value (adjustment) + ((double) target - (double) seen) * row_height);
-  }
-
-  return G_SOURCE_CONTINUE;
+  if (row != NULL)
+    mark_row (row, item, self);
 }
 
 /**
@@ -1663,41 +1191,22 @@ void
 _zot_transcript_show_match (ZotTranscript     *self,
                             ZotTranscriptItem *item)
 {
-  GtkAdjustment *adjustment;
-  GListModel *model;
-  guint n_items;
+  g_autoptr(ZotTranscriptItem) before = NULL;
   guint position;
 
   g_return_if_fail (ZOT_IS_TRANSCRIPT (self));
   g_return_if_fail (item == NULL || ZOT_IS_TRANSCRIPT_ITEM (item));
 
+  before = g_steal_pointer (&self->match);
   g_set_object (&self->match, item);
-  mark_rows (self);
+  mark_item (self, before);
+  mark_item (self, item);
   if (item == NULL)
     return;
 
-  /* Found before the earlier rows joined: they join now, and the match
-   * is scrolled to once they are laid out. */
-  if (_zot_transcript_get_n_hidden (self) > 0)
-    {
-      set_n_hidden (self, 0);
-      self->match_joined = TRUE;
-    }
-
-  /* A first guess, from the item's place among all. */
-  adjustment = gtk_scrolled_window_get_vadjustment (self->scrolled_window);
-  model = G_LIST_MODEL (gtk_list_view_get_model (self->list_view));
-  n_items = g_list_model_get_n_items (model);
-  position = flat_position_of (self, item);
-  if (position != G_MAXUINT && n_items > 0 && _zot_transcript_get_row (self, item) == NULL)
-    gtk_adjustment_set_value (adjustment,
-                              gtk_adjustment_get_upper (adjustment) * position / n_items -
-                              gtk_adjustment_get_page_size (adjustment) * MATCH_PAGE_FRACTION);
-
-  self->stick_to_bottom = FALSE;
-  self->match_attempts = 0;
-  if (self->match_tick == 0)
-    self->match_tick = gtk_widget_add_tick_callback (GTK_WIDGET (self), scroll_to_match_cb, NULL, NULL);
+  position = shown_position_of (self, item);
+  if (position != G_MAXUINT)
+    zot_transcript_view_scroll_to (self->view, position, MATCH_PAGE_FRACTION);
 }
 
 /**
