@@ -580,32 +580,32 @@ row_at (gpointer data)
 }
 
 /* What is on screen stays in place while rows out of view above it
- * change height; a row scrolled to stays where it was put while the rows
- * below it change height, until the user scrolls. */
+ * change height; a row scrolled to stays where it was put while a row
+ * above it on the page changes height, until the user scrolls. */
 static void
 test_view_holds_its_place (Fixture       *f,
                            gconstpointer  data)
 {
   g_autoptr(ZotTranscriptItem) above = zot_transcript_item_new_assistant ();
-  g_autoptr(ZotTranscriptItem) below = zot_transcript_item_new_assistant ();
+  g_autoptr(ZotTranscriptItem) near = zot_transcript_item_new_assistant ();
   ZotTranscriptItem *item;
   double top;
   gpointer at[] = { f, NULL, &top };
 
   /* Each with its marker, as make_item() gives. */
   zot_transcript_item_append_text (above, "(item 40)\n");
-  zot_transcript_item_append_text (below, "(item 300)\n");
+  zot_transcript_item_append_text (near, "(item 298)\n");
   append_items (f, 0, 40);
   _zot_transcript_append_items (f->transcript, &above, 1);
-  append_items (f, 41, 259);
-  _zot_transcript_append_items (f->transcript, &below, 1);
-  append_items (f, 301, 140);
+  append_items (f, 41, 257);
+  _zot_transcript_append_items (f->transcript, &near, 1);
+  append_items (f, 299, 140);
   zot_test_wait_until (at_bottom, f, 20000);
 
   item = nth_item (f, 299);
   _zot_transcript_show_match (f->transcript, item);
   zot_test_wait_until (match_shown, f, 20000);
-  g_assert_true (row_shown (f, below));
+  g_assert_true (row_shown (f, near));
   top = row_top (f, item);
   at[1] = item;
 
@@ -615,9 +615,9 @@ test_view_holds_its_place (Fixture       *f,
   wait_frames (f, 3);
   zot_test_wait_until (row_at, at, 10000);
 
-  /* The row just below, in view, too. */
+  /* The row just above it, on the page, grows upwards. */
   for (guint i = 0; i < 8; i++)
-    zot_transcript_item_append_text (below, "a line that makes the reply taller\n");
+    zot_transcript_item_append_text (near, "a line that makes the reply taller\n");
   wait_frames (f, 3);
   zot_test_wait_until (row_at, at, 10000);
 
@@ -640,6 +640,59 @@ row_whole (gpointer data)
   return row != NULL && gtk_widget_compute_bounds (row, GTK_WIDGET (get_view (f)), &bounds) &&
          bounds.origin.y >= 0 &&
          bounds.origin.y + bounds.size.height <= gtk_widget_get_height (GTK_WIDGET (get_view (f)));
+}
+
+/* A row that the user opens grows downwards: its top stays where it was,
+ * wherever it is on the page. */
+static void
+test_opened_row_grows_down (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(JsonObject) args = json_object_new ();
+  g_autoptr(JsonArray) content = json_array_new ();
+  g_autoptr(JsonObject) block = json_object_new ();
+  g_autoptr(ZotToolResult) result = NULL;
+  g_autoptr(ZotTranscriptItem) tool = NULL;
+  g_autoptr(GString) output = g_string_new (NULL);
+  GtkAdjustment *adjustment = _zot_transcript_get_vadjustment (f->transcript);
+  GtkWidget *expander;
+  double top;
+  gpointer at[] = { f, NULL, &top };
+
+  json_object_set_string_member (args, "path", "(item 150)");
+  tool = zot_transcript_item_new_tool ("call-tall", "read", args, NULL, NULL);
+  for (guint i = 0; i < 30; i++)
+    g_string_append_printf (output, "line %u of the output\n", i);
+  json_object_set_string_member (block, "type", "text");
+  json_object_set_string_member (block, "text", output->str);
+  json_array_add_object_element (content, g_steal_pointer (&block));
+  result = zot_tool_result_new (content, FALSE, ZOT_TOOL_OUTCOME_COMPLETED);
+  zot_transcript_item_set_result (tool, result);
+
+  append_items (f, 0, 150);
+  _zot_transcript_append_items (f->transcript, &tool, 1);
+  append_items (f, 151, 150);
+  zot_test_wait_until (at_bottom, f, 20000);
+
+  /* A quarter of the page down, then a little further as a user scrolls. */
+  _zot_transcript_show_match (f->transcript, tool);
+  zot_test_wait_until (match_shown, f, 20000);
+  _zot_transcript_show_match (f->transcript, NULL);
+  gtk_adjustment_set_value (adjustment, gtk_adjustment_get_value (adjustment) - 10);
+  at[1] = tool;
+  top = row_top (f, tool) + 10;
+  zot_test_wait_until (row_at, at, 10000);
+
+  check_rows_match_items (f);
+
+  /* Opened, it shows its arguments (the marker again) and its output. */
+  expander = zot_test_find_widget (_zot_transcript_get_row (f->transcript, tool), GTK_TYPE_EXPANDER, NULL);
+  g_assert_nonnull (expander);
+  g_assert_false (gtk_expander_get_expanded (GTK_EXPANDER (expander)));
+  gtk_expander_set_expanded (GTK_EXPANDER (expander), TRUE);
+  wait_frames (f, 3);
+  zot_test_wait_until (row_at, at, 10000);
+  g_assert_cmpint (gtk_widget_get_height (_zot_transcript_get_row (f->transcript, tool)), >, 200);
 }
 
 /* Keyboard focus going to a row partly below the view scrolls it in. */
@@ -1108,6 +1161,7 @@ main (int   argc,
   add_test ("/zot/gui/transcript-list/match-far-away", test_match_far_away);
   add_test ("/zot/gui/transcript-list/new-row-real-height", test_new_row_real_height);
   add_test ("/zot/gui/transcript-list/focus-scrolls-row-in", test_focus_scrolls_row_in);
+  add_test ("/zot/gui/transcript-list/opened-row-grows-down", test_opened_row_grows_down);
   add_test ("/zot/gui/transcript-list/streaming-delta", test_streaming_delta);
   add_test ("/zot/gui/transcript-list/tool-result-in-place", test_tool_result_in_place);
   add_test ("/zot/gui/transcript-list/stick-to-bottom", test_stick_to_bottom);

@@ -49,6 +49,7 @@ typedef struct
   int                alloc_width;   /* its last allocation */
   int                alloc_height;
   guint              placed;     /* the layout that last gave it a place */
+  guint              since;      /* on the page since that layout */
   guint              shown : 1;  /* a child of the view */
 } RowEntry;
 
@@ -406,9 +407,10 @@ zot_transcript_view_size_allocate (GtkWidget *widget,
   ZotTranscriptView *self = ZOT_TRANSCRIPT_VIEW (widget);
   GtkAdjustment *hadjustment = self->adjustment[GTK_ORIENTATION_HORIZONTAL];
   guint n = self->heights->len;
-  double value, y;
+  double value, y, held_top = 0;
   int min_width;
   guint first;
+  guint held = G_MAXUINT;
   GHashTableIter iter;
   RowEntry *entry;
 
@@ -441,7 +443,14 @@ zot_transcript_view_size_allocate (GtkWidget *widget,
                                 -1);
       entry->alloc_width = width;
       entry->alloc_height = height_at (self, i);
+      if (entry->placed == 0 || entry->placed + 1 != self->pass)
+        entry->since = self->pass;
       entry->placed = self->pass;
+      if (held == G_MAXUINT && y >= value && entry->since < self->pass)
+        {
+          held = i;
+          held_top = y;
+        }
       g_ptr_array_add (self->placed_rows, g_object_ref (entry->row));
       self->n_rows_shown++;
       y += height_at (self, i);
@@ -454,15 +463,23 @@ zot_transcript_view_size_allocate (GtkWidget *widget,
     if (entry->shown && entry->placed != self->pass)
       hide_row (entry);
 
-  /* From now on, the view holds on to the row in the middle of the page:
-   * rows that join at the top or the bottom and take their real height
-   * on the next frame (a text view does so once it is laid out) move
-   * only themselves. At the top, the top row: the view stays there. A
-   * row scrolled to keeps its place until the user scrolls. */
-  if (n > 0 && !self->pinned)
-    anchor_at (self, value, value > 0 ? value + height / 2.0 : 0);
-  else if (n > 0)
+  /* What the view holds on to from now on: the first row whose top is on
+   * the page and that was on it before this layout. A row the user opens
+   * grows downwards, and rows that just joined at the top or the bottom
+   * (which may take their real height on the next frame: a text view does
+   * once it is laid out) move only themselves. Failing one, after a
+   * jump, the row in the middle of the page. At the top, the top row: the
+   * view stays there. A row scrolled to keeps its place until the user
+   * scrolls. */
+  if (n > 0 && self->pinned)
     self->anchor_offset = value - item_top (self, self->anchor);
+  else if (n > 0 && value > 0 && held != G_MAXUINT)
+    {
+      self->anchor = held;
+      self->anchor_offset = value - held_top;
+    }
+  else if (n > 0)
+    anchor_at (self, value, value > 0 ? value + height / 2.0 : 0);
 
   configure_adjustment (self, value, content_height (self), height);
   if (hadjustment != NULL)
