@@ -251,6 +251,46 @@ get_view (Fixture *f)
   return ZOT_TRANSCRIPT_VIEW (zot_test_find_widget (GTK_WIDGET (f->transcript), ZOT_TYPE_TRANSCRIPT_VIEW, NULL));
 }
 
+/* The first and the last item with a row on the page. */
+static void
+page_range (Fixture *f,
+            guint   *first,
+            guint   *last)
+{
+  *first = G_MAXUINT;
+  *last = 0;
+  for (guint i = 0; i < n_items (f); i++)
+    if (_zot_transcript_get_row (f->transcript, nth_item (f, i)) != NULL)
+      {
+        *first = MIN (*first, i);
+        *last = MAX (*last, i);
+      }
+  g_assert_cmpuint (*first, <=, *last);
+}
+
+/* Rows made ready beside the page: TRANSCRIPT_PREFETCH_ROWS on each side,
+ * or as many as there are items. */
+static guint
+n_prefetched (Fixture *f,
+              guint    first,
+              guint    last)
+{
+  return MIN (first, TRANSCRIPT_PREFETCH_ROWS) + MIN (n_items (f) - 1 - last, TRANSCRIPT_PREFETCH_ROWS);
+}
+
+static gboolean
+prefetched (gpointer data)
+{
+  Fixture *f = data;
+  guint first, last;
+
+  page_range (f, &first, &last);
+  for (guint i = first - MIN (first, TRANSCRIPT_PREFETCH_ROWS); i <= MIN (last + TRANSCRIPT_PREFETCH_ROWS, n_items (f) - 1); i++)
+    if (_zot_transcript_peek_kept_row (f->transcript, nth_item (f, i)) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 item_has_row (gpointer data)
 {
@@ -379,30 +419,36 @@ test_recycled (Fixture       *f,
 {
   GtkAdjustment *adjustment = _zot_transcript_get_vadjustment (f->transcript);
   guint created;
+  guint first, last;
 
   append_items (f, 0, N_LONG);
   g_assert_cmpuint (n_items (f), ==, N_LONG);
   zot_test_wait_until (at_bottom, f, 20000);
 
+  zot_test_wait_until (prefetched, f, 20000);
+  page_range (f, &first, &last);
   created = _zot_transcript_get_n_rows_created (f->transcript);
-  g_test_message ("%u rows for %u items, %u in view", created, N_LONG,
-                  zot_transcript_view_get_n_rows_shown (get_view (f)));
+  g_test_message ("%u rows for %u items, %u in view", created, N_LONG, last - first + 1);
   g_assert_cmpuint (created, >, 0);
-  g_assert_cmpuint (created, ==, zot_transcript_view_get_n_rows_shown (get_view (f)));
+  g_assert_cmpuint (created, ==, last - first + 1 + n_prefetched (f, first, last));
   check_rows_match_items (f);
 
-  /* To the top and through the list: more items than rows are kept, so
-   * rows go to other items. */
+  /* To the top and through the whole list a page at a time: more items
+   * than rows are kept, so rows go to other items. */
   zot_test_wait_until (scrolled_to_top, f, 20000);
   check_rows_match_items (f);
-  for (guint quarter = 1; quarter < 4; quarter++)
+  for (guint step = 0; !at_bottom (f); step++)
     {
-      gtk_adjustment_set_value (adjustment, gtk_adjustment_get_upper (adjustment) * quarter / 4);
-      wait_frames (f, 3);
-      check_rows_match_items (f);
+      gtk_adjustment_set_value (adjustment,
+                                gtk_adjustment_get_value (adjustment) + gtk_adjustment_get_page_size (adjustment));
+      wait_frames (f, 1);
+      if (step % 16 == 0)
+        check_rows_match_items (f);
     }
+  check_rows_match_items (f);
   created = _zot_transcript_get_n_rows_created (f->transcript);
   g_test_message ("%u rows for %u items after scrolling", created, N_LONG);
+  g_assert_cmpuint (created, >, TRANSCRIPT_ROW_CACHE / 2);
   g_assert_cmpuint (created, <=, TRANSCRIPT_ROW_CACHE);
 
   /* Clearing drops them all; the view starts again at the end. */
@@ -499,18 +545,23 @@ test_kept_rows (Fixture       *f,
 }
 
 /* A long conversation opens at its end, with rows for the items in view
- * and no others. */
+ * and the few made ready above them, and no others. */
 static void
 test_opens_at_end (Fixture       *f,
                    gconstpointer  data)
 {
   ZotTranscriptView *view = get_view (f);
+  guint first, last;
 
   append_items (f, 0, 500);
   zot_test_wait_until (at_bottom, f, 20000);
+  zot_test_wait_until (prefetched, f, 20000);
+  page_range (f, &first, &last);
+  g_assert_cmpuint (last, ==, 499);
+  g_assert_cmpuint (last - first + 1, ==, zot_transcript_view_get_n_rows_shown (view));
+  g_assert_cmpuint (last - first + 1, <, 40);
   g_assert_cmpuint (_zot_transcript_get_n_rows_created (f->transcript), ==,
-                    zot_transcript_view_get_n_rows_shown (view));
-  g_assert_cmpuint (zot_transcript_view_get_n_rows_shown (view), <, 40);
+                    last - first + 1 + TRANSCRIPT_PREFETCH_ROWS);
   g_assert_true (zot_transcript_view_get_at_end (view));
   check_rows_match_items (f);
 
@@ -640,6 +691,62 @@ row_whole (gpointer data)
   return row != NULL && gtk_widget_compute_bounds (row, GTK_WIDGET (get_view (f)), &bounds) &&
          bounds.origin.y >= 0 &&
          bounds.origin.y + bounds.size.height <= gtk_widget_get_height (GTK_WIDGET (get_view (f)));
+}
+
+static gboolean
+rows_ready_beside (gpointer data)
+{
+  Fixture *f = ((gpointer *) data)[0];
+  guint *before = ((gpointer *) data)[1];
+  guint *after = ((gpointer *) data)[2];
+
+  for (guint i = *before - 2; i <= *before; i++)
+    if (_zot_transcript_peek_kept_row (f->transcript, nth_item (f, i)) == NULL)
+      return FALSE;
+  for (guint i = *after; i <= *after + 2; i++)
+    if (_zot_transcript_peek_kept_row (f->transcript, nth_item (f, i)) == NULL)
+      return FALSE;
+  return TRUE;
+}
+
+/* Once the view is still, the three rows on each side of the page are
+ * made ready between frames, out of the widget tree, so that the next
+ * scroll step finds them laid out. */
+static void
+test_rows_ready_beside_page (Fixture       *f,
+                             gconstpointer  data)
+{
+  guint first = G_MAXUINT, last = 0;
+  guint before, after;
+  gpointer ready[] = { f, &before, &after };
+
+  append_items (f, 0, N_LONG);
+  zot_test_wait_until (at_bottom, f, 20000);
+  _zot_transcript_show_match (f->transcript, nth_item (f, N_LONG / 2));
+  zot_test_wait_until (match_shown, f, 20000);
+  _zot_transcript_show_match (f->transcript, NULL);
+  wait_frames (f, 1);
+
+  for (guint i = N_LONG / 2 - 40; i < N_LONG / 2 + 40; i++)
+    if (_zot_transcript_get_row (f->transcript, nth_item (f, i)) != NULL)
+      {
+        first = MIN (first, i);
+        last = MAX (last, i);
+      }
+  g_assert_cmpuint (first, <=, N_LONG / 2);
+  g_assert_cmpuint (last, >=, N_LONG / 2);
+  before = first - 1;
+  after = last + 1;
+
+  zot_test_wait_until (rows_ready_beside, ready, 10000);
+  for (guint i = before - 2; i <= after + 2; i++)
+    {
+      GtkWidget *row = _zot_transcript_peek_kept_row (f->transcript, nth_item (f, i));
+
+      if (i < first || i > last)
+        g_assert_null (gtk_widget_get_parent (row));
+    }
+  check_rows_match_items (f);
 }
 
 /* A row that the user opens grows downwards: its top stays where it was,
@@ -831,6 +938,7 @@ test_streaming_delta (Fixture       *f,
   g_assert_nonnull (zot_test_find_widget (row, GTK_TYPE_SPINNER, NULL));
   /* Streaming makes no rows: the rows above only leave the view. */
   zot_test_wait_until (at_bottom, f, 20000);
+  zot_test_wait_until (prefetched, f, 20000);
   created = _zot_transcript_get_n_rows_created (f->transcript);
 
   zot_transcript_item_append_text (item, "Hello");
@@ -1162,6 +1270,7 @@ main (int   argc,
   add_test ("/zot/gui/transcript-list/new-row-real-height", test_new_row_real_height);
   add_test ("/zot/gui/transcript-list/focus-scrolls-row-in", test_focus_scrolls_row_in);
   add_test ("/zot/gui/transcript-list/opened-row-grows-down", test_opened_row_grows_down);
+  add_test ("/zot/gui/transcript-list/rows-ready-beside-page", test_rows_ready_beside_page);
   add_test ("/zot/gui/transcript-list/streaming-delta", test_streaming_delta);
   add_test ("/zot/gui/transcript-list/tool-result-in-place", test_tool_result_in_place);
   add_test ("/zot/gui/transcript-list/stick-to-bottom", test_stick_to_bottom);

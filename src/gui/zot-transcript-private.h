@@ -16,6 +16,10 @@ G_BEGIN_DECLS
  * part of the window's memory. */
 #define TRANSCRIPT_ROW_CACHE    200
 
+/* Rows made ready between frames on each side of the page, so that a
+ * scroll step finds them laid out (zot-transcript-view.c). */
+#define TRANSCRIPT_PREFETCH_ROWS 3
+
 /* zot-transcript-history.c: stored messages as rows. */
 typedef struct
 {

@@ -70,6 +70,9 @@ struct _ZotTranscriptView
   guint                      n_rows_created;
   guint                      n_rows_shown;
   guint                      pass;
+  guint                      first_placed;   /* the rows on the page */
+  guint                      last_placed;
+  guint                      prefetch_source;
 
   guint                      anchor;         /* the item at the top of the view */
   double                     anchor_offset;  /* from its top down to the view's */
@@ -398,6 +401,47 @@ measure_page (ZotTranscriptView *self,
   return MAX (0, value);
 }
 
+/* Between frames, the rows just off the page are made ready: bound, laid
+ * out at the page's width, and kept out of the widget tree, so that a
+ * scroll step finds them so. One row a call, the nearest first, so that
+ * the next frame is not held up for long. */
+static gboolean
+prefetch_cb (gpointer user_data)
+{
+  ZotTranscriptView *self = user_data;
+  guint n = self->heights->len;
+
+  for (guint k = 1; k <= TRANSCRIPT_PREFETCH_ROWS; k++)
+    {
+      guint sides[2] = {
+        self->first_placed >= k ? self->first_placed - k : G_MAXUINT,
+        self->last_placed + k < n ? self->last_placed + k : G_MAXUINT,
+      };
+
+      for (guint side = 0; side < G_N_ELEMENTS (sides); side++)
+        {
+          g_autoptr(ZotTranscriptItem) item = NULL;
+          RowEntry *entry;
+
+          if (sides[side] >= n)
+            continue;
+          item = g_list_model_get_item (self->model, sides[side]);
+          entry = g_hash_table_lookup (self->rows, item);
+          if (entry != NULL &&
+              (entry->shown ||
+               (entry->alloc_width == self->heights_width && g_array_index (self->heights, int, sides[side]) >= 0)))
+            continue;
+
+          measure_row (self, sides[side]);
+          hide_row (g_hash_table_lookup (self->rows, item));
+          return G_SOURCE_CONTINUE;
+        }
+    }
+
+  self->prefetch_source = 0;
+  return G_SOURCE_REMOVE;
+}
+
 static void
 zot_transcript_view_size_allocate (GtkWidget *widget,
                                    int        width,
@@ -456,6 +500,9 @@ zot_transcript_view_size_allocate (GtkWidget *widget,
       y += height_at (self, i);
     }
 
+  self->first_placed = first;
+  self->last_placed = self->n_rows_shown > 0 ? first + self->n_rows_shown - 1 : first;
+
   /* Rows that scrolled away, and rows measured on the way that ended up
    * off the page, leave the widget tree. */
   g_hash_table_iter_init (&iter, self->rows);
@@ -484,6 +531,12 @@ zot_transcript_view_size_allocate (GtkWidget *widget,
   configure_adjustment (self, value, content_height (self), height);
   if (hadjustment != NULL)
     gtk_adjustment_configure (hadjustment, 0, 0, width, width * 0.1, width * 0.9, width);
+
+  if (n > 0 && self->prefetch_source == 0)
+    {
+      self->prefetch_source = g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, prefetch_cb, self, NULL);
+      g_source_set_name_by_id (self->prefetch_source, "[zot] transcript prefetch");
+    }
 }
 
 /* The rows placed, not every child: a row made since the layout (one for
@@ -627,6 +680,7 @@ zot_transcript_view_dispose (GObject *object)
 {
   ZotTranscriptView *self = ZOT_TRANSCRIPT_VIEW (object);
 
+  g_clear_handle_id (&self->prefetch_source, g_source_remove);
   zot_transcript_view_set_model (self, NULL);
   g_clear_pointer (&self->placed_rows, g_ptr_array_unref);
   g_clear_pointer (&self->rows, g_hash_table_unref);
