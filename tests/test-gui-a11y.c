@@ -267,6 +267,31 @@ has_node_described (JsonObject *tree,
   return FALSE;
 }
 
+/* Whether the list called @name has an item: the transcript's rows are
+ * the items of the "Conversation" list, as screen readers expect. */
+static gboolean
+has_list_item (JsonObject *tree,
+               const char *name)
+{
+  JsonArray *nodes = json_object_get_array_member (tree, "nodes");
+
+  for (guint i = 0; i < json_array_get_length (nodes); i++)
+    {
+      JsonObject *list = json_array_get_object_element (nodes, i);
+      g_autofree char *prefix = NULL;
+
+      if (!g_str_equal (json_object_get_string_member (list, "name"), name) ||
+          !g_str_equal (json_object_get_string_member (list, "role"), "list"))
+        continue;
+      prefix = g_strconcat (json_object_get_string_member (list, "path"), "/list item[", NULL);
+      for (guint j = 0; j < json_array_get_length (nodes); j++)
+        if (g_str_has_prefix (json_object_get_string_member (json_array_get_object_element (nodes, j), "path"),
+                              prefix))
+          return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 test_every_control_named (Fixture       *f,
                           gconstpointer  data)
@@ -274,8 +299,12 @@ test_every_control_named (Fixture       *f,
   g_autoptr(JsonObject) tree = NULL;
   JsonArray *unnamed;
   g_autoptr(GString) report = g_string_new (NULL);
+  g_auto(ZotTestSubmit) submit = { 0 };
 
   open_window_with_panel (f);
+  /* A message and its reply: rows in the transcript. */
+  zot_test_submit (zot_window_get_host (f->window), "hello", &submit);
+  g_assert_no_error (submit.error);
   tree = walk_tree ();
 
   /* The walk saw the window itself, not an empty application. */
@@ -292,6 +321,7 @@ test_every_control_named (Fixture       *f,
       g_error ("the panel's \"%s\" is not on the accessibility bus under its name", tree_names[i]);
 
   g_assert_true (has_node_described (tree, "Send", "Send"));
+  g_assert_true (has_list_item (tree, "Conversation"));
 }
 
 static gboolean
