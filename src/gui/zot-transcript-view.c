@@ -9,16 +9,18 @@
  *
  * This view makes rows only for the items in view. The place of every
  * item comes from the heights of the rows measured so far, and an
- * estimate (their average) for the others, and the view holds on to the
- * item at its top and how far into it the view starts, so rows measured
- * above or below never move what is on screen. A row that scrolls out of
- * view leaves the widget tree but stays bound to its item, following its
- * changes, and comes back with its text laid out; once
+ * estimate (their average) for the others, and the view holds on to one
+ * row on the page and how far above or below its top the page starts, so
+ * rows measured elsewhere never move what is on screen
+ * (zot_transcript_view_size_allocate() says which row). A row that
+ * scrolls out of view leaves the widget tree but stays bound to its item,
+ * following its changes, and comes back with its text laid out; once
  * TRANSCRIPT_ROW_CACHE rows exist, the one farthest from the view goes to
- * the next item that needs a row. So a scroll step costs the rows that
- * enter the view, a few at most, whatever the length of the
- * conversation. The view also follows the end of the conversation while
- * the user is there.
+ * the next item that needs a row. Between frames, the rows just off the
+ * page are made ready the same way. So a scroll step costs the rows that
+ * enter the view, a few at most and mostly ready, whatever the length of
+ * the conversation. The view also follows the end of the conversation
+ * while the user is there.
  */
 #define G_LOG_DOMAIN "zot-transcript"
 
