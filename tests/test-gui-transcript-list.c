@@ -750,6 +750,35 @@ test_rows_ready_beside_page (Fixture       *f,
   check_rows_match_items (f);
 }
 
+/* Scrolled to the top in one go, from the end of a long conversation
+ * whose rows up there were never measured: the view shows the top, and
+ * stays there as those rows take their real heights. */
+static void
+test_top_stays_top (Fixture       *f,
+                    gconstpointer  data)
+{
+  GtkAdjustment *adjustment = _zot_transcript_get_vadjustment (f->transcript);
+  g_autoptr(GPtrArray) tall = g_ptr_array_new_with_free_func (g_object_unref);
+
+  /* Rows at the top far taller than the ones measured at the end. */
+  for (guint i = 0; i < 30; i++)
+    {
+      g_autofree char *text = g_strdup_printf ("(item %u)\n2\n3\n4\n5\n6\n7\n8\n9\n10", i);
+
+      g_ptr_array_add (tall, zot_transcript_item_new_text (ZOT_TRANSCRIPT_ITEM_INFO, NULL, text));
+    }
+  _zot_transcript_append_items (f->transcript, (ZotTranscriptItem **) tall->pdata, tall->len);
+  append_items (f, 30, N_LONG - 30);
+  zot_test_wait_until (at_bottom, f, 20000);
+  gtk_adjustment_set_value (adjustment, 0);
+  wait_frames (f, 3);
+  zot_test_wait_until (first_row_shown, f, 10000);
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), ==, 0);
+  g_assert_cmpfloat (row_top (f, nth_item (f, 0)), >=, 0);
+  g_assert_cmpfloat (row_top (f, nth_item (f, 0)), <, 20);
+  check_rows_match_items (f);
+}
+
 /* A row that the user opens grows downwards: its top stays where it was,
  * wherever it is on the page. */
 static void
@@ -1271,6 +1300,7 @@ main (int   argc,
   add_test ("/zot/gui/transcript-list/new-row-real-height", test_new_row_real_height);
   add_test ("/zot/gui/transcript-list/focus-scrolls-row-in", test_focus_scrolls_row_in);
   add_test ("/zot/gui/transcript-list/opened-row-grows-down", test_opened_row_grows_down);
+  add_test ("/zot/gui/transcript-list/top-stays-top", test_top_stays_top);
   add_test ("/zot/gui/transcript-list/rows-ready-beside-page", test_rows_ready_beside_page);
   add_test ("/zot/gui/transcript-list/streaming-delta", test_streaming_delta);
   add_test ("/zot/gui/transcript-list/tool-result-in-place", test_tool_result_in_place);

@@ -595,10 +595,12 @@ on_adjustment_value_changed_cb (GtkAdjustment     *adjustment,
   if (self->configuring)
     return;
 
-  /* The user scrolled. */
+  /* The user scrolled: to the top, which stays the top while the rows
+   * there are measured, or elsewhere, where the middle of the page stays
+   * in place until the next layout picks a row. */
   self->at_end = value + page >= gtk_adjustment_get_upper (adjustment) - END_SLACK;
   self->pinned = FALSE;
-  anchor_at (self, value, value + page / 2);
+  anchor_at (self, value, value > 0 ? value + page / 2 : 0);
   gtk_widget_queue_allocate (GTK_WIDGET (self));
 }
 
