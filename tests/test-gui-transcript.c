@@ -1,7 +1,7 @@
 /* test-gui-transcript.c — the transcript and its Markdown under a display:
  * a real ZotHost with the demo model and scripted fake extensions drives
- * a ZotTranscript in a presented window, and the rows its list view
- * made are read back: messages, rendered Markdown, tool rows, notes, load
+ * a ZotTranscript in a presented window, and the rows its view made are
+ * read back: messages, rendered Markdown, tool rows, notes, load
  * failures, the startup section. The Markdown view is also fed random and
  * hostile input. */
 #include "config.h"
