@@ -205,12 +205,11 @@ height_at (ZotTranscriptView *self,
   return height >= 0 ? height : (int) self->estimate;
 }
 
-/* Shows the row at @position and measures it at the layout's width. */
+/* Measures a row on the page at the layout's width. */
 static int
 measure_row (ZotTranscriptView *self,
-             guint              position)
+             RowEntry          *entry)
 {
-  RowEntry *entry = show_row (self, position);
   int height;
 
   entry->measured = self->pass;
@@ -231,7 +230,7 @@ measure_row (ZotTranscriptView *self,
       gtk_widget_measure (entry->row, GTK_ORIENTATION_VERTICAL, self->heights_width, NULL, &height, NULL, NULL);
     }
 
-  g_array_index (self->heights, int, position) = height;
+  g_array_index (self->heights, int, entry->position) = height;
   return height;
 }
 
@@ -273,14 +272,18 @@ update_estimate (ZotTranscriptView *self)
   self->estimate = n_known > 0 ? sum / n_known : DEFAULT_ROW_HEIGHT;
 }
 
-/* Holds on to the item at @point, for a view whose top is at @value (in
- * content coordinates). */
+/* Holds on to a row of the page that starts at @value (in content
+ * coordinates) and is @page high: the top row at the top of the
+ * conversation, so that the view stays there while the rows there are
+ * measured, and elsewhere the row in the middle. */
 static void
-anchor_at (ZotTranscriptView *self,
-           double             value,
-           double             point)
+anchor_page (ZotTranscriptView *self,
+             double             value,
+             double             page)
 {
+  double point = value > 0 ? value + page / 2 : 0;
   double y = TOP_PADDING;
+  double top = y;
   guint n = self->heights->len;
 
   self->anchor = 0;
@@ -289,11 +292,12 @@ anchor_at (ZotTranscriptView *self,
       int height = height_at (self, i);
 
       self->anchor = i;
+      top = y;
       if (point < y + height)
         break;
       y += height;
     }
-  self->anchor_offset = value - item_top (self, self->anchor);
+  self->anchor_offset = value - top;
 }
 
 /* Layout */
@@ -360,7 +364,7 @@ fill_from_end (ZotTranscriptView *self,
   guint i = self->heights->len;
 
   while (i > 0 && covered < page)
-    covered += measure_row (self, --i);
+    covered += measure_row (self, show_row (self, --i));
 }
 
 /* Measures the rows around the anchor that the page shows, and returns
@@ -383,14 +387,14 @@ measure_page (ZotTranscriptView *self,
     }
 
   self->anchor = MIN (self->anchor, n - 1);
-  measure_row (self, self->anchor);
+  measure_row (self, show_row (self, self->anchor));
 
   /* Up to the top of the page, and down to its bottom, from the anchor's
    * top. A row measured above moves only the rows above it. */
   for (i = self->anchor, above = 0; i > 0 && above > self->anchor_offset; )
-    above -= measure_row (self, --i);
+    above -= measure_row (self, show_row (self, --i));
   for (j = self->anchor, below = height_at (self, j); j + 1 < n && below < self->anchor_offset + page; )
-    below += measure_row (self, ++j);
+    below += measure_row (self, show_row (self, ++j));
 
   value = item_top (self, self->anchor) + self->anchor_offset;
   if (value + page > content_height (self))
@@ -434,8 +438,9 @@ prefetch_cb (gpointer user_data)
                (entry->alloc_width == self->heights_width && g_array_index (self->heights, int, sides[side]) >= 0)))
             continue;
 
-          measure_row (self, sides[side]);
-          hide_row (g_hash_table_lookup (self->rows, item));
+          entry = show_row (self, sides[side]);
+          measure_row (self, entry);
+          hide_row (entry);
           return G_SOURCE_CONTINUE;
         }
     }
@@ -483,7 +488,7 @@ zot_transcript_view_size_allocate (GtkWidget *widget,
     {
       entry = show_row (self, i);
       if (entry->measured != self->pass)
-        measure_row (self, i);
+        measure_row (self, entry);
       gtk_widget_size_allocate (entry->row,
                                 &(GtkAllocation) { 0, round_to_pixel (y - value), width, height_at (self, i) },
                                 -1);
@@ -517,9 +522,8 @@ zot_transcript_view_size_allocate (GtkWidget *widget,
    * grows downwards, and rows that just joined at the top or the bottom
    * (which may take their real height on the next frame: a text view does
    * once it is laid out) move only themselves. Failing one, after a
-   * jump, the row in the middle of the page. At the top, the top row: the
-   * view stays there. A row scrolled to keeps its place until the user
-   * scrolls. */
+   * jump, or at the top, anchor_page()'s row. A row scrolled to keeps its
+   * place until the user scrolls. */
   if (n > 0 && self->pinned)
     self->anchor_offset = value - item_top (self, self->anchor);
   else if (n > 0 && value > 0 && held != G_MAXUINT)
@@ -528,7 +532,7 @@ zot_transcript_view_size_allocate (GtkWidget *widget,
       self->anchor_offset = value - held_top;
     }
   else if (n > 0)
-    anchor_at (self, value, value > 0 ? value + height / 2.0 : 0);
+    anchor_page (self, value, height);
 
   configure_adjustment (self, value, content_height (self), height);
   if (hadjustment != NULL)
@@ -595,12 +599,11 @@ on_adjustment_value_changed_cb (GtkAdjustment     *adjustment,
   if (self->configuring)
     return;
 
-  /* The user scrolled: to the top, which stays the top while the rows
-   * there are measured, or elsewhere, where the middle of the page stays
-   * in place until the next layout picks a row. */
+  /* The user scrolled: what is now on the page stays in place until the
+   * next layout picks a row. */
   self->at_end = value + page >= gtk_adjustment_get_upper (adjustment) - END_SLACK;
   self->pinned = FALSE;
-  anchor_at (self, value, value > 0 ? value + page / 2 : 0);
+  anchor_page (self, value, page);
   gtk_widget_queue_allocate (GTK_WIDGET (self));
 }
 
