@@ -29,6 +29,8 @@ typedef struct
   guint       most_running;
   char       *codemode;   /* --codemode, NULL for the default */
   gboolean    abort_on_call;
+  ZotCodemodeTool *tool;  /* set to note its spare at each call */
+  guint       spare_at_call;  /* calls that saw a spare ready or starting */
   ZotToolResult *result;  /* the last codemode result */
 } Fixture;
 
@@ -110,6 +112,9 @@ on_extension_call (ZotAgent   *agent,
                                               name, origin));
   f->running++;
   f->most_running = MAX (f->most_running, f->running);
+  if (f->tool != NULL &&
+      (zot_codemode_tool_has_spare (f->tool) || _zot_codemode_tool_is_starting_spare_for_testing (f->tool)))
+    f->spare_at_call++;
   if (f->abort_on_call)
     zot_agent_abort (agent);
 }
@@ -683,6 +688,39 @@ test_fresh_runtime (Fixture       *f,
   g_assert_cmpstr (output_of (text), ==, "[\n  \"undefined\",\n  \"undefined\"\n]");
 }
 
+/* The next spare starts when a script ends, not while it runs: gjs
+ * starting beside a script would slow each of its calls. */
+static void
+test_spare_after_script (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *alpha = register_tool_json ("alpha", NULL);
+  g_autofree char *dir = fake (f, "spared", "--register-json", alpha, NULL);
+  const char *paths[] = { dir, NULL };
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, paths);
+  f->tool = ZOT_CODEMODE_TOOL (zot_tool_registry_lookup (zot_agent_get_registry (zot_host_get_agent (f->host)),
+                                                         ZOT_CODEMODE_TOOL_NAME));
+
+  /* The first script starts its own runtime; the spare comes after it. */
+  text = run_script (f, "await tools.alpha({reply: 'a'}); return await tools.alpha({reply: 'b'})");
+  assert_completed (f, text);
+  g_assert_cmpuint (f->calls->len, ==, 2);
+  g_assert_cmpuint (f->spare_at_call, ==, 0);
+  g_assert_true (zot_codemode_tool_has_spare (f->tool) || _zot_codemode_tool_is_starting_spare_for_testing (f->tool));
+
+  /* The second takes the spare; no other starts until it ends. */
+  zot_test_wait_until ((gboolean (*) (gpointer)) zot_codemode_tool_has_spare, f->tool, 60000);
+  text = run_script (f, "await tools.alpha({reply: 'a'}); return await tools.alpha({reply: 'b'})");
+  assert_completed (f, text);
+  g_assert_cmpuint (f->calls->len, ==, 4);
+  g_assert_cmpuint (f->spare_at_call, ==, 0);
+  g_assert_true (zot_codemode_tool_has_spare (f->tool) || _zot_codemode_tool_is_starting_spare_for_testing (f->tool));
+}
+
 /* The runtime reads the host's answers with a blocking read while a
  * script waits only for them; timers must still fire, whether or not a
  * call is out meanwhile, and cleared ones must not. */
@@ -942,6 +980,7 @@ main (int   argc,
   add ("memory-bomb", test_memory_bomb, NULL);
   add ("output-capped", test_output_capped, NULL);
   add ("fresh-runtime", test_fresh_runtime, NULL);
+  add ("spare-after-script", test_spare_after_script, NULL);
   add ("timers", test_timers, NULL);
   add ("calls-per-script", test_calls_per_script, NULL);
   add ("calls-in-flight", test_calls_in_flight, NULL);

@@ -276,6 +276,10 @@ detach (Script *script)
     }
   /* Calls the script did not wait for end with it. */
   g_cancellable_cancel (script->calls);
+  /* The next spare starts only now: gjs takes about a tenth of a second
+   * of CPU to start, which on a small machine would have slowed every
+   * call the script made while it ran beside it. */
+  start_spare (script->tool);
 }
 
 static void
@@ -1058,10 +1062,9 @@ zot_codemode_tool_execute_async (ZotTool              *tool,
       g_source_attach (script->cancel_source, g_main_context_get_thread_default ());
     }
 
-  /* A fresh runtime each time: the spare, if one is ready, then the
-   * next spare for the script after this one. */
+  /* A fresh runtime each time: the spare, if one is ready. The next
+   * spare starts when this script ends. */
   runtime = take_spare (self);
-  start_spare (self);
   if (runtime != NULL)
     {
       run_in (script, runtime);
@@ -1174,6 +1177,14 @@ zot_codemode_tool_has_spare (ZotCodemodeTool *self)
 {
   g_return_val_if_fail (ZOT_IS_CODEMODE_TOOL (self), FALSE);
   return self->spare != NULL && zot_codemode_runtime_is_alive (self->spare);
+}
+
+gboolean
+_zot_codemode_tool_is_starting_spare_for_testing (ZotCodemodeTool *self)
+{
+  g_return_val_if_fail (ZOT_IS_CODEMODE_TOOL (self), FALSE);
+
+  return self->spare_starting;
 }
 
 /* Starts a spare now, before the first script. */

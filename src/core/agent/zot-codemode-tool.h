@@ -11,8 +11,9 @@
  * store() state goes to the conversation's session when it succeeds.
  *
  * The tool is model-only (scripts cannot call it) and runs alone, never
- * beside another call of the same step. After its first script it keeps a
- * spare runtime started, never reused.
+ * beside another call of the same step. When a script ends it starts a
+ * spare runtime for the next one (never reused): not while the script
+ * runs, when gjs starting would compete with it for the CPU.
  */
 #pragma once
 
@@ -30,5 +31,7 @@ void      zot_codemode_tool_set_spare     (ZotCodemodeTool *self,
                                            gboolean         spare);
 gboolean  zot_codemode_tool_has_spare     (ZotCodemodeTool *self);
 void      zot_codemode_tool_prestart      (ZotCodemodeTool *self);
+
+gboolean  _zot_codemode_tool_is_starting_spare_for_testing (ZotCodemodeTool *self);
 
 G_END_DECLS
