@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """A stand-in for `flatpak-spawn --host` in the tests.
 
-It accepts the options zot passes (--host, --watch-bus, --directory=,
---env=, --unset-env=, then "--" and the command), appends one JSON line
+It accepts the options zot passes (--host or --sandbox, --no-network,
+--watch-bus, --clear-env, --directory=, --env=, --unset-env=, then "--"
+and the command), appends one JSON line
 describing the call to $ZOT_FAKE_FLATPAK_SPAWN_LOG, and runs the command
 the way Flatpak's session helper does: in a session and process group of
 its own, in the given directory, with the given variables set or unset.
 Like the real one it passes its stdin, stdout and stderr on, forwards
 SIGHUP, SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 to the command and SIGINT to
 its whole process group, and exits with the command's status, or 128 + N
-when signal N killed it. With --watch-bus, a watcher sends SIGINT to the
+when signal N killed it. With --sandbox the command runs here, unconfined:
+only the options are checked, and --clear-env is honoured. With
+$ZOT_FAKE_FLATPAK_SPAWN_FAIL set it fails as without the portal. With --watch-bus, a watcher sends SIGINT to the
 command's process group when this process dies, however it dies (as the
 session helper does when its caller drops off the bus).
 """
@@ -28,7 +31,8 @@ def fail(message):
 
 
 def parse(argv):
-    options = {"host": False, "watch_bus": False, "directory": None, "env": {}, "unset": []}
+    options = {"host": False, "sandbox": False, "watch_bus": False, "clear_env": False,
+               "directory": None, "env": {}, "unset": []}
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
         arg = argv[i]
@@ -37,6 +41,12 @@ def parse(argv):
             break
         if arg == "--host":
             options["host"] = True
+        elif arg == "--sandbox":
+            options["sandbox"] = True
+        elif arg == "--no-network":
+            pass
+        elif arg == "--clear-env":
+            options["clear_env"] = True
         elif arg == "--watch-bus":
             options["watch_bus"] = True
         elif arg.startswith("--directory="):
@@ -50,8 +60,8 @@ def parse(argv):
             options["unset"].append(arg[len("--unset-env="):])
         else:
             fail("unknown option %s" % arg)
-    if not options["host"]:
-        fail("only --host is faked")
+    if options["host"] == options["sandbox"]:
+        fail("give one of --host and --sandbox")
     if i >= len(argv):
         fail("No command specified")
     return options, argv[i:]
@@ -77,8 +87,11 @@ def watch(child_pid):
 
 def main():
     options, command = parse(sys.argv[1:])
+    # As when the portal is not running on the host.
+    if os.environ.get("ZOT_FAKE_FLATPAK_SPAWN_FAIL"):
+        fail("Failed to connect to the Flatpak portal")
 
-    env = dict(os.environ)
+    env = {} if options["clear_env"] else dict(os.environ)
     for name in options["unset"]:
         env.pop(name, None)
     env.update(options["env"])

@@ -688,6 +688,68 @@ test_fresh_runtime (Fixture       *f,
   g_assert_cmpstr (output_of (text), ==, "[\n  \"undefined\",\n  \"undefined\"\n]");
 }
 
+/* A script's list of the JIT counts its runtime was given, and what it
+ * should be. */
+#define JIT_OPTIONS_SCRIPT \
+  "const GLib = (await import('gi://GLib')).default\n" \
+  "return ['baselineInterpreterWarmUpThreshold', 'baselineJitWarmUpThreshold', 'normalIonWarmUpThreshold']\n" \
+  "  .map(name => GLib.getenv('JIT_OPTION_' + name))"
+#define JIT_OPTIONS_EXPECTED \
+  G_STRINGIFY (ZOT_CODEMODE_JIT_BASELINE_INTERPRETER_AFTER) " " \
+  G_STRINGIFY (ZOT_CODEMODE_JIT_BASELINE_AFTER) " " G_STRINGIFY (ZOT_CODEMODE_JIT_OPTIMISED_AFTER)
+
+/* The runtime's gjs compiles a script's code only after the counts in
+ * zot-limits.h, which reach it through its environment. */
+static void
+test_jit_options (Fixture       *f,
+                  gconstpointer  data)
+{
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+
+  text = run_script (f, JIT_OPTIONS_SCRIPT ".join(' ')");
+  assert_completed (f, text);
+  g_assert_cmpstr (output_of (text), ==, JIT_OPTIONS_EXPECTED);
+}
+
+/* Inside Flatpak the runtime runs in the portal's sub-sandbox: no
+ * network, none of the app's environment, and the same JIT counts. */
+static void
+test_flatpak (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *log = NULL;
+  g_autoptr(GPtrArray) calls = NULL;
+  JsonArray *argv;
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  log = zot_test_fake_sandbox_begin (f->env.root);
+  start_host (f, NULL);
+  /* No spare after it: the pretend sandbox ends with the script. */
+  zot_codemode_tool_set_spare (ZOT_CODEMODE_TOOL (zot_tool_registry_lookup (
+                                 zot_agent_get_registry (zot_host_get_agent (f->host)), ZOT_CODEMODE_TOOL_NAME)),
+                               FALSE);
+
+  text = run_script (f, JIT_OPTIONS_SCRIPT
+    ".concat([GLib.getenv('HOME'), GLib.getenv('ZOT_FAKE_FLATPAK_SPAWN_LOG') ?? 'none']).join(' ')");
+  zot_test_fake_sandbox_end ();
+  assert_completed (f, text);
+  g_assert_cmpstr (output_of (text), ==, JIT_OPTIONS_EXPECTED " /tmp none");
+
+  calls = zot_test_read_frames (log);
+  g_assert_cmpuint (calls->len, >=, 1);
+  argv = json_object_get_array_member (g_ptr_array_index (calls, 0), "argv");
+  g_assert_cmpstr (json_array_get_string_element (argv, 0), ==, "--sandbox");
+  g_assert_cmpstr (json_array_get_string_element (argv, 1), ==, "--no-network");
+  g_assert_cmpstr (json_array_get_string_element (argv, 2), ==, "--watch-bus");
+  g_assert_cmpstr (json_array_get_string_element (argv, 3), ==, "--clear-env");
+}
+
 /* The next spare starts when a script ends, not while it runs: gjs
  * starting beside a script would slow each of its calls. */
 static void
@@ -934,6 +996,28 @@ test_runtime_missing (Fixture       *f,
   text = run_script (f, "return 1");
   assert_failed (f, text, "could not start");
   assert_contains (text, "never run unconfined");
+  assert_contains (text, "bubblewrap");
+  g_assert_null (strchr (text, '\n'));
+  _zot_codemode_runtime_set_programs_for_testing (NULL, NULL);
+
+  /* Inside Flatpak: no flatpak-spawn, then no portal to make the sandbox. */
+  {
+    g_autofree char *log = zot_test_fake_sandbox_begin (f->env.root);
+    g_autofree char *path = g_strdup (g_getenv ("PATH"));
+
+    g_setenv ("PATH", "/nonexistent", TRUE);
+    text = run_script (f, "return 1");
+    g_setenv ("PATH", path, TRUE);
+    assert_failed (f, text, "flatpak-spawn is missing");
+
+    g_setenv ("ZOT_FAKE_FLATPAK_SPAWN_FAIL", "1", TRUE);
+    text = run_script (f, "return 1");
+    g_unsetenv ("ZOT_FAKE_FLATPAK_SPAWN_FAIL");
+    zot_test_fake_sandbox_end ();
+    assert_failed (f, text, "could not start: flatpak-spawn: Failed to connect to the Flatpak portal");
+    assert_contains (text, "Flatpak's portal must be running");
+    g_assert_null (strchr (text, '\n'));
+  }
 }
 
 static char *
@@ -981,6 +1065,8 @@ main (int   argc,
   add ("output-capped", test_output_capped, NULL);
   add ("fresh-runtime", test_fresh_runtime, NULL);
   add ("spare-after-script", test_spare_after_script, NULL);
+  add ("jit-options", test_jit_options, NULL);
+  add ("flatpak", test_flatpak, NULL);
   add ("timers", test_timers, NULL);
   add ("calls-per-script", test_calls_per_script, NULL);
   add ("calls-in-flight", test_calls_in_flight, NULL);

@@ -181,6 +181,16 @@ G_BEGIN_DECLS
 /* A structured result handed to a script, as compact JSON. */
 #define ZOT_CODEMODE_VALUE_MAX_BYTES       ((gsize) 1024 * 1024)
 #define ZOT_CODEMODE_SEARCH_DEFAULT_LIMIT  8
+/* How often gjs runs a piece of a script's code before it compiles it, a
+ * tier at a time (SpiderMonkey's defaults are 10, 100 and 1,000). Each
+ * runtime serves one script of at most ZOT_CODEMODE_MAX_CALLS calls, and
+ * compiling the code those calls run costs more than it saves: each
+ * compilation writes code behind mprotect(2), which stalls a call for
+ * hundreds of microseconds on a small VM. A loop that computes still
+ * reaches the compilers within a millisecond. */
+#define ZOT_CODEMODE_JIT_BASELINE_INTERPRETER_AFTER 1000
+#define ZOT_CODEMODE_JIT_BASELINE_AFTER    2000
+#define ZOT_CODEMODE_JIT_OPTIMISED_AFTER   5000
 
 typedef enum
 {

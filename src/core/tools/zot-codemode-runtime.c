@@ -44,6 +44,7 @@ struct _ZotCodemodeRuntime
   GString         *stderr_text;
   GPid             child_pid;    /* the sandboxed gjs, 0 while unknown */
   gsize            peak;
+  gboolean         in_flatpak;   /* in the portal's sub-sandbox, not bwrap */
   gboolean         ready;
   gboolean         ended;
 };
@@ -118,7 +119,14 @@ end (ZotCodemodeRuntime *self,
 
       if (newline != NULL)
         *newline = '\0';
-      if (!self->ready)
+      if (!self->ready && self->in_flatpak)
+        owned = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
+                             /* Translators: the two %s are either empty or ": " and the
+                              * sandbox's own error message */
+                             _("the script sandbox could not start%s%s; scripts never run unconfined "
+                               "(Flatpak's portal must be running on the host to make sub-sandboxes)"),
+                             *said != '\0' ? ": " : "", said);
+      else if (!self->ready)
         owned = g_error_new (G_IO_ERROR, G_IO_ERROR_FAILED,
                              /* Translators: the two %s are either empty or ": " and the
                               * sandbox's own error message; bubblewrap is a program's name */
@@ -314,6 +322,18 @@ limit_data (gpointer user_data)
   (void) setrlimit (RLIMIT_DATA, &limit);
 }
 
+/* gjs's JIT thresholds (zot-limits.h), as SpiderMonkey reads them from
+ * its environment. */
+static const struct
+{
+  const char *name;
+  guint       value;
+} jit_options[] = {
+  { "JIT_OPTION_baselineInterpreterWarmUpThreshold", ZOT_CODEMODE_JIT_BASELINE_INTERPRETER_AFTER },
+  { "JIT_OPTION_baselineJitWarmUpThreshold", ZOT_CODEMODE_JIT_BASELINE_AFTER },
+  { "JIT_OPTION_normalIonWarmUpThreshold", ZOT_CODEMODE_JIT_OPTIMISED_AFTER },
+};
+
 static GStrv
 bwrap_argv (const char *bwrap,
             const char *gjs,
@@ -334,6 +354,12 @@ bwrap_argv (const char *bwrap,
 
   g_strv_builder_add (builder, bwrap);
   g_strv_builder_addv (builder, args);
+  for (guint i = 0; i < G_N_ELEMENTS (jit_options); i++)
+    {
+      g_autofree char *value = g_strdup_printf ("%u", jit_options[i].value);
+
+      g_strv_builder_add_many (builder, "--setenv", jit_options[i].name, value, NULL);
+    }
   /* A gjs outside /usr is seen where it is, read-only. */
   if (!g_str_has_prefix (gjs, "/usr/"))
     {
@@ -356,8 +382,14 @@ flatpak_argv (const char *spawn,
                                              ZOT_CODEMODE_DATA_LIMIT_BYTES / 1024);
 
   g_strv_builder_add_many (builder, spawn, "--sandbox", "--no-network", "--watch-bus", "--clear-env",
-                           "--env=PATH=/usr/bin", "--env=LANG=C.UTF-8", "--env=HOME=/tmp",
-                           "--", "/bin/sh", "-c", ulimit, "sh", source, NULL);
+                           "--env=PATH=/usr/bin", "--env=LANG=C.UTF-8", "--env=HOME=/tmp", NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (jit_options); i++)
+    {
+      g_autofree char *option = g_strdup_printf ("--env=%s=%u", jit_options[i].name, jit_options[i].value);
+
+      g_strv_builder_add (builder, option);
+    }
+  g_strv_builder_add_many (builder, "--", "/bin/sh", "-c", ulimit, "sh", source, NULL);
   return g_strv_builder_end (builder);
 }
 
@@ -395,6 +427,7 @@ spawn (ZotCodemodeRuntime  *self,
           return FALSE;
         }
       argv = flatpak_argv (spawner, source);
+      self->in_flatpak = TRUE;
     }
   else
     {
