@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "zot-agent.h"
 #include "zot-codemode-runtime.h"
 #include "zot-codemode-tool.h"
@@ -688,18 +690,20 @@ test_fresh_runtime (Fixture       *f,
   g_assert_cmpstr (output_of (text), ==, "[\n  \"undefined\",\n  \"undefined\"\n]");
 }
 
-/* A script's list of the JIT counts its runtime was given, and what it
- * should be. */
-#define JIT_OPTIONS_SCRIPT \
+/* A script's list of the numbers its runtime was given in its
+ * environment, and what it should be. */
+#define RUNTIME_ENV_SCRIPT \
   "const GLib = (await import('gi://GLib')).default\n" \
-  "return ['baselineInterpreterWarmUpThreshold', 'baselineJitWarmUpThreshold', 'normalIonWarmUpThreshold']\n" \
-  "  .map(name => GLib.getenv('JIT_OPTION_' + name))"
-#define JIT_OPTIONS_EXPECTED \
+  "return ['JIT_OPTION_baselineInterpreterWarmUpThreshold', 'JIT_OPTION_baselineJitWarmUpThreshold',\n" \
+  "        'JIT_OPTION_normalIonWarmUpThreshold', 'ZOT_WARM_UP_CALLS'].map(name => GLib.getenv(name))"
+#define RUNTIME_ENV_EXPECTED \
   G_STRINGIFY (ZOT_CODEMODE_JIT_BASELINE_INTERPRETER_AFTER) " " \
-  G_STRINGIFY (ZOT_CODEMODE_JIT_BASELINE_AFTER) " " G_STRINGIFY (ZOT_CODEMODE_JIT_OPTIMISED_AFTER)
+  G_STRINGIFY (ZOT_CODEMODE_JIT_BASELINE_AFTER) " " G_STRINGIFY (ZOT_CODEMODE_JIT_OPTIMISED_AFTER) " " \
+  G_STRINGIFY (ZOT_CODEMODE_WARM_UP_CALLS)
 
 /* The runtime's gjs compiles a script's code only after the counts in
- * zot-limits.h, which reach it through its environment. */
+ * zot-limits.h, and the runtime warms up with the calls there: both reach
+ * it through its environment. */
 static void
 test_jit_options (Fixture       *f,
                   gconstpointer  data)
@@ -710,9 +714,66 @@ test_jit_options (Fixture       *f,
     return;
   start_host (f, NULL);
 
-  text = run_script (f, JIT_OPTIONS_SCRIPT ".join(' ')");
+  text = run_script (f, RUNTIME_ENV_SCRIPT ".join(' ')");
   assert_completed (f, text);
-  g_assert_cmpstr (output_of (text), ==, JIT_OPTIONS_EXPECTED);
+  g_assert_cmpstr (output_of (text), ==, RUNTIME_ENV_EXPECTED);
+}
+
+/* A stand-in for gjs that warms up with @n_calls calls, each answered
+ * before the next, then runs any script by saying how many it made. */
+static char *
+fake_warming_runtime (Fixture *f,
+                      guint    n_calls)
+{
+  g_autofree char *name = g_strdup_printf ("gjs-warming-%u", n_calls);
+  char *path = g_build_filename (f->env.root, name, NULL);
+  g_autofree char *script = g_strdup_printf (
+    "#!/bin/sh\n"
+    "i=0\n"
+    "while [ $i -lt %u ]; do\n"
+    "  i=$((i + 1))\n"
+    "  printf '{\"type\":\"call\",\"id\":%%d,\"name\":\"warm-up\",\"args\":{}}\\n' $i\n"
+    "  read -r answer || exit 1\n"
+    "  case \"$answer\" in *'\"type\":\"result\",\"id\":'$i','*'\"ok\":true'*) ;; *) exit 1 ;; esac\n"
+    "done\n"
+    "printf '{\"type\":\"ready\"}\\n'\n"
+    "read -r start\n"
+    "printf '{\"type\":\"output\",\"text\":\"warmed up with %%d\"}\\n' $i\n"
+    "printf '{\"type\":\"done\",\"ok\":true}\\n'\n"
+    "cat >/dev/null\n",
+    n_calls);
+
+  g_assert_true (g_file_set_contents (path, script, -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+  return path;
+}
+
+/* The host answers a runtime's calls before it is ready, at most
+ * ZOT_CODEMODE_WARM_UP_CALLS of them. */
+static void
+test_warm_up (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *most = fake_warming_runtime (f, ZOT_CODEMODE_WARM_UP_CALLS);
+  g_autofree char *over = fake_warming_runtime (f, ZOT_CODEMODE_WARM_UP_CALLS + 1);
+  g_autofree char *expected = g_strdup_printf ("warmed up with %u", ZOT_CODEMODE_WARM_UP_CALLS);
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+  zot_codemode_tool_set_spare (ZOT_CODEMODE_TOOL (zot_tool_registry_lookup (
+                                 zot_agent_get_registry (zot_host_get_agent (f->host)), ZOT_CODEMODE_TOOL_NAME)),
+                               FALSE);
+
+  _zot_codemode_runtime_set_programs_for_testing (NULL, most);
+  text = run_script (f, "return 1");
+  assert_completed (f, text);
+  g_assert_cmpstr (output_of (text), ==, expected);
+
+  _zot_codemode_runtime_set_programs_for_testing (NULL, over);
+  text = run_script (f, "return 1");
+  assert_failed (f, text, "the script runtime did not start properly");
 }
 
 /* Inside Flatpak the runtime runs in the portal's sub-sandbox: no
@@ -735,11 +796,11 @@ test_flatpak (Fixture       *f,
                                  zot_agent_get_registry (zot_host_get_agent (f->host)), ZOT_CODEMODE_TOOL_NAME)),
                                FALSE);
 
-  text = run_script (f, JIT_OPTIONS_SCRIPT
+  text = run_script (f, RUNTIME_ENV_SCRIPT
     ".concat([GLib.getenv('HOME'), GLib.getenv('ZOT_FAKE_FLATPAK_SPAWN_LOG') ?? 'none']).join(' ')");
   zot_test_fake_sandbox_end ();
   assert_completed (f, text);
-  g_assert_cmpstr (output_of (text), ==, JIT_OPTIONS_EXPECTED " /tmp none");
+  g_assert_cmpstr (output_of (text), ==, RUNTIME_ENV_EXPECTED " /tmp none");
 
   calls = zot_test_read_frames (log);
   g_assert_cmpuint (calls->len, >=, 1);
@@ -1067,6 +1128,7 @@ main (int   argc,
   add ("spare-after-script", test_spare_after_script, NULL);
   add ("jit-options", test_jit_options, NULL);
   add ("flatpak", test_flatpak, NULL);
+  add ("warm-up", test_warm_up, NULL);
   add ("timers", test_timers, NULL);
   add ("calls-per-script", test_calls_per_script, NULL);
   add ("calls-in-flight", test_calls_in_flight, NULL);

@@ -191,6 +191,10 @@ G_BEGIN_DECLS
 #define ZOT_CODEMODE_JIT_BASELINE_INTERPRETER_AFTER 1000
 #define ZOT_CODEMODE_JIT_BASELINE_AFTER    2000
 #define ZOT_CODEMODE_JIT_OPTIMISED_AFTER   5000
+/* Before it says it is ready a runtime makes this many calls that the
+ * host answers at once, so that a script's first calls find its code
+ * loaded; the host answers no more. */
+#define ZOT_CODEMODE_WARM_UP_CALLS         30
 
 typedef enum
 {

@@ -44,6 +44,7 @@ struct _ZotCodemodeRuntime
   GString         *stderr_text;
   GPid             child_pid;    /* the sandboxed gjs, 0 while unknown */
   gsize            peak;
+  guint            warm_up_calls;
   gboolean         in_flatpak;   /* in the portal's sub-sandbox, not bwrap */
   gboolean         ready;
   gboolean         ended;
@@ -223,6 +224,25 @@ read_info (ZotCodemodeRuntime *self)
     g_debug ("the runtime's process is unknown; memory is held by its data-segment limit only");
 }
 
+/* Before "ready", a call is the runtime warming up (runtime.js). */
+static gboolean
+answer_warm_up (ZotCodemodeRuntime *self,
+                JsonObject         *call)
+{
+  g_autoptr(JsonObject) answer = NULL;
+  JsonNode *id = json_object_get_member (call, "id");
+
+  if (id == NULL || json_node_get_value_type (id) != G_TYPE_INT64)
+    return FALSE;
+  self->warm_up_calls++;
+  answer = json_object_new ();
+  json_object_set_string_member (answer, "type", "result");
+  json_object_set_int_member (answer, "id", json_node_get_int (id));
+  json_object_set_boolean_member (answer, "ok", TRUE);
+  json_object_set_null_member (answer, "value");
+  return zot_frame_channel_send (self->channel, answer, ZOT_FRAME_NOW, NULL);
+}
+
 static void
 on_frame (ZotFrameChannel    *channel,
           JsonObject         *frame,
@@ -232,6 +252,9 @@ on_frame (ZotFrameChannel    *channel,
     {
       GTask *task;
 
+      if (g_strcmp0 (zot_json_get_string (frame, "type"), "call") == 0 &&
+          self->warm_up_calls < ZOT_CODEMODE_WARM_UP_CALLS && answer_warm_up (self, frame))
+        return;
       if (g_strcmp0 (zot_json_get_string (frame, "type"), "ready") != 0)
         {
           end (self, g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
@@ -322,16 +345,17 @@ limit_data (gpointer user_data)
   (void) setrlimit (RLIMIT_DATA, &limit);
 }
 
-/* gjs's JIT thresholds (zot-limits.h), as SpiderMonkey reads them from
- * its environment. */
+/* The runtime's numbers (zot-limits.h), in its environment: gjs's JIT
+ * thresholds, as SpiderMonkey reads them, and its warm-up calls. */
 static const struct
 {
   const char *name;
   guint       value;
-} jit_options[] = {
+} runtime_env[] = {
   { "JIT_OPTION_baselineInterpreterWarmUpThreshold", ZOT_CODEMODE_JIT_BASELINE_INTERPRETER_AFTER },
   { "JIT_OPTION_baselineJitWarmUpThreshold", ZOT_CODEMODE_JIT_BASELINE_AFTER },
   { "JIT_OPTION_normalIonWarmUpThreshold", ZOT_CODEMODE_JIT_OPTIMISED_AFTER },
+  { "ZOT_WARM_UP_CALLS", ZOT_CODEMODE_WARM_UP_CALLS },
 };
 
 static GStrv
@@ -354,11 +378,11 @@ bwrap_argv (const char *bwrap,
 
   g_strv_builder_add (builder, bwrap);
   g_strv_builder_addv (builder, args);
-  for (guint i = 0; i < G_N_ELEMENTS (jit_options); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (runtime_env); i++)
     {
-      g_autofree char *value = g_strdup_printf ("%u", jit_options[i].value);
+      g_autofree char *value = g_strdup_printf ("%u", runtime_env[i].value);
 
-      g_strv_builder_add_many (builder, "--setenv", jit_options[i].name, value, NULL);
+      g_strv_builder_add_many (builder, "--setenv", runtime_env[i].name, value, NULL);
     }
   /* A gjs outside /usr is seen where it is, read-only. */
   if (!g_str_has_prefix (gjs, "/usr/"))
@@ -383,9 +407,9 @@ flatpak_argv (const char *spawn,
 
   g_strv_builder_add_many (builder, spawn, "--sandbox", "--no-network", "--watch-bus", "--clear-env",
                            "--env=PATH=/usr/bin", "--env=LANG=C.UTF-8", "--env=HOME=/tmp", NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (jit_options); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (runtime_env); i++)
     {
-      g_autofree char *option = g_strdup_printf ("--env=%s=%u", jit_options[i].name, jit_options[i].value);
+      g_autofree char *option = g_strdup_printf ("--env=%s=%u", runtime_env[i].name, runtime_env[i].value);
 
       g_strv_builder_add (builder, option);
     }
