@@ -46,6 +46,7 @@ struct _ZotCodemodeTool
 
   GCancellable       *cancellable;
   ZotCodemodeRuntime *spare;
+  GSource            *spare_soon;
   gboolean            spare_wanted;
   gboolean            spare_starting;
 };
@@ -124,6 +125,30 @@ start_spare (ZotCodemodeTool *self)
 
   self->spare_starting = TRUE;
   zot_codemode_runtime_start_async (self->cancellable, spare_started_cb, g_object_ref (self));
+}
+
+static gboolean
+start_spare_cb (gpointer user_data)
+{
+  ZotCodemodeTool *self = user_data;
+
+  g_clear_pointer (&self->spare_soon, g_source_unref);
+  start_spare (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Once the main loop has nothing more pressing: spawning the runtime
+ * forks this process, which should not hold up the script's result. */
+static void
+start_spare_soon (ZotCodemodeTool *self)
+{
+  if (self->spare_soon != NULL)
+    return;
+  self->spare_soon = g_idle_source_new ();
+  g_source_set_priority (self->spare_soon, G_PRIORITY_LOW);
+  g_source_set_callback (self->spare_soon, start_spare_cb, self, NULL);
+  g_source_set_static_name (self->spare_soon, "[zot] codemode spare");
+  g_source_attach (self->spare_soon, g_main_context_get_thread_default ());
 }
 
 static void
@@ -279,7 +304,7 @@ detach (Script *script)
   /* The next spare starts only now: gjs takes about a tenth of a second
    * of CPU to start, which on a small machine would have slowed every
    * call the script made while it ran beside it. */
-  start_spare (script->tool);
+  start_spare_soon (script->tool);
 }
 
 static void
@@ -1089,6 +1114,7 @@ zot_codemode_tool_dispose (GObject *object)
   ZotCodemodeTool *self = (ZotCodemodeTool *)object;
 
   g_cancellable_cancel (self->cancellable);
+  zot_clear_source (&self->spare_soon);
   if (self->spare != NULL)
     {
       g_signal_handlers_disconnect_by_data (self->spare, self);
@@ -1179,12 +1205,18 @@ zot_codemode_tool_has_spare (ZotCodemodeTool *self)
   return self->spare != NULL && zot_codemode_runtime_is_alive (self->spare);
 }
 
-gboolean
-_zot_codemode_tool_is_starting_spare_for_testing (ZotCodemodeTool *self)
+ZotCodemodeSpareState
+_zot_codemode_tool_get_spare_state_for_testing (ZotCodemodeTool *self)
 {
-  g_return_val_if_fail (ZOT_IS_CODEMODE_TOOL (self), FALSE);
+  g_return_val_if_fail (ZOT_IS_CODEMODE_TOOL (self), ZOT_CODEMODE_SPARE_NONE);
 
-  return self->spare_starting;
+  if (zot_codemode_tool_has_spare (self))
+    return ZOT_CODEMODE_SPARE_READY;
+  if (self->spare_starting)
+    return ZOT_CODEMODE_SPARE_STARTING;
+  if (self->spare_soon != NULL)
+    return ZOT_CODEMODE_SPARE_SOON;
+  return ZOT_CODEMODE_SPARE_NONE;
 }
 
 /* Starts a spare now, before the first script. */

@@ -32,6 +32,14 @@ void      zot_codemode_tool_set_spare     (ZotCodemodeTool *self,
 gboolean  zot_codemode_tool_has_spare     (ZotCodemodeTool *self);
 void      zot_codemode_tool_prestart      (ZotCodemodeTool *self);
 
-gboolean  _zot_codemode_tool_is_starting_spare_for_testing (ZotCodemodeTool *self);
+typedef enum
+{
+  ZOT_CODEMODE_SPARE_NONE,
+  ZOT_CODEMODE_SPARE_SOON,      /* to start once the main loop is idle */
+  ZOT_CODEMODE_SPARE_STARTING,
+  ZOT_CODEMODE_SPARE_READY,
+} ZotCodemodeSpareState;
+
+ZotCodemodeSpareState _zot_codemode_tool_get_spare_state_for_testing (ZotCodemodeTool *self);
 
 G_END_DECLS
