@@ -1,9 +1,10 @@
 // runtime.js — the codemode script runtime (PROTOCOL.md §4a).
 //
 // Run by gjs inside the host's sandbox. It speaks JSON lines with the
-// host: stdin carries one "start" frame, then the answers to the script's
-// tool calls and questions; stdout carries "ready", then the script's
-// calls, questions and output, and one "done". The script runs as the body
+// host: stdout carries a few warm-up calls (each answered on stdin),
+// "ready", then the script's calls, questions and output, and one "done";
+// stdin carries, after the warm-up's answers, one "start" frame, then the
+// answers to the script's tool calls and questions. The script runs as the body
 // of an async function in which gjs's own modules and printing are hidden;
 // the sandbox (no home, no project, no network) is what holds it, this
 // only keeps the script to the API below.
