@@ -183,6 +183,14 @@ codemode_prompt (const char *code)
   return g_strdup_printf ("tool: codemode %s", json);
 }
 
+static ZotCodemodeTool *
+codemode_tool (Fixture *f)
+{
+  ZotToolRegistry *registry = zot_agent_get_registry (zot_host_get_agent (f->host));
+
+  return ZOT_CODEMODE_TOOL (zot_tool_registry_lookup (registry, ZOT_CODEMODE_TOOL_NAME));
+}
+
 /* Runs @code as the model's codemode call; returns the text of its
  * result (borrowed from the fixture). */
 static const char *
@@ -678,8 +686,7 @@ test_fresh_runtime (Fixture       *f,
   if (!need_sandbox ())
     return;
   start_host (f, NULL);
-  tool = ZOT_CODEMODE_TOOL (zot_tool_registry_lookup (zot_agent_get_registry (zot_host_get_agent (f->host)),
-                                                      ZOT_CODEMODE_TOOL_NAME));
+  tool = codemode_tool (f);
 
   text = run_script (f, "globalThis.leak = 42; Array.prototype.leak = 1; return typeof leak");
   assert_completed (f, text);
@@ -764,9 +771,7 @@ test_warm_up (Fixture       *f,
   if (!need_sandbox ())
     return;
   start_host (f, NULL);
-  zot_codemode_tool_set_spare (ZOT_CODEMODE_TOOL (zot_tool_registry_lookup (
-                                 zot_agent_get_registry (zot_host_get_agent (f->host)), ZOT_CODEMODE_TOOL_NAME)),
-                               FALSE);
+  zot_codemode_tool_set_spare (codemode_tool (f), FALSE);
 
   _zot_codemode_runtime_set_programs_for_testing (NULL, most);
   text = run_script (f, "return 1");
@@ -794,9 +799,7 @@ test_flatpak (Fixture       *f,
   log = zot_test_fake_sandbox_begin (f->env.root);
   start_host (f, NULL);
   /* No spare after it: the pretend sandbox ends with the script. */
-  zot_codemode_tool_set_spare (ZOT_CODEMODE_TOOL (zot_tool_registry_lookup (
-                                 zot_agent_get_registry (zot_host_get_agent (f->host)), ZOT_CODEMODE_TOOL_NAME)),
-                               FALSE);
+  zot_codemode_tool_set_spare (codemode_tool (f), FALSE);
 
   text = run_script (f, RUNTIME_ENV_SCRIPT
     ".concat([GLib.getenv('HOME'), GLib.getenv('ZOT_FAKE_FLATPAK_SPAWN_LOG') ?? 'none']).join(' ')");
@@ -828,8 +831,7 @@ test_spare_after_script (Fixture       *f,
   if (!need_sandbox ())
     return;
   start_host (f, paths);
-  f->tool = ZOT_CODEMODE_TOOL (zot_tool_registry_lookup (zot_agent_get_registry (zot_host_get_agent (f->host)),
-                                                         ZOT_CODEMODE_TOOL_NAME));
+  f->tool = codemode_tool (f);
 
   /* The first script starts its own runtime; the spare comes after it. */
   text = run_script (f, "await tools.alpha({reply: 'a'}); return await tools.alpha({reply: 'b'})");

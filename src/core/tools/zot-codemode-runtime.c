@@ -250,12 +250,13 @@ on_frame (ZotFrameChannel    *channel,
 {
   if (!self->ready)
     {
+      const char *type = zot_json_get_string (frame, "type");
       GTask *task;
 
-      if (g_strcmp0 (zot_json_get_string (frame, "type"), "call") == 0 &&
-          self->warm_up_calls < ZOT_CODEMODE_WARM_UP_CALLS && answer_warm_up (self, frame))
+      if (g_strcmp0 (type, "call") == 0 && self->warm_up_calls < ZOT_CODEMODE_WARM_UP_CALLS &&
+          answer_warm_up (self, frame))
         return;
-      if (g_strcmp0 (zot_json_get_string (frame, "type"), "ready") != 0)
+      if (g_strcmp0 (type, "ready") != 0)
         {
           end (self, g_error_new (G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                                   _("the script runtime did not start properly")));
