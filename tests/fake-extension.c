@@ -243,12 +243,24 @@ write_all (const char *data,
     }
 }
 
+/* While set, lines gather here to go out in one write (send_calls). */
+static GString *held_lines;
+
 static void
 write_line (const char *data,
             gsize       len)
 {
+  g_autofree char *buf = NULL;
+
+  if (held_lines != NULL)
+    {
+      g_string_append_len (held_lines, data, len);
+      g_string_append_c (held_lines, '\n');
+      return;
+    }
+
   /* One write per line where possible, so a line never interleaves. */
-  g_autofree char *buf = g_malloc (len + 1);
+  buf = g_malloc (len + 1);
 
   memcpy (buf, data, len);
   buf[len] = '\n';
@@ -654,6 +666,7 @@ waiter_send_next (Waiter *waiter)
  *                                     command)
  *   "key": KEY                        sent as is
  *   any other member                  copied into the frame as is
+ * Without "sequential" the requests go out in one write.
  * @options (may be NULL): "sequential": true sends each call once the one
  * before has its result; "pause_before": N with "pause_file": PATH stops
  * before the call numbered N (from 0) while PATH exists (waiter_send_next).
@@ -697,8 +710,13 @@ send_calls (JsonNode   *spec,
       return;
     }
 
+  /* All in one write: the host reads them together, so none of their
+   * results can come back before the last is sent. */
+  held_lines = g_string_new (NULL);
   for (guint i = 0; i < json_array_get_length (specs); i++)
     send_one_call (waiter, json_array_get_element (specs, i));
+  write_all (held_lines->str, held_lines->len);
+  g_string_free (g_steal_pointer (&held_lines), TRUE);
 
   if (g_hash_table_size (waiter->waiting) == 0)
     {
