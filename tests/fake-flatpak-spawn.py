@@ -147,11 +147,19 @@ def main():
         forward(signum, None)
 
     _, wait_status = os.waitpid(child, 0)
+    # The real flatpak-spawn keeps its handlers until it has exited, so a
+    # signal that comes while it exits is caught. Python puts the default
+    # dispositions back while it shuts down, and a SIGTERM sent right
+    # behind a SIGINT would then kill us and hide the host's status: block
+    # them and leave without the interpreter's shutdown.
+    signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED + [signal.SIGINT])
     status = os.waitstatus_to_exitcode(wait_status)
     if watcher is not None:
         os.write(watcher, b"x")
         os.close(watcher)
-    sys.exit(status if status >= 0 else 128 - status)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status if status >= 0 else 128 - status)
 
 
 if __name__ == "__main__":
