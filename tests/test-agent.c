@@ -26,6 +26,7 @@ typedef struct
   guint            n_tool_calls;
   gboolean         abort_on_tool_call;
   gboolean         abort_on_delta;
+  ZotSession      *switch_to;  /* the agent's next session, on a tool call */
 } Fixture;
 
 static void
@@ -64,6 +65,8 @@ on_tool_call (ZotAgent *agent, const char *id, const char *name, JsonObject *arg
   f->n_tool_calls++;
   if (f->abort_on_tool_call)
     zot_agent_abort (agent);
+  if (f->switch_to != NULL)
+    zot_agent_set_session (agent, f->switch_to);
 }
 
 static void
@@ -269,6 +272,31 @@ test_tool_batch_order (Fixture       *f,
   g_assert_cmpstr (zot_message_get_role (tool_message), ==, "tool");
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (tool_message, "content")), ==, 2);
   g_assert_nonnull (strstr (f->final_text, "2 tool calls finished"));
+}
+
+/* The agent goes on to another conversation in the middle of a run: the
+ * run's result and reply still go to the one it started in, and the other
+ * gets nothing that starts with a result without its call. */
+static void
+test_run_keeps_session (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autoptr(ZotSession) other = zot_session_new_in_memory (f->env.cwd);
+  GPtrArray *messages;
+
+  f->switch_to = other;
+  run_prompt (f, "tool: bash {\"command\":\"echo kept\"}");
+  f->switch_to = NULL;
+  g_assert_no_error (f->error);
+  g_assert_true (zot_agent_get_session (f->agent) == other);
+
+  g_assert_cmpuint (zot_session_get_messages (other)->len, ==, 0);
+  messages = zot_session_get_messages (f->session);
+  g_assert_cmpuint (messages->len, ==, 4);
+  g_assert_cmpstr (zot_message_get_role (g_ptr_array_index (messages, 0)), ==, "user");
+  g_assert_cmpstr (zot_message_get_role (g_ptr_array_index (messages, 1)), ==, "assistant");
+  g_assert_cmpstr (zot_message_get_role (g_ptr_array_index (messages, 2)), ==, "tool");
+  g_assert_cmpstr (zot_message_get_role (g_ptr_array_index (messages, 3)), ==, "assistant");
 }
 
 static void
@@ -887,6 +915,7 @@ main (int    argc,
   ADD ("text-turn", test_text_turn);
   ADD ("tool-batch-order", test_tool_batch_order);
   ADD ("tool-batch-concurrent", test_tool_batch_concurrent);
+  ADD ("run-keeps-session", test_run_keeps_session);
   ADD ("unknown-and-malformed", test_unknown_and_malformed);
   ADD ("max-steps", test_max_steps);
   ADD ("abort-during-tools", test_abort_during_tools);

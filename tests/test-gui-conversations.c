@@ -15,6 +15,7 @@
 #include "zot-gui-test-util.h"
 #include "zot-message.h"
 #include "zot-paths.h"
+#include "zot-prompt-editor-private.h"
 #include "zot-session.h"
 #include "zot-test-util.h"
 #include "zot-transcript-private.h"
@@ -738,6 +739,186 @@ test_find_and_copy (Fixture       *f,
   g_free (read.text);
 }
 
+/* Another conversation while a turn runs */
+
+#define WAITING_TOOL_PROMPT \
+  "tool: bash {\"command\":\"while [ ! -e go ]; do sleep 0.02; done; echo released\"}"
+
+static ZotHost *
+host_of (Fixture *f)
+{
+  return zot_window_get_host (f->window);
+}
+
+static ZotSession *
+session_of (Fixture *f)
+{
+  return zot_agent_get_session (zot_host_get_agent (host_of (f)));
+}
+
+static gboolean
+tool_running (gpointer data)
+{
+  Fixture *f = data;
+  GPtrArray *messages = zot_session_get_messages (session_of (f));
+
+  /* The model's call is stored; its result is not, yet. */
+  return zot_host_is_busy (host_of (f)) && messages->len >= 2 &&
+         g_str_equal (zot_message_get_role (g_ptr_array_index (messages, messages->len - 1)), "assistant");
+}
+
+static void
+start_waiting_turn (Fixture *f)
+{
+  ZotPromptEditor *editor = f->window->prompt_editor;
+
+  zot_prompt_editor_set_text (editor, WAITING_TOOL_PROMPT);
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  zot_test_wait_until (tool_running, f, 30000);
+}
+
+/* The question is up; "Wait" leaves the turn and its conversation. */
+static void
+answer_wait (Fixture    *f,
+             ZotSession *session,
+             const char *heading)
+{
+  AdwMessageDialog *dialog = f->window->switch_dialog;
+
+  g_assert_nonnull (dialog);
+  g_assert_cmpstr (adw_message_dialog_get_heading (dialog), ==, heading);
+  g_assert_true (adw_message_dialog_has_response (dialog, "cancel"));
+  g_assert_true (adw_message_dialog_has_response (dialog, "stop"));
+  adw_message_dialog_response (dialog, "cancel");
+  g_assert_null (f->window->switch_dialog);
+  g_assert_true (session_of (f) == session);
+  g_assert_true (zot_host_is_busy (host_of (f)));
+}
+
+static gboolean
+asking (gpointer data)
+{
+  Fixture *f = data;
+
+  return f->window->switch_dialog != NULL;
+}
+
+typedef struct
+{
+  Fixture    *f;
+  ZotSession *old;
+  const char *path;
+} SwitchWait;
+
+static gboolean
+switched_and_idle (gpointer data)
+{
+  SwitchWait *wait = data;
+  ZotSession *now = session_of (wait->f);
+
+  return now != wait->old && !zot_host_is_busy (host_of (wait->f)) &&
+         (wait->path == NULL || g_strcmp0 (zot_session_get_path (now), wait->path) == 0);
+}
+
+static char *
+roles_of (ZotSession *session)
+{
+  GPtrArray *messages = zot_session_get_messages (session);
+  g_autoptr(GString) roles = g_string_new (NULL);
+
+  for (guint i = 0; i < messages->len; i++)
+    g_string_append_printf (roles, "%s%s", i > 0 ? " " : "",
+                            zot_message_get_role (g_ptr_array_index (messages, i)));
+  return g_string_free (g_steal_pointer (&roles), FALSE);
+}
+
+static GtkWidget *
+new_conversation_button (GtkWidget *root)
+{
+  g_autoptr(GPtrArray) buttons = zot_test_find_widgets (root, GTK_TYPE_BUTTON, NULL);
+
+  for (guint i = 0; i < buttons->len; i++)
+    if (g_strcmp0 (gtk_actionable_get_action_name (g_ptr_array_index (buttons, i)), "win.new-conversation") == 0)
+      return g_ptr_array_index (buttons, i);
+  return NULL;
+}
+
+static void
+test_switch_while_busy (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *stored = write_simple (f, "2024-01-01-stored", "Stored prompt", "Stored reply");
+  g_autofree char *go = g_build_filename (f->env.cwd, "go", NULL);
+  g_autofree char *roles = NULL;
+  g_autoptr(ZotSession) first = NULL;
+  g_autoptr(ZotSession) second = NULL;
+  ZotPromptEditor *editor;
+  GtkWidget *header_button;
+  GtkWidget *sidebar_button;
+  SwitchWait wait = { f, NULL, NULL };
+
+  open_window (f, NULL);
+  editor = f->window->prompt_editor;
+  first = g_object_ref (session_of (f));
+  start_waiting_turn (f);
+
+  /* Ctrl+N is the action. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.new-conversation", NULL));
+  answer_wait (f, first, "Stop the Turn and Start a New Conversation?");
+
+  /* The header's button, clicked or hit by a stray Space. */
+  header_button = new_conversation_button (GTK_WIDGET (f->window->header_bar));
+  g_assert_nonnull (header_button);
+  g_signal_emit_by_name (header_button, "clicked");
+  answer_wait (f, first, "Stop the Turn and Start a New Conversation?");
+  /* Space activates a button: it is clicked once its press shows. */
+  g_assert_true (gtk_widget_activate (header_button));
+  zot_test_wait_until (asking, f, 30000);
+  answer_wait (f, first, "Stop the Turn and Start a New Conversation?");
+
+  /* The sidebar's +. */
+  sidebar_button = new_conversation_button (GTK_WIDGET (f->window->sidebar));
+  g_assert_nonnull (sidebar_button);
+  g_signal_emit_by_name (sidebar_button, "clicked");
+  answer_wait (f, first, "Stop the Turn and Start a New Conversation?");
+
+  /* /new typed in the editor. */
+  zot_prompt_editor_set_text (editor, "/new");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  answer_wait (f, first, "Stop the Turn and Start a New Conversation?");
+
+  /* A stored conversation picked in the sidebar. */
+  g_signal_emit_by_name (f->window->sidebar, "open-requested", stored);
+  answer_wait (f, first, "Stop the Turn and Open the Conversation?");
+
+  /* Stop and start new: the old turn ends in its conversation, the new
+   * one starts empty and stays so. */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.new-conversation", NULL));
+  g_assert_nonnull (f->window->switch_dialog);
+  adw_message_dialog_response (f->window->switch_dialog, "stop");
+  wait.old = first;
+  zot_test_wait_until (switched_and_idle, &wait, 30000);
+  second = g_object_ref (session_of (f));
+  roles = roles_of (first);
+  g_assert_cmpstr (roles, ==, "user assistant tool");
+  g_clear_pointer (&roles, g_free);
+  roles = roles_of (second);
+  g_assert_cmpstr (roles, ==, "");
+
+  /* Stop and open. */
+  g_clear_pointer (&roles, g_free);
+  start_waiting_turn (f);
+  g_signal_emit_by_name (f->window->sidebar, "open-requested", stored);
+  g_assert_nonnull (f->window->switch_dialog);
+  adw_message_dialog_response (f->window->switch_dialog, "stop");
+  wait.old = second;
+  wait.path = stored;
+  zot_test_wait_until (switched_and_idle, &wait, 30000);
+  roles = roles_of (second);
+  g_assert_cmpstr (roles, ==, "user assistant tool");
+  g_assert_true (g_file_set_contents (go, "", 0, NULL));
+}
+
 #define add_test(path, func) \
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -765,6 +946,7 @@ main (int    argc,
   add_test ("/zot/gui/conversations/sidebar", test_sidebar);
   add_test ("/zot/gui/conversations/narrow", test_narrow);
   add_test ("/zot/gui/conversations/find-and-copy", test_find_and_copy);
+  add_test ("/zot/gui/conversations/switch-while-busy", test_switch_while_busy);
 
   status = g_test_run ();
   g_object_unref (application);

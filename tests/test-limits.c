@@ -47,6 +47,8 @@ test_defaults_and_names (void)
   g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_COMMAND), ==, ZOT_COMMAND_TIMEOUT_MS);
   g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_SIGTERM_GRACE), ==, ZOT_SIGTERM_GRACE_MS);
   g_assert_cmpuint (zot_timeout_get_ms (ZOT_TIMEOUT_TOOL), ==, ZOT_TOOL_TIMEOUT_MS);
+  g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_STOP_TURN), ==, ZOT_STOP_TURN_TIMEOUT_MS);
+  g_assert_cmpstr (zot_timeout_get_name (ZOT_TIMEOUT_STOP_TURN), ==, "stop-turn");
 }
 
 static void

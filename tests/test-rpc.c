@@ -596,6 +596,46 @@ test_queue (Fixture       *f,
   g_assert_cmpuint (count_type (f, "done"), ==, 2);
 }
 
+/* A command "/new" while a prompt runs is refused like clear, at once and
+ * not queued: the turn ends in its own conversation. Idle, it starts one. */
+static void
+test_new_while_busy (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *before = NULL;
+  g_autofree char *prompt = NULL;
+  g_autofree char *busy_new = NULL;
+  g_autofree char *after = NULL;
+  g_autofree char *idle_new = NULL;
+  g_autofree char *last = NULL;
+  g_autofree char *session_id = NULL;
+  JsonObject *payload;
+
+  START (f, "--no-ext");
+  before = send_command (f, "get_state", NULL);
+  prompt = send_command (f, "prompt", "\"message\":\"tool: bash {\\\"command\\\":\\\"echo one\\\"}\"");
+  busy_new = send_command (f, "command", "\"name\":\"/new\"");
+
+  payload = data_of (wait_response (f, before));
+  session_id = g_strdup (json_object_get_string_member (payload, "session_id"));
+  assert_refused (wait_response (f, busy_new), "agent is busy");
+  wait_event (f, "done", 0);
+
+  after = send_command (f, "get_state", NULL);
+  payload = data_of (wait_response (f, after));
+  g_assert_cmpstr (json_object_get_string_member (payload, "session_id"), ==, session_id);
+  g_assert_cmpint (json_object_get_int_member (payload, "message_count"), ==, 4);
+
+  idle_new = send_command (f, "command", "\"name\":\"new\"");
+  g_assert_true (json_object_get_boolean_member (wait_response (f, idle_new), "success"));
+  last = send_command (f, "get_state", NULL);
+  payload = data_of (wait_response (f, last));
+  g_assert_cmpstr (json_object_get_string_member (payload, "session_id"), !=, session_id);
+  g_assert_cmpint (json_object_get_int_member (payload, "message_count"), ==, 0);
+
+  g_assert_cmpint (finish (f), ==, 0);
+}
+
 /* bash reports its output lines as tool_progress while it runs. */
 static void
 test_tool_progress (Fixture       *f,
@@ -1261,6 +1301,7 @@ main (int    argc,
   ADD ("malformed", test_malformed);
   ADD ("prompt-events", test_prompt_events);
   ADD ("queue", test_queue);
+  ADD ("new-while-busy", test_new_while_busy);
   ADD ("tool-progress", test_tool_progress);
   ADD ("nested-calls", test_nested_calls);
   ADD ("progress-limits", test_progress_limits);

@@ -539,6 +539,13 @@ command_command (Rpc        *rpc,
       respond (rpc, id, type, FALSE, NULL, _("that is not a command name"));
       return;
     }
+  /* Like clear, not queued: the prompt before it would end in another
+   * conversation than the one it started in. */
+  if (g_ascii_strcasecmp (name, "new") == 0 && is_busy (rpc))
+    {
+      respond (rpc, id, type, FALSE, NULL, "agent is busy");
+      return;
+    }
   queue_job (rpc, JOB_COMMAND, id, type, line, NULL);
 }
 

@@ -18,47 +18,22 @@
 #include "zot-preferences-window.h"
 #include "zot-window-private.h"
 
+/* Ctrl+N, the header's button (a stray Space on it included) and the
+ * sidebar's +: while a turn runs, the window asks first. */
 static void
 new_conversation_action (GtkWidget  *widget,
                          const char *action_name,
                          GVariant   *parameter)
 {
-  ZotWindow *self = ZOT_WINDOW (widget);
-
-  if (self->host == NULL)
-    return;
-
-  zot_transcript_clear (self->transcript);
-  _zot_window_submit_command (self, "/new");
+  _zot_window_new_conversation (ZOT_WINDOW (widget), FALSE);
 }
 
-static void
-conversation_started_cb (GObject      *object,
-                         GAsyncResult *result,
-                         gpointer      user_data)
-{
-  g_autoptr(ZotWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-
-  if (!zot_host_start_conversation_finish (ZOT_HOST (object), result, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    zot_transcript_add_error (self->transcript, error->message);
-}
-
-/* Extensions restart so that their hello_ack offers call_tool_durable. */
 static void
 new_continuous_conversation_action (GtkWidget  *widget,
                                     const char *action_name,
                                     GVariant   *parameter)
 {
-  ZotWindow *self = ZOT_WINDOW (widget);
-
-  if (self->host == NULL)
-    return;
-
-  zot_transcript_clear (self->transcript);
-  zot_host_start_conversation_async (self->host, TRUE, self->cancellable, conversation_started_cb,
-                                     g_object_ref (self));
+  _zot_window_new_conversation (ZOT_WINDOW (widget), TRUE);
 }
 
 static void

@@ -44,6 +44,10 @@ struct _ZotWindow
   ZotApprovalPresenter *approvals;
   ZotUsageLabel        *usage_label;
   AdwMessageDialog     *close_dialog;
+  /* Asked while a turn runs: where to go once it has stopped. */
+  AdwMessageDialog     *switch_dialog;
+  int                   switch_kind;
+  char                 *switch_path;
   ZotConversationSidebar *sidebar;
   ZotFindBar           *find_bar;
 
@@ -72,5 +76,20 @@ void _zot_window_submit_command     (ZotWindow      *self,
                                      const char     *command);
 
 void _zot_window_update_resume_bar (ZotWindow *self);
+
+/* zot-window-switch.c */
+typedef enum
+{
+  ZOT_WINDOW_SWITCH_NONE,
+  ZOT_WINDOW_SWITCH_NEW,
+  ZOT_WINDOW_SWITCH_NEW_CONTINUOUS,
+  ZOT_WINDOW_SWITCH_OPEN,
+} ZotWindowSwitch;
+
+void     _zot_window_new_conversation  (ZotWindow  *self,
+                                        gboolean    continuous);
+void     _zot_window_open_conversation (ZotWindow  *self,
+                                        const char *path);
+gboolean _zot_window_is_new_command    (const char *text);
 
 G_END_DECLS

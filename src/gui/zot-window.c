@@ -136,6 +136,12 @@ on_prompt_submit (ZotPromptEditor *editor,
     images = zot_prompt_editor_take_images (editor);
   if (*text == '\0' && images == NULL)
     return;
+  /* While a turn runs, /new asks as the button does. */
+  if (_zot_window_is_new_command (text) && zot_host_is_busy (self->host))
+    {
+      _zot_window_new_conversation (self, FALSE);
+      return;
+    }
 
   self->n_submitting++;
   update_busy (self);
@@ -315,43 +321,11 @@ on_host_session_notify (ZotWindow *self)
 }
 
 static void
-session_opened_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  g_autoptr(ZotWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
-
-  self->opening_session = FALSE;
-  if (!zot_host_open_session_finish (ZOT_HOST (object), result, &error))
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        zot_window_show_toast (self, error->message);
-      zot_conversation_sidebar_set_current_path (self->sidebar, current_session_path (self));
-      return;
-    }
-
-  /* On a narrow window the list covers the conversation: out of the way. */
-  if (adw_flap_get_folded (self->flap))
-    adw_flap_set_reveal_flap (self->flap, FALSE);
-}
-
-static void
 on_sidebar_open_requested (ZotConversationSidebar *sidebar,
                            const char             *path,
                            ZotWindow              *self)
 {
-  if (self->host == NULL || self->opening_session || g_strcmp0 (path, current_session_path (self)) == 0)
-    return;
-  if (self->agent_running || self->n_submitting > 0)
-    {
-      zot_window_show_toast (self, _("Stop the running prompt before opening another conversation"));
-      zot_conversation_sidebar_set_current_path (self->sidebar, current_session_path (self));
-      return;
-    }
-
-  self->opening_session = TRUE;
-  zot_host_open_session_async (self->host, path, self->cancellable, session_opened_cb, g_object_ref (self));
+  _zot_window_open_conversation (self, path);
 }
 
 static void
@@ -900,6 +874,7 @@ zot_window_finalize (GObject *object)
   g_clear_object (&self->settings);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->pending_prompt, g_free);
+  g_clear_pointer (&self->switch_path, g_free);
   g_clear_object (&self->pending_install);
   zot_host_options_clear (&self->options);
 

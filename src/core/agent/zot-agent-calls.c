@@ -155,7 +155,7 @@ zot_agent_call_async (ZotToolRunner        *runner,
   else
     tool_id = g_strdup_printf ("%s:%u", request->origin_extension, ++self->n_extension_calls);
 
-  call = _zot_tool_call_new (self, &extension_call_hooks, ecall, cancellable,
+  call = _zot_tool_call_new (self, self->session, &extension_call_hooks, ecall, cancellable,
                              tool_id, request->name, request->args);
   call->origin_extension = g_strdup (request->origin_extension);
   call->script = request->script;

@@ -27,6 +27,8 @@ typedef struct
 struct _ToolCall
 {
   ZotAgent            *agent;
+  /* The conversation the call belongs to, kept when the agent's changes. */
+  ZotSession          *session;
   const ToolCallHooks *hooks;
   gpointer             owner;
   /* Abandons the call: the run's cancellable or the request's. */
@@ -64,6 +66,9 @@ struct _ToolCall
 struct _Run
 {
   ZotAgent     *agent;
+  /* The conversation the run started in: all it writes goes there, even
+   * when the agent has gone on to another one meanwhile. */
+  ZotSession   *session;
   GTask        *task;
   GCancellable *cancellable;
   gulong        cancel_id;
@@ -189,6 +194,7 @@ void                 _zot_agent_abort_compaction     (ZotAgent        *self);
 
 /* zot-agent-tools.c */
 ToolCall            *_zot_tool_call_new              (ZotAgent            *agent,
+                                                      ZotSession          *session,
                                                       const ToolCallHooks *hooks,
                                                       gpointer             owner,
                                                       GCancellable        *outer,

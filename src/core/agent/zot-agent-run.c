@@ -45,6 +45,7 @@ run_free (Run *run)
     g_cancellable_disconnect (g_task_get_cancellable (run->task), run->cancel_id);
   g_clear_object (&run->task);
   g_clear_object (&run->cancellable);
+  g_clear_object (&run->session);
   g_free (run->text);
   if (run->streamed != NULL)
     g_string_free (run->streamed, TRUE);
@@ -307,7 +308,7 @@ streamed_cb (GObject      *object,
           if (run->streamed->len > 0)
             {
               g_autoptr(JsonObject) partial = zot_message_new_assistant_text (run->streamed->str);
-              zot_session_append_message_async (self->session, partial, NULL, NULL, NULL);
+              zot_session_append_message_async (run->session, partial, NULL, NULL, NULL);
             }
           _zot_agent_abort_run (run);
           return;
@@ -324,7 +325,7 @@ streamed_cb (GObject      *object,
   g_free (run->stop);
   run->stop = g_strdup (reply->stop_reason ? reply->stop_reason : "end_turn");
 
-  zot_session_append_message_async (self->session, reply->message, NULL, assistant_appended_cb, run);
+  zot_session_append_message_async (run->session, reply->message, NULL, assistant_appended_cb, run);
 }
 
 void
@@ -351,7 +352,7 @@ call_model (Run *run)
   request->system_prompt = g_strdup (self->system_prompt);
   request->tools = zot_tool_registry_definitions (self->registry);
   request->messages = json_array_new ();
-  messages = zot_session_get_messages (self->session);
+  messages = zot_session_get_messages (run->session);
   for (guint i = 0; i < messages->len; i++)
     json_array_add_object_element (request->messages, json_object_ref (g_ptr_array_index (messages, i)));
 
@@ -582,7 +583,7 @@ user_appended_cb (GObject      *object,
     {
       /* tool_prompt: the extension's call is stored as the assistant's,
        * then runs through the same checks, interception and approval. */
-      zot_session_append_message_async (run->agent->session, run->synthetic, NULL,
+      zot_session_append_message_async (run->session, run->synthetic, NULL,
                                         synthetic_appended_cb, run);
       return;
     }
@@ -611,14 +612,14 @@ append_user_message (Run *run)
     json_object_set_string_member (message, "origin_extension", run->origin_extension);
   zot_message_stamp_time (message);
   g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_USER_MESSAGE], 0, message);
-  zot_session_append_message_async (self->session, message, NULL, user_appended_cb, run);
+  zot_session_append_message_async (run->session, message, NULL, user_appended_cb, run);
 }
 
 static void
 resume_step (Run *run)
 {
   ZotAgent *self = run->agent;
-  GPtrArray *messages = zot_session_get_messages (self->session);
+  GPtrArray *messages = zot_session_get_messages (run->session);
 
   run->resuming = TRUE;
   g_clear_pointer (&run->message, json_object_unref);
@@ -652,6 +653,7 @@ start_run (ZotAgent *self,
 
   run = g_new0 (Run, 1);
   run->agent = self;
+  run->session = g_object_ref (self->session);
   run->task = task;
   run->text = g_strdup (data->text);
   if (data->synthetic != NULL)

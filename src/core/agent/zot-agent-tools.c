@@ -31,6 +31,7 @@
 
 ToolCall *
 _zot_tool_call_new (ZotAgent            *agent,
+                    ZotSession          *session,
                     const ToolCallHooks *hooks,
                     gpointer             owner,
                     GCancellable        *outer,
@@ -41,6 +42,7 @@ _zot_tool_call_new (ZotAgent            *agent,
   ToolCall *call = g_new0 (ToolCall, 1);
 
   call->agent = agent;
+  call->session = g_object_ref (session);
   call->hooks = hooks;
   call->owner = owner;
   call->outer = outer != NULL ? g_object_ref (outer) : NULL;
@@ -92,6 +94,7 @@ _zot_tool_call_free (ToolCall *call)
   g_clear_object (&call->cancellable);
   g_free (call->task_id);
   g_free (call->operation_key);
+  g_clear_object (&call->session);
   g_free (call);
 }
 
@@ -108,7 +111,7 @@ void
 _zot_tool_call_set_task (ToolCall   *call,
                          const char *task_id)
 {
-  ZotSession *session = call->agent->session;
+  ZotSession *session = call->session;
 
   if (task_id == NULL || !zot_session_get_continuous (session) || zot_session_is_read_only (session))
     return;
@@ -145,7 +148,7 @@ static void complete_call (ToolCall      *call,
 gboolean
 _zot_tool_call_answer_from_journal (ToolCall *call)
 {
-  ZotSession *session = call->agent->session;
+  ZotSession *session = call->session;
   g_autoptr(ZotToolResult) recorded = NULL;
   JsonObject *task;
   JsonNode *args;
@@ -274,7 +277,7 @@ all_tools_done (Run *run)
 {
   g_autoptr(JsonObject) message = build_tool_message (run);
 
-  zot_session_append_message_async (run->agent->session, message, NULL,
+  zot_session_append_message_async (run->session, message, NULL,
                                     tool_message_appended_cb, run);
 }
 
@@ -375,7 +378,7 @@ finish_execution (ToolCall      *call,
 
   entry = zot_session_task_finished_entry (call->task_id, result);
   call->result = result;
-  zot_session_append_async (call->agent->session, entry, NULL, finished_journaled_cb, call);
+  zot_session_append_async (call->session, entry, NULL, finished_journaled_cb, call);
 }
 
 static void
@@ -498,7 +501,7 @@ _zot_tool_call_execute (ToolCall *call)
   g_hash_table_add (self->running_tasks, g_strdup (call->task_id));
   entry = zot_session_task_started_entry (call->task_id, call->name, call->args, call->effective_args,
                                           call->operation_key);
-  zot_session_append_async (self->session, entry, NULL, started_journaled_cb, call);
+  zot_session_append_async (call->session, entry, NULL, started_journaled_cb, call);
   return TRUE;
 }
 
@@ -837,7 +840,7 @@ _zot_agent_collect_calls (Run        *run,
       id = zot_json_get_string (block, "id");
       name = zot_json_get_string (block, "name");
       input = json_object_get_member (block, "input");
-      call = _zot_tool_call_new (self, &run_call_hooks, run, run->cancellable,
+      call = _zot_tool_call_new (self, run->session, &run_call_hooks, run, run->cancellable,
                                  id != NULL ? id : "", name != NULL ? name : "",
                                  input != NULL && JSON_NODE_HOLDS_OBJECT (input) ?
                                    json_node_get_object (input) : NULL);

@@ -454,6 +454,14 @@ zot_agent_get_session (ZotAgent *self)
   return self->session;
 }
 
+/**
+ * zot_agent_set_session:
+ *
+ * The conversation the next run works in. A run in progress goes on in the
+ * one it started in, to its end: its calls' results and the model's reply
+ * never reach @session. (ZotHost refuses the switch while a run is in
+ * progress, so that the user decides what becomes of it.)
+ */
 void
 zot_agent_set_session (ZotAgent   *self,
                        ZotSession *session)

@@ -31,6 +31,7 @@ static const struct {
   [ZOT_TIMEOUT_CODEMODE]           = { "codemode",           ZOT_CODEMODE_TIMEOUT_MS },
   [ZOT_TIMEOUT_CODEMODE_MAX]       = { "codemode-max",       ZOT_CODEMODE_TIMEOUT_MAX_MS },
   [ZOT_TIMEOUT_CODEMODE_START]     = { "codemode-start",     ZOT_CODEMODE_START_TIMEOUT_MS },
+  [ZOT_TIMEOUT_STOP_TURN]          = { "stop-turn",          ZOT_STOP_TURN_TIMEOUT_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

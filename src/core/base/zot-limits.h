@@ -33,6 +33,9 @@ G_BEGIN_DECLS
 /* After an extension exits, what it wrote before is still read, until the
  * end of its output or this long (a child of its own may hold the pipe). */
 #define ZOT_EXIT_DRAIN_MS                  1000
+/* A turn stopped so that another conversation can start has this long to
+ * end (its tools get the cancel first) before the switch gives up. */
+#define ZOT_STOP_TURN_TIMEOUT_MS           10000
 
 /* §0 sizes beyond framing */
 #define ZOT_SYSTEM_PROMPT_MAX_BYTES        ((gsize) 1024 * 1024)
@@ -221,6 +224,7 @@ typedef enum
   ZOT_TIMEOUT_CODEMODE,
   ZOT_TIMEOUT_CODEMODE_MAX,
   ZOT_TIMEOUT_CODEMODE_START,
+  ZOT_TIMEOUT_STOP_TURN,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

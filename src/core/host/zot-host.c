@@ -900,8 +900,12 @@ session_read_cb (GObject      *object,
       g_task_return_error (task, error);
       return;
     }
-  if (g_task_return_error_if_cancelled (task))
-    return;
+  if (g_task_return_error_if_cancelled (task) || !zot_host_check_idle (self, &error))
+    {
+      if (error != NULL)
+        g_task_return_error (task, error);
+      return;
+    }
 
   g_clear_pointer (&self->continuous_warning, g_free);
   switch_session (self, session);
@@ -929,12 +933,18 @@ zot_host_open_session_async (ZotHost             *self,
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(GTask) read = NULL;
+  GError *error = NULL;
 
   g_return_if_fail (ZOT_IS_HOST (self));
   g_return_if_fail (path != NULL);
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_host_open_session_async);
+  if (!zot_host_check_idle (self, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
 
   read = g_task_new (NULL, cancellable, session_read_cb, g_steal_pointer (&task));
   g_task_set_task_data (read, g_strdup (path), g_free);
@@ -960,6 +970,8 @@ zot_host_new_session (ZotHost  *self,
 
   g_return_val_if_fail (ZOT_IS_HOST (self), FALSE);
 
+  if (!zot_host_check_idle (self, error))
+    return FALSE;
   cwd = zot_agent_get_cwd (self->agent);
   if (self->options.no_session)
     session = zot_session_new_in_memory (cwd);
@@ -1535,39 +1547,4 @@ zot_host_start_conversation_finish (ZotHost       *self,
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
-}
-
-/**
- * zot_host_resume_async:
- *
- * Finishes the step a continuous conversation was stopped in (see
- * zot_agent_resume_async()). The callback's source object is the host's
- * agent; finish with zot_host_resume_finish().
- */
-void
-zot_host_resume_async (ZotHost             *self,
-                       GCancellable        *cancellable,
-                       GAsyncReadyCallback  callback,
-                       gpointer             user_data)
-{
-  g_return_if_fail (ZOT_IS_HOST (self));
-
-  zot_host_begin_session (self);
-  zot_agent_resume_async (self->agent, cancellable, callback, user_data);
-}
-
-/**
- * zot_host_resume_finish:
- *
- * Returns: (transfer full) (nullable): the run's final text, or %NULL with
- *   @error
- */
-char *
-zot_host_resume_finish (ZotHost       *self,
-                        GAsyncResult  *result,
-                        GError       **error)
-{
-  g_return_val_if_fail (ZOT_IS_HOST (self), NULL);
-
-  return zot_agent_prompt_finish (self->agent, result, error);
 }

@@ -70,12 +70,15 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ZotHostOptions, zot_host_options_clear)
  * @ZOT_HOST_ERROR_UNKNOWN_COMMAND: a "/name" that no command has
  * @ZOT_HOST_ERROR_NOT_HERE: a command that belongs to another mode
  * @ZOT_HOST_ERROR_USAGE: a command used wrongly
+ * @ZOT_HOST_ERROR_BUSY: a turn runs, and what was asked would take its
+ *   conversation from under it (see zot_host_stop_turn_async())
  */
 typedef enum
 {
   ZOT_HOST_ERROR_UNKNOWN_COMMAND,
   ZOT_HOST_ERROR_NOT_HERE,
   ZOT_HOST_ERROR_USAGE,
+  ZOT_HOST_ERROR_BUSY,
 } ZotHostError;
 
 GQuark zot_host_error_quark (void);
@@ -155,6 +158,16 @@ gboolean             zot_host_open_session_finish (ZotHost              *self,
                                                    GAsyncResult         *result,
                                                    GError              **error);
 void                 zot_host_begin_session     (ZotHost              *self);
+gboolean             zot_host_is_busy           (ZotHost              *self);
+gboolean             zot_host_check_idle        (ZotHost              *self,
+                                                 GError              **error);
+void                 zot_host_stop_turn_async   (ZotHost              *self,
+                                                 GCancellable         *cancellable,
+                                                 GAsyncReadyCallback   callback,
+                                                 gpointer              user_data);
+gboolean             zot_host_stop_turn_finish  (ZotHost              *self,
+                                                 GAsyncResult         *result,
+                                                 GError              **error);
 void                 zot_host_clear             (ZotHost              *self);
 void                 zot_host_shutdown_async    (ZotHost              *self,
                                                  GCancellable         *cancellable,
