@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "zot-agent.h"
+#include "zot-codemode-private.h"
 #include "zot-codemode-runtime.h"
 #include "zot-codemode-tool.h"
 #include "zot-host.h"
@@ -38,6 +39,10 @@ typedef struct
 } Fixture;
 
 static char *sandbox_problem;
+
+/* A 1×1 PNG, and a GIF's first bytes. */
+#define PNG_BASE64 "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+#define GIF_BASE64 "R0lGODlhAQABAAAAACw="
 
 static void
 fixture_setup (Fixture       *f,
@@ -783,6 +788,100 @@ test_warm_up (Fixture       *f,
   assert_failed (f, text, "the script runtime did not start properly");
 }
 
+/* A stand-in for gjs that, for any script, sends the image frames a
+ * runtime should never pass on: too large, not base64, not the type it
+ * says, a type no provider takes; then one good PNG. */
+static char *
+fake_forging_runtime (Fixture *f)
+{
+  char *path = g_build_filename (f->env.root, "gjs-forging", NULL);
+  g_autofree char *script = g_strdup_printf (
+    "#!/bin/sh\n"
+    "image () { printf '{\"type\":\"image\",\"mime_type\":\"%%s\",\"data\":\"%%s\"}\\n' \"$1\" \"$2\"; }\n"
+    "printf '{\"type\":\"ready\"}\\n'\n"
+    "read -r start\n"
+    "printf '{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"'\n"
+    "head -c %" G_GSIZE_FORMAT " /dev/zero | tr '\\0' 'A'\n"
+    "printf '\"}\\n'\n"
+    "image image/png '!!!!'\n"
+    "image image/png " GIF_BASE64 "\n"
+    "image image/svg+xml PHN2Zy8+\n"
+    "image image/png " PNG_BASE64 "\n"
+    "printf '{\"type\":\"done\",\"ok\":true}\\n'\n"
+    "cat >/dev/null\n",
+    ZOT_CODEMODE_IMAGE_MAX_BYTES + 4);
+
+  g_assert_true (g_file_set_contents (path, script, -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+  return path;
+}
+
+/* The host checks each image the runtime sends: what a script forged
+ * past the runtime's own checks never reaches the result or the session. */
+static void
+test_forged_images (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *forging = fake_forging_runtime (f);
+  g_autofree char *too_large = g_strdup_printf ("[image left out: the image is %" G_GSIZE_FORMAT
+                                                " bytes of base64; at most %" G_GSIZE_FORMAT " are shown]",
+                                                ZOT_CODEMODE_IMAGE_MAX_BYTES + 4, ZOT_CODEMODE_IMAGE_MAX_BYTES);
+  JsonObject *image;
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+  zot_codemode_tool_set_spare (codemode_tool (f), FALSE);
+
+  _zot_codemode_runtime_set_programs_for_testing (NULL, forging);
+  text = run_script (f, "return 1");
+  assert_completed (f, text);
+  assert_contains (text, too_large);
+  assert_contains (text, "[image left out: the image's data is not valid base64");
+  assert_contains (text, "[image left out: the image's data is not image/png; it is image/gif]");
+  assert_contains (text, "[image left out: image/svg+xml is not PNG, JPEG, GIF or WebP]");
+  g_assert_cmpuint (json_array_get_length (f->result->content), ==, 2);
+  image = json_array_get_object_element (f->result->content, 1);
+  g_assert_cmpstr (zot_test_json_string_at (image, "data"), ==, PNG_BASE64);
+}
+
+/* The checks at their edges, one at a time. */
+static void
+test_image_checks (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GString) largest = g_string_new ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB");
+  g_autofree char *problem = NULL;
+
+  while (largest->len < ZOT_CODEMODE_IMAGE_MAX_BYTES)
+    g_string_append_c (largest, 'A');
+  g_assert_null (zot_codemode_check_image ("image/png", largest->str));
+  g_string_append (largest, "AAAA");
+  problem = zot_codemode_check_image ("image/png", largest->str);
+  assert_contains (problem, "at most 2097152");
+  g_clear_pointer (&problem, g_free);
+
+  g_assert_null (zot_codemode_check_image ("image/png", PNG_BASE64));
+  g_assert_null (zot_codemode_check_image ("image/gif", GIF_BASE64));
+#define REFUSED(mime, data, says) \
+  problem = zot_codemode_check_image (mime, data); \
+  assert_contains (problem, says); \
+  g_clear_pointer (&problem, g_free)
+  REFUSED (NULL, PNG_BASE64, "needs a mime_type");
+  REFUSED ("image/png", NULL, "needs a mime_type");
+  REFUSED ("image/bmp", PNG_BASE64, "is not PNG");
+  REFUSED ("image/png", "", "not valid base64");
+  REFUSED ("image/png", "iVBORw0KGgo", "not valid base64");        /* not a multiple of 4 */
+  REFUSED ("image/png", "iVBO Rw0KGgo", "not valid base64");
+  REFUSED ("image/png", "iVBORw0KGgo=AAA", "not valid base64");    /* padding inside */
+  REFUSED ("image/png", "iVBORw0KGgoAAAANSUhEUgAAAAAAAAAB", "no valid header");  /* width 0 */
+  REFUSED ("image/png", "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAA", "no valid header");  /* height 0 */
+  REFUSED ("image/png", "iVBORw0KGgo=", "no valid header");        /* the signature alone */
+  REFUSED ("image/jpeg", PNG_BASE64, "not image/jpeg; it is image/png");
+#undef REFUSED
+}
+
 /* Inside Flatpak the runtime runs in the portal's sub-sandbox: no
  * network, none of the app's environment, and the same JIT counts. */
 static void
@@ -1135,6 +1234,8 @@ main (int   argc,
   add ("jit-options", test_jit_options, NULL);
   add ("flatpak", test_flatpak, NULL);
   add ("warm-up", test_warm_up, NULL);
+  add ("forged-images", test_forged_images, NULL);
+  add ("image-checks", test_image_checks, NULL);
   add ("timers", test_timers, NULL);
   add ("calls-per-script", test_calls_per_script, NULL);
   add ("calls-in-flight", test_calls_in_flight, NULL);

@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-agent.h"
+#include "zot-codemode-private.h"
 #include "zot-codemode-runtime.h"
 #include "zot-codemode-tool.h"
 #include "zot-json.h"
@@ -53,34 +54,8 @@ struct _ZotCodemodeTool
 
 G_DEFINE_FINAL_TYPE (ZotCodemodeTool, zot_codemode_tool, ZOT_TYPE_TOOL)
 
-typedef struct
-{
-  gatomicrefcount     ref_count;
-  ZotCodemodeTool    *tool;
-  GTask              *task;
-  ZotAgent           *agent;
-  ZotToolRegistry    *registry;
-  ZotToolInvocation  *invocation;
-  GCancellable       *calls;         /* the script's tool calls end with it */
-  ZotCodemodeRuntime *runtime;
-  char               *code;
-  guint               timeout_ms;
-  gsize               output_max;
-  gint64              started;
-  GString            *head;
-  GString            *tail;
-  gsize               output_total;
-  JsonArray          *images;
-  guint               dropped_images;
-  guint               n_calls;
-  guint               in_flight;
-  GSource            *deadline;
-  GSource            *cancel_source;
-  gint64              due;
-  gint64              remaining;
-  guint               hold_id;
-  gboolean            finished;
-} Script;
+typedef ZotCodemodeScript Script;
+
 
 static Script *
 script_ref (Script *script)
@@ -202,77 +177,6 @@ take_spare (ZotCodemodeTool *self)
   return runtime;
 }
 
-/* Output, head and tail kept */
-
-/* The longest prefix of @text of at most @max bytes that ends on a
- * character boundary. */
-static gsize
-utf8_prefix (const char *text,
-             gsize       length,
-             gsize       max)
-{
-  const char *end;
-
-  if (length <= max)
-    return length;
-  end = text + max;
-  while (end > text && (((guchar) *end) & 0xC0) == 0x80)
-    end--;
-  return end - text;
-}
-
-static void
-append_output (Script     *script,
-               const char *text,
-               gsize       length)
-{
-  gsize half = script->output_max / 2;
-  gsize take = 0;
-
-  script->output_total += length;
-  if (script->head->len < half)
-    {
-      take = utf8_prefix (text, length, half - script->head->len);
-      g_string_append_len (script->head, text, take);
-    }
-  if (take == length)
-    return;
-
-  g_string_append_len (script->tail, text + take, length - take);
-  /* Trimmed now and then, to the last half: cheap for a flood. */
-  if (script->tail->len > script->output_max + half)
-    {
-      gsize cut = script->tail->len - half;
-
-      while (cut < script->tail->len && (((guchar) script->tail->str[cut]) & 0xC0) == 0x80)
-        cut++;
-      g_string_erase (script->tail, 0, cut);
-    }
-}
-
-static char *
-format_output (Script *script)
-{
-  gsize kept = script->head->len + script->tail->len;
-  GString *text = g_string_new (script->head->str);
-  gsize start;
-  gsize half = script->output_max / 2;
-
-  if (script->output_total <= script->output_max && kept == script->output_total)
-    {
-      g_string_append_len (text, script->tail->str, script->tail->len);
-      return g_string_free (text, FALSE);
-    }
-
-  start = script->tail->len > half ? script->tail->len - half : 0;
-  while (start < script->tail->len && (((guchar) script->tail->str[start]) & 0xC0) == 0x80)
-    start++;
-  g_string_append_printf (text, "\n… [%" G_GSIZE_FORMAT " bytes of output omitted] …\n",
-                          script->output_total - script->head->len - (script->tail->len - start));
-  g_string_append_len (text, script->tail->str + start, script->tail->len - start);
-  return g_string_free (text, FALSE);
-}
-
 static char *
 format_elapsed (gint64 microseconds)
 {
@@ -327,14 +231,14 @@ finish (Script     *script,
   else
     g_string_append_printf (text, "Script failed after %s: %s", elapsed, reason);
 
-  output = format_output (script);
+  output = zot_codemode_script_format_output (script);
   if (script->dropped_images > 0)
     {
       g_autofree char *note = g_strdup_printf ("[%u images left out: a script shows at most %u]\n",
                                                script->dropped_images, ZOT_CODEMODE_MAX_IMAGES);
-      append_output (script, note, strlen (note));
+      zot_codemode_script_append_output (script, note, strlen (note));
       g_free (output);
-      output = format_output (script);
+      output = zot_codemode_script_format_output (script);
     }
   if (*output != '\0')
     {
@@ -784,30 +688,6 @@ handle_call (Script     *script,
 }
 
 static void
-handle_image (Script     *script,
-              JsonObject *frame)
-{
-  const char *mime = zot_json_get_string (frame, "mime_type");
-  const char *data = zot_json_get_string (frame, "data");
-  const char *types[] = { "image/png", "image/jpeg", "image/gif", "image/webp", NULL };
-  JsonObject *block;
-
-  if (mime == NULL || data == NULL || !g_strv_contains (types, mime))
-    return;
-  if (json_array_get_length (script->images) >= ZOT_CODEMODE_MAX_IMAGES)
-    {
-      script->dropped_images++;
-      return;
-    }
-
-  block = json_object_new ();
-  json_object_set_string_member (block, "type", "image");
-  json_object_set_string_member (block, "mime_type", mime);
-  json_object_set_string_member (block, "data", data);
-  json_array_add_object_element (script->images, block);
-}
-
-static void
 handle_done (Script     *script,
              JsonObject *frame)
 {
@@ -855,14 +735,14 @@ on_runtime_frame (ZotCodemodeRuntime *runtime,
   if (g_str_equal (type, "output"))
     {
       const char *text = zot_json_get_string_or (frame, "text", "");
-      append_output (script, text, strlen (text));
+      zot_codemode_script_append_output (script, text, strlen (text));
     }
   else if (g_str_equal (type, "call"))
     handle_call (script, frame);
   else if (g_str_equal (type, "ask"))
     handle_ask (script, frame);
   else if (g_str_equal (type, "image"))
-    handle_image (script, frame);
+    zot_codemode_script_add_image (script, frame);
   else if (g_str_equal (type, "done"))
     handle_done (script, frame);
 }

@@ -168,6 +168,9 @@ G_BEGIN_DECLS
 #define ZOT_CODEMODE_OUTPUT_CAP_BYTES      ((gsize) 256 * 1024)
 #define ZOT_CODEMODE_BYTES_PER_TOKEN       4
 #define ZOT_CODEMODE_MAX_IMAGES            16
+/* An image a script shows, as base64 text: half a frame, the room the
+ * runtime leaves a value (the host checks it again). */
+#define ZOT_CODEMODE_IMAGE_MAX_BYTES       ((gsize) 2 * 1024 * 1024)
 /* Tool calls one script makes, and has running at once (more wait). */
 #define ZOT_CODEMODE_MAX_CALLS             500
 #define ZOT_CODEMODE_MAX_CALLS_IN_FLIGHT   16
