@@ -547,6 +547,33 @@ test_guard_blocks_bash (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (decision, "origin_extension"), ==, "codemode");
 }
 
+/* A script's bash call resolves to {output, truncated, exit_code,
+ * wall_time_seconds} whatever the exit status, as upstream's does; a
+ * command past its time still rejects. */
+static void
+test_bash_result (Fixture       *f,
+                  gconstpointer  data)
+{
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+
+  text = run_script (f, "const ok = await tools.bash({command: 'printf hi'})\n"
+                        "const bad = await tools.bash({command: 'echo oops >&2; exit 3'})\n"
+                        "return [ok.output, ok.exit_code, ok.truncated, bad.output.trim(), bad.exit_code,\n"
+                        "        bad.truncated, typeof bad.wall_time_seconds, bad.wall_time_seconds >= 0].join('|')");
+  assert_completed (f, text);
+  g_assert_cmpstr (output_of (text), ==, "hi|0|false|oops|3|false|number|true");
+
+  text = run_script (f, "try { await tools.bash({command: 'sleep 30', timeout_ms: 50}); return 'resolved' }\n"
+                        "catch (e) { return `rejected: ${e.message}` }");
+  assert_completed (f, text);
+  assert_contains (output_of (text), "rejected: ");
+  assert_contains (output_of (text), "Timed out after 50 ms");
+}
+
 static void
 test_sandbox (Fixture       *f,
               gconstpointer  data)
@@ -1225,6 +1252,7 @@ main (int   argc,
   add ("store-load", test_store_load, NULL);
   add ("model-only-refused", test_model_only_refused, NULL);
   add ("guard-blocks-bash", test_guard_blocks_bash, NULL);
+  add ("bash-result", test_bash_result, NULL);
   add ("sandbox", test_sandbox, NULL);
   add ("timeout", test_timeout, NULL);
   add ("memory-bomb", test_memory_bomb, NULL);

@@ -29,6 +29,8 @@
   "and return). In scope: `await tools.name(args)` (also tools[\"odd-name\"], " \
   "tools.<namespace>.<name>; `\"name\" in tools` tests availability) resolves to the tool's " \
   "structured result when it declares one, else its text; a failed call rejects with an Error. " \
+  "`await tools.bash({command})` resolves to {output, truncated, exit_code, wall_time_seconds}, " \
+  "a non-zero exit included. " \
   "ALL_TOOLS lists {name, description}; `await searchTools(query, {limit, namespace})`, " \
   "`await describeTool(name)`, `await describeNamespace(name)` find tools, including ones you " \
   "do not see directly. Output: text(value), console.log(...), image(dataUrl), and the value you " \
