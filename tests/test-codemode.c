@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 
@@ -666,12 +667,44 @@ test_memory_bomb (Fixture       *f,
   g_assert_null (strstr (text, "survived"));
 }
 
+/* The contents of the file a result's last line names after @before;
+ * the file and its directory are removed. */
+static char *
+take_spill_file (const char *text,
+                 const char *before)
+{
+  const char *start = strrchr (text, '\n');
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  char *contents = NULL;
+  struct stat info;
+
+  g_assert_nonnull (start);
+  start = strstr (start, before);
+  g_assert_nonnull (start);
+  start += strlen (before);
+  g_assert_true (g_str_has_suffix (start, "]"));
+  path = g_strndup (start, strlen (start) - 1);
+  dir = g_path_get_dirname (path);
+  /* Private: this user's alone. */
+  g_assert_cmpint (g_stat (dir, &info), ==, 0);
+  g_assert_cmpint (info.st_mode & 0077, ==, 0);
+  g_assert_cmpint (g_stat (path, &info), ==, 0);
+  g_assert_cmpint (info.st_mode & 0077, ==, 0);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  return contents;
+}
+
 static void
 test_output_capped (Fixture       *f,
                     gconstpointer  data)
 {
   g_autofree char *exact = NULL;
   g_autofree char *over = NULL;
+  g_autofree char *spilled = NULL;
+  g_autofree char *needle = NULL;
   const char *text;
 
   if (!need_sandbox ())
@@ -684,10 +717,34 @@ test_output_capped (Fixture       *f,
                         "for (let i = 0; i < 10240; i++) console.log(line)\n"
                         "console.log('last')");
   assert_completed (f, text);
-  g_assert_cmpuint (strlen (text), <, ZOT_CODEMODE_OUTPUT_MAX_BYTES + 200);
+  g_assert_cmpuint (strlen (text), <, ZOT_CODEMODE_OUTPUT_MAX_BYTES + 400);
   g_assert_true (g_str_has_prefix (output_of (text), "first\n"));
-  g_assert_true (g_str_has_suffix (text, "\nlast"));
+  assert_contains (text, "\nlast\n[The whole output, 10485771 bytes, is in ");
   assert_contains (text, "bytes of output omitted");
+  /* ...and the whole of it in the file the result names. */
+  spilled = take_spill_file (text, "is in ");
+  g_assert_cmpuint (strlen (spilled), ==, 10485771);
+  g_assert_true (g_str_has_prefix (spilled, "first\nxxx"));
+  g_assert_true (g_str_has_suffix (spilled, "xxx\nlast\n"));
+  g_clear_pointer (&spilled, g_free);
+
+  /* The file keeps at most ZOT_CODEMODE_SPILL_MAX_BYTES, and says so. */
+  exact = g_strdup_printf ("text('s'.repeat(%" G_GSIZE_FORMAT "))", ZOT_CODEMODE_SPILL_MAX_BYTES - 1);
+  text = run_script (f, exact);
+  assert_completed (f, text);
+  spilled = take_spill_file (text, "is in ");
+  g_assert_cmpuint (strlen (spilled), ==, ZOT_CODEMODE_SPILL_MAX_BYTES);
+  g_clear_pointer (&spilled, g_free);
+  g_clear_pointer (&exact, g_free);
+  over = g_strdup_printf ("text('s'.repeat(%" G_GSIZE_FORMAT "))", ZOT_CODEMODE_SPILL_MAX_BYTES);
+  text = run_script (f, over);
+  assert_completed (f, text);
+  needle = g_strdup_printf ("[The first %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " bytes of output are in ",
+                            ZOT_CODEMODE_SPILL_MAX_BYTES, ZOT_CODEMODE_SPILL_MAX_BYTES + 1);
+  assert_contains (text, needle);
+  spilled = take_spill_file (text, "are in ");
+  g_assert_cmpuint (strlen (spilled), ==, ZOT_CODEMODE_SPILL_MAX_BYTES);
+  g_clear_pointer (&over, g_free);
 
   /* At the edge: the cap passes whole, one byte more does not. */
   exact = g_strdup_printf ("text('y'.repeat(%" G_GSIZE_FORMAT "))", ZOT_CODEMODE_OUTPUT_MAX_BYTES - 1);
@@ -696,16 +753,21 @@ test_output_capped (Fixture       *f,
   g_assert_null (strstr (text, "omitted"));
   g_assert_cmpuint (strlen (output_of (text)), ==, ZOT_CODEMODE_OUTPUT_MAX_BYTES - 1);
 
+  g_assert_null (strstr (text, "[The whole output"));
   over = g_strdup_printf ("text('y'.repeat(%" G_GSIZE_FORMAT "))", ZOT_CODEMODE_OUTPUT_MAX_BYTES);
   text = run_script (f, over);
   assert_completed (f, text);
   assert_contains (text, "[1 bytes of output omitted]");
+  g_free (take_spill_file (text, "is in "));
 
   /* max_output_tokens changes the cap. */
   text = run_script (f, "// @options: {\"max_output_tokens\": 100}\ntext('z'.repeat(1000))");
   assert_completed (f, text);
   assert_contains (text, "bytes of output omitted");
-  g_assert_cmpuint (strlen (output_of (text)), <, 100 * ZOT_CODEMODE_BYTES_PER_TOKEN + 100);
+  g_assert_cmpuint (strlen (output_of (text)), <, 100 * ZOT_CODEMODE_BYTES_PER_TOKEN + 200);
+  g_clear_pointer (&spilled, g_free);
+  spilled = take_spill_file (text, "is in ");
+  g_assert_cmpuint (strlen (spilled), ==, 1001);
 }
 
 static void

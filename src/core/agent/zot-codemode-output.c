@@ -7,6 +7,7 @@
 #include "zot-codemode-private.h"
 #include "zot-json.h"
 #include "zot-limits.h"
+#include "zot-source.h"
 #include "zot-message.h"
 
 /* The runtime checks images against half a frame: the same number. */
@@ -45,6 +46,13 @@ zot_codemode_script_append_output (Script     *script,
   gsize take = 0;
 
   script->output_total += length;
+  if (!script->spill_cut)
+    {
+      gsize keep = utf8_prefix (text, length, ZOT_CODEMODE_SPILL_MAX_BYTES - script->spill->len);
+
+      g_string_append_len (script->spill, text, keep);
+      script->spill_cut = keep < length;
+    }
   if (script->head->len < half)
     {
       take = utf8_prefix (text, length, half - script->head->len);
@@ -86,6 +94,116 @@ zot_codemode_script_format_output (Script *script)
                           script->output_total - script->head->len - (script->tail->len - start));
   g_string_append_len (text, script->tail->str + start, script->tail->len - start);
   return g_string_free (text, FALSE);
+}
+
+/**
+ * zot_codemode_script_result_text:
+ * @spill_path: (nullable): the file that holds the whole output
+ *
+ * Returns: (transfer full): the result's text: the summary line, then a
+ *   blank line and the output, head and tail kept, then where the whole
+ *   output is
+ */
+char *
+zot_codemode_script_result_text (Script     *script,
+                                 const char *spill_path)
+{
+  g_autofree char *output = zot_codemode_script_format_output (script);
+  GString *text = g_string_new (script->summary);
+
+  if (*output != '\0')
+    {
+      g_string_append (text, "\n\n");
+      g_string_append (text, output);
+      while (text->len > 0 && text->str[text->len - 1] == '\n')
+        g_string_truncate (text, text->len - 1);
+    }
+  if (spill_path != NULL && !script->spill_cut)
+    g_string_append_printf (text, "\n[The whole output, %" G_GSIZE_FORMAT " bytes, is in %s]",
+                            script->output_total, spill_path);
+  else if (spill_path != NULL)
+    g_string_append_printf (text, "\n[The first %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT
+                            " bytes of output are in %s]", script->spill->len, script->output_total, spill_path);
+  return g_string_free (text, FALSE);
+}
+
+typedef struct
+{
+  Script             *script;
+  ZotCodemodeSpilled  done;
+  char               *path;
+  GCancellable       *cancellable;
+  GSource            *deadline;
+} Spill;
+
+static gboolean
+spill_deadline_cb (gpointer user_data)
+{
+  Spill *spill = user_data;
+
+  g_clear_pointer (&spill->deadline, g_source_unref);
+  g_cancellable_cancel (spill->cancellable);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+spill_written_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  Spill *spill = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean written = g_file_replace_contents_finish (G_FILE (object), result, NULL, &error);
+
+  if (!written)
+    g_debug ("the script's output was not kept in %s: %s", spill->path, error->message);
+  zot_clear_source (&spill->deadline);
+  spill->done (spill->script, written ? spill->path : NULL);
+  g_clear_object (&spill->cancellable);
+  g_free (spill->path);
+  g_free (spill);
+}
+
+/**
+ * zot_codemode_script_spill:
+ * @done: called once with the file's path, or %NULL when it could not be
+ *   written (within the write deadline)
+ *
+ * Writes the output kept so far to a new file in a new directory of the
+ * temporary directory, both readable by this user only. The files stay,
+ * as upstream's do: the model may read them later.
+ */
+void
+zot_codemode_script_spill (Script             *script,
+                           ZotCodemodeSpilled  done)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("zot-codemode-XXXXXX", &error);
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  Spill *spill;
+
+  if (dir == NULL)
+    {
+      g_debug ("the script's output was not kept: %s", error->message);
+      done (script, NULL);
+      return;
+    }
+
+  spill = g_new0 (Spill, 1);
+  spill->script = script;
+  spill->done = done;
+  spill->path = g_build_filename (dir, "output.txt", NULL);
+  spill->cancellable = g_cancellable_new ();
+  spill->deadline = g_timeout_source_new (zot_timeout_get_ms (ZOT_TIMEOUT_WRITE));
+  g_source_set_callback (spill->deadline, spill_deadline_cb, spill, NULL);
+  g_source_set_static_name (spill->deadline, "[zot] codemode output file");
+  g_source_attach (spill->deadline, g_main_context_get_thread_default ());
+
+  file = g_file_new_for_path (spill->path);
+  bytes = g_bytes_new (script->spill->str, script->spill->len);
+  g_file_replace_contents_bytes_async (file, bytes, NULL, FALSE, G_FILE_CREATE_PRIVATE,
+                                       spill->cancellable, spill_written_cb, spill);
 }
 
 /* Images, checked again here: the runtime's checks are the script's

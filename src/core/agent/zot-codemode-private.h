@@ -31,6 +31,10 @@ typedef struct
   GString            *head;
   GString            *tail;
   gsize               output_total;
+  GString            *spill;         /* all the output, up to its cap */
+  gboolean            spill_cut;     /* past that cap */
+  gboolean            ok;            /* set as the script ends */
+  char               *summary;       /* "Script completed in …" */
   JsonArray          *images;
   guint               dropped_images;
   guint               n_calls;
@@ -47,6 +51,13 @@ void   zot_codemode_script_append_output (ZotCodemodeScript *script,
                                           const char        *text,
                                           gsize              length);
 char  *zot_codemode_script_format_output (ZotCodemodeScript *script);
+typedef void (*ZotCodemodeSpilled) (ZotCodemodeScript *script,
+                                    const char        *path);
+
+char  *zot_codemode_script_result_text   (ZotCodemodeScript *script,
+                                          const char        *spill_path);
+void   zot_codemode_script_spill         (ZotCodemodeScript *script,
+                                          ZotCodemodeSpilled done);
 void   zot_codemode_script_add_image     (ZotCodemodeScript *script,
                                           JsonObject        *frame);
 char  *zot_codemode_check_image          (const char        *mime_type,

@@ -82,6 +82,8 @@ script_unref (Script *script)
   g_free (script->code);
   g_string_free (script->head, TRUE);
   g_string_free (script->tail, TRUE);
+  g_string_free (script->spill, TRUE);
+  g_free (script->summary);
   g_clear_pointer (&script->images, json_array_unref);
   g_free (script);
 }
@@ -214,52 +216,53 @@ detach (Script *script)
 }
 
 static void
+complete (Script     *script,
+          const char *spill_path)
+{
+  g_autoptr(JsonArray) content = json_array_new ();
+  g_autofree char *text = zot_codemode_script_result_text (script, spill_path);
+  GTask *task;
+
+  zot_content_add_text (content, text);
+  for (guint i = 0; i < json_array_get_length (script->images); i++)
+    json_array_add_element (content, json_node_copy (json_array_get_element (script->images, i)));
+
+  task = g_steal_pointer (&script->task);
+  g_task_return_pointer (task, zot_tool_result_new (content, !script->ok,
+                                                    script->ok ? ZOT_TOOL_OUTCOME_COMPLETED : ZOT_TOOL_OUTCOME_FAILED),
+                         (GDestroyNotify) zot_tool_result_free);
+  g_object_unref (task);
+  script_unref (script);
+}
+
+static void
 finish (Script     *script,
         gboolean    ok,
         const char *reason)
 {
-  g_autoptr(JsonArray) content = json_array_new ();
   g_autofree char *elapsed = format_elapsed (g_get_monotonic_time () - script->started);
-  g_autofree char *output = NULL;
-  g_autoptr(GString) text = g_string_new (NULL);
-  GTask *task;
 
   if (script->finished)
     return;
   detach (script);
 
+  script->ok = ok;
   if (ok)
-    g_string_append_printf (text, "Script completed in %s.", elapsed);
+    script->summary = g_strdup_printf ("Script completed in %s.", elapsed);
   else
-    g_string_append_printf (text, "Script failed after %s: %s", elapsed, reason);
-
-  output = zot_codemode_script_format_output (script);
+    script->summary = g_strdup_printf ("Script failed after %s: %s", elapsed, reason);
   if (script->dropped_images > 0)
     {
       g_autofree char *note = g_strdup_printf ("[%u images left out: a script shows at most %u]\n",
                                                script->dropped_images, ZOT_CODEMODE_MAX_IMAGES);
       zot_codemode_script_append_output (script, note, strlen (note));
-      g_free (output);
-      output = zot_codemode_script_format_output (script);
-    }
-  if (*output != '\0')
-    {
-      g_string_append (text, "\n\n");
-      g_string_append (text, output);
-      while (text->len > 0 && text->str[text->len - 1] == '\n')
-        g_string_truncate (text, text->len - 1);
     }
 
-  zot_content_add_text (content, text->str);
-  for (guint i = 0; i < json_array_get_length (script->images); i++)
-    json_array_add_element (content, json_node_copy (json_array_get_element (script->images, i)));
-
-  task = g_steal_pointer (&script->task);
-  g_task_return_pointer (task, zot_tool_result_new (content, !ok,
-                                                    ok ? ZOT_TOOL_OUTCOME_COMPLETED : ZOT_TOOL_OUTCOME_FAILED),
-                         (GDestroyNotify) zot_tool_result_free);
-  g_object_unref (task);
-  script_unref (script);
+  /* What the model does not see in full is kept whole in a file. */
+  if (script->output_total > script->output_max)
+    zot_codemode_script_spill (script, complete);
+  else
+    complete (script, NULL);
 }
 
 static void
@@ -944,6 +947,7 @@ zot_codemode_tool_execute_async (ZotTool              *tool,
   script->started = g_get_monotonic_time ();
   script->head = g_string_new (NULL);
   script->tail = g_string_new (NULL);
+  script->spill = g_string_new (NULL);
   script->images = json_array_new ();
 
   if (zot_tool_registry_get_codemode (script->registry) == ZOT_CODEMODE_OFF)

@@ -167,6 +167,9 @@ G_BEGIN_DECLS
 #define ZOT_CODEMODE_OUTPUT_MAX_BYTES      ((gsize) 64 * 1024)
 #define ZOT_CODEMODE_OUTPUT_CAP_BYTES      ((gsize) 256 * 1024)
 #define ZOT_CODEMODE_BYTES_PER_TOKEN       4
+/* Output past its cap goes whole to a private temporary file the result
+ * names, up to this size (the file then says where it was cut). */
+#define ZOT_CODEMODE_SPILL_MAX_BYTES       ((gsize) 16 * 1024 * 1024)
 #define ZOT_CODEMODE_MAX_IMAGES            16
 /* An image a script shows, as base64 text: half a frame, the room the
  * runtime leaves a value (the host checks it again). */
