@@ -68,6 +68,7 @@ fixture_teardown (Fixture       *f,
   for (ZotTimeout t = 0; t < ZOT_N_TIMEOUTS; t++)
     _zot_timeout_override_for_testing (t, 0);
   _zot_codemode_runtime_set_programs_for_testing (NULL, NULL);
+  _zot_codemode_runtime_set_limits_for_testing (0, 0);
 
   g_clear_pointer (&f->result, zot_tool_result_free);
   g_clear_pointer (&f->events, g_ptr_array_unref);
@@ -663,7 +664,77 @@ test_memory_bomb (Fixture       *f,
                         "try { for (;;) hoard.push(new Array(1024 * 1024).fill(1.5)) }\n"
                         "catch (e) { hoard.length = 0 }\n"
                         "return 'survived'");
-  assert_failed (f, text, "more than 256 MiB of memory");
+  assert_failed (f, text, "the script's processes used more than 256 MiB in all; the box was stopped");
+  g_assert_null (strstr (text, "survived"));
+}
+
+/* Starts @n processes in the box, each holding @megabytes of memory
+ * (0: a plain sleep), and waits until each has it. */
+static char *
+box_script (guint n,
+            guint megabytes)
+{
+  return g_strdup_printf (
+    "const Gio = (await import('gi://Gio')).default\n"
+    "const hold = %u\n"
+    "const command = hold > 0 ? `a=$(head -c ${hold * 1024 * 1024} /dev/zero | tr '\\\\0' a); echo ready; sleep 60`\n"
+    "                         : 'echo ready; exec sleep 60'\n"
+    "for (let i = 0; i < %u; i++) {\n"
+    "  const p = Gio.Subprocess.new(['sh', '-c', command], Gio.SubprocessFlags.STDOUT_PIPE)\n"
+    "  new Gio.DataInputStream({base_stream: p.get_stdout_pipe()}).read_line(null)\n"
+    "}\n"
+    "return 'survived'", megabytes, n);
+}
+
+/* Everything a script starts is in its box, and the box is held to one
+ * number of processes: at the edge it runs, one more and the whole box is
+ * killed (the reviewer's script had started 300). */
+static void
+test_box_processes (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *at_edge = box_script (3, 0);
+  g_autofree char *over = box_script (4, 0);
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+  zot_codemode_tool_set_spare (codemode_tool (f), FALSE);
+  /* gjs and three shells: four processes. */
+  _zot_codemode_runtime_set_limits_for_testing (0, 4);
+
+  text = run_script (f, at_edge);
+  assert_completed (f, text);
+  g_assert_cmpstr (output_of (text), ==, "survived");
+
+  text = run_script (f, over);
+  assert_failed (f, text, "the script's box ran more than 4 processes at once; the box was stopped");
+  g_assert_null (strstr (text, "survived"));
+}
+
+/* The memory cap counts every process of the box together (the
+ * reviewer's children had 1.43 GB in all while gjs stayed small). */
+static void
+test_box_memory (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *small = box_script (2, 1);
+  g_autofree char *large = box_script (2, 48);
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+  zot_codemode_tool_set_spare (codemode_tool (f), FALSE);
+  /* Each child alone stays under it; gjs too. */
+  _zot_codemode_runtime_set_limits_for_testing (80 * 1024 * 1024, 0);
+
+  text = run_script (f, small);
+  assert_completed (f, text);
+
+  text = run_script (f, large);
+  assert_failed (f, text, "the script's processes used more than 80 MiB in all; the box was stopped");
   g_assert_null (strstr (text, "survived"));
 }
 
@@ -1318,6 +1389,8 @@ main (int   argc,
   add ("sandbox", test_sandbox, NULL);
   add ("timeout", test_timeout, NULL);
   add ("memory-bomb", test_memory_bomb, NULL);
+  add ("box-processes", test_box_processes, NULL);
+  add ("box-memory", test_box_memory, NULL);
   add ("output-capped", test_output_capped, NULL);
   add ("fresh-runtime", test_fresh_runtime, NULL);
   add ("spare-after-script", test_spare_after_script, NULL);

@@ -154,11 +154,14 @@ G_BEGIN_DECLS
  * (and the session helper then sends SIGINT to the host's process group). */
 #define ZOT_FLATPAK_FORWARD_GRACE_MS       500
 
-/* Codemode scripts (PROTOCOL.md §4a). Memory: the peak resident size of
- * the script's runtime; past it the runtime is killed, whatever the
- * script caught. The data-segment limit (RLIMIT_DATA) stops it growing
- * far past the cap between two looks at its size. */
+/* Codemode scripts (PROTOCOL.md §4a). Memory: the resident size of the
+ * script's box, the runtime's peak and what it started included; past it,
+ * or past the number of processes, the whole box is killed, whatever the
+ * script caught. Both are looked at every ZOT_CODEMODE_MEMORY_POLL_MS and
+ * when the script ends. The data-segment limit (RLIMIT_DATA) stops each
+ * process growing far past the cap between two looks. */
 #define ZOT_CODEMODE_MEMORY_MAX_BYTES      ((gsize) 256 * 1024 * 1024)
+#define ZOT_CODEMODE_MAX_PROCESSES         16
 #define ZOT_CODEMODE_DATA_LIMIT_BYTES      (ZOT_CODEMODE_MEMORY_MAX_BYTES + (gsize) 128 * 1024 * 1024)
 #define ZOT_CODEMODE_MEMORY_POLL_MS        20
 /* What a script emits (text, console.*, its return value) reaches the
