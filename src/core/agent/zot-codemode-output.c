@@ -73,8 +73,8 @@ zot_codemode_script_append_output (Script     *script,
     }
 }
 
-char *
-zot_codemode_script_format_output (Script *script)
+static char *
+format_output (Script *script)
 {
   gsize kept = script->head->len + script->tail->len;
   GString *text = g_string_new (script->head->str);
@@ -108,7 +108,7 @@ char *
 zot_codemode_script_result_text (Script     *script,
                                  const char *spill_path)
 {
-  g_autofree char *output = zot_codemode_script_format_output (script);
+  g_autofree char *output = format_output (script);
   GString *text = g_string_new (script->summary);
 
   if (*output != '\0')

@@ -50,7 +50,6 @@ typedef struct
 void   zot_codemode_script_append_output (ZotCodemodeScript *script,
                                           const char        *text,
                                           gsize              length);
-char  *zot_codemode_script_format_output (ZotCodemodeScript *script);
 typedef void (*ZotCodemodeSpilled) (ZotCodemodeScript *script,
                                     const char        *path);
 

@@ -9,7 +9,6 @@
 
 #include "config.h"
 
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "zot-codemode-box.h"
