@@ -83,9 +83,17 @@ test_version_and_usage (Fixture       *f,
   /* One line. */
   g_assert_cmpint (strchr (f->err, '\n') - f->err, ==, (int) strlen (f->err) - 1);
 
-  run (f, "--codemode", "sometimes", "-p", "/help", NULL);
+  run (f, "--codemode=sometimes", "-p", "/help", NULL);
   g_assert_cmpint (f->status, ==, 2);
   g_assert_nonnull (strstr (f->err, "off, on or only"));
+  /* A bare --codemode means on and takes no other flag as its value. */
+  run (f, "--codemode", "-p", "/help", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  run (f, "--codemode-only", "-p", "/help", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  run (f, "--codemode-only", "--codemode=on", "-p", "/help", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_nonnull (strstr (f->err, "--codemode-only and --codemode=on cannot both be given"));
 
   run (f, "--max-steps", "0", "-p", "/help", NULL);
   g_assert_cmpint (f->status, ==, 2);

@@ -8,10 +8,12 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 
 #include "zot-agent.h"
+#include "zot-codemode-private.h"
 #include "zot-codemode-runtime.h"
 #include "zot-codemode-tool.h"
 #include "zot-host.h"
@@ -39,6 +41,10 @@ typedef struct
 
 static char *sandbox_problem;
 
+/* A 1×1 PNG, and a GIF's first bytes. */
+#define PNG_BASE64 "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+#define GIF_BASE64 "R0lGODlhAQABAAAAACw="
+
 static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
@@ -62,6 +68,7 @@ fixture_teardown (Fixture       *f,
   for (ZotTimeout t = 0; t < ZOT_N_TIMEOUTS; t++)
     _zot_timeout_override_for_testing (t, 0);
   _zot_codemode_runtime_set_programs_for_testing (NULL, NULL);
+  _zot_codemode_runtime_set_limits_for_testing (0, 0);
 
   g_clear_pointer (&f->result, zot_tool_result_free);
   g_clear_pointer (&f->events, g_ptr_array_unref);
@@ -542,6 +549,33 @@ test_guard_blocks_bash (Fixture       *f,
   g_assert_cmpstr (json_object_get_string_member (decision, "origin_extension"), ==, "codemode");
 }
 
+/* A script's bash call resolves to {output, truncated, exit_code,
+ * wall_time_seconds} whatever the exit status, as upstream's does; a
+ * command past its time still rejects. */
+static void
+test_bash_result (Fixture       *f,
+                  gconstpointer  data)
+{
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+
+  text = run_script (f, "const ok = await tools.bash({command: 'printf hi'})\n"
+                        "const bad = await tools.bash({command: 'echo oops >&2; exit 3'})\n"
+                        "return [ok.output, ok.exit_code, ok.truncated, bad.output.trim(), bad.exit_code,\n"
+                        "        bad.truncated, typeof bad.wall_time_seconds, bad.wall_time_seconds >= 0].join('|')");
+  assert_completed (f, text);
+  g_assert_cmpstr (output_of (text), ==, "hi|0|false|oops|3|false|number|true");
+
+  text = run_script (f, "try { await tools.bash({command: 'sleep 30', timeout_ms: 50}); return 'resolved' }\n"
+                        "catch (e) { return `rejected: ${e.message}` }");
+  assert_completed (f, text);
+  assert_contains (output_of (text), "rejected: ");
+  assert_contains (output_of (text), "Timed out after 50 ms");
+}
+
 static void
 test_sandbox (Fixture       *f,
               gconstpointer  data)
@@ -630,8 +664,108 @@ test_memory_bomb (Fixture       *f,
                         "try { for (;;) hoard.push(new Array(1024 * 1024).fill(1.5)) }\n"
                         "catch (e) { hoard.length = 0 }\n"
                         "return 'survived'");
-  assert_failed (f, text, "more than 256 MiB of memory");
+  assert_failed (f, text, "the script's processes used more than 256 MiB in all; the box was stopped");
   g_assert_null (strstr (text, "survived"));
+}
+
+/* Starts @n processes in the box, each holding @megabytes of memory
+ * (0: a plain sleep), and waits until each has it. */
+static char *
+box_script (guint n,
+            guint megabytes)
+{
+  return g_strdup_printf (
+    "const Gio = (await import('gi://Gio')).default\n"
+    "const hold = %u\n"
+    "const command = hold > 0 ? `a=$(head -c ${hold * 1024 * 1024} /dev/zero | tr '\\\\0' a); echo ready; sleep 60`\n"
+    "                         : 'echo ready; exec sleep 60'\n"
+    "for (let i = 0; i < %u; i++) {\n"
+    "  const p = Gio.Subprocess.new(['sh', '-c', command], Gio.SubprocessFlags.STDOUT_PIPE)\n"
+    "  new Gio.DataInputStream({base_stream: p.get_stdout_pipe()}).read_line(null)\n"
+    "}\n"
+    "return 'survived'", megabytes, n);
+}
+
+/* Everything a script starts is in its box, and the box is held to one
+ * number of processes: at the edge it runs, one more and the whole box is
+ * killed (the reviewer's script had started 300). */
+static void
+test_box_processes (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *at_edge = box_script (3, 0);
+  g_autofree char *over = box_script (4, 0);
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+  zot_codemode_tool_set_spare (codemode_tool (f), FALSE);
+  /* gjs and three shells: four processes. */
+  _zot_codemode_runtime_set_limits_for_testing (0, 4);
+
+  text = run_script (f, at_edge);
+  assert_completed (f, text);
+  g_assert_cmpstr (output_of (text), ==, "survived");
+
+  text = run_script (f, over);
+  assert_failed (f, text, "the script's box ran more than 4 processes at once; the box was stopped");
+  g_assert_null (strstr (text, "survived"));
+}
+
+/* The memory cap counts every process of the box together (the
+ * reviewer's children had 1.43 GB in all while gjs stayed small). */
+static void
+test_box_memory (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *small = box_script (2, 1);
+  g_autofree char *large = box_script (2, 48);
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+  zot_codemode_tool_set_spare (codemode_tool (f), FALSE);
+  /* Each child alone stays under it; gjs too. */
+  _zot_codemode_runtime_set_limits_for_testing (80 * 1024 * 1024, 0);
+
+  text = run_script (f, small);
+  assert_completed (f, text);
+
+  text = run_script (f, large);
+  assert_failed (f, text, "the script's processes used more than 80 MiB in all; the box was stopped");
+  g_assert_null (strstr (text, "survived"));
+}
+
+/* The contents of the file a result's last line names after @before;
+ * the file and its directory are removed. */
+static char *
+take_spill_file (const char *text,
+                 const char *before)
+{
+  const char *start = strrchr (text, '\n');
+  g_autofree char *path = NULL;
+  g_autofree char *dir = NULL;
+  char *contents = NULL;
+  struct stat info;
+
+  g_assert_nonnull (start);
+  start = strstr (start, before);
+  g_assert_nonnull (start);
+  start += strlen (before);
+  g_assert_true (g_str_has_suffix (start, "]"));
+  path = g_strndup (start, strlen (start) - 1);
+  dir = g_path_get_dirname (path);
+  /* Private: this user's alone. */
+  g_assert_cmpint (g_stat (dir, &info), ==, 0);
+  g_assert_cmpint (info.st_mode & 0077, ==, 0);
+  g_assert_cmpint (g_stat (path, &info), ==, 0);
+  g_assert_cmpint (info.st_mode & 0077, ==, 0);
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+  return contents;
 }
 
 static void
@@ -640,6 +774,8 @@ test_output_capped (Fixture       *f,
 {
   g_autofree char *exact = NULL;
   g_autofree char *over = NULL;
+  g_autofree char *spilled = NULL;
+  g_autofree char *needle = NULL;
   const char *text;
 
   if (!need_sandbox ())
@@ -652,10 +788,34 @@ test_output_capped (Fixture       *f,
                         "for (let i = 0; i < 10240; i++) console.log(line)\n"
                         "console.log('last')");
   assert_completed (f, text);
-  g_assert_cmpuint (strlen (text), <, ZOT_CODEMODE_OUTPUT_MAX_BYTES + 200);
+  g_assert_cmpuint (strlen (text), <, ZOT_CODEMODE_OUTPUT_MAX_BYTES + 400);
   g_assert_true (g_str_has_prefix (output_of (text), "first\n"));
-  g_assert_true (g_str_has_suffix (text, "\nlast"));
+  assert_contains (text, "\nlast\n[The whole output, 10485771 bytes, is in ");
   assert_contains (text, "bytes of output omitted");
+  /* ...and the whole of it in the file the result names. */
+  spilled = take_spill_file (text, "is in ");
+  g_assert_cmpuint (strlen (spilled), ==, 10485771);
+  g_assert_true (g_str_has_prefix (spilled, "first\nxxx"));
+  g_assert_true (g_str_has_suffix (spilled, "xxx\nlast\n"));
+  g_clear_pointer (&spilled, g_free);
+
+  /* The file keeps at most ZOT_CODEMODE_SPILL_MAX_BYTES, and says so. */
+  exact = g_strdup_printf ("text('s'.repeat(%" G_GSIZE_FORMAT "))", ZOT_CODEMODE_SPILL_MAX_BYTES - 1);
+  text = run_script (f, exact);
+  assert_completed (f, text);
+  spilled = take_spill_file (text, "is in ");
+  g_assert_cmpuint (strlen (spilled), ==, ZOT_CODEMODE_SPILL_MAX_BYTES);
+  g_clear_pointer (&spilled, g_free);
+  g_clear_pointer (&exact, g_free);
+  over = g_strdup_printf ("text('s'.repeat(%" G_GSIZE_FORMAT "))", ZOT_CODEMODE_SPILL_MAX_BYTES);
+  text = run_script (f, over);
+  assert_completed (f, text);
+  needle = g_strdup_printf ("[The first %" G_GSIZE_FORMAT " of %" G_GSIZE_FORMAT " bytes of output are in ",
+                            ZOT_CODEMODE_SPILL_MAX_BYTES, ZOT_CODEMODE_SPILL_MAX_BYTES + 1);
+  assert_contains (text, needle);
+  spilled = take_spill_file (text, "are in ");
+  g_assert_cmpuint (strlen (spilled), ==, ZOT_CODEMODE_SPILL_MAX_BYTES);
+  g_clear_pointer (&over, g_free);
 
   /* At the edge: the cap passes whole, one byte more does not. */
   exact = g_strdup_printf ("text('y'.repeat(%" G_GSIZE_FORMAT "))", ZOT_CODEMODE_OUTPUT_MAX_BYTES - 1);
@@ -664,16 +824,21 @@ test_output_capped (Fixture       *f,
   g_assert_null (strstr (text, "omitted"));
   g_assert_cmpuint (strlen (output_of (text)), ==, ZOT_CODEMODE_OUTPUT_MAX_BYTES - 1);
 
+  g_assert_null (strstr (text, "[The whole output"));
   over = g_strdup_printf ("text('y'.repeat(%" G_GSIZE_FORMAT "))", ZOT_CODEMODE_OUTPUT_MAX_BYTES);
   text = run_script (f, over);
   assert_completed (f, text);
   assert_contains (text, "[1 bytes of output omitted]");
+  g_free (take_spill_file (text, "is in "));
 
   /* max_output_tokens changes the cap. */
   text = run_script (f, "// @options: {\"max_output_tokens\": 100}\ntext('z'.repeat(1000))");
   assert_completed (f, text);
   assert_contains (text, "bytes of output omitted");
-  g_assert_cmpuint (strlen (output_of (text)), <, 100 * ZOT_CODEMODE_BYTES_PER_TOKEN + 100);
+  g_assert_cmpuint (strlen (output_of (text)), <, 100 * ZOT_CODEMODE_BYTES_PER_TOKEN + 200);
+  g_clear_pointer (&spilled, g_free);
+  spilled = take_spill_file (text, "is in ");
+  g_assert_cmpuint (strlen (spilled), ==, 1001);
 }
 
 static void
@@ -781,6 +946,100 @@ test_warm_up (Fixture       *f,
   _zot_codemode_runtime_set_programs_for_testing (NULL, over);
   text = run_script (f, "return 1");
   assert_failed (f, text, "the script runtime did not start properly");
+}
+
+/* A stand-in for gjs that, for any script, sends the image frames a
+ * runtime should never pass on: too large, not base64, not the type it
+ * says, a type no provider takes; then one good PNG. */
+static char *
+fake_forging_runtime (Fixture *f)
+{
+  char *path = g_build_filename (f->env.root, "gjs-forging", NULL);
+  g_autofree char *script = g_strdup_printf (
+    "#!/bin/sh\n"
+    "image () { printf '{\"type\":\"image\",\"mime_type\":\"%%s\",\"data\":\"%%s\"}\\n' \"$1\" \"$2\"; }\n"
+    "printf '{\"type\":\"ready\"}\\n'\n"
+    "read -r start\n"
+    "printf '{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"'\n"
+    "head -c %" G_GSIZE_FORMAT " /dev/zero | tr '\\0' 'A'\n"
+    "printf '\"}\\n'\n"
+    "image image/png '!!!!'\n"
+    "image image/png " GIF_BASE64 "\n"
+    "image image/svg+xml PHN2Zy8+\n"
+    "image image/png " PNG_BASE64 "\n"
+    "printf '{\"type\":\"done\",\"ok\":true}\\n'\n"
+    "cat >/dev/null\n",
+    ZOT_CODEMODE_IMAGE_MAX_BYTES + 4);
+
+  g_assert_true (g_file_set_contents (path, script, -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+  return path;
+}
+
+/* The host checks each image the runtime sends: what a script forged
+ * past the runtime's own checks never reaches the result or the session. */
+static void
+test_forged_images (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *forging = fake_forging_runtime (f);
+  g_autofree char *too_large = g_strdup_printf ("[image left out: the image is %" G_GSIZE_FORMAT
+                                                " bytes of base64; at most %" G_GSIZE_FORMAT " are shown]",
+                                                ZOT_CODEMODE_IMAGE_MAX_BYTES + 4, ZOT_CODEMODE_IMAGE_MAX_BYTES);
+  JsonObject *image;
+  const char *text;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+  zot_codemode_tool_set_spare (codemode_tool (f), FALSE);
+
+  _zot_codemode_runtime_set_programs_for_testing (NULL, forging);
+  text = run_script (f, "return 1");
+  assert_completed (f, text);
+  assert_contains (text, too_large);
+  assert_contains (text, "[image left out: the image's data is not valid base64");
+  assert_contains (text, "[image left out: the image's data is not image/png; it is image/gif]");
+  assert_contains (text, "[image left out: image/svg+xml is not PNG, JPEG, GIF or WebP]");
+  g_assert_cmpuint (json_array_get_length (f->result->content), ==, 2);
+  image = json_array_get_object_element (f->result->content, 1);
+  g_assert_cmpstr (zot_test_json_string_at (image, "data"), ==, PNG_BASE64);
+}
+
+/* The checks at their edges, one at a time. */
+static void
+test_image_checks (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GString) largest = g_string_new ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB");
+  g_autofree char *problem = NULL;
+
+  while (largest->len < ZOT_CODEMODE_IMAGE_MAX_BYTES)
+    g_string_append_c (largest, 'A');
+  g_assert_null (zot_codemode_check_image ("image/png", largest->str));
+  g_string_append (largest, "AAAA");
+  problem = zot_codemode_check_image ("image/png", largest->str);
+  assert_contains (problem, "at most 2097152");
+  g_clear_pointer (&problem, g_free);
+
+  g_assert_null (zot_codemode_check_image ("image/png", PNG_BASE64));
+  g_assert_null (zot_codemode_check_image ("image/gif", GIF_BASE64));
+#define REFUSED(mime, data, says) \
+  problem = zot_codemode_check_image (mime, data); \
+  assert_contains (problem, says); \
+  g_clear_pointer (&problem, g_free)
+  REFUSED (NULL, PNG_BASE64, "needs a mime_type");
+  REFUSED ("image/png", NULL, "needs a mime_type");
+  REFUSED ("image/bmp", PNG_BASE64, "is not PNG");
+  REFUSED ("image/png", "", "not valid base64");
+  REFUSED ("image/png", "iVBORw0KGgo", "not valid base64");        /* not a multiple of 4 */
+  REFUSED ("image/png", "iVBO Rw0KGgo", "not valid base64");
+  REFUSED ("image/png", "iVBORw0KGgo=AAA", "not valid base64");    /* padding inside */
+  REFUSED ("image/png", "iVBORw0KGgoAAAANSUhEUgAAAAAAAAAB", "no valid header");  /* width 0 */
+  REFUSED ("image/png", "iVBORw0KGgoAAAANSUhEUgAAAAEAAAAA", "no valid header");  /* height 0 */
+  REFUSED ("image/png", "iVBORw0KGgo=", "no valid header");        /* the signature alone */
+  REFUSED ("image/jpeg", PNG_BASE64, "not image/jpeg; it is image/png");
+#undef REFUSED
 }
 
 /* Inside Flatpak the runtime runs in the portal's sub-sandbox: no
@@ -1126,15 +1385,20 @@ main (int   argc,
   add ("store-load", test_store_load, NULL);
   add ("model-only-refused", test_model_only_refused, NULL);
   add ("guard-blocks-bash", test_guard_blocks_bash, NULL);
+  add ("bash-result", test_bash_result, NULL);
   add ("sandbox", test_sandbox, NULL);
   add ("timeout", test_timeout, NULL);
   add ("memory-bomb", test_memory_bomb, NULL);
+  add ("box-processes", test_box_processes, NULL);
+  add ("box-memory", test_box_memory, NULL);
   add ("output-capped", test_output_capped, NULL);
   add ("fresh-runtime", test_fresh_runtime, NULL);
   add ("spare-after-script", test_spare_after_script, NULL);
   add ("jit-options", test_jit_options, NULL);
   add ("flatpak", test_flatpak, NULL);
   add ("warm-up", test_warm_up, NULL);
+  add ("forged-images", test_forged_images, NULL);
+  add ("image-checks", test_image_checks, NULL);
   add ("timers", test_timers, NULL);
   add ("calls-per-script", test_calls_per_script, NULL);
   add ("calls-in-flight", test_calls_in_flight, NULL);

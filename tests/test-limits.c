@@ -29,6 +29,22 @@ test_spec_values (void)
   g_assert_cmpuint (ZOT_DURABLE_KEY_MAX_BYTES, ==, 128);
 }
 
+/* The host's check of a script's images and the runtime's (half a frame,
+ * the room it leaves a value) use one number; test-codemode tries it at
+ * its edge. */
+static void
+test_codemode (void)
+{
+  g_assert_cmpuint (ZOT_CODEMODE_IMAGE_MAX_BYTES, ==, ZOT_FRAME_MAX_BYTES / 2);
+  g_assert_cmpuint (ZOT_CODEMODE_IMAGE_MAX_BYTES % 4, ==, 0);
+  /* The box's caps, as docs/protocol.md states them (test-codemode tries
+   * them at their edges, lowered through the test-only override); the
+   * spill file holds far more than the model is shown. */
+  g_assert_cmpuint (ZOT_CODEMODE_MAX_PROCESSES, ==, 16);
+  g_assert_cmpuint (ZOT_CODEMODE_MEMORY_MAX_BYTES, ==, 256 * 1024 * 1024);
+  g_assert_cmpuint (ZOT_CODEMODE_SPILL_MAX_BYTES, >, ZOT_CODEMODE_OUTPUT_CAP_BYTES);
+}
+
 static void
 test_defaults_and_names (void)
 {
@@ -80,6 +96,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/zot/limits/spec-values", test_spec_values);
+  g_test_add_func ("/zot/limits/codemode", test_codemode);
   g_test_add_func ("/zot/limits/defaults-and-names", test_defaults_and_names);
   g_test_add_func ("/zot/limits/override", test_override);
   g_test_add_func ("/zot/limits/environment", test_environment);

@@ -26,7 +26,7 @@ parse (ZotOptions  *options,
 
   zot_options_init (options);
   zot_options_add_entries (options, context);
-  return g_option_context_parse_strv (context, &args, error) && zot_options_check (options, error);
+  return zot_options_parse (context, &args, error) && zot_options_check (options, error);
 }
 
 static void
@@ -79,12 +79,68 @@ test_paths_relative_to_invocation (void)
   g_assert_cmpstr (host.session_path, ==, "/home/u/s.jsonl");
 }
 
+
+/* Parses @line (split at spaces) with the shared flags; returns the
+ * codemode mode the host gets and, in @rest, the arguments left over. */
+static char *
+codemode_of (const char  *line,
+             char       **rest)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (NULL);
+  g_auto(ZotOptions) options = { 0 };
+  g_auto(ZotHostOptions) host = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *full = g_strconcat ("zot ", line, NULL);
+  g_auto(GStrv) args = g_strsplit (full, " ", -1);
+
+  zot_options_init (&options);
+  zot_options_add_entries (&options, context);
+  g_assert_true (zot_options_parse (context, &args, &error));
+  g_assert_no_error (error);
+  g_assert_true (zot_options_check (&options, &error));
+  zot_options_to_host (&options, "/", FALSE, &host);
+  *rest = g_strjoinv (" ", args + 1);
+  return g_strdup (host.codemode != NULL ? host.codemode : "(default)");
+}
+
+/* `--codemode WORD` takes WORD only when it is off, on or only; else
+ * --codemode alone means on and WORD stays for the prompt. */
+static void
+test_codemode_flag (void)
+{
+  struct { const char *line; const char *mode; const char *rest; } cases[] = {
+    { "--codemode fix the tests", "on", "fix the tests" },
+    { "--codemode", "on", "" },
+    { "--codemode --no-ext hi", "on", "hi" },
+    { "--codemode off hi", "off", "hi" },
+    { "--codemode on hi", "on", "hi" },
+    { "--codemode only hi", "only", "hi" },
+    { "--codemode=off hi", "off", "hi" },
+    { "--codemode=only", "only", "" },
+    { "--codemode-only hi", "only", "hi" },
+    { "--codemode-only --codemode only", "only", "" },
+    { "hi -- --codemode off", "(default)", "hi -- --codemode off" },
+    { "hi", "(default)", "hi" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *rest = NULL;
+      g_autofree char *mode = codemode_of (cases[i].line, &rest);
+
+      g_test_message ("%s", cases[i].line);
+      g_assert_cmpstr (mode, ==, cases[i].mode);
+      g_assert_cmpstr (rest, ==, cases[i].rest);
+    }
+}
+
 /* The window used to take these without a word. */
 static void
 test_usage_errors (void)
 {
   struct { const char *flag; const char *value; const char *message; } cases[] = {
-    { "--codemode", "sometimes", "--codemode takes off, on or only" },
+    { "--codemode=sometimes", NULL, "--codemode takes off, on or only" },
+    { "--codemode-only", "--codemode=off", "--codemode-only and --codemode=off cannot both be given" },
     { "--max-steps", "0", "--max-steps must be at least 1" },
   };
 
@@ -124,6 +180,7 @@ main (int   argc,
   g_test_add_func ("/zot/options/tools-trimmed", test_tools_trimmed);
   g_test_add_func ("/zot/options/paths-relative-to-invocation", test_paths_relative_to_invocation);
   g_test_add_func ("/zot/options/usage-errors", test_usage_errors);
+  g_test_add_func ("/zot/options/codemode-flag", test_codemode_flag);
 
   return g_test_run ();
 }

@@ -7,7 +7,7 @@ _zot()
     local options='-p --print --json --version -h --help --provider --model --reasoning --base-url
         --api-key --cwd -e --ext --no-ext --system-prompt --append-system-prompt
         --max-steps --no-tools --tools --continue --session --no-session
-        --continuous --codemode --yolo --no-yolo'
+        --continuous --codemode --codemode-only --yolo --no-yolo'
 
     case $prev in
         --provider) COMPREPLY=($(compgen -W 'anthropic openai gemini demo' -- "$cur")); return ;;

@@ -388,7 +388,7 @@ parse_main_options (ZotCli   *cli,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   zot_options_add_entries (&cli->options, context);
 
-  return g_option_context_parse_strv (context, argv, error);
+  return zot_options_parse (context, argv, error);
 }
 
 /**

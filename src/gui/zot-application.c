@@ -84,7 +84,7 @@ parse_options (GApplicationCommandLine  *command_line,
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   g_option_context_set_help_enabled (context, FALSE);
 
-  return g_option_context_parse_strv (context, &argv, error) &&
+  return zot_options_parse (context, &argv, error) &&
          zot_options_check (&options->shared, error);
 }
 

@@ -7,6 +7,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-agent.h"
+#include "zot-codemode-private.h"
 #include "zot-codemode-runtime.h"
 #include "zot-codemode-tool.h"
 #include "zot-json.h"
@@ -28,6 +29,8 @@
   "and return). In scope: `await tools.name(args)` (also tools[\"odd-name\"], " \
   "tools.<namespace>.<name>; `\"name\" in tools` tests availability) resolves to the tool's " \
   "structured result when it declares one, else its text; a failed call rejects with an Error. " \
+  "`await tools.bash({command})` resolves to {output, truncated, exit_code, wall_time_seconds}, " \
+  "a non-zero exit included. " \
   "ALL_TOOLS lists {name, description}; `await searchTools(query, {limit, namespace})`, " \
   "`await describeTool(name)`, `await describeNamespace(name)` find tools, including ones you " \
   "do not see directly. Output: text(value), console.log(...), image(dataUrl), and the value you " \
@@ -53,34 +56,8 @@ struct _ZotCodemodeTool
 
 G_DEFINE_FINAL_TYPE (ZotCodemodeTool, zot_codemode_tool, ZOT_TYPE_TOOL)
 
-typedef struct
-{
-  gatomicrefcount     ref_count;
-  ZotCodemodeTool    *tool;
-  GTask              *task;
-  ZotAgent           *agent;
-  ZotToolRegistry    *registry;
-  ZotToolInvocation  *invocation;
-  GCancellable       *calls;         /* the script's tool calls end with it */
-  ZotCodemodeRuntime *runtime;
-  char               *code;
-  guint               timeout_ms;
-  gsize               output_max;
-  gint64              started;
-  GString            *head;
-  GString            *tail;
-  gsize               output_total;
-  JsonArray          *images;
-  guint               dropped_images;
-  guint               n_calls;
-  guint               in_flight;
-  GSource            *deadline;
-  GSource            *cancel_source;
-  gint64              due;
-  gint64              remaining;
-  guint               hold_id;
-  gboolean            finished;
-} Script;
+typedef ZotCodemodeScript Script;
+
 
 static Script *
 script_ref (Script *script)
@@ -105,6 +82,8 @@ script_unref (Script *script)
   g_free (script->code);
   g_string_free (script->head, TRUE);
   g_string_free (script->tail, TRUE);
+  g_string_free (script->spill, TRUE);
+  g_free (script->summary);
   g_clear_pointer (&script->images, json_array_unref);
   g_free (script);
 }
@@ -202,77 +181,6 @@ take_spare (ZotCodemodeTool *self)
   return runtime;
 }
 
-/* Output, head and tail kept */
-
-/* The longest prefix of @text of at most @max bytes that ends on a
- * character boundary. */
-static gsize
-utf8_prefix (const char *text,
-             gsize       length,
-             gsize       max)
-{
-  const char *end;
-
-  if (length <= max)
-    return length;
-  end = text + max;
-  while (end > text && (((guchar) *end) & 0xC0) == 0x80)
-    end--;
-  return end - text;
-}
-
-static void
-append_output (Script     *script,
-               const char *text,
-               gsize       length)
-{
-  gsize half = script->output_max / 2;
-  gsize take = 0;
-
-  script->output_total += length;
-  if (script->head->len < half)
-    {
-      take = utf8_prefix (text, length, half - script->head->len);
-      g_string_append_len (script->head, text, take);
-    }
-  if (take == length)
-    return;
-
-  g_string_append_len (script->tail, text + take, length - take);
-  /* Trimmed now and then, to the last half: cheap for a flood. */
-  if (script->tail->len > script->output_max + half)
-    {
-      gsize cut = script->tail->len - half;
-
-      while (cut < script->tail->len && (((guchar) script->tail->str[cut]) & 0xC0) == 0x80)
-        cut++;
-      g_string_erase (script->tail, 0, cut);
-    }
-}
-
-static char *
-format_output (Script *script)
-{
-  gsize kept = script->head->len + script->tail->len;
-  GString *text = g_string_new (script->head->str);
-  gsize start;
-  gsize half = script->output_max / 2;
-
-  if (script->output_total <= script->output_max && kept == script->output_total)
-    {
-      g_string_append_len (text, script->tail->str, script->tail->len);
-      return g_string_free (text, FALSE);
-    }
-
-  start = script->tail->len > half ? script->tail->len - half : 0;
-  while (start < script->tail->len && (((guchar) script->tail->str[start]) & 0xC0) == 0x80)
-    start++;
-  g_string_append_printf (text, "\n… [%" G_GSIZE_FORMAT " bytes of output omitted] …\n",
-                          script->output_total - script->head->len - (script->tail->len - start));
-  g_string_append_len (text, script->tail->str + start, script->tail->len - start);
-  return g_string_free (text, FALSE);
-}
-
 static char *
 format_elapsed (gint64 microseconds)
 {
@@ -308,52 +216,53 @@ detach (Script *script)
 }
 
 static void
+complete (Script     *script,
+          const char *spill_path)
+{
+  g_autoptr(JsonArray) content = json_array_new ();
+  g_autofree char *text = zot_codemode_script_result_text (script, spill_path);
+  GTask *task;
+
+  zot_content_add_text (content, text);
+  for (guint i = 0; i < json_array_get_length (script->images); i++)
+    json_array_add_element (content, json_node_copy (json_array_get_element (script->images, i)));
+
+  task = g_steal_pointer (&script->task);
+  g_task_return_pointer (task, zot_tool_result_new (content, !script->ok,
+                                                    script->ok ? ZOT_TOOL_OUTCOME_COMPLETED : ZOT_TOOL_OUTCOME_FAILED),
+                         (GDestroyNotify) zot_tool_result_free);
+  g_object_unref (task);
+  script_unref (script);
+}
+
+static void
 finish (Script     *script,
         gboolean    ok,
         const char *reason)
 {
-  g_autoptr(JsonArray) content = json_array_new ();
   g_autofree char *elapsed = format_elapsed (g_get_monotonic_time () - script->started);
-  g_autofree char *output = NULL;
-  g_autoptr(GString) text = g_string_new (NULL);
-  GTask *task;
 
   if (script->finished)
     return;
   detach (script);
 
+  script->ok = ok;
   if (ok)
-    g_string_append_printf (text, "Script completed in %s.", elapsed);
+    script->summary = g_strdup_printf ("Script completed in %s.", elapsed);
   else
-    g_string_append_printf (text, "Script failed after %s: %s", elapsed, reason);
-
-  output = format_output (script);
+    script->summary = g_strdup_printf ("Script failed after %s: %s", elapsed, reason);
   if (script->dropped_images > 0)
     {
       g_autofree char *note = g_strdup_printf ("[%u images left out: a script shows at most %u]\n",
                                                script->dropped_images, ZOT_CODEMODE_MAX_IMAGES);
-      append_output (script, note, strlen (note));
-      g_free (output);
-      output = format_output (script);
-    }
-  if (*output != '\0')
-    {
-      g_string_append (text, "\n\n");
-      g_string_append (text, output);
-      while (text->len > 0 && text->str[text->len - 1] == '\n')
-        g_string_truncate (text, text->len - 1);
+      zot_codemode_script_append_output (script, note, strlen (note));
     }
 
-  zot_content_add_text (content, text->str);
-  for (guint i = 0; i < json_array_get_length (script->images); i++)
-    json_array_add_element (content, json_node_copy (json_array_get_element (script->images, i)));
-
-  task = g_steal_pointer (&script->task);
-  g_task_return_pointer (task, zot_tool_result_new (content, !ok,
-                                                    ok ? ZOT_TOOL_OUTCOME_COMPLETED : ZOT_TOOL_OUTCOME_FAILED),
-                         (GDestroyNotify) zot_tool_result_free);
-  g_object_unref (task);
-  script_unref (script);
+  /* What the model does not see in full is kept whole in a file. */
+  if (script->output_total > script->output_max)
+    zot_codemode_script_spill (script, complete);
+  else
+    complete (script, NULL);
 }
 
 static void
@@ -784,30 +693,6 @@ handle_call (Script     *script,
 }
 
 static void
-handle_image (Script     *script,
-              JsonObject *frame)
-{
-  const char *mime = zot_json_get_string (frame, "mime_type");
-  const char *data = zot_json_get_string (frame, "data");
-  const char *types[] = { "image/png", "image/jpeg", "image/gif", "image/webp", NULL };
-  JsonObject *block;
-
-  if (mime == NULL || data == NULL || !g_strv_contains (types, mime))
-    return;
-  if (json_array_get_length (script->images) >= ZOT_CODEMODE_MAX_IMAGES)
-    {
-      script->dropped_images++;
-      return;
-    }
-
-  block = json_object_new ();
-  json_object_set_string_member (block, "type", "image");
-  json_object_set_string_member (block, "mime_type", mime);
-  json_object_set_string_member (block, "data", data);
-  json_array_add_object_element (script->images, block);
-}
-
-static void
 handle_done (Script     *script,
              JsonObject *frame)
 {
@@ -855,14 +740,14 @@ on_runtime_frame (ZotCodemodeRuntime *runtime,
   if (g_str_equal (type, "output"))
     {
       const char *text = zot_json_get_string_or (frame, "text", "");
-      append_output (script, text, strlen (text));
+      zot_codemode_script_append_output (script, text, strlen (text));
     }
   else if (g_str_equal (type, "call"))
     handle_call (script, frame);
   else if (g_str_equal (type, "ask"))
     handle_ask (script, frame);
   else if (g_str_equal (type, "image"))
-    handle_image (script, frame);
+    zot_codemode_script_add_image (script, frame);
   else if (g_str_equal (type, "done"))
     handle_done (script, frame);
 }
@@ -1062,6 +947,7 @@ zot_codemode_tool_execute_async (ZotTool              *tool,
   script->started = g_get_monotonic_time ();
   script->head = g_string_new (NULL);
   script->tail = g_string_new (NULL);
+  script->spill = g_string_new (NULL);
   script->images = json_array_new ();
 
   if (zot_tool_registry_get_codemode (script->registry) == ZOT_CODEMODE_OFF)

@@ -157,11 +157,14 @@ G_BEGIN_DECLS
  * (and the session helper then sends SIGINT to the host's process group). */
 #define ZOT_FLATPAK_FORWARD_GRACE_MS       500
 
-/* Codemode scripts (PROTOCOL.md §4a). Memory: the peak resident size of
- * the script's runtime; past it the runtime is killed, whatever the
- * script caught. The data-segment limit (RLIMIT_DATA) stops it growing
- * far past the cap between two looks at its size. */
+/* Codemode scripts (PROTOCOL.md §4a). Memory: the resident size of the
+ * script's box, the runtime's peak and what it started included; past it,
+ * or past the number of processes, the whole box is killed, whatever the
+ * script caught. Both are looked at every ZOT_CODEMODE_MEMORY_POLL_MS and
+ * when the script ends. The data-segment limit (RLIMIT_DATA) stops each
+ * process growing far past the cap between two looks. */
 #define ZOT_CODEMODE_MEMORY_MAX_BYTES      ((gsize) 256 * 1024 * 1024)
+#define ZOT_CODEMODE_MAX_PROCESSES         16
 #define ZOT_CODEMODE_DATA_LIMIT_BYTES      (ZOT_CODEMODE_MEMORY_MAX_BYTES + (gsize) 128 * 1024 * 1024)
 #define ZOT_CODEMODE_MEMORY_POLL_MS        20
 /* What a script emits (text, console.*, its return value) reaches the
@@ -170,7 +173,13 @@ G_BEGIN_DECLS
 #define ZOT_CODEMODE_OUTPUT_MAX_BYTES      ((gsize) 64 * 1024)
 #define ZOT_CODEMODE_OUTPUT_CAP_BYTES      ((gsize) 256 * 1024)
 #define ZOT_CODEMODE_BYTES_PER_TOKEN       4
+/* Output past its cap goes whole to a private temporary file the result
+ * names, up to this size (the file then says where it was cut). */
+#define ZOT_CODEMODE_SPILL_MAX_BYTES       ((gsize) 16 * 1024 * 1024)
 #define ZOT_CODEMODE_MAX_IMAGES            16
+/* An image a script shows, as base64 text: half a frame, the room the
+ * runtime leaves a value (the host checks it again). */
+#define ZOT_CODEMODE_IMAGE_MAX_BYTES       ((gsize) 2 * 1024 * 1024)
 /* Tool calls one script makes, and has running at once (more wait). */
 #define ZOT_CODEMODE_MAX_CALLS             500
 #define ZOT_CODEMODE_MAX_CALLS_IN_FLIGHT   16

@@ -86,7 +86,8 @@ zot_options_add_entries (ZotOptions     *self,
     { "session", 0, 0, G_OPTION_ARG_FILENAME, &self->session, N_("Use this session file"), N_("FILE") },
     { "no-session", 0, 0, G_OPTION_ARG_NONE, &self->no_session, N_("Do not save the session"), NULL },
     { "continuous", 0, 0, G_OPTION_ARG_NONE, &self->continuous, N_("Journal tool calls as durable tasks"), NULL },
-    { "codemode", 0, 0, G_OPTION_ARG_STRING, &self->codemode, N_("Script runtime: off, on or only (default on)"), N_("MODE") },
+    { "codemode", 0, 0, G_OPTION_ARG_STRING, &self->codemode, N_("Script runtime: off, on or only (default on; --codemode alone: on)"), N_("MODE") },
+    { "codemode-only", 0, 0, G_OPTION_ARG_NONE, &self->codemode_only, N_("Same as --codemode=only"), NULL },
     { "reasoning", 0, 0, G_OPTION_ARG_STRING, &self->reasoning, N_("How much the model reasons: off, minimum, low, medium, high, xhigh or max"), N_("LEVEL") },
     { "yolo", 0, 0, G_OPTION_ARG_NONE, &self->yolo, N_("Approve every tool call without asking (window)"), NULL },
     { "no-yolo", 0, 0, G_OPTION_ARG_NONE, &self->no_yolo, N_("Ask before tool calls (window)"), NULL },
@@ -97,6 +98,64 @@ zot_options_add_entries (ZotOptions     *self,
   g_return_if_fail (context != NULL);
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+}
+
+static gboolean
+is_codemode_value (const char *word)
+{
+  return word != NULL &&
+         (g_str_equal (word, "off") || g_str_equal (word, "on") || g_str_equal (word, "only"));
+}
+
+/* GOption would take the word after a bare --codemode as its value
+ * whatever it is (`zot --codemode fix the tests` lost "fix"): the word
+ * is the value only when it is one, else --codemode alone means on. */
+static void
+prepare_argv (GStrv *argv)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  GStrv args = *argv;
+  gboolean options = TRUE;
+
+  for (guint i = 0; args[i] != NULL; i++)
+    {
+      if (g_str_equal (args[i], "--"))
+        options = FALSE;
+      if (!options || !g_str_equal (args[i], "--codemode"))
+        g_strv_builder_add (builder, args[i]);
+      else if (is_codemode_value (args[i + 1]))
+        {
+          g_autofree char *flag = g_strconcat ("--codemode=", args[++i], NULL);
+
+          g_strv_builder_add (builder, flag);
+        }
+      else
+        g_strv_builder_add (builder, "--codemode=on");
+    }
+  g_strfreev (*argv);
+  *argv = g_strv_builder_end (builder);
+}
+
+/**
+ * zot_options_parse:
+ * @context: the view's context, with zot_options_add_entries() done
+ * @argv: (inout): the arguments, program name first; what is left after
+ *   parsing
+ *
+ * g_option_context_parse_strv(), reading `--codemode` as the shared flags
+ * mean it (HOST.md): `--codemode=MODE`, `--codemode MODE` when MODE is off,
+ * on or only, and `--codemode` alone for on.
+ */
+gboolean
+zot_options_parse (GOptionContext  *context,
+                   GStrv           *argv,
+                   GError         **error)
+{
+  g_return_val_if_fail (context != NULL, FALSE);
+  g_return_val_if_fail (argv != NULL && *argv != NULL, FALSE);
+
+  prepare_argv (argv);
+  return g_option_context_parse_strv (context, argv, error);
 }
 
 /**
@@ -128,6 +187,14 @@ zot_options_check (const ZotOptions  *self,
                    /* Translators: %s is the value given; off, on and only are the option's
                     * values: keep them */
                    _("--codemode takes off, on or only, not \"%s\""), self->codemode);
+      return FALSE;
+    }
+
+  if (self->codemode_only && self->codemode != NULL && !g_str_equal (self->codemode, "only"))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   /* Translators: %s is the value given to --codemode */
+                   _("--codemode-only and --codemode=%s cannot both be given"), self->codemode);
       return FALSE;
     }
 
@@ -226,5 +293,5 @@ zot_options_to_host (const ZotOptions *self,
     zot_reasoning_from_string (self->reasoning, &out->reasoning);
   out->continuous = self->continuous;
   out->interactive = interactive;
-  out->codemode = g_strdup (self->codemode);
+  out->codemode = g_strdup (self->codemode_only ? "only" : self->codemode);
 }

@@ -31,6 +31,7 @@ typedef struct
   gboolean   no_session;
   gboolean   continuous;
   char      *codemode;
+  gboolean   codemode_only;
   char      *reasoning;
   gboolean   yolo;
   gboolean   no_yolo;
@@ -40,6 +41,9 @@ void      zot_options_init        (ZotOptions          *self);
 void      zot_options_clear       (ZotOptions          *self);
 void      zot_options_add_entries (ZotOptions          *self,
                                    GOptionContext      *context);
+gboolean  zot_options_parse       (GOptionContext      *context,
+                                   GStrv               *argv,
+                                   GError             **error);
 gboolean  zot_options_check       (const ZotOptions    *self,
                                    GError             **error);
 void      zot_options_to_host     (const ZotOptions    *self,

@@ -315,6 +315,18 @@ static const char bash_schema[] =
       "\"How long the command may run, in milliseconds\"}"
   "},\"required\":[\"command\"]}";
 
+/* What a codemode script's bash call resolves to (PROTOCOL.md §4a), as
+ * upstream's shell tool gives it. */
+static const char bash_output_schema[] =
+  "{\"type\":\"object\",\"properties\":{"
+    "\"output\":{\"type\":\"string\",\"description\":"
+      "\"stdout and stderr together; past the limit their beginning and end\"},"
+    "\"truncated\":{\"type\":\"boolean\",\"description\":\"Whether the middle of the output was cut\"},"
+    "\"exit_code\":{\"type\":\"integer\",\"description\":"
+      "\"The shell's exit status; 128 + N when signal N ended it, -1 when it did not exit\"},"
+    "\"wall_time_seconds\":{\"type\":\"number\"}"
+  "},\"required\":[\"output\",\"truncated\",\"exit_code\",\"wall_time_seconds\"]}";
+
 static const char skill_schema[] =
   "{\"type\":\"object\",\"properties\":{"
     "\"name\":{\"type\":\"string\",\"description\":"
@@ -329,15 +341,19 @@ new_tool (GType       type,
           gboolean    concurrent)
 {
   g_autoptr(JsonObject) schema = zot_json_object_from_string (schema_json, NULL);
+  g_autoptr(JsonObject) output_schema = NULL;
   /* What changes files or runs commands asks first, where a host asks. */
   gboolean requires_approval = type != ZOT_TYPE_READ_TOOL && type != ZOT_TYPE_SKILL_TOOL;
 
   g_assert (schema != NULL);
+  if (type == ZOT_TYPE_BASH_TOOL)
+    output_schema = zot_json_object_from_string (bash_output_schema, NULL);
 
   return g_object_new (type,
                        "name", name,
                        "description", description,
                        "schema", schema,
+                       "output-schema", output_schema,
                        "exposure", ZOT_TOOL_EXPOSURE_DIRECT,
                        "concurrent", concurrent,
                        "requires-approval", requires_approval,

@@ -4,7 +4,9 @@
 
 #include <errno.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
@@ -12,6 +14,7 @@
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
 
+#include "zot-codemode-box.h"
 #include "zot-codemode-resources.h"
 #include "zot-codemode-runtime.h"
 #include "zot-error.h"
@@ -43,6 +46,7 @@ struct _ZotCodemodeRuntime
   GInputStream    *info;
   GString         *stderr_text;
   GPid             child_pid;    /* the sandboxed gjs, 0 while unknown */
+  int              child_pidfd;  /* the same, to kill the box by; -1 */
   gsize            peak;
   guint            warm_up_calls;
   gboolean         in_flatpak;   /* in the portal's sub-sandbox, not bwrap */
@@ -63,6 +67,29 @@ G_DEFINE_FINAL_TYPE (ZotCodemodeRuntime, zot_codemode_runtime, G_TYPE_OBJECT)
 
 static char *bwrap_override;
 static char *gjs_override;
+static gsize memory_override;
+static guint processes_override;
+
+/* Tests lower the box's caps to reach them cheaply; 0 for the default. */
+void
+_zot_codemode_runtime_set_limits_for_testing (gsize memory_bytes,
+                                              guint processes)
+{
+  memory_override = memory_bytes;
+  processes_override = processes;
+}
+
+static gsize
+memory_max (void)
+{
+  return memory_override != 0 ? memory_override : ZOT_CODEMODE_MEMORY_MAX_BYTES;
+}
+
+static guint
+processes_max (void)
+{
+  return processes_override != 0 ? processes_override : ZOT_CODEMODE_MAX_PROCESSES;
+}
 
 void
 _zot_codemode_runtime_set_programs_for_testing (const char *bwrap,
@@ -83,13 +110,22 @@ find_program (const char *override,
   return g_find_program_in_path (name);
 }
 
-/* SIGKILL to bwrap: the sandbox goes with it (--die-with-parent). */
+/* SIGKILL to the box's first process, pid 1 of its namespace, takes
+ * every process in the box with it; SIGKILL to bwrap too (the sandbox
+ * would go with it anyway, --die-with-parent, but later). The pidfd
+ * makes sure the signal reaches gjs and no process that took its pid. */
 static void
 kill_process (ZotCodemodeRuntime *self)
 {
   zot_clear_source (&self->watchdog);
   zot_clear_source (&self->start_deadline);
   zot_clear_source (&self->start_cancel);
+  if (self->child_pidfd >= 0)
+    {
+      (void) syscall (SYS_pidfd_send_signal, self->child_pidfd, SIGKILL, NULL, 0);
+      close (self->child_pidfd);
+      self->child_pidfd = -1;
+    }
   if (self->subprocess != NULL)
     g_subprocess_force_exit (self->subprocess);
   if (self->channel != NULL)
@@ -170,18 +206,33 @@ read_peak (GPid pid)
   return (gsize) g_ascii_strtoull (line + strlen ("\nVmHWM:"), NULL, 10) * 1024;
 }
 
+/* The box's processes, gjs and whatever it started, together: their
+ * resident memory and their number. */
 static gboolean
 check_memory (ZotCodemodeRuntime *self)
 {
-  if (self->child_pid > 0)
-    self->peak = MAX (self->peak, read_peak (self->child_pid));
+  ZotCodemodeBoxUsage usage = { 0 };
 
-  if (self->peak <= ZOT_CODEMODE_MEMORY_MAX_BYTES)
+  if (self->child_pid > 0)
+    {
+      self->peak = MAX (self->peak, read_peak (self->child_pid));
+      if (zot_codemode_box_measure (self->child_pid, processes_max (), &usage))
+        self->peak = MAX (self->peak, usage.resident);
+    }
+
+  if (usage.processes > processes_max ())
+    {
+      end (self, g_error_new (G_IO_ERROR, G_IO_ERROR_NO_SPACE,
+                              _("the script's box ran more than %u processes at once; the box was stopped"),
+                              processes_max ()));
+      return FALSE;
+    }
+  if (self->peak <= memory_max ())
     return TRUE;
 
   end (self, g_error_new (G_IO_ERROR, G_IO_ERROR_NO_SPACE,
-                          _("the script used more than %u MiB of memory and was stopped"),
-                          (guint) (ZOT_CODEMODE_MEMORY_MAX_BYTES / (1024 * 1024))));
+                          _("the script's processes used more than %u MiB in all; the box was stopped"),
+                          (guint) (memory_max () / (1024 * 1024))));
   return FALSE;
 }
 
@@ -220,6 +271,9 @@ read_info (ZotCodemodeRuntime *self)
   info = zot_json_object_from_string (text->str, NULL);
   if (info != NULL)
     self->child_pid = (GPid) zot_json_get_int_or (info, "child-pid", 0);
+  /* gjs just said "ready": it is alive, and its pid is its own. */
+  if (self->child_pid > 0)
+    self->child_pidfd = (int) syscall (SYS_pidfd_open, self->child_pid, 0);
   if (self->child_pid <= 0)
     g_debug ("the runtime's process is unknown; memory is held by its data-segment limit only");
 }
@@ -559,6 +613,7 @@ zot_codemode_runtime_init (ZotCodemodeRuntime *self)
 {
   self->cancellable = g_cancellable_new ();
   self->stderr_text = g_string_new (NULL);
+  self->child_pidfd = -1;
 }
 
 static gboolean

@@ -42,4 +42,7 @@ void                zot_codemode_runtime_stop             (ZotCodemodeRuntime   
 void                _zot_codemode_runtime_set_programs_for_testing (const char *bwrap,
                                                                     const char *gjs);
 
+void                _zot_codemode_runtime_set_limits_for_testing   (gsize       memory_bytes,
+                                                                    guint       processes);
+
 G_END_DECLS

@@ -53,6 +53,7 @@ typedef struct
   ZotToolProgress      *progress;
   GByteArray           *line;
   guint64               total;
+  gint64                started;
   pid_t                 pgid;
   guint                 timeout_ms;
   gboolean              eof;
@@ -268,12 +269,32 @@ bash_run_take_output (BashRun *run)
   return g_string_free (out, FALSE);
 }
 
+/* What a script's call resolves to (the output schema in
+ * zot-builtin-tools.c): a non-zero exit is data to look at, not a
+ * rejection; a timeout or a cancel has none of it and rejects. */
+static JsonNode *
+bash_structured (const char *output,
+                 gboolean    truncated,
+                 int         code,
+                 gint64      elapsed)
+{
+  JsonObject *object = json_object_new ();
+
+  json_object_set_string_member (object, "output", output);
+  json_object_set_boolean_member (object, "truncated", truncated);
+  json_object_set_int_member (object, "exit_code", code);
+  json_object_set_double_member (object, "wall_time_seconds", elapsed / (double) G_USEC_PER_SEC);
+  return json_node_init_object (json_node_alloc (), object);
+}
+
 static void
 bash_finish (GTask *task)
 {
   BashRun *run = g_task_get_task_data (task);
   g_autofree char *output = NULL;
   g_autoptr(GString) text = NULL;
+  ZotToolResult *result;
+  gboolean truncated;
   int code;
 
   if (run->done)
@@ -296,6 +317,7 @@ bash_finish (GTask *task)
   if (g_task_return_error_if_cancelled (task))
     return;
 
+  truncated = run->total > run->head->len + MIN (run->tail->len, BASH_TAIL_BYTES);
   output = bash_run_take_output (run);
   text = g_string_new (output);
   if (text->len > 0 && text->str[text->len - 1] != '\n')
@@ -338,9 +360,11 @@ bash_finish (GTask *task)
     }
 
   g_string_append_printf (text, _("exit code: %d"), code);
-  _zot_builtin_return_result (task, zot_tool_result_new_text (text->str, code != 0,
-                                                              code != 0 ? ZOT_TOOL_OUTCOME_FAILED
-                                                           : ZOT_TOOL_OUTCOME_COMPLETED));
+  result = zot_tool_result_new_text (text->str, code != 0,
+                                     code != 0 ? ZOT_TOOL_OUTCOME_FAILED : ZOT_TOOL_OUTCOME_COMPLETED);
+  result->structured_content = bash_structured (output, truncated, code,
+                                                g_get_monotonic_time () - run->started);
+  _zot_builtin_return_result (task, result);
 }
 
 static gboolean
@@ -470,6 +494,7 @@ zot_bash_tool_execute_async (ZotTool               *tool,
 
   run = g_new0 (BashRun, 1);
   run->timeout_ms = (guint) timeout_ms;
+  run->started = g_get_monotonic_time ();
   run->head = g_byte_array_new ();
   run->tail = g_byte_array_new ();
   run->buffer = g_malloc (BASH_READ_BYTES);

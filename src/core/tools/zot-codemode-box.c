@@ -1,0 +1,75 @@
+/* zot-codemode-box.c — the resident memory and the number of processes
+ * of a script's box, everything the runtime started included.
+ *
+ * The box has its own pid namespace and mounts its own /proc, in which
+ * only its processes are; the host reads it through the root of the
+ * box's first process (/proc/PID/root/proc). No cgroup is needed, and
+ * the count holds for root too, which RLIMIT_NPROC does not. */
+#define G_LOG_DOMAIN "zot-codemode"
+
+#include "config.h"
+
+#include <unistd.h>
+
+#include "zot-codemode-box.h"
+
+static gboolean
+is_pid (const char *name)
+{
+  if (*name == '\0')
+    return FALSE;
+  for (; *name != '\0'; name++)
+    if (!g_ascii_isdigit (*name))
+      return FALSE;
+  return TRUE;
+}
+
+/* The second field of statm: resident pages. */
+static gsize
+read_resident (const char *proc,
+               const char *pid)
+{
+  g_autofree char *path = g_build_filename (proc, pid, "statm", NULL);
+  g_autofree char *statm = NULL;
+  char *end = NULL;
+  guint64 pages;
+
+  if (!g_file_get_contents (path, &statm, NULL, NULL))
+    return 0;
+  (void) g_ascii_strtoull (statm, &end, 10);
+  pages = g_ascii_strtoull (end, NULL, 10);
+  return (gsize) MIN (pages, G_MAXSIZE / (gsize) sysconf (_SC_PAGESIZE)) * (gsize) sysconf (_SC_PAGESIZE);
+}
+
+/**
+ * zot_codemode_box_measure:
+ * @first: the host's pid of the box's first process (pid 1 inside)
+ * @max_processes: the count stops past this: more is more
+ * @usage: (out): what the box's processes use together
+ *
+ * Returns: %FALSE when the box cannot be seen (it has ended)
+ */
+gboolean
+zot_codemode_box_measure (GPid                 first,
+                          guint                max_processes,
+                          ZotCodemodeBoxUsage *usage)
+{
+  g_autofree char *proc = g_strdup_printf ("/proc/%d/root/proc", (int) first);
+  g_autoptr(GDir) dir = NULL;
+  const char *name;
+
+  usage->resident = 0;
+  usage->processes = 0;
+  dir = g_dir_open (proc, 0, NULL);
+  if (dir == NULL)
+    return FALSE;
+
+  while ((name = g_dir_read_name (dir)) != NULL && usage->processes <= max_processes)
+    {
+      if (!is_pid (name))
+        continue;
+      usage->processes++;
+      usage->resident += read_resident (proc, name);
+    }
+  return usage->processes > 0;
+}
