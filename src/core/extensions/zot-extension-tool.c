@@ -106,6 +106,17 @@ reply_content (JsonObject *reply)
   return json_array_new ();
 }
 
+/* The reply's content and is_error as a result. */
+static ZotToolResult *
+reply_result (JsonObject *reply)
+{
+  g_autoptr(JsonArray) content = reply_content (reply);
+  gboolean is_error = zot_json_get_boolean_or (reply, "is_error", FALSE);
+
+  return zot_tool_result_new (content, is_error,
+                              is_error ? ZOT_TOOL_OUTCOME_FAILED : ZOT_TOOL_OUTCOME_COMPLETED);
+}
+
 /* `activate_tools` (PROTOCOL.md §5a): the names, for the agent to apply;
  * a malformed list is logged and what can be read is kept. */
 static GStrv
@@ -162,10 +173,8 @@ replied_cb (GObject      *object,
   CallData *data = g_task_get_task_data (task);
   g_autoptr(JsonObject) reply = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) content = NULL;
   ZotToolResult *tool_result;
   JsonNode *structured;
-  gboolean is_error;
 
   reply = zot_extension_request_finish (ZOT_EXTENSION (object), result, &error);
   call_data_untrack (data);
@@ -195,10 +204,7 @@ replied_cb (GObject      *object,
       return;
     }
 
-  content = reply_content (reply);
-  is_error = zot_json_get_boolean_or (reply, "is_error", FALSE);
-  tool_result = zot_tool_result_new (content, is_error,
-                                     is_error ? ZOT_TOOL_OUTCOME_FAILED : ZOT_TOOL_OUTCOME_COMPLETED);
+  tool_result = reply_result (reply);
 
   structured = json_object_get_member (reply, "structured_content");
   if (structured != NULL && !JSON_NODE_HOLDS_NULL (structured))
@@ -482,11 +488,9 @@ reconciled_cb (GObject      *object,
   ZotTool *tool = g_task_get_source_object (task);
   g_autoptr(JsonObject) reply = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) content = NULL;
   ZotToolResult *tool_result;
   JsonNode *structured;
   const char *state = NULL;
-  gboolean is_error;
 
   reply = zot_extension_request_finish (ZOT_EXTENSION (object), result, &error);
   if (reply == NULL)
@@ -517,10 +521,7 @@ reconciled_cb (GObject      *object,
       return;
     }
 
-  content = reply_content (reply);
-  is_error = zot_json_get_boolean_or (reply, "is_error", FALSE);
-  tool_result = zot_tool_result_new (content, is_error,
-                                     is_error ? ZOT_TOOL_OUTCOME_FAILED : ZOT_TOOL_OUTCOME_COMPLETED);
+  tool_result = reply_result (reply);
   g_object_set_data_full (G_OBJECT (task), "result", tool_result, (GDestroyNotify) zot_tool_result_free);
   g_task_return_int (task, ZOT_RECONCILE_COMPLETED);
 }
