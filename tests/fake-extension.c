@@ -1004,6 +1004,42 @@ add_text_block (JsonBuilder *builder,
   json_builder_end_object (builder);
 }
 
+/* A tool_call with "reconcile": true asks whether an interrupted call ran
+ * (replay "reconcile"): the call's "reconcile" argument says what to
+ * answer. "not_started" and "completed" (with "reconcile_reply" as the
+ * result's text) and "unknown" as upstream's structured_content.state;
+ * "garbage" a text block and no state; "hang" no answer at all. Nothing
+ * runs, so "append_to" is not written. */
+static void
+answer_reconcile (const char *id,
+                  JsonObject *args)
+{
+  const char *answer = args != NULL ? get_string_member (args, "reconcile") : NULL;
+  g_autoptr(JsonBuilder) builder = NULL;
+
+  if (g_strcmp0 (answer, "hang") == 0)
+    return;
+
+  builder = begin_frame ("tool_result");
+  add_string (builder, "id", id);
+  json_builder_set_member_name (builder, "content");
+  json_builder_begin_array (builder);
+  if (g_strcmp0 (answer, "completed") == 0)
+    add_text_block (builder, args != NULL && get_string_member (args, "reconcile_reply") != NULL
+                             ? get_string_member (args, "reconcile_reply") : "done before");
+  else if (g_strcmp0 (answer, "garbage") == 0)
+    add_text_block (builder, "no idea");
+  json_builder_end_array (builder);
+  if (answer != NULL && g_strcmp0 (answer, "garbage") != 0)
+    {
+      json_builder_set_member_name (builder, "structured_content");
+      json_builder_begin_object (builder);
+      add_string (builder, "state", answer);
+      json_builder_end_object (builder);
+    }
+  send_frame (builder);
+}
+
 /*
  * A tool_call's args (an object) say how to answer; members combine:
  *   "crash": N        exit (N) at once (1 if N is not a number)
@@ -1054,6 +1090,12 @@ handle_tool_call (JsonObject *object)
 
   if (args_node != NULL && JSON_NODE_HOLDS_OBJECT (args_node))
     args = json_node_get_object (args_node);
+
+  if (get_true_member (object, "reconcile"))
+    {
+      answer_reconcile (id, args);
+      return;
+    }
 
   if (args != NULL && json_object_has_member (args, "crash"))
     {

@@ -13,6 +13,8 @@
 
 #include "zot-agent.h"
 #include "zot-host.h"
+#include "zot-limits-private.h"
+#include "zot-tool-registry.h"
 #include "zot-session.h"
 #include "zot-test-util.h"
 
@@ -402,6 +404,151 @@ test_replay_contracts (Fixture       *f,
   assert_transcript_valid (f);
 }
 
+
+/* Reconcile (replay "reconcile") */
+
+static char *
+settle_extension (Fixture *f)
+{
+  return zot_test_make_recording_fake (&f->env, "settler", "--register-json",
+                                       "{\"type\":\"register_tool\",\"name\":\"settle\",\"schema\":{},"
+                                       "\"replay\":\"reconcile\"}",
+                                       NULL);
+}
+
+/* A reconcile tool is a tool like any other outside continuous mode. */
+static void
+test_reconcile_registers (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *settler = settle_extension (f);
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  ZotTool *tool;
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.ext_paths = g_strdupv ((char *[]) { settler, NULL });
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  f->host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  zot_test_load_host (f->host);
+
+  tool = zot_tool_registry_lookup (zot_agent_get_registry (zot_host_get_agent (f->host)), "settle");
+  g_assert_nonnull (tool);
+  g_assert_cmpint (zot_tool_get_replay (tool), ==, ZOT_TOOL_REPLAY_RECONCILE);
+}
+
+/* The frames the settler got: tool_call ones, in order. */
+static GPtrArray *
+settle_calls (Fixture *f)
+{
+  g_autofree char *record = zot_test_record_path (&f->env, "settler");
+  g_autoptr(GPtrArray) frames = zot_test_read_frames (record);
+  GPtrArray *calls = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+
+  for (guint i = 0; i < frames->len; i++)
+    {
+      JsonObject *frame = g_ptr_array_index (frames, i);
+
+      if (g_str_equal (json_object_get_string_member_with_default (frame, "type", ""), "tool_call"))
+        g_ptr_array_add (calls, json_object_ref (frame));
+    }
+  return calls;
+}
+
+/* A journal whose last step stopped in a call of settle that answers the
+ * reconcile question with @answer, then resumed: what the model got. */
+static const char *
+resume_settle (Fixture    *f,
+               const char *answer)
+{
+  g_autofree char *settler = settle_extension (f);
+  g_autofree char *path = g_strescape (f->count_path, NULL);
+  g_autofree char *args = g_strdup_printf ("{\"append_to\":\"%s\",\"reply\":\"ran\","
+                                           "\"reconcile\":\"%s\"}", path, answer);
+  g_autofree char *journal = NULL;
+  g_auto(ZotTestSubmit) s = { 0 };
+
+  journal = g_strdup_printf (
+    "{\"type\":\"message\",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"tool_use\","
+    "\"id\":\"toolu_s\",\"name\":\"settle\",\"input\":%s}]}}\n"
+    "{\"type\":\"task\",\"event\":\"started\",\"id\":\"toolu_s\",\"tool\":\"settle\","
+    "\"args\":%s,\"effective_args\":%s,\"operation_key\":\"op-first\"}\n", args, args, args);
+  write_journal (f, journal);
+
+  start_host (f, (const char * const []) { settler, NULL });
+  zot_test_submit (f->host, "and now", &s);
+  g_assert_true (s.ok);
+  assert_transcript_valid (f);
+  return event_text (f, "toolu_s");
+}
+
+/* The first call the settler got asks, with the journaled key. */
+static void
+assert_asked (Fixture *f,
+              guint    n_calls)
+{
+  g_autoptr(GPtrArray) calls = settle_calls (f);
+  JsonObject *ask;
+
+  g_assert_cmpuint (calls->len, ==, n_calls);
+  ask = g_ptr_array_index (calls, 0);
+  g_assert_true (json_object_get_boolean_member_with_default (ask, "reconcile", FALSE));
+  g_assert_cmpstr (json_object_get_string_member_with_default (ask, "operation_key", ""), ==, "op-first");
+}
+
+/* "not_started": it runs, once, with the same key. */
+static void
+test_reconcile_not_started (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autoptr(GPtrArray) calls = NULL;
+  g_autofree char *counts = NULL;
+  JsonObject *run;
+
+  g_assert_cmpstr (resume_settle (f, "not_started"), ==, "ran");
+  counts = read_counts (f);
+  g_assert_cmpstr (counts, ==, "ran\n");
+  assert_asked (f, 2);
+  calls = settle_calls (f);
+  run = g_ptr_array_index (calls, 1);
+  g_assert_false (json_object_get_boolean_member_with_default (run, "reconcile", FALSE));
+  g_assert_cmpstr (json_object_get_string_member_with_default (run, "operation_key", ""), ==, "op-first");
+  g_assert_cmpuint (count_task_entries (f, "toolu_s", "finished"), ==, 1);
+}
+
+/* "completed": its result, journaled, and nothing runs. */
+static void
+test_reconcile_completed (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *counts = NULL;
+
+  g_assert_cmpstr (resume_settle (f, "completed"), ==, "done before");
+  counts = read_counts (f);
+  g_assert_cmpstr (counts, ==, "");
+  assert_asked (f, 1);
+  g_assert_cmpuint (count_task_entries (f, "toolu_s", "finished"), ==, 1);
+}
+
+/* Anything else, no answer included: interrupted, never run again. */
+static void
+test_reconcile_unknown (Fixture       *f,
+                        gconstpointer  data)
+{
+  const char *answer = data;
+  g_autofree char *counts = NULL;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_TOOL, 300);
+  assert_contains (resume_settle (f, answer), "interrupted");
+  g_assert_cmpstr (json_object_get_string_member (find_event (f, "tool_result", "toolu_s"), "status"),
+                   ==, "failed");
+  counts = read_counts (f);
+  g_assert_cmpstr (counts, ==, "");
+  assert_asked (f, 1);
+}
+
 /* Kill and resume */
 
 static gboolean
@@ -580,6 +727,15 @@ main (int   argc,
   ADD ("replay-contracts", test_replay_contracts);
   ADD ("kill-and-resume", test_kill_and_resume);
   ADD ("kill-bash", test_kill_bash);
+  ADD ("reconcile/registers", test_reconcile_registers);
+  ADD ("reconcile/not-started", test_reconcile_not_started);
+  ADD ("reconcile/completed", test_reconcile_completed);
+  g_test_add ("/zot/continuous/reconcile/unknown", Fixture, "unknown",
+              fixture_setup, test_reconcile_unknown, fixture_teardown);
+  g_test_add ("/zot/continuous/reconcile/garbage", Fixture, "garbage",
+              fixture_setup, test_reconcile_unknown, fixture_teardown);
+  g_test_add ("/zot/continuous/reconcile/timeout", Fixture, "hang",
+              fixture_setup, test_reconcile_unknown, fixture_teardown);
 
   return g_test_run ();
 }

@@ -1147,6 +1147,72 @@ test_load_failure (Fixture       *f,
   g_assert_nonnull (find_with_text (root (f), GTK_TYPE_WIDGET, "message-assistant", "You said: again"));
 }
 
+static void
+reload_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (zot_extension_manager_reload_finish (ZOT_EXTENSION_MANAGER (object), result, NULL));
+  *done = TRUE;
+}
+
+static void
+reload (Fixture *f)
+{
+  gboolean done = FALSE;
+
+  zot_extension_manager_reload_async (zot_host_get_manager (f->host), NULL, reload_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  g_assert_true (done);
+  iterate ();
+}
+
+static guint
+count_load_failures (Fixture *f)
+{
+  GListModel *items = _zot_transcript_get_items (f->transcript);
+  guint count = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (items); i++)
+    {
+      g_autoptr(ZotTranscriptItem) item = g_list_model_get_item (items, i);
+
+      if (zot_transcript_item_get_kind (item) == ZOT_TRANSCRIPT_ITEM_LOAD_FAILURE)
+        count++;
+    }
+  return count;
+}
+
+/* A load failure's row lasts until that extension loads, then goes: the
+ * page says "until a successful reload or /clear". */
+static void
+test_load_failure_reload (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *bad = zot_test_make_fake_args (f->env.root, "broken", "--exit-before-hello", "3", NULL);
+  g_autofree char *other = zot_test_make_fake_args (f->env.root, "other", "--exit-before-hello", "3", NULL);
+  g_autofree char *fixed = NULL;
+
+  start (f, (const char * const []) { bad, other, NULL }, FALSE);
+  g_assert_nonnull (find_with_text (root (f), GTK_TYPE_WIDGET, "load-failure", "broken"));
+  g_assert_nonnull (find_with_text (root (f), GTK_TYPE_WIDGET, "load-failure", "other"));
+  g_assert_cmpuint (count_load_failures (f), ==, 2);
+
+  /* Failing again: one row each, not two. */
+  reload (f);
+  g_assert_cmpuint (count_load_failures (f), ==, 2);
+
+  /* Fixed in place: its row goes, the other's stays. */
+  fixed = zot_test_make_fake_args (f->env.root, "broken", NULL);
+  g_assert_cmpstr (fixed, ==, bad);
+  reload (f);
+  g_assert_null (find_with_text (root (f), GTK_TYPE_WIDGET, "load-failure", "broken"));
+  g_assert_nonnull (find_with_text (root (f), GTK_TYPE_WIDGET, "load-failure", "other"));
+  g_assert_cmpuint (count_load_failures (f), ==, 1);
+}
+
 static gboolean
 startup_lists (gpointer data)
 {
@@ -1299,6 +1365,7 @@ main (int   argc,
   add_test ("/zot/gui/transcript/turn-error", test_turn_error);
   add_test ("/zot/gui/transcript/aborted", test_aborted);
   add_test ("/zot/gui/transcript/load-failure", test_load_failure);
+  add_test ("/zot/gui/transcript/load-failure-reload", test_load_failure_reload);
   add_test ("/zot/gui/transcript/startup", test_startup);
   add_test ("/zot/gui/transcript/startup-hidden", test_startup_hidden);
   add_test ("/zot/gui/transcript/autoscroll", test_autoscroll);

@@ -314,7 +314,8 @@ run_zot (Fixture     *f,
   va_end (args);
   g_ptr_array_add (argv, NULL);
 
-  g_spawn_sync (f->work, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT,
+  /* Never the test's terminal: zot asks questions only on one. */
+  g_spawn_sync (f->work, (char **) argv->pdata, NULL, G_SPAWN_STDIN_FROM_DEV_NULL,
                 NULL, NULL, out, err, &status, &error);
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (status));
@@ -1080,6 +1081,105 @@ test_cli_manage (Fixture       *f,
   g_clear_pointer (&err, g_free);
 }
 
+static gboolean
+manifest_enabled (const char *directory)
+{
+  g_autoptr(ZotManifest) manifest = NULL;
+  g_autoptr(GError) error = NULL;
+
+  manifest = zot_manifest_new_for_directory (directory, &error);
+  g_assert_no_error (error);
+  return zot_manifest_get_enabled (manifest);
+}
+
+/* enable and disable find the extension in whichever folder has it. */
+static void
+test_cli_enable_scope (Fixture       *f,
+                       gconstpointer  user_data)
+{
+  g_autofree char *project_source = make_extension (f, "scope-project", "proj", "0.1");
+  g_autofree char *user_source = make_extension (f, "scope-user", "glob", "0.1");
+  g_autofree char *both_source = make_extension (f, "scope-both", "both", "0.1");
+  g_autofree char *project_dir = g_build_filename (f->work, ".zot", "extensions", NULL);
+  g_autofree char *proj = g_build_filename (project_dir, "proj", NULL);
+  g_autofree char *glob = g_build_filename (f->ext_dir, "glob", NULL);
+  g_autofree char *both_project = g_build_filename (project_dir, "both", NULL);
+  g_autofree char *both_user = g_build_filename (f->ext_dir, "both", NULL);
+  char *out = NULL;
+  char *err = NULL;
+  int status;
+
+  status = run_zot (f, &out, &err, "ext", "install", "--project", project_source, NULL);
+  if (status < 0)
+    return;
+  g_assert_cmpint (status, ==, 0);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", user_source, NULL), ==, 0);
+  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", both_source, NULL), ==, 0);
+  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", "--project", both_source, NULL),
+                   ==, 0);
+
+  /* Only in the project: no --project needed. */
+  status = run_zot (f, &out, &err, "ext", "disable", "proj", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_false (manifest_enabled (proj));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  status = run_zot (f, &out, &err, "ext", "enable", "proj", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (manifest_enabled (proj));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* Only in the user's folder. */
+  status = run_zot (f, &out, &err, "ext", "disable", "glob", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_false (manifest_enabled (glob));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* In both, with no terminal to ask on: nothing changes, and the error
+   * says how to choose. */
+  status = run_zot (f, &out, &err, "ext", "disable", "both", NULL);
+  g_assert_cmpint (status, ==, 1);
+  assert_error_line (err);
+  g_assert_nonnull (strstr (err, "--project"));
+  g_assert_nonnull (strstr (err, "--global"));
+  g_assert_true (manifest_enabled (both_project));
+  g_assert_true (manifest_enabled (both_user));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  status = run_zot (f, &out, &err, "ext", "disable", "--global", "both", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_true (manifest_enabled (both_project));
+  g_assert_false (manifest_enabled (both_user));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  status = run_zot (f, &out, &err, "ext", "disable", "--project", "both", NULL);
+  g_assert_cmpint (status, ==, 0);
+  g_assert_false (manifest_enabled (both_project));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  status = run_zot (f, &out, &err, "ext", "enable", "--project", "--global", "both", NULL);
+  g_assert_cmpint (status, ==, 2);
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+
+  /* In neither: the error names both folders. */
+  status = run_zot (f, &out, &err, "ext", "enable", "nowhere", NULL);
+  g_assert_cmpint (status, ==, 1);
+  assert_error_line (err);
+  g_assert_nonnull (strstr (err, "nowhere"));
+  g_assert_nonnull (strstr (err, f->ext_dir));
+  g_assert_nonnull (strstr (err, ".zot/extensions"));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+}
+
 static void
 test_cli_install_broken (Fixture       *f,
                          gconstpointer  user_data)
@@ -1470,6 +1570,7 @@ main (int   argc,
   ADD ("/zot/installer/set-enabled", test_set_enabled);
   ADD ("/zot/installer/update", test_update);
   ADD ("/zot/installer/cli/manage", test_cli_manage);
+  ADD ("/zot/installer/cli/enable-scope", test_cli_enable_scope);
   ADD ("/zot/installer/cli/install-broken", test_cli_install_broken);
   ADD ("/zot/installer/cli/install-archive", test_cli_install_archive);
   ADD ("/zot/installer/cli/usage", test_cli_usage);

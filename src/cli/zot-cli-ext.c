@@ -162,51 +162,6 @@ extensions_dir_for (gboolean    project,
   return zot_paths_get_extensions_dir ();
 }
 
-/* The directory named @name, else one whose manifest carries @name (an
- * extension installed by hand under another directory name). */
-static char *
-find_installed (const char  *parent,
-                const char  *name,
-                GError     **error)
-{
-  g_autofree char *path = NULL;
-  g_autoptr(GPtrArray) found = NULL;
-
-  if (!zot_name_is_existing_directory (name))
-    {
-      g_autofree char *shown = zot_name_excerpt (name);
-
-      g_set_error (error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_INVALID_NAME,
-                   /* Translators: %s is the name given on the command line; "zot ext list" is a
-                    * command, keep it */
-                   _("\"%s\" is not a valid extension name; give the name that zot ext list shows"),
-                   shown);
-      return NULL;
-    }
-
-  path = g_build_filename (parent, name, NULL);
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    return g_steal_pointer (&path);
-
-  found = zot_discover_in_directory (parent, ZOT_EXTENSION_SCOPE_USER);
-  for (guint i = 0; i < found->len; i++)
-    {
-      ZotDiscovered *discovered = g_ptr_array_index (found, i);
-
-      if (discovered->manifest != NULL &&
-          g_str_equal (zot_manifest_get_name (discovered->manifest), name))
-        return g_strdup (discovered->directory);
-    }
-
-  g_set_error (error, ZOT_INSTALL_ERROR, ZOT_INSTALL_ERROR_NOT_INSTALLED,
-               /* Translators: the extension's name, then the folder of extensions; "zot ext
-                * list" is a command, keep it */
-               _("no extension named \"%s\" is installed in %s; "
-                 "zot ext list shows the installed ones"),
-               name, parent);
-  return NULL;
-}
-
 static void
 on_async_done_cb (GObject      *object,
                   GAsyncResult *result,
@@ -543,6 +498,8 @@ ext_install (int    argc,
 
 /* ext remove, enable, disable --------------------------------------------- */
 
+/* The name given and the folder to find it in: @out_parent is NULL when
+ * neither --project nor --global was given (see find_named). */
 static gboolean
 parse_name_command (const char   *command,
                     const char   *summary,
@@ -550,16 +507,20 @@ parse_name_command (const char   *command,
                     char        **argv,
                     char        **out_name,
                     char        **out_parent,
+                    char        **out_project_parent,
                     int          *out_status)
 {
   g_autofree char *cwd = NULL;
   g_auto(GStrv) args = NULL;
   gboolean project = FALSE;
+  gboolean global = FALSE;
   const GOptionEntry entries[] = {
     { "project", 0, 0, G_OPTION_ARG_NONE, &project,
-      N_("Act on the project's .zot/extensions instead of $ZOT_HOME/extensions"), NULL },
+      N_("Act on the project's .zot/extensions only"), NULL },
+    { "global", 0, 0, G_OPTION_ARG_NONE, &global,
+      N_("Act on $ZOT_HOME/extensions only"), NULL },
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
-      N_("The project directory for --project (default: the current one)"), N_("DIR") },
+      N_("The project directory (default: the current one)"), N_("DIR") },
     { NULL }
   };
 
@@ -567,6 +528,12 @@ parse_name_command (const char   *command,
   if (!parse_options (command, _("NAME"), summary, entries, argc, argv, &args))
     {
       *out_status = ZOT_EXIT_USAGE;
+      return FALSE;
+    }
+  if (project && global)
+    {
+      /* Translators: --project and --global are options, keep them */
+      *out_status = usage_error (command, _("give --project or --global, not both"));
       return FALSE;
     }
   if (g_strv_length (args) < 2)
@@ -581,8 +548,26 @@ parse_name_command (const char   *command,
     }
 
   *out_name = g_strdup (args[1]);
-  *out_parent = extensions_dir_for (project, cwd);
+  *out_parent = project || global ? extensions_dir_for (project, cwd) : NULL;
+  *out_project_parent = extensions_dir_for (TRUE, cwd);
   return TRUE;
+}
+
+/* The directory of @name: in @parent when one was chosen, else wherever it
+ * is installed (see zot_cli_ext_find_in_either_scope). */
+static char *
+find_named (const char  *name,
+            const char  *parent,
+            const char  *project_parent,
+            GError     **error)
+{
+  g_autofree char *user_parent = NULL;
+
+  if (parent != NULL)
+    return zot_cli_ext_find_installed (parent, name, error);
+
+  user_parent = zot_paths_get_extensions_dir ();
+  return zot_cli_ext_find_in_either_scope (name, project_parent, user_parent, error);
 }
 
 static int
@@ -591,16 +576,20 @@ ext_remove (int    argc,
 {
   g_autofree char *name = NULL;
   g_autofree char *parent = NULL;
+  g_autofree char *project_parent = NULL;
   g_autofree char *directory = NULL;
   g_autofree char *basename = NULL;
   g_autoptr(GError) error = NULL;
   int status = ZOT_EXIT_OK;
 
   if (!parse_name_command ("ext remove", _("Delete an installed extension and its files."),
-                           argc, argv, &name, &parent, &status))
+                           argc, argv, &name, &parent, &project_parent, &status))
     return status;
+  /* Removing is not undone: only where asked, the user's folder unless told. */
+  if (parent == NULL)
+    parent = zot_paths_get_extensions_dir ();
 
-  directory = find_installed (parent, name, &error);
+  directory = zot_cli_ext_find_installed (parent, name, &error);
   if (directory == NULL)
     return report_error (error);
 
@@ -680,14 +669,16 @@ set_enabled (const char  *command,
 {
   g_autofree char *name = NULL;
   g_autofree char *parent = NULL;
+  g_autofree char *project_parent = NULL;
   g_autofree char *directory = NULL;
   g_autoptr(GError) error = NULL;
   int status = ZOT_EXIT_OK;
 
-  if (!parse_name_command (command, summary, argc, argv, &name, &parent, &status))
+  if (!parse_name_command (command, summary, argc, argv, &name, &parent, &project_parent,
+                           &status))
     return status;
 
-  directory = find_installed (parent, name, &error);
+  directory = find_named (name, parent, project_parent, &error);
   if (directory == NULL)
     return report_error (error);
 
@@ -972,11 +963,11 @@ static const struct
     N_("Show the extensions found and their state"), ext_list },
   { "install", "install PATH|URL [--project] [--force]",
     N_("Install from a directory, an archive or a git URL"), ext_install },
-  { "remove", "remove NAME [--project]",
+  { "remove", "remove NAME [--project|--global]",
     N_("Delete an installed extension"), ext_remove },
-  { "enable", "enable NAME [--project]",
+  { "enable", "enable NAME [--project|--global]",
     N_("Let zot start an extension"), ext_enable },
-  { "disable", "disable NAME [--project]",
+  { "disable", "disable NAME [--project|--global]",
     N_("Keep an extension installed but stopped"), ext_disable },
   { "logs", "logs NAME [-f]",
     N_("Print an extension's log; -f follows it"), ext_logs },

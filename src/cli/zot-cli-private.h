@@ -34,6 +34,15 @@ JsonObject   *zot_cli_usage_totals       (const ZotUsage *usage);
 /* g_print() and g_printerr() show controls instead of sending them. */
 void          zot_cli_set_print_handlers (void);
 
+/* Which folder of extensions `zot ext enable NAME` and the like act on. */
+char         *zot_cli_ext_find_installed       (const char  *parent,
+                                                const char  *name,
+                                                GError     **error);
+char         *zot_cli_ext_find_in_either_scope (const char  *name,
+                                                const char  *project_parent,
+                                                const char  *user_parent,
+                                                GError     **error);
+
 /* `zot rpc`: commands on stdin, responses and events on stdout. */
 int           zot_cli_rpc_run            (ZotHost      *host);
 

@@ -40,6 +40,7 @@ struct _ZotTranscriptItem
   char                    *level;
   char                    *title;
   char                    *detail;
+  char                    *path;            /* a load failure's extension directory */
   ZotMarkdownDocument     *document;        /* of text, made when first asked for */
 
   GArray                  *images;          /* Image, or NULL */
@@ -221,6 +222,7 @@ zot_transcript_item_finalize (GObject *object)
   g_clear_pointer (&self->level, g_free);
   g_clear_pointer (&self->title, g_free);
   g_clear_pointer (&self->detail, g_free);
+  g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->document, zot_markdown_document_unref);
   g_clear_pointer (&self->images, g_array_unref);
   g_clear_pointer (&self->tool_id, g_free);
@@ -517,6 +519,7 @@ zot_transcript_item_new_load_failure (const char *path,
 {
   ZotTranscriptItem *self = item_new (ZOT_TRANSCRIPT_ITEM_LOAD_FAILURE, message);
 
+  self->path = g_strdup (path);
   /* Translators: %s is the extension's directory */
   self->title = g_strdup_printf (_("Could not load the extension in %s"), path ? path : "?");
   if (log_path != NULL && *log_path != '\0')
@@ -650,6 +653,20 @@ zot_transcript_item_get_detail (ZotTranscriptItem *self)
   g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), NULL);
 
   return self->detail;
+}
+
+/**
+ * zot_transcript_item_get_path:
+ * @self: a #ZotTranscriptItem
+ *
+ * Returns: (nullable): a load failure's extension directory
+ */
+const char *
+zot_transcript_item_get_path (ZotTranscriptItem *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), NULL);
+
+  return self->path;
 }
 
 /**

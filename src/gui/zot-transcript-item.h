@@ -108,6 +108,7 @@ const char             *zot_transcript_item_get_extension_name (ZotTranscriptIte
 const char             *zot_transcript_item_get_level          (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_title          (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_detail         (ZotTranscriptItem *self);
+const char             *zot_transcript_item_get_path           (ZotTranscriptItem *self);
 ZotMarkdownDocument    *zot_transcript_item_get_document       (ZotTranscriptItem *self);
 
 gboolean                zot_transcript_item_get_streaming      (ZotTranscriptItem *self);

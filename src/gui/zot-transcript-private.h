@@ -37,6 +37,11 @@ void           _zot_transcript_append_items       (ZotTranscript      *self,
                                                    ZotTranscriptItem **items,
                                                    guint               n_items);
 GListModel    *_zot_transcript_get_items          (ZotTranscript      *self);
+
+/* zot-transcript-failures.c */
+void           _zot_transcript_watch_load_failures (ZotTranscript     *self,
+                                                    GSignalGroup      *manager_signals);
+
 guint          _zot_transcript_get_n_rows_created (ZotTranscript      *self);
 GtkWidget     *_zot_transcript_get_row            (ZotTranscript      *self,
                                                    ZotTranscriptItem  *item);

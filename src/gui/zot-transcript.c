@@ -441,18 +441,6 @@ on_manager_note_added_cb (ZotExtensionManager *manager,
 }
 
 static void
-on_manager_load_failed_cb (ZotExtensionManager *manager,
-                           const char          *path,
-                           const char          *message,
-                           const char          *log_path,
-                           ZotTranscript       *self)
-{
-  g_autoptr(ZotTranscriptItem) item = zot_transcript_item_new_load_failure (path, message, log_path);
-
-  add_item (self, item);
-}
-
-static void
 on_manager_extension_crashed_cb (ZotExtensionManager *manager,
                                  ZotExtension        *extension,
                                  const char          *message,
@@ -875,8 +863,7 @@ zot_transcript_init (ZotTranscript *self)
   self->manager_signals = g_signal_group_new (ZOT_TYPE_EXTENSION_MANAGER);
   g_signal_group_connect (self->manager_signals, "note-added",
                           G_CALLBACK (on_manager_note_added_cb), self);
-  g_signal_group_connect (self->manager_signals, "load-failed",
-                          G_CALLBACK (on_manager_load_failed_cb), self);
+  _zot_transcript_watch_load_failures (self, self->manager_signals);
   g_signal_group_connect (self->manager_signals, "extension-crashed",
                           G_CALLBACK (on_manager_extension_crashed_cb), self);
   g_signal_group_connect (self->manager_signals, "panel-waiting",

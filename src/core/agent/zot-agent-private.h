@@ -59,6 +59,10 @@ struct _ToolCall
   char                *operation_key;
   gboolean             resumed;
   gboolean             journaling;
+  /* Interrupted, of a reconcile tool: to be asked about before it may
+   * run (reconcile), and asked already (reconciled). */
+  gboolean             reconcile;
+  gboolean             reconciled;
   /* While it executes: where its progress lines go. */
   ZotToolProgress     *progress;
 };

@@ -22,6 +22,7 @@
 
 #include "zot-agent.h"
 #include "zot-agent-private.h"
+#include "zot-extension-tool.h"
 #include "zot-message.h"
 #include "zot-json.h"
 #include "zot-limits.h"
@@ -117,8 +118,10 @@ _zot_tool_call_set_task (ToolCall   *call,
     return;
 
   call->task_id = g_strdup (task_id);
-  /* An idempotent tool gets the same key when the call is replayed. */
-  if (call->tool != NULL && zot_tool_get_replay (call->tool) == ZOT_TOOL_REPLAY_IDEMPOTENT)
+  /* An idempotent tool gets the same key when the call is replayed, a
+   * reconcile tool when it is asked about. */
+  if (call->tool != NULL && (zot_tool_get_replay (call->tool) == ZOT_TOOL_REPLAY_IDEMPOTENT ||
+                             zot_tool_get_replay (call->tool) == ZOT_TOOL_REPLAY_RECONCILE))
     call->operation_key = g_strdup_printf ("%s:%s", zot_session_get_id (session), task_id);
 }
 
@@ -134,6 +137,7 @@ same_args (JsonObject *a,
 
 static void complete_call (ToolCall      *call,
                            ZotToolResult *result);
+static ZotToolResult *new_interrupted_result (ToolCall *call);
 
 /**
  * _zot_tool_call_answer_from_journal:
@@ -197,11 +201,22 @@ _zot_tool_call_answer_from_journal (ToolCall *call)
   /* Started, never finished: the tool's replay contract decides. */
   if (call->tool == NULL || zot_tool_get_replay (call->tool) == ZOT_TOOL_REPLAY_NEVER)
     {
-      complete_call (call, zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
-                                                      _("The call of %s was interrupted: the host stopped "
-                                                        "while it ran, and %s must not run twice."),
-                                                      call->name, call->name));
+      complete_call (call, new_interrupted_result (call));
       return TRUE;
+    }
+
+  /* Whether it ran is the extension's to say, with the key it was given;
+   * once it said "not started", the call runs. */
+  if (zot_tool_get_replay (call->tool) == ZOT_TOOL_REPLAY_RECONCILE && !call->reconciled)
+    {
+      const char *key = zot_json_get_string (task, "operation_key");
+
+      if (key != NULL)
+        {
+          g_free (call->operation_key);
+          call->operation_key = g_strdup (key);
+        }
+      call->reconcile = TRUE;
     }
 
   return FALSE;
@@ -628,6 +643,84 @@ intercepted_cb (GObject      *object,
   authorize_call (call);
 }
 
+/* Reconciling an interrupted call of a reconcile tool */
+
+static ZotToolResult *
+new_interrupted_result (ToolCall *call)
+{
+  return zot_tool_result_new_error (ZOT_TOOL_OUTCOME_FAILED,
+                                    _("The call of %s was interrupted: the host stopped "
+                                      "while it ran, and %s must not run twice."),
+                                    call->name, call->name);
+}
+
+static void
+reconciled_journaled_cb (GObject      *object,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  ToolCall *call = user_data;
+
+  journaled (call, object, result);
+  complete_call (call, g_steal_pointer (&call->result));
+  finish_preparing (call);
+}
+
+static void
+reconciled_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  ToolCall *call = user_data;
+  g_autoptr(ZotToolResult) tool_result = NULL;
+  g_autoptr(JsonObject) entry = NULL;
+
+  switch (zot_extension_tool_reconcile_finish (ZOT_EXTENSION_TOOL (object), result, &tool_result))
+    {
+    case ZOT_RECONCILE_NOT_STARTED:
+      /* It never ran: it runs now, through interception and a fresh
+       * approval like any call. */
+      g_debug ("%s: the extension says it never started; it runs", call->task_id);
+      call->preparing = FALSE;
+      _zot_tool_call_prepare (call);
+      if (!call->preparing)
+        finish_preparing (call);
+      return;
+
+    case ZOT_RECONCILE_COMPLETED:
+      /* Its result, on disk before anyone sees it, as if it had run. */
+      g_debug ("%s: the extension says it completed", call->task_id);
+      entry = zot_session_task_finished_entry (call->task_id, tool_result);
+      call->result = g_steal_pointer (&tool_result);
+      zot_session_append_async (call->agent->session, entry, NULL, reconciled_journaled_cb, call);
+      return;
+
+    case ZOT_RECONCILE_UNKNOWN:
+    default:
+      /* Never a blind run again. */
+      complete_call (call, new_interrupted_result (call));
+      finish_preparing (call);
+      return;
+    }
+}
+
+static void
+reconcile_call (ToolCall *call)
+{
+  call->reconcile = FALSE;
+  call->reconciled = TRUE;
+
+  if (!ZOT_IS_EXTENSION_TOOL (call->tool) || call->operation_key == NULL)
+    {
+      complete_call (call, new_interrupted_result (call));
+      return;
+    }
+
+  call->preparing = TRUE;
+  zot_extension_tool_reconcile_async (ZOT_EXTENSION_TOOL (call->tool), call->args, call->operation_key,
+                                      call->outer, reconciled_cb, call);
+}
+
 /**
  * _zot_tool_call_prepare:
  *
@@ -653,6 +746,12 @@ _zot_tool_call_prepare (ToolCall *call)
   /* A step the host stopped in: what finished answers from the journal. */
   if (call->resumed && _zot_tool_call_answer_from_journal (call))
     return;
+
+  if (call->reconcile)
+    {
+      reconcile_call (call);
+      return;
+    }
 
   if (call->args_raw != NULL)
     {

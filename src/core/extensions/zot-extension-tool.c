@@ -106,6 +106,17 @@ reply_content (JsonObject *reply)
   return json_array_new ();
 }
 
+/* The reply's content and is_error as a result. */
+static ZotToolResult *
+reply_result (JsonObject *reply)
+{
+  g_autoptr(JsonArray) content = reply_content (reply);
+  gboolean is_error = zot_json_get_boolean_or (reply, "is_error", FALSE);
+
+  return zot_tool_result_new (content, is_error,
+                              is_error ? ZOT_TOOL_OUTCOME_FAILED : ZOT_TOOL_OUTCOME_COMPLETED);
+}
+
 /* `activate_tools` (PROTOCOL.md §5a): the names, for the agent to apply;
  * a malformed list is logged and what can be read is kept. */
 static GStrv
@@ -162,10 +173,8 @@ replied_cb (GObject      *object,
   CallData *data = g_task_get_task_data (task);
   g_autoptr(JsonObject) reply = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(JsonArray) content = NULL;
   ZotToolResult *tool_result;
   JsonNode *structured;
-  gboolean is_error;
 
   reply = zot_extension_request_finish (ZOT_EXTENSION (object), result, &error);
   call_data_untrack (data);
@@ -195,10 +204,7 @@ replied_cb (GObject      *object,
       return;
     }
 
-  content = reply_content (reply);
-  is_error = zot_json_get_boolean_or (reply, "is_error", FALSE);
-  tool_result = zot_tool_result_new (content, is_error,
-                                     is_error ? ZOT_TOOL_OUTCOME_FAILED : ZOT_TOOL_OUTCOME_COMPLETED);
+  tool_result = reply_result (reply);
 
   structured = json_object_get_member (reply, "structured_content");
   if (structured != NULL && !JSON_NODE_HOLDS_NULL (structured))
@@ -249,8 +255,11 @@ zot_extension_tool_execute_async (ZotTool              *tool,
   json_object_set_string_member (frame, "type", "tool_call");
   json_object_set_string_member (frame, "name", zot_tool_get_name (tool));
   json_object_set_object_member (frame, "args", json_object_ref (args));
-  /* The same key when the call is replayed: the extension's promise. */
-  if (context->operation_key != NULL && zot_tool_get_replay (tool) == ZOT_TOOL_REPLAY_IDEMPOTENT)
+  /* The same key when the call is replayed (idempotent) or asked about
+   * (reconcile): the extension's promise. */
+  if (context->operation_key != NULL &&
+      (zot_tool_get_replay (tool) == ZOT_TOOL_REPLAY_IDEMPOTENT ||
+       zot_tool_get_replay (tool) == ZOT_TOOL_REPLAY_RECONCILE))
     json_object_set_string_member (frame, "operation_key", context->operation_key);
 
   zot_extension_request_async (data->extension, frame, data->timeout_ms, cancellable,
@@ -416,10 +425,13 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
         replay = ZOT_TOOL_REPLAY_SAFE;
       else if (g_strcmp0 (replay_name, "idempotent") == 0)
         replay = ZOT_TOOL_REPLAY_IDEMPOTENT;
+      else if (g_strcmp0 (replay_name, "reconcile") == 0)
+        replay = ZOT_TOOL_REPLAY_RECONCILE;
       else
         {
           g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                       _("tool \"%s\" rejected: unknown replay; use never, safe or idempotent"), name);
+                       _("tool \"%s\" rejected: unknown replay; use never, safe, idempotent or reconcile"),
+                       name);
           return NULL;
         }
     }
@@ -463,6 +475,128 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
   g_weak_ref_set (&self->extension, extension);
 
   return ZOT_TOOL (self);
+}
+
+/* Reconciling an interrupted call (PROTOCOL.md §5, replay "reconcile") */
+
+static void
+reconciled_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  ZotTool *tool = g_task_get_source_object (task);
+  g_autoptr(JsonObject) reply = NULL;
+  g_autoptr(GError) error = NULL;
+  ZotToolResult *tool_result;
+  JsonNode *structured;
+  const char *state = NULL;
+
+  reply = zot_extension_request_finish (ZOT_EXTENSION (object), result, &error);
+  if (reply == NULL)
+    {
+      zot_extension_log (ZOT_EXTENSION (object), "reconcile of %s: %s", zot_tool_get_name (tool),
+                         error->message);
+      g_task_return_int (task, ZOT_RECONCILE_UNKNOWN);
+      return;
+    }
+
+  /* Upstream's shape: the answer's state in structured_content. */
+  structured = json_object_get_member (reply, "structured_content");
+  if (structured != NULL && JSON_NODE_HOLDS_OBJECT (structured))
+    state = zot_json_get_string (json_node_get_object (structured), "state");
+
+  if (g_strcmp0 (state, "not_started") == 0)
+    {
+      g_task_return_int (task, ZOT_RECONCILE_NOT_STARTED);
+      return;
+    }
+  if (g_strcmp0 (state, "completed") != 0)
+    {
+      g_autofree char *shown = state != NULL ? zot_name_excerpt (state) : NULL;
+
+      zot_extension_log (ZOT_EXTENSION (object), "reconcile of %s: state %s; the outcome is unknown",
+                         zot_tool_get_name (tool), shown != NULL ? shown : "missing");
+      g_task_return_int (task, ZOT_RECONCILE_UNKNOWN);
+      return;
+    }
+
+  tool_result = reply_result (reply);
+  g_object_set_data_full (G_OBJECT (task), "result", tool_result, (GDestroyNotify) zot_tool_result_free);
+  g_task_return_int (task, ZOT_RECONCILE_COMPLETED);
+}
+
+/**
+ * zot_extension_tool_reconcile_async:
+ * @args: the call's arguments, as journaled
+ * @operation_key: the key the interrupted call was given
+ *
+ * Asks the extension whether an interrupted call ran: a `tool_call` with
+ * `reconcile: true` and @operation_key, answered by a `tool_result`
+ * whose `structured_content.state` is "not_started" or "completed" (the
+ * result then in `content`). No answer within the tool deadline, a
+ * stopped extension, or any other answer is %ZOT_RECONCILE_UNKNOWN.
+ */
+void
+zot_extension_tool_reconcile_async (ZotExtensionTool    *self,
+                                    JsonObject          *args,
+                                    const char          *operation_key,
+                                    GCancellable        *cancellable,
+                                    GAsyncReadyCallback  callback,
+                                    gpointer             user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  g_autoptr(ZotExtension) extension = NULL;
+  g_autoptr(JsonObject) frame = NULL;
+
+  g_return_if_fail (ZOT_IS_EXTENSION_TOOL (self));
+  g_return_if_fail (args != NULL);
+  g_return_if_fail (operation_key != NULL);
+
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_extension_tool_reconcile_async);
+
+  extension = g_weak_ref_get (&self->extension);
+  if (extension == NULL || zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
+    {
+      g_task_return_int (task, ZOT_RECONCILE_UNKNOWN);
+      return;
+    }
+
+  frame = json_object_new ();
+  json_object_set_string_member (frame, "type", "tool_call");
+  json_object_set_string_member (frame, "name", zot_tool_get_name (ZOT_TOOL (self)));
+  json_object_set_object_member (frame, "args", json_object_ref (args));
+  json_object_set_boolean_member (frame, "reconcile", TRUE);
+  json_object_set_string_member (frame, "operation_key", operation_key);
+
+  zot_extension_request_async (extension, frame, zot_timeout_get_ms (ZOT_TIMEOUT_TOOL), cancellable,
+                               reconciled_cb, g_object_ref (task));
+}
+
+/**
+ * zot_extension_tool_reconcile_finish:
+ * @out_result: (out) (optional) (transfer full): for
+ *   %ZOT_RECONCILE_COMPLETED, the call's result
+ *
+ * Returns: what the extension answered
+ */
+ZotReconcileOutcome
+zot_extension_tool_reconcile_finish (ZotExtensionTool  *self,
+                                     GAsyncResult      *result,
+                                     ZotToolResult    **out_result)
+{
+  ZotReconcileOutcome outcome;
+
+  g_return_val_if_fail (g_task_is_valid (result, self), ZOT_RECONCILE_UNKNOWN);
+
+  outcome = g_task_propagate_int (G_TASK (result), NULL);
+  if (outcome < 0)
+    outcome = ZOT_RECONCILE_UNKNOWN;
+  if (out_result != NULL)
+    *out_result = outcome == ZOT_RECONCILE_COMPLETED
+                  ? g_object_steal_data (G_OBJECT (result), "result") : NULL;
+  return outcome;
 }
 
 /**

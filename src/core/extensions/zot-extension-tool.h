@@ -21,4 +21,31 @@ ZotTool      *zot_extension_tool_new_from_frame (ZotExtension      *extension,
 ZotExtension *zot_extension_tool_dup_extension  (ZotExtensionTool  *self);
 const char   *zot_tool_exposure_to_string       (ZotToolExposure    exposure);
 
+/**
+ * ZotReconcileOutcome:
+ * @ZOT_RECONCILE_NOT_STARTED: the extension says the call never started
+ * @ZOT_RECONCILE_COMPLETED: it finished; its result comes with the answer
+ * @ZOT_RECONCILE_UNKNOWN: anything else: no answer, a malformed one,
+ *   "unknown"
+ *
+ * What an extension answers about an interrupted call of a tool that
+ * declared `replay: "reconcile"` (zot-extension-reconcile.c).
+ */
+typedef enum
+{
+  ZOT_RECONCILE_NOT_STARTED,
+  ZOT_RECONCILE_COMPLETED,
+  ZOT_RECONCILE_UNKNOWN,
+} ZotReconcileOutcome;
+
+void                zot_extension_tool_reconcile_async  (ZotExtensionTool     *self,
+                                                         JsonObject           *args,
+                                                         const char           *operation_key,
+                                                         GCancellable         *cancellable,
+                                                         GAsyncReadyCallback   callback,
+                                                         gpointer              user_data);
+ZotReconcileOutcome zot_extension_tool_reconcile_finish (ZotExtensionTool     *self,
+                                                         GAsyncResult         *result,
+                                                         ZotToolResult       **out_result);
+
 G_END_DECLS

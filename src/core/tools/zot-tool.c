@@ -307,7 +307,7 @@ zot_tool_class_init (ZotToolClass *klass)
    * unfinished call. */
   properties [PROP_REPLAY] =
     g_param_spec_int ("replay", NULL, NULL,
-                      ZOT_TOOL_REPLAY_NEVER, ZOT_TOOL_REPLAY_IDEMPOTENT, ZOT_TOOL_REPLAY_NEVER,
+                      ZOT_TOOL_REPLAY_NEVER, ZOT_TOOL_REPLAY_RECONCILE, ZOT_TOOL_REPLAY_NEVER,
                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);

@@ -54,6 +54,9 @@ const char *zot_tool_outcome_to_string (ZotToolOutcome outcome);
  * @ZOT_TOOL_REPLAY_SAFE: read-only: run again, after a fresh approval
  * @ZOT_TOOL_REPLAY_IDEMPOTENT: run again with the same operation_key,
  *   which the tool honours
+ * @ZOT_TOOL_REPLAY_RECONCILE: ask the tool, with `reconcile: true` and
+ *   the operation_key, whether the call ran; run again only when it
+ *   answers that it never started
  *
  * What a continuous conversation does with a call it finds unfinished
  * when it is resumed (PROTOCOL.md §5).
@@ -63,6 +66,7 @@ typedef enum
   ZOT_TOOL_REPLAY_NEVER,
   ZOT_TOOL_REPLAY_SAFE,
   ZOT_TOOL_REPLAY_IDEMPOTENT,
+  ZOT_TOOL_REPLAY_RECONCILE,
 } ZotToolReplay;
 
 /**
