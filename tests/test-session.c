@@ -664,6 +664,26 @@ test_session_file (Fixture       *fixture,
   g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_WRITE);
 }
 
+/* Writing a FIFO waited for a reader forever: only a regular file is a
+ * session, and the error says so at once. */
+static void
+test_new_with_fifo (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autofree char *fifo = g_build_filename (fixture->env.root, "fifo.jsonl", NULL);
+  g_autofree char *expected = NULL;
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  session = zot_session_new (fixture->env.cwd, fifo, &error);
+  g_assert_null (session);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_WRITE);
+  expected = g_strdup_printf ("cannot use %s as a session: it is not a regular file; "
+                              "name a file, or use --no-session", fifo);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
 /* A tail without its newline is dropped from the transcript, but the
  * file is never shortened: the next append ends it with a newline, so it
  * becomes a line of its own that later loads skip, or load when it was
@@ -1883,6 +1903,7 @@ main (int   argc,
   ADD ("find-latest-shared-key", test_find_latest_shared_key);
   ADD ("cwd-key", test_cwd_key);
   ADD ("session-file", test_session_file);
+  ADD ("new-with-fifo", test_new_with_fifo);
   ADD ("torn-garbage", test_torn_garbage);
   ADD ("torn-half-json", test_torn_half_json);
   ADD ("torn-complete-no-newline", test_torn_complete_no_newline);

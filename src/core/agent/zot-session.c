@@ -312,6 +312,16 @@ zot_session_new (const char  *cwd,
                            _("cannot use %s as a session: it is a directory"), absolute);
               return NULL;
             }
+          /* Opening a FIFO for writing waits for a reader that never
+           * comes, and a socket cannot be opened at all. A character
+           * device such as /dev/null is still a place to write to. */
+          if (!S_ISREG (st.st_mode) && !S_ISCHR (st.st_mode))
+            {
+              g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_WRITE,
+                           _("cannot use %s as a session: it is not a regular file; "
+                             "name a file, or use --no-session"), absolute);
+              return NULL;
+            }
           if (S_ISREG (st.st_mode) && st.st_size > 0)
             return zot_session_open (absolute, error);
         }
