@@ -38,6 +38,7 @@ struct _ToolCall
   ZotToolInvocation   *parent;
   /* This call, as the calls it asks for see it, while it runs. */
   ZotToolInvocation   *invocation;
+  guint                depth;         /* of the real chain, when more than the parent's + 1 */
   char                *id;
   char                *name;
   JsonObject          *args;

@@ -483,6 +483,7 @@ _zot_tool_call_execute (ToolCall *call)
     call->outer_link = zot_cancellable_follow (call->cancellable, call->outer);
   call->invocation = zot_tool_invocation_new (call->parent, call->id, call->name, call->cancellable,
                                               ZOT_TOOL_RUNNER (self));
+  zot_tool_invocation_raise_depth (call->invocation, call->depth);
   call->executed = TRUE;
 
   if (call->task_id == NULL)
