@@ -560,6 +560,60 @@ test_chain_repeats (Fixture       *f,
   g_assert_cmpuint (f->calls->len, ==, 1);
 }
 
+/* Naming an ancestor instead of the call that sends the request does not
+ * start the chain over: t2, running under t1, names t1 as the parent of
+ * another t2, and of t3, t4, t5 in turn. */
+static void
+test_chain_ancestor_parent (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = chain_extension (f);
+  const char *paths[] = { dir, NULL };
+  g_auto(ZotTestSubmit) s0 = { 0 };
+  g_auto(ZotTestSubmit) s1 = { 0 };
+  g_auto(ZotTestSubmit) s2 = { 0 };
+  g_autofree char *prompt1 = NULL;
+  g_autofree char *prompt2 = NULL;
+  g_autofree char *t1_request = NULL;
+  g_autofree char *t2_id = NULL;
+  g_autofree char *t4_id = NULL;
+  const char *first;
+
+  start_host (f, paths);
+
+  /* Request ids count up by one: the next t1 gets the one after this. */
+  submit (f, "tool: t1 {\"reply\":\"warm\"}", &s0);
+  first = json_object_get_string_member (sent_frame (f, "chain", "tool_call", 0), "id");
+  t1_request = g_strdup_printf ("t%" G_GUINT64_FORMAT, g_ascii_strtoull (first + 1, NULL, 10) + 1);
+
+  g_ptr_array_set_size (f->events, 0);
+  prompt1 = g_strdup_printf ("tool: t1 {\"call\":{\"name\":\"t2\",\"args\":"
+                             "{\"call\":{\"name\":\"t2\",\"parent\":\"%s\",\"args\":{\"reply\":\"end\"}}}}}",
+                             t1_request);
+  submit (f, prompt1, &s1);
+  g_assert_cmpstr (json_object_get_string_member (sent_frame (f, "chain", "tool_call", 1), "id"), ==, t1_request);
+  t2_id = g_strdup_printf ("%s/1", model_call_id (f, "t1"));
+  assert_contains (event_result_text (f, t2_id), "already a call of this chain");
+
+  /* t2, t3 and t4 each name t1: t5 would be the fifth call of the chain. */
+  g_ptr_array_set_size (f->events, 0);
+  g_free (t1_request);
+  first = json_object_get_string_member (sent_frame (f, "chain", "tool_call", 2), "id");
+  t1_request = g_strdup_printf ("t%" G_GUINT64_FORMAT, g_ascii_strtoull (first + 1, NULL, 10) + 1);
+  prompt2 = g_strdup_printf ("tool: t1 {\"call\":{\"name\":\"t2\",\"args\":"
+                             "{\"call\":{\"name\":\"t3\",\"parent\":\"%s\",\"args\":"
+                             "{\"call\":{\"name\":\"t4\",\"parent\":\"%s\",\"args\":"
+                             "{\"call\":{\"name\":\"t5\",\"parent\":\"%s\",\"args\":{\"reply\":\"end\"}}}}}}}}}",
+                             t1_request, t1_request, t1_request);
+  submit (f, prompt2, &s2);
+  g_assert_cmpstr (json_object_get_string_member (sent_frame (f, "chain", "tool_call", 3), "id"), ==, t1_request);
+  t4_id = g_strdup_printf ("%s/3", model_call_id (f, "t1"));
+  assert_contains (event_result_text (f, t4_id), "at most 4 calls");
+  for (guint i = 0; i < f->events->len; i++)
+    g_assert_cmpstr (json_object_get_string_member_with_default (g_ptr_array_index (f->events, i),
+                                                                 "tool_name", ""), !=, "t5");
+}
+
 static void
 test_parent_rules (Fixture       *f,
                    gconstpointer  data)
@@ -1020,6 +1074,7 @@ main (int   argc,
   ADD ("nested-other-extension", test_nested_other_extension, FALSE);
   ADD ("chain-of-four", test_chain_of_four, FALSE);
   ADD ("chain-repeats", test_chain_repeats, FALSE);
+  ADD ("chain-ancestor-parent", test_chain_ancestor_parent, FALSE);
   ADD ("parent-rules", test_parent_rules, FALSE);
   ADD ("observation-limit", test_observation_limit, FALSE);
   ADD ("interceptor-blocks", test_interceptor_blocks, FALSE);

@@ -29,6 +29,7 @@ typedef struct
   gboolean    interactive;
   const char *codemode;
   gboolean    abort_on_tool_call;
+  gboolean    headless;    /* as -p and --json: no zot_host_begin_session() at start */
   int         answer;      /* -1: keep pending; else ZotApprovalChoice */
 } Fixture;
 
@@ -146,7 +147,8 @@ start_host (Fixture            *f,
                       G_CALLBACK (on_approval_requested), f);
 
   zot_test_load_host (f->host);
-  zot_host_begin_session (f->host);
+  if (!f->headless)
+    zot_host_begin_session (f->host);
 }
 
 static void
@@ -1449,6 +1451,29 @@ test_compaction_events (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (event_named (events, "pre_compact", 0), "message_count"), ==, 0);
 }
 
+/* `zot -p /compact` begins no prompt: the compaction must still happen
+ * inside a session, as any prompt's events do. */
+static void
+test_headless_compaction_in_session (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *dir = FAKE (f, "compactwatch", "--register-json", all_events, NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autofree char *names = NULL;
+  g_auto(ZotTestSubmit) s = { 0 };
+
+  f->headless = TRUE;
+  start_host (f, paths);
+  submit (f, "/compact", &s);
+  g_assert_no_error (s.error);
+  shutdown_host (f);
+
+  events = frames_of (f, "compactwatch", "event");
+  names = event_names (events);
+  g_assert_cmpstr (names, ==, "session_start pre_compact post_compact session_end");
+}
+
 static void
 test_session_switch (Fixture       *f,
                      gconstpointer  data)
@@ -2516,6 +2541,7 @@ main (int    argc,
   ADD ("tool-result-args", test_tool_result_args);
   ADD ("status-cancelled", test_status_cancelled);
   ADD ("compaction-events", test_compaction_events);
+  ADD ("headless-compaction-in-session", test_headless_compaction_in_session);
   ADD ("session-switch", test_session_switch);
   ADD ("activate-tools", test_activate_tools);
   ADD ("activate-tools-cap", test_activate_tools_cap);

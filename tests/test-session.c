@@ -664,24 +664,53 @@ test_session_file (Fixture       *fixture,
   g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_WRITE);
 }
 
+/* Writing a FIFO waited for a reader forever: only a regular file is a
+ * session, and the error says so at once. */
+static void
+test_new_with_fifo (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  g_autofree char *fifo = g_build_filename (fixture->env.root, "fifo.jsonl", NULL);
+  g_autofree char *expected = NULL;
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  session = zot_session_new (fixture->env.cwd, fifo, &error);
+  g_assert_null (session);
+  g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_WRITE);
+  expected = g_strdup_printf ("cannot use %s as a session: it is not a regular file; "
+                              "name a file, or use --no-session", fifo);
+  g_assert_cmpstr (error->message, ==, expected);
+}
+
+/* A tail without its newline is dropped from the transcript, but the
+ * file is never shortened: the next append ends it with a newline, so it
+ * becomes a line of its own that later loads skip, or load when it was
+ * @whole but for the newline. */
 static void
 check_torn (Fixture    *fixture,
             const char *tail,
-            gsize       dropped)
+            gsize       dropped,
+            gboolean    whole)
 {
   g_autoptr(ZotSession) session = make_session (fixture->env.cwd, 2);
   g_autoptr(ZotSession) resumed = NULL;
   g_autoptr(ZotSession) again = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *path = g_strdup (zot_session_get_path (session));
-  g_autofree char *before = read_file (path);
+  g_autofree char *before = NULL;
+  g_autofree char *torn = NULL;
   g_autofree char *after = NULL;
   g_autofree char *expected = NULL;
+  g_autofree char *skipped = NULL;
   g_autofree char *contents = NULL;
   const char * const *warnings;
 
   g_assert_finalize_object (g_steal_pointer (&session));
+  before = read_file (path);
   append_raw (path, tail);
+  torn = read_file (path);
 
   resumed = zot_session_open (path, &error);
   g_assert_no_error (error);
@@ -695,74 +724,78 @@ check_torn (Fixture    *fixture,
   assert_message_text (resumed, 0, "m0");
   assert_message_text (resumed, 1, "m1");
 
-  /* Cut back already, so the next append starts a clean line. */
+  /* Opening changes nothing in the file. */
   after = read_file (path);
-  g_assert_cmpstr (after, ==, before);
+  g_assert_cmpstr (after, ==, torn);
 
   append_text (resumed, "user", "m2");
   g_assert_finalize_object (g_steal_pointer (&resumed));
 
   contents = read_file (path);
-  g_assert_cmpuint (count_lines (contents), ==, 4);
-  g_assert_true (g_str_has_prefix (contents, before));
+  g_assert_cmpuint (count_lines (contents), ==, 5);
+  g_assert_true (g_str_has_prefix (contents, torn));
+  g_assert_cmpint (contents[strlen (torn)], ==, '\n');
 
   again = zot_session_open (path, &error);
   g_assert_no_error (error);
-  g_assert_null (zot_session_get_warnings (again)[0]);
-  g_assert_cmpuint (zot_session_get_messages (again)->len, ==, 3);
-  assert_message_text (again, 2, "m2");
+  if (whole)
+    g_assert_null (zot_session_get_warnings (again)[0]);
+  else
+    {
+      skipped = g_strdup_printf ("skipped 1 damaged or misplaced line of the session %s (line 4); "
+                                 "the rest was loaded", path);
+      g_assert_cmpstr (zot_session_get_warnings (again)[0], ==, skipped);
+      g_assert_null (zot_session_get_warnings (again)[1]);
+    }
+  g_assert_cmpuint (zot_session_get_messages (again)->len, ==, whole ? 4 : 3);
+  assert_message_text (again, whole ? 3 : 2, "m2");
 }
 
 static void
 test_torn_garbage (Fixture       *fixture,
                    gconstpointer  data)
 {
-  check_torn (fixture, "garbage", 7);
+  check_torn (fixture, "garbage", 7, FALSE);
 }
 
 static void
 test_torn_half_json (Fixture       *fixture,
                      gconstpointer  data)
 {
-  check_torn (fixture, "{\"type\":\"message\",\"message\":{\"role\":\"us", 39);
-}
-
-static void
-test_torn_half_json_newline (Fixture       *fixture,
-                             gconstpointer  data)
-{
-  /* Not JSON although the newline made it: still the last line, still torn. */
-  check_torn (fixture, "{\"type\":\"message\",\"mess\n", 24);
+  check_torn (fixture, "{\"type\":\"message\",\"message\":{\"role\":\"us", 39, FALSE);
 }
 
 static void
 test_torn_complete_no_newline (Fixture       *fixture,
                                gconstpointer  data)
 {
-  /* Valid JSON without its newline was never acknowledged: dropped too. */
-  check_torn (fixture, "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[]}}", 57);
+  /* Valid JSON without its newline was never acknowledged: dropped too,
+   * until the next append ends the line and it is whole. */
+  check_torn (fixture, "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[]}}", 57, TRUE);
 }
 
+/* A header that never got its newline makes no session; the file is left
+ * as it is rather than emptied. */
 static void
 test_torn_header_only (Fixture       *fixture,
                        gconstpointer  data)
 {
   g_autofree char *path = g_build_filename (fixture->env.root, "torn.jsonl", NULL);
-  g_autoptr(ZotSession) session = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *contents = NULL;
+  g_autofree char *header = g_strdup_printf ("{\"type\":\"session\",\"version\":1,\"id\":\"x\",\"cwd\":\"%s\"}",
+                                             fixture->env.cwd);
+  const char *tails[] = { "{\"type\":\"sess", header };
 
-  g_assert_true (g_file_set_contents (path, "{\"type\":\"sess", -1, NULL));
-  session = zot_session_open (path, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (zot_session_get_warnings (session)[0]);
-  g_assert_cmpint (file_size (path), ==, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (tails); i++)
+    {
+      g_autoptr(ZotSession) session = NULL;
+      g_autoptr(GError) error = NULL;
 
-  /* Back to a new session: the header comes with the first append. */
-  append_text (session, "user", "hi");
-  contents = read_file (path);
-  g_assert_cmpuint (count_lines (contents), ==, 2);
-  g_assert_true (g_str_has_prefix (contents, "{\"type\":\"session\""));
+      g_assert_true (g_file_set_contents (path, tails[i], -1, NULL));
+      session = zot_session_open (path, &error);
+      g_assert_null (session);
+      g_assert_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_CORRUPT);
+      g_assert_cmpint (file_size (path), ==, (goffset) strlen (tails[i]));
+    }
 }
 
 #define HEADER "{\"type\":\"session\",\"version\":1,\"id\":\"x\",\"cwd\":\"/\"}\n"
@@ -831,6 +864,8 @@ test_skip_bad_lines (Fixture       *fixture,
   check_skipped (fixture, HEADER "{\"type\":\"message\",\"message\":{\"role\":\"user\"}}\n" MESSAGE, 1, "2");
   /* Whole JSON as the last line is no torn write: skipped, not cut off. */
   check_skipped (fixture, HEADER MESSAGE "[1,2]\n", 1, "3");
+  /* Nor is a whole last line that is not JSON: kept in the file. */
+  check_skipped (fixture, HEADER MESSAGE "{\"type\":\"message\",\"mess\n", 1, "3");
   /* Nested past the bound: refused before json-glib's parser recurses
    * through it (80,000 levels overflowed its stack). */
   {
@@ -1868,9 +1903,9 @@ main (int   argc,
   ADD ("find-latest-shared-key", test_find_latest_shared_key);
   ADD ("cwd-key", test_cwd_key);
   ADD ("session-file", test_session_file);
+  ADD ("new-with-fifo", test_new_with_fifo);
   ADD ("torn-garbage", test_torn_garbage);
   ADD ("torn-half-json", test_torn_half_json);
-  ADD ("torn-half-json-newline", test_torn_half_json_newline);
   ADD ("torn-complete-no-newline", test_torn_complete_no_newline);
   ADD ("torn-header-only", test_torn_header_only);
   ADD ("skip-bad-lines", test_skip_bad_lines);

@@ -598,6 +598,11 @@ test_child_tools (Fixture       *f,
   g_assert_nonnull (zot_tool_registry_lookup (registry, "read"));
   g_assert_nonnull (zot_tool_registry_lookup (registry, "tool_search"));
   g_assert_cmpuint (zot_agent_get_messages (child)->len, ==, 4);
+  /* Its transcript keeps the ids its model gave, for the provider. */
+  g_assert_cmpstr (zot_test_json_string_at (g_ptr_array_index (zot_agent_get_messages (child), 1),
+                                            "content/1/id"), ==,
+                   zot_test_json_string_at (g_ptr_array_index (zot_agent_get_messages (child), 2),
+                                            "content/0/tool_use_id"));
 
   /* The child's tool calls are observed like the parent's, with its
    * agent_id and the parent's session; the rest of its run is not. */
@@ -609,6 +614,14 @@ test_child_tools (Fixture       *f,
   g_assert_null (member (event_named (events, "tool_call", 0), "agent_id"));
   g_assert_cmpstr (member (event_named (events, "tool_call", 1), "tool_name"), ==, "bash");
   g_assert_cmpstr (member (event_named (events, "tool_call", 1), "agent_id"), ==, agent_id);
+  /* One session, one meaning per tool_id: the child's model numbers its
+   * calls as the parent's did. */
+  g_assert_cmpstr (member (event_named (events, "tool_call", 1), "tool_id"), !=,
+                   member (event_named (events, "tool_call", 0), "tool_id"));
+  g_assert_cmpstr (member (event_named (events, "tool_result", 0), "tool_id"), ==,
+                   member (event_named (events, "tool_call", 1), "tool_id"));
+  g_assert_cmpstr (member (event_named (events, "permission_decision", 1), "tool_id"), ==,
+                   member (event_named (events, "tool_call", 1), "tool_id"));
   g_assert_cmpstr (member (event_named (events, "tool_call", 1), "session_id"), ==,
                    zot_session_get_id (zot_agent_get_session (zot_host_get_agent (f->host))));
   g_assert_cmpstr (member (event_named (events, "tool_result", 0), "tool_name"), ==, "bash");

@@ -161,6 +161,7 @@ zot_agent_call_async (ZotToolRunner        *runner,
   call->script = request->script;
   if (request->parent != NULL)
     call->parent = zot_tool_invocation_ref (request->parent);
+  call->depth = request->depth;
   _zot_tool_call_set_task (call, request->task_id);
   ecall->call = call;
 

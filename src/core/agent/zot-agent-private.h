@@ -40,7 +40,9 @@ struct _ToolCall
   ZotToolInvocation   *parent;
   /* This call, as the calls it asks for see it, while it runs. */
   ZotToolInvocation   *invocation;
+  guint                depth;         /* of the real chain, when more than the parent's + 1 */
   char                *id;
+  char                *use_id;        /* the model's id, for the transcript; NULL: @id */
   char                *name;
   JsonObject          *args;
   JsonObject          *effective_args;
@@ -122,6 +124,7 @@ struct _ZotAgent
   gulong               text_delta_id;
   GCancellable        *cancellable;
   guint                n_extension_calls;
+  guint                n_subagent_calls;
   GHashTable          *running_tasks;   /* task ids of journaled calls running now */
   /* The compaction in progress: cancelled by zot_agent_abort(). */
   GCancellable        *compaction;

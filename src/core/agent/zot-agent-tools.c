@@ -86,6 +86,7 @@ _zot_tool_call_free (ToolCall *call)
   g_clear_pointer (&call->parent, zot_tool_invocation_unref);
   g_clear_pointer (&call->invocation, zot_tool_invocation_unref);
   g_free (call->id);
+  g_free (call->use_id);
   g_free (call->name);
   g_clear_pointer (&call->args, json_object_unref);
   g_clear_pointer (&call->effective_args, json_object_unref);
@@ -252,7 +253,7 @@ build_tool_message (Run *run)
       JsonObject *block = json_object_new ();
 
       json_object_set_string_member (block, "type", "tool_result");
-      json_object_set_string_member (block, "tool_use_id", call->id);
+      json_object_set_string_member (block, "tool_use_id", call->use_id != NULL ? call->use_id : call->id);
       json_object_set_boolean_member (block, "is_error", call->result->is_error);
       json_object_set_array_member (block, "content", json_array_ref (call->result->content));
       json_array_add_object_element (content, block);
@@ -501,6 +502,7 @@ _zot_tool_call_execute (ToolCall *call)
     call->outer_link = zot_cancellable_follow (call->cancellable, call->outer);
   call->invocation = zot_tool_invocation_new (call->parent, call->id, call->name, call->cancellable,
                                               ZOT_TOOL_RUNNER (self));
+  zot_tool_invocation_raise_depth (call->invocation, call->depth);
   call->executed = TRUE;
 
   if (call->task_id == NULL)
@@ -945,6 +947,14 @@ _zot_agent_collect_calls (Run        *run,
                                    json_node_get_object (input) : NULL);
       if (zot_json_get_string (block, "input_raw") != NULL)
         call->args_raw = g_strdup (zot_json_get_string (block, "input_raw"));
+      /* A subagent's model numbers its calls as the parent's does; the
+       * session's events, approvals and nested calls need an id of their
+       * own, so they get the child's id and a count. */
+      if (self->subagent_id != NULL)
+        {
+          call->use_id = g_steal_pointer (&call->id);
+          call->id = g_strdup_printf ("%s:%u", self->subagent_id, ++self->n_subagent_calls);
+        }
       _zot_tool_call_set_task (call, call->id);
       g_ptr_array_add (run->calls, call);
     }

@@ -1,7 +1,8 @@
 /* zot-session-load.c — reading a session file back, and mending it.
  *
- * Loading is forgiving and loses nothing it can keep: a torn last line is
- * dropped (and cut off the file), a bad line elsewhere is skipped, and
+ * Loading is forgiving and loses nothing it can keep: a torn last line
+ * (one without its newline) is dropped from the transcript but stays in
+ * the file, a whole line that cannot be read is skipped, and
  * tool calls left without results are answered as interrupted, so that
  * every provider takes the transcript. What was mended becomes the
  * session's warnings.
@@ -440,21 +441,6 @@ _zot_session_lock_for_load (ZotSession  *self,
   return TRUE;
 }
 
-/* Drops the bytes after @good_length so that the next append starts on a
- * clean line. If that is not possible the session is read-only. A session
- * opened read-only leaves the file alone: its writer may be in the middle
- * of that line. */
-static void
-cut_torn_tail (ZotSession *self,
-               gsize       good_length)
-{
-  if (self->writer == NULL)
-    return;
-
-  if (ftruncate (self->writer->fd, (off_t) good_length) != 0 || fsync (self->writer->fd) != 0)
-    fail_writes (self, errno);
-}
-
 /* One line of the file as an entry, or NULL with @error saying why not. */
 static JsonObject *
 parse_entry (const char  *line,
@@ -548,7 +534,8 @@ load_entry (ZotSession *self,
 }
 
 /* Reads the whole file. The header must be there; after it, a bad line
- * is skipped and counted, a torn last line is dropped, and the order of
+ * is skipped and counted, a torn last line is dropped (the file is
+ * never shortened), and the order of
  * tool calls and results is mended (see "Repairs at load"). */
 gboolean
 _zot_session_load (ZotSession  *self,
@@ -559,7 +546,6 @@ _zot_session_load (ZotSession  *self,
   gsize length = 0;
   const char *p;
   const char *end;
-  gsize good_length = 0;
   guint line_no = 0;
   gboolean seen_header = FALSE;
 
@@ -577,24 +563,22 @@ _zot_session_load (ZotSession  *self,
 
       line_no++;
 
-      /* A last line that is not whole was never acknowledged. */
+      /* A last line that is not whole was never acknowledged. It stays
+       * in the file: the next append ends it first, so that it becomes a
+       * line that later loads skip, never part of the next record. Before
+       * a header it is no session, as any other first line would be. */
       if (nl == NULL)
         {
+          if (!seen_header)
+            return load_header (self, NULL, line_no, error);
           add_torn_warning (self, line_length);
+          self->need_newline = self->writer != NULL;
           break;
         }
 
       if (line_length > 0)
         {
           entry = parse_entry (p, line_length, &local_error);
-          /* A whole last line that is not JSON is a write cut short too;
-           * JSON that is no entry is damage, skipped like any other. */
-          if (entry == NULL && nl + 1 == end && local_error->domain == JSON_PARSER_ERROR)
-            {
-              add_torn_warning (self, line_length + 1);
-              break;
-            }
-
           if (!seen_header)
             {
               if (!load_header (self, entry, line_no, error))
@@ -611,17 +595,12 @@ _zot_session_load (ZotSession  *self,
         }
 
       p = nl + 1;
-      good_length = (gsize) (p - contents);
     }
-
-  if (good_length < length)
-    cut_torn_tail (self, good_length);
 
   answer_last_calls (self, &report);
   add_load_warnings (self, &report);
 
-  /* A file cut back to nothing (or one that was empty) gets its header
-   * with the first append, like a new one. */
+  /* An empty file gets its header with the first append, like a new one. */
   self->need_header = !seen_header;
   return TRUE;
 }

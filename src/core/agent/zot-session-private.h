@@ -44,6 +44,7 @@ struct _ZotSession
   GError        *write_error;   /* as the session's context has learnt it */
   JsonObject    *unsaved;       /* results made up at load, written with the next entry */
   gboolean       need_header;
+  gboolean       need_newline;  /* the file ends in a torn line, to end before the next entry */
   gboolean       read_only;
   gboolean       continuous;    /* the header says "mode":"continuous" */
   GHashTable    *tasks;         /* task id → JsonObject, continuous mode's journal */

@@ -586,12 +586,19 @@ message_entry (JsonObject *message)
   return entry;
 }
 
-/* What goes before the next entry: the header of a new file, and the
- * results that loading made up for calls at the end. */
+/* What goes before the next entry: the end of a torn last line, the
+ * header of a new file, and the results that loading made up for calls
+ * at the end. */
 static GString *
 start_lines (ZotSession *self)
 {
   GString *lines = g_string_new (NULL);
+
+  if (self->need_newline)
+    {
+      g_string_append_c (lines, '\n');
+      self->need_newline = FALSE;
+    }
 
   if (self->need_header)
     {

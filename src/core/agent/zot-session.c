@@ -312,6 +312,16 @@ zot_session_new (const char  *cwd,
                            _("cannot use %s as a session: it is a directory"), absolute);
               return NULL;
             }
+          /* Opening a FIFO for writing waits for a reader that never
+           * comes, and a socket cannot be opened at all. A character
+           * device such as /dev/null is still a place to write to. */
+          if (!S_ISREG (st.st_mode) && !S_ISCHR (st.st_mode))
+            {
+              g_set_error (error, ZOT_SESSION_ERROR, ZOT_SESSION_ERROR_WRITE,
+                           _("cannot use %s as a session: it is not a regular file; "
+                             "name a file, or use --no-session"), absolute);
+              return NULL;
+            }
           if (S_ISREG (st.st_mode) && st.st_size > 0)
             return zot_session_open (absolute, error);
         }
@@ -365,10 +375,13 @@ zot_session_new_in_memory (const char *cwd)
  *
  * Loading is forgiving and loses nothing it can keep. The first line must
  * be a session header (otherwise %ZOT_SESSION_ERROR_CORRUPT naming it).
- * A torn last line (no newline, or not JSON) is dropped and cut off the
- * file so that later appends start on a clean line. Any other bad line
- * (not JSON, nested too deep, not a valid entry, or a tool message that
- * answers no call) is skipped. Tool calls left without their results
+ * A torn last line (one without its newline) is dropped from the
+ * transcript but kept in the file, which is never shortened; the next
+ * append ends it with a newline first, so that it stays a line of its own
+ * that later loads skip (or load, when it was whole but for the
+ * newline). Any other bad line, the last one too (not JSON, nested too
+ * deep, not a valid entry, or a tool message that answers no call) is
+ * skipped. Tool calls left without their results
  * (the host died between the two) get results that say they were
  * interrupted, in memory; results for calls at the very end go into the
  * file with the next append. zot_session_get_warnings() says what was

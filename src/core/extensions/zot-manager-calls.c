@@ -123,6 +123,38 @@ refuse (ZotExtension *extension,
   send_result (extension, id, name, result);
 }
 
+
+/* The chain a call_tool naming @parent joins. The frame does not say
+ * which of this extension's running calls sent it: any of them below
+ * @parent may have, naming an ancestor instead of itself. So the chain
+ * is counted from the deepest of them, and @name must be in none of
+ * theirs, or a call could nest under itself without end. */
+static guint
+chain_depth_under (ZotExtension      *extension,
+                   ZotToolInvocation *parent,
+                   const char        *name,
+                   gboolean          *repeats)
+{
+  g_auto(GStrv) ids = zot_extension_dup_invocation_ids (extension);
+  guint depth = zot_tool_invocation_get_depth (parent);
+
+  *repeats = zot_tool_invocation_chain_has (parent, name);
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      ZotToolInvocation *running = zot_extension_lookup_invocation (extension, ids[i]);
+      ZotToolInvocation *node = running;
+
+      while (node != NULL && node != parent)
+        node = zot_tool_invocation_get_parent (node);
+      if (node == NULL)
+        continue;
+
+      depth = MAX (depth, zot_tool_invocation_get_depth (running));
+      *repeats = *repeats || zot_tool_invocation_chain_has (running, name);
+    }
+  return depth;
+}
+
 static void
 call_done_cb (GObject      *object,
               GAsyncResult *async_result,
@@ -205,6 +237,8 @@ _zot_manager_call_tool_frame (ZotExtensionManager *self,
   const char *id = string_member (frame, "id", &bad_id);
   const char *name = string_member (frame, "name", &bad_name);
   const char *parent_id = string_member (frame, "parent_id", &bad_parent);
+  gboolean repeats = FALSE;
+  guint depth = 0;
   JsonNode *args_node;
 
   if (id == NULL || *id == '\0')
@@ -281,7 +315,8 @@ _zot_manager_call_tool_frame (ZotExtensionManager *self,
           return;
         }
 
-      if (zot_tool_invocation_get_depth (parent) >= ZOT_TOOL_CHAIN_MAX_CALLS)
+      depth = chain_depth_under (extension, parent, name, &repeats);
+      if (depth >= ZOT_TOOL_CHAIN_MAX_CALLS)
         {
           refuse (extension, id, name,
                   _("a chain of tool calls holds at most %u calls, the original included"),
@@ -289,7 +324,7 @@ _zot_manager_call_tool_frame (ZotExtensionManager *self,
           return;
         }
 
-      if (zot_tool_invocation_chain_has (parent, name))
+      if (repeats)
         {
           refuse (extension, id, name, _("%s is already a call of this chain; a chain never repeats a tool"),
                   name);
@@ -345,6 +380,7 @@ _zot_manager_call_tool_frame (ZotExtensionManager *self,
   call.args = args;
   call.origin_extension = zot_extension_get_name (extension);
   call.parent = parent;
+  call.depth = depth > 0 ? depth + 1 : 0;
   call.task_id = task_id;
   zot_tool_runner_call_async (runner, &call, request->cancellable, call_done_cb, request);
 }

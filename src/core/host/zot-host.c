@@ -453,6 +453,9 @@ run_builtin (ZotHost    *self,
     }
   else if (g_ascii_strcasecmp (name, "compact") == 0)
     {
+      /* Its pre/post_compact events belong to a session, even when
+       * `-p /compact` runs no prompt to begin it. */
+      zot_host_begin_session (self);
       zot_agent_compact_async (self->agent, g_task_get_cancellable (task),
                                compacted_cb, g_object_ref (task));
     }

@@ -170,6 +170,21 @@ zot_tool_invocation_get_depth (ZotToolInvocation *self)
 }
 
 /**
+ * zot_tool_invocation_raise_depth:
+ * @depth: the length of the chain that this call ends
+ *
+ * Counts the chain along the calls that led to this one when they are
+ * more than its parent's: an extension may name an ancestor as parent.
+ */
+void
+zot_tool_invocation_raise_depth (ZotToolInvocation *self,
+                                 guint              depth)
+{
+  g_return_if_fail (self != NULL);
+  self->depth = MAX (self->depth, depth);
+}
+
+/**
  * zot_tool_invocation_get_cancellable:
  *
  * Returns: (transfer none) (nullable): cancelled when the call is abandoned

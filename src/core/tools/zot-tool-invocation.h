@@ -27,6 +27,8 @@ G_BEGIN_DECLS
  *   of the call: its parent's task id, "/", then "k=" and its key or "n="
  *   and its ordinal among the parent's calls
  * @script: a codemode script asked (@origin_extension is then "codemode")
+ * @depth: the length of the chain with this call, when it is longer than
+ *   @parent's plus one (the request may come from below @parent); 0 for that
  *
  * A call an extension or a script asked for. Valid for the duration of call_async.
  */
@@ -38,6 +40,7 @@ typedef struct
   ZotToolInvocation *parent;
   const char        *task_id;
   gboolean           script;
+  guint              depth;
 } ZotToolRequest;
 
 #define ZOT_TYPE_TOOL_RUNNER (zot_tool_runner_get_type ())
@@ -88,6 +91,8 @@ const char         *zot_tool_invocation_get_tool_id       (ZotToolInvocation  *s
 const char         *zot_tool_invocation_get_name          (ZotToolInvocation  *self);
 ZotToolInvocation  *zot_tool_invocation_get_parent        (ZotToolInvocation  *self);
 guint               zot_tool_invocation_get_depth         (ZotToolInvocation  *self);
+void                zot_tool_invocation_raise_depth       (ZotToolInvocation  *self,
+                                                           guint               depth);
 GCancellable       *zot_tool_invocation_get_cancellable   (ZotToolInvocation  *self);
 ZotToolRunner      *zot_tool_invocation_dup_runner        (ZotToolInvocation  *self);
 gboolean            zot_tool_invocation_chain_has         (ZotToolInvocation  *self,
