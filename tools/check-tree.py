@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the source tree's two rules that a compiler cannot see.
+"""Checks the source tree for rules that a compiler cannot see.
 
 1. Layers: a file in src/core/LAYER may include headers only from its own
    layer and the layers listed before it in src/core/meson.build.
@@ -8,6 +8,8 @@
 3. Marked strings are whole: no macro (G_GSIZE_FORMAT and the like) between
    the literals inside _(), N_() or C_(), where xgettext would cut the msgid
    at the macro and translators would never see the rest.
+4. The README's paragraph on the examples names every folder of
+   examples/extensions/ and gives their number.
 
 Prints one line per breach and exits 1 if there is any.
 """
@@ -95,6 +97,24 @@ for folder, _, names in os.walk(os.path.join(root, 'src')):
                 problems.append(f'{os.path.relpath(path, root)}:{line}: a macro inside a translatable '
                                 'string cuts its msgid; format the number with a plain '
                                 'conversion (%zu, %lld with a cast) instead')
+
+# 4. The README's list of examples names each one, and counts them right.
+examples = sorted(name for name in os.listdir(os.path.join(root, 'examples', 'extensions'))
+                  if os.path.isfile(os.path.join(root, 'examples', 'extensions', name, 'extension.json')))
+readme = open(os.path.join(root, 'README.md'), encoding='utf-8').read()
+counted = re.search(r'(\w+) examples? lives? in \[`examples/extensions/`\]', readme)
+numbers = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']
+if counted is None:
+    problems.append('README.md: no "N examples live in [`examples/extensions/`]" sentence')
+else:
+    paragraph = readme[counted.start():readme.find('\n\n', counted.start())]
+    said = counted.group(1).lower()
+    if said not in numbers or numbers.index(said) != len(examples):
+        problems.append(f'README.md: says "{counted.group(1)} examples" but examples/extensions/ '
+                        f'has {len(examples)}')
+    for name in examples:
+        if f'`{name}`' not in paragraph:
+            problems.append(f'README.md: the examples paragraph does not name `{name}`')
 
 for problem in problems:
     print(problem)
