@@ -84,6 +84,10 @@ G_BEGIN_DECLS
 #define ZOT_PANEL_PROBLEMS_LOGGED          10
 
 /* The host's own numbers, beyond the protocol */
+/* tool_confirmation_requested's tool_preview holds at most this many
+ * characters of the command; a cut one says it is shortened and how long
+ * the whole is. The desktop notification's body is cut at the same. */
+#define ZOT_APPROVAL_PREVIEW_MAX_CHARS     200
 #define ZOT_PROVIDER_MAX_TRIES             3
 #define ZOT_PROVIDER_RETRY_MS              1000
 #define ZOT_PROVIDER_RETRY_MAX_MS          60000
