@@ -482,6 +482,43 @@ test_degenerate_clusters (Fixture       *f,
   g_assert_cmpint (gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (area)), ==, GTK_WRAP_WORD_CHAR);
 }
 
+static gboolean
+has_box_of (gpointer data)
+{
+  WidgetWait *wait = data;
+  ZotPanelWidgetsView *widgets = widgets_of (wait->f, wait->panel_id);
+
+  wait->found = widgets ? zot_panel_widgets_view_lookup (widgets, wait->widget_id) : NULL;
+  return wait->found != NULL && gtk_widget_get_mapped (gtk_widget_get_parent (wait->found));
+}
+
+/* A PNG of a few kilobytes that decodes past ZOT_IMAGE_MAX_PIXELS is
+ * refused from its header, and the panel says so where it would be. */
+static void
+test_image_too_large (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GBytes) png = zot_test_black_png (4097, 4096);
+  g_autofree char *base64 = g_base64_encode (g_bytes_get_data (png, NULL), g_bytes_get_size (png));
+  g_autofree char *frame = NULL;
+  WidgetWait wait = { f, "pic", "big", NULL };
+  GtkWidget *note;
+
+  frame = g_strdup_printf ("{\"type\":\"open_panel\",\"panel\":{\"id\":\"pic\",\"title\":\"Pic\","
+                           "\"widgets\":[{\"id\":\"big\",\"type\":\"image\",\"label\":\"Big\","
+                           "\"data\":\"%s\"}]}}", base64);
+  send_frame (f, frame);
+  /* The picture is the image's widget; the box around it shows the note. */
+  zot_test_wait_until (has_box_of, &wait, 10000);
+  g_assert_false (gtk_widget_get_visible (wait.found));
+  note = zot_test_find_widget (gtk_widget_get_parent (wait.found), GTK_TYPE_LABEL,
+                               "panel-image-note");
+  g_assert_nonnull (note);
+  g_assert_true (gtk_widget_get_visible (note));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (note)), ==,
+                   "image too large: 4097×4096 pixels; at most 16777216 pixels");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -503,6 +540,7 @@ main (int    argc,
   ADD ("ask-user-answered", test_ask_user_answered);
   ADD ("ask-user-closed", test_ask_user_closed);
   ADD ("degenerate-clusters", test_degenerate_clusters);
+  ADD ("image-too-large", test_image_too_large);
 
 #undef ADD
 

@@ -27,6 +27,7 @@
 #include "zot-accessible.h"
 #include "zot-ansi.h"
 #include "zot-extension.h"
+#include "zot-image-bounds.h"
 #include "zot-limits.h"
 #include "zot-panel-list.h"
 #include "zot-panel-widgets-view.h"
@@ -432,9 +433,19 @@ item_new (ZotPanelWidgetsView *self,
       break;
 
     case ZOT_PANEL_NODE_IMAGE:
-      item->widget = gtk_picture_new ();
-      gtk_picture_set_can_shrink (GTK_PICTURE (item->widget), TRUE);
-      gtk_picture_set_content_fit (GTK_PICTURE (item->widget), GTK_CONTENT_FIT_CONTAIN);
+      /* The picture, or the note saying why it is not shown. */
+      item->widget = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+      item->control = gtk_picture_new ();
+      gtk_picture_set_can_shrink (GTK_PICTURE (item->control), TRUE);
+      gtk_picture_set_content_fit (GTK_PICTURE (item->control), GTK_CONTENT_FIT_CONTAIN);
+      gtk_box_append (GTK_BOX (item->widget), item->control);
+      item->label = gtk_label_new (NULL);
+      gtk_label_set_wrap (GTK_LABEL (item->label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (item->label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_xalign (GTK_LABEL (item->label), 0);
+      gtk_widget_add_css_class (item->label, "dim-label");
+      gtk_widget_add_css_class (item->label, "panel-image-note");
+      gtk_box_append (GTK_BOX (item->widget), item->label);
       break;
 
     case ZOT_PANEL_NODE_ERROR:
@@ -657,10 +668,15 @@ update_image (ZotPanelWidgetsView *self,
   g_autoptr(GdkTexture) texture = NULL;
   g_autoptr(GError) error = NULL;
 
-  texture = gdk_texture_new_from_bytes (node->image, &error);
-  gtk_picture_set_paintable (GTK_PICTURE (item->widget), GDK_PAINTABLE (texture));
-  gtk_picture_set_alternative_text (GTK_PICTURE (item->widget), node->label);
-  gtk_widget_set_size_request (item->widget, -1, node->max_height > 0 ? (int) node->max_height : -1);
+  texture = zot_image_texture_new (node->image, &error);
+  gtk_picture_set_paintable (GTK_PICTURE (item->control), GDK_PAINTABLE (texture));
+  gtk_picture_set_alternative_text (GTK_PICTURE (item->control), node->label);
+  gtk_widget_set_visible (item->control, texture != NULL);
+  gtk_widget_set_size_request (item->control, -1,
+                               texture != NULL && node->max_height > 0 ? (int) node->max_height : -1);
+  /* A refused image says why where it would be. */
+  gtk_label_set_text (GTK_LABEL (item->label), error != NULL ? error->message : "");
+  gtk_widget_set_visible (item->label, texture == NULL);
 
   if (texture == NULL && self->panel != NULL)
     {

@@ -78,6 +78,10 @@ G_BEGIN_DECLS
 #define ZOT_PANEL_WIDGET_ID_MAX_BYTES      128
 /* An image is a PNG of at most this many bytes, decoded. */
 #define ZOT_PANEL_IMAGE_MAX_BYTES          ((gsize) 512 * 1024)
+/* Any image the window shows (a panel's, the transcript's, a tool
+ * result's) has at most this many pixels, read from its header before it
+ * is decoded (4 bytes each: 64 MiB); a larger one is refused with a note. */
+#define ZOT_IMAGE_MAX_PIXELS               ((guint64) 4096 * 4096)
 /* An entry's typing reaches the extension once it pauses this long. */
 #define ZOT_PANEL_ENTRY_DEBOUNCE_MS        300
 /* Problems of one tree written to the extension's log; the rest are counted. */
