@@ -82,6 +82,13 @@ G_BEGIN_DECLS
  * result's) has at most this many pixels, read from its header before it
  * is decoded (4 bytes each: 64 MiB); a larger one is refused with a note. */
 #define ZOT_IMAGE_MAX_PIXELS               ((guint64) 4096 * 4096)
+/* A panel's text shows at most this many characters, the rest behind
+ * "Show all"; a run of more than ZOT_TEXT_UNBROKEN_MAX_CHARS without white
+ * space is wrapped by character. Pango's word-and-character wrapping of a
+ * long unbroken run grows far faster than its length (50 KiB froze the
+ * window for minutes). */
+#define ZOT_PANEL_TEXT_SHOWN_MAX_CHARS     2048
+#define ZOT_TEXT_UNBROKEN_MAX_CHARS        256
 /* An entry's typing reaches the extension once it pauses this long. */
 #define ZOT_PANEL_ENTRY_DEBOUNCE_MS        300
 /* Problems of one tree written to the extension's log; the rest are counted. */
