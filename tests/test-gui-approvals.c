@@ -475,6 +475,28 @@ test_whole_command (Fixture       *f,
   zot_decision_free (first.decision);
 }
 
+/* A command of one long run (a blob of base64) wraps by character:
+ * Pango would take minutes to wrap it by word and character. */
+static void
+test_unbroken_command (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *command = g_strnfill (20000, 'A');
+  Authorize first = { 0 };
+  GtkWidget *preview;
+
+  zot_test_authorize (manager_of (f), "bash", command, NULL, NULL, &first);
+  zot_test_wait_until (dialog_shows, f, 10000);
+  preview = zot_test_find_widget (GTK_WIDGET (_zot_approval_presenter_get_dialog (f->presenter)),
+                                  GTK_TYPE_TEXT_VIEW, "approval-preview");
+  g_assert_nonnull (preview);
+  g_assert_cmpint (gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (preview)), ==, GTK_WRAP_CHAR);
+
+  _zot_approval_presenter_respond (f->presenter, "deny");
+  zot_test_wait_for (&first.done, 10000);
+  zot_decision_free (first.decision);
+}
+
 /* A call whose preview and origin Pango 1.50 cannot wrap by word and
  * character as they are (zot-wrap-safe.h): the dialog shows them
  * repaired and measures at the narrowest. */
@@ -631,6 +653,7 @@ main (int    argc,
   ADD ("cancelled-run", test_cancelled_run);
   ADD ("origin-and-preview", test_origin_and_preview);
   ADD ("whole-command", test_whole_command);
+  ADD ("unbroken-command", test_unbroken_command);
   ADD ("degenerate-clusters", test_degenerate_clusters);
   ADD ("subagent-named", test_subagent_named);
   ADD ("dispose-denies", test_dispose_denies);

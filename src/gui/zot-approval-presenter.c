@@ -18,6 +18,7 @@
 
 #include "zot-approval-presenter.h"
 #include "zot-approval-presenter-private.h"
+#include "zot-bounded-text.h"
 #include "zot-limits.h"
 #include "zot-wrap-safe-gtk.h"
 
@@ -264,6 +265,10 @@ build_preview (ZotApproval *approval)
   gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
   gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
   zot_wrap_safe_text_view_set_text (GTK_TEXT_VIEW (view), shown, -1);
+  /* A long run without white space (a blob of base64) would take Pango
+   * minutes to wrap by word and character. */
+  if (zot_bounded_text_wrap_mode (shown) == PANGO_WRAP_CHAR)
+    gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_CHAR);
   gtk_widget_add_css_class (view, "approval-preview");
 
   scroller = gtk_scrolled_window_new ();
