@@ -413,6 +413,90 @@ test_origin_and_preview (Fixture       *f,
   zot_decision_free (first.decision);
 }
 
+static char *
+buffer_text (GtkWidget *view)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (view));
+  GtkTextIter start;
+  GtkTextIter end;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  return gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+}
+
+/* The issue's command hides its tail behind 300 spaces and 60 line
+ * breaks: the dialog shows all of it, marked, says how long it is, and
+ * scrolls instead of growing past the screen. */
+static void
+test_whole_command (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(GString) command = g_string_new ("echo hello");
+  Authorize first = { 0 };
+  AdwMessageDialog *dialog;
+  GtkWidget *preview;
+  GtkWidget *size;
+  GtkWidget *scroller;
+  g_autofree char *text = NULL;
+  guint breaks = 0;
+
+  for (guint i = 0; i < 300; i++)
+    g_string_append_c (command, ' ');
+  for (guint i = 0; i < 60; i++)
+    g_string_append_c (command, '\n');
+  g_string_append (command, "touch ~/pwned\033[2K");
+
+  zot_test_authorize (manager_of (f), "bash", command->str, NULL, NULL, &first);
+  zot_test_wait_until (dialog_shows, f, 10000);
+  dialog = _zot_approval_presenter_get_dialog (f->presenter);
+
+  preview = zot_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_TEXT_VIEW, "approval-preview");
+  g_assert_nonnull (preview);
+  g_assert_false (gtk_text_view_get_editable (GTK_TEXT_VIEW (preview)));
+  g_assert_true (gtk_text_view_get_monospace (GTK_TEXT_VIEW (preview)));
+  text = buffer_text (preview);
+  g_assert_true (g_str_has_prefix (text, "echo hello "));
+  g_assert_true (g_str_has_suffix (text, "touch ~/pwned\\x1b[2K"));
+  for (const char *p = strstr (text, "\u21B5\n"); p != NULL; p = strstr (p + 1, "\u21B5\n"))
+    breaks++;
+  g_assert_cmpuint (breaks, ==, 60);
+
+  size = zot_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_LABEL, "approval-size");
+  g_assert_nonnull (size);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (size)), ==, "387 characters, 61 lines");
+
+  scroller = gtk_widget_get_ancestor (preview, GTK_TYPE_SCROLLED_WINDOW);
+  g_assert_nonnull (scroller);
+  g_assert_cmpint (gtk_scrolled_window_get_max_content_height (GTK_SCROLLED_WINDOW (scroller)),
+                   >, 0);
+
+  _zot_approval_presenter_respond (f->presenter, "deny");
+  zot_test_wait_for (&first.done, 10000);
+  zot_decision_free (first.decision);
+}
+
+/* A command of one long run (a blob of base64) wraps by character:
+ * Pango would take minutes to wrap it by word and character. */
+static void
+test_unbroken_command (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *command = g_strnfill (20000, 'A');
+  Authorize first = { 0 };
+  GtkWidget *preview;
+
+  zot_test_authorize (manager_of (f), "bash", command, NULL, NULL, &first);
+  zot_test_wait_until (dialog_shows, f, 10000);
+  preview = zot_test_find_widget (GTK_WIDGET (_zot_approval_presenter_get_dialog (f->presenter)),
+                                  GTK_TYPE_TEXT_VIEW, "approval-preview");
+  g_assert_nonnull (preview);
+  g_assert_cmpint (gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (preview)), ==, GTK_WRAP_CHAR);
+
+  _zot_approval_presenter_respond (f->presenter, "deny");
+  zot_test_wait_for (&first.done, 10000);
+  zot_decision_free (first.decision);
+}
+
 /* A call whose preview and origin Pango 1.50 cannot wrap by word and
  * character as they are (zot-wrap-safe.h): the dialog shows them
  * repaired and measures at the narrowest. */
@@ -423,15 +507,18 @@ test_degenerate_clusters (Fixture       *f,
   Authorize first = { 0 };
   AdwMessageDialog *dialog;
   GtkWidget *preview;
+  g_autofree char *text = NULL;
 
   zot_test_authorize (manager_of (f), "bash", "Y\u063F \u032DR",
                       &(ZotCallOrigin) { .extension = "a\u06E7 \u200D\u06A1" }, NULL, &first);
   zot_test_wait_until (dialog_shows, f, 10000);
   dialog = _zot_approval_presenter_get_dialog (f->presenter);
   g_assert_nonnull (strstr (adw_message_dialog_get_body (dialog), "a\u06E7 \u06A1"));
-  preview = zot_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_LABEL, "approval-preview");
+  preview = zot_test_find_widget (GTK_WIDGET (dialog), GTK_TYPE_TEXT_VIEW, "approval-preview");
   g_assert_nonnull (preview);
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (preview)), "Y\u063F \u25CC\u032DR"));
+  text = buffer_text (preview);
+  g_assert_cmpstr (text, ==, "Y\u063F \u032DR");
+  g_assert_cmpint (gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (preview)), ==, GTK_WRAP_CHAR);
   zot_test_measure_narrowest (preview);
   zot_test_measure_narrowest (GTK_WIDGET (dialog));
 
@@ -565,6 +652,8 @@ main (int    argc,
   ADD ("resolved-elsewhere", test_resolved_elsewhere);
   ADD ("cancelled-run", test_cancelled_run);
   ADD ("origin-and-preview", test_origin_and_preview);
+  ADD ("whole-command", test_whole_command);
+  ADD ("unbroken-command", test_unbroken_command);
   ADD ("degenerate-clusters", test_degenerate_clusters);
   ADD ("subagent-named", test_subagent_named);
   ADD ("dispose-denies", test_dispose_denies);

@@ -163,6 +163,8 @@ fixture_setup (Fixture       *f,
   };
   g_autoptr(GDBusNodeInfo) node = g_dbus_node_info_new_for_xml (server_xml, NULL);
   g_autoptr(GError) error = NULL;
+  g_autofree char *app_id = NULL;
+  static guint n_apps;
 
   zot_test_env_setup (&f->env);
   f->shown = g_ptr_array_new_with_free_func ((GDestroyNotify) notification_free);
@@ -177,7 +179,10 @@ fixture_setup (Fixture       *f,
                                               G_BUS_NAME_OWNER_FLAGS_NONE, name_acquired_cb, NULL, f, NULL);
   zot_test_wait_until (named, f, 10000);
 
-  f->app = gtk_application_new ("dev.zot.Zot.TestNotifications", G_APPLICATION_NON_UNIQUE);
+  /* One id per test: GApplication keeps its exported objects on the bus
+   * connection, which outlives the fixture. */
+  app_id = g_strdup_printf ("dev.zot.Zot.TestNotifications%u", n_apps++);
+  f->app = gtk_application_new (app_id, G_APPLICATION_NON_UNIQUE);
   g_action_map_add_action_entries (G_ACTION_MAP (f->app), entries, G_N_ELEMENTS (entries), f);
   g_assert_true (g_application_register (G_APPLICATION (f->app), NULL, &error));
   g_assert_no_error (error);
@@ -348,6 +353,36 @@ test_notify_and_answer (Fixture       *f,
   zot_decision_free (second.decision);
 }
 
+/* A long command's notification shows its head on one line and says
+ * where the rest is; the line breaks that hid the tail are marked. */
+static void
+test_long_command (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GString) command = g_string_new ("echo hello");
+  Authorize first = { 0 };
+  Notification *shown;
+
+  for (guint i = 0; i < 60; i++)
+    g_string_append_c (command, '\n');
+  for (guint i = 0; i < 300; i++)
+    g_string_append_c (command, ' ');
+  g_string_append (command, "touch ~/pwned");
+
+  zot_test_authorize (zot_host_get_manager (f->host), "bash", command->str, NULL, NULL, &first);
+  zot_test_wait_until (n_shown_is_1, f, 10000);
+  shown = g_ptr_array_index (f->shown, 0);
+  g_assert_true (g_str_has_prefix (shown->body, "echo hello\u21B5\u21B5"));
+  g_assert_null (strchr (shown->body, '\n'));
+  g_assert_true (g_str_has_suffix (shown->body, "… (open the window to see all of it)"));
+  g_assert_null (strstr (shown->body, "pwned"));
+
+  zot_test_wait_until (dialog_up, f, 10000);
+  _zot_approval_presenter_respond (f->presenter, "deny");
+  zot_test_wait_for (&first.done, 10000);
+  zot_decision_free (first.decision);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -357,6 +392,8 @@ main (int   argc,
 
   g_test_add ("/zot/gui/notifications/notify-and-answer", Fixture, NULL, fixture_setup,
               test_notify_and_answer, fixture_teardown);
+  g_test_add ("/zot/gui/notifications/long-command", Fixture, NULL, fixture_setup,
+              test_long_command, fixture_teardown);
 
   return g_test_run ();
 }

@@ -18,6 +18,7 @@
 #include "zot-panel-view-private.h"
 #include "zot-panel-widgets-view.h"
 #include "zot-resources.h"
+#include "zot-limits.h"
 #include "zot-test-util.h"
 #include "zot-gui-test-util.h"
 
@@ -482,6 +483,117 @@ test_degenerate_clusters (Fixture       *f,
   g_assert_cmpint (gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (area)), ==, GTK_WRAP_WORD_CHAR);
 }
 
+static gboolean
+has_box_of (gpointer data)
+{
+  WidgetWait *wait = data;
+  ZotPanelWidgetsView *widgets = widgets_of (wait->f, wait->panel_id);
+
+  wait->found = widgets ? zot_panel_widgets_view_lookup (widgets, wait->widget_id) : NULL;
+  return wait->found != NULL && gtk_widget_get_mapped (gtk_widget_get_parent (wait->found));
+}
+
+/* A PNG of a few kilobytes that decodes past ZOT_IMAGE_MAX_PIXELS is
+ * refused from its header, and the panel says so where it would be. */
+static void
+test_image_too_large (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GBytes) png = zot_test_black_png (4097, 4096);
+  g_autofree char *base64 = g_base64_encode (g_bytes_get_data (png, NULL), g_bytes_get_size (png));
+  g_autofree char *frame = NULL;
+  WidgetWait wait = { f, "pic", "big", NULL };
+  GtkWidget *note;
+
+  frame = g_strdup_printf ("{\"type\":\"open_panel\",\"panel\":{\"id\":\"pic\",\"title\":\"Pic\","
+                           "\"widgets\":[{\"id\":\"big\",\"type\":\"image\",\"label\":\"Big\","
+                           "\"data\":\"%s\"}]}}", base64);
+  send_frame (f, frame);
+  /* The picture is the image's widget; the box around it shows the note. */
+  zot_test_wait_until (has_box_of, &wait, 10000);
+  g_assert_false (gtk_widget_get_visible (wait.found));
+  note = zot_test_find_widget (gtk_widget_get_parent (wait.found), GTK_TYPE_LABEL,
+                               "panel-image-note");
+  g_assert_nonnull (note);
+  g_assert_true (gtk_widget_get_visible (note));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (note)), ==,
+                   "image too large: 4097×4096 pixels; at most 16777216 pixels");
+}
+
+static gboolean
+label_is_short (gpointer data)
+{
+  return g_str_equal (gtk_label_get_text (GTK_LABEL (data)), "a few words");
+}
+
+static gboolean
+has_show_all_window (gpointer data)
+{
+  GtkWidget **found = data;
+  g_autoptr(GListModel) toplevels = g_object_ref (gtk_window_get_toplevels ());
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GtkWidget) window = g_list_model_get_item (toplevels, i);
+
+      *found = zot_test_find_widget (window, GTK_TYPE_TEXT_VIEW, "bounded-text-all");
+      if (*found != NULL)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* 50 KiB without a break point froze the window for minutes: a panel
+ * shows the head, wrapped by character, and "Show all" opens the rest. */
+static void
+test_long_unbroken_text (Fixture       *f,
+                         gconstpointer  data)
+{
+  g_autofree char *long_text = g_strnfill (50 * 1024, 'a');
+  g_autofree char *frame = NULL;
+  GtkWidget *text;
+  GtkWidget *show_all;
+  GtkWidget *all = NULL;
+  GtkTextBuffer *buffer;
+  gint64 start;
+  int min_height;
+  int nat_height;
+
+  frame = g_strdup_printf ("{\"type\":\"open_panel\",\"panel\":{\"id\":\"long\",\"title\":\"Long\","
+                           "\"widgets\":[{\"id\":\"t\",\"type\":\"text\",\"text\":\"%s\"}]}}",
+                           long_text);
+  send_frame (f, frame);
+  text = wait_widget (f, "long", "t");
+  g_assert_true (GTK_IS_LABEL (text));
+  g_assert_cmpuint (g_utf8_strlen (gtk_label_get_text (GTK_LABEL (text)), -1), ==,
+                    ZOT_PANEL_TEXT_SHOWN_MAX_CHARS + 1);
+  g_assert_true (g_str_has_suffix (gtk_label_get_text (GTK_LABEL (text)), "a…"));
+  g_assert_cmpint (gtk_label_get_wrap_mode (GTK_LABEL (text)), ==, PANGO_WRAP_CHAR);
+
+  start = g_get_monotonic_time ();
+  gtk_widget_measure (text, GTK_ORIENTATION_VERTICAL, 400, &min_height, &nat_height, NULL, NULL);
+  g_test_message ("laying out the shown text at 400 px took %.1f ms",
+                  (g_get_monotonic_time () - start) / 1000.0);
+
+  show_all = zot_test_find_widget (gtk_widget_get_parent (text), GTK_TYPE_BUTTON,
+                                   "panel-text-show-all");
+  g_assert_nonnull (show_all);
+  g_assert_true (gtk_widget_get_visible (show_all));
+  gtk_widget_activate (show_all);
+  zot_test_wait_until (has_show_all_window, &all, 10000);
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (all));
+  g_assert_cmpint (gtk_text_buffer_get_char_count (buffer), ==, 50 * 1024);
+  g_assert_cmpint (gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (all)), ==, GTK_WRAP_NONE);
+  gtk_window_destroy (GTK_WINDOW (gtk_widget_get_root (all)));
+
+  /* Short text shows whole, by word and character, without the button. */
+  send_frame (f, "{\"type\":\"open_panel\",\"panel\":{\"id\":\"long\",\"title\":\"Long\","
+                 "\"widgets\":[{\"id\":\"t\",\"type\":\"text\",\"text\":\"a few words\"}]}}");
+  zot_test_wait_until (label_is_short, text, 10000);
+  g_assert_cmpint (gtk_label_get_wrap_mode (GTK_LABEL (text)), ==, PANGO_WRAP_WORD_CHAR);
+  g_assert_false (gtk_widget_get_visible (show_all));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -503,6 +615,8 @@ main (int    argc,
   ADD ("ask-user-answered", test_ask_user_answered);
   ADD ("ask-user-closed", test_ask_user_closed);
   ADD ("degenerate-clusters", test_degenerate_clusters);
+  ADD ("image-too-large", test_image_too_large);
+  ADD ("long-unbroken-text", test_long_unbroken_text);
 
 #undef ADD
 

@@ -13,6 +13,7 @@
 
 #include "zot-gui-test-util.h"
 #include "zot-host.h"
+#include "zot-image-bounds.h"
 #include "zot-markdown.h"
 #include "zot-test-util.h"
 #include "zot-tooltip.h"
@@ -1340,6 +1341,61 @@ add_test (const char *path,
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown);
 }
 
+/* Images are measured from their header and refused past
+ * ZOT_IMAGE_MAX_PIXELS before a pixel is decoded; at the cap they show. */
+static void
+test_image_bounds (void)
+{
+  g_autoptr(GBytes) huge = zot_test_black_png (16000, 16000);
+  g_autoptr(GBytes) at = zot_test_black_png (4096, 4096);
+  g_autoptr(GBytes) past = zot_test_black_png (4097, 4096);
+  g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonArray) content = json_array_new ();
+  g_autoptr(JsonObject) block = json_object_new ();
+  g_autoptr(ZotTranscriptItem) item = NULL;
+  g_autofree char *data = NULL;
+  int width;
+  int height;
+  gint64 start;
+
+  g_test_message ("a 16000×16000 PNG is %" G_GSIZE_FORMAT " bytes", g_bytes_get_size (huge));
+  g_assert_true (zot_image_peek_size (huge, &width, &height));
+  g_assert_cmpint (width, ==, 16000);
+  g_assert_cmpint (height, ==, 16000);
+
+  start = g_get_monotonic_time ();
+  texture = zot_image_texture_new (huge, &error);
+  g_test_message ("refusing it took %.3f ms", (g_get_monotonic_time () - start) / 1000.0);
+  g_assert_null (texture);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE);
+  g_assert_cmpstr (error->message, ==,
+                   "image too large: 16000×16000 pixels; at most 16777216 pixels");
+  g_clear_error (&error);
+
+  texture = zot_image_texture_new (past, &error);
+  g_assert_null (texture);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE);
+  g_clear_error (&error);
+
+  texture = zot_image_texture_new (at, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (texture);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, 4096);
+  g_assert_cmpint (gdk_texture_get_height (texture), ==, 4096);
+  g_clear_object (&texture);
+
+  /* In the transcript the refused image says why. */
+  data = g_base64_encode (g_bytes_get_data (huge, NULL), g_bytes_get_size (huge));
+  json_object_set_string_member (block, "type", "image");
+  json_object_set_string_member (block, "mime_type", "image/png");
+  json_object_set_string_member (block, "data", data);
+  json_array_add_object_element (content, json_object_ref (block));
+  item = zot_transcript_item_new_user ("look", content);
+  g_assert_null (zot_transcript_item_get_image_texture (item, 0));
+  g_assert_nonnull (strstr (zot_transcript_item_get_image_note (item, 0), "16000×16000"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1350,6 +1406,7 @@ main (int   argc,
   gtk_source_init ();
 
   g_test_add_func ("/zot/gui/transcript/new-destroy", test_new_destroy);
+  g_test_add_func ("/zot/gui/transcript/image-bounds", test_image_bounds);
   g_test_add_func ("/zot/gui/tooltip", test_tooltip);
   g_test_add_func ("/zot/gui/markdown/languages", test_markdown_languages);
   g_test_add_func ("/zot/gui/markdown/narrow", test_markdown_narrow);

@@ -1,6 +1,7 @@
 /* test-limits.c — the protocol's numbers and the deadline override. */
 #include "config.h"
 
+#include "zot-approval.h"
 #include "zot-limits-private.h"
 
 static void
@@ -88,6 +89,31 @@ test_environment (void)
   g_assert_cmpuint (zot_timeout_get_ms (ZOT_TIMEOUT_WRITE), ==, ZOT_WRITE_TIMEOUT_MS);
 }
 
+/* tool_preview keeps a command of ZOT_APPROVAL_PREVIEW_MAX_CHARS whole
+ * and shortens one character more, saying so. */
+static void
+test_approval_preview_edge (void)
+{
+  g_autoptr(JsonObject) args = json_object_new ();
+  g_autofree char *at = g_strnfill (ZOT_APPROVAL_PREVIEW_MAX_CHARS, 'x');
+  g_autofree char *past = g_strnfill (ZOT_APPROVAL_PREVIEW_MAX_CHARS + 1, 'x');
+  g_autofree char *whole = NULL;
+  g_autofree char *cut = NULL;
+  g_autofree char *expected = NULL;
+
+  json_object_set_string_member (args, "command", at);
+  whole = zot_approval_build_preview ("bash", args);
+  expected = g_strdup_printf ("bash: %s", at);
+  g_assert_cmpstr (whole, ==, expected);
+
+  json_object_set_string_member (args, "command", past);
+  cut = zot_approval_build_preview ("bash", args);
+  g_clear_pointer (&expected, g_free);
+  expected = g_strdup_printf ("bash: %s… (shortened; %u characters in all)",
+                              at, ZOT_APPROVAL_PREVIEW_MAX_CHARS + 1);
+  g_assert_cmpstr (cut, ==, expected);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -100,6 +126,7 @@ main (int    argc,
   g_test_add_func ("/zot/limits/defaults-and-names", test_defaults_and_names);
   g_test_add_func ("/zot/limits/override", test_override);
   g_test_add_func ("/zot/limits/environment", test_environment);
+  g_test_add_func ("/zot/limits/approval-preview-edge", test_approval_preview_edge);
 
   return g_test_run ();
 }

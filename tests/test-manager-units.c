@@ -4,6 +4,8 @@
  * same decisions against real processes are in test-manager.c. */
 #include "config.h"
 
+#include <string.h>
+
 #include "zot-error.h"
 #include "zot-extension-manager-private.h"
 #include "zot-limits.h"
@@ -882,6 +884,93 @@ test_policy_cancelled (Fixture       *f,
   g_clear_object (&asker.pending);
 }
 
+/* The issue's command: "echo hello", 300 spaces, 60 line breaks, then
+ * the part that matters. */
+static char *
+hidden_tail_command (void)
+{
+  GString *command = g_string_new ("echo hello");
+
+  for (guint i = 0; i < 300; i++)
+    g_string_append_c (command, ' ');
+  for (guint i = 0; i < 60; i++)
+    g_string_append_c (command, '\n');
+  g_string_append (command, "touch ~/pwned");
+  return g_string_free (command, FALSE);
+}
+
+static guint
+count_of (const char *haystack,
+          const char *needle)
+{
+  guint n = 0;
+
+  for (const char *p = strstr (haystack, needle); p != NULL; p = strstr (p + 1, needle))
+    n++;
+  return n;
+}
+
+/* An approval shows the whole command, its line breaks and control
+ * characters visible; a shortened preview says so. */
+static void
+test_approval_escape (void)
+{
+  g_autofree char *command = hidden_tail_command ();
+  g_autoptr(JsonObject) args = json_object_new ();
+  g_autoptr(ZotApproval) approval = NULL;
+  g_autofree char *whole = NULL;
+  g_autofree char *line = NULL;
+  g_autofree char *odd = NULL;
+  g_autofree char *odd_line = NULL;
+  const char *preview;
+  gboolean cut = TRUE;
+  guint chars;
+  guint lines;
+
+  json_object_set_string_member (args, "command", command);
+  approval = zot_approval_new ("t1", "bash", args, NULL, NULL);
+  g_assert_cmpstr (zot_approval_get_detail (approval), ==, command);
+
+  /* The event's preview: cut, and it says so and how long the whole is. */
+  preview = zot_approval_get_preview (approval);
+  g_assert_true (g_str_has_prefix (preview, "bash: echo hello "));
+  g_assert_true (g_str_has_suffix (preview, "… (shortened; 383 characters in all)"));
+  g_assert_null (strstr (preview, "\n"));
+
+  /* The dialog's text: whole, every line break marked and kept. */
+  whole = zot_approval_escape_text (command, TRUE, 0, &cut);
+  g_assert_false (cut);
+  g_assert_true (g_str_has_suffix (whole, "touch ~/pwned"));
+  g_assert_cmpuint (count_of (whole, "\u21B5\n"), ==, 60);
+  zot_approval_count_text (command, &chars, &lines);
+  g_assert_cmpuint (chars, ==, 383);
+  g_assert_cmpuint (lines, ==, 61);
+
+  /* One line (the notification): the breaks are only marks. */
+  line = zot_approval_escape_text (command, FALSE, 0, &cut);
+  g_assert_null (strchr (line, '\n'));
+  g_assert_cmpuint (count_of (line, "\u21B5"), ==, 60);
+  g_assert_true (g_str_has_suffix (line, "\u21B5touch ~/pwned"));
+
+  /* Tabs, escapes, a carriage return, bidirectional overrides, C1 controls,
+   * separators and bytes that are not UTF-8 all read as something. */
+  odd = zot_approval_escape_text ("a\tb\033[2Jc\rd\u202Ee\u200Bf\xc2\x85g\u2028h\x7f\xffi", TRUE, 0, NULL);
+  g_assert_cmpstr (odd, ==,
+                   "a\u2192\tb\\x1b[2Jc\\rd\\u202ee\\u200bf\\u0085g\\u2028h\\x7f\\xffi");
+  odd_line = zot_approval_escape_text ("a\tb\nc", FALSE, 0, NULL);
+  g_assert_cmpstr (odd_line, ==, "a\u2192b\u21B5c");
+
+  /* A cut never splits an escape: "\x1b" needs four characters. */
+  g_clear_pointer (&odd, g_free);
+  odd = zot_approval_escape_text ("ab\033", FALSE, 5, &cut);
+  g_assert_cmpstr (odd, ==, "ab");
+  g_assert_true (cut);
+  g_clear_pointer (&odd, g_free);
+  odd = zot_approval_escape_text ("ab\033", FALSE, 6, &cut);
+  g_assert_cmpstr (odd, ==, "ab\\x1b");
+  g_assert_false (cut);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -908,6 +997,7 @@ main (int   argc,
   ADD ("policy", test_policy);
   ADD ("policy-property", test_policy_property);
   ADD ("policy-cancelled", test_policy_cancelled);
+  g_test_add_func ("/zot/manager-units/approval-escape", test_approval_escape);
 
   return g_test_run ();
 }

@@ -2,6 +2,8 @@
  * measuring them. */
 #include "config.h"
 
+#include <string.h>
+
 #include "zot-gui-test-util.h"
 
 static gboolean
@@ -152,3 +154,76 @@ zot_test_widget_text (GtkWidget *widget)
   append_text (widget, text);
   return g_string_free (text, FALSE);
 }
+
+static guint32
+png_crc (const guchar *data,
+         gsize         len,
+         guint32       crc)
+{
+  crc = ~crc;
+  for (gsize i = 0; i < len; i++)
+    {
+      crc ^= data[i];
+      for (guint k = 0; k < 8; k++)
+        crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1)));
+    }
+  return ~crc;
+}
+
+static void
+png_chunk (GByteArray   *png,
+           const char   *type,
+           const guchar *data,
+           gsize         len)
+{
+  guint32 be = GUINT32_TO_BE ((guint32) len);
+  guint32 crc;
+
+  g_byte_array_append (png, (const guchar *) &be, 4);
+  g_byte_array_append (png, (const guchar *) type, 4);
+  g_byte_array_append (png, data, len);
+  crc = png_crc ((const guchar *) type, 4, 0);
+  crc = png_crc (data, len, crc);
+  be = GUINT32_TO_BE (crc);
+  g_byte_array_append (png, (const guchar *) &be, 4);
+}
+
+/* A real, black, one-bit PNG of any size, a few kilobytes however large:
+ * the issue's 16000×16000 is 31 KB. */
+GBytes *
+zot_test_black_png (guint32 width,
+           guint32 height)
+{
+  static const guchar signature[] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+  g_autoptr(GByteArray) png = g_byte_array_new ();
+  g_autoptr(GZlibCompressor) zlib = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_ZLIB, 9);
+  g_autoptr(GBytes) raw = NULL;
+  g_autoptr(GBytes) packed = NULL;
+  g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+  g_autoptr(GOutputStream) converter = NULL;
+  gsize row = 1 + (width + 7) / 8;
+  guchar ihdr[13];
+  guint32 be;
+
+  raw = g_bytes_new_take (g_malloc0 (row * height), row * height);
+  converter = g_converter_output_stream_new (out, G_CONVERTER (zlib));
+  g_assert_true (g_output_stream_write_all (converter, g_bytes_get_data (raw, NULL),
+                                            g_bytes_get_size (raw), NULL, NULL, NULL));
+  g_assert_true (g_output_stream_close (converter, NULL, NULL));
+  packed = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out));
+
+  be = GUINT32_TO_BE (width);
+  memcpy (ihdr, &be, 4);
+  be = GUINT32_TO_BE (height);
+  memcpy (ihdr + 4, &be, 4);
+  ihdr[8] = 1;   /* bit depth */
+  ihdr[9] = 0;   /* grey */
+  ihdr[10] = ihdr[11] = ihdr[12] = 0;
+
+  g_byte_array_append (png, signature, sizeof signature);
+  png_chunk (png, "IHDR", ihdr, sizeof ihdr);
+  png_chunk (png, "IDAT", g_bytes_get_data (packed, NULL), g_bytes_get_size (packed));
+  png_chunk (png, "IEND", NULL, 0);
+  return g_byte_array_free_to_bytes (g_steal_pointer (&png));
+}
+

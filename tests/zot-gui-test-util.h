@@ -28,5 +28,7 @@ void        zot_test_gui_tolerate_relayout_warning (void);
  * included, one a line; hidden ones too (a hidden label that kept an old
  * text is stale all the same). */
 char       *zot_test_widget_text (GtkWidget *widget);
+GBytes     *zot_test_black_png   (guint32    width,
+                                  guint32    height);
 
 G_END_DECLS

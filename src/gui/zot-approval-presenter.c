@@ -18,7 +18,12 @@
 
 #include "zot-approval-presenter.h"
 #include "zot-approval-presenter-private.h"
+#include "zot-bounded-text.h"
+#include "zot-limits.h"
 #include "zot-wrap-safe-gtk.h"
+
+/* The command's view grows with it up to this height, then scrolls. */
+#define PREVIEW_MAX_HEIGHT 320
 
 typedef struct _Item Item;
 
@@ -136,6 +141,8 @@ send_notification (ZotApprovalPresenter *self,
   GApplication *app = get_application (self);
   g_autoptr(GNotification) notification = NULL;
   g_autofree char *title = NULL;
+  g_autofree char *body = NULL;
+  gboolean cut = FALSE;
 
   if (app == NULL)
     return;
@@ -144,7 +151,19 @@ send_notification (ZotApprovalPresenter *self,
    * name, such as bash */
   title = g_strdup_printf (_("%s wants to run"), zot_approval_get_tool_name (item->approval));
   notification = g_notification_new (title);
-  g_notification_set_body (notification, zot_approval_get_preview (item->approval));
+  /* A notification is short by nature: it shows the head of the command
+   * on one line, and a cut one says where the rest is. */
+  body = zot_approval_escape_text (zot_approval_get_detail (item->approval), FALSE,
+                                   ZOT_APPROVAL_PREVIEW_MAX_CHARS, &cut);
+  if (cut)
+    {
+      g_autofree char *head = g_steal_pointer (&body);
+
+      /* Translators: ends the shortened command in an approval's notification; the window's
+       * dialog shows all of it */
+      body = g_strconcat (head, _("… (open the window to see all of it)"), NULL);
+    }
+  g_notification_set_body (notification, body);
   g_notification_set_priority (notification, G_NOTIFICATION_PRIORITY_HIGH);
   /* Translators: a button of the notification: let the tool call run */
   g_notification_add_button_with_target (notification, _("Allow"),
@@ -205,6 +224,66 @@ close_dialog (ZotApprovalPresenter *self)
   g_idle_add_full (G_PRIORITY_DEFAULT, destroy_dialog_cb, g_object_ref (dialog), g_object_unref);
 }
 
+/* The whole command, never cut: its size first, so that a user knows how
+ * much there is to read, then all of it in a monospace view that scrolls
+ * past PREVIEW_MAX_HEIGHT, line breaks, tabs and control characters
+ * visible (zot_approval_escape_text()). */
+static GtkWidget *
+build_preview (ZotApproval *approval)
+{
+  const char *detail = zot_approval_get_detail (approval);
+  g_autofree char *shown = zot_approval_escape_text (detail, TRUE, 0, NULL);
+  g_autofree char *chars_text = NULL;
+  g_autofree char *size_text = NULL;
+  GtkWidget *box;
+  GtkWidget *size;
+  GtkWidget *scroller;
+  GtkWidget *view;
+  guint chars;
+  guint lines;
+
+  zot_approval_count_text (detail, &chars, &lines);
+  /* Translators: the size of the command an approval shows; followed by the number of its
+   * lines, as in "312 characters, 61 lines" */
+  chars_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u character", "%u characters",
+                                             chars), chars);
+  /* Translators: %s is the number of characters ("312 characters"), %u the number of lines */
+  size_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, %u line", "%s, %u lines",
+                                            lines), chars_text, lines);
+
+  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  size = gtk_label_new (size_text);
+  gtk_label_set_xalign (GTK_LABEL (size), 0);
+  gtk_widget_add_css_class (size, "dim-label");
+  gtk_widget_add_css_class (size, "caption");
+  gtk_widget_add_css_class (size, "approval-size");
+  gtk_box_append (GTK_BOX (box), size);
+
+  view = gtk_text_view_new ();
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
+  zot_wrap_safe_text_view_set_text (GTK_TEXT_VIEW (view), shown, -1);
+  /* A long run without white space (a blob of base64) would take Pango
+   * minutes to wrap by word and character. */
+  if (zot_bounded_text_wrap_mode (shown) == PANGO_WRAP_CHAR)
+    gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_CHAR);
+  gtk_widget_add_css_class (view, "approval-preview");
+
+  scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller),
+                                  GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), PREVIEW_MAX_HEIGHT);
+  /* A scrollbar that stays shows that there is more below. */
+  gtk_scrolled_window_set_overlay_scrolling (GTK_SCROLLED_WINDOW (scroller), FALSE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
+  gtk_box_append (GTK_BOX (box), scroller);
+
+  return box;
+}
+
 static void
 present_dialog (ZotApprovalPresenter *self,
                 Item                 *item)
@@ -216,7 +295,6 @@ present_dialog (ZotApprovalPresenter *self,
   g_autofree char *tool_name = NULL;
   g_autofree char *requester = NULL;
   AdwMessageDialog *dialog;
-  GtkWidget *preview;
 
   /* The dialog's heading and body wrap by word and character too. */
   tool_name = zot_wrap_safe_text (zot_approval_get_tool_name (item->approval), -1);
@@ -243,18 +321,7 @@ present_dialog (ZotApprovalPresenter *self,
     /* Translators: %s is the extension's name */
     adw_message_dialog_format_body (dialog, _("Requested by the extension “%s”"), requester);
 
-  preview = gtk_label_new (NULL);
-  gtk_label_set_selectable (GTK_LABEL (preview), TRUE);
-  gtk_label_set_wrap (GTK_LABEL (preview), TRUE);
-  gtk_label_set_wrap_mode (GTK_LABEL (preview), PANGO_WRAP_WORD_CHAR);
-  zot_wrap_safe_label_set_text (GTK_LABEL (preview), zot_approval_get_preview (item->approval));
-  gtk_label_set_xalign (GTK_LABEL (preview), 0);
-  gtk_widget_add_css_class (preview, "monospace");
-  gtk_widget_add_css_class (preview, "approval-preview");
-
-  /* The core keeps previews short (a couple of hundred characters), so
-   * the whole of it shows, wrapped, without a scrollbar. */
-  adw_message_dialog_set_extra_child (dialog, preview);
+  adw_message_dialog_set_extra_child (dialog, build_preview (item->approval));
 
   adw_message_dialog_add_responses (dialog,
                                     /* Translators: the answer that refuses this tool call */

@@ -26,7 +26,9 @@
 
 #include "zot-accessible.h"
 #include "zot-ansi.h"
+#include "zot-bounded-text.h"
 #include "zot-extension.h"
+#include "zot-image-bounds.h"
 #include "zot-limits.h"
 #include "zot-panel-list.h"
 #include "zot-panel-widgets-view.h"
@@ -56,6 +58,7 @@ struct _Item
   GtkWidget           *label;     /* a field's visible label */
   GtkWidget           *extra;     /* an entry's submit button */
   GStrv                option_values;
+  char                *full_text;  /* a text's whole, when it shows less */
   guint                debounce;
   guint                pulse;
 };
@@ -78,11 +81,20 @@ item_free (Item *item)
     gtk_box_remove (GTK_BOX (gtk_widget_get_parent (item->widget)), item->widget);
   g_clear_object (&item->widget);
   g_clear_pointer (&item->option_values, g_strfreev);
+  g_clear_pointer (&item->full_text, g_free);
   g_free (item->id);
   g_free (item);
 }
 
 /* Events */
+
+static void
+on_show_all_clicked_cb (GtkButton *button,
+                        Item      *item)
+{
+  if (item->full_text != NULL)
+    zot_bounded_text_show_all (GTK_WIDGET (button), item->id, item->full_text);
+}
 
 static void
 send_event (Item       *item,
@@ -366,10 +378,18 @@ item_new (ZotPanelWidgetsView *self,
       break;
 
     case ZOT_PANEL_NODE_TEXT:
-      item->widget = gtk_label_new (NULL);
-      gtk_label_set_wrap (GTK_LABEL (item->widget), TRUE);
-      gtk_label_set_wrap_mode (GTK_LABEL (item->widget), PANGO_WRAP_WORD_CHAR);
-      gtk_label_set_xalign (GTK_LABEL (item->widget), 0);
+      /* The label, and a "Show all" button when it shows only the head. */
+      item->widget = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+      item->control = gtk_label_new (NULL);
+      gtk_label_set_wrap (GTK_LABEL (item->control), TRUE);
+      gtk_label_set_xalign (GTK_LABEL (item->control), 0);
+      gtk_box_append (GTK_BOX (item->widget), item->control);
+      /* Translators: a button under a long text in a panel that opens all of it */
+      item->extra = gtk_button_new_with_label (_("Show all"));
+      gtk_widget_set_halign (item->extra, GTK_ALIGN_START);
+      gtk_widget_add_css_class (item->extra, "panel-text-show-all");
+      g_signal_connect (item->extra, "clicked", G_CALLBACK (on_show_all_clicked_cb), item);
+      gtk_box_append (GTK_BOX (item->widget), item->extra);
       break;
 
     case ZOT_PANEL_NODE_HEADING:
@@ -432,9 +452,19 @@ item_new (ZotPanelWidgetsView *self,
       break;
 
     case ZOT_PANEL_NODE_IMAGE:
-      item->widget = gtk_picture_new ();
-      gtk_picture_set_can_shrink (GTK_PICTURE (item->widget), TRUE);
-      gtk_picture_set_content_fit (GTK_PICTURE (item->widget), GTK_CONTENT_FIT_CONTAIN);
+      /* The picture, or the note saying why it is not shown. */
+      item->widget = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+      item->control = gtk_picture_new ();
+      gtk_picture_set_can_shrink (GTK_PICTURE (item->control), TRUE);
+      gtk_picture_set_content_fit (GTK_PICTURE (item->control), GTK_CONTENT_FIT_CONTAIN);
+      gtk_box_append (GTK_BOX (item->widget), item->control);
+      item->label = gtk_label_new (NULL);
+      gtk_label_set_wrap (GTK_LABEL (item->label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (item->label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_xalign (GTK_LABEL (item->label), 0);
+      gtk_widget_add_css_class (item->label, "dim-label");
+      gtk_widget_add_css_class (item->label, "panel-image-note");
+      gtk_box_append (GTK_BOX (item->widget), item->label);
       break;
 
     case ZOT_PANEL_NODE_ERROR:
@@ -488,16 +518,26 @@ update_text (Item         *item,
              ZotPanelNode *node)
 {
   g_autoptr(PangoAttrList) attrs = pango_attr_list_new ();
+  g_autofree char *head = NULL;
+  gboolean cut = FALSE;
 
   if (node->style == ZOT_PANEL_STYLE_BOLD)
     pango_attr_list_insert (attrs, pango_attr_weight_new (PANGO_WEIGHT_BOLD));
   else if (node->style == ZOT_PANEL_STYLE_ITALIC)
     pango_attr_list_insert (attrs, pango_attr_style_new (PANGO_STYLE_ITALIC));
 
+  /* A panel may not make the window lay out more than the head. */
+  head = zot_bounded_text_head (node->text, ZOT_PANEL_TEXT_SHOWN_MAX_CHARS, &cut);
+  g_clear_pointer (&item->full_text, g_free);
+  if (cut)
+    item->full_text = g_strdup (node->text);
+  gtk_widget_set_visible (item->extra, cut);
+
   /* The attributes span the whole text, so a repair does not move them. */
-  zot_wrap_safe_label_set_text (GTK_LABEL (item->widget), node->text);
-  gtk_label_set_attributes (GTK_LABEL (item->widget), attrs);
-  set_style_classes (item->widget, node->style);
+  zot_wrap_safe_label_set_text (GTK_LABEL (item->control), head);
+  gtk_label_set_wrap_mode (GTK_LABEL (item->control), zot_bounded_text_wrap_mode (head));
+  gtk_label_set_attributes (GTK_LABEL (item->control), attrs);
+  set_style_classes (item->control, node->style);
 }
 
 static void
@@ -657,10 +697,15 @@ update_image (ZotPanelWidgetsView *self,
   g_autoptr(GdkTexture) texture = NULL;
   g_autoptr(GError) error = NULL;
 
-  texture = gdk_texture_new_from_bytes (node->image, &error);
-  gtk_picture_set_paintable (GTK_PICTURE (item->widget), GDK_PAINTABLE (texture));
-  gtk_picture_set_alternative_text (GTK_PICTURE (item->widget), node->label);
-  gtk_widget_set_size_request (item->widget, -1, node->max_height > 0 ? (int) node->max_height : -1);
+  texture = zot_image_texture_new (node->image, &error);
+  gtk_picture_set_paintable (GTK_PICTURE (item->control), GDK_PAINTABLE (texture));
+  gtk_picture_set_alternative_text (GTK_PICTURE (item->control), node->label);
+  gtk_widget_set_visible (item->control, texture != NULL);
+  gtk_widget_set_size_request (item->control, -1,
+                               texture != NULL && node->max_height > 0 ? (int) node->max_height : -1);
+  /* A refused image says why where it would be. */
+  gtk_label_set_text (GTK_LABEL (item->label), error != NULL ? error->message : "");
+  gtk_widget_set_visible (item->label, texture == NULL);
 
   if (texture == NULL && self->panel != NULL)
     {

@@ -12,6 +12,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-image-bounds.h"
 #include "zot-message.h"
 #include "zot-prompt-editor.h"
 #include "zot-prompt-editor-private.h"
@@ -463,7 +464,7 @@ add_chip (ZotPromptEditor *self,
           GBytes          *bytes,
           const char      *name)
 {
-  g_autoptr(GdkTexture) texture = gdk_texture_new_from_bytes (bytes, NULL);
+  g_autoptr(GdkTexture) texture = zot_image_texture_new (bytes, NULL);
   GtkWidget *chip = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *thumbnail;
   GtkWidget *label = gtk_label_new (name);

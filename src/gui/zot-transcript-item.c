@@ -14,6 +14,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-image-bounds.h"
 #include "zot-message.h"
 #include "zot-transcript-item.h"
 
@@ -27,6 +28,7 @@ typedef struct
   char       *mime_type;
   char       *data;       /* base64, freed once decoded */
   GdkTexture *texture;
+  char       *note;       /* why there is no texture */
   gboolean    decoded;
 } Image;
 
@@ -116,6 +118,7 @@ image_clear (Image *image)
   g_clear_pointer (&image->mime_type, g_free);
   g_clear_pointer (&image->data, g_free);
   g_clear_object (&image->texture);
+  g_clear_pointer (&image->note, g_free);
 }
 
 static ZotTranscriptItem *
@@ -803,8 +806,11 @@ zot_transcript_item_get_image_texture (ZotTranscriptItem *self,
       if (size > 0)
         {
           g_autoptr(GBytes) bytes = g_bytes_new_take (decoded, size);
+          g_autoptr(GError) error = NULL;
 
-          image->texture = gdk_texture_new_from_bytes (bytes, NULL);
+          image->texture = zot_image_texture_new (bytes, &error);
+          if (image->texture == NULL)
+            image->note = g_strdup (error->message);
         }
       else
         g_free (decoded);
@@ -814,6 +820,24 @@ zot_transcript_item_get_image_texture (ZotTranscriptItem *self,
     }
 
   return image->texture;
+}
+
+/**
+ * zot_transcript_item_get_image_note:
+ * @self: a #ZotTranscriptItem
+ * @index: which image
+ *
+ * Returns: (nullable): why the image is not shown (too large, not an
+ *   image), once zot_transcript_item_get_image_texture() gave %NULL
+ */
+const char *
+zot_transcript_item_get_image_note (ZotTranscriptItem *self,
+                                    guint              index)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), NULL);
+  g_return_val_if_fail (index < zot_transcript_item_get_n_images (self), NULL);
+
+  return g_array_index (self->images, Image, index).note;
 }
 
 /* Tool calls */

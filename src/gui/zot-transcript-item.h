@@ -122,6 +122,8 @@ const char             *zot_transcript_item_get_image_mime_type (ZotTranscriptIt
                                                                  guint              index);
 GdkTexture             *zot_transcript_item_get_image_texture  (ZotTranscriptItem *self,
                                                                 guint              index);
+const char             *zot_transcript_item_get_image_note     (ZotTranscriptItem *self,
+                                                                guint              index);
 
 const char             *zot_transcript_item_get_tool_id        (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_tool_name      (ZotTranscriptItem *self);

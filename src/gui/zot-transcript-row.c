@@ -536,7 +536,16 @@ image_thumbnail_new (ZotTranscriptItem *item,
   /* Translators: %s is a MIME type such as image/png */
   caption = g_strdup_printf (_("Image (%s)"), mime_type);
   if (texture == NULL)
-    return caption_label_new (caption);
+    {
+      const char *note = zot_transcript_item_get_image_note (item, index);
+      g_autofree char *noted = NULL;
+
+      if (note == NULL)
+        return caption_label_new (caption);
+      /* Translators: an image that is not shown: "Image (image/png): image too large: …" */
+      noted = g_strdup_printf (_("%s: %s"), caption, note);
+      return caption_label_new (noted);
+    }
 
   picture = gtk_picture_new_for_paintable (GDK_PAINTABLE (texture));
   gtk_picture_set_content_fit (GTK_PICTURE (picture), GTK_CONTENT_FIT_CONTAIN);

@@ -81,12 +81,27 @@ G_BEGIN_DECLS
 #define ZOT_PANEL_WIDGET_ID_MAX_BYTES      128
 /* An image is a PNG of at most this many bytes, decoded. */
 #define ZOT_PANEL_IMAGE_MAX_BYTES          ((gsize) 512 * 1024)
+/* Any image the window shows (a panel's, the transcript's, a tool
+ * result's) has at most this many pixels, read from its header before it
+ * is decoded (4 bytes each: 64 MiB); a larger one is refused with a note. */
+#define ZOT_IMAGE_MAX_PIXELS               ((guint64) 4096 * 4096)
+/* A panel's text shows at most this many characters, the rest behind
+ * "Show all"; a run of more than ZOT_TEXT_UNBROKEN_MAX_CHARS without white
+ * space is wrapped by character. Pango's word-and-character wrapping of a
+ * long unbroken run grows far faster than its length (50 KiB froze the
+ * window for minutes). */
+#define ZOT_PANEL_TEXT_SHOWN_MAX_CHARS     2048
+#define ZOT_TEXT_UNBROKEN_MAX_CHARS        256
 /* An entry's typing reaches the extension once it pauses this long. */
 #define ZOT_PANEL_ENTRY_DEBOUNCE_MS        300
 /* Problems of one tree written to the extension's log; the rest are counted. */
 #define ZOT_PANEL_PROBLEMS_LOGGED          10
 
 /* The host's own numbers, beyond the protocol */
+/* tool_confirmation_requested's tool_preview holds at most this many
+ * characters of the command; a cut one says it is shortened and how long
+ * the whole is. The desktop notification's body is cut at the same. */
+#define ZOT_APPROVAL_PREVIEW_MAX_CHARS     200
 #define ZOT_PROVIDER_MAX_TRIES             3
 #define ZOT_PROVIDER_RETRY_MS              1000
 #define ZOT_PROVIDER_RETRY_MAX_MS          60000

@@ -70,6 +70,7 @@ const char  *zot_approval_get_tool_id          (ZotApproval       *self);
 const char  *zot_approval_get_tool_name        (ZotApproval       *self);
 JsonObject  *zot_approval_get_args             (ZotApproval       *self);
 const char  *zot_approval_get_preview          (ZotApproval       *self);
+const char  *zot_approval_get_detail           (ZotApproval       *self);
 const char  *zot_approval_get_origin_extension (ZotApproval       *self);
 const char  *zot_approval_get_agent_id         (ZotApproval       *self);
 const char  *zot_approval_get_agent_name       (ZotApproval       *self);
@@ -80,5 +81,12 @@ void         zot_approval_resolve              (ZotApproval       *self,
                                                 ZotApprovalChoice  choice);
 char        *zot_approval_build_preview        (const char        *tool_name,
                                                 JsonObject        *args);
+char        *zot_approval_escape_text          (const char        *text,
+                                                gboolean           keep_lines,
+                                                guint              max_chars,
+                                                gboolean          *out_cut);
+void         zot_approval_count_text           (const char        *text,
+                                                guint             *out_chars,
+                                                guint             *out_lines);
 
 G_END_DECLS
