@@ -3,8 +3,9 @@
 
 Started as a user other than root (setpriv), as a tool's shell or an
 extension would run, zot's environ must not be readable and its cmdline
-must not show --api-key's value. The keys must still reach the provider:
-from the environment, from --api-key and from --api-key-file.
+must not show --api-key's value. The keys must still reach the provider
+(from the environment, from --api-key and from --api-key-file) and an
+extension the user granted one to.
 """
 
 import http.server
@@ -148,6 +149,30 @@ def test_key_reaches_provider(home):
     server.server_close()
 
 
+def test_granted_key(home):
+    """A key granted to an extension still reaches it, from the copy
+    zot took of its environment; an ungranted one does not."""
+    ext = os.path.join(home, "needy")
+    env_file = os.path.join(home, "env.txt")
+    os.mkdir(ext)
+    with open(os.path.join(ext, "extension.json"), "w") as f:
+        json.dump({"name": "needy", "exec": os.environ["ZOT_FAKE_EXTENSION"],
+                   "args": ["--name", "needy", "--env-file", env_file],
+                   "env": ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"]}, f)
+    if os.geteuid() == 0:
+        shutil.chown(ext, "nobody")
+    env = environment(home, OPENAI_API_KEY=ENV_KEY, ANTHROPIC_API_KEY="sk-ungranted")
+    subprocess.run(as_user([ZOT, "ext", "allow-key", "needy", "OPENAI_API_KEY"]),
+                   env=env, cwd=home, check=True, capture_output=True, timeout=60)
+    result = subprocess.run(as_user([ZOT, "--provider", "demo", "--no-session", "--ext", ext, "-p", "/help"]),
+                            env=env, cwd=home, capture_output=True, timeout=60)
+    check(result.returncode == 0, "zot -p /help with the extension: %r" % result.stderr[-200:])
+    with open(env_file) as f:
+        lines = f.read().splitlines()
+    check("OPENAI_API_KEY=" + ENV_KEY in lines, "the granted key reaches the extension")
+    check(not any("sk-ungranted" in line for line in lines), "the ungranted key does not")
+
+
 def main():
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         print("SKIP: setpriv (util-linux) is missing: cannot run zot as another user")
@@ -159,6 +184,7 @@ def main():
             os.chown(home, nobody.pw_uid, nobody.pw_gid)
         test_proc_files(home)
         test_key_reaches_provider(home)
+        test_granted_key(home)
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return 1 if failures else 0
