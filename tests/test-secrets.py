@@ -87,9 +87,11 @@ def test_proc_files(home):
                 check(ENV_KEY.encode() not in f.read(), "environ's bytes no longer hold the key")
     finally:
         proc.stdin.close()
-        proc.wait(timeout=60)
+        status = proc.wait(timeout=60)
+        err = proc.stderr.read()
         proc.stdout.close()
         proc.stderr.close()
+    check(status == 0, "zot rpc exits 0 when stdin closes: %d %r" % (status, err[-300:]))
 
 
 class Recorder(http.server.BaseHTTPRequestHandler):
