@@ -1,16 +1,37 @@
 #include "config.h"
 
+#include <locale.h>
+
+#include <glib/gi18n.h>
+
 #include "zot-cli.h"
 #include "zot-gui.h"
+#include "zot-provider-secrets.h"
 
 int
 main (int    argc,
       char **argv)
 {
+  g_autoptr(GError) error = NULL;
+  char **args;
+
+  /* Before anything else, and before any thread: the keys leave the
+   * environment and the command line that other processes can read. */
+  setlocale (LC_ALL, "");
+  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
+  if (!zot_provider_capture_secrets (argc, argv, &args, &error))
+    {
+      g_printerr ("zot: %s\n", error->message);
+      return 2;
+    }
+  argc = (int) g_strv_length (args);
+
   /* Headless modes and subcommands need no display; everything else is
    * the window. */
-  if (zot_cli_wants_window (argc, argv))
-    return zot_gui_main (argc, argv);
+  if (zot_cli_wants_window (argc, args))
+    return zot_gui_main (argc, args);
 
-  return zot_cli_main (argc, argv);
+  return zot_cli_main (argc, args);
 }

@@ -1,8 +1,13 @@
 /* test-limits.c — the protocol's numbers and the deadline override. */
 #include "config.h"
 
+#include <string.h>
+
+#include <glib/gstdio.h>
+
 #include "zot-approval.h"
 #include "zot-limits-private.h"
+#include "zot-provider-secrets.h"
 
 static void
 test_spec_values (void)
@@ -114,6 +119,38 @@ test_approval_preview_edge (void)
   g_assert_cmpstr (cut, ==, expected);
 }
 
+/* --api-key-file reads a file of ZOT_API_KEY_FILE_MAX_BYTES, not one byte
+ * more. */
+static void
+test_api_key_file (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("zot-limits-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "key", NULL);
+  g_autofree char *contents = g_malloc (ZOT_API_KEY_FILE_MAX_BYTES + 1);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *key = NULL;
+
+  g_assert_cmpuint (ZOT_API_KEY_FILE_MAX_BYTES, ==, 64 * 1024);
+
+  /* A key filling the file but for its newline. */
+  memset (contents, 'k', ZOT_API_KEY_FILE_MAX_BYTES + 1);
+  contents[ZOT_API_KEY_FILE_MAX_BYTES - 1] = '\n';
+  g_assert_true (g_file_set_contents (path, contents, ZOT_API_KEY_FILE_MAX_BYTES, NULL));
+  key = zot_provider_read_key_file (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (strlen (key), ==, ZOT_API_KEY_FILE_MAX_BYTES - 1);
+
+  g_assert_true (g_file_set_contents (path, contents, ZOT_API_KEY_FILE_MAX_BYTES + 1, NULL));
+  g_clear_pointer (&key, g_free);
+  key = zot_provider_read_key_file (path, &error);
+  g_assert_null (key);
+  g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL);
+  g_assert_nonnull (strstr (error->message, path));
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -127,6 +164,7 @@ main (int    argc,
   g_test_add_func ("/zot/limits/override", test_override);
   g_test_add_func ("/zot/limits/environment", test_environment);
   g_test_add_func ("/zot/limits/approval-preview-edge", test_approval_preview_edge);
+  g_test_add_func ("/zot/limits/api-key-file", test_api_key_file);
 
   return g_test_run ();
 }

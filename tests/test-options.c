@@ -2,8 +2,11 @@
  * and the window, so that they read the same flags the same way. */
 #include "config.h"
 
+#include <glib/gstdio.h>
+
 #include "zot-limits.h"
 #include "zot-options.h"
+#include "zot-provider-secrets.h"
 
 static gboolean
 parse (ZotOptions  *options,
@@ -170,6 +173,82 @@ test_usage_errors (void)
   }
 }
 
+/* The keys leave main()'s argv and the environment, and the options
+ * still read them. GEMINI_API_KEY: no other case here reads it. */
+static void
+test_capture_secrets (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("zot-options-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "key", NULL);
+  g_autofree char *file_flag = g_strconcat ("--api-key-file=", path, NULL);
+  g_auto(GStrv) before = NULL;
+  g_autoptr(GError) error = NULL;
+  char **args = NULL;
+
+  g_assert_true (g_file_set_contents (path, "sk-file\n", -1, NULL));
+  g_setenv ("GEMINI_API_KEY", "sk-env", TRUE);
+
+  {
+    char *argv[] = { "zot", "--api-key", "sk-one", "--api-key=sk-two", "-p", "--", "--api-key", "sk-three", NULL };
+
+    /* main()'s argv is writable memory. */
+    before = g_strdupv (argv);
+    for (guint i = 0; before[i] != NULL; i++)
+      argv[i] = before[i];
+    g_assert_true (zot_provider_capture_secrets (G_N_ELEMENTS (argv) - 1, argv, &args, &error));
+    g_assert_no_error (error);
+  }
+  g_assert_cmpstr (before[2], ==, "******");
+  g_assert_cmpstr (before[3], ==, "--api-key=******");
+  g_assert_cmpstr (before[7], ==, "sk-three");
+  g_assert_cmpstr (args[2], ==, "sk-one");
+  g_assert_cmpstr (args[3], ==, "--api-key=sk-two");
+  g_assert_cmpstr (args[7], ==, "sk-three");
+  g_assert_null (args[8]);
+  g_assert_null (g_getenv ("GEMINI_API_KEY"));
+  g_assert_cmpstr (zot_provider_get_environment_key ("GEMINI_API_KEY"), ==, "sk-env");
+
+  {
+    char *argv[] = { "zot", "--api-key-file", path, NULL };
+    g_auto(ZotOptions) options = { 0 };
+    g_autoptr(GOptionContext) context = g_option_context_new (NULL);
+    g_auto(GStrv) parsed = NULL;
+
+    g_assert_true (zot_provider_capture_secrets (G_N_ELEMENTS (argv) - 1, argv, &args, &error));
+    g_assert_cmpstr (args[1], ==, "--api-key=sk-file");
+    g_assert_null (args[2]);
+    parsed = g_strdupv (args);
+    zot_options_init (&options);
+    zot_options_add_entries (&options, context);
+    g_assert_true (zot_options_parse (context, &parsed, &error));
+    g_assert_true (zot_options_check (&options, &error));
+    g_assert_cmpstr (options.api_key, ==, "sk-file");
+  }
+
+  /* Without the early capture, the option reads the file itself. */
+  {
+    g_auto(ZotOptions) options = { 0 };
+
+    g_assert_true (parse (&options, &error, "--api-key=sk-argv", file_flag, NULL));
+    g_assert_no_error (error);
+    g_assert_cmpstr (options.api_key, ==, "sk-file");
+  }
+
+  g_unlink (path);
+  {
+    char *argv[] = { "zot", file_flag, NULL };
+    g_auto(ZotOptions) options = { 0 };
+
+    g_assert_false (zot_provider_capture_secrets (G_N_ELEMENTS (argv) - 1, argv, &args, &error));
+    g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+    g_assert_nonnull (strstr (error->message, path));
+    g_clear_error (&error);
+    g_assert_false (parse (&options, &error, file_flag, NULL));
+    g_assert_error (error, G_FILE_ERROR, G_FILE_ERROR_NOENT);
+  }
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -181,6 +260,7 @@ main (int   argc,
   g_test_add_func ("/zot/options/paths-relative-to-invocation", test_paths_relative_to_invocation);
   g_test_add_func ("/zot/options/usage-errors", test_usage_errors);
   g_test_add_func ("/zot/options/codemode-flag", test_codemode_flag);
+  g_test_add_func ("/zot/options/capture-secrets", test_capture_secrets);
 
   return g_test_run ();
 }

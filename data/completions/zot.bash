@@ -5,7 +5,7 @@ _zot()
     _init_completion -s || return
 
     local options='-p --print --json --version -h --help --provider --model --reasoning --base-url
-        --api-key --cwd -e --ext --no-ext --system-prompt --append-system-prompt
+        --api-key --api-key-file --cwd -e --ext --no-ext --system-prompt --append-system-prompt
         --max-steps --no-tools --tools --continue --session --no-session
         --continuous --codemode --codemode-only --yolo --no-yolo'
 
@@ -14,7 +14,7 @@ _zot()
         --reasoning) COMPREPLY=($(compgen -W 'off minimum low medium high xhigh max' -- "$cur")); return ;;
         --codemode) COMPREPLY=($(compgen -W 'off on only' -- "$cur")); return ;;
         --cwd) _filedir -d; return ;;
-        -e | --ext | --session) _filedir; return ;;
+        -e | --ext | --session | --api-key-file) _filedir; return ;;
         --model | --base-url | --api-key | --system-prompt | --append-system-prompt | \
             --max-steps | --tools) return ;;
     esac

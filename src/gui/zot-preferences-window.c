@@ -17,6 +17,7 @@
 #include "zot-preferences-window.h"
 #include "zot-preferences-window-private.h"
 #include "zot-provider.h"
+#include "zot-provider-secrets.h"
 #include "zot-provider-table.h"
 
 struct _ZotPreferencesWindow
@@ -118,7 +119,7 @@ static gboolean
 environment_has_key (const char *provider)
 {
   const char *variable = key_variable (provider);
-  const char *value = variable != NULL ? g_getenv (variable) : NULL;
+  const char *value = variable != NULL ? zot_provider_get_environment_key (variable) : NULL;
 
   return value != NULL && *value != '\0';
 }

@@ -55,6 +55,9 @@ G_BEGIN_DECLS
 #define ZOT_MANIFEST_MAX_BYTES             ((gsize) 256 * 1024)
 /* The host's record of an extension's last start, read back by ext list. */
 #define ZOT_STATE_FILE_MAX_BYTES           ((gsize) 1024 * 1024)
+/* --api-key-file: a key is a line; a link to /dev/zero must not be read
+ * whole. */
+#define ZOT_API_KEY_FILE_MAX_BYTES         ((gsize) 64 * 1024)
 
 /* Names and registrations (zot-names.c): every provider accepts these
  * tool names; a flood of registrations is cut off with a clear error. */

@@ -9,6 +9,7 @@
 
 #include "zot-limits.h"
 #include "zot-options.h"
+#include "zot-provider-secrets.h"
 #include "zot-provider-table.h"
 
 void
@@ -27,6 +28,7 @@ zot_options_clear (ZotOptions *self)
   g_clear_pointer (&self->model, g_free);
   g_clear_pointer (&self->base_url, g_free);
   g_clear_pointer (&self->api_key, g_free);
+  g_clear_pointer (&self->api_key_file, g_free);
   g_clear_pointer (&self->cwd, g_free);
   g_clear_pointer (&self->ext_paths, g_strfreev);
   g_clear_pointer (&self->system_prompt, g_free);
@@ -74,6 +76,7 @@ zot_options_add_entries (ZotOptions     *self,
     { "model", 0, 0, G_OPTION_ARG_STRING, &self->model, N_("Model id (the provider's default when left out)"), N_("ID") },
     { "base-url", 0, 0, G_OPTION_ARG_STRING, &self->base_url, N_("API base URL of an OpenAI-compatible server"), N_("URL") },
     { "api-key", 0, 0, G_OPTION_ARG_STRING, &self->api_key, N_("API key"), N_("KEY") },
+    { "api-key-file", 0, 0, G_OPTION_ARG_FILENAME, &self->api_key_file, N_("Read the API key from the first line of FILE"), N_("FILE") },
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &self->cwd, N_("Working directory"), N_("DIR") },
     { "ext", 'e', 0, G_OPTION_ARG_FILENAME_ARRAY, &self->ext_paths, N_("Load the extension in PATH (repeatable)"), N_("PATH") },
     { "no-ext", 0, 0, G_OPTION_ARG_NONE, &self->no_ext, N_("Skip extension discovery (explicit --ext paths still load)"), NULL },
@@ -162,14 +165,26 @@ zot_options_parse (GOptionContext  *context,
  * zot_options_check:
  *
  * The usage errors every view reports the same way (exit status 2).
+ * Reads --api-key-file into the key, when zot_provider_capture_secrets()
+ * has not already made it --api-key.
  */
 gboolean
-zot_options_check (const ZotOptions  *self,
-                   GError           **error)
+zot_options_check (ZotOptions  *self,
+                   GError     **error)
 {
   ZotReasoning level;
 
   g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->api_key_file != NULL)
+    {
+      char *key = zot_provider_read_key_file (self->api_key_file, error);
+
+      if (key == NULL)
+        return FALSE;
+      g_free (self->api_key);
+      self->api_key = key;
+    }
 
   if (self->max_steps < 1)
     {

@@ -18,6 +18,7 @@ typedef struct
   char      *model;
   char      *base_url;
   char      *api_key;
+  char      *api_key_file;
   char      *cwd;
   char     **ext_paths;
   gboolean   no_ext;
@@ -44,7 +45,7 @@ void      zot_options_add_entries (ZotOptions          *self,
 gboolean  zot_options_parse       (GOptionContext      *context,
                                    GStrv               *argv,
                                    GError             **error);
-gboolean  zot_options_check       (const ZotOptions    *self,
+gboolean  zot_options_check       (ZotOptions          *self,
                                    GError             **error);
 void      zot_options_to_host     (const ZotOptions    *self,
                                    const char          *invocation_cwd,

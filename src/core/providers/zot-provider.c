@@ -5,6 +5,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-provider.h"
+#include "zot-provider-secrets.h"
 #include "zot-provider-table.h"
 
 typedef struct
@@ -349,7 +350,7 @@ zot_provider_get_key (const char  *provider,
     return key;
 
   variable = zot_provider_table_get_key_variable (provider);
-  key = variable != NULL ? g_getenv (variable) : NULL;
+  key = variable != NULL ? zot_provider_get_environment_key (variable) : NULL;
   *source = variable;
   if (key != NULL && *key != '\0')
     return key;
