@@ -577,6 +577,68 @@ test_extension_submits (Fixture       *f,
   close_window (f);
 }
 
+typedef struct
+{
+  Fixture    *f;
+  GPtrArray  *submitted;
+  const char *log_path;
+} Burst;
+
+/* Every frame of the burst is handled: refused, or its prompt submitted;
+ * and the runs are over. */
+static gboolean
+burst_handled (gpointer data)
+{
+  Burst *burst = data;
+  g_autofree char *log = zot_test_read_file (burst->log_path);
+  guint refused = zot_test_count (log, "submit_slash /hi refused");
+
+  return refused + burst->submitted->len >= 50 && burst->submitted->len > 0 && agent_idle (burst->f->window);
+}
+
+/* A burst of submit_slash to the extension's own command, which answers
+ * with a prompt, submits one prompt, not one each: the rest are refused
+ * while it is pending; once its run is over the next one is taken. */
+static void
+test_extension_submit_slash_burst (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "burster", "--command", "hi", NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GPtrArray) submitted = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
+  ZotExtensionManager *manager;
+  ZotPromptEditor *editor;
+  g_autofree char *log_path = NULL;
+  g_autofree char *log = NULL;
+  Burst burst = { f, submitted, NULL };
+
+  new_window (f, paths, TRUE);
+  gtk_window_present (GTK_WINDOW (f->window));
+  zot_test_wait_until (host_ready, f->window, 20000);
+  zot_test_wait_until (window_mapped, f->window, 20000);
+  manager = zot_host_get_manager (zot_window_get_host (f->window));
+  log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (manager, "burster")));
+  burst.log_path = log_path;
+  editor = ZOT_PROMPT_EDITOR (zot_test_find_widget (GTK_WIDGET (f->window), ZOT_TYPE_PROMPT_EDITOR, NULL));
+  g_signal_connect (manager, "lifecycle-event", G_CALLBACK (keep_prompt_submit), submitted);
+
+  zot_prompt_editor_set_text (editor, "/hi repeat 50 {\"type\":\"submit_slash\",\"text\":\"/hi prompt burst\"}");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  zot_test_wait_until (burst_handled, &burst, 30000);
+  wait_for_label (f, "You said: burst");
+  g_assert_cmpuint (submitted->len, ==, 1);
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /hi refused: the prompt or command it submitted "
+                                         "before is not done yet (one at a time)"), ==, 49);
+
+  zot_prompt_editor_set_text (editor, "/hi send {\"type\":\"submit_slash\",\"text\":\"/hi display taken again\"}");
+  g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
+  wait_for_label (f, "taken again");
+
+  g_signal_handlers_disconnect_by_data (manager, submitted);
+  close_window (f);
+}
+
 /* The window's actions wait for the host; then the menu, the shortcuts
  * and the host's window commands all reach them. */
 static void
@@ -786,6 +848,8 @@ main (int    argc,
   g_test_add ("/zot/gui/window/actions", Fixture, NULL, fixture_setup, test_actions, fixture_teardown);
   g_test_add ("/zot/gui/window/extension-submits", Fixture, NULL, fixture_setup, test_extension_submits,
               fixture_teardown);
+  g_test_add ("/zot/gui/window/extension-submit-slash-burst", Fixture, NULL, fixture_setup,
+              test_extension_submit_slash_burst, fixture_teardown);
   g_test_add ("/zot/gui/window/resume-step", Fixture, NULL, fixture_setup, test_resume_step, fixture_teardown);
   g_test_add ("/zot/gui/window/new-continuous", Fixture, NULL, fixture_setup, test_new_continuous,
               fixture_teardown);

@@ -743,6 +743,42 @@ test_extension_submits (Fixture       *f,
                     ==, 2);
 }
 
+/* A burst of submit_slash to the extension's own command, which answers
+ * with a prompt, starts one model run, not one each: the rest are refused
+ * while the first is pending. The client's prompt in the middle of it
+ * still gets its response and the only `done`. */
+static void
+test_extension_submit_slash_burst (Fixture       *f,
+                                   gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "burster", "--command", "r", NULL);
+  g_autofree char *log_path = g_build_filename (f->env.home, "logs", "ext-burster.log", NULL);
+  g_autofree char *log = NULL;
+  guint n_runs = 0;
+  guint n_done = 0;
+
+  RUN (f,
+       "{\"type\":\"command\",\"id\":\"1\",\"name\":\"r\","
+       "\"args\":\"repeat 50 {\\\"type\\\":\\\"submit_slash\\\",\\\"text\\\":\\\"/r prompt burst\\\"}\"}\n"
+       "{\"type\":\"prompt\",\"id\":\"2\",\"message\":\"mine\"}\n",
+       "-e", dir, "rpc");
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_true (json_object_get_boolean_member (find_response (f, "1"), "success"));
+  g_assert_true (json_object_get_boolean_member (find_response (f, "2"), "success"));
+
+  while (find_event (f, "user_message", n_runs) != NULL)
+    n_runs++;
+  while (find_event (f, "done", n_done) != NULL)
+    n_done++;
+  /* "mine" and one "burst"; the extension's run has no `done`. */
+  g_assert_cmpuint (n_runs, ==, 2);
+  g_assert_cmpuint (n_done, ==, 1);
+
+  log = zot_test_read_file (log_path);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /r refused: the prompt or command it submitted "
+                                         "before is not done yet (one at a time)"), ==, 49);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -772,6 +808,7 @@ main (int    argc,
   ADD ("json-unknown-tool", test_json_interactive_tool_refused);
   ADD ("rpc-commands", test_rpc_commands);
   ADD ("extension-submits", test_extension_submits);
+  ADD ("extension-submit-slash-burst", test_extension_submit_slash_burst);
 
 #undef ADD
 

@@ -2480,8 +2480,8 @@ test_submit_queued (Fixture       *f,
   g_assert_nonnull (strstr (g_ptr_array_index (f->shown, f->shown->len - 1), "follow up"));
 
   log = zot_test_read_file (zot_extension_get_log_path (zot_extension_manager_find (manager, "pusher")));
-  g_assert_cmpuint (zot_test_count (log, "submit refused: the prompt it submitted before is not in the "
-                                         "conversation yet"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit refused: the prompt or command it submitted before is "
+                                         "not done yet"), ==, 1);
 
   /* Its message is in: the next one is taken. */
   submit (f, "tool: nudge {\"reply\":\"again\",\"send\":\"{\\\"type\\\":\\\"submit\\\",\\\"text\\\":\\\"third\\\"}\"}", &s);

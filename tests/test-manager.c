@@ -1780,8 +1780,8 @@ test_submit_frames (Fixture       *f,
 
   g_clear_pointer (&log, g_free);
   log = zot_test_read_file (log_path);
-  g_assert_cmpuint (zot_test_count (log, "submit refused: the prompt it submitted before is not in the "
-                                         "conversation yet"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit refused: the prompt or command it submitted before is "
+                                         "not done yet"), ==, 1);
   g_assert_cmpuint (zot_test_count (log, "submit without a non-empty string \"text\", ignored"), ==, 3);
   g_assert_null (strstr (log, "is unknown"));
 
@@ -1810,7 +1810,15 @@ test_submit_slash_frames (Fixture       *f,
   g_signal_connect (manager, "submit-slash-requested", G_CALLBACK (on_submit_requested), &submits);
   submits.take = TRUE;
   g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/todo  all of it \"}", NULL));
+  /* Pending until the view says the command is over: a command may
+   * answer with a prompt, so neither another command nor a prompt gets in. */
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/c\"}", NULL));
+  g_signal_connect (manager, "submit-requested", G_CALLBACK (on_submit_requested), &submits);
+  g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit\",\"text\":\"sneaky\"}", NULL));
+  g_assert_cmpuint (taken->len, ==, 1);
+  zot_extension_manager_submit_done (manager, "slasher");
   g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/C\"}", NULL));
+  zot_extension_manager_submit_done (manager, "slasher");
   g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/yolo\"}", NULL));
   g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"/NEW now\"}", NULL));
   g_assert_true (run_command (f, manager, "c", "send {\"type\":\"submit_slash\",\"text\":\"todo\"}", NULL));
@@ -1831,6 +1839,10 @@ test_submit_slash_frames (Fixture       *f,
   g_assert_cmpuint (zot_test_count (log, "submit_slash: \"text\" must start with \"/\""), ==, 2);
   g_assert_cmpuint (zot_test_count (log, "submit_slash /nosuch ignored: no extension command"), ==, 1);
   g_assert_cmpuint (zot_test_count (log, "submit_slash without a non-empty string \"text\""), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit_slash /c refused: the prompt or command it submitted "
+                                         "before is not done yet (one at a time)"), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "submit refused: the prompt or command it submitted before is "
+                                         "not done yet"), ==, 1);
 
   zot_test_shutdown_manager (manager);
 }

@@ -36,7 +36,8 @@ typedef enum
   JOB_COMPACT,
   JOB_COMMAND,
   /* An extension's submit_slash: no client asked, so no response and no
-   * `done` (PROTOCOL.md §5a). */
+   * `done` (PROTOCOL.md §5a). Until it is freed, the extension's next
+   * submit_slash is refused. */
   JOB_EXTENSION_COMMAND,
 } JobKind;
 
@@ -49,6 +50,8 @@ typedef struct
   char         *id;
   char         *command;
   char         *text;
+  /* The extension whose submit_slash this is. */
+  char         *extension_name;
   JsonArray    *images;
   GCancellable *cancellable;
   gboolean      aborted;
@@ -78,6 +81,11 @@ static void start_next_job (Rpc *rpc);
 static void
 job_free (Job *job)
 {
+  /* Run to its end, dropped or never started: the extension may submit
+   * again. */
+  if (job->extension_name != NULL)
+    zot_extension_manager_submit_done (zot_host_get_manager (job->rpc->host), job->extension_name);
+  g_free (job->extension_name);
   g_free (job->id);
   g_free (job->command);
   g_free (job->text);
@@ -351,13 +359,13 @@ start_next_job (Rpc *rpc)
     start_job (job);
 }
 
-static void
-queue_job (Rpc        *rpc,
-           JobKind     kind,
-           const char *id,
-           const char *command,
-           const char *text,
-           JsonArray  *images)
+static Job *
+job_new (Rpc        *rpc,
+         JobKind     kind,
+         const char *id,
+         const char *command,
+         const char *text,
+         JsonArray  *images)
 {
   Job *job = g_new0 (Job, 1);
 
@@ -368,8 +376,26 @@ queue_job (Rpc        *rpc,
   job->text = g_strdup (text);
   job->images = images != NULL ? json_array_ref (images) : NULL;
   job->cancellable = g_cancellable_new ();
+  return job;
+}
+
+static void
+push_job (Rpc *rpc,
+          Job *job)
+{
   g_queue_push_tail (&rpc->jobs, job);
   start_next_job (rpc);
+}
+
+static void
+queue_job (Rpc        *rpc,
+           JobKind     kind,
+           const char *id,
+           const char *command,
+           const char *text,
+           JsonArray  *images)
+{
+  push_job (rpc, job_new (rpc, kind, id, command, text, images));
 }
 
 static void
@@ -398,10 +424,14 @@ on_extension_submit_slash (ZotExtensionManager *manager,
                            const char          *command,
                            Rpc                 *rpc)
 {
+  Job *job;
+
   if (rpc->shutting_down)
     return FALSE;
 
-  queue_job (rpc, JOB_EXTENSION_COMMAND, NULL, NULL, command, NULL);
+  job = job_new (rpc, JOB_EXTENSION_COMMAND, NULL, NULL, command, NULL);
+  job->extension_name = g_strdup (zot_extension_get_name (extension));
+  push_job (rpc, job);
   return TRUE;
 }
 

@@ -165,16 +165,45 @@ on_extension_submit (ZotExtensionManager *manager,
   return TRUE;
 }
 
+typedef struct
+{
+  ZotWindow           *window;
+  ZotExtensionManager *manager;
+  char                *extension_name;
+} ExtensionCommand;
+
+/* The extension's command is over, with the run its prompt started: the
+ * manager takes its next `submit` or `submit_slash` again. */
+static void
+extension_command_done_cb (GObject      *object,
+                           GAsyncResult *result,
+                           gpointer      user_data)
+{
+  ExtensionCommand *command = user_data;
+
+  zot_extension_manager_submit_done (command->manager, command->extension_name);
+  submitted_cb (object, result, command->window);
+  g_object_unref (command->manager);
+  g_free (command->extension_name);
+  g_free (command);
+}
+
 static gboolean
 on_extension_submit_slash (ZotExtensionManager *manager,
                            ZotExtension        *extension,
                            const char          *command,
                            ZotWindow           *self)
 {
+  ExtensionCommand *data;
+
   if (self->host == NULL || self->closed)
     return FALSE;
 
-  _zot_window_submit_command (self, command);
+  data = g_new0 (ExtensionCommand, 1);
+  data->window = g_object_ref (self);
+  data->manager = g_object_ref (manager);
+  data->extension_name = g_strdup (zot_extension_get_name (extension));
+  zot_host_submit_async (self->host, command, NULL, extension_command_done_cb, data);
   return TRUE;
 }
 

@@ -543,7 +543,8 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * with zot_host_submit_for_extension_async(), or else calls
    * zot_extension_manager_submit_done() once its message is in the
    * conversation or never will be; until then the extension's next
-   * `submit` is refused. Not emitted for a `submit` that is refused.
+   * `submit` or `submit_slash` is refused. Not emitted for a `submit`
+   * that is refused.
    *
    * Returns: %TRUE when a view took it; otherwise it is logged and ignored
    */
@@ -560,7 +561,11 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    *   with the spelling it was registered with
    *
    * An extension asks for an extension command to run as if the user
-   * typed it (PROTOCOL.md §5a); the window and RPC submit @command.
+   * typed it (PROTOCOL.md §5a); the window and RPC submit @command. A
+   * view that takes it calls zot_extension_manager_submit_done() once the
+   * command is over, with the model run its `prompt` answer started, if
+   * any; until then the extension's next `submit` or `submit_slash` is
+   * refused, so a burst of them cannot start a model run each.
    *
    * Returns: %TRUE when a view took it; otherwise it is logged and ignored
    */

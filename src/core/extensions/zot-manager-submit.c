@@ -6,9 +6,10 @@
  * ::submit-requested and ::submit-slash-requested; whether a mode takes
  * them is the view's decision (the window takes both, RPC only commands,
  * print and JSON neither). What nobody takes is logged and ignored. At
- * most one `submit` per extension is pending: the view that took it calls
- * zot_extension_manager_submit_done() once its message is in the
- * conversation (or will never be).
+ * most one `submit` or `submit_slash` per extension is pending: the view
+ * that took it calls zot_extension_manager_submit_done() once a prompt's
+ * message is in the conversation (or will never be), or once a command
+ * is over, with the model run its `prompt` answer started, if any.
  */
 #define G_LOG_DOMAIN "zot-protocol"
 
@@ -50,8 +51,8 @@ _zot_manager_submit_frame (ZotExtensionManager *self,
   /* An extension must not be able to flood the model with prompts. */
   if (g_hash_table_contains (self->pending_submits, name))
     {
-      zot_extension_log (extension, "submit refused: the prompt it submitted before is not in the "
-                         "conversation yet (one at a time)");
+      zot_extension_log (extension, "submit refused: the prompt or command it submitted before is "
+                         "not done yet (one at a time)");
       return;
     }
 
@@ -105,21 +106,38 @@ _zot_manager_submit_slash_frame (ZotExtensionManager *self,
       return;
     }
 
+  /* A command may answer with a prompt: counted like `submit`, or a
+   * burst of them would start as many model runs. */
+  if (g_hash_table_contains (self->pending_submits, zot_extension_get_name (extension)))
+    {
+      zot_extension_log (extension, "submit_slash /%s refused: the prompt or command it submitted "
+                         "before is not done yet (one at a time)", shown);
+      return;
+    }
+
   line = *args != '\0' ? g_strdup_printf ("/%s %s", canonical, args) : g_strdup_printf ("/%s", canonical);
+  /* Pending before the view takes it, as for `submit`. */
+  g_hash_table_add (self->pending_submits, g_strdup (zot_extension_get_name (extension)));
   g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_SUBMIT_SLASH_REQUESTED], 0,
                  extension, line, &taken);
   if (!taken)
-    zot_extension_log (extension, "submit_slash /%s ignored: this mode runs no commands for "
-                       "extensions (the window and RPC do)", shown);
+    {
+      g_hash_table_remove (self->pending_submits, zot_extension_get_name (extension));
+      zot_extension_log (extension, "submit_slash /%s ignored: this mode runs no commands for "
+                         "extensions (the window and RPC do)", shown);
+    }
 }
 
 /**
  * zot_extension_manager_submit_done:
- * @extension_name: the name of the extension whose `submit` a view took
+ * @extension_name: the name of the extension whose `submit` or
+ *   `submit_slash` a view took
  *
  * Says that the prompt of @extension's pending `submit` is in the
- * conversation, or never will be (aborted, failed before it started):
- * its next `submit` is taken again.
+ * conversation, or never will be (aborted, failed before it started), or
+ * that the command of its pending `submit_slash` is over, with the model
+ * run its answer started: its next `submit` or `submit_slash` is taken
+ * again.
  */
 void
 zot_extension_manager_submit_done (ZotExtensionManager *self,
