@@ -48,8 +48,6 @@ void      _zot_installer_set_error_from_errno (GError              **error,
                                                int                   saved_errno,
                                                const char           *format,
                                                const char           *path);
-gboolean  _zot_installer_remove_tree          (const char           *path,
-                                               GError              **error);
 void      _zot_installer_remove_tree_quietly  (const char           *path);
 
 G_END_DECLS

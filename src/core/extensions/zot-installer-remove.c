@@ -15,6 +15,7 @@
 #include "zot-installer.h"
 #include "zot-installer-private.h"
 #include "zot-names.h"
+#include "zot-paths.h"
 
 void
 _zot_installer_set_error_from_errno (GError     **error,
@@ -28,71 +29,15 @@ _zot_installer_set_error_from_errno (GError     **error,
                format, path, g_strerror (saved_errno));
 }
 
-/* Deletes a tree without following symbolic links: a link to a developer's
- * checkout goes, the checkout stays. Safe to call from a worker thread. */
-gboolean
-_zot_installer_remove_tree (const char  *path,
-                            GError     **error)
-{
-  GStatBuf st;
-
-  g_assert (path != NULL);
-
-  if (g_lstat (path, &st) != 0)
-    {
-      int saved_errno = errno;
-
-      if (saved_errno == ENOENT)
-        return TRUE;
-      _zot_installer_set_error_from_errno (error, saved_errno, _("cannot delete %s (%s)"), path);
-      return FALSE;
-    }
-
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr(GDir) dir = NULL;
-      const char *name;
-
-      /* A directory without write permission cannot be emptied. */
-      if ((st.st_mode & S_IRWXU) != S_IRWXU)
-        g_chmod (path, (st.st_mode & 07777) | S_IRWXU);
-
-      dir = g_dir_open (path, 0, error);
-      if (dir == NULL)
-        return FALSE;
-
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          if (!_zot_installer_remove_tree (child, error))
-            return FALSE;
-        }
-
-      if (g_rmdir (path) != 0)
-        {
-          _zot_installer_set_error_from_errno (error, errno, _("cannot delete %s (%s)"), path);
-          return FALSE;
-        }
-      return TRUE;
-    }
-
-  if (g_unlink (path) != 0)
-    {
-      _zot_installer_set_error_from_errno (error, errno, _("cannot delete %s (%s)"), path);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 void
 _zot_installer_remove_tree_quietly (const char *path)
 {
   g_autoptr(GError) error = NULL;
 
-  if (!_zot_installer_remove_tree (path, &error))
+  if (!zot_remove_tree (path, &error))
     g_debug ("Leaving %s behind: %s", path, error->message);
 }
+
 /* Remove ------------------------------------------------------------------ */
 
 /**
@@ -180,7 +125,7 @@ zot_installer_remove (const char  *extensions_dir,
       return FALSE;
     }
 
-  if (!_zot_installer_remove_tree (doomed, &local_error))
+  if (!zot_remove_tree (doomed, &local_error))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
                    _("%s was uninstalled, but deleting its files failed (%s); delete %s by hand"),
