@@ -30,34 +30,6 @@ typedef struct
 /* Helpers ------------------------------------------------------------------ */
 
 static void
-rm_rf (const char *path)
-{
-  GStatBuf st;
-
-  if (g_lstat (path, &st) != 0)
-    return;
-
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      g_chmod (path, 0700);
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          rm_rf (child);
-        }
-      g_assert_cmpint (g_rmdir (path), ==, 0);
-    }
-  else
-    {
-      g_assert_cmpint (g_unlink (path), ==, 0);
-    }
-}
-
-static void
 fixture_setup (Fixture       *f,
                gconstpointer  user_data)
 {
@@ -80,7 +52,7 @@ static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  user_data)
 {
-  rm_rf (f->tmp);
+  g_assert_true (zot_test_remove_tree (f->tmp));
   g_clear_pointer (&f->tmp, g_free);
   g_clear_pointer (&f->home, g_free);
   g_clear_pointer (&f->ext_dir, g_free);
@@ -849,7 +821,7 @@ test_update (Fixture       *f,
   /* alpha moves on upstream; delta's upstream disappears. */
   write_file (alpha_data, "2.0", 0644);
   run_git (alpha, "commit", "-q", "-a", "-m", "version 2", NULL);
-  rm_rf (delta);
+  g_assert_true (zot_test_remove_tree (delta));
 
   results = update (f->ext_dir, &error);
   g_assert_no_error (error);
@@ -1491,7 +1463,7 @@ test_cli_update (Fixture       *f,
   g_assert_cmpint (status, ==, 0);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  rm_rf (delta);
+  g_assert_true (zot_test_remove_tree (delta));
 
   status = run_zot (f, &out, &err, "update", NULL);
   g_assert_cmpint (status, ==, 1);

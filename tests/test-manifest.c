@@ -14,27 +14,9 @@
 #include "zot-error.h"
 #include "zot-limits.h"
 #include "zot-manifest.h"
+#include "zot-test-util.h"
 
 /* --- helpers ------------------------------------------------------------- */
-
-static void
-rm_rf (const char *path)
-{
-  if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
-    {
-      g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-      const char *name;
-
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-          rm_rf (child);
-        }
-      g_rmdir (path);
-    }
-  else
-    g_unlink (path);
-}
 
 static char *
 make_tmp (void)
@@ -114,7 +96,7 @@ expect_manifest_error (const char *json,
   if (needle != NULL)
     assert_message_contains (error, needle);
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 static ZotManifest *
@@ -160,7 +142,7 @@ test_manifest_valid (void)
   g_assert_true (zot_manifest_get_enabled (manifest));
 
   g_assert_finalize_object (g_steal_pointer (&manifest));
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 static void
@@ -193,7 +175,7 @@ test_manifest_minimal (void)
     g_assert_cmpstr (zot_manifest_get_directory (relative), ==, dir);
   }
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 static void
@@ -307,7 +289,7 @@ test_manifest_enabled_false (void)
   g_assert_false (zot_manifest_get_enabled (manifest));
   g_assert_cmpstr (zot_manifest_get_name (manifest), ==, "off");
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 static void
@@ -346,7 +328,7 @@ test_manifest_intercept_failure (void)
   manifest = load_ok (dir);
   g_assert_false (zot_manifest_get_intercept_failure_blocks (manifest));
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 static void
@@ -370,7 +352,7 @@ test_manifest_missing_file (void)
   g_assert_null (manifest);
   g_assert_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_NOT_FOUND);
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 /* A FIFO used to hang discovery and install, a link to /dev/zero to
@@ -428,7 +410,7 @@ test_manifest_not_regular (void)
   assert_message_contains (error, "larger than");
   g_clear_error (&error);
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 /* --- exec resolution ----------------------------------------------------- */
@@ -460,7 +442,7 @@ test_manifest_exec_absolute (void)
   g_assert_no_error (error);
   g_assert_cmpstr (resolved, ==, program);
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 static void
@@ -500,7 +482,7 @@ test_manifest_exec_relative (void)
   g_free (resolved);
 
   g_assert_cmpint (chdir (old_cwd), ==, 0);
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 static void
@@ -518,7 +500,7 @@ test_manifest_exec_path (void)
   g_assert_cmpstr (resolved, ==, expected);
   g_assert_true (g_path_is_absolute (resolved));
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 static void
@@ -541,7 +523,7 @@ test_manifest_exec_not_in_path (void)
   assert_message_contains (error, "PATH");
   assert_message_contains (error, "zot-test-no-such-program");
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 static void
@@ -561,7 +543,7 @@ test_manifest_exec_not_executable (void)
   assert_message_contains (error, "chmod");
   assert_message_contains (error, program);
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 static void
@@ -586,7 +568,7 @@ test_manifest_exec_missing (void)
   g_assert_null (resolved);
   g_assert_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_EXEC);
 
-  rm_rf (tmp);
+  zot_test_remove_tree (tmp);
 }
 
 /* --- discovery ----------------------------------------------------------- */
@@ -624,7 +606,7 @@ discovery_teardown (DiscoveryFixture *f,
                     gconstpointer     data G_GNUC_UNUSED)
 {
   g_unsetenv ("ZOT_HOME");
-  rm_rf (f->tmp);
+  zot_test_remove_tree (f->tmp);
   g_free (f->tmp);
   g_free (f->cwd);
   g_free (f->project);

@@ -7,27 +7,19 @@
 
 #include "zot-flatpak.h"
 #include "zot-message.h"
+#include "zot-paths.h"
 #include "zot-test-util.h"
 
-static void
-remove_tree (const char *path)
+gboolean
+zot_test_remove_tree (const char *path)
 {
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  const char *name;
+  g_autoptr(GError) error = NULL;
 
-  if (dir != NULL)
-    {
-      while ((name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
+  if (zot_remove_tree (path, &error))
+    return TRUE;
 
-          if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-            remove_tree (child);
-          else
-            g_unlink (child);
-        }
-    }
-  g_rmdir (path);
+  g_test_message ("Leaving %s behind: %s", path, error->message);
+  return FALSE;
 }
 
 void
@@ -49,7 +41,7 @@ zot_test_env_teardown (ZotTestEnv *env)
     _zot_timeout_override_for_testing (t, 0);
 
   if (env->root != NULL)
-    remove_tree (env->root);
+    zot_test_remove_tree (env->root);
   g_clear_pointer (&env->root, g_free);
   g_clear_pointer (&env->home, g_free);
   g_clear_pointer (&env->cwd, g_free);

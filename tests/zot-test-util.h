@@ -22,6 +22,9 @@ typedef struct
 void        zot_test_env_setup        (ZotTestEnv         *env);
 void        zot_test_env_teardown     (ZotTestEnv         *env);
 
+/* zot_remove_tree() for a test's own files; says what stayed behind. */
+gboolean    zot_test_remove_tree      (const char         *path);
+
 /* Writes DIR/extension.json running the fake extension with ARGS, and
  * returns DIR (under @parent). */
 char       *zot_test_make_fake        (const char         *parent,

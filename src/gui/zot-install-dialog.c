@@ -12,12 +12,7 @@
 
 #include "config.h"
 
-#include <errno.h>
-#include <string.h>
-#include <sys/stat.h>
-
 #include <glib/gi18n.h>
-#include <glib/gstdio.h>
 
 #include "zot-archive.h"
 #include "zot-error.h"
@@ -65,48 +60,16 @@ install_job_free (InstallJob *job)
   g_free (job);
 }
 
-/* Deletes a tree without following symbolic links. Worker thread. */
-static void
-remove_tree (const char *path)
-{
-  GStatBuf st;
-
-  if (g_lstat (path, &st) != 0)
-    return;
-
-  if (S_ISDIR (st.st_mode))
-    {
-      g_autoptr(GDir) dir = NULL;
-      const char *name;
-
-      /* Archives may hold read-only directories. */
-      if ((st.st_mode & S_IRWXU) != S_IRWXU)
-        g_chmod (path, (st.st_mode & 07777) | S_IRWXU);
-
-      dir = g_dir_open (path, 0, NULL);
-      while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-        {
-          g_autofree char *child = g_build_filename (path, name, NULL);
-
-          remove_tree (child);
-        }
-
-      if (g_rmdir (path) != 0)
-        g_debug ("Leaving %s behind: %s", path, g_strerror (errno));
-      return;
-    }
-
-  if (g_unlink (path) != 0)
-    g_debug ("Leaving %s behind: %s", path, g_strerror (errno));
-}
-
 static void
 remove_temp_thread (GTask        *task,
                     gpointer      source_object,
                     gpointer      task_data,
                     GCancellable *cancellable)
 {
-  remove_tree (task_data);
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_remove_tree (task_data, &error))
+    g_debug ("Leaving %s behind: %s", (const char *) task_data, error->message);
   g_task_return_boolean (task, TRUE);
 }
 

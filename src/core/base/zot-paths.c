@@ -2,9 +2,11 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -242,4 +244,215 @@ zot_file_get_contents_bounded (const char  *path,
   if (length != NULL)
     *length = filled;
   return TRUE;
+}
+
+static void
+remove_tree_fail (GError     **error,
+                  int          saved_errno,
+                  const char  *path)
+{
+  /* The first failure is the one reported; the delete goes on regardless. */
+  if (error == NULL || *error != NULL)
+    return;
+
+  g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved_errno),
+               _("cannot delete %s (%s)"), path, g_strerror (saved_errno));
+}
+
+/* Opens @name in @parent_fd as a directory, never through a symbolic
+ * link. A directory we may not read gets u+rwx first: archives and git's
+ * object store hold read-only folders, which are still ours to delete. */
+static int
+remove_tree_open_dir (int           parent_fd,
+                      const char   *name,
+                      mode_t        mode)
+{
+  const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  int fd = openat (parent_fd, name, flags);
+
+  if (fd >= 0 || errno != EACCES)
+    return fd;
+
+  /* AT_SYMLINK_NOFOLLOW: should @name have become a link meanwhile, its
+   * target keeps its mode. Where that cannot be done, the open's own
+   * error is the one to report. */
+  if (fchmodat (parent_fd, name, (mode & 07777) | S_IRWXU, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      errno = EACCES;
+      return -1;
+    }
+
+  return openat (parent_fd, name, flags);
+}
+
+/* Deletes @name in @parent_fd; @path names it in messages. Everything is
+ * reached through the directory above it, by name, and opened with
+ * O_NOFOLLOW, so a symbolic link (or a folder swapped for one while the
+ * delete runs) is removed, never entered. */
+static gboolean
+remove_tree_at (int          parent_fd,
+                const char  *name,
+                const char  *path,
+                guint        depth,
+                GError     **error)
+{
+  g_autoptr(GPtrArray) children = NULL;
+  struct stat st;
+  struct dirent *entry;
+  gboolean ok = TRUE;
+  DIR *dir;
+  int fd;
+
+  if (fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    {
+      if (errno == ENOENT)
+        return TRUE;
+      remove_tree_fail (error, errno, path);
+      return FALSE;
+    }
+
+  if (!S_ISDIR (st.st_mode))
+    {
+      if (unlinkat (parent_fd, name, 0) != 0 && errno != ENOENT)
+        {
+          remove_tree_fail (error, errno, path);
+          return FALSE;
+        }
+      return TRUE;
+    }
+
+  if (depth > ZOT_REMOVE_TREE_MAX_DEPTH)
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                     _("cannot delete %s: it lies more than %u folders deep"),
+                     path, (guint) ZOT_REMOVE_TREE_MAX_DEPTH);
+      return FALSE;
+    }
+
+  fd = remove_tree_open_dir (parent_fd, name, st.st_mode);
+  if (fd < 0)
+    {
+      int saved_errno = errno;
+
+      /* No longer a directory but a link or a file, put there while we
+       * looked: removing that name is all that is left to do. */
+      if (saved_errno == ENOTDIR || saved_errno == ELOOP)
+        {
+          if (unlinkat (parent_fd, name, 0) == 0 || errno == ENOENT)
+            return TRUE;
+          saved_errno = errno;
+        }
+      if (saved_errno == ENOENT)
+        return TRUE;
+      remove_tree_fail (error, saved_errno, path);
+      return FALSE;
+    }
+
+  /* Emptying needs write and search permission, which fchmod() on the open
+   * directory grants without a second look-up by name. */
+  if (fstat (fd, &st) == 0 && (st.st_mode & S_IRWXU) != S_IRWXU)
+    fchmod (fd, (st.st_mode & 07777) | S_IRWXU);
+
+  dir = fdopendir (fd);
+  if (dir == NULL)
+    {
+      remove_tree_fail (error, errno, path);
+      close (fd);
+      return FALSE;
+    }
+
+  /* All names first: entries removed while a directory is read may make
+   * readdir() skip others. */
+  children = g_ptr_array_new_with_free_func (g_free);
+  errno = 0;
+  while ((entry = readdir (dir)) != NULL)
+    {
+      if (!g_str_equal (entry->d_name, ".") && !g_str_equal (entry->d_name, ".."))
+        g_ptr_array_add (children, g_strdup (entry->d_name));
+      errno = 0;
+    }
+  if (errno != 0)
+    {
+      remove_tree_fail (error, errno, path);
+      ok = FALSE;
+    }
+
+  for (guint i = 0; i < children->len; i++)
+    {
+      const char *child = g_ptr_array_index (children, i);
+      g_autofree char *child_path = g_build_filename (path, child, NULL);
+
+      if (!remove_tree_at (dirfd (dir), child, child_path, depth + 1, error))
+        ok = FALSE;
+    }
+
+  closedir (dir);
+
+  if (ok && unlinkat (parent_fd, name, AT_REMOVEDIR) != 0 && errno != ENOENT)
+    {
+      remove_tree_fail (error, errno, path);
+      ok = FALSE;
+    }
+
+  return ok;
+}
+
+/**
+ * zot_remove_tree:
+ * @path: a file, directory or symbolic link
+ * @error: return location for a #GError
+ *
+ * Deletes @path and, for a directory, everything in it, without following
+ * symbolic links: a link to a developer's checkout goes, the checkout stays.
+ * A missing @path is not an error. On a failure the delete goes on with
+ * the rest and the first failure is reported; a folder deeper than
+ * %ZOT_REMOVE_TREE_MAX_DEPTH below @path is left alone and fails it. Blocks
+ * on the disk: call it from a worker thread.
+ *
+ * Returns: %TRUE when @path is gone
+ */
+gboolean
+zot_remove_tree (const char  *path,
+                 GError     **error)
+{
+  g_autofree char *trimmed = NULL;
+  g_autofree char *parent = NULL;
+  g_autofree char *name = NULL;
+  gsize length;
+  gboolean ok;
+  int parent_fd;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  /* g_path_get_dirname() reads "a/b/" as the folder b itself. */
+  trimmed = g_strdup (path);
+  length = strlen (trimmed);
+  while (length > 1 && trimmed[length - 1] == G_DIR_SEPARATOR)
+    trimmed[--length] = '\0';
+
+  parent = g_path_get_dirname (trimmed);
+  name = g_path_get_basename (trimmed);
+  if (g_str_equal (name, G_DIR_SEPARATOR_S) || g_str_equal (name, ".") ||
+      g_str_equal (name, ".."))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   _("cannot delete %s (%s)"), path, g_strerror (EINVAL));
+      return FALSE;
+    }
+
+  parent_fd = open (parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (parent_fd < 0)
+    {
+      if (errno == ENOENT)
+        return TRUE;
+      remove_tree_fail (error, errno, path);
+      return FALSE;
+    }
+
+  ok = remove_tree_at (parent_fd, name, path, 0, error);
+  close (parent_fd);
+
+  return ok;
 }

@@ -20,4 +20,11 @@ gboolean zot_file_get_contents_bounded (const char  *path,
                                         gsize       *length,
                                         GError     **error);
 
+/* How many folders deep zot_remove_tree() goes below the path it is given;
+ * each level holds one open directory. */
+#define ZOT_REMOVE_TREE_MAX_DEPTH 128
+
+gboolean zot_remove_tree               (const char  *path,
+                                        GError     **error);
+
 G_END_DECLS

@@ -313,17 +313,6 @@ zot_extension_tool_init (ZotExtensionTool *self)
   g_weak_ref_init (&self->extension, NULL);
 }
 
-static const char *
-frame_string (JsonObject *frame,
-              const char *member)
-{
-  JsonNode *node = json_object_get_member (frame, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 static gboolean
 frame_boolean (JsonObject *frame,
                const char *member)
@@ -349,7 +338,7 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
                                    GError       **error)
 {
   ZotExtensionTool *self;
-  const char *name = frame_string (frame, "name");
+  const char *name = zot_json_get_string (frame, "name");
   const char *exposure_name = NULL;
   const char *ns;
   ZotToolExposure exposure = ZOT_TOOL_EXPOSURE_DIRECT;
@@ -391,7 +380,7 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
   node = json_object_get_member (frame, "exposure");
   if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
     {
-      exposure_name = frame_string (frame, "exposure");
+      exposure_name = zot_json_get_string (frame, "exposure");
       if (g_strcmp0 (exposure_name, "direct") == 0)
         exposure = ZOT_TOOL_EXPOSURE_DIRECT;
       else if (g_strcmp0 (exposure_name, "codemode") == 0)
@@ -417,7 +406,7 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
   node = json_object_get_member (frame, "replay");
   if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
     {
-      const char *replay_name = frame_string (frame, "replay");
+      const char *replay_name = zot_json_get_string (frame, "replay");
 
       if (g_strcmp0 (replay_name, "never") == 0)
         replay = ZOT_TOOL_REPLAY_NEVER;
@@ -444,7 +433,7 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
       output_schema = NULL;
     }
 
-  ns = frame_string (frame, "namespace");
+  ns = zot_json_get_string (frame, "namespace");
   if (ns != NULL && *ns != '\0' && !zot_name_is_tool_name (ns))
     {
       g_autofree char *shown = zot_name_excerpt (ns);
@@ -459,7 +448,7 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
 
   self = g_object_new (ZOT_TYPE_EXTENSION_TOOL,
                        "name", name,
-                       "description", frame_string (frame, "description"),
+                       "description", zot_json_get_string (frame, "description"),
                        "schema", json_node_get_object (schema),
                        "output-schema", output_schema ? json_node_get_object (output_schema) : NULL,
                        "exposure", exposure,
@@ -469,8 +458,10 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
                        "replay", replay,
                        "origin", zot_extension_get_name (extension),
                        "namespace", ns,
-                       "namespace-description", frame_string (frame, "namespace_description"),
-                       "namespace-instructions", frame_string (frame, "namespace_instructions"),
+                       "namespace-description",
+                       zot_json_get_string (frame, "namespace_description"),
+                       "namespace-instructions",
+                       zot_json_get_string (frame, "namespace_instructions"),
                        NULL);
   g_weak_ref_set (&self->extension, extension);
 

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "zot-extension.h"
+#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-panel.h"
 
@@ -131,17 +132,6 @@ zot_panel_init (ZotPanel *self)
   self->open = TRUE;
 }
 
-static const char *
-string_member (JsonObject *object,
-               const char *member)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
-
 /* Validates a widget tree; each problem goes to the extension's log, and
  * the window shows an error row where it was. */
 static ZotPanelNode *
@@ -184,14 +174,14 @@ zot_panel_update (ZotPanel   *self,
   g_return_if_fail (ZOT_IS_PANEL (self));
   g_return_if_fail (description != NULL);
 
-  title = string_member (description, "title");
+  title = zot_json_get_string (description, "title");
   if (title != NULL && *title != '\0')
     {
       g_free (self->title);
       self->title = g_strdup (title);
     }
 
-  footer = string_member (description, "footer");
+  footer = zot_json_get_string (description, "footer");
   g_free (self->footer);
   self->footer = g_strdup (footer);
 
@@ -234,7 +224,7 @@ zot_panel_new (ZotExtension *extension,
   g_return_val_if_fail (ZOT_IS_EXTENSION (extension), NULL);
   g_return_val_if_fail (description != NULL, NULL);
 
-  id = string_member (description, "id");
+  id = zot_json_get_string (description, "id");
 
   self = g_object_new (ZOT_TYPE_PANEL, NULL);
   g_weak_ref_set (&self->extension, extension);

@@ -4,24 +4,13 @@
 
 #include <string.h>
 
+#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-observation.h"
 
 /* A UTF-8 character is at most 4 bytes: at most 3 continuation bytes
  * follow its first byte. */
 #define UTF8_MAX_CONTINUATION 3
-
-static const char *
-block_get_string (JsonObject *block,
-                  const char *member)
-{
-  JsonNode *node = json_object_get_member (block, member);
-
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
-}
 
 /* The longest prefix of @text no longer than @max bytes that ends on a
  * character boundary. @text is longer than @max. */
@@ -112,11 +101,11 @@ zot_observation_limit (JsonArray *content,
         }
 
       block = json_node_get_object (node);
-      type = block_get_string (block, "type");
+      type = zot_json_get_string (block, "type");
 
       if (g_strcmp0 (type, "text") == 0)
         {
-          const char *text = block_get_string (block, "text");
+          const char *text = zot_json_get_string (block, "text");
           gsize len;
 
           if (text == NULL)
@@ -143,8 +132,8 @@ zot_observation_limit (JsonArray *content,
         }
       else if (g_strcmp0 (type, "image") == 0)
         {
-          const char *mime_type = block_get_string (block, "mime_type");
-          const char *data = block_get_string (block, "data");
+          const char *mime_type = zot_json_get_string (block, "mime_type");
+          const char *data = zot_json_get_string (block, "data");
           gsize mime_len;
           gsize data_len;
 

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-tool.h"
@@ -510,15 +511,9 @@ const char *
 zot_tool_args_get_string (JsonObject *args,
                           const char *member)
 {
-  JsonNode *node;
-
   g_return_val_if_fail (args != NULL, NULL);
 
-  node = json_object_get_member (args, member);
-  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) ||
-      json_node_get_value_type (node) != G_TYPE_STRING)
-    return NULL;
-  return json_node_get_string (node);
+  return zot_json_get_string (args, member);
 }
 
 ZotToolReplay

@@ -1,0 +1,19 @@
+/* zot-sse-private.h — what the reader (zot-sse.c) and the poster
+ * (zot-sse-post.c) share: their deadlines and how a duration reads in a
+ * message.
+ */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+char    *_zot_sse_format_ms        (guint         ms);
+GSource *_zot_sse_add_timeout      (GTask        *task,
+                                    guint         ms,
+                                    GSourceFunc   func,
+                                    gpointer      data);
+gulong   _zot_sse_link_cancellable (GCancellable *outer,
+                                    GCancellable *inner);
+
+G_END_DECLS
