@@ -12,7 +12,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "zot-host.h"
+#include "zot-host-private.h"
 #include "zot-limits.h"
 
 /**
