@@ -45,7 +45,6 @@ resumed_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
 
-  /* The run is the agent's: @object is the host's agent. */
   if (self->host == NULL)
     return;
   text = zot_host_resume_finish (self->host, result, &error);

@@ -1055,25 +1055,10 @@ zot_window_new (ZotApplication *application,
   self = g_object_new (ZOT_TYPE_WINDOW, "application", application, NULL);
   self->yolo = yolo;
 
-  self->options.cwd = g_strdup (options->cwd);
-  self->options.ext_paths = g_strdupv (options->ext_paths);
-  self->options.no_ext = options->no_ext;
-  self->options.provider.name = g_strdup (options->provider.name);
-  self->options.provider.model = g_strdup (options->provider.model);
-  self->options.provider.base_url = g_strdup (options->provider.base_url);
-  self->options.provider.api_key = g_strdup (options->provider.api_key);
-  self->options.max_steps = options->max_steps;
-  self->options.system_prompt = g_strdup (options->system_prompt);
-  self->options.append_system_prompt = g_strdupv (options->append_system_prompt);
-  self->options.tools = g_strdupv (options->tools);
-  self->options.no_tools = options->no_tools;
-  self->options.continue_session = options->continue_session;
-  self->options.session_path = g_strdup (options->session_path);
-  self->options.no_session = options->no_session;
+  zot_host_options_copy_into (&self->options, options);
   /* A conversation another zot is writing is still worth showing. */
   self->options.read_only_if_locked = TRUE;
   self->options.interactive = TRUE;
-  self->options.codemode = g_strdup (options->codemode);
 
   update_title (self);
   start (self);

@@ -14,37 +14,77 @@
 #include "zot-subagent-tool.h"
 #include "zot-tool-search.h"
 
+/* The built-in tools, one row each (or a family that its layer makes
+ * together), in the order the registry lists them: the model sees them
+ * in that order. A row appends what this host should have, which may be
+ * nothing; a new built-in tool is a row here and a file of its own. */
+typedef struct
+{
+  const char *name;
+  void      (*add) (ZotHost   *self,
+                    GPtrArray *tools);
+} BuiltinTool;
+
+static void
+add_file_tools (ZotHost   *self,
+                GPtrArray *tools)
+{
+  g_autoptr(GPtrArray) builtins = zot_builtin_tools_new ();
+
+  for (guint i = 0; i < builtins->len; i++)
+    g_ptr_array_add (tools, g_object_ref (g_ptr_array_index (builtins, i)));
+}
+
+/* Its runners are built from the host's provider options and see the
+ * registry and extensions of this host. */
+static void
+add_subagent (ZotHost   *self,
+              GPtrArray *tools)
+{
+  g_ptr_array_add (tools, zot_subagent_tool_new (&self->options.provider, self->registry,
+                                                 self->manager, self->options.cwd));
+}
+
+static void
+add_tool_search (ZotHost   *self,
+                 GPtrArray *tools)
+{
+  g_ptr_array_add (tools, zot_tool_search_new (self->registry));
+}
+
+/* No script runtime when codemode is off (PROTOCOL.md §4). */
+static void
+add_codemode (ZotHost   *self,
+              GPtrArray *tools)
+{
+  if (self->options.codemode != ZOT_CODEMODE_OFF)
+    g_ptr_array_add (tools, zot_codemode_tool_new ());
+}
+
+static const BuiltinTool builtin_tools[] = {
+  { "read, write, edit, bash, skill", add_file_tools },
+  { ZOT_SUBAGENT_TOOL_NAME,            add_subagent },
+  { ZOT_TOOL_SEARCH_NAME,              add_tool_search },
+  { ZOT_CODEMODE_TOOL_NAME,            add_codemode },
+};
+
 /* The built-in tools, codemode's mode and the --tools filter. */
 void
 _zot_host_add_tools (ZotHost *self)
 {
-  g_autoptr(GPtrArray) builtins = NULL;
-
   self->registry = zot_tool_registry_new ();
-  builtins = zot_builtin_tools_new ();
-  for (guint i = 0; i < builtins->len; i++)
-    zot_tool_registry_add (self->registry, g_ptr_array_index (builtins, i), NULL);
-  {
-    g_autoptr(ZotTool) subagent = zot_subagent_tool_new (&self->options.provider, self->registry,
-                                                         self->manager, self->options.cwd);
-    zot_tool_registry_add (self->registry, subagent, NULL);
-  }
-  {
-    g_autoptr(ZotTool) search = zot_tool_search_new (self->registry);
-    zot_tool_registry_add (self->registry, search, NULL);
-  }
-
-  /* No script runtime when codemode is off (PROTOCOL.md §4). */
-  if (g_strcmp0 (self->options.codemode, "off") != 0)
+  /* Row by row: a later row's tool (the subagent, tool_search) may look
+   * at the registry as the earlier rows left it. */
+  for (guint i = 0; i < G_N_ELEMENTS (builtin_tools); i++)
     {
-      g_autoptr(ZotTool) codemode = zot_codemode_tool_new ();
-      zot_tool_registry_add (self->registry, codemode, NULL);
+      g_autoptr(GPtrArray) tools = g_ptr_array_new_with_free_func (g_object_unref);
+
+      builtin_tools[i].add (self, tools);
+      for (guint j = 0; j < tools->len; j++)
+        zot_tool_registry_add (self->registry, g_ptr_array_index (tools, j), NULL);
     }
 
-  if (g_strcmp0 (self->options.codemode, "off") == 0)
-    zot_tool_registry_set_codemode (self->registry, ZOT_CODEMODE_OFF);
-  else if (g_strcmp0 (self->options.codemode, "only") == 0)
-    zot_tool_registry_set_codemode (self->registry, ZOT_CODEMODE_ONLY);
+  zot_tool_registry_set_codemode (self->registry, self->options.codemode);
 
   if (self->options.no_tools)
     {

@@ -1,3 +1,7 @@
+/* zot-host.c — the host object: its options, its signals and properties,
+ * and zot_host_new(), which wires provider, tools, session, agent and
+ * extensions together. What it does is in zot-host-*.c, one job a file.
+ */
 #define G_LOG_DOMAIN "zot-host"
 
 #include "config.h"
@@ -13,6 +17,66 @@ guint _zot_host_signals [ZOT_HOST_N_SIGNALS];
 
 G_DEFINE_QUARK (zot-host-error-quark, zot_host_error)
 G_DEFINE_FINAL_TYPE (ZotHost, zot_host, G_TYPE_OBJECT)
+G_DEFINE_BOXED_TYPE (ZotHostOptions, zot_host_options, zot_host_options_copy, zot_host_options_free)
+
+/**
+ * zot_host_options_copy_into:
+ * @to: (out caller-allocates): filled with a deep copy; what it held is
+ *   not freed
+ * @from: the options to copy
+ *
+ * The one copy of the options: the host, the window and the app's
+ * template of the next project all copy through here, so that a field
+ * added to #ZotHostOptions reaches every one of them.
+ */
+void
+zot_host_options_copy_into (ZotHostOptions       *to,
+                            const ZotHostOptions *from)
+{
+  g_return_if_fail (to != NULL);
+  g_return_if_fail (from != NULL);
+
+  /* Every value field at once; the strings are then made the copy's own. */
+  *to = *from;
+  to->cwd = g_strdup (from->cwd);
+  to->ext_paths = g_strdupv (from->ext_paths);
+  to->provider.name = g_strdup (from->provider.name);
+  to->provider.model = g_strdup (from->provider.model);
+  to->provider.base_url = g_strdup (from->provider.base_url);
+  to->provider.api_key = g_strdup (from->provider.api_key);
+  to->provider.api_key_source = g_strdup (from->provider.api_key_source);
+  to->system_prompt = g_strdup (from->system_prompt);
+  to->append_system_prompt = g_strdupv (from->append_system_prompt);
+  to->tools = g_strdupv (from->tools);
+  to->session_path = g_strdup (from->session_path);
+}
+
+/**
+ * zot_host_options_copy:
+ *
+ * Returns: (transfer full): a deep copy of @options
+ */
+ZotHostOptions *
+zot_host_options_copy (const ZotHostOptions *options)
+{
+  ZotHostOptions *copy;
+
+  g_return_val_if_fail (options != NULL, NULL);
+
+  copy = g_new0 (ZotHostOptions, 1);
+  zot_host_options_copy_into (copy, options);
+  return copy;
+}
+
+void
+zot_host_options_free (ZotHostOptions *options)
+{
+  if (options == NULL)
+    return;
+
+  zot_host_options_clear (options);
+  g_free (options);
+}
 
 void
 zot_host_options_clear (ZotHostOptions *options)
@@ -24,7 +88,6 @@ zot_host_options_clear (ZotHostOptions *options)
   g_clear_pointer (&options->append_system_prompt, g_strfreev);
   g_clear_pointer (&options->tools, g_strfreev);
   g_clear_pointer (&options->session_path, g_free);
-  g_clear_pointer (&options->codemode, g_free);
 }
 
 /* GObject */
@@ -131,6 +194,10 @@ zot_host_class_init (ZotHostClass *klass)
   /**
    * ZotHost::info:
    * @text: what a built-in command has to say (/help, /model, /compact…)
+   *
+   * Emitted when a built-in command run by the host, or a new
+   * conversation started with zot_host_start_conversation_async(), has
+   * a line for the user; the views show it as a note.
    */
   _zot_host_signals [ZOT_HOST_INFO] =
     g_signal_new ("info", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -185,27 +252,11 @@ static void
 copy_options (ZotHostOptions       *to,
               const ZotHostOptions *from)
 {
+  zot_host_options_copy_into (to, from);
+  g_free (to->cwd);
   to->cwd = from->cwd ? g_canonicalize_filename (from->cwd, NULL) : g_get_current_dir ();
-  to->ext_paths = g_strdupv (from->ext_paths);
-  to->no_ext = from->no_ext;
-  to->provider.name = g_strdup (from->provider.name);
-  to->provider.model = g_strdup (from->provider.model);
-  to->provider.base_url = g_strdup (from->provider.base_url);
-  to->provider.api_key = g_strdup (from->provider.api_key);
-  to->provider.api_key_source = g_strdup (from->provider.api_key_source);
-  to->max_steps = from->max_steps > 0 ? from->max_steps : ZOT_DEFAULT_MAX_STEPS;
-  to->system_prompt = g_strdup (from->system_prompt);
-  to->append_system_prompt = g_strdupv (from->append_system_prompt);
-  to->tools = g_strdupv (from->tools);
-  to->no_tools = from->no_tools;
-  to->continue_session = from->continue_session;
-  to->session_path = g_strdup (from->session_path);
-  to->no_session = from->no_session;
-  to->continuous = from->continuous;
-  to->read_only_if_locked = from->read_only_if_locked;
-  to->interactive = from->interactive;
-  to->codemode = g_strdup (from->codemode);
-  to->reasoning = from->reasoning;
+  if (to->max_steps == 0)
+    to->max_steps = ZOT_DEFAULT_MAX_STEPS;
 }
 
 /**
