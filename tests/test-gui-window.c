@@ -684,6 +684,27 @@ test_actions (Fixture       *f,
   close_window (f);
 }
 
+/* /quit is the window's close action, which the host names from its
+ * table of built-in commands. */
+static void
+test_quit_command (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *ext = zot_test_make_fake_args (f->env.root, "ok", NULL);
+  gpointer weak;
+
+  g_assert_cmpstr (zot_host_get_command_action ("Quit"), ==, "window.close");
+  g_assert_cmpstr (zot_host_get_command_action ("settings"), ==, "win.preferences");
+  g_assert_null (zot_host_get_command_action ("help"));
+
+  open_window (f, (const char * const []) { ext, NULL });
+  weak = f->window;
+  g_object_add_weak_pointer (weak, &weak);
+  zot_host_submit_async (zot_window_get_host (f->window), "/quit", NULL, NULL, NULL);
+  zot_test_wait_until (window_gone, &weak, 20000);
+  f->window = NULL;
+}
+
 static gboolean
 is_mapped (gpointer widget)
 {
@@ -901,6 +922,7 @@ main (int    argc,
   g_test_add ("/zot/gui/window/resume-step", Fixture, NULL, fixture_setup, test_resume_step, fixture_teardown);
   g_test_add ("/zot/gui/window/new-continuous", Fixture, NULL, fixture_setup, test_new_continuous,
               fixture_teardown);
+  g_test_add ("/zot/gui/window/quit-command", Fixture, NULL, fixture_setup, test_quit_command, fixture_teardown);
   g_test_add ("/zot/gui/window/command-line-options", Fixture, NULL, fixture_setup, test_command_line_options,
               fixture_teardown);
   g_test_add_func ("/zot/gui/window/tolerated-warning", test_tolerated_warning);

@@ -244,84 +244,171 @@ compacted_cb (GObject      *object,
   g_task_return_boolean (task, TRUE);
 }
 
+/* The built-in commands the host runs, and those the window does with an
+ * action of its own. */
+
+typedef void (*BuiltinRun) (ZotHost    *self,
+                            GTask      *task,
+                            const char *args);
+
+static void
+run_help (ZotHost    *self,
+          GTask      *task,
+          const char *args)
+{
+  g_autofree char *help = format_help (self);
+
+  _zot_host_emit_info (self, help);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+run_reload_ext (ZotHost    *self,
+                GTask      *task,
+                const char *args)
+{
+  zot_extension_manager_reload_async (self->manager, g_task_get_cancellable (task),
+                                      _zot_host_reloaded_cb, g_object_ref (task));
+}
+
+static void
+run_compact (ZotHost    *self,
+             GTask      *task,
+             const char *args)
+{
+  /* Its pre/post_compact events belong to a session, even when
+   * `-p /compact` runs no prompt to begin it. */
+  zot_host_begin_session (self);
+  zot_agent_compact_async (self->agent, g_task_get_cancellable (task),
+                           compacted_cb, g_object_ref (task));
+}
+
+static void
+run_new (ZotHost    *self,
+         GTask      *task,
+         const char *args)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_host_new_session (self, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  _zot_host_emit_info (self, _("Started a new conversation."));
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+run_clear (ZotHost    *self,
+           GTask      *task,
+           const char *args)
+{
+  zot_host_clear (self);
+  _zot_host_emit_info (self, _("Cleared the conversation."));
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+run_model (ZotHost    *self,
+           GTask      *task,
+           const char *args)
+{
+  ZotProvider *provider = zot_agent_get_provider (self->agent);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  if (*args == '\0')
+    /* Translators: the model's id, then the provider's name, such as "claude-sonnet-4
+     * (provider anthropic)" */
+    text = g_strdup_printf (_("Model: %s (provider %s)"),
+                            zot_provider_get_model (provider), zot_provider_get_name (provider));
+  else if (zot_host_set_model (self, NULL, args, &error))
+    /* Translators: the model's id, then the provider's name */
+    text = g_strdup_printf (_("Model set to %s (provider %s)"),
+                            zot_provider_get_model (zot_agent_get_provider (self->agent)),
+                            zot_provider_get_name (zot_agent_get_provider (self->agent)));
+
+  if (text == NULL)
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+
+  _zot_host_emit_info (self, text);
+  g_task_return_boolean (task, TRUE);
+}
+
+/* Every built-in command of zot_extension_manager_list_commands(): @run
+ * when the host runs it, or else @action, the window's action that does
+ * it (#ZotHost::activate-action). Headless modes have no window: there
+ * those fail with %ZOT_HOST_ERROR_NOT_HERE. */
+static const struct
+{
+  const char *name;
+  BuiltinRun  run;
+  const char *action;
+} builtin_commands[] = {
+  { "new",        run_new,        NULL },
+  { "clear",      run_clear,      NULL },
+  { "compact",    run_compact,    NULL },
+  { "model",      run_model,      NULL },
+  { "settings",   NULL,           "win.preferences" },
+  { "reload-ext", run_reload_ext, NULL },
+  { "yolo",       NULL,           "win.yolo" },
+  { "help",       run_help,       NULL },
+  { "quit",       NULL,           "window.close" },
+};
+
+/**
+ * zot_host_get_command_action:
+ * @name: a built-in command's name, in any case, without the "/"
+ *
+ * Returns: (nullable): the detailed name of the window's action that runs
+ *   the built-in command @name, such as "win.preferences" for /settings;
+ *   %NULL when the host runs it itself, or @name is no built-in command
+ */
+const char *
+zot_host_get_command_action (const char *name)
+{
+  g_return_val_if_fail (name != NULL, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (builtin_commands); i++)
+    if (g_ascii_strcasecmp (builtin_commands[i].name, name) == 0)
+      return builtin_commands[i].action;
+
+  return NULL;
+}
+
 static void
 run_builtin (ZotHost    *self,
              GTask      *task,
              const char *name,
              const char *args)
 {
-  g_autoptr(GError) error = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (builtin_commands); i++)
+    {
+      if (g_ascii_strcasecmp (builtin_commands[i].name, name) != 0)
+        continue;
 
-  if (g_ascii_strcasecmp (name, "help") == 0)
-    {
-      g_autofree char *help = format_help (self);
-      _zot_host_emit_info (self, help);
-      g_task_return_boolean (task, TRUE);
-    }
-  else if (g_ascii_strcasecmp (name, "reload-ext") == 0)
-    {
-      zot_extension_manager_reload_async (self->manager, g_task_get_cancellable (task),
-                                          _zot_host_reloaded_cb, g_object_ref (task));
-    }
-  else if (g_ascii_strcasecmp (name, "compact") == 0)
-    {
-      /* Its pre/post_compact events belong to a session, even when
-       * `-p /compact` runs no prompt to begin it. */
-      zot_host_begin_session (self);
-      zot_agent_compact_async (self->agent, g_task_get_cancellable (task),
-                               compacted_cb, g_object_ref (task));
-    }
-  else if (g_ascii_strcasecmp (name, "new") == 0)
-    {
-      if (!zot_host_new_session (self, &error))
-        g_task_return_error (task, g_steal_pointer (&error));
-      else
+      if (builtin_commands[i].run != NULL)
+        builtin_commands[i].run (self, task, args);
+      else if (self->options.interactive)
         {
-          _zot_host_emit_info (self, _("Started a new conversation."));
+          g_signal_emit (self, _zot_host_signals [ZOT_HOST_ACTIVATE_ACTION], 0,
+                         builtin_commands[i].action, NULL);
           g_task_return_boolean (task, TRUE);
         }
-    }
-  else if (g_ascii_strcasecmp (name, "clear") == 0)
-    {
-      zot_host_clear (self);
-      _zot_host_emit_info (self, _("Cleared the conversation."));
-      g_task_return_boolean (task, TRUE);
-    }
-  else if (g_ascii_strcasecmp (name, "model") == 0)
-    {
-      ZotProvider *provider = zot_agent_get_provider (self->agent);
-      g_autofree char *text = NULL;
-
-      if (*args == '\0')
-        /* Translators: the model's id, then the provider's name, such as "claude-sonnet-4
-         * (provider anthropic)" */
-        text = g_strdup_printf (_("Model: %s (provider %s)"),
-                                zot_provider_get_model (provider), zot_provider_get_name (provider));
-      else if (zot_host_set_model (self, NULL, args, &error))
-        /* Translators: the model's id, then the provider's name */
-        text = g_strdup_printf (_("Model set to %s (provider %s)"),
-                                zot_provider_get_model (zot_agent_get_provider (self->agent)),
-                                zot_provider_get_name (zot_agent_get_provider (self->agent)));
-
-      if (text == NULL)
-        g_task_return_error (task, g_steal_pointer (&error));
       else
-        {
-          _zot_host_emit_info (self, text);
-          g_task_return_boolean (task, TRUE);
-        }
+        g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_NOT_HERE,
+                                 /* Translators: %s is the name of a slash command, such as panels */
+                                 _("/%s belongs to the window; it does nothing here"), name);
+      return;
     }
-  else if (self->options.interactive)
-    {
-      g_signal_emit (self, _zot_host_signals [ZOT_HOST_WINDOW_COMMAND], 0, name, args);
-      g_task_return_boolean (task, TRUE);
-    }
-  else
-    {
-      g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_NOT_HERE,
-                               /* Translators: %s is the name of a slash command, such as panels */
-                               _("/%s belongs to the window; it does nothing here"), name);
-    }
+
+  g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_UNKNOWN_COMMAND,
+                           _("unknown command /%s"), name);
 }
 
 gboolean

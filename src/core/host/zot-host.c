@@ -229,15 +229,18 @@ zot_host_class_init (ZotHostClass *klass)
                   G_TYPE_NONE, 1, G_TYPE_STRING);
 
   /**
-   * ZotHost::window-command:
-   * @name: "settings", "yolo" or "quit"
-   * @args: the rest of the line
+   * ZotHost::activate-action:
+   * @action: the detailed name of a window action, such as
+   *   "win.preferences" (see zot_host_get_command_action())
+   * @parameter: (nullable): its parameter
    *
-   * Emitted in interactive hosts only, for the window to act on.
+   * Emitted in interactive hosts only, when a built-in command that the
+   * window runs is submitted (/settings, /yolo, /quit): the window
+   * activates @action, as its menu and shortcuts do.
    */
-  _zot_host_signals [ZOT_HOST_WINDOW_COMMAND] =
-    g_signal_new ("window-command", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  _zot_host_signals [ZOT_HOST_ACTIVATE_ACTION] =
+    g_signal_new ("activate-action", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_VARIANT);
 
 }
 

@@ -108,6 +108,7 @@ gboolean             zot_host_load_finish       (ZotHost              *self,
                                                  GError              **error);
 gboolean             zot_host_is_command        (ZotHost              *self,
                                                  const char           *text);
+const char          *zot_host_get_command_action (const char          *name);
 void                 zot_host_submit_async      (ZotHost              *self,
                                                  const char           *text,
                                                  GCancellable         *cancellable,
