@@ -152,7 +152,9 @@ start_host (Fixture            *f,
   options.ext_paths = g_strdupv ((char **) paths);
   options.provider.name = g_strdup ("demo");
   options.no_session = TRUE;
-  options.codemode = g_strdup (f->codemode);
+  options.codemode = g_strcmp0 (f->codemode, "off") == 0 ? ZOT_CODEMODE_OFF
+                     : g_strcmp0 (f->codemode, "only") == 0 ? ZOT_CODEMODE_ONLY
+                     : ZOT_CODEMODE_ON;
 
   f->host = zot_host_new (&options, &error);
   g_assert_no_error (error);

@@ -7,6 +7,8 @@
 #include <glib/gstdio.h>
 
 #include "zot-application.h"
+#include "zot-host-private.h"
+#include "zot-options.h"
 #include "zot-gui-test-util.h"
 #include "zot-prompt-editor.h"
 #include "zot-prompt-editor-private.h"
@@ -700,6 +702,27 @@ test_actions (Fixture       *f,
   close_window (f);
 }
 
+/* /quit is the window's close action, which the host names from its
+ * table of built-in commands. */
+static void
+test_quit_command (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *ext = zot_test_make_fake_args (f->env.root, "ok", NULL);
+  gpointer weak;
+
+  g_assert_cmpstr (zot_host_get_command_action ("Quit"), ==, "window.close");
+  g_assert_cmpstr (zot_host_get_command_action ("settings"), ==, "win.preferences");
+  g_assert_null (zot_host_get_command_action ("help"));
+
+  open_window (f, (const char * const []) { ext, NULL });
+  weak = f->window;
+  g_object_add_weak_pointer (weak, &weak);
+  zot_host_submit_async (zot_window_get_host (f->window), "/quit", NULL, NULL, NULL);
+  zot_test_wait_until (window_gone, &weak, 20000);
+  f->window = NULL;
+}
+
 static gboolean
 is_mapped (gpointer widget)
 {
@@ -841,6 +864,52 @@ test_new_continuous (Fixture       *f,
   close_window (f);
 }
 
+static gboolean
+has_host (gpointer data)
+{
+  return zot_window_get_host (data) != NULL;
+}
+
+/* The window honours what a terminal run does: its copy of the options
+ * once dropped --continuous, --reasoning and where the key came from. */
+static void
+test_command_line_options (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *key_file = g_build_filename (f->env.root, "key.txt", NULL);
+  g_autofree char *session = g_build_filename (f->env.root, "continuous.jsonl", NULL);
+  g_autoptr(GOptionContext) context = g_option_context_new (NULL);
+  g_auto(ZotOptions) options = { 0 };
+  g_auto(ZotHostOptions) host_options = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = g_strdupv ((char **) (const char * const []) {
+    "zot", "--provider", "demo", "--continuous", "--reasoning", "high", "--api-key-file", key_file,
+    "--session", session, NULL });
+  ZotHost *host;
+
+  g_assert_true (g_file_set_contents (key_file, "sk-from-file\n", -1, NULL));
+  zot_options_init (&options);
+  zot_options_add_entries (&options, context);
+  g_assert_true (zot_options_parse (context, &args, &error));
+  g_assert_true (zot_options_check (&options, &error));
+  g_assert_no_error (error);
+  zot_options_to_host (&options, f->env.cwd, TRUE, &host_options);
+
+  f->window = ZOT_WINDOW (zot_window_new (f->app, &host_options, -1));
+  gtk_window_present (GTK_WINDOW (f->window));
+  zot_test_wait_until (has_host, f->window, 20000);
+  zot_test_wait_until (window_mapped, f->window, 20000);
+
+  host = zot_window_get_host (f->window);
+  g_assert_true (host->options.continuous);
+  g_assert_true (zot_session_get_continuous (zot_agent_get_session (zot_host_get_agent (host))));
+  g_assert_cmpint (zot_provider_get_reasoning (zot_agent_get_provider (zot_host_get_agent (host))), ==,
+                   ZOT_REASONING_HIGH);
+  g_assert_cmpstr (host->options.provider.api_key, ==, "sk-from-file");
+  g_assert_cmpstr (host->options.provider.api_key_source, ==, "--api-key-file");
+  close_window (f);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -870,6 +939,9 @@ main (int    argc,
               test_extension_submit_slash_burst, fixture_teardown);
   g_test_add ("/zot/gui/window/resume-step", Fixture, NULL, fixture_setup, test_resume_step, fixture_teardown);
   g_test_add ("/zot/gui/window/new-continuous", Fixture, NULL, fixture_setup, test_new_continuous,
+              fixture_teardown);
+  g_test_add ("/zot/gui/window/quit-command", Fixture, NULL, fixture_setup, test_quit_command, fixture_teardown);
+  g_test_add ("/zot/gui/window/command-line-options", Fixture, NULL, fixture_setup, test_command_line_options,
               fixture_teardown);
   g_test_add_func ("/zot/gui/window/tolerated-warning", test_tolerated_warning);
 

@@ -4,6 +4,7 @@
 
 #include <glib/gstdio.h>
 
+#include "zot-host-private.h"
 #include "zot-limits.h"
 #include "zot-options.h"
 #include "zot-provider-secrets.h"
@@ -103,7 +104,15 @@ codemode_of (const char  *line,
   g_assert_true (zot_options_check (&options, &error));
   zot_options_to_host (&options, "/", FALSE, &host);
   *rest = g_strjoinv (" ", args + 1);
-  return g_strdup (host.codemode != NULL ? host.codemode : "(default)");
+  switch (host.codemode)
+    {
+    case ZOT_CODEMODE_OFF:
+      return g_strdup ("off");
+    case ZOT_CODEMODE_ONLY:
+      return g_strdup ("only");
+    default:
+      return g_strdup ("on");
+    }
 }
 
 /* `--codemode WORD` takes WORD only when it is off, on or only; else
@@ -122,8 +131,8 @@ test_codemode_flag (void)
     { "--codemode=only", "only", "" },
     { "--codemode-only hi", "only", "hi" },
     { "--codemode-only --codemode only", "only", "" },
-    { "hi -- --codemode off", "(default)", "hi -- --codemode off" },
-    { "hi", "(default)", "hi" },
+    { "hi -- --codemode off", "on", "hi -- --codemode off" },
+    { "hi", "on", "hi" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -249,6 +258,146 @@ test_capture_secrets (void)
   g_rmdir (dir);
 }
 
+/* Every field of ZotHostOptions set to what no default gives it. */
+static void
+fill_every_field (ZotHostOptions *options)
+{
+  const char *ext_paths[] = { "/ext/a", "/ext/b", NULL };
+  const char *append[] = { "and kind", NULL };
+  const char *tools[] = { "read", NULL };
+
+  options->cwd = g_strdup ("/");
+  options->ext_paths = g_strdupv ((char **) ext_paths);
+  options->no_ext = TRUE;
+  options->provider.name = g_strdup ("demo");
+  options->provider.model = g_strdup ("demo-2");
+  options->provider.base_url = g_strdup ("http://127.0.0.1:9/v1");
+  options->provider.api_key = g_strdup ("sk-copied");
+  options->provider.api_key_source = g_strdup ("--api-key-file");
+  options->max_steps = 7;
+  options->system_prompt = g_strdup ("be brief");
+  options->append_system_prompt = g_strdupv ((char **) append);
+  options->tools = g_strdupv ((char **) tools);
+  options->no_tools = TRUE;
+  options->continue_session = TRUE;
+  options->session_path = g_strdup ("/nowhere.jsonl");
+  options->no_session = TRUE;
+  options->continuous = TRUE;
+  options->read_only_if_locked = TRUE;
+  options->interactive = TRUE;
+  options->codemode = ZOT_CODEMODE_ONLY;
+  options->reasoning = ZOT_REASONING_HIGH;
+}
+
+static void
+assert_same_strv (char **copy,
+                  char **from)
+{
+  g_assert_true (copy != from);
+  g_assert_true (g_strv_equal ((const char * const *) copy, (const char * const *) from));
+}
+
+static void
+assert_same_string (const char *copy,
+                    const char *from)
+{
+  g_assert_true (copy != from);
+  g_assert_cmpstr (copy, ==, from);
+}
+
+/* @copy has every field of @from, and strings of its own. */
+static void
+assert_every_field (const ZotHostOptions *copy,
+                    const ZotHostOptions *from)
+{
+  assert_same_string (copy->cwd, from->cwd);
+  assert_same_strv (copy->ext_paths, from->ext_paths);
+  g_assert_cmpint (copy->no_ext, ==, from->no_ext);
+  assert_same_string (copy->provider.name, from->provider.name);
+  assert_same_string (copy->provider.model, from->provider.model);
+  assert_same_string (copy->provider.base_url, from->provider.base_url);
+  assert_same_string (copy->provider.api_key, from->provider.api_key);
+  assert_same_string (copy->provider.api_key_source, from->provider.api_key_source);
+  g_assert_cmpuint (copy->max_steps, ==, from->max_steps);
+  assert_same_string (copy->system_prompt, from->system_prompt);
+  assert_same_strv (copy->append_system_prompt, from->append_system_prompt);
+  assert_same_strv (copy->tools, from->tools);
+  g_assert_cmpint (copy->no_tools, ==, from->no_tools);
+  g_assert_cmpint (copy->continue_session, ==, from->continue_session);
+  assert_same_string (copy->session_path, from->session_path);
+  g_assert_cmpint (copy->no_session, ==, from->no_session);
+  g_assert_cmpint (copy->continuous, ==, from->continuous);
+  g_assert_cmpint (copy->read_only_if_locked, ==, from->read_only_if_locked);
+  g_assert_cmpint (copy->interactive, ==, from->interactive);
+  g_assert_cmpint (copy->codemode, ==, from->codemode);
+  g_assert_cmpint (copy->reasoning, ==, from->reasoning);
+}
+
+/* Every copy of the options keeps every field: the boxed copy, the copy
+ * into a struct (the window's, the app's template) and the host's own.
+ * A field added to ZotHostOptions changes its size, which fails here
+ * until it is set in fill_every_field() and checked in
+ * assert_every_field(). */
+static void
+test_host_options_copy (void)
+{
+  g_auto(ZotHostOptions) from = { 0 };
+  g_auto(ZotHostOptions) into = { 0 };
+  g_autoptr(ZotHostOptions) copy = NULL;
+  g_autoptr(ZotHost) host = NULL;
+  g_autoptr(GError) error = NULL;
+  GValue value = G_VALUE_INIT;
+
+#if GLIB_SIZEOF_VOID_P == 8
+  g_assert_cmpuint (sizeof (ZotHostOptions), ==, 136);
+#endif
+
+  fill_every_field (&from);
+
+  copy = zot_host_options_copy (&from);
+  assert_every_field (copy, &from);
+
+  zot_host_options_copy_into (&into, &from);
+  assert_every_field (&into, &from);
+
+  g_value_init (&value, ZOT_TYPE_HOST_OPTIONS);
+  g_value_set_boxed (&value, &from);
+  assert_every_field (g_value_get_boxed (&value), &from);
+  g_value_unset (&value);
+
+  host = zot_host_new (&from, &error);
+  g_assert_no_error (error);
+  assert_every_field (&host->options, &from);
+  g_assert_finalize_object (g_steal_pointer (&host));
+}
+
+/* --api-key-file names itself as the key's source, for the error that
+ * the key was refused. */
+static void
+test_key_file_source (void)
+{
+  g_autofree char *path = g_build_filename (g_get_tmp_dir (), "zot-test-key-XXXXXX", NULL);
+  g_auto(ZotOptions) options = { 0 };
+  g_auto(ZotHostOptions) host = { 0 };
+  g_autoptr(GError) error = NULL;
+  int fd = g_mkstemp (path);
+
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_true (g_file_set_contents (path, "sk-from-file\n", -1, NULL));
+  close (fd);
+
+  g_assert_true (parse (&options, &error, "--api-key-file", path, "--continuous", "--reasoning", "high",
+                        "--codemode", "off", NULL));
+  g_assert_no_error (error);
+  zot_options_to_host (&options, "/", TRUE, &host);
+  g_assert_cmpstr (host.provider.api_key, ==, "sk-from-file");
+  g_assert_cmpstr (host.provider.api_key_source, ==, "--api-key-file");
+  g_assert_true (host.continuous);
+  g_assert_cmpint (host.reasoning, ==, ZOT_REASONING_HIGH);
+  g_assert_cmpint (host.codemode, ==, ZOT_CODEMODE_OFF);
+  g_unlink (path);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -261,6 +410,8 @@ main (int   argc,
   g_test_add_func ("/zot/options/usage-errors", test_usage_errors);
   g_test_add_func ("/zot/options/codemode-flag", test_codemode_flag);
   g_test_add_func ("/zot/options/capture-secrets", test_capture_secrets);
+  g_test_add_func ("/zot/options/host-options-copy", test_host_options_copy);
+  g_test_add_func ("/zot/options/key-file-source", test_key_file_source);
 
   return g_test_run ();
 }

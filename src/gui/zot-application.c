@@ -152,8 +152,7 @@ keep_for_next_project (ZotApplication *self,
                        const char     *prompt)
 {
   zot_host_options_clear (&self->template);
-  self->template = *host_options;
-  memset (host_options, 0, sizeof *host_options);
+  zot_host_options_copy_into (&self->template, host_options);
   self->template_yolo = yolo;
   g_free (self->pending_prompt);
   self->pending_prompt = g_strdup (prompt);
@@ -370,7 +369,7 @@ zot_application_open_project (ZotApplication *self,
                               const char     *folder)
 {
   g_autofree char *canonical = NULL;
-  ZotHostOptions options;
+  g_auto(ZotHostOptions) options = { 0 };
   ZotWindow *window;
 
   g_return_val_if_fail (ZOT_IS_APPLICATION (self), NULL);
@@ -398,9 +397,10 @@ zot_application_open_project (ZotApplication *self,
 
   /* The window copies what it needs; the template stays the app's. Each
    * project starts a conversation of its own. */
-  options = self->template;
-  options.cwd = canonical;
-  options.session_path = NULL;
+  zot_host_options_copy_into (&options, &self->template);
+  g_free (options.cwd);
+  options.cwd = g_steal_pointer (&canonical);
+  g_clear_pointer (&options.session_path, g_free);
   options.continue_session = FALSE;
   return open_new_project (self, &options, self->template_yolo);
 }

@@ -3,10 +3,10 @@
  * The actions are installed on the window class ("win.new-conversation",
  * "win.reload-extensions", "win.install-extension", "win.preferences",
  * "win.yolo", "win.show-panel", "win.show-side-page"), so the header
- * bar, the primary menu, the key bindings and the host's window commands
- * (/settings, /yolo) all reach the same code. Each needs the host: until
- * the window has one (it reads the keyring first), they are disabled, in
- * _zot_window_actions_update().
+ * bar, the primary menu, the key bindings and the host's built-in
+ * commands (/settings, /yolo, through ZotHost::activate-action) all reach
+ * the same code. Each needs the host: until the window has one (it reads
+ * the keyring first), they are disabled, in _zot_window_actions_update().
  */
 #define G_LOG_DOMAIN "zot-gui"
 
@@ -45,7 +45,6 @@ resumed_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
 
-  /* The run is the agent's: @object is the host's agent. */
   if (self->host == NULL)
     return;
   text = zot_host_resume_finish (self->host, result, &error);

@@ -311,18 +311,14 @@ on_toast_request (GtkWidget  *widget,
   zot_window_show_toast (self, text);
 }
 
+/* /settings, /yolo, /quit: the same action as the menu and shortcuts. */
 static void
-on_window_command (ZotHost    *host,
-                   const char *name,
-                   const char *args,
-                   ZotWindow  *self)
+on_host_activate_action (ZotHost    *host,
+                         const char *action,
+                         GVariant   *parameter,
+                         ZotWindow  *self)
 {
-  if (g_ascii_strcasecmp (name, "settings") == 0)
-    gtk_widget_activate_action (GTK_WIDGET (self), "win.preferences", NULL);
-  else if (g_ascii_strcasecmp (name, "yolo") == 0)
-    gtk_widget_activate_action (GTK_WIDGET (self), "win.yolo", NULL);
-  else if (g_ascii_strcasecmp (name, "quit") == 0)
-    gtk_window_close (GTK_WINDOW (self));
+  gtk_widget_activate_action_variant (GTK_WIDGET (self), action, parameter);
 }
 
 static void
@@ -436,7 +432,7 @@ create_host (ZotWindow *self)
   g_signal_connect_object (manager, "submit-requested", G_CALLBACK (on_extension_submit), self, 0);
   g_signal_connect_object (manager, "submit-slash-requested", G_CALLBACK (on_extension_submit_slash),
                            self, 0);
-  g_signal_connect_object (self->host, "window-command", G_CALLBACK (on_window_command), self, 0);
+  g_signal_connect_object (self->host, "activate-action", G_CALLBACK (on_host_activate_action), self, 0);
   g_signal_connect_object (self->host, "info", G_CALLBACK (on_host_info), self, 0);
   g_signal_connect_object (self->host, "command-replied", G_CALLBACK (on_command_replied), self, 0);
   g_signal_connect_object (self->host, "notify::model", G_CALLBACK (update_title), self, G_CONNECT_SWAPPED);
@@ -1055,25 +1051,10 @@ zot_window_new (ZotApplication *application,
   self = g_object_new (ZOT_TYPE_WINDOW, "application", application, NULL);
   self->yolo = yolo;
 
-  self->options.cwd = g_strdup (options->cwd);
-  self->options.ext_paths = g_strdupv (options->ext_paths);
-  self->options.no_ext = options->no_ext;
-  self->options.provider.name = g_strdup (options->provider.name);
-  self->options.provider.model = g_strdup (options->provider.model);
-  self->options.provider.base_url = g_strdup (options->provider.base_url);
-  self->options.provider.api_key = g_strdup (options->provider.api_key);
-  self->options.max_steps = options->max_steps;
-  self->options.system_prompt = g_strdup (options->system_prompt);
-  self->options.append_system_prompt = g_strdupv (options->append_system_prompt);
-  self->options.tools = g_strdupv (options->tools);
-  self->options.no_tools = options->no_tools;
-  self->options.continue_session = options->continue_session;
-  self->options.session_path = g_strdup (options->session_path);
-  self->options.no_session = options->no_session;
+  zot_host_options_copy_into (&self->options, options);
   /* A conversation another zot is writing is still worth showing. */
   self->options.read_only_if_locked = TRUE;
   self->options.interactive = TRUE;
-  self->options.codemode = g_strdup (options->codemode);
 
   update_title (self);
   start (self);

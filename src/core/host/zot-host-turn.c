@@ -12,7 +12,7 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "zot-host.h"
+#include "zot-host-private.h"
 #include "zot-limits.h"
 
 /**
@@ -228,12 +228,26 @@ zot_host_stop_turn_finish (ZotHost       *self,
   return g_task_propagate_boolean (G_TASK (result), error);
 }
 
+static void
+resumed_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  char *text = zot_agent_prompt_finish (ZOT_AGENT (object), result, &error);
+
+  if (error != NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, text, g_free);
+}
+
 /**
  * zot_host_resume_async:
  *
  * Finishes the step a continuous conversation was stopped in (see
- * zot_agent_resume_async()). The callback's source object is the host's
- * agent; finish with zot_host_resume_finish().
+ * zot_agent_resume_async()). Finish with zot_host_resume_finish().
  */
 void
 zot_host_resume_async (ZotHost             *self,
@@ -241,10 +255,14 @@ zot_host_resume_async (ZotHost             *self,
                        GAsyncReadyCallback  callback,
                        gpointer             user_data)
 {
+  g_autoptr(GTask) task = NULL;
+
   g_return_if_fail (ZOT_IS_HOST (self));
 
+  task = g_task_new (self, cancellable, callback, user_data);
+  g_task_set_source_tag (task, zot_host_resume_async);
   zot_host_begin_session (self);
-  zot_agent_resume_async (zot_host_get_agent (self), cancellable, callback, user_data);
+  zot_agent_resume_async (zot_host_get_agent (self), cancellable, resumed_cb, g_steal_pointer (&task));
 }
 
 /**
@@ -258,7 +276,7 @@ zot_host_resume_finish (ZotHost       *self,
                         GAsyncResult  *result,
                         GError       **error)
 {
-  g_return_val_if_fail (ZOT_IS_HOST (self), NULL);
+  g_return_val_if_fail (g_task_is_valid (result, self), NULL);
 
-  return zot_agent_prompt_finish (zot_host_get_agent (self), result, error);
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -35,7 +35,7 @@ G_BEGIN_DECLS
  * @read_only_if_locked: open a session that another process writes
  *   read-only instead of failing (the window does)
  * @interactive: the window; headless modes leave it %FALSE
- * @codemode: (nullable): `--codemode`: "on" (default), "off" or "only"
+ * @codemode: `--codemode`, parsed: %ZOT_CODEMODE_ON (the default), off or only
  * @reasoning: `--reasoning`: the provider's reasoning level, kept across
  *   model switches
  */
@@ -56,12 +56,20 @@ typedef struct
   gboolean           continuous;
   gboolean           read_only_if_locked;
   gboolean           interactive;
-  char              *codemode;
+  ZotCodemode        codemode;
   ZotReasoning       reasoning;
 } ZotHostOptions;
 
-void zot_host_options_clear (ZotHostOptions *options);
+#define ZOT_TYPE_HOST_OPTIONS (zot_host_options_get_type ())
+
+GType           zot_host_options_get_type  (void) G_GNUC_CONST;
+ZotHostOptions *zot_host_options_copy      (const ZotHostOptions *options);
+void            zot_host_options_copy_into (ZotHostOptions       *to,
+                                            const ZotHostOptions *from);
+void            zot_host_options_free      (ZotHostOptions       *options);
+void            zot_host_options_clear     (ZotHostOptions       *options);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ZotHostOptions, zot_host_options_clear)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotHostOptions, zot_host_options_free)
 
 #define ZOT_HOST_ERROR (zot_host_error_quark ())
 
@@ -100,6 +108,7 @@ gboolean             zot_host_load_finish       (ZotHost              *self,
                                                  GError              **error);
 gboolean             zot_host_is_command        (ZotHost              *self,
                                                  const char           *text);
+const char          *zot_host_get_command_action (const char          *name);
 void                 zot_host_submit_async      (ZotHost              *self,
                                                  const char           *text,
                                                  GCancellable         *cancellable,

@@ -295,6 +295,9 @@ zot_options_to_host (const ZotOptions *self,
   out->provider.model = g_strdup (self->model);
   out->provider.base_url = g_strdup (self->base_url);
   out->provider.api_key = g_strdup (self->api_key);
+  /* What an error about the key names: the file it was read from. */
+  if (self->api_key_file != NULL)
+    out->provider.api_key_source = g_strdup ("--api-key-file");
   out->max_steps = self->max_steps > 0 ? (guint) self->max_steps : ZOT_DEFAULT_MAX_STEPS;
   out->system_prompt = g_strdup (self->system_prompt);
   out->append_system_prompt = g_strdupv (self->append_system_prompt);
@@ -308,5 +311,10 @@ zot_options_to_host (const ZotOptions *self,
     zot_reasoning_from_string (self->reasoning, &out->reasoning);
   out->continuous = self->continuous;
   out->interactive = interactive;
-  out->codemode = g_strdup (self->codemode_only ? "only" : self->codemode);
+  if (self->codemode_only || g_strcmp0 (self->codemode, "only") == 0)
+    out->codemode = ZOT_CODEMODE_ONLY;
+  else if (g_strcmp0 (self->codemode, "off") == 0)
+    out->codemode = ZOT_CODEMODE_OFF;
+  else
+    out->codemode = ZOT_CODEMODE_ON;
 }
