@@ -1026,6 +1026,88 @@ test_forged_images (Fixture       *f,
   g_assert_cmpstr (zot_test_json_string_at (image, "data"), ==, PNG_BASE64);
 }
 
+/* A stand-in for gjs that, for any script, sends frame types the host
+ * does not know, some more than once, and asks what the host cannot
+ * answer, then ends well. */
+static char *
+fake_unknown_runtime (Fixture *f)
+{
+  char *path = g_build_filename (f->env.root, "gjs-unknown", NULL);
+  const char *script =
+    "#!/bin/sh\n"
+    "printf '{\"type\":\"ready\"}\\n'\n"
+    "read -r start\n"
+    "for i in 1 2 3; do printf '{\"type\":\"mystery\",\"n\":%d}\\n' $i; done\n"
+    "printf '{\"type\":\"enigma\"}\\n'\n"
+    "for i in 1 2; do\n"
+    "  printf '{\"type\":\"ask\",\"id\":%d,\"what\":\"riddle\"}\\n' $i\n"
+    "  read -r reply || exit 1\n"
+    "  case \"$reply\" in *'\"value\":null'*) ;; *) exit 1 ;; esac\n"
+    "done\n"
+    "printf '{\"type\":\"output\",\"text\":\"still here\"}\\n'\n"
+    "printf '{\"type\":\"done\",\"ok\":true}\\n'\n"
+    "cat >/dev/null\n";
+
+  g_assert_true (g_file_set_contents (path, script, -1, NULL));
+  g_assert_cmpint (g_chmod (path, 0755), ==, 0);
+  return path;
+}
+
+static void
+count_message_cb (const char     *domain,
+                  GLogLevelFlags  level,
+                  const char     *message,
+                  gpointer        user_data)
+{
+  GPtrArray *messages = user_data;
+
+  g_ptr_array_add (messages, g_strdup (message));
+}
+
+static guint
+count_containing (GPtrArray  *messages,
+                  const char *text)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < messages->len; i++)
+    n += strstr (g_ptr_array_index (messages, i), text) != NULL;
+  return n;
+}
+
+/* A frame type or an ask the host does not know is logged the first
+ * time, not for each frame, and the script goes on. */
+static void
+test_unknown_frames (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *unknown = fake_unknown_runtime (f);
+  g_autoptr(GPtrArray) messages = g_ptr_array_new_with_free_func (g_free);
+  const char *text;
+  guint handler;
+
+  if (!need_sandbox ())
+    return;
+  start_host (f, NULL);
+  zot_codemode_tool_set_spare (codemode_tool (f), FALSE);
+
+  handler = g_log_set_handler ("zot-codemode", G_LOG_LEVEL_MESSAGE, count_message_cb, messages);
+  _zot_codemode_runtime_set_programs_for_testing (NULL, unknown);
+  text = run_script (f, "return 1");
+  assert_completed (f, text);
+  assert_contains (text, "still here");
+
+  /* A second script, with the same tool: nothing new to say. */
+  text = run_script (f, "return 1");
+  assert_completed (f, text);
+  g_log_remove_handler ("zot-codemode", handler);
+
+  g_assert_cmpuint (count_containing (messages, "unknown frame type \"mystery\""), ==, 1);
+  g_assert_cmpuint (count_containing (messages, "unknown frame type \"enigma\""), ==, 1);
+  g_assert_cmpuint (count_containing (messages, "unknown ask \"riddle\""), ==, 1);
+  g_assert_cmpuint (messages->len, ==, 3);
+}
+
 /* The checks at their edges, one at a time. */
 static void
 test_image_checks (Fixture       *f,
@@ -1418,6 +1500,7 @@ main (int   argc,
   add ("flatpak", test_flatpak, NULL);
   add ("warm-up", test_warm_up, NULL);
   add ("forged-images", test_forged_images, NULL);
+  add ("unknown-frames", test_unknown_frames, NULL);
   add ("image-checks", test_image_checks, NULL);
   add ("timers", test_timers, NULL);
   add ("calls-per-script", test_calls_per_script, NULL);

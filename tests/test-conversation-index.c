@@ -11,6 +11,7 @@
 
 #include "zot-conversation-index.h"
 #include "zot-limits.h"
+#include "zot-message.h"
 #include "zot-paths.h"
 #include "zot-session.h"
 #include "zot-test-util.h"
@@ -545,6 +546,78 @@ test_search (Fixture       *f,
   g_assert_cmpuint (g_hash_table_size (none), ==, 0);
 }
 
+/* Whether any message of @session has @text in its text. */
+static gboolean
+session_has_text (ZotSession *session,
+                  const char *text)
+{
+  GPtrArray *messages = zot_session_get_messages (session);
+
+  for (guint i = 0; i < messages->len; i++)
+    {
+      g_autofree char *all = zot_message_get_text (g_ptr_array_index (messages, i));
+
+      if (all != NULL && strstr (all, text) != NULL)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* The list, its search and loading read a file through one reader, so
+ * they agree on an awkward one: an empty line, a whole line that is not
+ * an entry, a line longer than the list's head, and a torn last line
+ * (each of the last two would match a search if it were read). */
+static void
+test_agrees_with_loading (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *path = write_session (f, "awkward", NULL);
+  g_autofree char *bulky = g_strnfill (ZOT_CONVERSATION_HEAD_BYTES, 'x');
+  g_autofree char *first = message_line ("user", "first real prompt");
+  g_autofree char *large = message_line ("assistant", bulky);
+  g_autofree char *after = message_line ("user", "after the bulk");
+  g_autofree char *torn = message_line ("user", "torn whisper");
+  g_autofree char *contents = NULL;
+  g_autofree char *all = NULL;
+  g_autoptr(ZotSession) session = NULL;
+  g_autoptr(GError) error = NULL;
+  const char * const texts[] = { "phantom", "first real", "xxxxxxxx", "after the bulk", "torn whisper" };
+  const char * const *warnings;
+
+  g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
+  all = g_strconcat (contents,
+                     "\n"
+                     "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":\"phantom\","
+                     "\"text\":\"phantom\"}}\n",
+                     first, "\n", large, "\n", after, "\n", torn, NULL);
+  g_assert_cmpuint (strlen (large), >, ZOT_CONVERSATION_HEAD_BYTES);
+  g_assert_true (g_file_set_contents (path, all, -1, NULL));
+
+  session = zot_session_open_read_only (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (zot_session_get_messages (session)->len, ==, 3);
+  warnings = zot_session_get_warnings (session);
+  g_assert_cmpuint (g_strv_length ((GStrv) warnings), ==, 2);
+  g_assert_nonnull (strstr (warnings[0], "dropped a torn last line"));
+  g_assert_nonnull (strstr (warnings[1], "(line 3)"));
+
+  open_index (f);
+  g_assert_cmpuint (g_list_model_get_n_items (G_LIST_MODEL (f->index)), ==, 1);
+  g_assert_cmpstr (zot_conversation_get_id (nth (f, 0)), ==, zot_session_get_id (session));
+  g_assert_cmpstr (zot_conversation_get_title (nth (f, 0)), ==, "first real prompt");
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr(GHashTable) found = search (f, texts[i]);
+
+      g_test_message ("searching for \"%s\"", texts[i]);
+      g_assert_cmpint (g_hash_table_contains (found, path), ==, session_has_text (session, texts[i]));
+    }
+  g_assert_true (session_has_text (session, "after the bulk"));
+  g_assert_false (session_has_text (session, "torn whisper"));
+}
+
 static void
 test_make_title (void)
 {
@@ -578,6 +651,7 @@ main (int   argc,
   add_test ("/zot/conversation-index/rename", test_rename);
   add_test ("/zot/conversation-index/trash", test_trash);
   add_test ("/zot/conversation-index/search", test_search);
+  add_test ("/zot/conversation-index/agrees-with-loading", test_agrees_with_loading);
   g_test_add_func ("/zot/conversation-index/make-title", test_make_title);
 
   {

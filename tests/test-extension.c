@@ -861,6 +861,40 @@ test_send_unknown_type (Fixture       *f,
   g_assert_finalize_object (extension);
 }
 
+/* The request types a trace times are the outgoing rows that an incoming
+ * row answers, and only those. */
+static void
+test_request_types (void)
+{
+  const char * const *types = zot_extension_get_request_types ();
+  const ZotExtensionOutgoingFrame *out;
+  const ZotExtensionIncomingFrame *in;
+  guint n_out;
+  guint n_in;
+  guint n_answered = 0;
+
+  out = _zot_extension_outgoing_frames (&n_out);
+  in = _zot_extension_incoming_frames (&n_in);
+  for (guint i = 0; i < n_out; i++)
+    {
+      gboolean answered = out[i].answer != NULL;
+      gboolean known = FALSE;
+
+      g_test_message ("outgoing \"%s\"", out[i].type);
+      g_assert_cmpint (g_strv_contains (types, out[i].type), ==, answered);
+      if (!answered)
+        continue;
+      n_answered++;
+      g_assert_true (out[i].flags & ZOT_FRAME_REQUEST);
+      for (guint j = 0; j < n_in; j++)
+        known = known || g_str_equal (in[j].type, out[i].answer);
+      g_assert_true (known);
+    }
+  g_assert_cmpuint (g_strv_length ((GStrv) types), ==, n_answered);
+  g_assert_true (g_strv_contains (types, "command_invoked"));
+  g_assert_true (types == zot_extension_get_request_types ());
+}
+
 int
 main (int    argc,
       char **argv)
@@ -888,6 +922,8 @@ main (int    argc,
   ADD ("frames/send-unknown-type", test_send_unknown_type);
 
 #undef ADD
+
+  g_test_add_func ("/zot/extension/frames/request-types", test_request_types);
 
   return g_test_run ();
 }

@@ -255,6 +255,52 @@ test_traffic_and_latency (Fixture       *f,
   g_assert_cmpfloat (_zot_inspector_entry_get_latency_ms (response), <, 30000);
 }
 
+/* The inspector times the frames the core's table says are answered
+ * (zot_extension_get_request_types()), and no others. */
+static void
+test_request_types (Fixture       *f,
+                    gconstpointer  data)
+{
+  GListModel *traffic = _zot_inspector_get_traffic (f->inspector);
+  const char * const *types = zot_extension_get_request_types ();
+  const char *unanswered[] = { "hello_ack", "panel_key", "tool_cancel" };
+  ZotExtension *alpha = zot_extension_manager_find (manager_of (f), "alpha");
+
+  g_assert_nonnull (alpha);
+  g_assert_cmpuint (g_strv_length ((GStrv) types), >, 0);
+  show (f);
+
+  for (guint i = 0; types[i] != NULL; i++)
+    {
+      g_autofree char *out = g_strdup_printf ("{\"type\":\"%s\",\"id\":\"probe-%u\"}", types[i], i);
+      g_autofree char *in = g_strdup_printf ("{\"type\":\"answer-%u\",\"id\":\"probe-%u\"}", i, i);
+      g_autofree char *name = g_strdup_printf ("answer-%u", i);
+      g_autoptr(ZotInspectorEntry) answer = NULL;
+
+      g_test_message ("request \"%s\"", types[i]);
+      g_signal_emit_by_name (manager_of (f), "frame-traffic", alpha, ZOT_FRAME_DIRECTION_OUT, out);
+      g_signal_emit_by_name (manager_of (f), "frame-traffic", alpha, ZOT_FRAME_DIRECTION_IN, in);
+      wait_row (traffic, name, "alpha", ZOT_FRAME_DIRECTION_IN);
+      answer = g_list_model_get_item (traffic, find_row (traffic, 0, name, "alpha", ZOT_FRAME_DIRECTION_IN));
+      g_assert_cmpfloat (_zot_inspector_entry_get_latency_ms (answer), >=, 0);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (unanswered); i++)
+    {
+      g_autofree char *out = g_strdup_printf ("{\"type\":\"%s\",\"id\":\"plain-%u\"}", unanswered[i], i);
+      g_autofree char *in = g_strdup_printf ("{\"type\":\"reply-%u\",\"id\":\"plain-%u\"}", i, i);
+      g_autofree char *name = g_strdup_printf ("reply-%u", i);
+      g_autoptr(ZotInspectorEntry) reply = NULL;
+
+      g_assert_false (g_strv_contains (types, unanswered[i]));
+      g_signal_emit_by_name (manager_of (f), "frame-traffic", alpha, ZOT_FRAME_DIRECTION_OUT, out);
+      g_signal_emit_by_name (manager_of (f), "frame-traffic", alpha, ZOT_FRAME_DIRECTION_IN, in);
+      wait_row (traffic, name, "alpha", ZOT_FRAME_DIRECTION_IN);
+      reply = g_list_model_get_item (traffic, find_row (traffic, 0, name, "alpha", ZOT_FRAME_DIRECTION_IN));
+      g_assert_cmpfloat (_zot_inspector_entry_get_latency_ms (reply), <, 0);
+    }
+}
+
 static void
 test_events (Fixture       *f,
              gconstpointer  data)
@@ -635,6 +681,7 @@ main (int    argc,
   g_test_add ("/zot/gui-inspector/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
   ADD ("traffic-and-latency", test_traffic_and_latency);
+  ADD ("request-types", test_request_types);
   ADD ("events", test_events);
   ADD ("filters", test_filters);
   ADD ("copy", test_copy);

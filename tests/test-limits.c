@@ -8,6 +8,7 @@
 #include "zot-approval.h"
 #include "zot-limits-private.h"
 #include "zot-provider-secrets.h"
+#include "zot-unknown-types.h"
 
 static void
 test_spec_values (void)
@@ -151,6 +152,29 @@ test_api_key_file (void)
   g_rmdir (dir);
 }
 
+/* Each unknown type is logged once, and at most ZOT_UNKNOWN_TYPES_LOGGED
+ * of them: the last one that fits is logged, the next one is not. */
+static void
+test_unknown_types_edge (void)
+{
+  g_auto(ZotUnknownTypes) unknown = { 0 };
+
+  for (guint i = 0; i < ZOT_UNKNOWN_TYPES_LOGGED; i++)
+    {
+      g_autofree char *type = g_strdup_printf ("mystery-%u", i);
+
+      g_assert_true (zot_unknown_types_note (&unknown, type));
+      g_assert_false (zot_unknown_types_note (&unknown, type));
+    }
+  g_assert_false (zot_unknown_types_note (&unknown, "one-too-many"));
+  g_assert_false (zot_unknown_types_note (&unknown, "mystery-0"));
+
+  zot_unknown_types_clear (&unknown);
+  g_assert_true (zot_unknown_types_note (&unknown, "one-too-many"));
+  g_assert_true (zot_unknown_types_note (&unknown, NULL));
+  g_assert_false (zot_unknown_types_note (&unknown, ""));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -165,6 +189,7 @@ main (int    argc,
   g_test_add_func ("/zot/limits/environment", test_environment);
   g_test_add_func ("/zot/limits/approval-preview-edge", test_approval_preview_edge);
   g_test_add_func ("/zot/limits/api-key-file", test_api_key_file);
+  g_test_add_func ("/zot/limits/unknown-types-edge", test_unknown_types_edge);
 
   return g_test_run ();
 }

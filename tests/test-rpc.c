@@ -483,6 +483,37 @@ test_malformed (Fixture       *f,
   g_assert_cmpint (finish (f), ==, 0);
 }
 
+/* A command that is not in the table is answered with an error each
+ * time, and logged on stderr the first time only. */
+static void
+test_unknown_commands (Fixture       *f,
+                       gconstpointer  data)
+{
+  const char *types[] = { "frobnicate", "frobnicate", "zorch", "frobnicate" };
+  g_autoptr(GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *ping = NULL;
+  g_autofree char *log = NULL;
+
+  START (f, "--no-ext");
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    g_ptr_array_add (ids, send_command (f, types[i], NULL));
+  ping = send_command (f, "ping", NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      g_autofree char *reason = g_strdup_printf ("unknown command \"%s\"", types[i]);
+
+      assert_refused (wait_response (f, g_ptr_array_index (ids, i)), reason);
+    }
+  g_assert_true (json_object_get_boolean_member (data_of (wait_response (f, ping)), "pong"));
+  g_assert_cmpint (finish (f), ==, 0);
+
+  log = zot_test_read_file (f->stderr_path);
+  g_assert_cmpuint (zot_test_count (log, "unknown command \"frobnicate\""), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "unknown command \"zorch\""), ==, 1);
+  g_assert_cmpuint (zot_test_count (log, "unknown command \"ping\""), ==, 0);
+}
+
 /* Prompts */
 
 static void
@@ -1299,6 +1330,7 @@ main (int    argc,
   ADD ("hello-ping", test_hello_ping);
   ADD ("token", test_token);
   ADD ("malformed", test_malformed);
+  ADD ("unknown-commands", test_unknown_commands);
   ADD ("prompt-events", test_prompt_events);
   ADD ("queue", test_queue);
   ADD ("new-while-busy", test_new_while_busy);

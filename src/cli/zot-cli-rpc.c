@@ -29,6 +29,7 @@
 #include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-provider-table.h"
+#include "zot-unknown-types.h"
 
 typedef enum
 {
@@ -72,6 +73,8 @@ struct _Rpc
   gboolean         refused;
   gboolean         input_closed;
   gboolean         shutting_down;
+  /* Unknown command types already logged. */
+  ZotUnknownTypes  unknown;
   int              status;
 };
 
@@ -581,6 +584,7 @@ command_command (Rpc        *rpc,
 
 static void
 command_abort (Rpc        *rpc,
+               JsonObject *frame,
                const char *id,
                const char *type)
 {
@@ -693,6 +697,71 @@ command_hello (Rpc        *rpc,
   respond (rpc, id, type, TRUE, data, NULL);
 }
 
+static JsonObject *
+build_pong (Rpc *rpc)
+{
+  JsonObject *data = json_object_new ();
+
+  json_object_set_boolean_member (data, "pong", TRUE);
+  return data;
+}
+
+static void
+command_compact (Rpc        *rpc,
+                 JsonObject *frame,
+                 const char *id,
+                 const char *type)
+{
+  answer_started (rpc, id, type, rpc->current != NULL || rpc->jobs.length > 0);
+  queue_job (rpc, JOB_COMPACT, id, type, NULL, NULL);
+}
+
+static void
+command_clear (Rpc        *rpc,
+               JsonObject *frame,
+               const char *id,
+               const char *type)
+{
+  zot_host_clear (rpc->host);
+  respond (rpc, id, type, TRUE, NULL, NULL);
+}
+
+typedef enum
+{
+  /* Answered before hello: it is what authenticates the client. */
+  COMMAND_BEFORE_HELLO = 1 << 0,
+  /* Refused while a job runs, not queued: it would change what a running
+   * prompt works on. */
+  COMMAND_WHEN_IDLE    = 1 << 1,
+} CommandFlags;
+
+typedef void (*CommandHandler) (Rpc        *rpc,
+                                JsonObject *frame,
+                                const char *id,
+                                const char *type);
+
+/* The commands of the RPC wire schema (HOST.md), by "type": each has a
+ * handler, or only looks, and is answered at once with what @build makes. */
+static const struct {
+  const char     *type;
+  CommandHandler  handle;
+  JsonObject   *(*build) (Rpc *rpc);
+  CommandFlags    flags;
+} commands[] = {
+  { "hello",         command_hello,         NULL,           COMMAND_BEFORE_HELLO },
+  { "ping",          NULL,                  build_pong,     0 },
+  { "prompt",        command_prompt,        NULL,           0 },
+  { "compact",       command_compact,       NULL,           0 },
+  { "command",       command_command,       NULL,           0 },
+  { "abort",         command_abort,         NULL,           0 },
+  { "get_state",     NULL,                  build_state,    0 },
+  { "get_messages",  NULL,                  build_messages, 0 },
+  { "get_models",    NULL,                  build_models,   0 },
+  { "clear",         command_clear,         NULL,           COMMAND_WHEN_IDLE },
+  { "set_model",     command_set_model,     NULL,           COMMAND_WHEN_IDLE },
+  { "set_reasoning", command_set_reasoning, NULL,           COMMAND_WHEN_IDLE },
+};
+
 static void
 on_frame (ZotFrameChannel *channel,
           JsonObject      *frame,
@@ -700,14 +769,18 @@ on_frame (ZotFrameChannel *channel,
 {
   const char *type = json_object_get_string_member (frame, "type");
   const char *id = zot_json_get_string (frame, "id");
-  g_autoptr(JsonObject) data = NULL;
+  guint i;
 
   if (rpc->refused)
     return;
 
-  if (g_str_equal (type, "hello"))
+  for (i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (g_str_equal (type, commands[i].type))
+      break;
+
+  if (i < G_N_ELEMENTS (commands) && (commands[i].flags & COMMAND_BEFORE_HELLO) != 0)
     {
-      command_hello (rpc, frame, id, type);
+      commands[i].handle (rpc, frame, id, type);
       return;
     }
 
@@ -719,60 +792,28 @@ on_frame (ZotFrameChannel *channel,
       return;
     }
 
-  if (g_str_equal (type, "ping"))
-    {
-      data = json_object_new ();
-      json_object_set_boolean_member (data, "pong", TRUE);
-      respond (rpc, id, type, TRUE, data, NULL);
-    }
-  else if (g_str_equal (type, "prompt"))
-    command_prompt (rpc, frame, id, type);
-  else if (g_str_equal (type, "compact"))
-    {
-      answer_started (rpc, id, type, rpc->current != NULL || rpc->jobs.length > 0);
-      queue_job (rpc, JOB_COMPACT, id, type, NULL, NULL);
-    }
-  else if (g_str_equal (type, "command"))
-    command_command (rpc, frame, id, type);
-  else if (g_str_equal (type, "abort"))
-    command_abort (rpc, id, type);
-  else if (g_str_equal (type, "get_state"))
-    {
-      data = build_state (rpc);
-      respond (rpc, id, type, TRUE, data, NULL);
-    }
-  else if (g_str_equal (type, "get_messages"))
-    {
-      data = build_messages (rpc);
-      respond (rpc, id, type, TRUE, data, NULL);
-    }
-  else if (g_str_equal (type, "get_models"))
-    {
-      data = build_models (rpc);
-      respond (rpc, id, type, TRUE, data, NULL);
-    }
-  else if (g_str_equal (type, "clear") || g_str_equal (type, "set_model") ||
-           g_str_equal (type, "set_reasoning"))
-    {
-      /* Not queued: they would change what a running prompt works on. */
-      if (is_busy (rpc))
-        respond (rpc, id, type, FALSE, NULL, "agent is busy");
-      else if (g_str_equal (type, "clear"))
-        {
-          zot_host_clear (rpc->host);
-          respond (rpc, id, type, TRUE, NULL, NULL);
-        }
-      else if (g_str_equal (type, "set_model"))
-        command_set_model (rpc, frame, id, type);
-      else
-        command_set_reasoning (rpc, frame, id, type);
-    }
-  else
+  if (i == G_N_ELEMENTS (commands))
     {
       /* Translators: %s is the "type" of an RPC request that zot rpc does not know */
       g_autofree char *message = g_strdup_printf (_("unknown command \"%s\""), type);
+
+      if (zot_unknown_types_note (&rpc->unknown, type))
+        g_message ("zot rpc: unknown command \"%s\" (answered with an error; "
+                   "later ones of this type are not logged)", type);
       respond (rpc, id, type, FALSE, NULL, message);
+      return;
     }
+
+  if ((commands[i].flags & COMMAND_WHEN_IDLE) != 0 && is_busy (rpc))
+    respond (rpc, id, type, FALSE, NULL, "agent is busy");
+  else if (commands[i].build != NULL)
+    {
+      g_autoptr(JsonObject) data = commands[i].build (rpc);
+
+      respond (rpc, id, type, TRUE, data, NULL);
+    }
+  else
+    commands[i].handle (rpc, frame, id, type);
 }
 
 static void
@@ -910,6 +951,7 @@ zot_cli_rpc_run (ZotHost *host)
   zot_cli_events_free (rpc.events);
   g_main_loop_unref (rpc.loop);
   g_free (rpc.token);
+  zot_unknown_types_clear (&rpc.unknown);
 
   return rpc.status;
 }

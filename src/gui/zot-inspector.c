@@ -295,10 +295,6 @@ static GParamSpec *properties [N_PROPS];
 
 G_DEFINE_FINAL_TYPE (ZotInspector, zot_inspector, GTK_TYPE_WIDGET)
 
-static const char * const request_types[] = {
-  "command_invoked", "tool_call", "event_intercept", NULL
-};
-
 static gboolean
 filter_func (gpointer item,
              gpointer user_data)
@@ -485,7 +481,8 @@ on_frame_traffic_cb (ZotInspector *self,
       g_autofree char *key = g_strdup_printf ("%s\n%s", extension_name, id);
       gpointer sent;
 
-      if (direction == ZOT_FRAME_DIRECTION_OUT && g_strv_contains (request_types, type))
+      if (direction == ZOT_FRAME_DIRECTION_OUT && type != NULL &&
+          g_strv_contains (zot_extension_get_request_types (), type))
         {
           if (g_hash_table_size (self->pending) >= MAX_PENDING_REQUESTS)
             g_hash_table_remove_all (self->pending);

@@ -19,6 +19,7 @@
 #include "zot-tool-invocation.h"
 #include "zot-tool-registry.h"
 #include "zot-tool-search.h"
+#include "zot-unknown-types.h"
 
 #define OPTIONS_PREFIX "// @options:"
 #define SEARCH_MAX_LIMIT 50
@@ -52,6 +53,8 @@ struct _ZotCodemodeTool
   GSource            *spare_soon;
   gboolean            spare_wanted;
   gboolean            spare_starting;
+  /* What the runtimes sent that is not in the tables, logged once. */
+  ZotUnknownTypes     unknown;
 };
 
 G_DEFINE_FINAL_TYPE (ZotCodemodeTool, zot_codemode_tool, ZOT_TYPE_TOOL)
@@ -479,30 +482,69 @@ send_frame (Script     *script,
     }
 }
 
+static JsonNode *
+answer_describe_namespace (Script     *script,
+                           JsonObject *frame)
+{
+  return answer_namespace (script, zot_json_get_string (frame, "name"));
+}
+
+static JsonNode *
+answer_describe_tool (Script     *script,
+                      JsonObject *frame)
+{
+  const char *name = zot_json_get_string (frame, "name");
+  ZotTool *tool = name != NULL ? zot_tool_registry_lookup (script->registry, name) : NULL;
+
+  if (tool != NULL && callable (tool, script))
+    return json_node_init_object (json_node_alloc (), describe_tool (tool));
+  return json_node_new (JSON_NODE_NULL);
+}
+
+/* What a script may ask the host, by the ask frame's "what"; each answer
+ * is the reply's value. */
+static const struct {
+  const char *what;
+  JsonNode   *(*answer) (Script     *script,
+                         JsonObject *frame);
+} asks[] = {
+  { "search",             answer_search },
+  { "describe_namespace", answer_describe_namespace },
+  { "describe_tool",      answer_describe_tool },
+};
+
+/* Says once per type (zot-unknown-types.h) that the runtime sent what
+ * this host does not know: a runtime and a host out of step. */
+static void
+log_unknown (Script     *script,
+             const char *kind,
+             const char *type)
+{
+  g_autofree char *key = g_strconcat (kind, "\n", type, NULL);
+
+  if (zot_unknown_types_note (&script->tool->unknown, key))
+    g_message ("the script runtime sent an unknown %s \"%s\"; it is ignored, "
+               "and later ones are not logged", kind, type);
+}
+
 static void
 handle_ask (Script     *script,
             JsonObject *frame)
 {
   g_autoptr(JsonObject) reply = json_object_new ();
   const char *what = zot_json_get_string_or (frame, "what", "");
-  JsonNode *value;
+  JsonNode *value = NULL;
 
-  if (g_str_equal (what, "search"))
-    value = answer_search (script, frame);
-  else if (g_str_equal (what, "describe_namespace"))
-    value = answer_namespace (script, zot_json_get_string (frame, "name"));
-  else if (g_str_equal (what, "describe_tool"))
+  for (guint i = 0; i < G_N_ELEMENTS (asks) && value == NULL; i++)
+    if (g_str_equal (what, asks[i].what))
+      value = asks[i].answer (script, frame);
+
+  /* The script's promise still settles, with null. */
+  if (value == NULL)
     {
-      const char *name = zot_json_get_string (frame, "name");
-      ZotTool *tool = name != NULL ? zot_tool_registry_lookup (script->registry, name) : NULL;
-
-      if (tool != NULL && callable (tool, script))
-        value = json_node_init_object (json_node_alloc (), describe_tool (tool));
-      else
-        value = json_node_new (JSON_NODE_NULL);
+      log_unknown (script, "ask", what);
+      value = json_node_new (JSON_NODE_NULL);
     }
-  else
-    value = json_node_new (JSON_NODE_NULL);
 
   json_object_set_string_member (reply, "type", "reply");
   json_object_set_int_member (reply, "id", zot_json_get_int_or (frame, "id", 0));
@@ -727,6 +769,28 @@ handle_done (Script     *script,
 }
 
 static void
+handle_output (Script     *script,
+               JsonObject *frame)
+{
+  const char *text = zot_json_get_string_or (frame, "text", "");
+
+  zot_codemode_script_append_output (script, text, strlen (text));
+}
+
+/* The frames a runtime sends while a script runs, by "type". */
+static const struct {
+  const char *type;
+  void      (*handle) (Script     *script,
+                       JsonObject *frame);
+} runtime_frames[] = {
+  { "output", handle_output },
+  { "call",   handle_call },
+  { "ask",    handle_ask },
+  { "image",  zot_codemode_script_add_image },
+  { "done",   handle_done },
+};
+
+static void
 on_runtime_frame (ZotCodemodeRuntime *runtime,
                   JsonObject         *frame,
                   Script             *script)
@@ -737,19 +801,16 @@ on_runtime_frame (ZotCodemodeRuntime *runtime,
   if (script->finished)
     return;
 
-  if (g_str_equal (type, "output"))
+  for (guint i = 0; i < G_N_ELEMENTS (runtime_frames); i++)
     {
-      const char *text = zot_json_get_string_or (frame, "text", "");
-      zot_codemode_script_append_output (script, text, strlen (text));
+      if (g_str_equal (type, runtime_frames[i].type))
+        {
+          runtime_frames[i].handle (script, frame);
+          return;
+        }
     }
-  else if (g_str_equal (type, "call"))
-    handle_call (script, frame);
-  else if (g_str_equal (type, "ask"))
-    handle_ask (script, frame);
-  else if (g_str_equal (type, "image"))
-    zot_codemode_script_add_image (script, frame);
-  else if (g_str_equal (type, "done"))
-    handle_done (script, frame);
+
+  log_unknown (script, "frame type", type);
 }
 
 static void
@@ -1017,6 +1078,7 @@ zot_codemode_tool_finalize (GObject *object)
   ZotCodemodeTool *self = (ZotCodemodeTool *)object;
 
   g_clear_object (&self->cancellable);
+  zot_unknown_types_clear (&self->unknown);
 
   G_OBJECT_CLASS (zot_codemode_tool_parent_class)->finalize (object);
 }

@@ -24,6 +24,7 @@
 #include "zot-message.h"
 #include "zot-paths.h"
 #include "zot-session.h"
+#include "zot-session-reader.h"
 
 #define TITLE_SUFFIX ".title"
 
@@ -183,9 +184,19 @@ read_title_file (const char *title_path)
   return zot_conversation_make_title (contents);
 }
 
+static gboolean
+header_cwd_matches (JsonObject *header,
+                    const char *cwd)
+{
+  const char *header_cwd = zot_json_get_string (header, "cwd");
+
+  return header_cwd == NULL || cwd == NULL || g_str_equal (header_cwd, cwd);
+}
+
 /* The header, and the first prompt, of a session within its first
- * ZOT_CONVERSATION_HEAD_BYTES. FALSE when the file belongs to another
- * directory that happens to share the key. */
+ * ZOT_CONVERSATION_HEAD_BYTES, read as loading reads them: a line the
+ * head cuts is torn. FALSE when the file belongs to another directory
+ * that happens to share the key. */
 static gboolean
 read_head (const char  *path,
            const char  *cwd,
@@ -194,58 +205,46 @@ read_head (const char  *path,
 {
   g_autofree char *head = NULL;
   gsize length = 0;
-  const char *p;
-  const char *end;
-  guint line_no = 0;
+  ZotSessionReader reader;
+  gboolean first = TRUE;
 
   head = read_prefix (path, ZOT_CONVERSATION_HEAD_BYTES, &length);
   if (head == NULL)
     return FALSE;
 
-  p = head;
-  end = head + length;
-  while (p < end && *title == NULL)
+  zot_session_reader_init (&reader, head, length);
+  while (*title == NULL)
     {
-      const char *nl = memchr (p, '\n', (gsize) (end - p));
       g_autoptr(JsonObject) entry = NULL;
-      g_autofree char *line = NULL;
+      ZotSessionRead read = zot_session_reader_next (&reader, &entry, NULL, NULL);
+      JsonObject *message;
+      g_autofree char *text = NULL;
 
-      /* A line cut by the end of the head (or of a file being written). */
-      if (nl == NULL)
+      if (read == ZOT_SESSION_READ_END || read == ZOT_SESSION_READ_TORN)
         break;
-
-      line = g_strndup (p, (gsize) (nl - p));
-      p = nl + 1;
-      line_no++;
-      entry = zot_json_object_from_string (line, NULL);
-      if (entry == NULL)
-        continue;
-
-      if (line_no == 1)
+      if (first)
         {
-          const char *header_cwd = zot_json_get_string (entry, "cwd");
-
-          if (g_strcmp0 (zot_json_get_string (entry, "type"), "session") != 0)
+          first = FALSE;
+          if (read == ZOT_SESSION_READ_BAD)
+            continue;
+          if (!g_str_equal (json_object_get_string_member (entry, "type"), "session"))
             return TRUE;
-          if (header_cwd != NULL && cwd != NULL && !g_str_equal (header_cwd, cwd))
+          if (!header_cwd_matches (entry, cwd))
             return FALSE;
           *id = g_strdup (zot_json_get_string (entry, "id"));
           continue;
         }
+      if (read == ZOT_SESSION_READ_BAD ||
+          !g_str_equal (json_object_get_string_member (entry, "type"), "message"))
+        continue;
 
-      if (g_strcmp0 (zot_json_get_string (entry, "type"), "message") == 0 &&
-          json_object_has_member (entry, "message") &&
-          JSON_NODE_HOLDS_OBJECT (json_object_get_member (entry, "message")))
-        {
-          JsonObject *message = json_object_get_object_member (entry, "message");
-          g_autofree char *text = NULL;
-
-          if (g_strcmp0 (zot_message_get_role (message), "user") != 0 ||
-              json_object_get_boolean_member_with_default (message, "summary", FALSE))
-            continue;
-          text = zot_message_get_text (message);
-          *title = zot_conversation_make_title (text);
-        }
+      /* A valid message entry holds a message object. */
+      message = json_object_get_object_member (entry, "message");
+      if (g_strcmp0 (zot_message_get_role (message), "user") != 0 ||
+          json_object_get_boolean_member_with_default (message, "summary", FALSE))
+        continue;
+      text = zot_message_get_text (message);
+      *title = zot_conversation_make_title (text);
     }
 
   return TRUE;
@@ -1034,6 +1033,8 @@ line_may_match (const char *line,
   return FALSE;
 }
 
+/* Reads the file as loading does: a torn last line, or a line the cap
+ * cuts, is not part of the conversation, nor is a damaged one. */
 static gboolean
 file_matches (const char *path,
               Search     *search)
@@ -1041,40 +1042,26 @@ file_matches (const char *path,
   g_autofree char *contents = NULL;
   gsize length = 0;
   gsize needle_length = strlen (search->needle);
-  const char *p;
-  const char *end;
+  ZotSessionReader reader;
+  const char *line;
+  gsize line_length;
 
   contents = read_prefix (path, ZOT_CONVERSATION_SEARCH_MAX_BYTES, &length);
   if (contents == NULL)
     return FALSE;
 
-  p = contents;
-  end = contents + length;
-  while (p < end)
+  zot_session_reader_init (&reader, contents, length);
+  while (zot_session_reader_next_line (&reader, &line, &line_length) == ZOT_SESSION_READ_ENTRY)
     {
-      const char *nl = memchr (p, '\n', (gsize) (end - p));
-      gsize line_length = nl != NULL ? (gsize) (nl - p) : (gsize) (end - p);
-      g_autoptr(JsonParser) parser = NULL;
-      JsonNode *root;
+      g_autoptr(JsonObject) entry = NULL;
 
-      if (search->ascii && !line_may_match (p, line_length, search->needle, needle_length))
-        {
-          p += line_length + 1;
-          continue;
-        }
+      if (search->ascii && !line_may_match (line, line_length, search->needle, needle_length))
+        continue;
 
-      parser = json_parser_new ();
-      if (zot_json_parser_load_bounded (parser, p, (gssize) line_length, ZOT_SESSION_JSON_MAX_DEPTH, NULL) &&
-          (root = json_parser_get_root (parser)) != NULL && JSON_NODE_HOLDS_OBJECT (root) &&
-          g_strcmp0 (zot_json_get_string (json_node_get_object (root), "type"), "message") == 0)
-        {
-          JsonNode *message = json_object_get_member (json_node_get_object (root), "message");
-
-          if (message != NULL && node_matches (message, search->needle))
-            return TRUE;
-        }
-
-      p += line_length + 1;
+      entry = zot_session_parse_entry (line, line_length, NULL);
+      if (entry != NULL && g_str_equal (json_object_get_string_member (entry, "type"), "message") &&
+          node_matches (json_object_get_member (entry, "message"), search->needle))
+        return TRUE;
     }
 
   return FALSE;

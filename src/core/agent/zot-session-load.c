@@ -24,6 +24,7 @@
 #include "zot-message.h"
 #include "zot-session.h"
 #include "zot-session-private.h"
+#include "zot-session-reader.h"
 
 #define SESSION_MAX_FILE_BYTES   ((goffset) 256 * 1024 * 1024)
 
@@ -441,32 +442,6 @@ _zot_session_lock_for_load (ZotSession  *self,
   return TRUE;
 }
 
-/* One line of the file as an entry, or NULL with @error saying why not. */
-static JsonObject *
-parse_entry (const char  *line,
-             gsize        length,
-             GError     **error)
-{
-  g_autoptr(JsonParser) parser = json_parser_new ();
-  JsonNode *root;
-
-  if (!zot_json_parser_load_bounded (parser, line, (gssize) length,
-                                     ZOT_SESSION_JSON_MAX_DEPTH, error))
-    return NULL;
-
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, _("expected an object"));
-      return NULL;
-    }
-
-  if (!_zot_session_check_entry (json_node_get_object (root), error))
-    return NULL;
-
-  return json_object_ref (json_node_get_object (root));
-}
-
 /* The first line of the file: without a header, it is not a session. */
 static gboolean
 load_header (ZotSession  *self,
@@ -544,57 +519,50 @@ _zot_session_load (ZotSession  *self,
   g_auto(LoadReport) report = { 0 };
   g_autofree char *contents = NULL;
   gsize length = 0;
-  const char *p;
-  const char *end;
-  guint line_no = 0;
+  ZotSessionReader reader;
   gboolean seen_header = FALSE;
 
   if (!read_file_bounded (self->path, &contents, &length, error))
     return FALSE;
 
-  p = contents;
-  end = contents + length;
-  while (p < end)
+  zot_session_reader_init (&reader, contents, length);
+  for (;;)
     {
-      const char *nl = memchr (p, '\n', (gsize) (end - p));
-      gsize line_length = nl != NULL ? (gsize) (nl - p) : (gsize) (end - p);
       g_autoptr(JsonObject) entry = NULL;
       g_autoptr(GError) local_error = NULL;
+      gsize torn_length = 0;
+      ZotSessionRead read = zot_session_reader_next (&reader, &entry, &torn_length, &local_error);
+      guint line_no = zot_session_reader_get_line_no (&reader);
 
-      line_no++;
+      if (read == ZOT_SESSION_READ_END)
+        break;
 
       /* A last line that is not whole was never acknowledged. It stays
        * in the file: the next append ends it first, so that it becomes a
        * line that later loads skip, never part of the next record. Before
        * a header it is no session, as any other first line would be. */
-      if (nl == NULL)
+      if (read == ZOT_SESSION_READ_TORN)
         {
           if (!seen_header)
             return load_header (self, NULL, line_no, error);
-          add_torn_warning (self, line_length);
+          add_torn_warning (self, torn_length);
           self->need_newline = self->writer != NULL;
           break;
         }
 
-      if (line_length > 0)
+      if (!seen_header)
         {
-          entry = parse_entry (p, line_length, &local_error);
-          if (!seen_header)
-            {
-              if (!load_header (self, entry, line_no, error))
-                return FALSE;
-              seen_header = TRUE;
-            }
-          else if (entry == NULL)
-            {
-              g_debug ("skipping line %u of %s: %s", line_no, self->path, local_error->message);
-              report_skipped (&report, line_no);
-            }
-          else
-            load_entry (self, entry, line_no, &report);
+          if (!load_header (self, entry, line_no, error))
+            return FALSE;
+          seen_header = TRUE;
         }
-
-      p = nl + 1;
+      else if (read == ZOT_SESSION_READ_BAD)
+        {
+          g_debug ("skipping line %u of %s: %s", line_no, self->path, local_error->message);
+          report_skipped (&report, line_no);
+        }
+      else
+        load_entry (self, entry, line_no, &report);
     }
 
   answer_last_calls (self, &report);

@@ -159,6 +159,11 @@ G_BEGIN_DECLS
  * them cannot fill the disk. */
 #define ZOT_UNKNOWN_FRAME_LOG_BURST        8
 #define ZOT_UNKNOWN_FRAME_WINDOW_MS        60000
+/* A codemode runtime's frame type or a `zot rpc` command that is not in
+ * its dispatch table is logged the first time it comes, for at most this
+ * many distinct types per runtime or client (zot-unknown-types.h); the
+ * rest go unlogged. */
+#define ZOT_UNKNOWN_TYPES_LOGGED           8
 /* Folders the recent projects list keeps; opening one more drops the
  * oldest. */
 #define ZOT_RECENT_PROJECTS_MAX            20

@@ -484,18 +484,18 @@ static const ZotExtensionIncomingFrame incoming_frames[] = {
 #define EVENT_STATES RUNNING
 
 static const ZotExtensionOutgoingFrame outgoing_frames[] = {
-  { "hello_ack",       IN (STARTING),               ZOT_FRAME_REQUEST },
-  { "command_invoked", RUNNING,                     ZOT_FRAME_REQUEST },
-  { "tool_call",       RUNNING,                     ZOT_FRAME_REQUEST },
-  { "event_intercept", RUNNING,                     ZOT_FRAME_REQUEST },
-  { "event",           EVENT_STATES,                ZOT_FRAME_NONE },
-  { "tool_cancel",     RUNNING,                     ZOT_FRAME_NONE },
-  { "tool_result",     RUNNING,                     ZOT_FRAME_NONE },
-  { "panel_key",       RUNNING,                     ZOT_FRAME_NONE },
-  { "panel_resize",    RUNNING,                     ZOT_FRAME_NONE },
-  { "panel_close",     RUNNING,                     ZOT_FRAME_NONE },
-  { "panel_event",     RUNNING,                     ZOT_FRAME_NONE },
-  { "shutdown",        IN (STOPPING) | IN (FAILED), ZOT_FRAME_NONE },
+  { "hello_ack",       IN (STARTING),               ZOT_FRAME_REQUEST, NULL },
+  { "command_invoked", RUNNING,                     ZOT_FRAME_REQUEST, "command_response" },
+  { "tool_call",       RUNNING,                     ZOT_FRAME_REQUEST, "tool_result" },
+  { "event_intercept", RUNNING,                     ZOT_FRAME_REQUEST, "event_intercept_response" },
+  { "event",           EVENT_STATES,                ZOT_FRAME_NONE,    NULL },
+  { "tool_cancel",     RUNNING,                     ZOT_FRAME_NONE,    NULL },
+  { "tool_result",     RUNNING,                     ZOT_FRAME_NONE,    NULL },
+  { "panel_key",       RUNNING,                     ZOT_FRAME_NONE,    NULL },
+  { "panel_resize",    RUNNING,                     ZOT_FRAME_NONE,    NULL },
+  { "panel_close",     RUNNING,                     ZOT_FRAME_NONE,    NULL },
+  { "panel_event",     RUNNING,                     ZOT_FRAME_NONE,    NULL },
+  { "shutdown",        IN (STOPPING) | IN (FAILED), ZOT_FRAME_NONE,    NULL },
 };
 
 const ZotExtensionIncomingFrame *
@@ -510,6 +510,33 @@ _zot_extension_outgoing_frames (guint *n_frames)
 {
   *n_frames = G_N_ELEMENTS (outgoing_frames);
   return outgoing_frames;
+}
+
+/**
+ * zot_extension_get_request_types:
+ *
+ * The frames the host sends that an extension answers, with a frame of
+ * the same "id": what a trace of the traffic can time.
+ *
+ * Returns: (transfer none) (array zero-terminated=1): their types
+ */
+const char * const *
+zot_extension_get_request_types (void)
+{
+  static const char **types;
+
+  if (g_once_init_enter (&types))
+    {
+      GPtrArray *found = g_ptr_array_new ();
+
+      for (guint i = 0; i < G_N_ELEMENTS (outgoing_frames); i++)
+        if (outgoing_frames[i].answer != NULL)
+          g_ptr_array_add (found, (gpointer) outgoing_frames[i].type);
+      g_ptr_array_add (found, NULL);
+      g_once_init_leave (&types, (const char **) g_ptr_array_free (found, FALSE));
+    }
+
+  return types;
 }
 
 static gboolean

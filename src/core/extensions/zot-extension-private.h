@@ -144,6 +144,9 @@ typedef struct
   const char    *type;
   guint          states;
   ZotFrameFlags  flags;
+  /* The incoming type that answers it with the same "id"; NULL when
+   * nothing does. */
+  const char    *answer;
 } ZotExtensionOutgoingFrame;
 
 const ZotExtensionIncomingFrame *_zot_extension_incoming_frames (guint *n_frames);

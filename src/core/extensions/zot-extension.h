@@ -110,6 +110,7 @@ void               zot_extension_set_trace           (ZotExtension         *self
 
 const char        *zot_extension_state_to_string     (ZotExtensionState     state);
 guint              zot_lifecycle_event_id            (const char           *name);
+const char * const *zot_extension_get_request_types  (void);
 
 GPtrArray         *zot_extension_get_tools           (ZotExtension         *self);
 GPtrArray         *zot_extension_get_problems        (ZotExtension         *self);
