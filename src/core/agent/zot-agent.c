@@ -234,40 +234,97 @@ zot_agent_class_init (ZotAgentClass *klass)
 
   g_object_class_install_properties (object_class, ZOT_AGENT_N_PROPS, _zot_agent_properties);
 
+  /**
+   * ZotAgent::user-message:
+   * @self: the agent
+   * @message: the user message (`role`, `content`, `time`, and
+   *   `origin_extension` when an extension submitted the prompt)
+   *
+   * A run's prompt becomes the conversation's next user message: emitted
+   * just before it is appended to the session, so a view can show it at
+   * once. Handlers must not change @message.
+   */
   _zot_agent_signals [ZOT_AGENT_USER_MESSAGE] =
     g_signal_new ("user-message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, JSON_TYPE_OBJECT);
+  /**
+   * ZotAgent::turn-start:
+   * @self: the agent
+   * @step: the step of the run, from 1
+   *
+   * A model turn of a run begins, after the `turn_start` event went to
+   * the extensions and before the system prompt is prepared and the
+   * model called.
+   */
   _zot_agent_signals [ZOT_AGENT_TURN_START] =
     g_signal_new ("turn-start", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_UINT);
+  /**
+   * ZotAgent::assistant-start:
+   * @self: the agent
+   *
+   * The model is called: ::text-delta may follow. A view opens the
+   * assistant's row here.
+   */
   _zot_agent_signals [ZOT_AGENT_ASSISTANT_START] =
     g_signal_new ("assistant-start", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
+  /**
+   * ZotAgent::text-delta:
+   * @self: the agent
+   * @delta: the next piece of the assistant's text, as the provider
+   *   streams it; copy it to keep it
+   *
+   * Only during a run. What is shown in the end is the message of
+   * ::assistant-message, which an `assistant_message` interceptor may
+   * have rewritten or suppressed.
+   */
   _zot_agent_signals [ZOT_AGENT_TEXT_DELTA] =
     g_signal_new ("text-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
   /**
    * ZotAgent::tool-call:
+   * @self: the agent
    * @id: the transcript's tool call id
    * @name: the tool
    * @args: the arguments as the model gave them (`{}` when unparsable)
+   *
+   * A tool call of the conversation is announced, before it is checked,
+   * intercepted, approved and run: the model's calls after its turn ended
+   * (every call of the batch before any runs), a call an extension's
+   * `tool_prompt` made on the model's behalf, or a call of the step a
+   * continuous conversation stopped in, when it resumes. ::tool-result
+   * ends each one.
    */
   _zot_agent_signals [ZOT_AGENT_TOOL_CALL] =
     g_signal_new ("tool-call", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, JSON_TYPE_OBJECT);
+  /**
+   * ZotAgent::tool-result:
+   * @self: the agent
+   * @id: the id ::tool-call announced
+   * @name: the tool
+   * @result: how it ended: its outcome (completed, failed, blocked,
+   *   cancelled or timed out) and the content the model is given
+   *
+   * A tool call of the conversation ended, whether it ran or not, after
+   * the `tool_result` event went to the extensions.
+   */
   _zot_agent_signals [ZOT_AGENT_TOOL_RESULT] =
     g_signal_new ("tool-result", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, ZOT_TYPE_TOOL_RESULT);
   /**
    * ZotAgent::extension-call:
+   * @self: the agent
    * @tool_id: the call's lifecycle id
    * @parent_id: (nullable): the lifecycle id of the call it was asked from
    * @name: the tool
    * @args: the arguments the extension gave
    * @origin_extension: the extension that asked
    *
-   * An extension asked for a tool call (call_tool). It is not part of the
-   * conversation: the model never sees it.
+   * An extension asked for a tool call (`call_tool`). It is not part of
+   * the conversation: the model never sees it. ::extension-call-result
+   * ends it.
    */
   _zot_agent_signals [ZOT_AGENT_EXTENSION_CALL] =
     g_signal_new ("extension-call", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -275,35 +332,80 @@ zot_agent_class_init (ZotAgentClass *klass)
                   G_TYPE_STRING);
   /**
    * ZotAgent::extension-call-result:
+   * @self: the agent
+   * @tool_id: the id ::extension-call announced
+   * @name: the tool
+   * @result: how it ended, as for ::tool-result
    *
-   * The call ::extension-call announced has ended.
+   * The call ::extension-call announced has ended, whether it ran or not.
    */
   _zot_agent_signals [ZOT_AGENT_EXTENSION_CALL_RESULT] =
     g_signal_new ("extension-call-result", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, ZOT_TYPE_TOOL_RESULT);
+  /**
+   * ZotAgent::assistant-message:
+   * @self: the agent
+   * @message: the assistant message as the user is to see it
+   *
+   * The model's turn is in the session and past the `assistant_message`
+   * interceptors: @message is the stored one, or a copy with the text an
+   * interceptor rewrote (the session keeps the original). Not emitted when
+   * an interceptor suppressed it. Its tool calls follow as ::tool-call.
+   */
   _zot_agent_signals [ZOT_AGENT_ASSISTANT_MESSAGE] =
     g_signal_new ("assistant-message", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, JSON_TYPE_OBJECT);
+  /**
+   * ZotAgent::usage:
+   * @self: the agent
+   * @input_tokens: what the model read in this turn, or -1 when it did not
+   *   say
+   * @output_tokens: what it wrote in this turn, or -1 when it did not say
+   *
+   * After every model turn of a run, shown or suppressed, once
+   * #ZotAgent:usage holds the turn: read it for the sums and the cost.
+   */
   _zot_agent_signals [ZOT_AGENT_USAGE] =
     g_signal_new ("usage", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_INT64, G_TYPE_INT64);
   /**
    * ZotAgent::turn-end:
+   * @self: the agent
    * @stop: "end_turn", "tool_use", "length", "error", "aborted" or "max_steps"
+   *   (the provider's stop reason when the model ended the turn)
    * @error: (nullable): what went wrong
+   *
+   * Emitted after the `turn_end` event went to the extensions. The model's
+   * answer ends its turn with the provider's stop reason ("tool_use" when
+   * it asked for tools, which run next). A run that fails or is aborted
+   * says so with "error" or "aborted" wherever it was, so that may follow
+   * a "tool_use" of the same step or come between steps; one that reaches
+   * the step limit ends with "max_steps" instead of a new ::turn-start.
    */
   _zot_agent_signals [ZOT_AGENT_TURN_END] =
     g_signal_new ("turn-end", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  /**
+   * ZotAgent::warning:
+   * @self: the agent
+   * @message: one line for the user
+   *
+   * Room for a warning of the agent's own; nothing emits it at present.
+   * What a run has to warn of comes from #ZotExtensionManager::warning
+   * and the host's ::warning.
+   */
   _zot_agent_signals [ZOT_AGENT_WARNING] =
     g_signal_new ("warning", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING);
   /**
    * ZotAgent::tool-progress:
+   * @self: the agent
    * @id: the transcript's tool call id
-   * @text: one line of progress (the bash tool: a line of its output)
+   * @text: one line of progress (the bash tool: a line of its output);
+   *   copy it to keep it
    *
-   * A running tool call of the conversation reported progress.
+   * A running tool call of the conversation reported progress, between
+   * its ::tool-call and its ::tool-result.
    */
   _zot_agent_signals [ZOT_AGENT_TOOL_PROGRESS] =
     g_signal_new ("tool-progress", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -311,19 +413,26 @@ zot_agent_class_init (ZotAgentClass *klass)
                   G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
   /**
    * ZotAgent::compaction-start:
+   * @self: the agent
    *
-   * A compaction begins (one with nothing to summarise starts and ends
-   * too).
+   * A compaction begins, before `pre_compact` goes to the extensions (one
+   * with nothing to summarise starts and ends too). Not emitted when
+   * zot_agent_compact_async() is refused because a run or a compaction
+   * is in progress. ::compaction-end follows.
    */
   _zot_agent_signals [ZOT_AGENT_COMPACTION_START] =
     g_signal_new ("compaction-start", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
   /**
    * ZotAgent::compaction-end:
+   * @self: the agent
    * @stop: "end_turn", "error" or "aborted"
    * @error: (nullable): what went wrong
    * @summary: (nullable): the summary that replaced the transcript; ""
    *   when there was nothing to compact, %NULL when it failed
+   *
+   * The compaction ::compaction-start announced is over: the agent may
+   * run or compact again.
    */
   _zot_agent_signals [ZOT_AGENT_COMPACTION_END] =
     g_signal_new ("compaction-end", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,

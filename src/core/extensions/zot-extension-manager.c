@@ -377,9 +377,11 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
   /**
    * ZotExtensionManager:policy:
    *
-   * Whether tool calls that need approval ask the user ("ask") or run
-   * at once ("yolo"). Only the user changes it: no frame an extension
-   * sends can.
+   * Whether tool calls that need approval ask the user (%ZOT_APPROVAL_POLICY_ASK,
+   * through #ZotExtensionManager::approval-requested) or run at once
+   * (%ZOT_APPROVAL_POLICY_YOLO). Only the user changes it (the preferences,
+   * `/yolo`, the window's toggle): no frame an extension sends can. It
+   * matters in interactive hosts only; headless ones never ask.
    */
   _zot_manager_properties [ZOT_MANAGER_PROP_POLICY] =
     g_param_spec_enum ("policy", NULL, NULL,
@@ -389,20 +391,49 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::note-added:
-   * @extension: who pushed it
-   * @level: "info", "success", "warn" or "error"
-   * @message: the note
+   * @self: the manager
+   * @extension: who sent the note
+   * @level: "info", "success", "warn" or "error"; an unknown or missing
+   *   level arrives as "info"
+   * @message: the note, as the extension wrote it
+   *
+   * An extension sent `notify` (PROTOCOL.md §8). The manager keeps no copy:
+   * a view shows it now (the notes list, a toast, the transcript, stderr
+   * in headless modes) or never. A `notify` without a message is logged
+   * and not emitted.
    */
   _zot_manager_signals[ZOT_MANAGER_NOTE_ADDED] =
     g_signal_new ("note-added",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, ZOT_TYPE_EXTENSION, G_TYPE_STRING, G_TYPE_STRING);
 
+  /**
+   * ZotExtensionManager::notes-cleared:
+   * @self: the manager
+   * @extension: who sent `clear_notes`
+   *
+   * The extension withdrew the notes it sent so far (PROTOCOL.md §8): a
+   * view that lists notes drops those of @extension. Other extensions'
+   * notes stay.
+   */
   _zot_manager_signals[ZOT_MANAGER_NOTES_CLEARED] =
     g_signal_new ("notes-cleared",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, ZOT_TYPE_EXTENSION);
 
+  /**
+   * ZotExtensionManager::extension-state-changed:
+   * @self: the manager
+   * @extension: the extension whose #ZotExtension:state changed
+   *
+   * Emitted on every change of an extension's state, after the manager
+   * has acted on it: command routes are resolved again, and an extension
+   * that is stopping, exited or failed has had its panels closed and the
+   * calls it was running cancelled. #ZotExtensionManager::tools-changed
+   * follows. An extension that replaces another in the list (a reload)
+   * shows up as #GListModel::items-changed instead, then with the states
+   * of the new one.
+   */
   _zot_manager_signals[ZOT_MANAGER_EXTENSION_STATE_CHANGED] =
     g_signal_new ("extension-state-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -410,8 +441,18 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::extension-crashed:
+   * @self: the manager
    * @extension: the extension that stopped unexpectedly
-   * @message: what happened, with the log path
+   * @message: for the user: its name, how its process ended and the path
+   *   of its log; the same text as its #ZotExtension:last-error
+   *
+   * A ready extension stopped without the host asking it to: its process
+   * ended, closed its output but kept running, or broke its channel. By
+   * then it is %ZOT_EXTENSION_STATE_FAILED (so ::extension-state-changed
+   * came first) and its pending requests have failed. An end before it
+   * was ready (`ready`, or the registration deadline) is a
+   * #ZotExtensionManager::load-failed instead; a stop the host asked for
+   * is neither.
    */
   _zot_manager_signals[ZOT_MANAGER_EXTENSION_CRASHED] =
     g_signal_new ("extension-crashed",
@@ -420,15 +461,34 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::load-failed:
+   * @self: the manager
    * @path: the extension directory
-   * @message: why it did not load
+   * @message: why it did not load, for the user
    * @log_path: (nullable): its stderr log, when it got as far as having one
+   *
+   * An extension directory did not load: its manifest could not be read
+   * or was invalid (@log_path is %NULL then), or its process failed to
+   * start or to finish the handshake. Emitted by
+   * zot_extension_manager_load_async() and by a reload of one extension;
+   * an extension stopped while it was starting is no failure and is not
+   * reported.
    */
   _zot_manager_signals[ZOT_MANAGER_LOAD_FAILED] =
     g_signal_new ("load-failed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 3, G_TYPE_STRING, G_TYPE_STRING, G_TYPE_STRING);
 
+  /**
+   * ZotExtensionManager::commands-changed:
+   * @self: the manager
+   *
+   * The extension commands may have changed: the routes were resolved
+   * again (conflicts decided by load order) after the list of extensions,
+   * a state or a ready extension's registrations changed. Emitted often
+   * and not only on a real change: a view reads the commands again with
+   * zot_extension_manager_lookup_command() and the like, and may show a
+   * command conflict in the extension's row.
+   */
   _zot_manager_signals[ZOT_MANAGER_COMMANDS_CHANGED] =
     g_signal_new ("commands-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -436,11 +496,16 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::frame-traffic:
+   * @self: the manager
    * @extension: whose frame
-   * @direction: a #ZotFrameDirection
-   * @line: the raw line
+   * @direction: a #ZotFrameDirection: a line read from the extension, or
+   *   one queued for it
+   * @line: the raw line, without its newline
    *
-   * Emitted only after zot_extension_manager_set_trace_traffic().
+   * Every line between the host and an extension, for the inspector's
+   * trace. Emitted only after zot_extension_manager_set_trace_traffic()
+   * turned it on, so that a host without an inspector pays nothing for it.
+   * A handler that keeps @line copies it.
    */
   _zot_manager_signals[ZOT_MANAGER_FRAME_TRAFFIC] =
     g_signal_new ("frame-traffic",
@@ -449,10 +514,15 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::lifecycle-event:
-   * @name: the event name
-   * @frame: the whole `event` frame, with its sequence
+   * @self: the manager
+   * @name: the event name (PROTOCOL.md §6)
+   * @frame: the whole `event` frame, with its sequence, session id and cwd
    *
-   * Every event as it is emitted, whether or not an extension subscribed.
+   * Every event zot_extension_manager_emit_event() numbers, after it was
+   * queued for the extensions subscribed to it, whether or not any did:
+   * the inspector's event list, and tests, watch the agent through it.
+   * The frame is only built while a handler is connected. Handlers must
+   * not change @frame.
    */
   _zot_manager_signals[ZOT_MANAGER_LIFECYCLE_EVENT] =
     g_signal_new ("lifecycle-event",
@@ -461,14 +531,29 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::panel-opened:
+   * @self: the manager
    * @extension: the owner
-   * @panel: the new panel
+   * @panel: the new panel, in zot_extension_manager_list_panels() already
+   *
+   * An extension opened a panel with an id it has no panel open by
+   * (PROTOCOL.md §10), with `open_panel` on its own or as a command's
+   * answer. A view gives it a page; the panel's own signals tell the rest.
    */
   _zot_manager_signals[ZOT_MANAGER_PANEL_OPENED] =
     g_signal_new ("panel-opened",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, ZOT_TYPE_PANEL);
 
+  /**
+   * ZotExtensionManager::panel-updated:
+   * @self: the manager
+   * @extension: the owner
+   * @panel: the panel, with its new content already
+   *
+   * An open panel changed: the extension sent `open_panel` again with its
+   * id, or `panel_render`. A view that has no page for @panel (it came
+   * late) may open one now; one that has redraws from #ZotPanel::updated.
+   */
   _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED] =
     g_signal_new ("panel-updated",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -476,8 +561,15 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::panel-closed:
+   * @self: the manager
    * @extension: (nullable): the owner, while it exists
    * @panel: the panel, closed from either side
+   *
+   * A panel closed: the user closed it (zot_panel_close()), the extension
+   * sent `panel_close`, or the extension stopped. Emitted from the
+   * manager's handler of #ZotPanel::closed, which carries the reason, so
+   * possibly before other handlers of that signal ran; the panel is no
+   * longer in zot_extension_manager_list_panels().
    */
   _zot_manager_signals[ZOT_MANAGER_PANEL_CLOSED] =
     g_signal_new ("panel-closed",
@@ -486,15 +578,19 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::panel-waiting:
+   * @self: the manager
    * @extension: the owner
    * @panel: the panel the user is expected in
    * @tool_id: the lifecycle `tool_id` of the interactive tool call that
    *   waits (the transcript's tool row)
    *
-   * An extension with an interactive tool call running opened a panel: the
-   * call waits for the user there. The transcript can say so on the tool's
-   * row and jump to the panel with `win.show-panel` and
+   * An extension with an interactive tool call running opened a panel
+   * with `open_panel` (the call its `tool_call_id` names, else the newest
+   * one): the call waits for the user there. The transcript can say so on
+   * the tool's row and jump to the panel with `win.show-panel` and
    * zot_panel_get_key(). #ZotPanel:waiting-tool-id holds the same id.
+   * Emitted after ::panel-opened or ::panel-updated, and not again while
+   * the panel waits for the same call.
    */
   _zot_manager_signals[ZOT_MANAGER_PANEL_WAITING] =
     g_signal_new ("panel-waiting",
@@ -503,8 +599,13 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::tools-changed:
+   * @self: the manager
    *
-   * The set of extension tools may have changed: rebuild registries.
+   * The set of extension tools may have changed: a ready extension
+   * registered a tool, a command or a subscription, or an extension's
+   * state changed. The host rebuilds its tool registry from
+   * zot_extension_manager_list_tools(); like ::commands-changed, it is
+   * emitted more often than the set changes.
    */
   _zot_manager_signals[ZOT_MANAGER_TOOLS_CHANGED] =
     g_signal_new ("tools-changed",
@@ -513,8 +614,16 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::warning:
-   * @extension: (nullable): whose doing
-   * @message: for the user: a hook that failed, a prompt kept
+   * @self: the manager
+   * @extension: whose hook it was
+   * @message: one translated line for the user
+   *
+   * Something an extension was trusted with did not happen, and the run
+   * went on without it: an interceptor of `tool_call` or `tool_result`
+   * that is gone (said once until the extension is ready again), or a
+   * `before_agent_start` that failed or answered badly, so the system
+   * prompt was kept. The same line is in the extension's log. Views show
+   * it (the transcript, stderr in headless modes).
    */
   _zot_manager_signals[ZOT_MANAGER_WARNING] =
     g_signal_new ("warning",
@@ -523,9 +632,20 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::approval-requested:
-   * @approval: the question; resolve it once
+   * @self: the manager
+   * @approval: the question; resolve it once, with zot_approval_resolve()
    *
-   * Returns: %TRUE when a view took the question
+   * A tool call waits for the user's yes or no: the host is interactive,
+   * #ZotExtensionManager:policy is "ask", the tool needs approval and no
+   * earlier answer covers it. `tool_confirmation_requested` went to the
+   * extensions just before. The call runs or not when @approval is
+   * resolved, from this handler or later; a run cancelled meanwhile ends
+   * the wait without it. Not emitted when no handler is connected: the
+   * call is denied then.
+   *
+   * Returns: %TRUE when a handler took the question and will resolve it;
+   *   when none did and it is still unresolved, the call is denied
+   *   because no one is there to confirm it
    */
   _zot_manager_signals[ZOT_MANAGER_APPROVAL_REQUESTED] =
     g_signal_new ("approval-requested",
@@ -535,6 +655,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::submit-requested:
+   * @self: the manager
    * @extension: who sent `submit`
    * @text: the prompt, non-empty
    *
@@ -556,6 +677,7 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
 
   /**
    * ZotExtensionManager::submit-slash-requested:
+   * @self: the manager
    * @extension: who sent `submit_slash`
    * @command: "/name args": an extension command (never a built-in one),
    *   with the spelling it was registered with
@@ -565,7 +687,8 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
    * view that takes it calls zot_extension_manager_submit_done() once the
    * command is over, with the model run its `prompt` answer started, if
    * any; until then the extension's next `submit` or `submit_slash` is
-   * refused, so a burst of them cannot start a model run each.
+   * refused, so a burst of them cannot start a model run each. Not emitted
+   * for a `submit_slash` that is refused (a built-in or unknown command).
    *
    * Returns: %TRUE when a view took it; otherwise it is logged and ignored
    */

@@ -767,12 +767,28 @@ zot_extension_class_init (ZotExtensionClass *klass)
   object_class->finalize = zot_extension_finalize;
   object_class->get_property = zot_extension_get_property;
 
+  /**
+   * ZotExtension:state:
+   *
+   * Where the extension is in its life, a #ZotExtensionState (held as an
+   * int): starting, registering, ready, stopping, then exited or failed;
+   * or disabled from the start. The manager re-routes commands, closes
+   * panels and cancels calls on each change.
+   */
   properties [PROP_STATE] =
     g_param_spec_int ("state", NULL, NULL,
                       ZOT_EXTENSION_STATE_DISABLED, ZOT_EXTENSION_STATE_FAILED,
                       ZOT_EXTENSION_STATE_STARTING,
                       (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
+  /**
+   * ZotExtension:last-error: (nullable)
+   *
+   * Why the extension failed, for the user, with the path of its log where
+   * it has one: it could not be spawned, its handshake failed, or it
+   * crashed. %NULL until then; a reload makes a new extension, so it is
+   * never cleared.
+   */
   properties [PROP_LAST_ERROR] =
     g_param_spec_string ("last-error", NULL, NULL,
                          NULL,
@@ -780,21 +796,60 @@ zot_extension_class_init (ZotExtensionClass *klass)
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  /**
+   * ZotExtension::notify-received:
+   * @self: the extension
+   * @level: "info", "success", "warn" or "error"; an unknown or missing
+   *   level arrives as "info"
+   * @message: the note
+   *
+   * The extension sent `notify` (PROTOCOL.md §8). The manager passes it on
+   * as #ZotExtensionManager::note-added.
+   */
   _zot_extension_signals[ZOT_EXTENSION_SIGNAL_NOTIFY_RECEIVED] =
     g_signal_new ("notify-received",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
 
+  /**
+   * ZotExtension::notes-cleared:
+   * @self: the extension
+   *
+   * The extension sent `clear_notes`; the manager passes it on as
+   * #ZotExtensionManager::notes-cleared.
+   */
   _zot_extension_signals[ZOT_EXTENSION_SIGNAL_NOTES_CLEARED] =
     g_signal_new ("notes-cleared",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
 
+  /**
+   * ZotExtension::registration-changed:
+   * @self: the extension
+   *
+   * The extension registered a command, a tool (or sent a tool it got
+   * wrong, now among its problems) or subscribed to events. The manager
+   * resolves command routes again and emits
+   * #ZotExtensionManager::tools-changed when the extension is ready;
+   * registrations before `ready` count when it becomes ready.
+   */
   _zot_extension_signals[ZOT_EXTENSION_SIGNAL_REGISTRATION_CHANGED] =
     g_signal_new ("registration-changed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 0);
 
+  /**
+   * ZotExtension::crashed:
+   * @self: the extension
+   * @message: for the user: the name, how the process ended and the log's
+   *   path, as in #ZotExtension:last-error
+   *
+   * The extension stopped after it was ready, without the host asking:
+   * its process ended, closed its output but kept running, or broke its
+   * channel. It is %ZOT_EXTENSION_STATE_FAILED already and its pending
+   * requests have failed. The manager passes it on as
+   * #ZotExtensionManager::extension-crashed.
+   */
   _zot_extension_signals[ZOT_EXTENSION_SIGNAL_CRASHED] =
     g_signal_new ("crashed",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
@@ -802,9 +857,16 @@ zot_extension_class_init (ZotExtensionClass *klass)
 
   /**
    * ZotExtension::unhandled-frame:
+   * @self: the extension
    * @frame: a frame this object does not handle itself
    *
-   * Returns: %TRUE when a handler took the frame
+   * A frame that belongs to the manager (panels, `call_tool`, `submit`
+   * and the like, in the states that take them) or whose type is unknown
+   * here (in any state after `hello`). Handlers must not keep @frame past
+   * the emission.
+   *
+   * Returns: %TRUE when a handler took the frame; otherwise it counts as
+   *   an unknown type and is logged, a burst at a time
    */
   _zot_extension_signals[ZOT_EXTENSION_SIGNAL_UNHANDLED_FRAME] =
     g_signal_new ("unhandled-frame",
@@ -812,6 +874,16 @@ zot_extension_class_init (ZotExtensionClass *klass)
                   g_signal_accumulator_true_handled, NULL, NULL,
                   G_TYPE_BOOLEAN, 1, JSON_TYPE_OBJECT | G_SIGNAL_TYPE_STATIC_SCOPE);
 
+  /**
+   * ZotExtension::traffic:
+   * @self: the extension
+   * @direction: a #ZotFrameDirection
+   * @line: the raw line, without its newline; copy it to keep it
+   *
+   * Every line read from the extension or queued for it, while
+   * zot_extension_set_trace() has tracing on. The manager passes it on as
+   * #ZotExtensionManager::frame-traffic.
+   */
   _zot_extension_signals[ZOT_EXTENSION_SIGNAL_TRAFFIC] =
     g_signal_new ("traffic",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
