@@ -4,8 +4,7 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
+#include "zot-completion-row.h"
 #include "zot-prompt-editor-private.h"
 
 gboolean
@@ -57,46 +56,6 @@ get_completion_prefix (ZotPromptEditor *self)
   return gtk_text_buffer_get_text (self->buffer, &start, &cursor, FALSE);
 }
 
-static GtkWidget *
-completion_row_new (ZotCommandInfo *info)
-{
-  g_autofree char *title = g_strconcat ("/", info->name, NULL);
-  GtkWidget *row = gtk_list_box_row_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  GtkWidget *name = gtk_label_new (title);
-  GtkWidget *description = gtk_label_new (info->description ? info->description : "");
-  GtkWidget *source;
-
-  gtk_label_set_xalign (GTK_LABEL (name), 0.0);
-  gtk_widget_add_css_class (name, "heading");
-  gtk_widget_add_css_class (name, "command-name");
-  gtk_box_append (GTK_BOX (box), name);
-
-  gtk_label_set_xalign (GTK_LABEL (description), 0.0);
-  gtk_label_set_ellipsize (GTK_LABEL (description), PANGO_ELLIPSIZE_END);
-  gtk_label_set_max_width_chars (GTK_LABEL (description), 40);
-  gtk_widget_set_hexpand (description, TRUE);
-  gtk_widget_add_css_class (description, "dim-label");
-  gtk_widget_add_css_class (description, "command-description");
-  gtk_box_append (GTK_BOX (box), description);
-
-  source = gtk_label_new (info->extension != NULL ? zot_extension_get_name (info->extension)
-                                                  /* Translators: a command's source: the app,
-                                                   * not an extension */
-                                                  : _("built-in"));
-  gtk_label_set_xalign (GTK_LABEL (source), 1.0);
-  gtk_widget_add_css_class (source, "caption");
-  gtk_widget_add_css_class (source, "dim-label");
-  gtk_widget_add_css_class (source, "command-source");
-  gtk_box_append (GTK_BOX (box), source);
-
-  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
-  gtk_widget_set_focusable (row, FALSE);
-  g_object_set_data_full (G_OBJECT (row), "zot-command", g_strdup (info->name), g_free);
-
-  return row;
-}
-
 static void
 clear_completion_rows (ZotPromptEditor *self)
 {
@@ -131,7 +90,7 @@ _zot_prompt_editor_update_completion (ZotPromptEditor *self)
       if (!g_str_has_prefix (name, folded))
         continue;
 
-      gtk_list_box_append (self->completion_list, completion_row_new (info));
+      gtk_list_box_append (self->completion_list, zot_completion_row_new (info));
       n_matches++;
     }
 
@@ -209,7 +168,7 @@ _zot_prompt_editor_accept_completion (ZotPromptEditor *self,
       return;
     }
 
-  name = g_object_get_data (G_OBJECT (row), "zot-command");
+  name = zot_completion_row_get_name (ZOT_COMPLETION_ROW (row));
   if (name == NULL || !get_command_word (self, &start, &word_end))
     {
       _zot_prompt_editor_hide_completion (self);
@@ -266,7 +225,7 @@ _zot_prompt_editor_dup_completions (ZotPromptEditor *self)
   g_return_val_if_fail (ZOT_IS_PROMPT_EDITOR (self), NULL);
 
   for (int i = 0; (row = gtk_list_box_get_row_at_index (self->completion_list, i)) != NULL; i++)
-    g_strv_builder_add (builder, g_object_get_data (G_OBJECT (row), "zot-command"));
+    g_strv_builder_add (builder, zot_completion_row_get_name (ZOT_COMPLETION_ROW (row)));
 
   return g_strv_builder_end (builder);
 }
@@ -279,5 +238,5 @@ _zot_prompt_editor_dup_selected_completion (ZotPromptEditor *self)
   g_return_val_if_fail (ZOT_IS_PROMPT_EDITOR (self), NULL);
 
   row = gtk_list_box_get_selected_row (self->completion_list);
-  return row != NULL ? g_strdup (g_object_get_data (G_OBJECT (row), "zot-command")) : NULL;
+  return row != NULL ? g_strdup (zot_completion_row_get_name (ZOT_COMPLETION_ROW (row))) : NULL;
 }
