@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "zot-application.h"
+#include "zot-conversation-row.h"
 #include "zot-conversation-sidebar.h"
 #include "zot-find-bar.h"
 #include "zot-gui-test-util.h"
@@ -518,6 +519,29 @@ not_current (gpointer data)
   return g_strcmp0 (current_path (wait->f), wait->path) != 0;
 }
 
+/* The sidebar's row that shows @path, with its title and caption. */
+static GtkWidget *
+row_of (Fixture    *f,
+        const char *path)
+{
+  g_autoptr(GPtrArray) rows = zot_test_find_widgets (GTK_WIDGET (sidebar (f)), ZOT_TYPE_CONVERSATION_ROW, NULL);
+
+  for (guint i = 0; i < rows->len; i++)
+    {
+      ZotConversation *conversation = zot_conversation_row_get_conversation (rows->pdata[i]);
+      g_autofree char *text = NULL;
+
+      if (conversation == NULL || g_strcmp0 (zot_conversation_get_path (conversation), path) != 0)
+        continue;
+      text = zot_test_widget_text (rows->pdata[i]);
+      g_assert_nonnull (strstr (text, zot_conversation_get_title (conversation)));
+      g_assert_nonnull (strstr (text, " · "));
+      return rows->pdata[i];
+    }
+
+  return NULL;
+}
+
 static guint
 position_of (Fixture    *f,
              const char *path)
@@ -559,6 +583,7 @@ test_sidebar (Fixture       *f,
   g_autofree char *beta = write_simple (f, "2024-01-02-beta", "Write the docs", "Docs beta reply mentioning zeppelins");
   g_autofree char *gamma = NULL;
   GtkWidget *list;
+  GtkWidget *gamma_row;
   TitleWait wait = { f, NULL, NULL };
 
   open_window (f, NULL);
@@ -615,6 +640,13 @@ test_sidebar (Fixture       *f,
   wait_for_shown (f, 2);
   g_assert_false (g_file_test (beta, G_FILE_TEST_EXISTS));
   g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "zeppelins"));
+
+  /* A row's menu trashes the conversation the row shows. */
+  gamma_row = row_of (f, gamma);
+  g_assert_nonnull (gamma_row);
+  g_assert_true (gtk_widget_activate_action (gamma_row, "row.trash", NULL));
+  wait_for_shown (f, 1);
+  g_assert_false (g_file_test (gamma, G_FILE_TEST_EXISTS));
 
   /* The sidebar can be hidden and shown again. */
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.toggle-sidebar", NULL));

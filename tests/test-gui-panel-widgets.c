@@ -12,6 +12,7 @@
 
 #include "zot-host.h"
 #include "zot-panel-list.h"
+#include "zot-panel-list-row.h"
 #include "zot-panel-pane.h"
 #include "zot-panel-pane-private.h"
 #include "zot-panel-view.h"
@@ -281,7 +282,9 @@ test_list_events (Fixture       *f,
 {
   g_autoptr(JsonObject) event = NULL;
   GtkWidget *list;
+  g_autoptr(GPtrArray) labels = NULL;
   GtkWidget *check;
+  GtkWidget *row;
   GtkWidget *trash;
 
   send_frame (f, "{\"type\":\"open_panel\",\"panel\":{\"id\":\"todo\",\"title\":\"To-do\",\"widgets\":["
@@ -294,6 +297,16 @@ test_list_events (Fixture       *f,
 
   check = zot_test_find_widget (list, GTK_TYPE_CHECK_BUTTON, NULL);
   g_assert_nonnull (check);
+  /* The row's widgets follow the row: a check box, no icon, no subtitle. */
+  g_assert_true (gtk_widget_get_visible (check));
+  g_assert_false (gtk_check_button_get_active (GTK_CHECK_BUTTON (check)));
+  row = zot_test_find_widget (list, ZOT_TYPE_PANEL_LIST_ROW, NULL);
+  g_assert_nonnull (row);
+  g_assert_false (gtk_widget_get_visible (zot_test_find_widget (row, GTK_TYPE_IMAGE, NULL)));
+  labels = zot_test_find_widgets (row, GTK_TYPE_LABEL, NULL);
+  g_assert_cmpuint (labels->len, ==, 2);
+  g_assert_cmpstr (gtk_label_get_text (labels->pdata[0]), ==, "Milk");
+  g_assert_false (gtk_widget_get_visible (labels->pdata[1]));
   gtk_check_button_set_active (GTK_CHECK_BUTTON (check), TRUE);
   event = wait_event (f, "items", "toggled");
   g_assert_cmpstr (zot_test_json_string_at (event, "value/row"), ==, "r1");

@@ -205,15 +205,18 @@ test_open_or_raise (Fixture       *f,
   g_assert_cmpuint (g_strv_length (after), ==, 0);
 }
 
-/* The start view lists the recent projects; choosing one opens it in its
- * own window and the start view goes. */
+/* The start view lists the recent projects, each with a button that
+ * forgets it; choosing one opens it in its own window and the start view
+ * goes. */
 static void
 test_start_view (Fixture       *f,
                  gconstpointer  data)
 {
   const char *recent[] = { f->beta, f->alpha, NULL };
   g_autoptr(GPtrArray) rows = NULL;
+  g_auto(GStrv) after = NULL;
   ZotProjectChooser *start_view;
+  GtkWidget *remove;
 
   g_settings_set_strv (f->settings, "recent-projects", recent);
   zot_application_show_projects (application);
@@ -226,7 +229,18 @@ test_start_view (Fixture       *f,
   g_assert_cmpstr (adw_preferences_row_get_title (rows->pdata[0]), ==, "beta");
   g_assert_cmpstr (adw_preferences_row_get_title (rows->pdata[1]), ==, "alpha");
 
-  g_signal_emit_by_name (rows->pdata[1], "activate");
+  /* A row's remove button forgets that project, and its row goes. */
+  remove = zot_test_find_widget (rows->pdata[0], GTK_TYPE_BUTTON, "flat");
+  g_assert_nonnull (remove);
+  g_signal_emit_by_name (remove, "clicked");
+  after = g_settings_get_strv (f->settings, "recent-projects");
+  g_assert_cmpstrv (after, ((const char *[]) { f->alpha, NULL }));
+  g_clear_pointer (&rows, g_ptr_array_unref);
+  rows = zot_test_find_widgets (GTK_WIDGET (start_view), ADW_TYPE_ACTION_ROW, NULL);
+  g_assert_cmpuint (rows->len, ==, 1);
+  g_assert_cmpstr (adw_preferences_row_get_title (rows->pdata[0]), ==, "alpha");
+
+  g_signal_emit_by_name (rows->pdata[0], "activate");
   zot_test_wait_until (project_open, f->alpha, 20000);
   g_assert_null (find_start_view ());
   g_assert_false (start_view_state ());

@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 #include <adwaita.h>
 
+#include "zot-conversation-row.h"
 #include "zot-conversation-sidebar.h"
 #include "zot-tooltip.h"
 
@@ -57,86 +58,15 @@ G_DEFINE_FINAL_TYPE (ZotConversationSidebar, zot_conversation_sidebar, GTK_TYPE_
 
 /* Rows */
 
-static char *
-format_time (gint64 modified)
-{
-  g_autoptr(GDateTime) when = g_date_time_new_from_unix_local (modified / G_USEC_PER_SEC);
-  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
-
-  if (when == NULL)
-    return g_strdup ("");
-  if (g_date_time_get_year (when) == g_date_time_get_year (now) &&
-      g_date_time_get_day_of_year (when) == g_date_time_get_day_of_year (now))
-    return g_date_time_format (when, "%H:%M");
-  if (g_date_time_get_year (when) == g_date_time_get_year (now))
-    /* Translators: a date in this year, as strftime(); e.g. "3 Mar" */
-    return g_date_time_format (when, _("%-d %b"));
-  /* Translators: a date in another year, as strftime(); e.g. "3 Mar 2023" */
-  return g_date_time_format (when, _("%-d %b %Y"));
-}
-
 static void
 on_factory_setup_cb (GtkSignalListItemFactory *factory,
                      GtkListItem              *list_item,
                      ZotConversationSidebar   *self)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *column = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-  GtkWidget *title = gtk_label_new (NULL);
-  GtkWidget *caption = gtk_label_new (NULL);
-  GtkWidget *menu_button = gtk_menu_button_new ();
+  GtkWidget *row = zot_conversation_row_new ();
 
-  gtk_label_set_xalign (GTK_LABEL (title), 0.0);
-  gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
-  gtk_label_set_xalign (GTK_LABEL (caption), 0.0);
-  gtk_widget_add_css_class (caption, "caption");
-  gtk_widget_add_css_class (caption, "dim-label");
-  gtk_widget_add_css_class (caption, "numeric");
-  gtk_widget_set_hexpand (column, TRUE);
-  gtk_box_append (GTK_BOX (column), title);
-  gtk_box_append (GTK_BOX (column), caption);
-
-  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (menu_button), "view-more-symbolic");
-  zot_tooltip_set (menu_button, _("Conversation Menu"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (menu_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Conversation Menu"), -1);
-  gtk_widget_set_valign (menu_button, GTK_ALIGN_CENTER);
-  gtk_widget_add_css_class (menu_button, "flat");
-
-  gtk_box_append (GTK_BOX (box), column);
-  gtk_box_append (GTK_BOX (box), menu_button);
-  gtk_widget_add_css_class (box, "conversation-row");
-  g_object_set_data (G_OBJECT (box), "title", title);
-  g_object_set_data (G_OBJECT (box), "caption", caption);
-  g_object_set_data (G_OBJECT (box), "menu-button", menu_button);
-  gtk_list_item_set_child (list_item, box);
-}
-
-static void
-on_factory_bind_cb (GtkSignalListItemFactory *factory,
-                    GtkListItem              *list_item,
-                    ZotConversationSidebar   *self)
-{
-  ZotConversation *conversation = gtk_list_item_get_item (list_item);
-  GtkWidget *box = gtk_list_item_get_child (list_item);
-  const char *title = zot_conversation_get_title (conversation);
-  g_autofree char *when = format_time (zot_conversation_get_modified (conversation));
-  g_autofree char *size = g_format_size (zot_conversation_get_size (conversation));
-  g_autofree char *caption = g_strdup_printf ("%s · %s", when, size);
-  g_autoptr(GMenu) menu = g_menu_new ();
-  g_autoptr(GMenuItem) rename = g_menu_item_new (_("_Rename…"), NULL);
-  g_autoptr(GMenuItem) trash = g_menu_item_new (_("Move to _Trash"), NULL);
-  const char *path = zot_conversation_get_path (conversation);
-
-  gtk_label_set_text (g_object_get_data (G_OBJECT (box), "title"), title ? title : _("Untitled conversation"));
-  gtk_label_set_text (g_object_get_data (G_OBJECT (box), "caption"), caption);
-  zot_tooltip_set (box, title);
-
-  g_menu_item_set_action_and_target_value (rename, "sidebar.rename", g_variant_new_string (path));
-  g_menu_item_set_action_and_target_value (trash, "sidebar.trash", g_variant_new_string (path));
-  g_menu_append_item (menu, rename);
-  g_menu_append_item (menu, trash);
-  gtk_menu_button_set_menu_model (g_object_get_data (G_OBJECT (box), "menu-button"), G_MENU_MODEL (menu));
+  g_object_bind_property (list_item, "item", row, "conversation", G_BINDING_SYNC_CREATE);
+  gtk_list_item_set_child (list_item, row);
 }
 
 /* Selection follows the open conversation, wherever it is in the list. */
@@ -320,16 +250,32 @@ trashed_cb (GObject      *object,
   g_signal_emit (self, signals [TRASHED], 0, path);
 }
 
-static void
-on_rename_response_cb (AdwMessageDialog       *dialog,
-                       const char             *response,
-                       ZotConversationSidebar *self)
+/* What the rename dialog's answer needs: its entry, the file it names. */
+typedef struct
 {
-  GtkEditable *entry = g_object_get_data (G_OBJECT (dialog), "entry");
-  const char *path = g_object_get_data (G_OBJECT (dialog), "path");
+  ZotConversationSidebar *self;
+  GtkEditable            *entry;
+  char                   *path;
+} Renaming;
 
+static void
+renaming_free (gpointer  data,
+               GClosure *closure)
+{
+  Renaming *renaming = data;
+
+  g_clear_object (&renaming->self);
+  g_free (renaming->path);
+  g_free (renaming);
+}
+
+static void
+on_rename_response_cb (AdwMessageDialog *dialog,
+                       const char       *response,
+                       Renaming         *renaming)
+{
   if (g_strcmp0 (response, "rename") == 0)
-    zot_conversation_sidebar_rename (self, path, gtk_editable_get_text (entry));
+    zot_conversation_sidebar_rename (renaming->self, renaming->path, gtk_editable_get_text (renaming->entry));
 }
 
 static void
@@ -343,6 +289,7 @@ rename_action (GtkWidget  *widget,
   GtkRoot *root = gtk_widget_get_root (widget);
   GtkWidget *dialog;
   GtkWidget *entry;
+  Renaming *renaming;
 
   if (conversation == NULL)
     return;
@@ -361,9 +308,11 @@ rename_action (GtkWidget  *widget,
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "rename", ADW_RESPONSE_SUGGESTED);
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "rename");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  g_object_set_data (G_OBJECT (dialog), "entry", entry);
-  g_object_set_data_full (G_OBJECT (dialog), "path", g_strdup (path), g_free);
-  g_signal_connect_object (dialog, "response", G_CALLBACK (on_rename_response_cb), self, 0);
+  renaming = g_new0 (Renaming, 1);
+  renaming->self = g_object_ref (self);
+  renaming->entry = GTK_EDITABLE (entry);
+  renaming->path = g_strdup (path);
+  g_signal_connect_data (dialog, "response", G_CALLBACK (on_rename_response_cb), renaming, renaming_free, 0);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -527,7 +476,6 @@ zot_conversation_sidebar_init (ZotConversationSidebar *self)
   g_signal_connect (self->filtered, "items-changed", G_CALLBACK (on_filtered_items_changed_cb), self);
 
   g_signal_connect (factory, "setup", G_CALLBACK (on_factory_setup_cb), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (on_factory_bind_cb), self);
   self->list_view = GTK_LIST_VIEW (gtk_list_view_new (GTK_SELECTION_MODEL (g_object_ref (self->selection)),
                                                       g_steal_pointer (&factory)));
   gtk_list_view_set_single_click_activate (self->list_view, TRUE);

@@ -9,7 +9,8 @@
  *
  * What the user does comes out as ::row-event with the protocol's event
  * and value: "activated" (the row id), "toggled" ({row, checked}) and
- * "button" ({row, button}).
+ * "button" ({row, button}); the rows (zot-panel-list-row.c) tell the list
+ * through its "panel-list.toggle" and "panel-list.button" actions.
  */
 #define G_LOG_DOMAIN "zot-panel"
 
@@ -18,8 +19,8 @@
 #include <glib/gi18n.h>
 
 #include "zot-panel-list.h"
+#include "zot-panel-list-row.h"
 #include "zot-panel-row-item.h"
-#include "zot-tooltip.h"
 
 struct _ZotPanelList
 {
@@ -30,7 +31,6 @@ struct _ZotPanelList
   GtkLabel          *placeholder;
   GtkScrolledWindow *scroller;
   GtkListView       *view;
-  guint              binding;
 };
 
 enum {
@@ -42,14 +42,6 @@ static guint signals [N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (ZotPanelList, zot_panel_list, GTK_TYPE_WIDGET)
 
-static ZotPanelRow *
-widget_row (GtkWidget *widget)
-{
-  ZotPanelRowItem *item = g_object_get_data (G_OBJECT (widget), "zot-row-item");
-
-  return item != NULL ? zot_panel_row_item_get_row (item) : NULL;
-}
-
 static void
 emit_row_event (ZotPanelList *self,
                 const char   *event,
@@ -59,198 +51,65 @@ emit_row_event (ZotPanelList *self,
 }
 
 static void
-on_check_toggled_cb (GtkCheckButton *check,
-                     ZotPanelList   *self)
+toggle_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
 {
-  ZotPanelRow *row = widget_row (gtk_widget_get_parent (GTK_WIDGET (check)));
-  g_autoptr(JsonBuilder) builder = NULL;
+  ZotPanelList *self = ZOT_PANEL_LIST (widget);
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) value = NULL;
+  const char *row_id;
+  gboolean checked;
 
-  if (self->binding > 0 || row == NULL)
-    return;
-
-  builder = json_builder_new ();
+  g_variant_get (parameter, "(&sb)", &row_id, &checked);
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "row");
-  json_builder_add_string_value (builder, row->id);
+  json_builder_add_string_value (builder, row_id);
   json_builder_set_member_name (builder, "checked");
-  json_builder_add_boolean_value (builder, gtk_check_button_get_active (check));
+  json_builder_add_boolean_value (builder, checked);
   json_builder_end_object (builder);
   value = json_builder_get_root (builder);
   emit_row_event (self, "toggled", value);
 }
 
 static void
-on_button_clicked_cb (GtkButton    *button,
-                      ZotPanelList *self)
+button_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
 {
-  GtkWidget *row_widget = gtk_widget_get_parent (gtk_widget_get_parent (GTK_WIDGET (button)));
-  ZotPanelRow *row = widget_row (row_widget);
-  g_autoptr(JsonBuilder) builder = NULL;
+  ZotPanelList *self = ZOT_PANEL_LIST (widget);
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) value = NULL;
+  const char *row_id;
+  const char *button_id;
 
-  if (row == NULL)
-    return;
-
-  builder = json_builder_new ();
+  g_variant_get (parameter, "(&s&s)", &row_id, &button_id);
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "row");
-  json_builder_add_string_value (builder, row->id);
+  json_builder_add_string_value (builder, row_id);
   json_builder_set_member_name (builder, "button");
-  json_builder_add_string_value (builder, g_object_get_data (G_OBJECT (button), "zot-button-id"));
+  json_builder_add_string_value (builder, button_id);
   json_builder_end_object (builder);
   value = json_builder_get_root (builder);
   emit_row_event (self, "button", value);
 }
 
-/* A row widget: [check] [icon] title/subtitle [buttons]. */
+/* The row widget follows the list item's item; whether the list view
+ * activates it follows the item's "activatable". */
 static void
 setup_cb (GtkSignalListItemFactory *factory,
           GtkListItem              *list_item,
           ZotPanelList             *self)
 {
-  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  GtkWidget *check = gtk_check_button_new ();
-  GtkWidget *icon = gtk_image_new ();
-  GtkWidget *labels = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-  GtkWidget *title = gtk_label_new (NULL);
-  GtkWidget *subtitle = gtk_label_new (NULL);
-  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *row = zot_panel_list_row_new ();
+  GtkExpression *item = gtk_property_expression_new (ZOT_TYPE_PANEL_LIST_ROW, NULL, "item");
+  GtkExpression *activatable = gtk_property_expression_new (ZOT_TYPE_PANEL_ROW_ITEM, item, "activatable");
 
-  gtk_widget_add_css_class (row, "panel-row");
-  gtk_widget_set_valign (check, GTK_ALIGN_CENTER);
-  g_signal_connect (check, "toggled", G_CALLBACK (on_check_toggled_cb), self);
-  gtk_widget_set_hexpand (labels, TRUE);
-  gtk_widget_set_valign (labels, GTK_ALIGN_CENTER);
-  /* One line each: rows of one height keep a long list cheap to scroll
-   * (no height-for-width per row); the tooltip shows a cut title. */
-  gtk_label_set_xalign (GTK_LABEL (title), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (title), PANGO_ELLIPSIZE_END);
-  gtk_label_set_xalign (GTK_LABEL (subtitle), 0);
-  gtk_label_set_ellipsize (GTK_LABEL (subtitle), PANGO_ELLIPSIZE_END);
-  gtk_widget_add_css_class (subtitle, "caption");
-  gtk_widget_add_css_class (subtitle, "dim-label");
-  gtk_widget_set_valign (buttons, GTK_ALIGN_CENTER);
-
-  gtk_box_append (GTK_BOX (labels), title);
-  gtk_box_append (GTK_BOX (labels), subtitle);
-  gtk_box_append (GTK_BOX (row), check);
-  gtk_box_append (GTK_BOX (row), icon);
-  gtk_box_append (GTK_BOX (row), labels);
-  gtk_box_append (GTK_BOX (row), buttons);
+  g_object_bind_property (list_item, "item", row, "item", G_BINDING_SYNC_CREATE);
+  /* Evaluated on the row: GTK 4.8 trips over an expression bound with the
+   * list item as both its object and its target. */
+  gtk_expression_bind (activatable, list_item, "activatable", row);
   gtk_list_item_set_child (list_item, row);
-}
-
-/* Rows are rebound often while a long list scrolls: the buttons of the
- * previous row are reused, and only their number changes the widgets. */
-static void
-bind_buttons (ZotPanelList *self,
-              GtkWidget    *box,
-              ZotPanelRow  *row)
-{
-  GtkWidget *button = gtk_widget_get_first_child (box);
-
-  for (guint i = 0; i < row->buttons->len; i++)
-    {
-      ZotPanelRowButton *spec = g_ptr_array_index (row->buttons, i);
-      g_autofree char *name = g_strdup_printf ("%s: %s", spec->label, row->title);
-
-      if (button == NULL)
-        {
-          button = gtk_button_new ();
-          gtk_widget_add_css_class (button, "flat");
-          g_signal_connect (button, "clicked", G_CALLBACK (on_button_clicked_cb), self);
-          gtk_box_append (GTK_BOX (box), button);
-        }
-
-      if (spec->icon != NULL)
-        {
-          gtk_button_set_icon_name (GTK_BUTTON (button), spec->icon);
-          zot_tooltip_set (button, spec->label);
-        }
-      else
-        {
-          gtk_button_set_label (GTK_BUTTON (button), spec->label);
-          zot_tooltip_set (button, NULL);
-        }
-
-      if (spec->style == ZOT_PANEL_STYLE_SUGGESTED)
-        gtk_widget_add_css_class (button, "suggested-action");
-      else
-        gtk_widget_remove_css_class (button, "suggested-action");
-      if (spec->style == ZOT_PANEL_STYLE_DESTRUCTIVE)
-        gtk_widget_add_css_class (button, "destructive-action");
-      else
-        gtk_widget_remove_css_class (button, "destructive-action");
-      gtk_accessible_update_property (GTK_ACCESSIBLE (button),
-                                      GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
-      g_object_set_data_full (G_OBJECT (button), "zot-button-id", g_strdup (spec->id), g_free);
-      button = gtk_widget_get_next_sibling (button);
-    }
-
-  while (button != NULL)
-    {
-      GtkWidget *next = gtk_widget_get_next_sibling (button);
-
-      gtk_box_remove (GTK_BOX (box), button);
-      button = next;
-    }
-}
-
-static void
-bind_cb (GtkSignalListItemFactory *factory,
-         GtkListItem              *list_item,
-         ZotPanelList             *self)
-{
-  ZotPanelRowItem *item = gtk_list_item_get_item (list_item);
-  ZotPanelRow *row = zot_panel_row_item_get_row (item);
-  GtkWidget *widget = gtk_list_item_get_child (list_item);
-  GtkWidget *check = gtk_widget_get_first_child (widget);
-  GtkWidget *icon = gtk_widget_get_next_sibling (check);
-  GtkWidget *labels = gtk_widget_get_next_sibling (icon);
-  GtkWidget *buttons = gtk_widget_get_next_sibling (labels);
-  GtkWidget *title = gtk_widget_get_first_child (labels);
-  GtkWidget *subtitle = gtk_widget_get_next_sibling (title);
-
-  self->binding++;
-  g_object_set_data_full (G_OBJECT (widget), "zot-row-item", g_object_ref (item), g_object_unref);
-
-  gtk_widget_set_visible (check, row->checked >= 0);
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (check), row->checked > 0);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (check),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, row->title, -1);
-
-  gtk_widget_set_visible (icon, row->icon != NULL);
-  gtk_image_set_from_icon_name (GTK_IMAGE (icon), row->icon);
-
-  gtk_label_set_text (GTK_LABEL (title), row->title);
-  zot_tooltip_set (title, row->title);
-  gtk_label_set_text (GTK_LABEL (subtitle), row->subtitle ? row->subtitle : "");
-  gtk_widget_set_visible (subtitle, row->subtitle != NULL && *row->subtitle != '\0');
-  if (row->checked > 0)
-    gtk_widget_add_css_class (title, "dim-label");
-  else
-    gtk_widget_remove_css_class (title, "dim-label");
-
-  bind_buttons (self, buttons, row);
-
-  gtk_list_item_set_activatable (list_item, row->activatable);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (widget),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, row->title,
-                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
-                                  row->subtitle ? row->subtitle : "",
-                                  -1);
-  self->binding--;
-}
-
-static void
-unbind_cb (GtkSignalListItemFactory *factory,
-           GtkListItem              *list_item,
-           ZotPanelList             *self)
-{
-  GtkWidget *widget = gtk_list_item_get_child (list_item);
-
-  g_object_set_data (G_OBJECT (widget), "zot-row-item", NULL);
 }
 
 static void
@@ -302,6 +161,9 @@ zot_panel_list_class_init (ZotPanelListClass *klass)
     g_signal_new ("row-event", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, G_TYPE_STRING, JSON_TYPE_NODE);
 
+  gtk_widget_class_install_action (widget_class, "panel-list.toggle", "(sb)", toggle_action);
+  gtk_widget_class_install_action (widget_class, "panel-list.button", "(ss)", button_action);
+
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "panellist");
 }
@@ -324,8 +186,6 @@ zot_panel_list_init (ZotPanelList *self)
   gtk_box_append (self->box, GTK_WIDGET (self->placeholder));
 
   g_signal_connect (factory, "setup", G_CALLBACK (setup_cb), self);
-  g_signal_connect (factory, "bind", G_CALLBACK (bind_cb), self);
-  g_signal_connect (factory, "unbind", G_CALLBACK (unbind_cb), self);
   selection = gtk_no_selection_new (G_LIST_MODEL (g_object_ref (self->rows)));
   self->view = GTK_LIST_VIEW (gtk_list_view_new (GTK_SELECTION_MODEL (selection), factory));
   gtk_list_view_set_show_separators (self->view, TRUE);

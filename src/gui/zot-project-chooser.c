@@ -9,11 +9,9 @@
 
 #include "config.h"
 
-#include <glib/gi18n.h>
-
 #include "zot-project-chooser.h"
+#include "zot-project-row.h"
 #include "zot-recent-projects.h"
-#include "zot-tooltip.h"
 
 struct _ZotProjectChooser
 {
@@ -29,40 +27,13 @@ struct _ZotProjectChooser
 G_DEFINE_FINAL_TYPE (ZotProjectChooser, zot_project_chooser, ADW_TYPE_APPLICATION_WINDOW)
 
 static void
-on_forget_clicked_cb (GtkButton         *button,
-                      ZotProjectChooser *self)
+forget_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
 {
-  const char *folder = g_object_get_data (G_OBJECT (button), "folder");
+  ZotProjectChooser *self = ZOT_PROJECT_CHOOSER (widget);
 
-  zot_recent_projects_forget (self->settings, folder);
-}
-
-static GtkWidget *
-create_row (ZotProjectChooser *self,
-            const char        *folder)
-{
-  g_autofree char *name = g_path_get_basename (folder);
-  g_autofree char *display_name = g_filename_display_name (name);
-  g_autofree char *display_path = zot_recent_projects_display_path (folder);
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *forget = gtk_button_new_from_icon_name ("edit-delete-symbolic");
-
-  /* Folder names are not markup. */
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), display_name);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), display_path);
-  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
-  g_object_set_data_full (G_OBJECT (row), "folder", g_strdup (folder), g_free);
-
-  gtk_widget_set_valign (forget, GTK_ALIGN_CENTER);
-  zot_tooltip_set (forget, _("Remove from Recent Projects"));
-  gtk_widget_add_css_class (forget, "flat");
-  g_object_set_data_full (G_OBJECT (forget), "folder", g_strdup (folder), g_free);
-  g_signal_connect (forget, "clicked", G_CALLBACK (on_forget_clicked_cb), self);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), forget);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("go-next-symbolic"));
-
-  return row;
+  zot_recent_projects_forget (self->settings, g_variant_get_string (parameter, NULL));
 }
 
 static void
@@ -75,7 +46,7 @@ refresh (ZotProjectChooser *self)
     gtk_list_box_remove (self->recent_list, child);
 
   for (guint i = 0; folders[i] != NULL; i++)
-    gtk_list_box_append (self->recent_list, create_row (self, folders[i]));
+    gtk_list_box_append (self->recent_list, zot_project_row_new (folders[i]));
 
   gtk_widget_set_visible (GTK_WIDGET (self->recent_heading), folders[0] != NULL);
   gtk_widget_set_visible (GTK_WIDGET (self->recent_list), folders[0] != NULL);
@@ -86,7 +57,7 @@ on_recent_list_row_activated_cb (GtkListBox        *list,
                                  GtkListBoxRow     *row,
                                  ZotProjectChooser *self)
 {
-  const char *folder = g_object_get_data (G_OBJECT (row), "folder");
+  const char *folder = zot_project_row_get_folder (ZOT_PROJECT_ROW (row));
 
   gtk_widget_activate_action (GTK_WIDGET (self), "app.open-project", "s", folder);
 }
@@ -109,6 +80,8 @@ zot_project_chooser_class_init (ZotProjectChooserClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = zot_project_chooser_dispose;
+
+  gtk_widget_class_install_action (widget_class, "chooser.forget", "s", forget_action);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-project-chooser.ui");
   gtk_widget_class_bind_template_child (widget_class, ZotProjectChooser, recent_heading);

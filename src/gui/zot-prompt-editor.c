@@ -21,35 +21,6 @@
 
 #define MAX_HISTORY 200
 
-struct _ZotPromptEditor
-{
-  GtkWidget          parent_instance;
-
-  GtkBox            *outer;
-  GtkFlowBox        *attachments;
-  GtkBox            *box;
-  GtkScrolledWindow *scrolled_window;
-  GtkTextView       *text_view;
-  GtkTextBuffer     *buffer;
-  GtkLabel          *placeholder_label;
-  GtkButton         *send_button;
-  GtkPopover        *completion_popover;
-  GtkListBox        *completion_list;
-
-  ZotHost           *host;
-  GSignalGroup      *manager_signals;
-  GPtrArray         *commands;        /* ZotCommandInfo */
-
-  GCancellable      *cancellable;     /* image loads */
-  guint              n_loading;
-
-  GPtrArray         *history;         /* oldest first */
-  int                history_index;   /* -1 while not walking the history */
-  char              *draft;           /* the text before the walk began */
-
-  guint              busy : 1;
-  guint              quiet : 1;       /* the editor itself is changing the text */
-};
 
 enum {
   PROP_0,
@@ -86,9 +57,9 @@ set_text_quietly (ZotPromptEditor *self,
   gtk_text_view_scroll_mark_onscreen (self->text_view, gtk_text_buffer_get_insert (self->buffer));
 }
 
-static void
-get_cursor (ZotPromptEditor *self,
-            GtkTextIter     *iter)
+void
+_zot_prompt_editor_get_cursor (ZotPromptEditor *self,
+                               GtkTextIter     *iter)
 {
   gtk_text_buffer_get_iter_at_mark (self->buffer, iter, gtk_text_buffer_get_insert (self->buffer));
 }
@@ -98,7 +69,7 @@ cursor_on_first_line (ZotPromptEditor *self)
 {
   GtkTextIter cursor;
 
-  get_cursor (self, &cursor);
+  _zot_prompt_editor_get_cursor (self, &cursor);
   return gtk_text_iter_get_line (&cursor) == 0;
 }
 
@@ -107,7 +78,7 @@ cursor_on_last_line (ZotPromptEditor *self)
 {
   GtkTextIter cursor;
 
-  get_cursor (self, &cursor);
+  _zot_prompt_editor_get_cursor (self, &cursor);
   return gtk_text_iter_get_line (&cursor) == gtk_text_buffer_get_line_count (self->buffer) - 1;
 }
 
@@ -177,481 +148,14 @@ history_next (ZotPromptEditor *self)
   return TRUE;
 }
 
-/* Completion */
+/* Attached images (the rest is in zot-prompt-editor-attach.c) */
 
-static gboolean
-completion_visible (ZotPromptEditor *self)
-{
-  return gtk_widget_get_visible (GTK_WIDGET (self->completion_popover));
-}
-
-static void
-hide_completion (ZotPromptEditor *self)
-{
-  if (completion_visible (self))
-    gtk_popover_popdown (self->completion_popover);
-}
-
-/* The end of the first word, when the text starts with "/". */
-static gboolean
-get_command_word (ZotPromptEditor *self,
-                  GtkTextIter     *start,
-                  GtkTextIter     *word_end)
-{
-  gtk_text_buffer_get_start_iter (self->buffer, start);
-  if (gtk_text_iter_get_char (start) != '/')
-    return FALSE;
-
-  *word_end = *start;
-  gtk_text_iter_forward_char (word_end);
-  while (!gtk_text_iter_is_end (word_end) && !g_unichar_isspace (gtk_text_iter_get_char (word_end)))
-    gtk_text_iter_forward_char (word_end);
-
-  return TRUE;
-}
-
-/* What was typed of the command name, when the cursor is in it. */
-static char *
-get_completion_prefix (ZotPromptEditor *self)
-{
-  GtkTextIter start, word_end, cursor;
-
-  if (!get_command_word (self, &start, &word_end))
-    return NULL;
-
-  get_cursor (self, &cursor);
-  if (gtk_text_iter_get_offset (&cursor) < 1 ||
-      gtk_text_iter_compare (&cursor, &word_end) > 0)
-    return NULL;
-
-  gtk_text_iter_forward_char (&start);
-  return gtk_text_buffer_get_text (self->buffer, &start, &cursor, FALSE);
-}
-
-static GtkWidget *
-completion_row_new (ZotCommandInfo *info)
-{
-  g_autofree char *title = g_strconcat ("/", info->name, NULL);
-  GtkWidget *row = gtk_list_box_row_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
-  GtkWidget *name = gtk_label_new (title);
-  GtkWidget *description = gtk_label_new (info->description ? info->description : "");
-  GtkWidget *source;
-
-  gtk_label_set_xalign (GTK_LABEL (name), 0.0);
-  gtk_widget_add_css_class (name, "heading");
-  gtk_widget_add_css_class (name, "command-name");
-  gtk_box_append (GTK_BOX (box), name);
-
-  gtk_label_set_xalign (GTK_LABEL (description), 0.0);
-  gtk_label_set_ellipsize (GTK_LABEL (description), PANGO_ELLIPSIZE_END);
-  gtk_label_set_max_width_chars (GTK_LABEL (description), 40);
-  gtk_widget_set_hexpand (description, TRUE);
-  gtk_widget_add_css_class (description, "dim-label");
-  gtk_widget_add_css_class (description, "command-description");
-  gtk_box_append (GTK_BOX (box), description);
-
-  source = gtk_label_new (info->extension != NULL ? zot_extension_get_name (info->extension)
-                                                  /* Translators: a command's source: the app,
-                                                   * not an extension */
-                                                  : _("built-in"));
-  gtk_label_set_xalign (GTK_LABEL (source), 1.0);
-  gtk_widget_add_css_class (source, "caption");
-  gtk_widget_add_css_class (source, "dim-label");
-  gtk_widget_add_css_class (source, "command-source");
-  gtk_box_append (GTK_BOX (box), source);
-
-  gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), box);
-  gtk_widget_set_focusable (row, FALSE);
-  g_object_set_data_full (G_OBJECT (row), "zot-command", g_strdup (info->name), g_free);
-
-  return row;
-}
-
-static void
-clear_completion_rows (ZotPromptEditor *self)
-{
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->completion_list))) != NULL)
-    gtk_list_box_remove (self->completion_list, child);
-}
-
-static void
-update_completion (ZotPromptEditor *self)
-{
-  g_autofree char *prefix = get_completion_prefix (self);
-  g_autofree char *folded = NULL;
-  GtkListBoxRow *first;
-  guint n_matches = 0;
-
-  if (prefix == NULL || self->commands == NULL)
-    {
-      hide_completion (self);
-      return;
-    }
-
-  folded = g_utf8_casefold (prefix, -1);
-  clear_completion_rows (self);
-
-  for (guint i = 0; i < self->commands->len; i++)
-    {
-      ZotCommandInfo *info = g_ptr_array_index (self->commands, i);
-      g_autofree char *name = g_utf8_casefold (info->name, -1);
-
-      if (!g_str_has_prefix (name, folded))
-        continue;
-
-      gtk_list_box_append (self->completion_list, completion_row_new (info));
-      n_matches++;
-    }
-
-  if (n_matches == 0)
-    {
-      hide_completion (self);
-      return;
-    }
-
-  first = gtk_list_box_get_row_at_index (self->completion_list, 0);
-  gtk_list_box_select_row (self->completion_list, first);
-
-  if (!completion_visible (self))
-    gtk_popover_popup (self->completion_popover);
-}
-
-static void
-scroll_to_row (ZotPromptEditor *self,
-               GtkListBoxRow   *row)
-{
-  GtkWidget *scroller = gtk_widget_get_ancestor (GTK_WIDGET (self->completion_list),
-                                                 GTK_TYPE_SCROLLED_WINDOW);
-  GtkAdjustment *adjustment;
-  graphene_rect_t bounds;
-  double value, page;
-
-  if (scroller == NULL ||
-      !gtk_widget_compute_bounds (GTK_WIDGET (row), GTK_WIDGET (self->completion_list), &bounds))
-    return;
-
-  adjustment = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
-  value = gtk_adjustment_get_value (adjustment);
-  page = gtk_adjustment_get_page_size (adjustment);
-
-  if (bounds.origin.y < value)
-    gtk_adjustment_set_value (adjustment, bounds.origin.y);
-  else if (bounds.origin.y + bounds.size.height > value + page)
-    gtk_adjustment_set_value (adjustment, bounds.origin.y + bounds.size.height - page);
-}
-
-static void
-move_selection (ZotPromptEditor *self,
-                int              delta)
-{
-  GtkListBoxRow *selected = gtk_list_box_get_selected_row (self->completion_list);
-  GtkListBoxRow *row;
-  int n = 0;
-  int index;
-
-  while (gtk_list_box_get_row_at_index (self->completion_list, n) != NULL)
-    n++;
-  if (n == 0)
-    return;
-
-  index = selected != NULL ? gtk_list_box_row_get_index (selected) : -1;
-  /* Wraps around, like most completion lists. */
-  index = ((index + delta) % n + n) % n;
-
-  row = gtk_list_box_get_row_at_index (self->completion_list, index);
-  gtk_list_box_select_row (self->completion_list, row);
-  scroll_to_row (self, row);
-}
-
-static void
-accept_completion (ZotPromptEditor *self,
-                   GtkListBoxRow   *row)
-{
-  const char *name;
-  g_autofree char *replacement = NULL;
-  GtkTextIter start, word_end;
-
-  if (row == NULL)
-    {
-      hide_completion (self);
-      return;
-    }
-
-  name = g_object_get_data (G_OBJECT (row), "zot-command");
-  if (name == NULL || !get_command_word (self, &start, &word_end))
-    {
-      hide_completion (self);
-      return;
-    }
-
-  replacement = g_strconcat ("/", name, NULL);
-
-  self->quiet = TRUE;
-  gtk_text_buffer_begin_user_action (self->buffer);
-  gtk_text_buffer_delete (self->buffer, &start, &word_end);
-  gtk_text_buffer_insert (self->buffer, &start, replacement, -1);
-  if (gtk_text_iter_get_char (&start) == ' ')
-    gtk_text_iter_forward_char (&start);
-  else
-    gtk_text_buffer_insert (self->buffer, &start, " ", 1);
-  gtk_text_buffer_place_cursor (self->buffer, &start);
-  gtk_text_buffer_end_user_action (self->buffer);
-  self->quiet = FALSE;
-
-  hide_completion (self);
-}
-
-static void
-refresh_commands (ZotPromptEditor *self)
-{
-  g_clear_pointer (&self->commands, g_ptr_array_unref);
-
-  if (self->host != NULL)
-    self->commands = zot_extension_manager_list_commands (zot_host_get_manager (self->host));
-
-  /* A command that arrives while its name is being typed shows up. */
-  if (completion_visible (self) || gtk_widget_is_focus (GTK_WIDGET (self->text_view)))
-    {
-      g_autofree char *prefix = get_completion_prefix (self);
-
-      if (prefix != NULL)
-        update_completion (self);
-    }
-}
-
-/* Attached images */
-
-typedef struct
-{
-  ZotPromptEditor *self;
-  GFile           *file;
-  char            *name;
-} Attach;
-
-static void
-attach_free (Attach *attach)
-{
-  g_clear_object (&attach->self);
-  g_clear_object (&attach->file);
-  g_free (attach->name);
-  g_free (attach);
-}
-
-static void
-update_attachments (ZotPromptEditor *self)
-{
-  gtk_widget_set_visible (GTK_WIDGET (self->attachments), zot_prompt_editor_get_n_images (self) > 0);
-}
-
-static void
-on_remove_attachment_clicked_cb (GtkButton *button,
-                                 GtkWidget *chip)
-{
-  ZotPromptEditor *self = ZOT_PROMPT_EDITOR (gtk_widget_get_ancestor (chip, ZOT_TYPE_PROMPT_EDITOR));
-
-  gtk_flow_box_remove (self->attachments, gtk_widget_get_parent (chip));
-  update_attachments (self);
-  gtk_widget_grab_focus (GTK_WIDGET (self->text_view));
-}
-
-/* A thumbnail, the name and a remove button; the chip keeps the block. */
-static void
-add_chip (ZotPromptEditor *self,
-          JsonObject      *block,
-          GBytes          *bytes,
-          const char      *name)
-{
-  g_autoptr(GdkTexture) texture = zot_image_texture_new (bytes, NULL);
-  GtkWidget *chip = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *thumbnail;
-  GtkWidget *label = gtk_label_new (name);
-  GtkWidget *remove = gtk_button_new_from_icon_name ("window-close-symbolic");
-  /* Translators: the name screen readers give the button that removes an attached image; %s is
-   * the image's name */
-  g_autofree char *remove_label = g_strdup_printf (_("Remove %s"), name);
-
-  /* GTK may not decode every format a provider takes (WebP): an icon then. */
-  if (texture != NULL)
-    {
-      thumbnail = gtk_picture_new_for_paintable (GDK_PAINTABLE (texture));
-      gtk_picture_set_content_fit (GTK_PICTURE (thumbnail), GTK_CONTENT_FIT_COVER);
-    }
-  else
-    thumbnail = gtk_image_new_from_icon_name ("image-x-generic-symbolic");
-  gtk_widget_set_size_request (thumbnail, 32, 32);
-  gtk_widget_add_css_class (thumbnail, "attachment-thumbnail");
-
-  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
-  gtk_label_set_max_width_chars (GTK_LABEL (label), 24);
-
-  zot_tooltip_set (remove, remove_label);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL, remove_label, -1);
-  gtk_widget_add_css_class (remove, "flat");
-  gtk_widget_add_css_class (remove, "circular");
-  gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
-  g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_attachment_clicked_cb), chip);
-
-  gtk_widget_add_css_class (chip, "attachment");
-  gtk_widget_set_halign (chip, GTK_ALIGN_START);
-  gtk_box_append (GTK_BOX (chip), thumbnail);
-  gtk_box_append (GTK_BOX (chip), label);
-  gtk_box_append (GTK_BOX (chip), remove);
-  g_object_set_data_full (G_OBJECT (chip), "zot-image-block", json_object_ref (block),
-                          (GDestroyNotify) json_object_unref);
-
-  gtk_flow_box_append (self->attachments, chip);
-  update_attachments (self);
-}
-
-static gboolean
-attach_bytes (ZotPromptEditor *self,
-              GBytes          *bytes,
-              const char      *name)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) block = zot_image_block_new (bytes, name, &error);
-
-  if (block == NULL)
-    {
-      g_signal_emit (self, signals [ATTACH_FAILED], 0, error->message);
-      return FALSE;
-    }
-
-  add_chip (self, block, bytes, name);
-  return TRUE;
-}
-
-static void
-attach_loaded_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  Attach *attach = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = g_file_load_bytes_finish (G_FILE (object), result, NULL, &error);
-
-  if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      attach->self->n_loading--;
-      if (bytes == NULL)
-        {
-          /* Translators: %s is the name of an attached image, then the system's error message */
-          g_autofree char *message = g_strdup_printf (_("%s could not be read: %s"), attach->name, error->message);
-
-          g_signal_emit (attach->self, signals [ATTACH_FAILED], 0, message);
-        }
-      else
-        attach_bytes (attach->self, bytes, attach->name);
-    }
-
-  attach_free (attach);
-}
-
-static void
-attach_info_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Attach *attach = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GFileInfo) info = g_file_query_info_finish (G_FILE (object), result, &error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-    {
-      attach_free (attach);
-      return;
-    }
-
-  if (info == NULL || g_file_info_get_file_type (info) != G_FILE_TYPE_REGULAR)
-    {
-      g_autofree char *message = info == NULL
-        /* Translators: %s is the name of an attached image, then the system's error message */
-        ? g_strdup_printf (_("%s could not be read: %s"), attach->name, error->message)
-        /* Translators: %s is the name of an attached file */
-        : g_strdup_printf (_("%s is not a file"), attach->name);
-
-      attach->self->n_loading--;
-      g_signal_emit (attach->self, signals [ATTACH_FAILED], 0, message);
-      attach_free (attach);
-      return;
-    }
-
-  /* Refused before reading: a huge file never enters memory. */
-  if (!zot_image_check_size (g_file_info_get_size (info), attach->name, &error))
-    {
-      attach->self->n_loading--;
-      g_signal_emit (attach->self, signals [ATTACH_FAILED], 0, error->message);
-      attach_free (attach);
-      return;
-    }
-
-  g_file_load_bytes_async (attach->file, attach->self->cancellable, attach_loaded_cb, attach);
-}
-
-/**
- * zot_prompt_editor_attach_file:
- * @file: an image file
- *
- * Reads @file in the background and shows it above the text, to go with
- * the next message; ::attach-failed says why when it is not a PNG, JPEG,
- * GIF or WebP image of at most %ZOT_READ_IMAGE_MAX_BYTES.
- */
+/* The signal is the editor's; its attaching code is elsewhere. */
 void
-zot_prompt_editor_attach_file (ZotPromptEditor *self,
-                               GFile           *file)
+_zot_prompt_editor_attach_failed (ZotPromptEditor *self,
+                                  const char      *message)
 {
-  Attach *attach;
-
-  g_return_if_fail (ZOT_IS_PROMPT_EDITOR (self));
-  g_return_if_fail (G_IS_FILE (file));
-
-  attach = g_new0 (Attach, 1);
-  attach->self = g_object_ref (self);
-  attach->file = g_object_ref (file);
-  attach->name = g_file_get_basename (file);
-  self->n_loading++;
-  g_file_query_info_async (file, G_FILE_ATTRIBUTE_STANDARD_SIZE "," G_FILE_ATTRIBUTE_STANDARD_TYPE,
-                           G_FILE_QUERY_INFO_NONE, G_PRIORITY_DEFAULT, self->cancellable,
-                           attach_info_cb, attach);
-}
-
-/**
- * zot_prompt_editor_attach_texture:
- * @texture: an image dropped or pasted as pixels
- *
- * Attaches @texture as a PNG.
- *
- * Returns: whether it was attached; ::attach-failed says why not
- */
-gboolean
-zot_prompt_editor_attach_texture (ZotPromptEditor *self,
-                                  GdkTexture      *texture)
-{
-  g_autoptr(GBytes) bytes = NULL;
-
-  g_return_val_if_fail (ZOT_IS_PROMPT_EDITOR (self), FALSE);
-  g_return_val_if_fail (GDK_IS_TEXTURE (texture), FALSE);
-
-  bytes = gdk_texture_save_to_png_bytes (texture);
-  /* Translators: the name given to an image dragged onto the message entry */
-  return attach_bytes (self, bytes, _("Dropped image"));
-}
-
-guint
-zot_prompt_editor_get_n_images (ZotPromptEditor *self)
-{
-  guint n = 0;
-
-  g_return_val_if_fail (ZOT_IS_PROMPT_EDITOR (self), 0);
-
-  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (self->attachments));
-       child != NULL;
-       child = gtk_widget_get_next_sibling (child))
-    n++;
-  return n;
+  g_signal_emit (self, signals [ATTACH_FAILED], 0, message);
 }
 
 static void
@@ -693,48 +197,6 @@ on_text_view_paste_clipboard_cb (GtkTextView     *text_view,
   gdk_clipboard_read_texture_async (clipboard, self->cancellable, paste_texture_cb, g_object_ref (self));
 }
 
-/**
- * zot_prompt_editor_get_n_loading:
- *
- * Returns: how many attached files are still being read
- */
-guint
-zot_prompt_editor_get_n_loading (ZotPromptEditor *self)
-{
-  g_return_val_if_fail (ZOT_IS_PROMPT_EDITOR (self), 0);
-  return self->n_loading;
-}
-
-/**
- * zot_prompt_editor_take_images:
- *
- * Returns: (transfer full) (nullable): the attached image blocks in order,
- *   which leave the editor; %NULL when there are none
- */
-JsonArray *
-zot_prompt_editor_take_images (ZotPromptEditor *self)
-{
-  JsonArray *images;
-  GtkWidget *child;
-
-  g_return_val_if_fail (ZOT_IS_PROMPT_EDITOR (self), NULL);
-
-  if (zot_prompt_editor_get_n_images (self) == 0)
-    return NULL;
-
-  images = json_array_new ();
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->attachments))) != NULL)
-    {
-      GtkWidget *chip = gtk_flow_box_child_get_child (GTK_FLOW_BOX_CHILD (child));
-      JsonObject *block = g_object_get_data (G_OBJECT (chip), "zot-image-block");
-
-      json_array_add_object_element (images, json_object_ref (block));
-      gtk_flow_box_remove (self->attachments, child);
-    }
-  update_attachments (self);
-  return images;
-}
-
 /* Sending */
 
 static void
@@ -752,7 +214,7 @@ submit (ZotPromptEditor *self)
       text = g_strdup ("");
     }
 
-  hide_completion (self);
+  _zot_prompt_editor_hide_completion (self);
   if (*text != '\0')
     history_add (self, text);
   self->history_index = -1;
@@ -779,7 +241,7 @@ static void
 on_text_view_leave_cb (GtkEventControllerFocus *controller,
                        ZotPromptEditor         *self)
 {
-  hide_completion (self);
+  _zot_prompt_editor_hide_completion (self);
 }
 
 static void
@@ -795,7 +257,7 @@ on_buffer_changed_cb (GtkTextBuffer   *buffer,
   self->history_index = -1;
   g_clear_pointer (&self->draft, g_free);
 
-  update_completion (self);
+  _zot_prompt_editor_update_completion (self);
 }
 
 static void
@@ -804,8 +266,8 @@ on_buffer_cursor_position_cb (GtkTextBuffer   *buffer,
                               ZotPromptEditor *self)
 {
   /* Moving out of the command word closes the list; moving never opens it. */
-  if (!self->quiet && completion_visible (self))
-    update_completion (self);
+  if (!self->quiet && _zot_prompt_editor_completion_visible (self))
+    _zot_prompt_editor_update_completion (self);
 }
 
 static void
@@ -825,7 +287,7 @@ on_completion_list_row_activated_cb (GtkListBox      *list,
                                      GtkListBoxRow   *row,
                                      ZotPromptEditor *self)
 {
-  accept_completion (self, row);
+  _zot_prompt_editor_accept_completion (self, row);
   gtk_widget_grab_focus (GTK_WIDGET (self->text_view));
 }
 
@@ -833,7 +295,7 @@ static void
 on_manager_commands_changed_cb (ZotExtensionManager *manager,
                                 ZotPromptEditor     *self)
 {
-  refresh_commands (self);
+  _zot_prompt_editor_refresh_commands (self);
 }
 
 /* GtkWidget */
@@ -1066,18 +528,18 @@ _zot_prompt_editor_handle_key (ZotPromptEditor *self,
 
   g_return_val_if_fail (ZOT_IS_PROMPT_EDITOR (self), FALSE);
 
-  if (completion_visible (self))
+  if (_zot_prompt_editor_completion_visible (self))
     {
       switch (keyval)
         {
         case GDK_KEY_Up:
         case GDK_KEY_KP_Up:
-          move_selection (self, -1);
+          _zot_prompt_editor_move_selection (self, -1);
           return TRUE;
 
         case GDK_KEY_Down:
         case GDK_KEY_KP_Down:
-          move_selection (self, 1);
+          _zot_prompt_editor_move_selection (self, 1);
           return TRUE;
 
         case GDK_KEY_Return:
@@ -1086,11 +548,11 @@ _zot_prompt_editor_handle_key (ZotPromptEditor *self,
         case GDK_KEY_Tab:
         case GDK_KEY_KP_Tab:
         case GDK_KEY_ISO_Left_Tab:
-          accept_completion (self, gtk_list_box_get_selected_row (self->completion_list));
+          _zot_prompt_editor_accept_completion (self, gtk_list_box_get_selected_row (self->completion_list));
           return TRUE;
 
         case GDK_KEY_Escape:
-          hide_completion (self);
+          _zot_prompt_editor_hide_completion (self);
           return TRUE;
 
         default:
@@ -1154,37 +616,6 @@ _zot_prompt_editor_get_completion_popover (ZotPromptEditor *self)
   return self->completion_popover;
 }
 
-/**
- * _zot_prompt_editor_dup_completions:
- * @self: a #ZotPromptEditor
- *
- * Returns: (transfer full): the command names the list shows, in order
- */
-GStrv
-_zot_prompt_editor_dup_completions (ZotPromptEditor *self)
-{
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-  GtkListBoxRow *row;
-
-  g_return_val_if_fail (ZOT_IS_PROMPT_EDITOR (self), NULL);
-
-  for (int i = 0; (row = gtk_list_box_get_row_at_index (self->completion_list, i)) != NULL; i++)
-    g_strv_builder_add (builder, g_object_get_data (G_OBJECT (row), "zot-command"));
-
-  return g_strv_builder_end (builder);
-}
-
-char *
-_zot_prompt_editor_dup_selected_completion (ZotPromptEditor *self)
-{
-  GtkListBoxRow *row;
-
-  g_return_val_if_fail (ZOT_IS_PROMPT_EDITOR (self), NULL);
-
-  row = gtk_list_box_get_selected_row (self->completion_list);
-  return row != NULL ? g_strdup (g_object_get_data (G_OBJECT (row), "zot-command")) : NULL;
-}
-
 /* API */
 
 /**
@@ -1214,7 +645,7 @@ zot_prompt_editor_set_host (ZotPromptEditor *self,
     return;
 
   g_signal_group_set_target (self->manager_signals, host ? zot_host_get_manager (host) : NULL);
-  refresh_commands (self);
+  _zot_prompt_editor_refresh_commands (self);
 }
 
 /**
@@ -1259,7 +690,7 @@ zot_prompt_editor_set_text (ZotPromptEditor *self,
 {
   g_return_if_fail (ZOT_IS_PROMPT_EDITOR (self));
 
-  hide_completion (self);
+  _zot_prompt_editor_hide_completion (self);
   self->history_index = -1;
   g_clear_pointer (&self->draft, g_free);
   set_text_quietly (self, text);

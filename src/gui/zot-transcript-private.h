@@ -6,8 +6,42 @@
 #include "zot-transcript-item.h"
 #include "zot-session.h"
 #include "zot-tool-registry.h"
+#include "zot-transcript-view.h"
 
 G_BEGIN_DECLS
+
+struct _ZotTranscript
+{
+  GtkWidget          parent_instance;
+
+  GtkScrolledWindow *scrolled_window;
+  ZotTranscriptView *view;
+
+  GListStore        *head;             /* the startup item, when shown */
+  GListStore        *items;            /* the conversation: ZotTranscriptItem */
+  GListModel        *shown;            /* the startup item, then the conversation */
+  ZotTranscriptItem *startup;
+
+  ZotHost           *host;
+  GSignalGroup      *host_signals;
+  GSignalGroup      *agent_signals;
+  GSignalGroup      *manager_signals;
+
+  GHashTable        *tool_items;       /* call id → ZotTranscriptItem */
+  ZotTranscriptItem *streaming;        /* the assistant message in flight */
+
+  ZotSession        *followed;         /* read-only: another process writes it */
+  GFileMonitor      *follow_monitor;
+  GCancellable      *follow_cancellable;
+  guint              follow_source;
+  gboolean           follow_reading;
+  gboolean           follow_again;
+  guint              n_shown;          /* stored messages shown, earlier ones included */
+
+  ZotTranscriptItem *match;            /* the find bar's current match */
+
+  guint              show_startup : 1;
+};
 
 /* Rows at most, in view or kept bound to their items out of view, to be
  * shown again without laying out their text again
@@ -51,5 +85,15 @@ GtkAdjustment *_zot_transcript_get_vadjustment    (ZotTranscript      *self);
 void           _zot_transcript_show_match         (ZotTranscript      *self,
                                                    ZotTranscriptItem  *item);
 ZotTranscriptItem *_zot_transcript_get_match      (ZotTranscript      *self);
+
+/* zot-transcript-match.c: the view's bind function. */
+void           _zot_transcript_mark_row           (GtkWidget          *row,
+                                                   ZotTranscriptItem  *item,
+                                                   gpointer            user_data);
+
+/* zot-transcript-follow.c */
+void           _zot_transcript_show_session       (ZotTranscript      *self,
+                                                   gboolean            clear);
+void           _zot_transcript_stop_following     (ZotTranscript      *self);
 
 G_END_DECLS

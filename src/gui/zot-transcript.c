@@ -27,39 +27,6 @@
 #include "zot-transcript-row.h"
 #include "zot-transcript-view.h"
 
-struct _ZotTranscript
-{
-  GtkWidget          parent_instance;
-
-  GtkScrolledWindow *scrolled_window;
-  ZotTranscriptView *view;
-
-  GListStore        *head;             /* the startup item, when shown */
-  GListStore        *items;            /* the conversation: ZotTranscriptItem */
-  GListModel        *shown;            /* the startup item, then the conversation */
-  ZotTranscriptItem *startup;
-
-  ZotHost           *host;
-  GSignalGroup      *host_signals;
-  GSignalGroup      *agent_signals;
-  GSignalGroup      *manager_signals;
-
-  GHashTable        *tool_items;       /* call id → ZotTranscriptItem */
-  ZotTranscriptItem *streaming;        /* the assistant message in flight */
-
-  ZotSession        *followed;         /* read-only: another process writes it */
-  GFileMonitor      *follow_monitor;
-  GCancellable      *follow_cancellable;
-  guint              follow_source;
-  gboolean           follow_reading;
-  gboolean           follow_again;
-  guint              n_shown;          /* stored messages shown, earlier ones included */
-
-  ZotTranscriptItem *match;            /* the find bar's current match */
-
-  guint              show_startup : 1;
-};
-
 enum {
   PROP_0,
   PROP_SHOW_STARTUP,
@@ -69,22 +36,6 @@ enum {
 static GParamSpec *properties [N_PROPS];
 
 G_DEFINE_FINAL_TYPE (ZotTranscript, zot_transcript, GTK_TYPE_WIDGET)
-
-/* Rows */
-
-/* The find bar's mark goes with the item, to whichever row shows it. */
-static void
-mark_row (GtkWidget         *row,
-          ZotTranscriptItem *item,
-          gpointer           user_data)
-{
-  ZotTranscript *self = user_data;
-
-  if (item == self->match && item != NULL)
-    gtk_widget_add_css_class (row, "find-match");
-  else
-    gtk_widget_remove_css_class (row, "find-match");
-}
 
 /* Items */
 
@@ -518,193 +469,13 @@ on_host_warning_cb (ZotHost       *host,
   add_note_item (self, ZOT_TRANSCRIPT_ITEM_WARNING, NULL, "warn", message);
 }
 
-/* Stored conversations */
-
-static ZotToolRegistry *
-get_registry (ZotTranscript *self)
-{
-  return self->host != NULL ? zot_agent_get_registry (zot_host_get_agent (self->host)) : NULL;
-}
-
-static guint
-count_stored (ZotSession *session)
-{
-  return zot_session_get_earlier_messages (session)->len + zot_session_get_messages (session)->len;
-}
-
-static void
-stop_following (ZotTranscript *self)
-{
-  g_clear_handle_id (&self->follow_source, g_source_remove);
-  if (self->follow_cancellable != NULL)
-    g_cancellable_cancel (self->follow_cancellable);
-  g_clear_object (&self->follow_cancellable);
-  self->follow_reading = FALSE;
-  self->follow_again = FALSE;
-  if (self->follow_monitor != NULL)
-    {
-      g_signal_handlers_disconnect_by_data (self->follow_monitor, self);
-      g_file_monitor_cancel (self->follow_monitor);
-      g_clear_object (&self->follow_monitor);
-    }
-  g_clear_object (&self->followed);
-}
-
-static void follow_start (ZotTranscript *self);
-
-/* Shows what the other process wrote since: the new messages, and the
- * results of calls already shown. A file that shrank or was compacted
- * is shown again from the start. */
-static void
-show_followed (ZotTranscript *self,
-               ZotSession    *session)
-{
-  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
-  ZotHistoryBuilder builder = { session, get_registry (self), items, self->tool_items };
-  GPtrArray *earlier = zot_session_get_earlier_messages (session);
-  GPtrArray *messages = zot_session_get_messages (session);
-
-  if (count_stored (session) < self->n_shown)
-    {
-      g_list_store_remove_all (self->items);
-      g_hash_table_remove_all (self->tool_items);
-      self->n_shown = 0;
-    }
-
-  for (guint i = self->n_shown; i < earlier->len + messages->len; i++)
-    _zot_history_builder_add (&builder,
-                              i < earlier->len ? g_ptr_array_index (earlier, i)
-                                               : g_ptr_array_index (messages, i - earlier->len));
-  self->n_shown = count_stored (session);
-  g_set_object (&self->followed, session);
-
-  _zot_transcript_append_items (self, (ZotTranscriptItem **) items->pdata, items->len);
-}
-
-/* The file is read on a worker thread: it may be large, and the window
- * must not wait for it. A session made there belongs to the main
- * context, the thread's default. */
-static void
-read_followed_thread (GTask        *task,
-                      gpointer      source_object,
-                      gpointer      task_data,
-                      GCancellable *cancellable)
-{
-  GError *error = NULL;
-  ZotSession *session = zot_session_open_read_only (task_data, &error);
-
-  if (session == NULL)
-    g_task_return_error (task, error);
-  else
-    g_task_return_pointer (task, session, g_object_unref);
-}
-
-static void
-followed_read_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  g_autoptr(ZotTranscript) self = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ZotSession) session = g_task_propagate_pointer (G_TASK (result), &error);
-
-  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) || self->followed == NULL)
-    return;
-
-  self->follow_reading = FALSE;
-  if (session != NULL)
-    show_followed (self, session);
-  else
-    g_debug ("not following %s: %s", zot_session_get_path (self->followed), error->message);
-
-  if (self->follow_again)
-    {
-      self->follow_again = FALSE;
-      follow_start (self);
-    }
-}
-
-static void
-follow_start (ZotTranscript *self)
-{
-  g_autoptr(GTask) task = NULL;
-
-  if (self->follow_reading)
-    {
-      self->follow_again = TRUE;
-      return;
-    }
-
-  self->follow_reading = TRUE;
-  task = g_task_new (NULL, self->follow_cancellable, followed_read_cb, g_object_ref (self));
-  g_task_set_source_tag (task, follow_start);
-  g_task_set_task_data (task, g_strdup (zot_session_get_path (self->followed)), g_free);
-  g_task_run_in_thread (task, read_followed_thread);
-}
-
-static gboolean
-follow_cb (gpointer user_data)
-{
-  ZotTranscript *self = user_data;
-
-  self->follow_source = 0;
-  follow_start (self);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_follow_monitor_changed_cb (GFileMonitor      *monitor,
-                              GFile             *file,
-                              GFile             *other_file,
-                              GFileMonitorEvent  event,
-                              ZotTranscript     *self)
-{
-  if (self->follow_source == 0)
-    self->follow_source = g_timeout_add (ZOT_CONVERSATION_RESCAN_DELAY_MS, follow_cb, self);
-}
-
-/* Shows the host's conversation from its start, after the rows there
- * are unless @clear; one that another process writes is followed as it
- * grows. */
-static void
-show_session (ZotTranscript *self,
-              gboolean       clear)
-{
-  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
-  ZotHistoryBuilder builder = { NULL, get_registry (self), items, self->tool_items };
-  ZotSession *session = NULL;
-
-  stop_following (self);
-  if (clear)
-    zot_transcript_clear (self);
-  if (self->host != NULL)
-    session = zot_agent_get_session (zot_host_get_agent (self->host));
-  if (session == NULL)
-    return;
-
-  builder.session = session;
-  _zot_history_builder_add_session (&builder);
-  self->n_shown = count_stored (session);
-  _zot_transcript_append_items (self, (ZotTranscriptItem **) items->pdata, items->len);
-
-  if (zot_session_is_read_only (session) && zot_session_get_path (session) != NULL)
-    {
-      g_autoptr(GFile) file = g_file_new_for_path (zot_session_get_path (session));
-
-      self->followed = g_object_ref (session);
-      self->follow_cancellable = g_cancellable_new ();
-      self->follow_monitor = g_file_monitor_file (file, G_FILE_MONITOR_NONE, NULL, NULL);
-      if (self->follow_monitor != NULL)
-        g_signal_connect (self->follow_monitor, "changed", G_CALLBACK (on_follow_monitor_changed_cb), self);
-    }
-}
 
 static void
 on_host_session_notify_cb (ZotHost       *host,
                            GParamSpec    *pspec,
                            ZotTranscript *self)
 {
-  show_session (self, TRUE);
+  _zot_transcript_show_session (self, TRUE);
 }
 
 /* GObject */
@@ -725,7 +496,7 @@ zot_transcript_dispose (GObject *object)
   g_clear_object (&self->manager_signals);
   g_clear_object (&self->host);
 
-  stop_following (self);
+  _zot_transcript_stop_following (self);
   g_clear_pointer (&self->tool_items, g_hash_table_unref);
   g_clear_object (&self->streaming);
 
@@ -828,7 +599,7 @@ zot_transcript_init (ZotTranscript *self)
   g_list_store_append (sections, self->items);
   self->shown = G_LIST_MODEL (gtk_flatten_list_model_new (G_LIST_MODEL (g_steal_pointer (&sections))));
 
-  zot_transcript_view_set_bind_func (self->view, mark_row, self);
+  zot_transcript_view_set_bind_func (self->view, _zot_transcript_mark_row, self);
   zot_transcript_view_set_model (self->view, self->shown);
 
   self->host_signals = g_signal_group_new (ZOT_TYPE_HOST);
@@ -914,7 +685,7 @@ zot_transcript_set_host (ZotTranscript *self,
   g_signal_group_set_target (self->manager_signals, host ? zot_host_get_manager (host) : NULL);
 
   update_startup (self);
-  show_session (self, FALSE);
+  _zot_transcript_show_session (self, FALSE);
 }
 
 /**
@@ -1134,77 +905,4 @@ _zot_transcript_get_vadjustment (ZotTranscript *self)
   g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), NULL);
 
   return gtk_scrolled_window_get_vadjustment (self->scrolled_window);
-}
-
-/* Where a match ends up: this part of the page from the top. */
-#define MATCH_PAGE_FRACTION 0.25
-
-static guint
-shown_position_of (ZotTranscript     *self,
-                   ZotTranscriptItem *item)
-{
-  guint n_items = g_list_model_get_n_items (self->shown);
-
-  for (guint i = 0; i < n_items; i++)
-    {
-      g_autoptr(ZotTranscriptItem) other = g_list_model_get_item (self->shown, i);
-
-      if (other == item)
-        return i;
-    }
-
-  return G_MAXUINT;
-}
-
-static void
-mark_item (ZotTranscript     *self,
-           ZotTranscriptItem *item)
-{
-  GtkWidget *row = item != NULL ? zot_transcript_view_peek_row (self->view, item) : NULL;
-
-  if (row != NULL)
-    mark_row (row, item, self);
-}
-
-/**
- * _zot_transcript_show_match:
- * @self: a #ZotTranscript
- * @item: (nullable): an item of the conversation, or %NULL for none
- *
- * Marks @item's row and scrolls it into view, near the top; the view no
- * longer keeps to the bottom.
- */
-void
-_zot_transcript_show_match (ZotTranscript     *self,
-                            ZotTranscriptItem *item)
-{
-  g_autoptr(ZotTranscriptItem) before = NULL;
-  guint position;
-
-  g_return_if_fail (ZOT_IS_TRANSCRIPT (self));
-  g_return_if_fail (item == NULL || ZOT_IS_TRANSCRIPT_ITEM (item));
-
-  before = g_steal_pointer (&self->match);
-  g_set_object (&self->match, item);
-  mark_item (self, before);
-  mark_item (self, item);
-  if (item == NULL)
-    return;
-
-  position = shown_position_of (self, item);
-  if (position != G_MAXUINT)
-    zot_transcript_view_scroll_to (self->view, position, MATCH_PAGE_FRACTION);
-}
-
-/**
- * _zot_transcript_get_match:
- *
- * Returns: (transfer none) (nullable): the item marked as the find bar's match
- */
-ZotTranscriptItem *
-_zot_transcript_get_match (ZotTranscript *self)
-{
-  g_return_val_if_fail (ZOT_IS_TRANSCRIPT (self), NULL);
-
-  return self->match;
 }
