@@ -10,6 +10,11 @@
    at the macro and translators would never see the rest.
 4. The README's paragraph on the examples names every folder of
    examples/extensions/ and gives their number.
+5. No source file in src/ is over SOURCE_MAX_LINES lines: a file that
+   grows past it is split into files over a private header, as the
+   extension manager is.
+6. The README stays a front door: under README_MAX_LINES lines, every
+   local link in it leads to a file that exists.
 
 Prints one line per breach and exits 1 if there is any.
 """
@@ -115,6 +120,30 @@ else:
     for name in examples:
         if f'`{name}`' not in paragraph:
             problems.append(f'README.md: the examples paragraph does not name `{name}`')
+
+# 5. No file in src/ grows into a hub.
+SOURCE_MAX_LINES = 1200
+for folder, _, names in os.walk(os.path.join(root, 'src')):
+    for name in sorted(names):
+        if not name.endswith(('.c', '.h')):
+            continue
+        path = os.path.join(folder, name)
+        with open(path, encoding='utf-8') as source:
+            count = sum(1 for _ in source)
+        if count > SOURCE_MAX_LINES:
+            problems.append(f'{os.path.relpath(path, root)}: {count} lines, over {SOURCE_MAX_LINES}; '
+                            'split it into files over a private header')
+
+# 6. The README is short, and its links lead somewhere.
+README_MAX_LINES = 250
+readme_lines = readme.count('\n')
+if readme_lines >= README_MAX_LINES:
+    problems.append(f'README.md: {readme_lines} lines, not under {README_MAX_LINES}; '
+                    'move the detail to docs/ and link to it')
+for link in re.finditer(r'\]\(([^)#\s]+)(?:#[^)]*)?\)', readme):
+    target = link.group(1)
+    if '://' not in target and not os.path.exists(os.path.join(root, target)):
+        problems.append(f'README.md: the link to {target} leads nowhere')
 
 for problem in problems:
     print(problem)

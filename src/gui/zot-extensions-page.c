@@ -231,6 +231,9 @@ on_row_remove_cb (ZotExtensionsPage *self,
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
 
+  /* The response handler's user data is the page (so that the handler
+   * goes with it); the extension to remove rides on the one-off dialog
+   * and is released with it, whatever the answer. */
   g_object_set_data_full (G_OBJECT (dialog), DIALOG_EXTENSION_KEY,
                           g_object_ref (extension), g_object_unref);
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_remove_dialog_response_cb), self, 0);

@@ -982,6 +982,9 @@ zot_install_dialog_choose (GtkWindow *parent,
   chooser->parent = g_object_ref (parent);
   chooser->host = g_object_ref (host);
   chooser->url_entry = GTK_ENTRY (entry);
+  /* An AdwMessageDialog has no slot of its own for what its answer acts
+   * on, and the URL entry's handlers and the response handler all need
+   * the same state: it rides on the dialog and dies with it. */
   g_object_set_data_full (G_OBJECT (dialog), "zot-chooser", chooser, (GDestroyNotify) chooser_free);
 
   g_signal_connect_object (entry, "changed", G_CALLBACK (on_url_entry_changed_cb), dialog, 0);

@@ -204,7 +204,7 @@ static void
 on_copy_button_clicked_cb (GtkButton *button,
                            gpointer   user_data)
 {
-  const char *code = g_object_get_data (G_OBJECT (button), "zot-code");
+  const char *code = user_data;
 
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (button)), code ? code : "");
 }
@@ -262,8 +262,8 @@ create_code_block (const char *code,
                                    * copies a code block */
                                   GTK_ACCESSIBLE_PROPERTY_LABEL, _("Copy code"),
                                   -1);
-  g_signal_connect (button, "clicked", G_CALLBACK (on_copy_button_clicked_cb), NULL);
-  g_object_set_data_full (G_OBJECT (button), "zot-code", g_strdup (code), g_free);
+  g_signal_connect_data (button, "clicked", G_CALLBACK (on_copy_button_clicked_cb),
+                         g_strdup (code), (GClosureNotify) (void (*) (void)) g_free, 0);
 
   overlay = gtk_overlay_new ();
   gtk_widget_add_css_class (overlay, "markdown-code-block");

@@ -86,6 +86,9 @@ add_chip (ZotPromptEditor *self,
   gtk_box_append (GTK_BOX (chip), thumbnail);
   gtk_box_append (GTK_BOX (chip), label);
   gtk_box_append (GTK_BOX (chip), remove);
+  /* The chip is a plain box, one per attachment; the block it shows stays
+   * on it so that sending reads the blocks off the chips in their order,
+   * with no second list to keep in step when one is removed. */
   g_object_set_data_full (G_OBJECT (chip), "zot-image-block", json_object_ref (block),
                           (GDestroyNotify) json_object_unref);
 

@@ -101,6 +101,9 @@ text_slot_new (gboolean monospace)
   GtkWidget *slot = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
 
   gtk_widget_set_hexpand (slot, TRUE);
+  /* A slot is a plain box reused across updates; whether it shows code
+   * decides which child it makes later, and a subclass for one flag
+   * would be more code than it saves. */
   g_object_set_data (G_OBJECT (slot), "zot-monospace", GINT_TO_POINTER (monospace));
   return slot;
 }

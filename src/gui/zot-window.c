@@ -619,6 +619,8 @@ offer_project (ZotWindow *self,
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "open", ADW_RESPONSE_SUGGESTED);
   adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "open");
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  /* As for the other one-off dialogs: the handler is tied to the window,
+   * and the folder the answer acts on rides on the dialog. */
   g_object_set_data_full (G_OBJECT (dialog), "folder", g_steal_pointer (&path), g_free);
   g_signal_connect_object (dialog, "response", G_CALLBACK (on_open_project_response), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
