@@ -400,8 +400,18 @@ collect_shortcuts (GtkWidget  *widget,
       g_autofree char *action = NULL;
       g_autofree char *accelerator = NULL;
 
-      g_object_get (widget, "action-name", &action, "accelerator", &accelerator, NULL);
+      g_autofree char *subtitle = NULL;
+
+      g_object_get (widget, "action-name", &action, "accelerator", &accelerator, "subtitle", &subtitle,
+                    NULL);
       g_assert_true (action != NULL || accelerator != NULL);
+      /* A shortcut that a slash command matches names the command. */
+      if (g_strcmp0 (action, "win.new-conversation") == 0)
+        g_assert_cmpstr (subtitle, ==, "/new");
+      else if (g_strcmp0 (action, "win.preferences") == 0)
+        g_assert_cmpstr (subtitle, ==, "/settings");
+      else
+        g_assert_true (subtitle == NULL || *subtitle == '\0');
       if (action != NULL)
         g_hash_table_add (listed, g_steal_pointer (&action));
     }

@@ -13,6 +13,7 @@
 #include "zot-prompt-editor.h"
 #include "zot-prompt-editor-private.h"
 #include "zot-session.h"
+#include "zot-window-private.h"
 #include "zot-test-util.h"
 #include "zot-window.h"
 
@@ -180,6 +181,22 @@ wait_for_label (Fixture    *f,
   LabelWait wait = { f, needle };
 
   zot_test_wait_until (label_shown, &wait, 10000);
+}
+
+/* Windows share one style sheet per display: the one the first window
+ * added, loaded from the resource. */
+static void
+test_style_once_per_display (Fixture       *f,
+                             gconstpointer  data)
+{
+  GdkDisplay *display = gdk_display_get_default ();
+  GtkStyleProvider *style = _zot_window_ensure_style (display);
+  g_autofree char *css = NULL;
+
+  new_window (f, NULL, -1);
+  g_assert_true (_zot_window_ensure_style (gtk_widget_get_display (GTK_WIDGET (f->window))) == style);
+  css = gtk_css_provider_to_string (GTK_CSS_PROVIDER (style));
+  g_assert_nonnull (strstr (css, ".message-user"));
 }
 
 static void
@@ -923,6 +940,8 @@ main (int    argc,
                            G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
   g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
 
+  g_test_add ("/zot/gui/window/style-once-per-display", Fixture, NULL, fixture_setup,
+              test_style_once_per_display, fixture_teardown);
   g_test_add ("/zot/gui/window/opens-with-demo", Fixture, NULL, fixture_setup, test_opens_with_demo, fixture_teardown);
   g_test_add ("/zot/gui/window/responsive-while-hanging", Fixture, NULL, fixture_setup,
               test_responsive_while_hanging, fixture_teardown);

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "zot-application.h"
+#include "zot-builtin-commands.h"
 #include "zot-options.h"
 #include "zot-approval-presenter.h"
 #include "zot-project-chooser.h"
@@ -658,6 +659,48 @@ static const struct
    * once it finds gtk/help-overlay.ui under the resource base path. */
 };
 
+/* A shortcut that does what a built-in slash command does names the
+ * command too, so the shortcuts window teaches both. The commands come
+ * from their one table (zot-builtin-commands.c). */
+static void
+name_slash_commands (GtkWidget *widget)
+{
+  if (GTK_IS_SHORTCUTS_SHORTCUT (widget))
+    {
+      const ZotBuiltinCommand *commands;
+      g_autofree char *action = NULL;
+      guint n_commands;
+
+      g_object_get (widget, "action-name", &action, NULL);
+      commands = zot_builtin_commands_get (&n_commands);
+      for (guint i = 0; action != NULL && i < n_commands; i++)
+        if (g_strcmp0 (commands[i].shortcut_action, action) == 0)
+          {
+            g_autofree char *subtitle = g_strconcat ("/", commands[i].name, NULL);
+
+            g_object_set (widget, "subtitle", subtitle, NULL);
+          }
+    }
+  for (GtkWidget *child = gtk_widget_get_first_child (widget); child; child = gtk_widget_get_next_sibling (child))
+    name_slash_commands (child);
+}
+
+static void
+on_window_added (ZotApplication *self,
+                 GtkWindow      *window)
+{
+  GtkShortcutsWindow *overlay;
+
+  if (!GTK_IS_APPLICATION_WINDOW (window))
+    return;
+
+  /* GtkApplication gave the window its shortcuts window from
+   * gtk/help-overlay.ui just before this handler runs. */
+  overlay = gtk_application_window_get_help_overlay (GTK_APPLICATION_WINDOW (window));
+  if (overlay != NULL)
+    name_slash_commands (GTK_WIDGET (overlay));
+}
+
 static void
 zot_application_startup (GApplication *application)
 {
@@ -673,6 +716,8 @@ zot_application_startup (GApplication *application)
                                                                             "project-windows")), FALSE);
   g_simple_action_set_enabled (G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (application),
                                                                             "start-view")), FALSE);
+  g_signal_connect_object (application, "window-added", G_CALLBACK (on_window_added), application,
+                           G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_connect_object (application, "window-added", G_CALLBACK (update_state), application,
                            G_CONNECT_SWAPPED | G_CONNECT_AFTER);
   g_signal_connect_object (application, "window-removed", G_CALLBACK (update_state), application,

@@ -77,6 +77,8 @@ void _zot_window_submit_command     (ZotWindow      *self,
 
 void _zot_window_update_resume_bar (ZotWindow *self);
 
+GtkStyleProvider *_zot_window_ensure_style (GdkDisplay *display);
+
 /* zot-window-switch.c */
 typedef enum
 {

@@ -947,11 +947,34 @@ add_side_page (ZotWindow  *self,
   adw_view_stack_page_set_icon_name (stack_page, icon);
 }
 
+/* The style sheet applies to a whole display: the first window on it
+ * adds it, and every later one finds it there, so that ten windows do not
+ * stack ten copies for GTK to match against every widget. */
+GtkStyleProvider *
+_zot_window_ensure_style (GdkDisplay *display)
+{
+  static GQuark quark;
+  GtkCssProvider *css;
+
+  if (quark == 0)
+    quark = g_quark_from_static_string ("zot-window-style");
+
+  css = g_object_get_qdata (G_OBJECT (display), quark);
+  if (css != NULL)
+    return GTK_STYLE_PROVIDER (css);
+
+  css = gtk_css_provider_new ();
+  gtk_css_provider_load_from_resource (css, "/dev/zot/Zot/style.css");
+  gtk_style_context_add_provider_for_display (display, GTK_STYLE_PROVIDER (css),
+                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
+  g_object_set_qdata_full (G_OBJECT (display), quark, css, g_object_unref);
+  return GTK_STYLE_PROVIDER (css);
+}
+
 static void
 zot_window_init (ZotWindow *self)
 {
   GtkDropTarget *drop;
-  GtkCssProvider *css;
 
   gtk_widget_init_template (GTK_WIDGET (self));
 
@@ -959,11 +982,7 @@ zot_window_init (ZotWindow *self)
   self->settings = g_settings_new (APP_ID);
   self->yolo = -1;
 
-  css = gtk_css_provider_new ();
-  gtk_css_provider_load_from_resource (css, "/dev/zot/Zot/style.css");
-  gtk_style_context_add_provider_for_display (gdk_display_get_default (), GTK_STYLE_PROVIDER (css),
-                                              GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
-  g_object_unref (css);
+  _zot_window_ensure_style (gtk_widget_get_display (GTK_WIDGET (self)));
 
   gtk_label_set_markup (self->demo_label,
                         _("You are talking to the built-in demo model: offline, no API key. "

@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-command-reply-private.h"
+#include "zot-builtin-commands.h"
 #include "zot-error.h"
 #include "zot-extension-manager-private.h"
 #include "zot-extension-private.h"
@@ -24,20 +25,6 @@ typedef struct
   const char   *name;
 } Route;
 
-static const struct {
-  const char *name;
-  const char *description;
-} builtin_commands[] = {
-  { "new",        N_("Start a new conversation") },
-  { "clear",      N_("Clear the conversation and the extension messages") },
-  { "compact",    N_("Summarise the conversation to save context") },
-  { "model",      N_("Show or change the model: /model NAME") },
-  { "settings",   N_("Open the preferences") },
-  { "reload-ext", N_("Stop and reload every extension") },
-  { "yolo",       N_("Toggle approving every tool call without asking") },
-  { "help",       N_("List the commands") },
-  { "quit",       N_("Quit zot") },
-};
 
 void
 zot_command_info_free (ZotCommandInfo *info)
@@ -56,14 +43,7 @@ zot_extension_manager_is_builtin_command (const char *name)
 {
   g_return_val_if_fail (name != NULL, FALSE);
 
-  while (*name == '/')
-    name++;
-
-  for (guint i = 0; i < G_N_ELEMENTS (builtin_commands); i++)
-    if (g_ascii_strcasecmp (builtin_commands[i].name, name) == 0)
-      return TRUE;
-
-  return FALSE;
+  return zot_builtin_command_lookup (name) != NULL;
 }
 
 /**
@@ -181,6 +161,8 @@ zot_extension_manager_lookup_command (ZotExtensionManager  *self,
 GPtrArray *
 zot_extension_manager_list_commands (ZotExtensionManager *self)
 {
+  const ZotBuiltinCommand *builtins;
+  guint n_builtins;
   GPtrArray *list;
 
   g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
@@ -190,11 +172,12 @@ zot_extension_manager_list_commands (ZotExtensionManager *self)
 
   list = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_command_info_free);
 
-  for (guint i = 0; i < G_N_ELEMENTS (builtin_commands); i++)
+  builtins = zot_builtin_commands_get (&n_builtins);
+  for (guint i = 0; i < n_builtins; i++)
     {
       ZotCommandInfo *info = g_new0 (ZotCommandInfo, 1);
-      info->name = g_strdup (builtin_commands[i].name);
-      info->description = g_strdup (_(builtin_commands[i].description));
+      info->name = g_strdup (builtins[i].name);
+      info->description = g_strdup (_(builtins[i].description));
       g_ptr_array_add (list, info);
     }
 

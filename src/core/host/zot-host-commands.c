@@ -8,6 +8,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-host-private.h"
+#include "zot-builtin-commands.h"
 #include "zot-extension-private.h"
 #include "zot-json.h"
 
@@ -340,25 +341,17 @@ run_model (ZotHost    *self,
   g_task_return_boolean (task, TRUE);
 }
 
-/* Every built-in command of zot_extension_manager_list_commands(): @run
- * when the host runs it, or else @action, the window's action that does
- * it (#ZotHost::activate-action). Headless modes have no window: there
- * those fail with %ZOT_HOST_ERROR_NOT_HERE. */
-static const struct
-{
-  const char *name;
-  BuiltinRun  run;
-  const char *action;
-} builtin_commands[] = {
-  { "new",        run_new,        NULL },
-  { "clear",      run_clear,      NULL },
-  { "compact",    run_compact,    NULL },
-  { "model",      run_model,      NULL },
-  { "settings",   NULL,           "win.preferences" },
-  { "reload-ext", run_reload_ext, NULL },
-  { "yolo",       NULL,           "win.yolo" },
-  { "help",       run_help,       NULL },
-  { "quit",       NULL,           "window.close" },
+/* How the host runs each built-in command (zot-builtin-commands.c); one
+ * without a run here is about the window, which does it with the
+ * command's action (#ZotHost::activate-action). Headless modes have no
+ * window: there those fail with %ZOT_HOST_ERROR_NOT_HERE. */
+static const BuiltinRun builtin_runs[ZOT_BUILTIN_N_COMMANDS] = {
+  [ZOT_BUILTIN_NEW]        = run_new,
+  [ZOT_BUILTIN_CLEAR]      = run_clear,
+  [ZOT_BUILTIN_COMPACT]    = run_compact,
+  [ZOT_BUILTIN_MODEL]      = run_model,
+  [ZOT_BUILTIN_RELOAD_EXT] = run_reload_ext,
+  [ZOT_BUILTIN_HELP]       = run_help,
 };
 
 /**
@@ -372,43 +365,34 @@ static const struct
 const char *
 zot_host_get_command_action (const char *name)
 {
+  const ZotBuiltinCommand *command;
+
   g_return_val_if_fail (name != NULL, NULL);
 
-  for (guint i = 0; i < G_N_ELEMENTS (builtin_commands); i++)
-    if (g_ascii_strcasecmp (builtin_commands[i].name, name) == 0)
-      return builtin_commands[i].action;
+  command = zot_builtin_command_lookup (name);
+  if (command == NULL || builtin_runs[command->id] != NULL)
+    return NULL;
 
-  return NULL;
+  return command->action;
 }
 
 static void
-run_builtin (ZotHost    *self,
-             GTask      *task,
-             const char *name,
-             const char *args)
+run_builtin (ZotHost                 *self,
+             GTask                   *task,
+             const ZotBuiltinCommand *command,
+             const char              *args)
 {
-  for (guint i = 0; i < G_N_ELEMENTS (builtin_commands); i++)
+  if (builtin_runs[command->id] != NULL)
+    builtin_runs[command->id] (self, task, args);
+  else if (self->options.interactive && command->action != NULL)
     {
-      if (g_ascii_strcasecmp (builtin_commands[i].name, name) != 0)
-        continue;
-
-      if (builtin_commands[i].run != NULL)
-        builtin_commands[i].run (self, task, args);
-      else if (self->options.interactive)
-        {
-          g_signal_emit (self, _zot_host_signals [ZOT_HOST_ACTIVATE_ACTION], 0,
-                         builtin_commands[i].action, NULL);
-          g_task_return_boolean (task, TRUE);
-        }
-      else
-        g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_NOT_HERE,
-                                 /* Translators: %s is the name of a slash command, such as panels */
-                                 _("/%s belongs to the window; it does nothing here"), name);
-      return;
+      g_signal_emit (self, _zot_host_signals [ZOT_HOST_ACTIVATE_ACTION], 0, command->action, NULL);
+      g_task_return_boolean (task, TRUE);
     }
-
-  g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_UNKNOWN_COMMAND,
-                           _("unknown command /%s"), name);
+  else
+    g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_NOT_HERE,
+                             /* Translators: %s is the name of a slash command, such as panels */
+                             _("/%s belongs to the window; it does nothing here"), command->name);
 }
 
 gboolean
@@ -458,6 +442,7 @@ zot_host_submit_with_images_async (ZotHost             *self,
                                    GAsyncReadyCallback  callback,
                                    gpointer             user_data)
 {
+  const ZotBuiltinCommand *builtin;
   g_autoptr(GTask) task = NULL;
   g_autofree char *name = NULL;
   g_autofree char *args = NULL;
@@ -483,9 +468,10 @@ zot_host_submit_with_images_async (ZotHost             *self,
       return;
     }
 
-  if (zot_extension_manager_is_builtin_command (name))
+  builtin = zot_builtin_command_lookup (name);
+  if (builtin != NULL)
     {
-      run_builtin (self, task, name, args);
+      run_builtin (self, task, builtin, args);
       return;
     }
 
