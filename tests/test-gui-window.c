@@ -199,6 +199,57 @@ test_style_once_per_display (Fixture       *f,
   g_assert_nonnull (strstr (css, ".message-user"));
 }
 
+static gboolean
+has_host (gpointer data)
+{
+  return zot_window_get_host (data) != NULL;
+}
+
+/* Every view in the window follows the window's host, set once it is
+ * made: those about extensions its manager, the usage label its agent. */
+static void
+test_views_follow_host (Fixture       *f,
+                        gconstpointer  data)
+{
+  GObject *views_of_host[3], *views_of_manager[3];
+  g_autoptr(ZotHost) host = NULL;
+  ZotExtensionManager *manager;
+
+  new_window (f, NULL, -1);
+  views_of_host[0] = G_OBJECT (f->window->transcript);
+  views_of_host[1] = G_OBJECT (f->window->prompt_editor);
+  views_of_host[2] = G_OBJECT (f->window->extensions_page);
+  views_of_manager[0] = G_OBJECT (f->window->panel_pane);
+  views_of_manager[1] = G_OBJECT (f->window->notes_view);
+  views_of_manager[2] = G_OBJECT (f->window->inspector);
+
+  zot_test_wait_until (has_host, f->window, 20000);
+  g_object_get (f->window, "host", &host, NULL);
+  g_assert_true (host == zot_window_get_host (f->window));
+  manager = zot_host_get_manager (host);
+
+  for (guint i = 0; i < G_N_ELEMENTS (views_of_host); i++)
+    {
+      g_autoptr(ZotHost) view_host = NULL;
+
+      g_object_get (views_of_host[i], "host", &view_host, NULL);
+      g_assert_true (view_host == host);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (views_of_manager); i++)
+    {
+      g_autoptr(ZotExtensionManager) view_manager = NULL;
+
+      g_object_get (views_of_manager[i], "manager", &view_manager, NULL);
+      g_assert_true (view_manager == manager);
+    }
+  {
+    g_autoptr(ZotAgent) agent = NULL;
+
+    g_object_get (f->window->usage_label, "agent", &agent, NULL);
+    g_assert_true (agent == zot_host_get_agent (host));
+  }
+}
+
 static void
 test_opens_with_demo (Fixture       *f,
                       gconstpointer  data)
@@ -881,12 +932,6 @@ test_new_continuous (Fixture       *f,
   close_window (f);
 }
 
-static gboolean
-has_host (gpointer data)
-{
-  return zot_window_get_host (data) != NULL;
-}
-
 /* The window honours what a terminal run does: its copy of the options
  * once dropped --continuous, --reasoning and where the key came from. */
 static void
@@ -942,6 +987,8 @@ main (int    argc,
 
   g_test_add ("/zot/gui/window/style-once-per-display", Fixture, NULL, fixture_setup,
               test_style_once_per_display, fixture_teardown);
+  g_test_add ("/zot/gui/window/views-follow-host", Fixture, NULL, fixture_setup,
+              test_views_follow_host, fixture_teardown);
   g_test_add ("/zot/gui/window/opens-with-demo", Fixture, NULL, fixture_setup, test_opens_with_demo, fixture_teardown);
   g_test_add ("/zot/gui/window/responsive-while-hanging", Fixture, NULL, fixture_setup,
               test_responsive_while_hanging, fixture_teardown);

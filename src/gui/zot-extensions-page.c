@@ -43,6 +43,14 @@ enum {
 
 static guint signals [N_SIGNALS];
 
+enum {
+  PROP_0,
+  PROP_HOST,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
+
 G_DEFINE_FINAL_TYPE (ZotExtensionsPage, zot_extensions_page, ADW_TYPE_BIN)
 
 /* One asynchronous action on one extension, for the message afterwards. */
@@ -351,6 +359,44 @@ zot_extensions_page_finalize (GObject *object)
 }
 
 static void
+zot_extensions_page_get_property (GObject    *object,
+                                  guint       prop_id,
+                                  GValue     *value,
+                                  GParamSpec *pspec)
+{
+  ZotExtensionsPage *self = ZOT_EXTENSIONS_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_HOST:
+      g_value_set_object (value, self->host);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+zot_extensions_page_set_property (GObject      *object,
+                                  guint         prop_id,
+                                  const GValue *value,
+                                  GParamSpec   *pspec)
+{
+  ZotExtensionsPage *self = ZOT_EXTENSIONS_PAGE (object);
+
+  switch (prop_id)
+    {
+    case PROP_HOST:
+      zot_extensions_page_set_host (self, g_value_get_object (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 zot_extensions_page_class_init (ZotExtensionsPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -358,6 +404,19 @@ zot_extensions_page_class_init (ZotExtensionsPageClass *klass)
 
   object_class->dispose = zot_extensions_page_dispose;
   object_class->finalize = zot_extensions_page_finalize;
+  object_class->get_property = zot_extensions_page_get_property;
+  object_class->set_property = zot_extensions_page_set_property;
+
+  /**
+   * ZotExtensionsPage:host:
+   *
+   * The host whose extensions the page lists.
+   */
+  properties [PROP_HOST] =
+    g_param_spec_object ("host", NULL, NULL, ZOT_TYPE_HOST,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   /**
    * ZotExtensionsPage::toast:
@@ -430,7 +489,10 @@ zot_extensions_page_set_host (ZotExtensionsPage *self,
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->reload_button), host != NULL);
   if (host == NULL)
-    return;
+    {
+      g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_HOST]);
+      return;
+    }
 
   self->host = g_object_ref (host);
   self->manager = g_object_ref (zot_host_get_manager (host));
@@ -441,6 +503,7 @@ zot_extensions_page_set_host (ZotExtensionsPage *self,
                            G_CALLBACK (on_registrations_changed_cb), self, G_CONNECT_SWAPPED);
 
   gtk_list_box_bind_model (self->list_box, G_LIST_MODEL (self->manager), create_row_cb, self, NULL);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_HOST]);
 }
 
 /* For the tests */

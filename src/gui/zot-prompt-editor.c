@@ -25,6 +25,7 @@
 enum {
   PROP_0,
   PROP_BUSY,
+  PROP_HOST,
   N_PROPS
 };
 
@@ -384,6 +385,10 @@ zot_prompt_editor_get_property (GObject    *object,
       g_value_set_boolean (value, self->busy);
       break;
 
+    case PROP_HOST:
+      g_value_set_object (value, self->host);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -401,6 +406,10 @@ zot_prompt_editor_set_property (GObject      *object,
     {
     case PROP_BUSY:
       zot_prompt_editor_set_busy (self, g_value_get_boolean (value));
+      break;
+
+    case PROP_HOST:
+      zot_prompt_editor_set_host (self, g_value_get_object (value));
       break;
 
     default:
@@ -432,6 +441,16 @@ zot_prompt_editor_class_init (ZotPromptEditorClass *klass)
     g_param_spec_boolean ("busy", NULL, NULL,
                           FALSE,
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * ZotPromptEditor:host:
+   *
+   * The host whose commands the editor completes
+   * (zot_prompt_editor_set_host()).
+   */
+  properties [PROP_HOST] =
+    g_param_spec_object ("host", NULL, NULL, ZOT_TYPE_HOST,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -646,6 +665,7 @@ zot_prompt_editor_set_host (ZotPromptEditor *self,
 
   g_signal_group_set_target (self->manager_signals, host ? zot_host_get_manager (host) : NULL);
   _zot_prompt_editor_refresh_commands (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_HOST]);
 }
 
 /**

@@ -30,6 +30,7 @@
 enum {
   PROP_0,
   PROP_SHOW_STARTUP,
+  PROP_HOST,
   N_PROPS
 };
 
@@ -527,6 +528,10 @@ zot_transcript_get_property (GObject    *object,
       g_value_set_boolean (value, self->show_startup);
       break;
 
+    case PROP_HOST:
+      g_value_set_object (value, self->host);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -544,6 +549,10 @@ zot_transcript_set_property (GObject      *object,
     {
     case PROP_SHOW_STARTUP:
       zot_transcript_set_show_startup (self, g_value_get_boolean (value));
+      break;
+
+    case PROP_HOST:
+      zot_transcript_set_host (self, g_value_get_object (value));
       break;
 
     default:
@@ -570,6 +579,16 @@ zot_transcript_class_init (ZotTranscriptClass *klass)
     g_param_spec_boolean ("show-startup", NULL, NULL,
                           FALSE,
                           (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * ZotTranscript:host:
+   *
+   * The host whose conversation the transcript shows
+   * (zot_transcript_set_host()).
+   */
+  properties [PROP_HOST] =
+    g_param_spec_object ("host", NULL, NULL, ZOT_TYPE_HOST,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -686,6 +705,7 @@ zot_transcript_set_host (ZotTranscript *self,
 
   update_startup (self);
   _zot_transcript_show_session (self, FALSE);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_HOST]);
 }
 
 /**

@@ -24,6 +24,14 @@ struct _ZotUsageLabel
 
 G_DEFINE_FINAL_TYPE (ZotUsageLabel, zot_usage_label, GTK_TYPE_WIDGET)
 
+enum {
+  PROP_0,
+  PROP_AGENT,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
+
 /**
  * zot_usage_format_count:
  *
@@ -84,12 +92,64 @@ zot_usage_label_dispose (GObject *object)
 }
 
 static void
+zot_usage_label_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  ZotUsageLabel *self = ZOT_USAGE_LABEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_AGENT:
+      g_value_set_object (value, self->agent);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+zot_usage_label_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  ZotUsageLabel *self = ZOT_USAGE_LABEL (object);
+
+  switch (prop_id)
+    {
+    case PROP_AGENT:
+      zot_usage_label_set_agent (self, g_value_get_object (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 zot_usage_label_class_init (ZotUsageLabelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = zot_usage_label_dispose;
+  object_class->get_property = zot_usage_label_get_property;
+  object_class->set_property = zot_usage_label_set_property;
+
+  /**
+   * ZotUsageLabel:agent:
+   *
+   * The agent whose token use and cost the label shows.
+   */
+  properties [PROP_AGENT] =
+    g_param_spec_object ("agent", NULL, NULL, ZOT_TYPE_AGENT,
+                         (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "zot-usage-label");
 }
@@ -117,12 +177,16 @@ zot_usage_label_set_agent (ZotUsageLabel *self,
   g_return_if_fail (ZOT_IS_USAGE_LABEL (self));
   g_return_if_fail (agent == NULL || ZOT_IS_AGENT (agent));
 
+  if (self->agent == agent)
+    return;
+
   if (self->agent != NULL)
     g_signal_handlers_disconnect_by_func (self->agent, update, self);
   g_set_object (&self->agent, agent);
   if (agent != NULL)
     g_signal_connect_object (agent, "notify::usage", G_CALLBACK (update), self, G_CONNECT_SWAPPED);
   update (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_AGENT]);
 }
 
 const char *

@@ -55,6 +55,10 @@ struct _ZotWindow
   ZotHostOptions        options;
   int                   yolo;
   ZotHost              *host;
+  /* The views that show the host's manager and agent follow ZotWindow:host
+   * through these, and the ones that take the host itself through plain
+   * bindings on the window. */
+  GBindingGroup        *host_bindings;
   GCancellable         *cancellable;
   char                 *pending_prompt;
   GFile                *pending_install;

@@ -23,6 +23,14 @@
 
 G_DEFINE_FINAL_TYPE (ZotWindow, zot_window, ADW_TYPE_APPLICATION_WINDOW)
 
+enum {
+  PROP_0,
+  PROP_HOST,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
+
 static void update_title (ZotWindow *self);
 
 void
@@ -418,13 +426,8 @@ create_host (ZotWindow *self)
     policy = self->yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK;
   zot_extension_manager_set_policy (manager, policy);
 
-  zot_transcript_set_host (self->transcript, self->host);
-  zot_prompt_editor_set_host (self->prompt_editor, self->host);
-  zot_panel_pane_set_manager (self->panel_pane, manager);
-  zot_notes_view_set_manager (self->notes_view, manager);
-  zot_inspector_set_manager (self->inspector, manager);
-  zot_extensions_page_set_host (self->extensions_page, self->host);
-  zot_usage_label_set_agent (self->usage_label, zot_host_get_agent (self->host));
+  g_binding_group_set_source (self->host_bindings, self->host);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_HOST]);
   self->approvals = zot_approval_presenter_new (GTK_WINDOW (self), manager);
 
   g_signal_connect_object (manager, "note-added", G_CALLBACK (on_note_added), self, 0);
@@ -880,6 +883,25 @@ zot_window_get_host (ZotWindow *self)
 /* GObject */
 
 static void
+zot_window_get_property (GObject    *object,
+                         guint       prop_id,
+                         GValue     *value,
+                         GParamSpec *pspec)
+{
+  ZotWindow *self = ZOT_WINDOW (object);
+
+  switch (prop_id)
+    {
+    case PROP_HOST:
+      g_value_set_object (value, self->host);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 zot_window_dispose (GObject *object)
 {
   ZotWindow *self = (ZotWindow *)object;
@@ -897,6 +919,7 @@ zot_window_finalize (GObject *object)
 {
   ZotWindow *self = (ZotWindow *)object;
 
+  g_clear_object (&self->host_bindings);
   g_clear_object (&self->host);
   g_clear_object (&self->settings);
   g_clear_object (&self->cancellable);
@@ -917,7 +940,20 @@ zot_window_class_init (ZotWindowClass *klass)
 
   object_class->dispose = zot_window_dispose;
   object_class->finalize = zot_window_finalize;
+  object_class->get_property = zot_window_get_property;
   window_class->close_request = zot_window_close_request;
+
+  /**
+   * ZotWindow:host:
+   *
+   * The window's host, once it is made (zot_window_new() starts it
+   * asynchronously); the views in the window follow it.
+   */
+  properties [PROP_HOST] =
+    g_param_spec_object ("host", NULL, NULL, ZOT_TYPE_HOST,
+                         (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-window.ui");
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, toast_overlay);
@@ -1032,6 +1068,15 @@ zot_window_init (ZotWindow *self)
   g_signal_connect (self->extensions_page, "toast", G_CALLBACK (on_toast_request), self);
 
   g_object_bind_property (self->side_pane_button, "active", self->side_pane, "visible", G_BINDING_SYNC_CREATE);
+
+  g_object_bind_property (self, "host", self->transcript, "host", G_BINDING_DEFAULT);
+  g_object_bind_property (self, "host", self->prompt_editor, "host", G_BINDING_DEFAULT);
+  g_object_bind_property (self, "host", self->extensions_page, "host", G_BINDING_DEFAULT);
+  self->host_bindings = g_binding_group_new ();
+  g_binding_group_bind (self->host_bindings, "manager", self->panel_pane, "manager", G_BINDING_SYNC_CREATE);
+  g_binding_group_bind (self->host_bindings, "manager", self->notes_view, "manager", G_BINDING_SYNC_CREATE);
+  g_binding_group_bind (self->host_bindings, "manager", self->inspector, "manager", G_BINDING_SYNC_CREATE);
+  g_binding_group_bind (self->host_bindings, "agent", self->usage_label, "agent", G_BINDING_SYNC_CREATE);
 
   gtk_window_set_default_size (GTK_WINDOW (self),
                                g_settings_get_int (self->settings, "window-width"),

@@ -145,6 +145,14 @@ zot_host_get_property (GObject    *object,
       g_value_set_object (value, self->agent != NULL ? zot_agent_get_session (self->agent) : NULL);
       break;
 
+    case ZOT_HOST_PROP_MANAGER:
+      g_value_set_object (value, self->manager);
+      break;
+
+    case ZOT_HOST_PROP_AGENT:
+      g_value_set_object (value, self->agent);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -188,6 +196,25 @@ zot_host_class_init (ZotHostClass *klass)
   _zot_host_properties [ZOT_HOST_PROP_SESSION] =
     g_param_spec_object ("session", NULL, NULL, ZOT_TYPE_SESSION,
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * ZotHost:manager:
+   *
+   * The extension manager, the same for the host's life: views that show
+   * extensions bind to it (zot_host_get_manager()).
+   */
+  _zot_host_properties [ZOT_HOST_PROP_MANAGER] =
+    g_param_spec_object ("manager", NULL, NULL, ZOT_TYPE_EXTENSION_MANAGER,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * ZotHost:agent:
+   *
+   * The agent, the same for the host's life (zot_host_get_agent()).
+   */
+  _zot_host_properties [ZOT_HOST_PROP_AGENT] =
+    g_param_spec_object ("agent", NULL, NULL, ZOT_TYPE_AGENT,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, ZOT_HOST_N_PROPS, _zot_host_properties);
 
