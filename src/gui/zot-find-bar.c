@@ -35,6 +35,14 @@ struct _ZotFindBar
 
 G_DEFINE_FINAL_TYPE (ZotFindBar, zot_find_bar, GTK_TYPE_WIDGET)
 
+enum {
+  PROP_0,
+  PROP_TRANSCRIPT,
+  N_PROPS
+};
+
+static GParamSpec *properties [N_PROPS];
+
 static gboolean
 text_has (const char *text,
           const char *needle)
@@ -198,12 +206,64 @@ zot_find_bar_dispose (GObject *object)
 }
 
 static void
+zot_find_bar_get_property (GObject    *object,
+                           guint       prop_id,
+                           GValue     *value,
+                           GParamSpec *pspec)
+{
+  ZotFindBar *self = ZOT_FIND_BAR (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRANSCRIPT:
+      g_value_set_object (value, self->transcript);
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+zot_find_bar_set_property (GObject      *object,
+                           guint         prop_id,
+                           const GValue *value,
+                           GParamSpec   *pspec)
+{
+  ZotFindBar *self = ZOT_FIND_BAR (object);
+
+  switch (prop_id)
+    {
+    case PROP_TRANSCRIPT:
+      g_set_weak_pointer (&self->transcript, g_value_get_object (value));
+      break;
+
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
 zot_find_bar_class_init (ZotFindBarClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = zot_find_bar_dispose;
+  object_class->get_property = zot_find_bar_get_property;
+  object_class->set_property = zot_find_bar_set_property;
+
+  /**
+   * ZotFindBar:transcript:
+   *
+   * The conversation to look through; the bar holds it weakly, as its
+   * sibling in the window.
+   */
+  properties [PROP_TRANSCRIPT] =
+    g_param_spec_object ("transcript", NULL, NULL, ZOT_TYPE_TRANSCRIPT,
+                         (G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "findbar");
@@ -303,8 +363,7 @@ zot_find_bar_new (ZotTranscript *transcript)
 
   g_return_val_if_fail (ZOT_IS_TRANSCRIPT (transcript), NULL);
 
-  self = g_object_new (ZOT_TYPE_FIND_BAR, NULL);
-  g_set_weak_pointer (&self->transcript, transcript);
+  self = g_object_new (ZOT_TYPE_FIND_BAR, "transcript", transcript, NULL);
   return GTK_WIDGET (self);
 }
 

@@ -955,6 +955,16 @@ zot_window_class_init (ZotWindowClass *klass)
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
+  g_type_ensure (ZOT_TYPE_CONVERSATION_SIDEBAR);
+  g_type_ensure (ZOT_TYPE_FIND_BAR);
+  g_type_ensure (ZOT_TYPE_TRANSCRIPT);
+  g_type_ensure (ZOT_TYPE_PROMPT_EDITOR);
+  g_type_ensure (ZOT_TYPE_USAGE_LABEL);
+  g_type_ensure (ZOT_TYPE_PANEL_PANE);
+  g_type_ensure (ZOT_TYPE_NOTES_VIEW);
+  g_type_ensure (ZOT_TYPE_INSPECTOR);
+  g_type_ensure (ZOT_TYPE_EXTENSIONS_PAGE);
+
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-window.ui");
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, toast_overlay);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, window_title);
@@ -968,19 +978,25 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_pane);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, flap);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, sidebar);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, find_bar);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, transcript);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, prompt_editor);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, usage_label);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, panel_pane);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, notes_view);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, inspector);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, extensions_page);
+  gtk_widget_class_bind_template_callback (widget_class, on_sidebar_open_requested);
+  gtk_widget_class_bind_template_callback (widget_class, on_sidebar_trashed);
+  gtk_widget_class_bind_template_callback (widget_class, on_sidebar_toast);
+  gtk_widget_class_bind_template_callback (widget_class, on_prompt_submit);
+  gtk_widget_class_bind_template_callback (widget_class, on_prompt_cancel);
+  gtk_widget_class_bind_template_callback (widget_class, on_attach_failed);
+  gtk_widget_class_bind_template_callback (widget_class, on_panel_added);
+  gtk_widget_class_bind_template_callback (widget_class, on_toast_request);
 
   _zot_window_class_actions_init (klass);
-}
-
-static void
-add_side_page (ZotWindow  *self,
-               GtkWidget  *page,
-               const char *name,
-               const char *title,
-               const char *icon)
-{
-  AdwViewStackPage *stack_page = adw_view_stack_add_titled (self->side_stack, page, name, title);
-  adw_view_stack_page_set_icon_name (stack_page, icon);
 }
 
 /* The style sheet applies to a whole display: the first window on it
@@ -1025,47 +1041,7 @@ zot_window_init (ZotWindow *self)
                           "Lines like <tt>tool: bash {\"command\": \"ls\"}</tt> make it call tools. "
                           "Choose a real model in Preferences."));
 
-  self->transcript = ZOT_TRANSCRIPT (zot_transcript_new ());
-  gtk_widget_set_vexpand (GTK_WIDGET (self->transcript), TRUE);
-  gtk_box_append (self->conversation_box, GTK_WIDGET (self->transcript));
   g_settings_bind (self->settings, "show-loaded-resources", self->transcript, "show-startup", G_SETTINGS_BIND_GET);
-
-  self->usage_label = ZOT_USAGE_LABEL (zot_usage_label_new ());
-  adw_header_bar_pack_end (self->header_bar, GTK_WIDGET (self->usage_label));
-
-  self->find_bar = ZOT_FIND_BAR (zot_find_bar_new (self->transcript));
-  gtk_box_prepend (self->conversation_box, GTK_WIDGET (self->find_bar));
-
-  self->sidebar = ZOT_CONVERSATION_SIDEBAR (zot_conversation_sidebar_new ());
-  adw_flap_set_flap (self->flap, GTK_WIDGET (self->sidebar));
-  g_signal_connect (self->sidebar, "open-requested", G_CALLBACK (on_sidebar_open_requested), self);
-  g_signal_connect (self->sidebar, "trashed", G_CALLBACK (on_sidebar_trashed), self);
-  g_signal_connect (self->sidebar, "toast", G_CALLBACK (on_sidebar_toast), self);
-
-  self->prompt_editor = ZOT_PROMPT_EDITOR (zot_prompt_editor_new ());
-  gtk_box_append (self->conversation_box, GTK_WIDGET (self->prompt_editor));
-  g_signal_connect (self->prompt_editor, "submit", G_CALLBACK (on_prompt_submit), self);
-  g_signal_connect (self->prompt_editor, "cancel", G_CALLBACK (on_prompt_cancel), self);
-  g_signal_connect (self->prompt_editor, "attach-failed", G_CALLBACK (on_attach_failed), self);
-
-  self->panel_pane = ZOT_PANEL_PANE (zot_panel_pane_new ());
-  self->notes_view = ZOT_NOTES_VIEW (zot_notes_view_new ());
-  self->inspector = ZOT_INSPECTOR (zot_inspector_new ());
-  self->extensions_page = ZOT_EXTENSIONS_PAGE (zot_extensions_page_new ());
-  /* Translators: the side pane's page of panels that extensions open; an extension's panel is a
-   * small view of lists, text and widgets */
-  add_side_page (self, GTK_WIDGET (self->panel_pane), "panels", _("Panels"), "view-grid-symbolic");
-  /* Translators: the side pane's page of status notes that extensions post */
-  add_side_page (self, GTK_WIDGET (self->notes_view), "notes", _("Notes"), "user-bookmarks-symbolic");
-  /* Translators: the side pane's page that shows the protocol traffic between the host and its
-   * extensions, for debugging */
-  add_side_page (self, GTK_WIDGET (self->inspector), "inspector", _("Inspector"), "system-search-symbolic");
-  /* Translators: the side pane's page listing the installed extensions (add-on programs that
-   * give the agent tools and commands) */
-  add_side_page (self, GTK_WIDGET (self->extensions_page), "extensions", _("Extensions"), "application-x-addon-symbolic");
-  g_signal_connect (self->panel_pane, "panel-added", G_CALLBACK (on_panel_added), self);
-  g_signal_connect (self->panel_pane, "panel-closed-note", G_CALLBACK (on_toast_request), self);
-  g_signal_connect (self->extensions_page, "toast", G_CALLBACK (on_toast_request), self);
 
   g_object_bind_property (self->side_pane_button, "active", self->side_pane, "visible", G_BINDING_SYNC_CREATE);
 
