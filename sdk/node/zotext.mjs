@@ -22,6 +22,10 @@ export const MAX_CALL_KEY_BYTES = 128;
 // scheduling so the SDK's fallback answer is the one that counts.
 const DEFAULT_INTERCEPT_TIMEOUT_MS = 4500;
 
+// Frames waiting for the end of the current turn are written at once past
+// this many UTF-16 units, so one turn's output never piles up unbounded.
+const COALESCE_CHARS = 1 << 20;
+
 const TOOL_NAME_RE = /^[A-Za-z0-9_-]{1,64}$/;
 const EXPOSURES = new Set(['direct', 'codemode', 'deferred', 'model-only']);
 const REPLAYS = new Set(['never', 'safe', 'idempotent', 'reconcile']);
@@ -151,6 +155,15 @@ function blockToWire(b) {
   return b;
 }
 
+// Text blocks from text() are already in wire shape; copy only when needed.
+function contentToWire(content) {
+  for (let i = 0; i < content.length; i++) {
+    const b = content[i];
+    if (b === null || b.type !== 'text' || typeof b.text !== 'string') return content.map(blockToWire);
+  }
+  return content;
+}
+
 function blockFromWire(b) {
   if (b && b.type === 'image') return { type: 'image', mimeType: b.mime_type, data: b.data };
   return b;
@@ -260,6 +273,49 @@ class CallToolError extends Error {
   }
 }
 
+// The reason a finished call's signal carries (shared: no stack per call).
+const FINISHED = new Error('finished');
+
+// One running tool call; it is also the handler's ctx. The AbortController
+// is made on first use of ctx.signal, so a handler that never looks at it
+// costs none; a cancel before then is remembered and applied on creation.
+class Invocation {
+  constructor(ext, id, name, frame) {
+    this.id = id;
+    this.name = name;
+    this.operationKey = frame.operation_key;
+    this.reconcile = frame.reconcile === true;
+    this._ext = ext;
+    this._ac = null;
+    this._reason = undefined;
+    this._replied = false;
+    this._activate = null;
+    this._children = 0;
+  }
+
+  get signal() {
+    if (this._ac === null) {
+      this._ac = new AbortController();
+      if (this._reason !== undefined) this._ac.abort(this._reason);
+    }
+    return this._ac.signal;
+  }
+
+  _abort(reason) {
+    if (this._reason !== undefined) return;
+    this._reason = reason;
+    if (this._ac !== null) this._ac.abort(reason);
+  }
+
+  callTool(name, args, options) {
+    return this._ext._callTool(name, args, options, this);
+  }
+
+  reply(result) {
+    this._ext._reply(this, result, true);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // The extension
 
@@ -311,8 +367,13 @@ export class Extension {
     this._partLen = 0;
     this._skipping = false;
     this._held = null;
+    this._starts = [];
     this._onData = this._onData.bind(this);
     this._onDrain = this._onDrain.bind(this);
+    this._flushPend = this._flushPend.bind(this);
+    this._pendOut = '';
+    this._pendScheduled = false;
+    this._inData = false;
   }
 
   // ---- logging -----------------------------------------------------------
@@ -500,7 +561,7 @@ export class Extension {
     const spec = this._panelToWire(panelSpec(idOrSpec, title, lines, footer));
     if (spec.tool_call_id === undefined) {
       const inv = current.getStore();
-      if (inv && inv.kind === 'tool') spec.tool_call_id = inv.id;
+      if (inv !== undefined) spec.tool_call_id = inv.id;
     }
     return this._send({ type: 'open_panel', panel: spec });
   }
@@ -549,10 +610,11 @@ export class Extension {
    */
   activateTools(...names) {
     const inv = current.getStore();
-    if (!inv || inv.kind !== 'tool') {
+    if (inv === undefined) {
       throw new Error('zotext: activateTools must be called inside a tool handler (or set ToolResult.activateTools)');
     }
-    for (const n of names.flat()) inv.activate.push(String(n));
+    inv._activate ??= [];
+    for (const n of names.flat()) inv._activate.push(String(n));
   }
 
   /**
@@ -581,7 +643,7 @@ export class Extension {
     }
     const opts = options ?? {};
     const frame = { type: 'call_tool', id: `call-${++this._callSeq}`, name, args };
-    let parent = inv && inv.kind === 'tool' ? inv : undefined;
+    let parent = inv;
     if (opts.parentId !== undefined) {
       frame.parent_id = String(opts.parentId);
       parent = this._live.get(frame.parent_id);
@@ -599,7 +661,7 @@ export class Extension {
     }
     const signals = [];
     if (opts.signal) signals.push(opts.signal);
-    if (parent) signals.push(parent.ac.signal);
+    if (parent) signals.push(parent.signal);
     for (const s of signals) {
       if (s.aborted) return Promise.reject(abortError(s, name));
     }
@@ -608,7 +670,8 @@ export class Extension {
       return Promise.reject(new CallToolError(`zotext: callTool "${name}": the request is over the 4 MiB frame limit`, 'too_large'));
     }
     return new Promise((resolve, reject) => {
-      const p = { id: frame.id, name, resolve, reject, signals, onAbort: null };
+      const p = { id: frame.id, name, resolve, reject, signals, onAbort: null, parent };
+      if (parent) parent._children++;
       p.onAbort = (ev) => {
         if (!this._pending.has(p.id)) return;
         this._finishPending(p);
@@ -623,6 +686,7 @@ export class Extension {
 
   _finishPending(p) {
     this._pending.delete(p.id);
+    if (p.parent) p.parent._children--;
     for (const s of p.signals) s.removeEventListener('abort', p.onAbort);
   }
 
@@ -691,6 +755,18 @@ export class Extension {
   }
 
   _onData(chunk) {
+    // Frames made while this chunk is handled (synchronous handlers'
+    // replies) are written once at the end, without a microtask.
+    this._inData = true;
+    try {
+      this._onChunk(chunk);
+    } finally {
+      this._inData = false;
+      if (!this._pendScheduled) this._flushPend();
+    }
+  }
+
+  _onChunk(chunk) {
     if (typeof chunk === 'string') chunk = Buffer.from(chunk);
     let start = 0;
     const len = chunk.length;
@@ -727,6 +803,7 @@ export class Extension {
       start = nl + 1;
       this._line(line);
     }
+    this._runStarts();
     if (start < len && !this._skipping && this._state !== 'done') {
       const rest = len - start;
       if (this._partLen + rest > MAX_FRAME_BYTES) {
@@ -742,6 +819,16 @@ export class Extension {
         this._partLen += rest;
       }
     }
+  }
+
+  // Handlers of the calls and commands read from one chunk start after
+  // the whole chunk has been read (and not at all after shutdown or EOF).
+  _runStarts() {
+    const starts = this._starts;
+    if (starts.length === 0) return;
+    this._starts = [];
+    if (this._state === 'done') return;
+    for (let i = 0; i < starts.length; i++) starts[i]();
   }
 
   _line(line) {
@@ -845,6 +932,7 @@ export class Extension {
             if (this._state === 'done') break;
             this._line(l);
           }
+          this._runStarts();
         });
       return;
     }
@@ -887,26 +975,15 @@ export class Extension {
       this._sendResult(id, String(f.name), textErrorResult(`no handler for tool ${JSON.stringify(f.name)}`));
       return;
     }
-    const ac = new AbortController();
-    const inv = { kind: 'tool', id, name: tool.name, ac, replied: false, activate: [] };
+    const inv = new Invocation(this, id, tool.name, f);
     this._live.set(id, inv);
-    const ctx = {
-      id,
-      name: tool.name,
-      signal: ac.signal,
-      operationKey: f.operation_key,
-      reconcile: f.reconcile === true,
-      callTool: (name, args, options) => this._callTool(name, args, options, inv),
-      reply: (result) => this._reply(inv, result, true),
-    };
     const args = isPlainObject(f.args) ? f.args : {};
-    // Start on a microtask: the rest of this chunk (a tool_cancel sent
-    // right behind the call) is read first, so such a cancel is already
-    // visible on ctx.signal when the handler starts.
-    queueMicrotask(() => {
+    // Started once the rest of this chunk has been read: a tool_cancel
+    // sent right behind the call is then already visible on ctx.signal.
+    this._starts.push(() => {
       let r;
       try {
-        r = current.run(inv, tool.handler, args, ctx);
+        r = current.run(inv, tool.handler, args, inv);
       } catch (err) {
         this._reply(inv, textErrorResult(`${tool.name}: ${errMessage(err)}`), false);
         return;
@@ -923,19 +1000,20 @@ export class Extension {
   }
 
   _reply(inv, result, explicit) {
-    if (inv.replied) {
+    if (inv._replied) {
       if (explicit || result !== undefined) this.log('dropped a reply to the finished invocation %s (%s)', inv.id, inv.name);
       return;
     }
-    inv.replied = true;
+    inv._replied = true;
     if (this._live.get(inv.id) === inv) this._live.delete(inv.id);
-    if (inv.ac.signal.aborted) {
-      this.log('dropped the result of %s (%s): the call was %s', inv.id, inv.name, inv.ac.signal.reason?.message ?? 'cancelled');
+    if (inv._reason !== undefined) {
+      this.log('dropped the result of %s (%s): the call was %s', inv.id, inv.name, inv._reason?.message ?? 'cancelled');
       return;
     }
-    this._sendResult(inv.id, inv.name, result, inv.activate);
-    // Children still running belong to a call that has ended.
-    inv.ac.abort(new Error('finished'));
+    this._sendResult(inv.id, inv.name, result, inv._activate);
+    // Nested calls still running belong to a call that has ended; and a
+    // handler still looking at ctx.signal learns that it is over.
+    if (inv._children > 0 || inv._ac !== null) inv._abort(FINISHED);
   }
 
   _sendResult(id, name, result, activate) {
@@ -944,7 +1022,7 @@ export class Extension {
     if (!isPlainObject(r) || !Array.isArray(r.content)) {
       r = textErrorResult(`${name}: the handler returned no ToolResult`);
     }
-    const frame = { type: 'tool_result', id, content: r.content.map(blockToWire), is_error: (r.isError ?? r.is_error) === true };
+    const frame = { type: 'tool_result', id, content: contentToWire(r.content), is_error: (r.isError ?? r.is_error) === true };
     const sc = r.structuredContent ?? r.structured_content;
     if (sc !== undefined) frame.structured_content = sc;
     let act = r.activateTools ?? r.activate_tools;
@@ -968,7 +1046,7 @@ export class Extension {
     const inv = this._live.get(f.id);
     // Unknown or finished ids are normal (a cancel racing the reply).
     if (!inv) return;
-    inv.ac.abort(new Error('cancelled'));
+    inv._abort(new Error('cancelled'));
   }
 
   _onToolResult(f) {
@@ -986,7 +1064,7 @@ export class Extension {
       this._finishPending(p);
       p.reject(new CallToolError(`zotext: callTool "${p.name}": ${reason.message}`, 'closed'));
     }
-    for (const inv of this._live.values()) inv.ac.abort(reason);
+    for (const inv of this._live.values()) inv._abort(reason);
   }
 
   _onShutdown() {
@@ -1008,11 +1086,10 @@ export class Extension {
     }
     const ctx = { id, name: c.name };
     const args = typeof f.args === 'string' ? f.args : '';
-    const inv = { kind: 'command', id };
-    queueMicrotask(() => {
+    this._starts.push(() => {
       let r;
       try {
-        r = current.run(inv, c.handler, args, ctx);
+        r = c.handler(args, ctx);
       } catch (err) {
         this._sendCommandResponse(id, errorf('%s: %s', c.name, errMessage(err)));
         return;
@@ -1204,17 +1281,35 @@ export class Extension {
     return this._write(line);
   }
 
+  // Frames made in one turn of the event loop (the replies to one chunk of
+  // calls, say) go out as one write at its end: one system call and one
+  // write request instead of one per frame, at no cost in latency.
   _write(line) {
     if (this._outClosed || this._sealed || !this._out) return false;
     if (this._blocked) {
       this._queue.push(line);
       return true;
     }
-    if (!this._out.write(line)) {
+    this._pendOut += line;
+    if (this._pendOut.length >= COALESCE_CHARS) {
+      this._flushPend();
+    } else if (!this._pendScheduled && !this._inData) {
+      this._pendScheduled = true;
+      queueMicrotask(this._flushPend);
+    }
+    return true;
+  }
+
+  _flushPend() {
+    this._pendScheduled = false;
+    const s = this._pendOut;
+    if (s === '') return;
+    this._pendOut = '';
+    if (this._outClosed) return;
+    if (!this._out.write(s)) {
       this._blocked = true;
       this._out.once('drain', this._onDrain);
     }
-    return true;
   }
 
   _onDrain() {
@@ -1242,6 +1337,7 @@ export class Extension {
   // written out, so exit() cannot cut shutdown_ack short.
   _flush() {
     if (this._outClosed || !this._out) return Promise.resolve();
+    this._flushPend();
     const whenDrained = this._blocked
       ? new Promise((resolve) => {
           (this._flushWaiters ??= []).push(resolve);

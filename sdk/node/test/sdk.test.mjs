@@ -743,10 +743,13 @@ test('writes respect backpressure: frames queue while the reader stalls and arri
   await within(new Promise((resolve) => setImmediate(resolve)));
   const payload = 'p'.repeat(500);
   for (let i = 0; i < 200; i++) ext.notify('info', `${i} ${payload}`);
+  await within(new Promise((resolve) => setImmediate(resolve)));
   assert.ok(ext._blocked, 'the output stream should report backpressure');
+  // Written while blocked: these wait in the SDK's queue.
+  for (let i = 200; i < 400; i++) ext.notify('info', `${i} ${payload}`);
   const wire = new Wire(input, output, stderr);
   await wire.next('ready');
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 400; i++) {
     assert.equal((await wire.next('notify')).message, `${i} ${payload}`);
   }
   wire.send({ type: 'shutdown' });
