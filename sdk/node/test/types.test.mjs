@@ -12,8 +12,9 @@ const tsc = process.env.TSC || 'tsc';
 const found = spawnSync(tsc, ['--version'], { encoding: 'utf8' });
 
 test('types-check.ts passes tsc --noEmit --strict', { skip: found.error ? `${tsc} not found` : false, timeout: 120000 }, () => {
-  for (const resolution of [['--module', 'nodenext', '--moduleResolution', 'nodenext'], ['--module', 'es2022', '--moduleResolution', 'node']]) {
-    const r = spawnSync(tsc, ['--noEmit', '--strict', '--target', 'es2022', ...resolution, join(here, 'types-check.ts')], { encoding: 'utf8' });
-    assert.equal(r.status, 0, `tsc ${resolution.join(' ')} failed:\n${r.stdout}${r.stderr}`);
-  }
+  // One resolution mode only (tsc is slow); `node` resolution finds the
+  // same zotext.d.mts.
+  const args = ['--noEmit', '--strict', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', join(here, 'types-check.ts')];
+  const r = spawnSync(tsc, args, { encoding: 'utf8' });
+  assert.equal(r.status, 0, `tsc ${args.join(' ')} failed:\n${r.stdout}${r.stderr}`);
 });
