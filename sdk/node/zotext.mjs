@@ -655,8 +655,7 @@ export class Extension {
       if (key === '' || Buffer.byteLength(key) > MAX_CALL_KEY_BYTES || key.includes('/') || key.includes('\0')) {
         return Promise.reject(new CallToolError(`zotext: callTool "${name}": key ${JSON.stringify(key)} must be 1 to 128 bytes without "/" or NUL`, 'invalid'));
       }
-      // Older hosts would refuse an unknown field's meaning; the key is
-      // only sent where durable calls exist.
+      // Hosts without durable calls get the request unchanged.
       if (this._hostCaps.has('call_tool_durable')) frame.key = key;
     }
     const signals = [];
@@ -669,19 +668,25 @@ export class Extension {
     if (line === null) {
       return Promise.reject(new CallToolError(`zotext: callTool "${name}": the request is over the 4 MiB frame limit`, 'too_large'));
     }
-    return new Promise((resolve, reject) => {
-      const p = { id: frame.id, name, resolve, reject, signals, onAbort: null, parent };
-      if (parent) parent._children++;
-      p.onAbort = (ev) => {
-        if (!this._pending.has(p.id)) return;
-        this._finishPending(p);
-        this._send({ type: 'call_tool_cancel', id: p.id });
-        reject(abortError(ev.target, name));
-      };
-      for (const s of signals) s.addEventListener('abort', p.onAbort, { once: true });
-      this._pending.set(p.id, p);
-      this._write(line);
+    const p = { id: frame.id, name, resolve: null, reject: null, signals, onAbort: null, parent, promise: null };
+    p.promise = new Promise((resolve, reject) => {
+      p.resolve = resolve;
+      p.reject = reject;
     });
+    if (parent) parent._children++;
+    p.onAbort = (ev) => {
+      if (!this._pending.has(p.id)) return;
+      this._finishPending(p);
+      this._send({ type: 'call_tool_cancel', id: p.id });
+      // Cut short because its parent has answered: whoever started it is
+      // gone, so an unawaited call must not become an unhandled rejection.
+      if (ev.target.reason === FINISHED) p.promise.catch(() => {});
+      p.reject(abortError(ev.target, name));
+    };
+    for (const s of signals) s.addEventListener('abort', p.onAbort, { once: true });
+    this._pending.set(p.id, p);
+    this._write(line);
+    return p.promise;
   }
 
   _finishPending(p) {
@@ -706,6 +711,11 @@ export class Extension {
     const exit = options.exit ?? input === process.stdin;
     this._in = input;
     this._state = 'starting';
+    if (exit) {
+      // The SDK owns this process: a promise some handler forgot to
+      // await must not kill the extension (Node's default), only be logged.
+      process.on('unhandledRejection', (err) => this.log('unhandled rejection: %s', errMessage(err)));
+    }
 
     return new Promise((resolve) => {
       this._finish = (how) => {
@@ -743,12 +753,17 @@ export class Extension {
   }
 
   _capabilities() {
+    // hello goes out before onHello runs, so an onHello (which may
+    // register anything) counts as having registered everything.
+    const any = this._onHello !== null;
+    const tools = any || this._tools.size > 0;
+    const commands = any || this._commands.size > 0;
     const caps = [];
-    if (this._commands.size > 0) caps.push('commands');
-    if (this._tools.size > 0) caps.push('tools');
-    if (this._events.size > 0 || Object.keys(this._intercepts).length > 0) caps.push('events');
-    if (this._commands.size > 0 || this._tools.size > 0 || this._panelKeys.size > 0 || this._panelEvents.size > 0) caps.push('panels');
-    if (this._tools.size > 0) caps.push('tool_cancel');
+    if (commands) caps.push('commands');
+    if (tools) caps.push('tools');
+    if (any || this._events.size > 0 || Object.keys(this._intercepts).length > 0) caps.push('events');
+    if (commands || tools || this._panelKeys.size > 0 || this._panelEvents.size > 0) caps.push('panels');
+    if (tools) caps.push('tool_cancel');
     // Any handler may call host tools, and advertising it costs nothing.
     caps.push('call_tool');
     return caps;
@@ -1011,9 +1026,10 @@ export class Extension {
       return;
     }
     this._sendResult(inv.id, inv.name, result, inv._activate);
-    // Nested calls still running belong to a call that has ended; and a
-    // handler still looking at ctx.signal learns that it is over.
-    if (inv._children > 0 || inv._ac !== null) inv._abort(FINISHED);
+    // Nested calls still running belong to a call that has ended, later
+    // ones are refused at once, and a handler still looking at ctx.signal
+    // learns that it is over.
+    inv._abort(FINISHED);
   }
 
   _sendResult(id, name, result, activate) {
@@ -1062,6 +1078,9 @@ export class Extension {
     // goes out for them when their parents abort below.
     for (const p of [...this._pending.values()]) {
       this._finishPending(p);
+      // A call nobody awaits any more must not turn the end of the
+      // session into an unhandled rejection (and a non-zero exit).
+      p.promise.catch(() => {});
       p.reject(new CallToolError(`zotext: callTool "${p.name}": ${reason.message}`, 'closed'));
     }
     for (const inv of this._live.values()) inv._abort(reason);

@@ -91,13 +91,28 @@ test('handshake: no tools means no tool_cancel; async onHello holds frames until
   });
   const h = inProcess(ext);
   const hello = await h.wire.next('hello');
-  assert.deepEqual(hello.capabilities, ['call_tool']);
+  // onHello may register anything, so everything is advertised.
+  assert.deepEqual(hello.capabilities, ['commands', 'tools', 'events', 'panels', 'tool_cancel', 'call_tool']);
   h.wire.send({ type: 'hello_ack', protocol_version: 1, capabilities: [] });
   h.wire.send({ type: 'command_invoked', id: 'c1', name: 'later', args: '' });
   gate.resolve();
   await h.wire.next('ready');
   assert.deepEqual(await h.wire.next('command_response'), { type: 'command_response', id: 'c1', action: 'display', display: 'later ran' });
   await shutdown(h);
+});
+
+test('handshake: capabilities follow registrations exactly', async () => {
+  const none = new Extension('none', '1');
+  const h1 = inProcess(none);
+  assert.deepEqual((await h1.wire.next('hello')).capabilities, ['call_tool']);
+  h1.input.end();
+  assert.equal(await within(h1.done), 'eof');
+  const cmds = new Extension('cmds', '1');
+  cmds.command('x', 'd', () => noop());
+  const h2 = inProcess(cmds);
+  assert.deepEqual((await h2.wire.next('hello')).capabilities, ['commands', 'panels', 'call_tool']);
+  h2.input.end();
+  assert.equal(await within(h2.done), 'eof');
 });
 
 test('tool kinds: plain, structured, with options, interactive, deferred', async () => {
@@ -270,6 +285,37 @@ test('EOF: handlers are aborted, pending calls rejected, run() resolves eof', as
   assert.equal(await within(h.done), 'eof');
   assert.equal(await within(outcome.promise), 'true closed');
   assert.deepEqual(h.wire.pending({ type: 'tool_result' }), []);
+});
+
+test('a call a handler forgot to await, ended by shutdown or by its parent finishing, is no unhandled rejection', async () => {
+  const ext = new Extension('forgot', '1');
+  const fired = deferred();
+  let late;
+  ext.tool('fire', 'd', OBJ, () => {
+    ext.callTool('read', { path: 'never awaited' }).catch(() => {});
+    fired.resolve();
+    return textResult('done');
+  });
+  ext.tool('leak', 'd', OBJ, (_args, ctx) => {
+    ext.callTool('read', { path: 'x' }); // not awaited, never answered
+    late = () => ctx.callTool('read', { path: 'after' });
+    return textResult('leaked');
+  });
+  const h = await started(ext);
+  h.wire.send({ type: 'tool_call', id: 'f1', name: 'fire', args: {} });
+  await h.wire.next('call_tool');
+  await h.wire.next({ id: 'f1' });
+  // The parent finished: its outstanding call is cancelled.
+  await h.wire.next('call_tool_cancel');
+  h.wire.send({ type: 'tool_call', id: 'l1', name: 'leak', args: {} });
+  const leaked = await h.wire.next('call_tool');
+  assert.equal(leaked.parent_id, 'l1');
+  await h.wire.next({ id: 'l1' });
+  await h.wire.next({ type: 'call_tool_cancel', id: leaked.id });
+  // A call made from a finished handler is refused at once.
+  await assert.rejects(late(), (err) => err.code === 'aborted' && /finished/.test(err.message));
+  await shutdown(h);
+  await within(fired.promise);
 });
 
 test('a throw becomes an error result naming the tool; the extension keeps running', async () => {
