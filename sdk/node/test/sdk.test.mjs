@@ -369,6 +369,12 @@ test('an oversized inbound line is skipped with a log line; the next frame works
   // Over the bound, arriving in pieces as a pipe would deliver it.
   const huge = JSON.stringify({ type: 'tool_call', id: 'huge', name: 'echo', args: { text: 'z'.repeat(MAX_FRAME_BYTES) } });
   for (let i = 0; i < huge.length; i += 65536) h.wire.send(huge.slice(i, i + 65536));
+  await h.wire.stderrHas('skipping an inbound line over the 4 MiB frame limit');
+  // Bounded memory: nothing of the runaway line is held while skipping.
+  await inputRead(h.input);
+  assert.equal(ext._partLen, 0);
+  assert.equal(ext._parts.length, 0);
+  assert.equal(ext._skipping, true);
   h.wire.send('\n' + JSON.stringify({ type: 'tool_call', id: 'small', name: 'echo', args: { text: 'ok' } }) + '\n');
   // One huge line inside one chunk too.
   h.wire.send(huge + '\n');
@@ -382,6 +388,28 @@ test('an oversized inbound line is skipped with a log line; the next frame works
   await h.wire.stderrHas('skipped an inbound line of');
   await h.wire.stderrHas('skipped a malformed line');
   await h.wire.stderrHas('ignored an unknown frame type "brand_new_frame"');
+  await shutdown(h);
+});
+
+// Every chunk written so far has been read once this resolves (the
+// PassThrough delivers writes in order, each in its own turn at most).
+function inputRead(input) {
+  return within(new Promise((resolve) => {
+    const check = () => (input.readableLength === 0 ? setImmediate(resolve) : setImmediate(check));
+    check();
+  }));
+}
+
+test('a frame split inside a UTF-8 character and across chunks arrives whole', async () => {
+  const ext = new Extension('utf8', '1');
+  ext.tool('echo', 'd', OBJ, (args) => textResult(args.text));
+  const h = await started(ext);
+  const bytes = Buffer.from(JSON.stringify({ type: 'tool_call', id: 'u', name: 'echo', args: { text: 'héllo wörld ✓ 😀' } }) + '\n');
+  const cut = bytes.indexOf(Buffer.from('😀')) + 2;
+  h.input.write(bytes.subarray(0, 10));
+  h.input.write(bytes.subarray(10, cut));
+  h.input.write(bytes.subarray(cut));
+  assert.equal((await h.wire.next({ id: 'u' })).content[0].text, 'héllo wörld ✓ 😀');
   await shutdown(h);
 });
 
