@@ -5,7 +5,7 @@
 import { PassThrough } from 'node:stream';
 import { spawn } from 'node:child_process';
 
-export const DEADLINE_MS = 10000;
+export const DEADLINE_MS = 20000;
 
 export class Wire {
   constructor(toExt, fromExt, errFromExt) {
