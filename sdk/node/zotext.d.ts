@@ -56,6 +56,12 @@ export declare function image(mimeType: string, base64Data: string): ImageConten
 export declare function imageBytes(mimeType: string, bytes: Uint8Array | ArrayBuffer): ImageContent;
 export declare function textResult(s: string): ToolResult;
 export declare function textErrorResult(s: string): ToolResult;
+/** Reconcile answer: the operation never started; the host runs the call now. */
+export declare function reconcileNotStarted(): ToolResult;
+/** Reconcile answer: the operation completed with `result`. */
+export declare function reconcileCompleted(result: ToolResult | string): ToolResult;
+/** Reconcile answer: nobody can tell; the host records the call as interrupted. */
+export declare function reconcileUnknown(why?: string): ToolResult;
 
 // ---- panels -----------------------------------------------------------------
 
@@ -263,6 +269,12 @@ export interface ToolOptions {
   /** Waits for the user: no host reply deadline in the window. */
   interactive?: boolean;
   replay?: Replay;
+  /**
+   * For a call the host asks about after a crash (ctx.reconcile): answer
+   * reconcileNotStarted(), reconcileCompleted(result) or reconcileUnknown()
+   * (also what undefined means). Implies replay "reconcile".
+   */
+  reconcile?: (args: any, ctx: ToolContext) => ToolResult | string | void | Promise<ToolResult | string | void>;
 }
 
 export interface CallToolOptions {

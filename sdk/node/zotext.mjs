@@ -65,6 +65,25 @@ export function textErrorResult(s) {
   return { content: [text(s)], isError: true };
 }
 
+/**
+ * Answers for a `replay: "reconcile"` tool asked, after a crash, what
+ * became of an interrupted call (docs/protocol.md, "Continuous mode"):
+ * it never started (the host runs it now), it completed with `result`, or
+ * nobody can tell (the host records it as interrupted).
+ */
+export function reconcileNotStarted() {
+  return { content: [text('not started')], isError: false, structuredContent: { state: 'not_started' } };
+}
+
+export function reconcileCompleted(result) {
+  const r = typeof result === 'string' ? textResult(result) : result;
+  return { content: r.content, isError: r.isError === true, structuredContent: { state: 'completed' } };
+}
+
+export function reconcileUnknown(why = 'unknown') {
+  return { content: [text(String(why))], isError: true, structuredContent: { state: 'unknown' } };
+}
+
 /** Command response: submit `text` as a user message. */
 export function prompt(text) {
   return { action: 'prompt', prompt: String(text) };
@@ -437,6 +456,13 @@ export class Extension {
       }
       def.exposure = options.exposure;
     }
+    if (options.reconcile !== undefined) {
+      if (typeof options.reconcile !== 'function') throw new TypeError(`zotext: tool "${name}": reconcile must be a function`);
+      if (options.replay !== undefined && options.replay !== 'reconcile') {
+        throw new TypeError(`zotext: tool "${name}": a reconcile function needs replay "reconcile", not ${JSON.stringify(options.replay)}`);
+      }
+      def.replay = 'reconcile';
+    }
     if (options.replay !== undefined) {
       if (!REPLAYS.has(options.replay)) {
         throw new TypeError(`zotext: tool "${name}": replay ${JSON.stringify(options.replay)} is not one of never, safe, idempotent, reconcile`);
@@ -445,7 +471,7 @@ export class Extension {
     }
     if (options.deferred) def.deferred = true;
     if (options.interactive) def.interactive = true;
-    const entry = { name, def, handler };
+    const entry = { name, def, handler, reconcile: options.reconcile };
     this._tools.set(name, entry);
     if (this._state === 'running') this._send(def);
     return this;
@@ -995,21 +1021,23 @@ export class Extension {
     const args = isPlainObject(f.args) ? f.args : {};
     // Started once the rest of this chunk has been read: a tool_cancel
     // sent right behind the call is then already visible on ctx.signal.
+    // A reconcile question goes to the tool's reconcile function; an
+    // answer of nothing means nobody can tell.
+    const asked = inv.reconcile && tool.reconcile !== undefined;
+    const handler = asked ? tool.reconcile : tool.handler;
+    const done = asked ? (res) => this._reply(inv, res ?? reconcileUnknown(), false) : (res) => this._reply(inv, res, false);
     this._starts.push(() => {
       let r;
       try {
-        r = current.run(inv, tool.handler, args, inv);
+        r = current.run(inv, handler, args, inv);
       } catch (err) {
         this._reply(inv, textErrorResult(`${tool.name}: ${errMessage(err)}`), false);
         return;
       }
       if (r && typeof r.then === 'function') {
-        r.then(
-          (res) => this._reply(inv, res, false),
-          (err) => this._reply(inv, textErrorResult(`${tool.name}: ${errMessage(err)}`), false),
-        );
+        r.then(done, (err) => this._reply(inv, textErrorResult(`${tool.name}: ${errMessage(err)}`), false));
       } else {
-        this._reply(inv, r, false);
+        done(r);
       }
     });
   }

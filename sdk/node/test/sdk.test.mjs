@@ -8,6 +8,9 @@ import {
   MAX_FRAME_BYTES,
   textResult,
   textErrorResult,
+  reconcileNotStarted,
+  reconcileCompleted,
+  reconcileUnknown,
   text,
   image,
   imageBytes,
@@ -169,6 +172,42 @@ test('tool kinds: plain, structured, with options, interactive, deferred', async
   const unknown = await h.wire.next({ id: 'i7' });
   assert.equal(unknown.is_error, true);
   assert.match(unknown.content[0].text, /no handler for tool "nobody"/);
+  await shutdown(h);
+});
+
+test('reconcile: questions go to the reconcile function, calls to the handler', async () => {
+  const ext = new Extension('settle', '1');
+  const ran = [];
+  ext.toolWithOptions('settle', 'd', OBJ, {
+    reconcile: async (args, ctx) => {
+      assert.equal(ctx.reconcile, true);
+      if (ctx.operationKey === 'a') return reconcileNotStarted();
+      if (ctx.operationKey === 'b') return reconcileCompleted(textResult(`paid ${args.n}`));
+      if (ctx.operationKey === 'c') return reconcileUnknown('no record');
+      return undefined;
+    },
+  }, async (args, ctx) => {
+    ran.push(`${args.n} ${ctx.operationKey} ${ctx.reconcile}`);
+    return textResult('paid');
+  });
+  ext.tool('plain_reconcile', 'd', OBJ, (_args, ctx) => textResult(`reconcile=${ctx.reconcile}`), { replay: 'reconcile' });
+  assert.throws(() => ext.tool('x', 'd', OBJ, () => '', { replay: 'safe', reconcile: () => {} }), /needs replay "reconcile"/);
+  const h = await started(ext);
+  assert.equal(h.regs.find((f) => f.name === 'settle').replay, 'reconcile');
+  const ask = async (id, key, reconcile = true) => {
+    h.wire.send({ type: 'tool_call', id, name: 'settle', args: { n: 1 }, reconcile, operation_key: key });
+    const r = await h.wire.next({ id });
+    return [r.structured_content, r.is_error, r.content[0].text];
+  };
+  assert.deepEqual(await ask('r1', 'a'), [{ state: 'not_started' }, false, 'not started']);
+  assert.deepEqual(await ask('r2', 'b'), [{ state: 'completed' }, false, 'paid 1']);
+  assert.deepEqual(await ask('r3', 'c'), [{ state: 'unknown' }, true, 'no record']);
+  assert.deepEqual(await ask('r4', 'd'), [{ state: 'unknown' }, true, 'unknown']);
+  assert.deepEqual(ran, []);
+  assert.deepEqual(await ask('r5', 'a', false), [undefined, false, 'paid']);
+  assert.deepEqual(ran, ['1 a false']);
+  h.wire.send({ type: 'tool_call', id: 'r6', name: 'plain_reconcile', args: {}, reconcile: true, operation_key: 'z' });
+  assert.equal((await h.wire.next({ id: 'r6' })).content[0].text, 'reconcile=true');
   await shutdown(h);
 });
 

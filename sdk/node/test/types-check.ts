@@ -11,6 +11,9 @@ import {
   imageBytes,
   textResult,
   textErrorResult,
+  reconcileNotStarted,
+  reconcileCompleted,
+  reconcileUnknown,
   prompt,
   toolPrompt,
   insert,
@@ -76,6 +79,13 @@ ext.interactiveTool('ask', 'Ask', { type: 'object' }, async (args, ctx) => {
   if (ctx.signal.aborted || ctx.reconcile || ctx.operationKey) return textErrorResult('cancelled');
   return textResult(ctx.name);
 });
+ext.toolWithOptions('settle', 'Settle', { type: 'object' }, {
+  reconcile: async (_args, ctx) => {
+    if (ctx.operationKey === 'a') return reconcileNotStarted();
+    if (ctx.operationKey === 'b') return reconcileCompleted(textResult('paid'));
+    if (ctx.operationKey === 'c') return reconcileUnknown('no record');
+  },
+}, async () => textResult('paid'));
 ext.deferredTool('hidden', 'Hidden', { type: 'object' }, () => ({
   content: [image('image/png', 'AAAA'), imageBytes('image/png', new Uint8Array([1]))],
 }));
