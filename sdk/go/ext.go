@@ -385,6 +385,8 @@ type Extension struct {
 
 	host     atomic.Value // HostInfo
 	callSeq  atomic.Uint64
+	work     chan func()
+	idle     atomic.Int32
 	done     chan struct{}
 	doneOnce sync.Once
 
@@ -426,6 +428,7 @@ func New(name, version string) *Extension {
 		panelEvents:       map[string]func(PanelEvent){},
 		panelResizes:      map[string]func(int, int){},
 		done:              make(chan struct{}),
+		work:              make(chan func()),
 		interceptDeadline: 4500 * time.Millisecond,
 	}
 	e.host.Store(HostInfo{})

@@ -65,7 +65,7 @@ func (l *logBuffer) waitFor(t *testing.T, substr string) {
 type host struct {
 	t      *testing.T
 	e      *ext.Extension
-	in     *io.PipeWriter
+	in     io.WriteCloser
 	frames chan frame
 	runErr chan error
 	log    *logBuffer
@@ -74,22 +74,12 @@ type host struct {
 	regs  []frame
 }
 
-// startHost runs e over pipes, answers hello with capabilities caps, and
-// reads up to ready.
-func startHost(t *testing.T, e *ext.Extension, caps ...string) *host {
-	t.Helper()
-	h := &host{t: t, e: e, frames: make(chan frame, 4096), runErr: make(chan error, 1), log: newLogBuffer()}
-	e.SetLogOutput(h.log)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	h.in = inW
-	go func() {
-		h.runErr <- e.RunWith(inR, outW)
-		outW.Close()
-	}()
+// attach plays the host on the extension's input w and output r.
+func attach(t *testing.T, w io.WriteCloser, r io.Reader) *host {
+	h := &host{t: t, in: w, frames: make(chan frame, 4096), runErr: make(chan error, 1), log: newLogBuffer()}
 	go func() {
 		defer close(h.frames)
-		sc := bufio.NewScanner(outR)
+		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64<<10), 8<<20)
 		for sc.Scan() {
 			var f frame
@@ -100,14 +90,12 @@ func startHost(t *testing.T, e *ext.Extension, caps ...string) *host {
 			h.frames <- f
 		}
 	}()
-	t.Cleanup(func() {
-		inW.Close()
-		select {
-		case <-h.runErr:
-		case <-time.After(wait):
-			t.Errorf("RunWith did not return after EOF")
-		}
-	})
+	return h
+}
+
+// handshake answers hello with capabilities caps and reads up to ready.
+func (h *host) handshake(caps ...string) {
+	h.t.Helper()
 	h.hello = h.expect("hello")
 	if caps == nil {
 		caps = []string{}
@@ -121,6 +109,29 @@ func startHost(t *testing.T, e *ext.Extension, caps ...string) *host {
 		}
 		h.regs = append(h.regs, f)
 	}
+}
+
+// startHost runs e over in-memory pipes and does the handshake.
+func startHost(t *testing.T, e *ext.Extension, caps ...string) *host {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	h := attach(t, inW, outR)
+	h.e = e
+	e.SetLogOutput(h.log)
+	go func() {
+		h.runErr <- e.RunWith(inR, outW)
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-h.runErr:
+		case <-time.After(wait):
+			t.Errorf("RunWith did not return after EOF")
+		}
+	})
+	h.handshake(caps...)
 	return h
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"time"
 )
@@ -128,7 +129,7 @@ func (e *Extension) RunWith(in io.Reader, out io.Writer) error {
 			e.onEvent(&f)
 		case "event_intercept":
 			fc := f
-			go e.runIntercept(&fc)
+			e.spawn(func() { e.runIntercept(&fc) })
 		case "panel_key", "panel_close", "panel_event", "panel_resize":
 			e.onPanel(&f)
 		case "shutdown":
@@ -301,7 +302,11 @@ func (e *Extension) onToolCall(f *inFrame) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	go e.runTool(inv, td, f.Name, args, f.Reconcile)
+	e.spawn(func() { e.runTool(inv, td, f.Name, args, f.Reconcile) })
+	// The read loop is about to block in read(2), which holds its P until
+	// the scheduler notices; yielding first lets a quick handler run and
+	// answer now instead of waiting for that hand-off.
+	runtime.Gosched()
 }
 
 func (e *Extension) runTool(inv *invocation, td *toolDef, name string, args json.RawMessage, reconcile bool) {
@@ -423,7 +428,7 @@ func (e *Extension) onCommand(f *inFrame) {
 		e.respond(id, Errorf("no handler for /%s", name))
 		return
 	}
-	go func() {
+	e.spawn(func() {
 		var resp Response
 		func() {
 			defer func() {
@@ -435,7 +440,7 @@ func (e *Extension) onCommand(f *inFrame) {
 			resp = fn(args)
 		}()
 		e.respond(id, resp)
-	}()
+	})
 }
 
 func (e *Extension) respond(id string, r Response) {
@@ -589,6 +594,37 @@ func (e *Extension) onCallReply(f *inFrame) {
 	}
 	ch <- ToolResult{Content: f.Content, IsError: f.IsError, StructuredContent: f.StructuredContent, Truncated: f.Truncated}
 }
+
+// spawn runs fn on a goroutine of its own. Goroutines that finished a
+// handler wait a while for the next one: a fresh goroutine's stack has to
+// grow (and be copied) on every call that decodes JSON, which costs more
+// than the rest of a quick tool call.
+func (e *Extension) spawn(fn func()) {
+	select {
+	case e.work <- fn:
+	default:
+		go e.worker(fn)
+	}
+}
+
+func (e *Extension) worker(fn func()) {
+	for {
+		fn()
+		if e.idle.Add(1) > maxIdleWorkers {
+			e.idle.Add(-1)
+			return
+		}
+		select {
+		case fn = <-e.work:
+			e.idle.Add(-1)
+		case <-e.done:
+			e.idle.Add(-1)
+			return
+		}
+	}
+}
+
+const maxIdleWorkers = 16
 
 func truncate(s string, n int) string {
 	if len(s) <= n {
