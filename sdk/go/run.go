@@ -302,7 +302,8 @@ func (e *Extension) onToolCall(f *inFrame) {
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	e.spawn(func() { e.runTool(inv, td, f.Name, args, f.Reconcile) })
+	name, reconcile := f.Name, f.Reconcile
+	e.spawn(func() { e.runTool(inv, td, name, args, reconcile) })
 	// The read loop is about to block in read(2), which holds its P until
 	// the scheduler notices; yielding first lets a quick handler run and
 	// answer now instead of waiting for that hand-off.
