@@ -68,7 +68,8 @@ func (e *Extension) CallTool(ctx context.Context, name string, args any, opts ..
 
 	id := "call-" + strconv.FormatUint(e.callSeq.Add(1), 10)
 	frame := callToolFrame{Type: "call_tool", ID: id, Name: name, Args: raw}
-	if inv := invocationFrom(ctx); inv != nil {
+	inv := invocationFrom(ctx)
+	if inv != nil {
 		frame.ParentID = inv.id
 	}
 	if o.key != "" && host.Has("call_tool_durable") {
@@ -91,6 +92,11 @@ func (e *Extension) CallTool(ctx context.Context, name string, args any, opts ..
 	if err := e.send(frame); err != nil {
 		forget()
 		return ToolResult{}, err
+	}
+	if inv != nil {
+		// The reply comes through the read loop, which this handler may
+		// be holding: give it away now rather than at the watchdog's tick.
+		e.handOff(inv.inlineSeq)
 	}
 	select {
 	case res := <-ch:

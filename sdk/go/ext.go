@@ -383,9 +383,19 @@ type Extension struct {
 	interceptTurn      TurnStartHandler
 	interceptAssistant AssistantMessageHandler
 
-	host     atomic.Value // HostInfo
-	callSeq  atomic.Uint64
-	work     chan func()
+	host    atomic.Value // HostInfo
+	callSeq atomic.Uint64
+	work    chan func()
+	wdWake  chan struct{}
+
+	// The reading goroutine's state, passed from reader to reader.
+	lr            *lineReader
+	runErr        error
+	unknownFrames int
+	inlineSeq     uint64
+	// inline is the inlineSeq of the call whose handler runs on the
+	// reading goroutine, or 0.
+	inline   atomic.Uint64
 	idle     atomic.Int32
 	done     chan struct{}
 	doneOnce sync.Once
@@ -429,6 +439,7 @@ func New(name, version string) *Extension {
 		panelResizes:      map[string]func(int, int){},
 		done:              make(chan struct{}),
 		work:              make(chan func()),
+		wdWake:            make(chan struct{}, 1),
 		interceptDeadline: 4500 * time.Millisecond,
 	}
 	e.host.Store(HostInfo{})

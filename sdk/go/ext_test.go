@@ -942,3 +942,33 @@ func TestRunTwice(t *testing.T) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// A tool handler starts on the reading goroutine; one that takes long
+// loses the read loop, so interceptors and other calls still get answers.
+func TestLongToolHandlerDoesNotHoldReadLoop(t *testing.T) {
+	e := ext.New("long", "1")
+	const n = 3
+	started := make(chan struct{}, n)
+	release := make(chan struct{})
+	e.Tool("block", "", objSchema, func(json.RawMessage) ext.ToolResult {
+		started <- struct{}{}
+		<-release
+		return ext.TextResult("ok")
+	})
+	e.InterceptTurnStart(func(int) ext.TurnStartDecision { return ext.TurnStartDecision{} })
+	h := startHost(t, e)
+	for i := 0; i < n; i++ {
+		h.call(fmt.Sprint("c", i), "block", nil)
+	}
+	// All three run at once: each one's read loop moved on.
+	for i := 0; i < n; i++ {
+		recv(t, started)
+	}
+	h.send(map[string]any{"type": "event_intercept", "id": "a", "event": "turn_start", "step": 1})
+	h.expect("event_intercept_response")
+	close(release)
+	seen := map[string]bool{}
+	for len(seen) < n {
+		seen[h.expect("tool_result").str("id")] = true
+	}
+}

@@ -19,6 +19,9 @@ type invocation struct {
 	operationKey string
 	ctx          context.Context
 	cancel       context.CancelFunc
+	// inlineSeq numbers the call when its handler runs on the reading
+	// goroutine (see readLoop); 0 otherwise.
+	inlineSeq uint64
 	// cancelled is set under Extension.mu by tool_cancel, shutdown or EOF;
 	// a cancelled invocation never replies.
 	cancelled bool
@@ -100,16 +103,29 @@ func (e *Extension) RunWith(in io.Reader, out io.Writer) error {
 	}
 	e.sendRegistrations()
 
+	e.lr = lr
+	go e.watchdog()
+	go e.readLoop()
+	<-e.done
+	return e.runErr
+}
+
+// readLoop reads and dispatches frames. Only one goroutine reads at a
+// time: a tool handler runs on the reading goroutine (no hand-over to
+// another goroutine, which costs more than a quick tool call), and when it
+// takes longer than a moment, or waits for the host, reading moves on to a
+// new goroutine (see watchdog and handOff). readLoop returns when the
+// session ends or when it has handed reading over.
+func (e *Extension) readLoop() {
 	var f inFrame
-	unknown := 0
 	for {
-		line, err := lr.next()
+		line, err := e.lr.next()
 		if err != nil {
-			e.stop(nil)
-			if err == io.EOF {
-				return nil
+			if err != io.EOF {
+				e.runErr = err
 			}
-			return err
+			e.stop(nil)
+			return
 		}
 		f = inFrame{}
 		if err := json.Unmarshal(line, &f); err != nil {
@@ -118,7 +134,9 @@ func (e *Extension) RunWith(in io.Reader, out io.Writer) error {
 		}
 		switch f.Type {
 		case "tool_call":
-			e.onToolCall(&f)
+			if !e.onToolCall(&f) {
+				return
+			}
 		case "tool_cancel":
 			e.onToolCancel(f.ID)
 		case "tool_result":
@@ -134,7 +152,7 @@ func (e *Extension) RunWith(in io.Reader, out io.Writer) error {
 			e.onPanel(&f)
 		case "shutdown":
 			e.stop(typeOnly{Type: "shutdown_ack"})
-			return nil
+			return
 		case "hello_ack":
 			// A duplicate; the first one was taken before registering.
 		case "":
@@ -142,11 +160,60 @@ func (e *Extension) RunWith(in io.Reader, out io.Writer) error {
 		default:
 			// Unknown types are ignored by the protocol; the log is kept
 			// short so that a flood cannot fill the disk.
-			unknown++
-			if unknown <= 8 || unknown%1000 == 0 {
-				e.Logf("unknown frame type %q ignored (%d so far)", truncate(f.Type, 64), unknown)
+			e.unknownFrames++
+			if n := e.unknownFrames; n <= 8 || n%1000 == 0 {
+				e.Logf("unknown frame type %q ignored (%d so far)", truncate(f.Type, 64), n)
 			}
 		}
+	}
+}
+
+// handoffTick is how often the watchdog looks at the handler running on
+// the reading goroutine; one that is still the same one tick later loses
+// the reading to a new goroutine, so a handler holds up the read loop for
+// at most two ticks.
+const handoffTick = time.Millisecond
+
+// watchdog moves reading to a new goroutine when a tool handler runs long
+// on the reading one. It sleeps while no handler runs there, so an idle
+// extension costs nothing.
+func (e *Extension) watchdog() {
+	for {
+		select {
+		case <-e.wdWake:
+		case <-e.done:
+			return
+		}
+		tick := time.NewTicker(handoffTick)
+		var last uint64
+		for idle := 0; idle < 3; {
+			select {
+			case <-tick.C:
+			case <-e.done:
+				tick.Stop()
+				return
+			}
+			cur := e.inline.Load()
+			switch {
+			case cur == 0:
+				idle++
+				last = 0
+			case cur == last:
+				e.handOff(cur)
+				last, idle = 0, 0
+			default:
+				last, idle = cur, 0
+			}
+		}
+		tick.Stop()
+	}
+}
+
+// handOff starts a new reader if the handler of inline call seq still
+// holds the reading goroutine. Exactly one caller wins for each seq.
+func (e *Extension) handOff(seq uint64) {
+	if seq != 0 && e.inline.CompareAndSwap(seq, 0) {
+		go e.readLoop()
 	}
 }
 
@@ -263,6 +330,10 @@ func (e *Extension) sendOrLog(v any) {
 // writer refuses every later frame.
 func (e *Extension) stop(last any) {
 	e.mu.Lock()
+	if e.stopped {
+		e.mu.Unlock()
+		return
+	}
 	e.stopped = true
 	invs := make([]*invocation, 0, len(e.invocations))
 	for _, inv := range e.invocations {
@@ -284,12 +355,14 @@ func (e *Extension) stop(last any) {
 // Done is closed when the session ends (shutdown or EOF).
 func (e *Extension) Done() <-chan struct{} { return e.done }
 
-func (e *Extension) onToolCall(f *inFrame) {
+// onToolCall starts a tool call; false means this goroutine no longer
+// holds the read loop.
+func (e *Extension) onToolCall(f *inFrame) bool {
 	e.mu.Lock()
 	if _, dup := e.invocations[f.ID]; dup || f.ID == "" {
 		e.mu.Unlock()
 		e.Logf("tool_call %q ignored: its id is empty or already running", f.ID)
-		return
+		return true
 	}
 	td := e.tools[f.Name]
 	inv := &invocation{id: f.ID, operationKey: f.OperationKey}
@@ -303,11 +376,24 @@ func (e *Extension) onToolCall(f *inFrame) {
 		args = json.RawMessage("{}")
 	}
 	name, reconcile := f.Name, f.Reconcile
-	e.spawn(func() { e.runTool(inv, td, name, args, reconcile) })
-	// The read loop is about to block in read(2), which holds its P until
-	// the scheduler notices; yielding first lets a quick handler run and
-	// answer now instead of waiting for that hand-off.
-	runtime.Gosched()
+	if td != nil && td.options.Interactive {
+		// An interactive tool waits for the user by design.
+		e.spawn(func() { e.runTool(inv, td, name, args, reconcile) })
+		// The read loop is about to block in read(2); yielding first lets
+		// the handler start now rather than after that hand-over.
+		runtime.Gosched()
+		return true
+	}
+	e.inlineSeq++
+	inv.inlineSeq = e.inlineSeq
+	e.inline.Store(inv.inlineSeq)
+	select {
+	case e.wdWake <- struct{}{}:
+	default:
+	}
+	e.runTool(inv, td, name, args, reconcile)
+	// False: the watchdog or CallTool gave reading to another goroutine.
+	return e.inline.CompareAndSwap(inv.inlineSeq, 0)
 }
 
 func (e *Extension) runTool(inv *invocation, td *toolDef, name string, args json.RawMessage, reconcile bool) {
@@ -597,9 +683,8 @@ func (e *Extension) onCallReply(f *inFrame) {
 }
 
 // spawn runs fn on a goroutine of its own. Goroutines that finished a
-// handler wait a while for the next one: a fresh goroutine's stack has to
-// grow (and be copied) on every call that decodes JSON, which costs more
-// than the rest of a quick tool call.
+// handler wait for the next one: a fresh goroutine's stack has to grow (and
+// be copied) on every call that decodes JSON.
 func (e *Extension) spawn(fn func()) {
 	select {
 	case e.work <- fn:
