@@ -460,7 +460,7 @@ func (e *Extension) OnHello(fn func(HostInfo)) {
 // Logf writes one line to stderr, which the host keeps in the extension's
 // log. Never print to stdout: it carries frames only.
 func (e *Extension) Logf(format string, args ...any) {
-	line := fmt.Sprintf("["+e.name+"] "+format+"\n", args...)
+	line := "[" + e.name + "] " + fmt.Sprintf(format, args...) + "\n"
 	e.logMu.Lock()
 	io.WriteString(e.stderr, line)
 	e.logMu.Unlock()

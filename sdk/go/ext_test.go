@@ -160,35 +160,42 @@ func TestImageBlocks(t *testing.T) {
 }
 
 // A cancel read before the handler runs is remembered: the handler finds
-// its context already done, and no reply goes out.
+// its context already done, and no reply goes out. Interactive tools start
+// on a goroutine of their own, others on the reading one; both are held at
+// their first line until the cancel has been read.
 func TestCancelBeforeHandlerStarts(t *testing.T) {
-	e := ext.New("cb", "1")
-	gate := make(chan struct{})
-	sawDone := make(chan bool, 1)
-	e.ToolWithOptions("slow", "", objSchema, ext.ToolOptions{}, func(ctx context.Context, _ json.RawMessage) ext.ToolResult {
-		<-gate
-		select {
-		case <-ctx.Done():
-			sawDone <- true
-		default:
-			sawDone <- false
-		}
-		return ext.TextResult("must not be sent")
-	})
-	h := startHost(t, e)
-	h.call("c1", "slow", nil)
-	h.send(map[string]any{"type": "tool_cancel", "id": "c1"})
-	// The barrier's reply proves the read loop has handled the cancel.
-	if extra := h.barrier(); len(extra) != 0 {
-		t.Fatalf("unexpected frames %v", extra)
-	}
-	close(gate)
-	if !recv(t, sawDone) {
-		t.Fatal("the handler's context was not done at its start")
-	}
-	h.log.waitFor(t, "result of tool call c1 dropped")
-	if extra := h.barrier(); len(extra) != 0 {
-		t.Fatalf("a cancelled call replied: %v", extra)
+	for _, interactive := range []bool{false, true} {
+		t.Run(fmt.Sprint("interactive=", interactive), func(t *testing.T) {
+			e := ext.New("cb", "1")
+			gate := make(chan struct{})
+			sawDone := make(chan bool, 1)
+			e.ToolWithOptions("slow", "", objSchema, ext.ToolOptions{Interactive: interactive},
+				func(ctx context.Context, _ json.RawMessage) ext.ToolResult {
+					<-gate
+					select {
+					case <-ctx.Done():
+						sawDone <- true
+					default:
+						sawDone <- false
+					}
+					return ext.TextResult("must not be sent")
+				})
+			h := startHost(t, e)
+			h.call("c1", "slow", nil)
+			h.send(map[string]any{"type": "tool_cancel", "id": "c1"})
+			// The barrier's reply proves the read loop has handled the cancel.
+			if extra := h.barrier(); len(extra) != 0 {
+				t.Fatalf("unexpected frames %v", extra)
+			}
+			close(gate)
+			if !recv(t, sawDone) {
+				t.Fatal("the handler's context was not done at its start")
+			}
+			h.log.waitFor(t, "result of tool call c1 dropped")
+			if extra := h.barrier(); len(extra) != 0 {
+				t.Fatalf("a cancelled call replied: %v", extra)
+			}
+		})
 	}
 }
 
