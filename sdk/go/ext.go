@@ -361,6 +361,7 @@ type Extension struct {
 
 	mu            sync.Mutex
 	started       bool
+	announced     bool // the registrations have gone out; later ones go at once
 	stopped       bool
 	commands      map[string]CommandHandler
 	commandOrder  []commandDef
@@ -473,20 +474,27 @@ func (e *Extension) SetLogOutput(w io.Writer) {
 	e.logMu.Unlock()
 }
 
-// Command registers a slash command. Call it before Run or from OnHello.
+// Command registers a slash command. Call it before Run or from OnHello;
+// a later registration is sent at once.
 func (e *Extension) Command(name, description string, fn CommandHandler) {
 	if name == "" || fn == nil {
 		panic("ext: Command needs a name and a handler")
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, dup := e.commands[name]; !dup {
+	_, dup := e.commands[name]
+	if !dup {
 		e.commandOrder = append(e.commandOrder, commandDef{name, description})
 	}
 	e.commands[name] = fn
+	late := e.announced && !dup
+	e.mu.Unlock()
+	if late {
+		e.sendOrLog(registerCommandFrame{Type: "register_command", Name: name, Description: description})
+	}
 }
 
-// Tool registers a tool the model can call. schema must be a JSON object.
+// Tool registers a tool the model can call (before Run or from OnHello; a
+// later registration is sent at once). schema must be a JSON object.
 // Registration panics on a name the host would refuse
 // (^[A-Za-z0-9_-]{1,64}$) or a schema that is not an object.
 func (e *Extension) Tool(name, description string, schema json.RawMessage, fn ToolHandler) {
@@ -573,62 +581,88 @@ func (e *Extension) addTool(name, description string, schema json.RawMessage, op
 		panic(fmt.Sprintf("ext: tool %q: replay %q is not one of never, safe, idempotent, reconcile", name, options.Replay))
 	}
 	e.mu.Lock()
-	defer e.mu.Unlock()
 	if _, dup := e.tools[name]; dup {
+		e.mu.Unlock()
 		panic(fmt.Sprintf("ext: tool %q is registered twice", name))
 	}
 	td := &toolDef{name: name, description: description, schema: schema, options: options, handler: fn}
 	e.tools[name] = td
 	e.toolOrder = append(e.toolOrder, td)
+	late := e.announced
+	e.mu.Unlock()
+	if late {
+		e.sendOrLog(td.frame())
+	}
 }
 
 // On subscribes fn to a lifecycle event; a later On for the same name
 // replaces the handler.
 func (e *Extension) On(name string, fn EventHandler) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, exists := e.eventHandlers[name]; !exists {
+	_, exists := e.eventHandlers[name]
+	if !exists {
 		e.eventNames = append(e.eventNames, name)
 	}
 	e.eventHandlers[name] = fn
+	late := e.announced && !exists
+	e.mu.Unlock()
+	if late {
+		e.sendOrLog(subscribeFrame{Type: "subscribe", Events: []string{name}})
+	}
+}
+
+// lateIntercept subscribes to the interception of event when a hook is
+// installed after the registrations went out. Called with e.mu held and
+// was saying whether a hook for event was already installed.
+func (e *Extension) lateIntercept(event string, was bool) {
+	late := e.announced && !was
+	e.mu.Unlock()
+	if late {
+		e.sendOrLog(subscribeFrame{Type: "subscribe", Intercept: []string{event}})
+	}
 }
 
 // InterceptToolCall installs the two-value tool_call guard.
 func (e *Extension) InterceptToolCall(fn InterceptHandler) {
 	e.mu.Lock()
+	was := e.interceptOn
 	e.interceptTool = fn
 	e.interceptOn = true
-	e.mu.Unlock()
+	e.lateIntercept("tool_call", was)
 }
 
 // InterceptToolCallX installs the rich tool_call guard; it wins over
 // InterceptToolCall when both are set.
 func (e *Extension) InterceptToolCallX(fn ToolCallHandler) {
 	e.mu.Lock()
+	was := e.interceptOn
 	e.interceptToolRich = fn
 	e.interceptOn = true
-	e.mu.Unlock()
+	e.lateIntercept("tool_call", was)
 }
 
 // InterceptBeforeAgentStart installs the system prompt replacement hook.
 func (e *Extension) InterceptBeforeAgentStart(fn BeforeAgentStartHandler) {
 	e.mu.Lock()
+	was := e.interceptStart != nil
 	e.interceptStart = fn
-	e.mu.Unlock()
+	e.lateIntercept("before_agent_start", was)
 }
 
 // InterceptTurnStart installs a guard run before each model call.
 func (e *Extension) InterceptTurnStart(fn TurnStartHandler) {
 	e.mu.Lock()
+	was := e.interceptTurn != nil
 	e.interceptTurn = fn
-	e.mu.Unlock()
+	e.lateIntercept("turn_start", was)
 }
 
 // InterceptAssistantMessage installs a guard on the model's final text.
 func (e *Extension) InterceptAssistantMessage(fn AssistantMessageHandler) {
 	e.mu.Lock()
+	was := e.interceptAssistant != nil
 	e.interceptAssistant = fn
-	e.mu.Unlock()
+	e.lateIntercept("assistant_message", was)
 }
 
 // Notify pushes a note (level info, success, warn or error).

@@ -979,3 +979,26 @@ func TestLongToolHandlerDoesNotHoldReadLoop(t *testing.T) {
 		seen[h.expect("tool_result").str("id")] = true
 	}
 }
+
+// Registrations after the handshake are sent when they are made.
+func TestLateRegistrations(t *testing.T) {
+	e := ext.New("late", "1")
+	h := startHost(t, e)
+	e.Tool("later", "d", objSchema, func(json.RawMessage) ext.ToolResult { return ext.TextResult("late ok") })
+	jsonEqual(t, h.next(), `{"type":"register_tool","name":"later","description":"d","schema":{"type":"object"}}`)
+	e.Command("cmd", "d", func(string) ext.Response { return ext.Noop() })
+	jsonEqual(t, h.next(), `{"type":"register_command","name":"cmd","description":"d"}`)
+	e.Command("cmd", "d", func(string) ext.Response { return ext.Noop() })
+	e.On("turn_end", func(ext.Event) {})
+	jsonEqual(t, h.next(), `{"type":"subscribe","events":["turn_end"]}`)
+	e.InterceptTurnStart(func(int) ext.TurnStartDecision { return ext.TurnStartDecision{} })
+	jsonEqual(t, h.next(), `{"type":"subscribe","intercept":["turn_start"]}`)
+	e.InterceptTurnStart(func(int) ext.TurnStartDecision { return ext.TurnStartDecision{} })
+	if extra := h.barrier(); len(extra) != 0 {
+		t.Fatalf("replacing a handler re-registered: %v", extra)
+	}
+	h.call("c", "later", nil)
+	if firstText(t, h.resultFor("c")) != "late ok" {
+		t.Fatal("late tool not called")
+	}
+}

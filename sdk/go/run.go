@@ -251,22 +251,22 @@ func (e *Extension) awaitHelloAck(lr *lineReader) error {
 func (e *Extension) capabilities() []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	any := e.onHello != nil
+	all := e.onHello != nil
 	intercepts := e.interceptOn || e.interceptStart != nil || e.interceptTurn != nil || e.interceptAssistant != nil
 	caps := make([]string, 0, 6)
-	if any || len(e.commandOrder) > 0 {
+	if all || len(e.commandOrder) > 0 {
 		caps = append(caps, "commands")
 	}
-	if any || len(e.toolOrder) > 0 {
+	if all || len(e.toolOrder) > 0 {
 		caps = append(caps, "tools")
 	}
-	if any || len(e.eventNames) > 0 || intercepts {
+	if all || len(e.eventNames) > 0 || intercepts {
 		caps = append(caps, "events")
 	}
 	// Panels can be opened from anywhere (a command, a tool, an event
 	// handler), so they are always announced.
 	caps = append(caps, "panels")
-	if any || len(e.toolOrder) > 0 {
+	if all || len(e.toolOrder) > 0 {
 		caps = append(caps, "tool_cancel")
 	}
 	caps = append(caps, "call_tool")
@@ -291,32 +291,37 @@ func (e *Extension) sendRegistrations() {
 	if e.interceptAssistant != nil {
 		intercepts = append(intercepts, "assistant_message")
 	}
+	e.announced = true
 	e.mu.Unlock()
 
 	for _, c := range cmds {
 		e.sendOrLog(registerCommandFrame{Type: "register_command", Name: c.name, Description: c.description})
 	}
 	for _, td := range tools {
-		o := td.options
-		e.sendOrLog(registerToolFrame{
-			Type:                  "register_tool",
-			Name:                  td.name,
-			Description:           td.description,
-			Schema:                td.schema,
-			OutputSchema:          o.OutputSchema,
-			Namespace:             o.Namespace,
-			NamespaceDescription:  o.NamespaceDescription,
-			NamespaceInstructions: o.NamespaceInstructions,
-			Exposure:              o.Exposure,
-			Deferred:              o.Deferred,
-			Interactive:           o.Interactive,
-			Replay:                o.Replay,
-		})
+		e.sendOrLog(td.frame())
 	}
 	if len(events) > 0 || len(intercepts) > 0 {
 		e.sendOrLog(subscribeFrame{Type: "subscribe", Events: events, Intercept: intercepts})
 	}
 	e.sendOrLog(typeOnly{Type: "ready"})
+}
+
+func (td *toolDef) frame() registerToolFrame {
+	o := td.options
+	return registerToolFrame{
+		Type:                  "register_tool",
+		Name:                  td.name,
+		Description:           td.description,
+		Schema:                td.schema,
+		OutputSchema:          o.OutputSchema,
+		Namespace:             o.Namespace,
+		NamespaceDescription:  o.NamespaceDescription,
+		NamespaceInstructions: o.NamespaceInstructions,
+		Exposure:              o.Exposure,
+		Deferred:              o.Deferred,
+		Interactive:           o.Interactive,
+		Replay:                o.Replay,
+	}
 }
 
 func (e *Extension) sendOrLog(v any) {
