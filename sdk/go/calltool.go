@@ -34,7 +34,8 @@ func WithCallKey(key string) CallOption {
 // the request carries that call as its parent_id and is cancelled with it.
 // Tool failures come back as result.IsError; err is for the request itself:
 // ctx ended (call_tool_cancel is sent), the session ended, the host has no
-// call_tool, or args do not encode to a JSON object. Calls block their
+// call_tool, or args do not encode to a JSON object (a json.RawMessage,
+// []byte or string is taken as JSON text; nil is {}). Calls block their
 // caller; separate goroutines may call concurrently.
 func (e *Extension) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (ToolResult, error) {
 	if ctx == nil {

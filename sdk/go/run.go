@@ -99,7 +99,14 @@ func (e *Extension) RunWith(in io.Reader, out io.Writer) error {
 	onHello := e.onHello
 	e.mu.Unlock()
 	if onHello != nil {
-		onHello(e.Host())
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					e.Logf("OnHello panicked: %v; registrations made before the panic stand", r)
+				}
+			}()
+			onHello(e.Host())
+		}()
 	}
 	e.sendRegistrations()
 
