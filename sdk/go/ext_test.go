@@ -1002,3 +1002,11 @@ func TestLateRegistrations(t *testing.T) {
 		t.Fatal("late tool not called")
 	}
 }
+
+func TestEmptyTextBlockKeepsText(t *testing.T) {
+	e := ext.New("empty", "1")
+	e.Tool("empty", "", objSchema, func(json.RawMessage) ext.ToolResult { return ext.TextResult("") })
+	h := startHost(t, e)
+	h.call("c", "empty", nil)
+	jsonEqual(t, h.resultFor("c"), `{"type":"tool_result","id":"c","content":[{"type":"text","text":""}],"is_error":false}`)
+}

@@ -471,14 +471,10 @@ func (e *Extension) finishTool(inv *invocation, res ToolResult) {
 }
 
 func (e *Extension) replyTool(id string, res ToolResult) {
-	content := res.Content
-	if content == nil {
-		content = []ToolContent{}
-	}
 	err := e.send(toolResultFrame{
 		Type:              "tool_result",
 		ID:                id,
-		Content:           content,
+		Content:           wireContent(res.Content),
 		IsError:           res.IsError,
 		ActivateTools:     res.ActivateTools,
 		StructuredContent: res.StructuredContent,
@@ -495,7 +491,7 @@ func (e *Extension) replyTool(id string, res ToolResult) {
 		if errors.Is(err, ErrFrameTooLarge) {
 			msg = fmt.Sprintf("the tool's result is too large to send: %v", err)
 		}
-		e.sendOrLog(toolResultFrame{Type: "tool_result", ID: id, Content: []ToolContent{Text(msg)}, IsError: true})
+		e.sendOrLog(toolResultFrame{Type: "tool_result", ID: id, Content: wireContent([]ToolContent{Text(msg)}), IsError: true})
 	}
 }
 

@@ -132,10 +132,31 @@ type subscribeFrame struct {
 	Intercept []string `json:"intercept,omitempty"`
 }
 
+// wireBlock is a content block as sent: a text block always carries its
+// text, even an empty one, which ToolContent's omitempty would drop.
+type wireBlock struct {
+	Type     string  `json:"type"`
+	Text     *string `json:"text,omitempty"`
+	MimeType string  `json:"mime_type,omitempty"`
+	Data     string  `json:"data,omitempty"`
+}
+
+func wireContent(content []ToolContent) []wireBlock {
+	blocks := make([]wireBlock, len(content))
+	for i := range content {
+		c := &content[i]
+		blocks[i] = wireBlock{Type: c.Type, MimeType: c.MimeType, Data: c.Data}
+		if c.Type == "text" || c.Text != "" {
+			blocks[i].Text = &c.Text
+		}
+	}
+	return blocks
+}
+
 type toolResultFrame struct {
 	Type              string          `json:"type"`
 	ID                string          `json:"id"`
-	Content           []ToolContent   `json:"content"`
+	Content           []wireBlock     `json:"content"`
 	IsError           bool            `json:"is_error"`
 	ActivateTools     []string        `json:"activate_tools,omitempty"`
 	StructuredContent json.RawMessage `json:"structured_content,omitempty"`
