@@ -473,6 +473,7 @@ func TestCommandResponses(t *testing.T) {
 	}{
 		{"prompt", ext.Prompt("hi"), `{"action":"prompt","prompt":"hi"}`},
 		{"insert", ext.Insert("text"), `{"action":"insert","insert":"text"}`},
+		{"insert empty", ext.Insert(""), `{"action":"insert","insert":""}`},
 		{"display", ext.Display("shown"), `{"action":"display","display":"shown"}`},
 		{"noop", ext.Noop(), `{"action":"noop"}`},
 		{"empty", ext.Response{}, `{"action":"noop"}`},

@@ -546,8 +546,19 @@ func (e *Extension) respond(id string, r Response) {
 		r = Errorf("tool_prompt arguments must be a JSON object")
 	}
 	frame := commandResponseFrame{
-		Type: "command_response", ID: id, Action: r.Action, Prompt: r.Prompt,
-		ToolName: r.ToolName, ToolArgs: r.ToolArgs, Insert: r.Insert, Display: r.Display, Error: r.Error,
+		Type: "command_response", ID: id, Action: r.Action,
+		ToolName: r.ToolName, ToolArgs: r.ToolArgs, Error: r.Error,
+	}
+	// The field an action names is always sent, even empty ("insert" of
+	// nothing is still an insert); the others only when set.
+	if r.Prompt != "" || r.Action == "prompt" || r.Action == "tool_prompt" {
+		frame.Prompt = &r.Prompt
+	}
+	if r.Insert != "" || r.Action == "insert" {
+		frame.Insert = &r.Insert
+	}
+	if r.Display != "" || r.Action == "display" {
+		frame.Display = &r.Display
 	}
 	if r.OpenPanel != nil {
 		spec := e.panelSpec(*r.OpenPanel)

@@ -175,11 +175,11 @@ type commandResponseFrame struct {
 	Type      string          `json:"type"`
 	ID        string          `json:"id"`
 	Action    string          `json:"action"`
-	Prompt    string          `json:"prompt,omitempty"`
+	Prompt    *string         `json:"prompt,omitempty"`
 	ToolName  string          `json:"tool_name,omitempty"`
 	ToolArgs  json.RawMessage `json:"tool_args,omitempty"`
-	Insert    string          `json:"insert,omitempty"`
-	Display   string          `json:"display,omitempty"`
+	Insert    *string         `json:"insert,omitempty"`
+	Display   *string         `json:"display,omitempty"`
 	OpenPanel *panelSpec      `json:"open_panel,omitempty"`
 	Error     string          `json:"error,omitempty"`
 }
