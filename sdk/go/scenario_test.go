@@ -74,15 +74,20 @@ func spawn(t *testing.T, bin string) *proc {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := cmd.StdoutPipe()
+	// Not StdoutPipe: Wait closes that pipe when the process exits, and
+	// the last frames (shutdown_ack) could be lost before they are read.
+	r, out, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd.Stdout = out
 	p := &proc{cmd: cmd, stderr: newLogBuffer(), exited: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	out.Close()
+	t.Cleanup(func() { r.Close() })
 	p.host = attach(t, w, r)
 	go func() { p.exited <- cmd.Wait() }()
 	t.Cleanup(func() {
