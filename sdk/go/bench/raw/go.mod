@@ -1,0 +1,3 @@
+module zot.dev/sdk/go/bench/raw
+
+go 1.19

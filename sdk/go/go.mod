@@ -1,0 +1,3 @@
+module zot.dev/sdk/go/ext
+
+go 1.19
