@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages zot needs to build, run and test, and to
-# fuzz (clang with its libFuzzer runtime, for tools/fuzz.sh).
+# fuzz (clang with its libFuzzer runtime, for tools/fuzz.sh), and the
+# extension SDKs' toolchains (Go, Node and TypeScript, GObject
+# Introspection and gi-docgen for the C SDK).
 # Idempotent, and silent when everything is already there.
 set -euo pipefail
 
@@ -13,6 +15,8 @@ packages=(
   python3 git ca-certificates
   python3-gi gir1.2-atspi-2.0 at-spi2-core dbus-daemon
   gjs bubblewrap
+  golang-go nodejs node-typescript
+  gobject-introspection libgirepository1.0-dev gi-docgen
   clang libclang-rt-14-dev
 )
 
