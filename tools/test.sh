@@ -57,7 +57,8 @@ run_suite build-tests "" --buildtype=debug -Dwerror=true
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-run_suite build-asan "--no-suite gui" --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+# The Go, Node and Python SDKs' own tests have no C in them: once is enough.
+run_suite build-asan "--no-suite gui --no-suite sdk-go --no-suite sdk-node --no-suite sdk-python" --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
   -Dbenchmarks=false
 
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1"
