@@ -110,6 +110,8 @@ void               zot_extension_set_trace           (ZotExtension         *self
 
 const char        *zot_extension_state_to_string     (ZotExtensionState     state);
 guint              zot_lifecycle_event_id            (const char           *name);
+gboolean           zot_extension_check_command_name  (const char           *name,
+                                                      GError              **error);
 
 GPtrArray         *zot_extension_get_tools           (ZotExtension         *self);
 GPtrArray         *zot_extension_get_problems        (ZotExtension         *self);
