@@ -87,7 +87,19 @@ typedef struct
   JsonObject          *step;           /* the step under way, or NULL */
 } Check;
 
-/* the engine, for the scenario */
+typedef gboolean (*CheckCondition) (Check    *check,
+                                    gpointer  data);
+
+/* the engine, for the generic run and the scenario */
+gboolean      _zot_ext_check_wait_until    (Check          *check,
+                                            CheckCondition  condition,
+                                            gpointer        data,
+                                            guint           timeout_ms);
+gboolean      _zot_ext_check_inbox_has     (Check        *check,
+                                            const char   *type);
+void          _zot_ext_check_step_skip     (Check        *check,
+                                            const char   *name,
+                                            const char   *why);
 void          _zot_ext_check_step_begin    (Check        *check,
                                             const char   *format,
                                             ...) G_GNUC_PRINTF (2, 3);
@@ -142,6 +154,27 @@ JsonObject   *_zot_ext_check_find_tool     (Check        *check,
                                             const char   *name);
 char         *_zot_ext_check_shorten       (JsonObject   *frame);
 JsonObject   *_zot_ext_check_bash_args     (const char   *command);
+
+void          _zot_ext_check_step_record   (Check        *check,
+                                            const char   *member,
+                                            JsonObject   *frame);
+
+/* the extension's frames, zot-ext-check-frames.c */
+void          _zot_ext_check_on_frame_received    (ZotFrameChannel *channel,
+                                                   JsonObject      *frame,
+                                                   gpointer         user_data);
+void          _zot_ext_check_on_bad_line          (ZotFrameChannel *channel,
+                                                   const char      *message,
+                                                   gpointer         user_data);
+void          _zot_ext_check_on_closed            (ZotFrameChannel *channel,
+                                                   const GError    *error,
+                                                   gpointer         user_data);
+void          _zot_ext_check_on_process_exited_cb (GObject         *object,
+                                                   GAsyncResult    *result,
+                                                   gpointer         user_data);
+
+/* the generic run, zot-ext-check-generic.c */
+void          _zot_ext_check_generic_run            (Check *check);
 
 /* the scenario of sdk/SCENARIO.md */
 void          _zot_ext_check_scenario_registrations (Check *check);
