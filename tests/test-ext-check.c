@@ -282,7 +282,7 @@ test_json_shape (void)
 {
   g_autofree char *dir = zot_test_fixture_dir ("ext-check/broken/unknown-action");
   const char * const report_members[] = { "extension", "directory", "scenario", "ok", "log",
-                                          "registrations", "steps", "violations", NULL };
+                                          "registrations", "steps", "violations", "notes", NULL };
   const char * const registration_members[] = { "hello", "tools", "commands", "events", "intercepts",
                                                 "ready", NULL };
   const char * const step_members[] = { "name", "status", "sent", "answered", NULL };

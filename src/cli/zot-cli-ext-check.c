@@ -41,14 +41,11 @@ print_step (JsonObject *step)
 {
   const char *status = zot_json_get_string (step, "status");
   const char *detail = zot_json_get_string (step, "detail");
-  const char *note = zot_json_get_string (step, "note");
   const char *word = g_strcmp0 (status, "ok") == 0 ? "ok" : g_strcmp0 (status, "skip") == 0 ? "skip" : "FAIL";
 
   g_print ("%-5s %s", word, zot_json_get_string (step, "name"));
   if (detail != NULL)
     g_print (": %s", detail);
-  if (note != NULL)
-    g_print (" (%s)", note);
   g_print ("\n");
 }
 
@@ -59,6 +56,8 @@ on_item_cb (const char *kind,
 {
   if (g_str_equal (kind, "violation"))
     print_violation (item);
+  else if (g_str_equal (kind, "note"))
+    g_print ("note: %s: %s\n", zot_json_get_string (item, "text"), zot_json_get_string_or (item, "frame", ""));
   else
     print_step (item);
   fflush (stdout);

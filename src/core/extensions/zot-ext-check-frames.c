@@ -138,12 +138,8 @@ handle_reply (Check      *check,
       if (request->cancel_raced && !(check->flags & ZOT_EXT_CHECK_SCENARIO))
         {
           /* Not provable: the answer may have left before the cancel came. */
-          if (check->step != NULL)
-            {
-              g_autofree char *note = g_strdup_printf ("%s answered although cancelled; "
-                                                       "the reply may have crossed the cancel", id);
-              json_object_set_string_member (check->step, "note", note);
-            }
+          _zot_ext_check_note (check, "answered although cancelled; the reply may have crossed the cancel",
+                               frame);
         }
       else
         _zot_ext_check_violation (check, "reply-after-cancel", frame, NULL);
@@ -372,9 +368,16 @@ _zot_ext_check_on_process_exited_cb (GObject      *object,
                                      GAsyncResult *result,
                                      gpointer      user_data)
 {
-  Check *check = user_data;
+  g_autoptr(GError) error = NULL;
+  Check *check;
 
-  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  /* A session given up on its process (it outlived SIGKILL's deadline)
+   * cancels the wait: the check may be gone by now. */
+  if (!g_subprocess_wait_finish (G_SUBPROCESS (object), result, &error) &&
+      g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  check = user_data;
   check->exited = TRUE;
 }
 

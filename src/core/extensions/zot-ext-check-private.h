@@ -56,14 +56,17 @@ typedef struct
   char                *log_path;
   JsonArray           *steps;
   JsonArray           *violations;
+  JsonArray           *notes;
   JsonObject          *registrations;   /* of the first session */
   guint                n_failed;
   guint                next_id;
 
   /* one session: a process from spawn to exit */
   GSubprocess         *process;
+  GCancellable        *cancellable;    /* the wait for the process's exit */
   ZotFrameChannel     *channel;
   gboolean             durable;
+  gboolean             second_session; /* --scenario's durable one */
   gboolean             exited;
   gboolean             channel_closed;
   gboolean             fatal;          /* the session cannot go on */
@@ -111,6 +114,9 @@ void          _zot_ext_check_violation     (Check        *check,
                                             const char   *rule,
                                             JsonObject   *frame,
                                             const char   *detail);
+void          _zot_ext_check_note          (Check        *check,
+                                            const char   *text,
+                                            JsonObject   *frame);
 void          _zot_ext_check_send          (Check        *check,
                                             JsonObject   *frame,
                                             gboolean      now);

@@ -131,6 +131,28 @@ _zot_ext_check_violation (Check      *check,
   emit (check, "violation", item);
 }
 
+/* An observation that is no fault, such as a reply that crossed its
+ * cancel: the report keeps it apart from the violations. */
+void
+_zot_ext_check_note (Check      *check,
+                     const char *text,
+                     JsonObject *frame)
+{
+  g_autoptr(JsonObject) item = json_object_new ();
+
+  json_object_set_string_member (item, "text", text);
+  if (frame != NULL)
+    {
+      g_autofree char *shown = _zot_ext_check_shorten (frame);
+      json_object_set_string_member (item, "frame", shown);
+    }
+  if (check->step != NULL)
+    json_object_set_string_member (item, "step", json_object_get_string_member (check->step, "name"));
+
+  json_array_add_object_element (check->notes, json_object_ref (item));
+  emit (check, "note", item);
+}
+
 /* Steps ------------------------------------------------------------------ */
 
 void
@@ -147,7 +169,7 @@ _zot_ext_check_step_begin (Check      *check,
   name = g_strdup_vprintf (format, args);
   va_end (args);
 
-  if (check->durable && (check->flags & ZOT_EXT_CHECK_SCENARIO))
+  if (check->second_session)
     {
       char *prefixed = g_strconcat ("durable: ", name, NULL);
       g_free (name);
@@ -473,6 +495,9 @@ session_clear (Check *check)
       zot_frame_channel_close (check->channel);
     }
   g_clear_object (&check->channel);
+  if (check->cancellable != NULL)
+    g_cancellable_cancel (check->cancellable);
+  g_clear_object (&check->cancellable);
   g_clear_object (&check->process);
   g_clear_pointer (&check->hello, json_object_unref);
   g_clear_pointer (&check->capabilities, g_strfreev);
@@ -535,7 +560,8 @@ session_spawn (Check     *check,
   g_signal_connect (check->channel, "bad-line", G_CALLBACK (_zot_ext_check_on_bad_line), check);
   g_signal_connect (check->channel, "closed", G_CALLBACK (_zot_ext_check_on_closed), check);
   zot_frame_channel_start (check->channel);
-  g_subprocess_wait_async (check->process, NULL, _zot_ext_check_on_process_exited_cb, check);
+  check->cancellable = g_cancellable_new ();
+  g_subprocess_wait_async (check->process, check->cancellable, _zot_ext_check_on_process_exited_cb, check);
   check->last_frame_us = g_get_monotonic_time ();
   return TRUE;
 }
@@ -730,9 +756,14 @@ session_stop (Check *check)
       acked = check->got_ack;
     }
 
-  if (!check->got_ack)
+  /* A read loop disconnected during the shutdown (a frame too large)
+   * can see no ack, and its extension may be stuck writing: that
+   * violation was reported. */
+  if (!check->got_ack && !check->fatal)
     _zot_ext_check_violation (check, "no-shutdown-ack", NULL, NULL);
-  if (!check->exited)
+  if (!check->exited && check->fatal)
+    session_terminate (check);
+  else if (!check->exited)
     {
       g_autofree char *detail = g_strdup_printf ("still running %u ms after shutdown; SIGTERM sent",
                                                  zot_timeout_get_ms (ZOT_TIMEOUT_SHUTDOWN_GRACE));
@@ -774,28 +805,29 @@ read_examples (const char *directory)
   return examples != NULL ? json_object_ref (examples) : NULL;
 }
 
+/* One process from spawn to exit. The scenario's second session only
+ * checks the nested call's key, with call_tool_durable offered. */
 static void
-run_session (Check    *check,
-             gboolean  durable,
-             GError  **error)
+run_session (Check     *check,
+             gboolean   durable,
+             gboolean   second,
+             GError   **error)
 {
+  check->second_session = second;
   if (!session_spawn (check, durable, error))
     return;
 
   if (session_handshake (check))
     {
-      if (check->flags & ZOT_EXT_CHECK_SCENARIO)
-        {
-          if (durable)
-            _zot_ext_check_scenario_durable (check);
-          else
-            {
-              _zot_ext_check_scenario_registrations (check);
-              _zot_ext_check_scenario_run (check);
-            }
-        }
-      else
+      if (!(check->flags & ZOT_EXT_CHECK_SCENARIO))
         _zot_ext_check_generic_run (check);
+      else if (second)
+        _zot_ext_check_scenario_durable (check);
+      else
+        {
+          _zot_ext_check_scenario_registrations (check);
+          _zot_ext_check_scenario_run (check);
+        }
       session_stop (check);
     }
   else
@@ -850,10 +882,12 @@ zot_ext_check_run (const char           *directory,
   check.user_data = user_data;
   check.steps = json_array_new ();
   check.violations = json_array_new ();
+  check.notes = json_array_new ();
 
-  run_session (&check, (flags & ZOT_EXT_CHECK_DURABLE) != 0, &local_error);
+  run_session (&check, (flags & ZOT_EXT_CHECK_DURABLE) != 0, FALSE, &local_error);
+  /* --scenario --durable already ran as a durable host. */
   if (local_error == NULL && (flags & ZOT_EXT_CHECK_SCENARIO) && !(flags & ZOT_EXT_CHECK_DURABLE))
-    run_session (&check, TRUE, &local_error);
+    run_session (&check, TRUE, TRUE, &local_error);
   session_clear (&check);
 
   if (local_error != NULL && json_array_get_length (check.steps) == 0)
@@ -863,6 +897,7 @@ zot_ext_check_run (const char           *directory,
       g_clear_pointer (&check.examples, json_object_unref);
       g_clear_pointer (&check.steps, json_array_unref);
       g_clear_pointer (&check.violations, json_array_unref);
+      g_clear_pointer (&check.notes, json_array_unref);
       g_clear_pointer (&check.registrations, json_object_unref);
       g_unlink (check.log_path);
       g_free (check.log_path);
@@ -887,6 +922,7 @@ zot_ext_check_run (const char           *directory,
     json_object_set_object_member (report, "registrations", g_steal_pointer (&check.registrations));
   json_object_set_array_member (report, "steps", g_steal_pointer (&check.steps));
   json_object_set_array_member (report, "violations", g_steal_pointer (&check.violations));
+  json_object_set_array_member (report, "notes", g_steal_pointer (&check.notes));
 
   g_clear_object (&check.manifest);
   g_clear_pointer (&check.examples, json_object_unref);

@@ -33,10 +33,11 @@ typedef enum
 
 /**
  * ZotExtCheckItemFunc:
- * @kind: "step" or "violation"
- * @item: the step or violation, as it appears in the report
+ * @kind: "step", "violation" or "note"
+ * @item: the step, violation or note, as it appears in the report
  *
- * Called as each step ends and each violation is found.
+ * Called as each step ends, each violation is found and each note (an
+ * observation that is no fault) is made.
  */
 typedef void (*ZotExtCheckItemFunc) (const char *kind,
                                      JsonObject *item,
