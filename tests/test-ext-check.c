@@ -173,7 +173,7 @@ test_human_report (void)
   g_assert_true (g_str_has_prefix (run.out, "ok    handshake: 7 tools, 8 commands"));
   g_assert_nonnull (strstr (run.out, "\nok    scenario: sc_ask answered with enter\n"));
   g_assert_nonnull (strstr (run.out, "\nok    durable: scenario: sc_nested {}\n"));
-  g_assert_nonnull (strstr (run.out, "\nclean: 30 steps, 0 failed, 0 skipped, 0 violations\n"));
+  g_assert_nonnull (strstr (run.out, "\nclean: 32 steps, 0 failed, 0 skipped, 0 violations\n"));
   g_assert_null (strstr (run.out, "violation:"));
 }
 
@@ -182,6 +182,7 @@ typedef struct
   const char *rule;
   const char *line;       /* how its line starts */
   const char *timeouts;   /* the deadline it runs into, shortened */
+  gboolean    scenario;   /* a rule only --scenario reaches */
 } Broken;
 
 static const Broken broken[] = {
@@ -205,6 +206,9 @@ static const Broken broken[] = {
     "{\"type\":\"call_tool\"", NULL },
   { "unknown-action", "violation: command response with an unknown action (PROTOCOL.md §3): "
     "{\"type\":\"command_response\"", NULL },
+  /* The scenario with its sc_wait answering when shutdown comes. */
+  { "reply-after-shutdown", "violation: reply after shutdown (PROTOCOL.md §9): {\"type\":\"tool_result\"",
+    NULL, TRUE },
 };
 
 /* Each fixture breaks one rule: its violation, and no other, is found, in
@@ -223,7 +227,7 @@ test_broken (gconstpointer data)
   const char *log;
   guint found = 0;
 
-  run_check (&human, fixture->timeouts, dir, FALSE, FALSE);
+  run_check (&human, fixture->timeouts, dir, fixture->scenario, FALSE);
   g_assert_cmpint (human.status, ==, 1);
   lines = g_strsplit (human.out, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
@@ -238,7 +242,7 @@ test_broken (gconstpointer data)
   g_assert_cmpuint (found, >=, 1);
   g_assert_nonnull (strstr (human.out, "NOT clean: "));
 
-  run_check (&json, fixture->timeouts, dir, FALSE, TRUE);
+  run_check (&json, fixture->timeouts, dir, fixture->scenario, TRUE);
   g_assert_cmpint (json.status, ==, 1);
   report = parse_report (json.out);
   g_assert_false (json_object_get_boolean_member (report, "ok"));
@@ -393,6 +397,14 @@ test_sdk_scenario (gconstpointer data)
 
   run_check (&run, NULL, dir, TRUE, TRUE);
   assert_scenario_clean (&run, dir);
+
+  /* SCENARIO.md names it so. */
+  {
+    g_autoptr(JsonObject) report = parse_report (run.out);
+    g_autofree char *name = g_strdup_printf ("scenario-%s", lang);
+
+    g_assert_cmpstr (json_object_get_string_member (report, "extension"), ==, name);
+  }
 }
 
 int

@@ -126,6 +126,9 @@ handle_reply (Check      *check,
   switch (request->state)
     {
     case CHECK_REQUEST_PENDING:
+      /* shutdown cancels every running handler */
+      if (check->shutdown_sent && request->kind == CHECK_REQUEST_TOOL)
+        _zot_ext_check_violation (check, "reply-after-shutdown", frame, NULL);
       request->state = CHECK_REQUEST_REPLIED;
       request->reply = json_object_ref (frame);
       break;

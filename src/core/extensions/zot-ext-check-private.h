@@ -74,6 +74,7 @@ typedef struct
   gboolean             got_hello;
   gboolean             got_ready;
   gboolean             got_ack;
+  gboolean             shutdown_sent;  /* running handlers are cancelled */
   JsonObject          *hello;
   GStrv                capabilities;
   GPtrArray           *tools;          /* accepted register_tool frames */

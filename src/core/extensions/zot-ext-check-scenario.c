@@ -332,7 +332,17 @@ scenario_ask (Check      *check,
   expect_json (problems, panel, "lines", "[\"Proceed?\"]");
   expect_string (problems, panel, "footer", "enter answers, esc dismisses");
 
-  send_panel_key (check, "sc-ask", key);
+  if (g_str_equal (key, "panel_close"))
+    {
+      /* The user closed the panel. */
+      g_autoptr(JsonObject) frame = json_object_new ();
+
+      json_object_set_string_member (frame, "type", "panel_close");
+      json_object_set_string_member (frame, "panel_id", "sc-ask");
+      _zot_ext_check_send (check, frame, TRUE);
+    }
+  else
+    send_panel_key (check, "sc-ask", key);
   reply = _zot_ext_check_wait_reply (check, request, zot_timeout_get_ms (ZOT_TIMEOUT_TOOL));
   expect_result (problems, reply, is_error, text, FALSE);
 
@@ -371,6 +381,26 @@ scenario_wait (Check *check)
   request = send_tool_call (check, "sc_wait", "{}", FALSE);
   _zot_ext_check_cancel (check, request, TRUE);
   _zot_ext_check_step_end (check, TRUE, NULL);
+}
+
+/* A handler still running when shutdown comes is cancelled by it: no
+ * reply, seen by the engine's rule until the process has gone. */
+static void
+scenario_wait_at_shutdown (Check *check)
+{
+  g_autoptr(GString) problems = g_string_new (NULL);
+  g_autoptr(JsonObject) started = NULL;
+
+  _zot_ext_check_step_begin (check, "scenario: sc_wait running at shutdown");
+  /* The note of a call cancelled as it was sent may still wait here. */
+  while ((started = _zot_ext_check_expect (check, "notify", "message", "sc_wait started", 0)) != NULL)
+    g_clear_pointer (&started, json_object_unref);
+  send_tool_call (check, "sc_wait", "{}", TRUE);
+  started = _zot_ext_check_expect (check, "notify", "message", "sc_wait started",
+                                   zot_timeout_get_ms (ZOT_TIMEOUT_TOOL));
+  if (started == NULL)
+    problem (problems, "no notify \"sc_wait started\"");
+  step_finish (check, problems);
 }
 
 /* Commands ------------------------------------------------------------------ */
@@ -610,6 +640,8 @@ _zot_ext_check_scenario_run (Check *check)
   if (!check->fatal)
     scenario_ask (check, "esc", TRUE, "dismissed");
   if (!check->fatal)
+    scenario_ask (check, "panel_close", TRUE, "dismissed");
+  if (!check->fatal)
     scenario_wait (check);
   if (!check->fatal)
     scenario_commands (check);
@@ -617,6 +649,8 @@ _zot_ext_check_scenario_run (Check *check)
     scenario_events (check);
   if (!check->fatal)
     scenario_intercepts (check);
+  if (!check->fatal)
+    scenario_wait_at_shutdown (check);
 }
 
 void

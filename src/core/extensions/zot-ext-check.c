@@ -45,6 +45,7 @@ static const struct
   { "unknown-id",           "reply to an unknown id",                        "PROTOCOL.md §0" },
   { "second-reply",         "second reply",                                  "PROTOCOL.md §0" },
   { "reply-after-cancel",   "reply after cancel",                            "PROTOCOL.md §4" },
+  { "reply-after-shutdown", "reply after shutdown",                          "PROTOCOL.md §9" },
   { "frame-too-large",      "frame over 4 MiB",                              "PROTOCOL.md §0" },
   { "not-a-frame",          "write to stdout that is not a frame",           "PROTOCOL.md §0" },
   { "no-shutdown-ack",      "no shutdown_ack",                               "PROTOCOL.md §9" },
@@ -511,7 +512,7 @@ session_clear (Check *check)
   g_clear_pointer (&check->inbox, g_ptr_array_unref);
   g_clear_pointer (&check->nested, g_ptr_array_unref);
   check->exited = check->channel_closed = check->fatal = check->stopping = FALSE;
-  check->got_hello = check->got_ready = check->got_ack = FALSE;
+  check->got_hello = check->got_ready = check->got_ack = check->shutdown_sent = FALSE;
   check->n_frames = 0;
 }
 
@@ -743,6 +744,7 @@ session_stop (Check *check)
     }
 
   _zot_ext_check_step_begin (check, "shutdown");
+  check->shutdown_sent = TRUE;
   frame = json_object_new ();
   json_object_set_string_member (frame, "type", "shutdown");
   _zot_ext_check_send (check, frame, TRUE);

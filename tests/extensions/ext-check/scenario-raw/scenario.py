@@ -36,6 +36,8 @@ COMMANDS = ["sc-prompt", "sc-insert", "sc-display", "sc-noop", "sc-error",
 
 PANEL_LINES = [["> one", "  two"], ["  one", "> two"]]
 
+REPLY_AT_SHUTDOWN = "--reply-at-shutdown" in sys.argv[1:]
+
 
 def send(frame):
     sys.stdout.write(json.dumps(frame, separators=(",", ":")) + "\n")
@@ -231,6 +233,11 @@ class Scenario:
             if not isinstance(frame, dict):
                 continue
             if frame.get("type") == "shutdown":
+                if REPLY_AT_SHUTDOWN:
+                    # The rule tests/extensions/ext-check/broken/reply-after-shutdown
+                    # breaks: a handler answering after shutdown.
+                    for call_id in list(self.running):
+                        self.reply(call_id, "cancelled", True)
                 self.running.clear()
                 send({"type": "shutdown_ack"})
                 return
