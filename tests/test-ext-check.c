@@ -84,11 +84,12 @@ run_argv (Run                *run,
 }
 
 static void
-run_check (Run        *run,
-           const char *timeouts,
-           const char *dir,
-           gboolean    scenario,
-           gboolean    json)
+run_check_durable (Run        *run,
+                   const char *timeouts,
+                   const char *dir,
+                   gboolean    scenario,
+                   gboolean    durable,
+                   gboolean    json)
 {
   const char *argv[8];
   guint n = 0;
@@ -98,11 +99,23 @@ run_check (Run        *run,
   argv[n++] = "check";
   if (scenario)
     argv[n++] = "--scenario";
+  if (durable)
+    argv[n++] = "--durable";
   if (json)
     argv[n++] = "--json";
   argv[n++] = dir;
   argv[n] = NULL;
   run_argv (run, timeouts, NULL, NULL, argv);
+}
+
+static void
+run_check (Run        *run,
+           const char *timeouts,
+           const char *dir,
+           gboolean    scenario,
+           gboolean    json)
+{
+  run_check_durable (run, timeouts, dir, scenario, FALSE, json);
 }
 
 static JsonObject *
@@ -183,6 +196,7 @@ typedef struct
   const char *line;       /* how its line starts */
   const char *timeouts;   /* the deadline it runs into, shortened */
   gboolean    scenario;   /* a rule only --scenario reaches */
+  gboolean    durable;    /* one only a durable host sees */
 } Broken;
 
 static const Broken broken[] = {
@@ -209,6 +223,15 @@ static const Broken broken[] = {
   /* The scenario with its sc_wait answering when shutdown comes. */
   { "reply-after-shutdown", "violation: reply after shutdown (PROTOCOL.md §9): {\"type\":\"tool_result\"",
     NULL, TRUE },
+  { "no-exit", "violation: no exit within the shutdown grace (PROTOCOL.md §9): ", "shutdown-grace=300" },
+  { "early-exit", "violation: exit before shutdown (PROTOCOL.md §9): ", NULL },
+  { "bad-intercept-reply", "violation: malformed intercept reply (PROTOCOL.md §7): "
+    "{\"type\":\"event_intercept_response\"", NULL },
+  { "no-call-tool-capability", "violation: call_tool without the call_tool capability (PROTOCOL.md §5): "
+    "{\"type\":\"call_tool\"", NULL },
+  { "bad-key", "violation: invalid key (PROTOCOL.md §5): {\"type\":\"call_tool\"", NULL, FALSE, TRUE },
+  { "bad-command-response", "violation: command response without what its action needs (PROTOCOL.md §3): "
+    "{\"type\":\"command_response\"", NULL },
 };
 
 /* Each fixture breaks one rule: its violation, and no other, is found, in
@@ -227,7 +250,7 @@ test_broken (gconstpointer data)
   const char *log;
   guint found = 0;
 
-  run_check (&human, fixture->timeouts, dir, fixture->scenario, FALSE);
+  run_check_durable (&human, fixture->timeouts, dir, fixture->scenario, fixture->durable, FALSE);
   g_assert_cmpint (human.status, ==, 1);
   lines = g_strsplit (human.out, "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
@@ -242,7 +265,7 @@ test_broken (gconstpointer data)
   g_assert_cmpuint (found, >=, 1);
   g_assert_nonnull (strstr (human.out, "NOT clean: "));
 
-  run_check (&json, fixture->timeouts, dir, fixture->scenario, TRUE);
+  run_check_durable (&json, fixture->timeouts, dir, fixture->scenario, fixture->durable, TRUE);
   g_assert_cmpint (json.status, ==, 1);
   report = parse_report (json.out);
   g_assert_false (json_object_get_boolean_member (report, "ok"));

@@ -170,7 +170,9 @@ run_tools (Check *check)
 
       _zot_ext_check_step_begin (check, "tool %s", name);
       reply = _zot_ext_check_call_tool (check, name, args, NULL);
-      if (reply == NULL)
+      if (reply == NULL && check->channel_closed)
+        _zot_ext_check_step_end (check, FALSE, "no tool_result: the extension's output ended");
+      else if (reply == NULL)
         _zot_ext_check_step_end (check, FALSE, "no tool_result within %u ms",
                                  zot_timeout_get_ms (ZOT_TIMEOUT_TOOL));
       else if (zot_json_get_array (reply, "content") == NULL)

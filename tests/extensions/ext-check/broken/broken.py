@@ -9,6 +9,7 @@ answers each, and acknowledges shutdown.
 """
 
 import json
+import signal
 import sys
 
 RULE = sys.argv[1]
@@ -31,8 +32,11 @@ def main():
             pass
         return
 
+    capabilities = ["commands", "tools", "tool_cancel", "call_tool"]
+    if RULE == "no-call-tool-capability":
+        capabilities.remove("call_tool")
     send({"type": "hello", "name": "broken-" + RULE, "version": "1.0.0",
-          "capabilities": ["commands", "tools", "tool_cancel", "call_tool"]})
+          "capabilities": capabilities})
     nested = {}
     for line in sys.stdin:
         frame = json.loads(line)
@@ -50,13 +54,20 @@ def main():
             call_id = frame["id"]
             if RULE == "reply-after-cancel":
                 continue  # answers only once cancelled, below
-            if RULE in ("nested-without-parent", "nested-dead-parent", "key-without-durable"):
+            if RULE == "early-exit":
+                return
+            if RULE in ("nested-without-parent", "nested-dead-parent", "key-without-durable",
+                        "no-call-tool-capability", "bad-key"):
                 request = {"type": "call_tool", "id": "n-" + call_id, "name": "read",
-                           "args": {"path": "a.txt"}}
-                if RULE == "nested-dead-parent":
+                           "args": {"path": "a.txt"}, "parent_id": call_id}
+                if RULE == "nested-without-parent":
+                    del request["parent_id"]
+                elif RULE == "nested-dead-parent":
                     request["parent_id"] = "no-such-call"
                 elif RULE == "key-without-durable":
-                    request.update(parent_id=call_id, key="k1")
+                    request["key"] = "k1"
+                elif RULE == "bad-key":
+                    request["key"] = "a/b"  # run with --durable
                 nested[request["id"]] = call_id
                 send(request)
                 continue
@@ -75,14 +86,21 @@ def main():
             if call_id is not None:
                 result(call_id)
         elif kind == "command_invoked":
-            action = "explode" if RULE == "unknown-action" else "noop"
+            action = {"unknown-action": "explode",
+                      "bad-command-response": "tool_prompt"}.get(RULE, "noop")
             send({"type": "command_response", "id": frame["id"], "action": action})
         elif kind == "event_intercept":
-            if RULE != "slow-interceptor":
+            if RULE == "bad-intercept-reply":
+                send({"type": "event_intercept_response", "id": frame["id"],
+                      "modified_args": "rm -rf /"})
+            elif RULE != "slow-interceptor":
                 send({"type": "event_intercept_response", "id": frame["id"]})
         elif kind == "shutdown":
             if RULE != "no-shutdown-ack":
                 send({"type": "shutdown_ack"})
+            if RULE == "no-exit":
+                # Stays, as a stuck process would, until the checker's SIGTERM.
+                signal.pause()
             return
 
 
