@@ -16,7 +16,6 @@
 #include "zot-json.h"
 #include "zot-limits.h"
 
-
 static void
 handle_register_tool (Check      *check,
                       JsonObject *frame)

@@ -151,9 +151,6 @@ JsonObject   *_zot_ext_check_intercept     (Check        *check,
 void          _zot_ext_check_event         (Check        *check,
                                             const char   *event,
                                             JsonObject   *payload);
-gboolean      _zot_ext_check_wait_nested   (Check        *check,
-                                            guint         count,
-                                            guint         timeout_ms);
 char         *_zot_ext_check_result_text   (JsonObject   *result);
 gboolean      _zot_ext_check_has_capability (Check       *check,
                                              const char  *capability);

@@ -1,6 +1,8 @@
-/* zot-ext-check.c — the checker's engine: a session with one extension
- * process, the rules every frame it writes is held to, and the generic
- * run (docs/ext-check.md).
+/* zot-ext-check.c — the checker's engine: steps, violations, waits, and
+ * a session with one extension process from spawn to exit
+ * (docs/ext-check.md). What each frame of the extension is held to is in
+ * zot-ext-check-frames.c; the runs are zot-ext-check-generic.c and
+ * zot-ext-check-scenario.c.
  *
  * The run reads as a script, step after step; each wait turns the main
  * context until its condition holds or its deadline passes, so that the
@@ -19,15 +21,11 @@
 
 #include <glib/gstdio.h>
 
-#include "zot-command-reply.h"
 #include "zot-error.h"
 #include "zot-ext-check-private.h"
-#include "zot-extension.h"
-#include "zot-extension-tool.h"
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-message.h"
-#include "zot-names.h"
 #include "zot-paths.h"
 
 /* A shortened frame in a violation line. */
@@ -213,8 +211,8 @@ _zot_ext_check_step_end (Check      *check,
 
 void
 _zot_ext_check_step_skip (Check      *check,
-           const char *name,
-           const char *why)
+                          const char *name,
+                          const char *why)
 {
   g_autoptr(JsonObject) step = json_object_new ();
 
@@ -227,8 +225,8 @@ _zot_ext_check_step_skip (Check      *check,
 
 void
 _zot_ext_check_step_record (Check      *check,
-             const char *member,
-             JsonObject *frame)
+                            const char *member,
+                            JsonObject *frame)
 {
   if (check->step != NULL)
     json_array_add_object_element (json_object_get_array_member (check->step, member),
@@ -250,9 +248,9 @@ on_deadline_cb (gpointer user_data)
  * @timeout_ms pass. Returns whether @condition held. */
 gboolean
 _zot_ext_check_wait_until (Check          *check,
-            CheckCondition  condition,
-            gpointer        data,
-            guint           timeout_ms)
+                           CheckCondition  condition,
+                           gpointer        data,
+                           guint           timeout_ms)
 {
   gboolean expired = FALSE;
   guint deadline;
@@ -419,21 +417,6 @@ _zot_ext_check_inbox_has (Check      *check,
   Expected expected = { type, NULL, NULL, 0 };
 
   return find_expected (check, &expected);
-}
-
-static gboolean
-nested_count_reached (Check    *check,
-                      gpointer  data)
-{
-  return check->nested->len >= GPOINTER_TO_UINT (data);
-}
-
-gboolean
-_zot_ext_check_wait_nested (Check *check,
-                            guint  count,
-                            guint  timeout_ms)
-{
-  return _zot_ext_check_wait_until (check, nested_count_reached, GUINT_TO_POINTER (count), timeout_ms);
 }
 
 gboolean
