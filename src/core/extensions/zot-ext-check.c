@@ -27,6 +27,7 @@
 #include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-paths.h"
+#include "zot-provider.h"
 
 /* A shortened frame in a violation line. */
 #define CHECK_FRAME_EXCERPT_CHARS   160
@@ -533,6 +534,9 @@ session_spawn (Check     *check,
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_subprocess_launcher_set_cwd (launcher, check->directory);
   g_subprocess_launcher_set_stderr_file_path (launcher, check->log_path);
+  /* As the host: provider keys are for the provider. The checker grants
+   * none, and applies no `permissions` box: it checks the protocol. */
+  zot_provider_scrub_environment (launcher, NULL);
 
   check->process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
   if (check->process == NULL)
