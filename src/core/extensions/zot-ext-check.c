@@ -500,6 +500,14 @@ session_clear (Check *check)
   check->n_frames = 0;
 }
 
+static void
+setup_child (gpointer user_data)
+{
+  /* As the host: the extension leads a process group, so that what it
+   * started is stopped with it. Async-signal-safe, between fork and exec. */
+  (void) setpgid (0, 0);
+}
+
 static gboolean
 session_spawn (Check     *check,
                gboolean   durable,
@@ -537,6 +545,7 @@ session_spawn (Check     *check,
   /* As the host: provider keys are for the provider. The checker grants
    * none, and applies no `permissions` box: it checks the protocol. */
   zot_provider_scrub_environment (launcher, NULL);
+  g_subprocess_launcher_set_child_setup (launcher, setup_child, NULL, NULL);
 
   check->process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, error);
   if (check->process == NULL)
@@ -698,6 +707,17 @@ acked_and_gone (Check    *check,
   return check->exited && (check->got_ack || check->channel_closed);
 }
 
+static void
+signal_group (Check *check,
+              int    signum)
+{
+  const char *identifier = g_subprocess_get_identifier (check->process);
+  gint64 pid = identifier != NULL ? g_ascii_strtoll (identifier, NULL, 10) : 0;
+
+  if (pid <= 0 || kill ((pid_t) -pid, signum) < 0)
+    g_subprocess_send_signal (check->process, signum);
+}
+
 /* SIGTERM, its grace, then SIGKILL, as the host does. */
 static void
 session_terminate (Check *check)
@@ -705,11 +725,11 @@ session_terminate (Check *check)
   if (check->exited || check->process == NULL)
     return;
 
-  g_subprocess_send_signal (check->process, SIGTERM);
+  signal_group (check, SIGTERM);
   if (wait_even_closed (check, process_gone, NULL, zot_timeout_get_ms (ZOT_TIMEOUT_SIGTERM_GRACE)))
     return;
 
-  g_subprocess_force_exit (check->process);
+  signal_group (check, SIGKILL);
   /* SIGKILL cannot be refused; the deadline only keeps a stuck kernel
    * from hanging the checker. */
   wait_even_closed (check, process_gone, NULL, zot_timeout_get_ms (ZOT_TIMEOUT_SIGTERM_GRACE) * 5);
