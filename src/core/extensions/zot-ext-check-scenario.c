@@ -88,6 +88,24 @@ expect_json (GString    *problems,
     }
 }
 
+/* A registered tool's schema, exactly as the scenario's table gives it. */
+static void
+expect_schema (GString    *problems,
+               Check      *check,
+               const char *tool_name,
+               const char *expected_text)
+{
+  g_autoptr(JsonNode) expected = parse_json (expected_text);
+  JsonObject *tool = _zot_ext_check_find_tool (check, tool_name);
+  JsonNode *value = tool != NULL ? json_object_get_member (tool, "schema") : NULL;
+
+  if (tool != NULL && (value == NULL || !json_node_equal (value, expected)))
+    {
+      g_autofree char *shown = value != NULL ? json_to_string (value, FALSE) : g_strdup ("missing");
+      problem (problems, "%s's schema is %s, expected %s", tool_name, shown, expected_text);
+    }
+}
+
 static void
 expect_result (GString    *problems,
                JsonObject *reply,
@@ -159,8 +177,7 @@ _zot_ext_check_scenario_registrations (Check *check)
         problem (problems, "command %s not registered", scenario_command_names[i]);
     }
 
-  if ((tool = _zot_ext_check_find_tool (check, "sc_echo")) != NULL)
-    expect_json (problems, tool, "schema",
+  expect_schema (problems, check, "sc_echo",
                  "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}},\"required\":[\"text\"]}");
   if ((tool = _zot_ext_check_find_tool (check, "sc_add")) != NULL)
     {
@@ -190,14 +207,13 @@ _zot_ext_check_scenario_registrations (Check *check)
   if ((tool = _zot_ext_check_find_tool (check, "sc_ask")) != NULL &&
       !zot_json_get_boolean_or (tool, "interactive", FALSE))
     problem (problems, "sc_ask is not interactive");
-  for (guint i = 2; i < 5; i++)
-    if ((tool = _zot_ext_check_find_tool (check, scenario_tool_names[i])) != NULL)
-      {
-        JsonObject *schema = zot_json_get_object (tool, "schema");
-
-        if (schema == NULL || g_strcmp0 (zot_json_get_string (schema, "type"), "object") != 0)
-          problem (problems, "%s's schema is not {\"type\":\"object\"}", scenario_tool_names[i]);
-      }
+  expect_schema (problems, check, "sc_fail", "{\"type\":\"object\"}");
+  expect_schema (problems, check, "sc_panic", "{\"type\":\"object\"}");
+  expect_schema (problems, check, "sc_wait", "{\"type\":\"object\"}");
+  expect_schema (problems, check, "sc_nested",
+                 "{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}}}");
+  expect_schema (problems, check, "sc_ask",
+                 "{\"type\":\"object\",\"properties\":{\"question\":{\"type\":\"string\"}}}");
 
   if (!g_hash_table_contains (check->events, "turn_end"))
     problem (problems, "not subscribed to turn_end");
