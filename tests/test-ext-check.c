@@ -370,6 +370,56 @@ test_json_shape (void)
   g_unlink (json_object_get_string_member (report, "log"));
 }
 
+static JsonObject *
+find_step (JsonObject *report,
+           const char *name)
+{
+  JsonArray *steps = json_object_get_array_member (report, "steps");
+
+  for (guint i = 0; i < json_array_get_length (steps); i++)
+    {
+      JsonObject *step = json_array_get_object_element (steps, i);
+
+      if (g_str_equal (json_object_get_string_member (step, "name"), name))
+        return step;
+    }
+  g_assert_not_reached ();
+}
+
+static void
+assert_sent_args (JsonObject *report,
+                  const char *step_name,
+                  const char *expected_text)
+{
+  JsonObject *step = find_step (report, step_name);
+  JsonObject *call = json_array_get_object_element (json_object_get_array_member (step, "sent"), 0);
+  g_autoptr(JsonNode) expected = json_from_string (expected_text, NULL);
+  JsonNode *args = json_object_get_member (call, "args");
+
+  g_assert_cmpstr (json_object_get_string_member (call, "type"), ==, "tool_call");
+  g_assert_true (json_node_equal (args, expected));
+  g_assert_cmpstr (json_object_get_string_member (step, "status"), ==, "ok");
+}
+
+/* A tool's arguments: the manifest's example, else the schema's required
+ * properties filled by type. */
+static void
+test_example_args (void)
+{
+  g_autofree char *dir = zot_test_fixture_dir ("ext-check/args");
+  g_auto(Run) run = { 0 };
+  g_autoptr(JsonObject) report = NULL;
+
+  run_check (&run, NULL, dir, FALSE, TRUE);
+  g_assert_cmpint (run.status, ==, 0);
+  report = parse_report (run.out);
+  assert_sent_args (report, "tool filled",
+                    "{\"s\":\"example\",\"n\":1,\"i\":1,\"b\":true,\"o\":{},\"a\":[],\"e\":\"first\"}");
+  assert_sent_args (report, "tool given", "{\"city\":\"Lisbon\",\"days\":2}");
+  /* No tool_cancel capability, no cancel. */
+  g_assert_cmpstr (json_object_get_string_member (find_step (report, "cancel"), "status"), ==, "skip");
+}
+
 /* Go's scenario is built first, offline, with caches in the build dir. */
 static gboolean
 build_go (const char *dir)
@@ -443,6 +493,7 @@ main (int    argc,
   g_test_add_func ("/ext-check/scenario-raw", test_scenario_raw);
   g_test_add_func ("/ext-check/human-report", test_human_report);
   g_test_add_func ("/ext-check/json-shape", test_json_shape);
+  g_test_add_func ("/ext-check/example-args", test_example_args);
   for (guint i = 0; i < G_N_ELEMENTS (broken); i++)
     {
       g_autofree char *path = g_strdup_printf ("/ext-check/broken/%s", broken[i].rule);
