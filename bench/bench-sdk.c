@@ -275,7 +275,7 @@ main (int   argc,
   g_autoptr(GString) problems = g_string_new (NULL);
   g_autoptr(GString) verdicts = g_string_new (NULL);
   g_autofree char *reference_dir = NULL;
-  guint n = bench_scaled (10000, PIPELINED);
+  guint n = bench_scaled (10000, 8);
   double reference_us[2];
   gboolean pinned;
 
