@@ -382,4 +382,3 @@ _zot_ext_check_on_process_exited_cb (GObject      *object,
   check = user_data;
   check->exited = TRUE;
 }
-
