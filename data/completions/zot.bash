@@ -26,11 +26,11 @@ _zot()
 
     if [[ ${words[1]} == ext ]]; then
         if [[ $cword -eq 2 ]]; then
-            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key' -- "$cur"))
-        elif [[ ${words[2]} == install && $cur != -* ]]; then
+            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key check' -- "$cur"))
+        elif [[ ( ${words[2]} == install || ${words[2]} == check ) && $cur != -* ]]; then
             _filedir -d
         else
-            COMPREPLY=($(compgen -W '--project --force --cwd -f --help' -- "$cur"))
+            COMPREPLY=($(compgen -W '--project --force --cwd -f --scenario --durable --json --help' -- "$cur"))
         fi
         return
     fi

@@ -975,6 +975,9 @@ static const struct
     N_("Give an extension the provider key its manifest asks for"), ext_allow_key },
   { "deny-key", "deny-key NAME VARIABLE",
     N_("Take a provider key back from an extension"), ext_deny_key },
+  { "check", "check DIR [--scenario] [--json]",
+    N_("Play the host against an extension and report protocol violations"),
+    zot_cli_ext_check_main },
 };
 
 static void
@@ -999,7 +1002,7 @@ zot_cli_ext_main (int    argc,
 
   if (argc < 2)
     return usage_error ("ext",
-                        _("missing a command: list, install, remove, enable, disable or logs"));
+                        _("missing a command: list, install, remove, enable, disable, logs or check"));
 
   command = argv[1];
   if (g_str_equal (command, "--help") || g_str_equal (command, "-h") ||
@@ -1015,9 +1018,9 @@ zot_cli_ext_main (int    argc,
 
   return usage_error ("ext",
                       /* Translators: %s is the word given; list, install, remove, enable,
-                       * disable and logs are commands: keep them */
+                       * disable, logs and check are commands: keep them */
                       _("unknown command \"%s\"; "
-                        "use list, install, remove, enable, disable or logs"),
+                        "use list, install, remove, enable, disable, logs or check"),
                       command);
 }
 

@@ -13,6 +13,9 @@ int zot_cli_ext_main    (int    argc,
                          char **argv);
 int zot_cli_update_main (int    argc,
                          char **argv);
+/* `zot ext check` (zot-cli-ext-check.c); argv starts at "check". */
+int zot_cli_ext_check_main (int    argc,
+                            char **argv);
 
 /* The `--json` event stream, shared with `zot rpc`. */
 typedef struct _ZotCliEvents ZotCliEvents;

@@ -60,6 +60,10 @@ const char          *zot_command_reply_get_tool_name (ZotCommandReply *self);
 JsonObject          *zot_command_reply_get_tool_args (ZotCommandReply *self);
 const GError        *zot_command_reply_get_error     (ZotCommandReply *self);
 
+gboolean             zot_command_reply_check_frame   (JsonObject      *frame,
+                                                      const char      *command,
+                                                      GError         **error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotCommandReply, zot_command_reply_unref)
 
 G_END_DECLS

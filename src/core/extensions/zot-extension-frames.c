@@ -165,12 +165,39 @@ over_registration_cap (ZotExtension *self,
   return TRUE;
 }
 
+/**
+ * zot_extension_check_command_name:
+ * @name: a `register_command` name, without its leading slashes
+ *
+ * The rule the host applies to a command's name, shared with `zot ext
+ * check`.
+ *
+ * Returns: whether the host accepts the name; %FALSE with @error saying why
+ */
+gboolean
+zot_extension_check_command_name (const char  *name,
+                                  GError     **error)
+{
+  g_autofree char *shown = NULL;
+
+  if (name != NULL && zot_name_is_command_name (name))
+    return TRUE;
+
+  shown = zot_name_excerpt (name != NULL ? name : "");
+  g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+               _("command \"%s\" rejected: a command name is one word of "
+                 "at most %u printable characters, not starting with \"-\""),
+               shown, ZOT_COMMAND_NAME_MAX_CHARS);
+  return FALSE;
+}
+
 static void
 handle_register_command (ZotExtension *self,
                          JsonObject   *frame)
 {
   const char *name = zot_json_get_string (frame, "name");
   const char *description = zot_json_get_string (frame, "description");
+  g_autoptr(GError) error = NULL;
   g_autofree char *key = NULL;
   ZotExtensionCommand *command;
   ZotExtensionCommand *existing;
@@ -192,13 +219,9 @@ handle_register_command (ZotExtension *self,
       return;
     }
 
-  if (!zot_name_is_command_name (name))
+  if (!zot_extension_check_command_name (name, &error))
     {
-      g_autofree char *shown = zot_name_excerpt (name);
-      g_autofree char *problem = g_strdup_printf (_("command \"%s\" rejected: a command name is one word of "
-                                                    "at most %u printable characters, not starting with \"-\""),
-                                                  shown, ZOT_COMMAND_NAME_MAX_CHARS);
-      _zot_extension_record_problem (self, problem);
+      _zot_extension_record_problem (self, error->message);
       return;
     }
 

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "zot-error.h"
 #include "zot-extension-tool.h"
@@ -323,6 +324,155 @@ frame_boolean (JsonObject *frame,
          json_node_get_value_type (node) == G_TYPE_BOOLEAN && json_node_get_boolean (node);
 }
 
+/* What a `register_tool` frame says, once it passed the checks. */
+typedef struct
+{
+  const char      *name;
+  JsonObject      *schema;
+  JsonObject      *output_schema;
+  const char      *ns;
+  ZotToolExposure  exposure;
+  ZotToolReplay    replay;
+  gboolean         output_schema_ignored;
+} ToolFrame;
+
+static gboolean
+read_tool_frame (JsonObject  *frame,
+                 ToolFrame   *out,
+                 GError     **error)
+{
+  const char *name = zot_json_get_string (frame, "name");
+  const char *exposure_name = NULL;
+  const char *ns;
+  JsonNode *schema;
+  JsonNode *output_schema;
+  JsonNode *node;
+
+  memset (out, 0, sizeof *out);
+  out->exposure = ZOT_TOOL_EXPOSURE_DIRECT;
+  out->replay = ZOT_TOOL_REPLAY_NEVER;
+
+  if (name == NULL || *name == '\0')
+    {
+      g_set_error_literal (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                           _("register_tool without a \"name\""));
+      return FALSE;
+    }
+
+  /* A name a provider refuses would make every request of the run fail. */
+  if (!zot_name_is_tool_name (name))
+    {
+      g_autofree char *shown = zot_name_excerpt (name);
+
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("tool \"%s\" rejected: a tool name is 1 to %u letters, digits, \"_\" or \"-\", "
+                     "starting with a letter or \"_\""),
+                   shown, ZOT_TOOL_NAME_MAX_CHARS);
+      return FALSE;
+    }
+
+  schema = json_object_get_member (frame, "schema");
+  if (schema == NULL || !JSON_NODE_HOLDS_OBJECT (schema))
+    {
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("tool \"%s\" rejected: \"schema\" must be a JSON object"), name);
+      return FALSE;
+    }
+
+  node = json_object_get_member (frame, "exposure");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    {
+      exposure_name = zot_json_get_string (frame, "exposure");
+      if (g_strcmp0 (exposure_name, "direct") == 0)
+        out->exposure = ZOT_TOOL_EXPOSURE_DIRECT;
+      else if (g_strcmp0 (exposure_name, "codemode") == 0)
+        out->exposure = ZOT_TOOL_EXPOSURE_CODEMODE;
+      else if (g_strcmp0 (exposure_name, "deferred") == 0)
+        out->exposure = ZOT_TOOL_EXPOSURE_DEFERRED;
+      else if (g_strcmp0 (exposure_name, "model-only") == 0)
+        out->exposure = ZOT_TOOL_EXPOSURE_MODEL_ONLY;
+      else
+        {
+          g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                       _("tool \"%s\" rejected: unknown exposure; use direct, codemode, deferred or model-only"),
+                       name);
+          return FALSE;
+        }
+    }
+  else if (frame_boolean (frame, "deferred"))
+    {
+      /* The legacy flag, when no explicit exposure says otherwise. */
+      out->exposure = ZOT_TOOL_EXPOSURE_DEFERRED;
+    }
+
+  node = json_object_get_member (frame, "replay");
+  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+    {
+      const char *replay_name = zot_json_get_string (frame, "replay");
+
+      if (g_strcmp0 (replay_name, "never") == 0)
+        out->replay = ZOT_TOOL_REPLAY_NEVER;
+      else if (g_strcmp0 (replay_name, "safe") == 0)
+        out->replay = ZOT_TOOL_REPLAY_SAFE;
+      else if (g_strcmp0 (replay_name, "idempotent") == 0)
+        out->replay = ZOT_TOOL_REPLAY_IDEMPOTENT;
+      else if (g_strcmp0 (replay_name, "reconcile") == 0)
+        out->replay = ZOT_TOOL_REPLAY_RECONCILE;
+      else
+        {
+          g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                       _("tool \"%s\" rejected: unknown replay; use never, safe, idempotent or reconcile"),
+                       name);
+          return FALSE;
+        }
+    }
+
+  output_schema = json_object_get_member (frame, "output_schema");
+  if (output_schema != NULL && !JSON_NODE_HOLDS_OBJECT (output_schema))
+    {
+      out->output_schema_ignored = !JSON_NODE_HOLDS_NULL (output_schema);
+      output_schema = NULL;
+    }
+
+  ns = zot_json_get_string (frame, "namespace");
+  if (ns != NULL && *ns != '\0' && !zot_name_is_tool_name (ns))
+    {
+      g_autofree char *shown = zot_name_excerpt (ns);
+
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("tool \"%s\" rejected: namespace \"%s\" must follow the rule of tool names"),
+                   name, shown);
+      return FALSE;
+    }
+
+  out->name = name;
+  out->schema = json_node_get_object (schema);
+  out->output_schema = output_schema != NULL ? json_node_get_object (output_schema) : NULL;
+  out->ns = ns != NULL && *ns != '\0' ? ns : NULL;
+  return TRUE;
+}
+
+/**
+ * zot_extension_tool_check_frame:
+ * @frame: a `register_tool` frame
+ *
+ * The checks zot_extension_tool_new_from_frame() makes, without an
+ * extension to register the tool with: `zot ext check` holds an extension
+ * to the very rules the host applies.
+ *
+ * Returns: whether the host would accept the registration
+ */
+gboolean
+zot_extension_tool_check_frame (JsonObject  *frame,
+                                GError     **error)
+{
+  ToolFrame parsed;
+
+  g_return_val_if_fail (frame != NULL, FALSE);
+
+  return read_tool_frame (frame, &parsed, error);
+}
+
 /**
  * zot_extension_tool_new_from_frame:
  * @frame: a `register_tool` frame
@@ -338,124 +488,31 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
                                    GError       **error)
 {
   ZotExtensionTool *self;
-  const char *name = zot_json_get_string (frame, "name");
-  const char *exposure_name = NULL;
+  ToolFrame parsed;
+  const char *name;
   const char *ns;
-  ZotToolExposure exposure = ZOT_TOOL_EXPOSURE_DIRECT;
-  ZotToolReplay replay = ZOT_TOOL_REPLAY_NEVER;
-  JsonNode *schema;
-  JsonNode *output_schema;
-  JsonNode *node;
 
   g_return_val_if_fail (ZOT_IS_EXTENSION (extension), NULL);
   g_return_val_if_fail (frame != NULL, NULL);
 
-  if (name == NULL || *name == '\0')
-    {
-      g_set_error_literal (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                           _("register_tool without a \"name\""));
-      return NULL;
-    }
+  if (!read_tool_frame (frame, &parsed, error))
+    return NULL;
 
-  /* A name a provider refuses would make every request of the run fail. */
-  if (!zot_name_is_tool_name (name))
-    {
-      g_autofree char *shown = zot_name_excerpt (name);
-
-      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                   _("tool \"%s\" rejected: a tool name is 1 to %u letters, digits, \"_\" or \"-\", "
-                     "starting with a letter or \"_\""),
-                   shown, ZOT_TOOL_NAME_MAX_CHARS);
-      return NULL;
-    }
-
-  schema = json_object_get_member (frame, "schema");
-  if (schema == NULL || !JSON_NODE_HOLDS_OBJECT (schema))
-    {
-      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                   _("tool \"%s\" rejected: \"schema\" must be a JSON object"), name);
-      return NULL;
-    }
-
-  node = json_object_get_member (frame, "exposure");
-  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
-    {
-      exposure_name = zot_json_get_string (frame, "exposure");
-      if (g_strcmp0 (exposure_name, "direct") == 0)
-        exposure = ZOT_TOOL_EXPOSURE_DIRECT;
-      else if (g_strcmp0 (exposure_name, "codemode") == 0)
-        exposure = ZOT_TOOL_EXPOSURE_CODEMODE;
-      else if (g_strcmp0 (exposure_name, "deferred") == 0)
-        exposure = ZOT_TOOL_EXPOSURE_DEFERRED;
-      else if (g_strcmp0 (exposure_name, "model-only") == 0)
-        exposure = ZOT_TOOL_EXPOSURE_MODEL_ONLY;
-      else
-        {
-          g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                       _("tool \"%s\" rejected: unknown exposure; use direct, codemode, deferred or model-only"),
-                       name);
-          return NULL;
-        }
-    }
-  else if (frame_boolean (frame, "deferred"))
-    {
-      /* The legacy flag, when no explicit exposure says otherwise. */
-      exposure = ZOT_TOOL_EXPOSURE_DEFERRED;
-    }
-
-  node = json_object_get_member (frame, "replay");
-  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
-    {
-      const char *replay_name = zot_json_get_string (frame, "replay");
-
-      if (g_strcmp0 (replay_name, "never") == 0)
-        replay = ZOT_TOOL_REPLAY_NEVER;
-      else if (g_strcmp0 (replay_name, "safe") == 0)
-        replay = ZOT_TOOL_REPLAY_SAFE;
-      else if (g_strcmp0 (replay_name, "idempotent") == 0)
-        replay = ZOT_TOOL_REPLAY_IDEMPOTENT;
-      else if (g_strcmp0 (replay_name, "reconcile") == 0)
-        replay = ZOT_TOOL_REPLAY_RECONCILE;
-      else
-        {
-          g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                       _("tool \"%s\" rejected: unknown replay; use never, safe, idempotent or reconcile"),
-                       name);
-          return NULL;
-        }
-    }
-
-  output_schema = json_object_get_member (frame, "output_schema");
-  if (output_schema != NULL && !JSON_NODE_HOLDS_OBJECT (output_schema))
-    {
-      if (!JSON_NODE_HOLDS_NULL (output_schema))
-        zot_extension_log (extension, "tool \"%s\": \"output_schema\" is not an object, ignored", name);
-      output_schema = NULL;
-    }
-
-  ns = zot_json_get_string (frame, "namespace");
-  if (ns != NULL && *ns != '\0' && !zot_name_is_tool_name (ns))
-    {
-      g_autofree char *shown = zot_name_excerpt (ns);
-
-      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                   _("tool \"%s\" rejected: namespace \"%s\" must follow the rule of tool names"),
-                   name, shown);
-      return NULL;
-    }
-  if (ns == NULL || *ns == '\0')
-    ns = zot_extension_get_name (extension);
+  name = parsed.name;
+  if (parsed.output_schema_ignored)
+    zot_extension_log (extension, "tool \"%s\": \"output_schema\" is not an object, ignored", name);
+  ns = parsed.ns != NULL ? parsed.ns : zot_extension_get_name (extension);
 
   self = g_object_new (ZOT_TYPE_EXTENSION_TOOL,
                        "name", name,
                        "description", zot_json_get_string (frame, "description"),
-                       "schema", json_node_get_object (schema),
-                       "output-schema", output_schema ? json_node_get_object (output_schema) : NULL,
-                       "exposure", exposure,
+                       "schema", parsed.schema,
+                       "output-schema", parsed.output_schema,
+                       "exposure", parsed.exposure,
                        "interactive", frame_boolean (frame, "interactive"),
                        "concurrent", TRUE,
                        "requires-approval", TRUE,
-                       "replay", replay,
+                       "replay", parsed.replay,
                        "origin", zot_extension_get_name (extension),
                        "namespace", ns,
                        "namespace-description",

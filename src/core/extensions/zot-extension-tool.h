@@ -19,6 +19,8 @@ ZotTool      *zot_extension_tool_new_from_frame (ZotExtension      *extension,
                                                  JsonObject        *frame,
                                                  GError           **error);
 ZotExtension *zot_extension_tool_dup_extension  (ZotExtensionTool  *self);
+gboolean      zot_extension_tool_check_frame    (JsonObject        *frame,
+                                                 GError           **error);
 const char   *zot_tool_exposure_to_string       (ZotToolExposure    exposure);
 
 /**

@@ -111,6 +111,8 @@ void               zot_extension_set_trace           (ZotExtension         *self
 const char        *zot_extension_state_to_string     (ZotExtensionState     state);
 guint              zot_lifecycle_event_id            (const char           *name);
 const char * const *zot_extension_get_request_types  (void);
+gboolean           zot_extension_check_command_name  (const char           *name,
+                                                      GError              **error);
 
 GPtrArray         *zot_extension_get_tools           (ZotExtension         *self);
 GPtrArray         *zot_extension_get_problems        (ZotExtension         *self);

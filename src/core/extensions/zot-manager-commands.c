@@ -245,6 +245,11 @@ struct _ReplyAction
   /* For the actions whose text is the member of their name: whether an
    * empty text is still something to do. */
   gboolean             empty_is_text;
+  /* Whether the frame has what the action needs; shared with `zot ext
+   * check` through zot_command_reply_check_frame(). */
+  gboolean           (*check) (JsonObject  *frame,
+                               const char  *command,
+                               GError     **error);
   gboolean           (*read) (Reply   *reply,
                               GError **error);
 };
@@ -265,18 +270,25 @@ read_text (Reply   *reply,
 }
 
 static gboolean
+check_open_panel (JsonObject  *frame,
+                  const char  *command,
+                  GError     **error)
+{
+  if (zot_json_get_object (frame, "open_panel") == NULL)
+    {
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("/%s: open_panel needs an object with id, title and lines"), command);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
 read_open_panel (Reply   *reply,
                  GError **error)
 {
   ZotCommandReply *result = reply->result;
   JsonObject *description = zot_json_get_object (reply->frame, "open_panel");
-
-  if (description == NULL)
-    {
-      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                   _("/%s: open_panel needs an object with id, title and lines"), result->command);
-      return FALSE;
-    }
 
   result->kind = ZOT_COMMAND_REPLY_PANEL;
   result->panel = _zot_manager_open_panel (reply->self, result->extension, description);
@@ -285,37 +297,92 @@ read_open_panel (Reply   *reply,
 }
 
 static gboolean
+check_tool_prompt (JsonObject  *frame,
+                   const char  *command,
+                   GError     **error)
+{
+  const char *prompt = zot_json_get_string (frame, "prompt");
+  const char *tool_name = zot_json_get_string (frame, "tool_name");
+
+  if (prompt == NULL || *prompt == '\0' || tool_name == NULL || *tool_name == '\0' ||
+      zot_json_get_object (frame, "tool_args") == NULL)
+    {
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("/%s: tool_prompt needs a non-empty prompt and tool_name, "
+                     "and tool_args as a JSON object"), command);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
 read_tool_prompt (Reply   *reply,
                   GError **error)
 {
   ZotCommandReply *result = reply->result;
-  const char *prompt = zot_json_get_string (reply->frame, "prompt");
-  const char *tool_name = zot_json_get_string (reply->frame, "tool_name");
-  JsonObject *args = zot_json_get_object (reply->frame, "tool_args");
-
-  if (prompt == NULL || *prompt == '\0' || tool_name == NULL || *tool_name == '\0' || args == NULL)
-    {
-      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
-                   _("/%s: tool_prompt needs a non-empty prompt and tool_name, "
-                     "and tool_args as a JSON object"), result->command);
-      return FALSE;
-    }
 
   result->kind = ZOT_COMMAND_REPLY_TOOL_PROMPT;
-  result->text = g_strdup (prompt);
-  result->tool_name = g_strdup (tool_name);
-  result->tool_args = json_object_ref (args);
+  result->text = g_strdup (zot_json_get_string (reply->frame, "prompt"));
+  result->tool_name = g_strdup (zot_json_get_string (reply->frame, "tool_name"));
+  result->tool_args = json_object_ref (zot_json_get_object (reply->frame, "tool_args"));
   return TRUE;
 }
 
 static const ReplyAction reply_actions[] = {
-  { "noop",        ZOT_COMMAND_REPLY_NOOP,        FALSE, FALSE, NULL },
-  { "display",     ZOT_COMMAND_REPLY_DISPLAY,     FALSE, TRUE,  read_text },
-  { "insert",      ZOT_COMMAND_REPLY_INSERT,      FALSE, TRUE,  read_text },
-  { "prompt",      ZOT_COMMAND_REPLY_PROMPT,      FALSE, FALSE, read_text },
-  { "open_panel",  ZOT_COMMAND_REPLY_PANEL,       TRUE,  FALSE, read_open_panel },
-  { "tool_prompt", ZOT_COMMAND_REPLY_TOOL_PROMPT, TRUE,  FALSE, read_tool_prompt },
+  { "noop",        ZOT_COMMAND_REPLY_NOOP,        FALSE, FALSE, NULL,              NULL },
+  { "display",     ZOT_COMMAND_REPLY_DISPLAY,     FALSE, TRUE,  NULL,              read_text },
+  { "insert",      ZOT_COMMAND_REPLY_INSERT,      FALSE, TRUE,  NULL,              read_text },
+  { "prompt",      ZOT_COMMAND_REPLY_PROMPT,      FALSE, FALSE, NULL,              read_text },
+  { "open_panel",  ZOT_COMMAND_REPLY_PANEL,       TRUE,  FALSE, check_open_panel,  read_open_panel },
+  { "tool_prompt", ZOT_COMMAND_REPLY_TOOL_PROMPT, TRUE,  FALSE, check_tool_prompt, read_tool_prompt },
 };
+
+static const ReplyAction *
+find_action (const char *action)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (reply_actions); i++)
+    if (g_str_equal (action, reply_actions[i].name))
+      return &reply_actions[i];
+  return NULL;
+}
+
+/**
+ * zot_command_reply_check_frame:
+ * @frame: a `command_response`
+ * @command: the command it answers, for the messages
+ *
+ * What the window's host holds a command's answer to (PROTOCOL.md §3): a
+ * known action or none, and the fields the action needs. `zot ext check`
+ * uses it to hold an extension to the same rules.
+ *
+ * Returns: whether the window could carry out the answer; %FALSE with
+ *   @error (%ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION for an unknown action,
+ *   %ZOT_PROTOCOL_ERROR_BAD_REPLY for a missing field)
+ */
+gboolean
+zot_command_reply_check_frame (JsonObject  *frame,
+                               const char  *command,
+                               GError     **error)
+{
+  const char *action;
+  const ReplyAction *entry;
+
+  g_return_val_if_fail (frame != NULL, FALSE);
+  g_return_val_if_fail (command != NULL, FALSE);
+
+  action = zot_json_get_string (frame, "action");
+  if (action == NULL)
+    return TRUE;
+
+  entry = find_action (action);
+  if (entry == NULL)
+    {
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
+                   _("/%s: unknown command action \"%s\""), command, action);
+      return FALSE;
+    }
+  return entry->check == NULL || entry->check (frame, command, error);
+}
 
 static gboolean
 read_action (ZotExtensionManager  *self,
@@ -324,35 +391,37 @@ read_action (ZotExtensionManager  *self,
              GError              **error)
 {
   const char *action = zot_json_get_string (frame, "action");
+  const ReplyAction *entry;
+  Reply reply;
 
   if (action == NULL)
     return TRUE;
 
-  for (guint i = 0; i < G_N_ELEMENTS (reply_actions); i++)
+  entry = find_action (action);
+  if (entry == NULL)
     {
-      Reply reply = { self, &reply_actions[i], frame, result };
-
-      if (!g_str_equal (action, reply_actions[i].name))
-        continue;
-
-      if (reply_actions[i].needs_window && !self->interactive)
-        {
-          zot_extension_log (result->extension, "/%s answered \"%s\", which this host cannot show",
-                             result->command, action);
-          g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
-                       _("/%s: the action \"%s\" needs the window; run it there"),
-                       result->command, action);
-          return FALSE;
-        }
-
-      return reply_actions[i].read == NULL || reply_actions[i].read (&reply, error);
+      zot_extension_log (result->extension, "/%s answered unknown action \"%s\"",
+                         result->command, action);
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
+                   _("/%s: unknown command action \"%s\""), result->command, action);
+      return FALSE;
     }
 
-  zot_extension_log (result->extension, "/%s answered unknown action \"%s\"",
-                     result->command, action);
-  g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
-               _("/%s: unknown command action \"%s\""), result->command, action);
-  return FALSE;
+  if (entry->needs_window && !self->interactive)
+    {
+      zot_extension_log (result->extension, "/%s answered \"%s\", which this host cannot show",
+                         result->command, action);
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_UNSUPPORTED_ACTION,
+                   _("/%s: the action \"%s\" needs the window; run it there"),
+                   result->command, action);
+      return FALSE;
+    }
+
+  if (entry->check != NULL && !entry->check (frame, result->command, error))
+    return FALSE;
+
+  reply = (Reply) { self, entry, frame, result };
+  return entry->read == NULL || entry->read (&reply, error);
 }
 
 /**
