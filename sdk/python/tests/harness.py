@@ -179,10 +179,11 @@ class ThreadHost(Host):
     def close(self):
         self.close_input()
         self._thread.join(DEADLINE)
-        try:
+        # The reader must be done before its descriptor is closed: a new
+        # pipe may get the same number and the old reader would steal it.
+        self._reader.join(DEADLINE)
+        if not self._reader.is_alive():
             os.close(self.from_ext)
-        except OSError:
-            pass
 
 
 class ProcessHost(Host):
@@ -219,6 +220,7 @@ class ProcessHost(Host):
             self.proc.kill()
             self.proc.wait()
         self.close_input()
-        self.proc.stdout.close()
+        self._reader.join(DEADLINE)
         self._err.join(DEADLINE)
+        self.proc.stdout.close()
         self.proc.stderr.close()

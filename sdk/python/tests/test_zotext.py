@@ -211,7 +211,6 @@ class Tools(Case):
         host.send({"type": "tool_call", "id": "x", "name": "late", "args": {}})
         host.send({"type": "tool_cancel", "id": "x"})
         host.send({"type": "tool_cancel", "id": "never-seen"})  # ignored
-        host.ping_frame = None
         # The cancel has been read once a frame after it is answered by
         # the loop itself: an unknown tool is answered without a worker.
         host.send({"type": "tool_call", "id": "sync", "name": "missing"})
@@ -308,11 +307,14 @@ class Lifecycle(Case):
         started = threading.Event()
         saw = {}
 
+        finished = threading.Event()
+
         @ext.tool("wait", "Waits")
         def wait(args, ctx):
             started.set()
             ctx.wait(DEADLINE)
             saw["reason"] = ctx.reason
+            finished.set()
             return "late"
 
         host = self.start(ext)
@@ -322,6 +324,7 @@ class Lifecycle(Case):
         host.expect("shutdown_ack")
         self.assertEqual(host.wait_exit(), 0)
         host.expect_eof()
+        self.assertTrue(finished.wait(DEADLINE))
         self.assertEqual(saw["reason"], "shutdown")
         self.assertEqual(host.frames_for("w"), [])
 
