@@ -33,11 +33,11 @@ import inspect
 import itertools
 import json
 import os
+import queue
 import re
 import sys
 import threading
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
 __all__ = [
@@ -67,6 +67,9 @@ _EXPOSURES = ("direct", "codemode", "deferred", "model-only")
 _REPLAYS = ("never", "safe", "idempotent", "reconcile")
 _LEVELS = ("info", "success", "warn", "error")
 _READ_CHUNK = 1 << 16
+# Built once: json.dumps with arguments builds an encoder per call.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_encode_ascii = json.JSONEncoder(separators=(",", ":")).encode
 
 # The invocation whose handler is running on this thread: call_tool takes
 # its parent from here, as the Go SDK takes it from the context.
@@ -432,6 +435,9 @@ class Invocation:
     goes out, whatever the handler returns.
     """
 
+    __slots__ = ("_ext", "kind", "id", "name", "args", "frame", "reason", "_lock",
+                 "_closed", "_cancelled", "_event", "_callbacks", "_calls", "_activate")
+
     def __init__(self, ext: "Extension", kind: str, id: str, name: str, args: Any,
                  frame: Dict[str, Any]):
         self._ext = ext
@@ -439,20 +445,43 @@ class Invocation:
         self.id = id
         self.name = name
         self.args = args
-        self.operation_key = _str(frame.get("operation_key"))
-        self.reconcile = frame.get("reconcile") is True
         self.frame = frame
-        self.cancelled = threading.Event()
         self.reason = ""
         self._lock = threading.Lock()
         self._closed = False
-        self._callbacks: List[Callable[[], Any]] = []
-        self._calls: set = set()
-        self._activate: List[str] = []
+        self._cancelled = False
+        # Made on first use: most handlers never look, and an Event costs
+        # more than the rest of an invocation.
+        self._event: Optional[threading.Event] = None
+        self._callbacks: Optional[List[Callable[[], Any]]] = None
+        self._calls: Optional[set] = None
+        self._activate: Optional[List[str]] = None
+
+    @property
+    def operation_key(self) -> str:
+        """The stable key of an idempotent or reconcile tool's operation."""
+        return _str(self.frame.get("operation_key"))
+
+    @property
+    def reconcile(self) -> bool:
+        """Whether this call asks what became of an interrupted operation."""
+        return self.frame.get("reconcile") is True
+
+    @property
+    def cancelled(self) -> threading.Event:
+        ev = self._event
+        if ev is None:
+            with self._lock:
+                if self._event is None:
+                    self._event = threading.Event()
+                    if self._cancelled:
+                        self._event.set()
+                ev = self._event
+        return ev
 
     @property
     def is_cancelled(self) -> bool:
-        return self.cancelled.is_set()
+        return self._cancelled
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Wait until cancelled or ``timeout`` seconds pass; True if cancelled."""
@@ -462,7 +491,9 @@ class Invocation:
         """Run ``fn`` (on the cancelling thread) when the invocation is
         cancelled; at once if it already is."""
         with self._lock:
-            if not self.cancelled.is_set():
+            if not self._cancelled:
+                if self._callbacks is None:
+                    self._callbacks = []
                 self._callbacks.append(fn)
                 return
         self._run_callback(fn)
@@ -484,15 +515,30 @@ class Invocation:
             self._ext._send_command_response(self, result)
         return True
 
+    def _add_call(self, slot: "_CallSlot") -> None:
+        with self._lock:
+            if self._cancelled:
+                raise CallCancelled("the calling %s was cancelled (%s)" % (self.kind, self.reason))
+            if self._calls is None:
+                self._calls = set()
+            self._calls.add(slot)
+
+    def _remove_call(self, slot: "_CallSlot") -> None:
+        with self._lock:
+            if self._calls is not None:
+                self._calls.discard(slot)
+
     def _cancel(self, reason: str) -> None:
         with self._lock:
-            if self.cancelled.is_set():
+            if self._cancelled:
                 return
             self.reason = reason
             self._closed = True
-            self.cancelled.set()
-            callbacks, self._callbacks = self._callbacks, []
-            calls = list(self._calls)
+            self._cancelled = True
+            if self._event is not None:
+                self._event.set()
+            callbacks, self._callbacks = self._callbacks or [], None
+            calls = list(self._calls or ())
         for slot in calls:
             if slot.error is None and slot.frame is None:
                 slot.error = CallCancelled("the calling %s was cancelled (%s)" % (self.kind, reason))
@@ -593,11 +639,25 @@ class Extension:
         self._running = False
         self._stopped = False  # no frame goes out any more
         self._write: Optional[Callable[[bytes], None]] = None
-        self._pool: Optional[ThreadPoolExecutor] = None
-        self._ipool: Optional[ThreadPoolExecutor] = None
-        self._serial: Optional[ThreadPoolExecutor] = None
+        self._pool: Optional[_Pool] = None
+        self._ipool: Optional[_Pool] = None
+        self._serial: Optional[_Pool] = None
         self._busy = 0
         self._busy_cv = threading.Condition(self._lock)
+        self._acked = False
+        self._loop_done = threading.Event()
+        self._lines: Any = None
+        self._frame_handlers: Dict[str, Callable[[Dict[str, Any]], Any]] = {
+            "tool_call": self._on_tool_call,
+            "tool_cancel": self._on_tool_cancel,
+            "tool_result": self._on_call_result,
+            "command_invoked": self._on_command,
+            "event": self._on_event,
+            "event_intercept": self._on_intercept,
+            "panel_key": self._on_panel_key,
+            "panel_close": self._on_panel_close,
+            "panel_event": self._on_panel_event,
+        }
 
     # ---------------------------------------------------------- logging
 
@@ -846,6 +906,8 @@ class Extension:
         for n in names:
             if not isinstance(n, str) or not n:
                 raise ValueError("activate_tools: %r is not a tool name" % (n,))
+        if inv._activate is None:
+            inv._activate = []
         inv._activate.extend(names)
 
     def open_panel(self, id: str, title: str = "", lines: Optional[List[str]] = None,
@@ -936,10 +998,7 @@ class Extension:
             frame["key"] = key
         slot = _CallSlot()
         if inv is not None:
-            with inv._lock:
-                if inv.cancelled.is_set():
-                    raise CallCancelled("the calling %s was cancelled (%s)" % (inv.kind, inv.reason))
-                inv._calls.add(slot)
+            inv._add_call(slot)
         with self._lock:
             self._calls[call_id] = slot
         try:
@@ -954,8 +1013,7 @@ class Extension:
             with self._lock:
                 self._calls.pop(call_id, None)
             if inv is not None:
-                with inv._lock:
-                    inv._calls.discard(slot)
+                inv._remove_call(slot)
         if slot.frame is not None:
             return CallResult(slot.frame)
         if not self._stopped:
@@ -985,31 +1043,31 @@ class Extension:
             if reader is None or writer is None:
                 raise ValueError("run() takes both reader and writer, or neither")
         self._write = _writer(writer)
-        read = _reader(reader)
-        self._pool = ThreadPoolExecutor(self._max_workers, thread_name_prefix="zotext-handler")
-        self._ipool = ThreadPoolExecutor(self._intercept_workers,
-                                         thread_name_prefix="zotext-intercept")
-        self._serial = ThreadPoolExecutor(1, thread_name_prefix="zotext-events")
+        self._lines = _LineReader(_reader(reader), self.log)
+        self._loop_done = threading.Event()
+        # One thread more than handlers: the reading moves between them,
+        # so at most max_workers of them run handlers at any time.
+        self._pool = _Pool(self._max_workers + 1, "zotext-handler")
+        self._ipool = _Pool(self._intercept_workers, "zotext-intercept")
+        self._serial = _Pool(1, "zotext-events")
         status = 0
         try:
             self._send(self._hello())
-            status = self._loop(read)
+            # The reading runs on the pool too (see _read_loop); this
+            # thread only waits, so a stuck handler never holds run().
+            self._pool.submit(self._read_loop)
+            self._loop_done.wait()
         finally:
             self._stop("eof")
             for p in (self._pool, self._ipool, self._serial):
-                p.shutdown(wait=False, cancel_futures=True)
+                p.shutdown()
         if stdio:
-            # Handlers ignoring their cancellation must not keep the
-            # process past the host's grace: give them a moment, then go.
+            # Cancelled handlers get a moment to clean up; one that
+            # ignores its cancellation is a daemon thread and does not
+            # keep the process alive.
             with self._busy_cv:
-                self._busy_cv.wait_for(lambda: self._busy == 0, timeout=1.0)
-                busy = self._busy
-            if busy:
-                self.log("%d handler(s) still running after stop; exiting", busy)
-                try:
-                    sys.stderr.flush()
-                finally:
-                    os._exit(status)
+                if not self._busy_cv.wait_for(lambda: self._busy == 0, timeout=1.0):
+                    self.log("%d handler(s) still running after stop", self._busy)
         return status
 
     def _hello(self) -> Dict[str, Any]:
@@ -1057,50 +1115,69 @@ class Extension:
             self._send_quiet(f)
         self._send({"type": "ready"})
 
-    def _loop(self, read: Callable[[int], bytes]) -> int:
-        acked = False
-        handlers = {
-            "tool_call": self._on_tool_call,
-            "tool_cancel": self._on_tool_cancel,
-            "tool_result": self._on_call_result,
-            "command_invoked": self._on_command,
-            "event": self._on_event,
-            "event_intercept": self._on_intercept,
-            "panel_key": self._on_panel_key,
-            "panel_close": self._on_panel_close,
-            "panel_event": self._on_panel_event,
-        }
+    def _read_loop(self) -> None:
+        """Read and dispatch frames until shutdown or the end of input.
+
+        The reading moves between threads (leader/follower): when a tool or
+        command call is the last frame read so far and a worker is idle,
+        that worker takes over the reading and this thread runs the
+        handler, so no thread wake-up stands between a call and its
+        handler. Otherwise the handler is queued for the pool; reading
+        never waits for a handler either way.
+        """
+        lines = self._lines
+        handlers = self._frame_handlers
         loads = json.loads
-        for line in _lines(read, self.log):
-            try:
-                f = loads(line)
-            except ValueError as e:
-                self.log("line from the host is not JSON (%s), skipped", e)
-                continue
-            if not isinstance(f, dict):
-                self.log("line from the host is not a JSON object, skipped")
-                continue
-            t = f.get("type")
-            if t == "shutdown":
-                self._stop("shutdown")
-                return 0
-            if not acked:
-                if t == "hello_ack":
-                    acked = True
-                    self.host = HostInfo(f)
-                    self._announce()
-                else:
-                    self.log("frame %r before hello_ack ignored", t)
-                continue
-            h = handlers.get(t)
-            if h is not None:
+        try:
+            while True:
+                line = lines.next()
+                if line is None:
+                    break
                 try:
-                    h(f)
+                    f = loads(line)
+                except ValueError as e:
+                    self.log("line from the host is not JSON (%s), skipped", e)
+                    continue
+                if not isinstance(f, dict):
+                    self.log("line from the host is not a JSON object, skipped")
+                    continue
+                t = f.get("type")
+                if t == "shutdown":
+                    self._stop("shutdown")
+                    break
+                if not self._acked:
+                    if t == "hello_ack":
+                        self._acked = True
+                        self.host = HostInfo(f)
+                        self._announce()
+                    else:
+                        self.log("frame %r before hello_ack ignored", t)
+                    continue
+                h = handlers.get(t)
+                if h is None:
+                    if t not in ("hello_ack", "panel_resize"):
+                        self.log("unknown frame type %r ignored", t)
+                    continue
+                try:
+                    job = h(f)
                 except Exception:
                     self.log("handling a %r frame failed:\n%s", t, traceback.format_exc())
-            elif t not in ("hello_ack", "panel_resize"):
-                self.log("unknown frame type %r ignored", t)
-        return 0
+                    continue
+                if job is None:
+                    continue
+                if not lines.has_line() and self._pool.try_submit(self._read_loop):  # type: ignore[union-attr]
+                    self._run_job(job)
+                    return
+                self._submit(self._pool, *job)
+        except BaseException:
+            self.log("the read loop failed:\n%s", traceback.format_exc())
+        self._stop("eof")
+        self._loop_done.set()
+
+    def _run_job(self, job: tuple) -> None:
+        with self._busy_cv:
+            self._busy += 1
+        self._guard(*job)
 
     def _stop(self, reason: str) -> None:
         """Cancel everything, acknowledge a shutdown, and send nothing more."""
@@ -1126,12 +1203,12 @@ class Extension:
 
     # ------------------------------------------------------ inbound frames
 
-    def _on_tool_call(self, f: Dict[str, Any]) -> None:
+    def _on_tool_call(self, f: Dict[str, Any]) -> Optional[tuple]:
         cid = f.get("id")
         name = f.get("name")
         if not isinstance(cid, str) or not cid:
             self.log("tool_call without an id ignored")
-            return
+            return None
         tool = self._tools.get(name) if isinstance(name, str) else None
         args = f.get("args")
         if args is None:
@@ -1140,12 +1217,12 @@ class Extension:
         with self._lock:
             if cid in self._live:
                 self.log("tool_call %r reuses the id of a running call; ignored", cid)
-                return
+                return None
             self._live[cid] = inv
         if tool is None:
             inv.reply(text_error_result("no handler for tool %r" % (name,)))
-            return
-        self._submit(self._pool, self._run_tool, inv, tool)
+            return None
+        return (self._run_tool, inv, tool)
 
     def _on_tool_cancel(self, f: Dict[str, Any]) -> None:
         cid = f.get("id")
@@ -1166,24 +1243,24 @@ class Extension:
             slot.frame = f
         slot.event.set()
 
-    def _on_command(self, f: Dict[str, Any]) -> None:
+    def _on_command(self, f: Dict[str, Any]) -> Optional[tuple]:
         cid = f.get("id")
         name = f.get("name")
         if not isinstance(cid, str) or not cid:
             self.log("command_invoked without an id ignored")
-            return
+            return None
         args = f.get("args")
         inv = Invocation(self, "command", cid, _str(name), args if isinstance(args, str) else "", f)
         with self._lock:
             if cid in self._live:
                 self.log("command_invoked %r reuses the id of a running command; ignored", cid)
-                return
+                return None
             self._live[cid] = inv
             cmd = self._commands.get(_str(name).lower())
         if cmd is None:
             inv.reply(errorf("no handler for /%s", name))
-            return
-        self._submit(self._pool, self._run_command, inv, cmd)
+            return None
+        return (self._run_command, inv, cmd)
 
     def _on_event(self, f: Dict[str, Any]) -> None:
         fn = self._events.get(f.get("event"))  # type: ignore[arg-type]
@@ -1228,7 +1305,7 @@ class Extension:
 
     # -------------------------------------------------------- running them
 
-    def _submit(self, pool: Optional[ThreadPoolExecutor], fn: Callable, *args: Any) -> None:
+    def _submit(self, pool: Optional[_Pool], fn: Callable, *args: Any) -> None:
         with self._busy_cv:
             self._busy += 1
         try:
@@ -1345,7 +1422,7 @@ class Extension:
                                  "content": res.content, "is_error": res.is_error}
         if res.structured_content is not None:
             frame["structured_content"] = res.structured_content
-        activate = res.activate_tools + inv._activate
+        activate = res.activate_tools + inv._activate if inv._activate else res.activate_tools
         if activate:
             frame["activate_tools"] = activate
         try:
@@ -1399,10 +1476,9 @@ class Extension:
         more. Raises FrameTooLarge (and TypeError for values that are not
         JSON) before anything is written."""
         try:
-            s = json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
-            data = s.encode("utf-8")
+            data = _encode(frame).encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: escape them instead
-            data = json.dumps(frame, separators=(",", ":")).encode("ascii")
+            data = _encode_ascii(frame).encode("ascii")
         if len(data) > MAX_FRAME_BYTES:
             raise FrameTooLarge("%d bytes encoded; a frame is at most %d" % (len(data), MAX_FRAME_BYTES))
         with self._write_lock:
@@ -1441,6 +1517,79 @@ class _Once:
                 return False
             self._taken = True
             return True
+
+
+class _Pool:
+    """A bounded pool of daemon worker threads, started as needed.
+
+    concurrent.futures.ThreadPoolExecutor would do, but its Future per
+    task costs more than the rest of a tool call; nothing here needs a
+    Future. Daemon threads: a handler that ignores its cancellation must
+    not keep the process alive past shutdown.
+    """
+
+    def __init__(self, max_workers: int, name: str):
+        self._q: "queue.SimpleQueue" = queue.SimpleQueue()
+        self._max = max_workers
+        self._name = name
+        self._lock = threading.Lock()
+        self._threads = 0
+        self._free = 0  # idle workers not yet promised a queued task
+        self._closed = False
+
+    def submit(self, fn: Callable, *args: Any) -> None:
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the pool is shut down")
+            if self._free > 0:
+                self._free -= 1
+                start = False
+            else:
+                start = self._threads < self._max
+                if start:
+                    self._threads += 1
+        self._q.put((fn, args))
+        if start:
+            t = threading.Thread(target=self._work, name="%s-%d" % (self._name, self._threads),
+                                 daemon=True)
+            t.start()
+
+    def try_submit(self, fn: Callable, *args: Any) -> bool:
+        """Submit only when a worker takes the task at once; False otherwise."""
+        with self._lock:
+            if self._closed:
+                return False
+            if self._free > 0:
+                self._free -= 1
+                start = False
+            elif self._threads < self._max:
+                self._threads += 1
+                start = True
+            else:
+                return False
+        self._q.put((fn, args))
+        if start:
+            threading.Thread(target=self._work, name="%s-%d" % (self._name, self._threads),
+                             daemon=True).start()
+        return True
+
+    def _work(self) -> None:
+        get = self._q.get
+        while True:
+            item = get()
+            if item is None:
+                return
+            item[0](*item[1])
+            with self._lock:
+                self._free += 1
+
+    def shutdown(self) -> None:
+        """Stop taking tasks; idle workers leave, busy ones after their task."""
+        with self._lock:
+            self._closed = True
+            n = self._threads
+        for _ in range(n):
+            self._q.put(None)
 
 
 def _as_tool_result(out: Any) -> Optional[ToolResult]:
@@ -1583,47 +1732,69 @@ def _writer(writer: Any) -> Callable[[bytes], None]:
     return write_stream
 
 
-def _lines(read: Callable[[int], bytes], log: Callable[..., None]) -> Iterable[bytes]:
+class _LineReader:
     """Lines of at most MAX_FRAME_BYTES (not counting the newline); a
-    longer one is skipped with a log line, never held whole in memory."""
-    buf = bytearray()
-    skipping = 0  # bytes of an oversized line dropped so far
-    while True:
-        try:
-            chunk = read(_READ_CHUNK)
-        except OSError as e:
-            log("reading from the host failed: %s", e)
-            chunk = b""
-        if not chunk:
-            if buf and not skipping and len(buf) <= MAX_FRAME_BYTES:
-                yield bytes(buf)
-            return
-        if skipping:
-            i = chunk.find(b"\n")
-            if i < 0:
-                skipping += len(chunk)
-                continue
-            log("skipped a line of %d bytes from the host: a frame is at most %d",
-                skipping + i, MAX_FRAME_BYTES)
-            skipping = 0
-            chunk = chunk[i + 1:]
-        buf += chunk
-        start = 0
+    longer one is skipped with a log line, never held whole in memory.
+    One thread at a time calls next()."""
+
+    def __init__(self, read: Callable[[int], bytes], log: Callable[..., None]):
+        self._read = read
+        self._log = log
+        self._buf = bytearray()
+        self._start = 0  # where the unread part of _buf begins
+        self._skipping = 0  # bytes of an oversized line dropped so far
+        self._eof = False
+
+    def has_line(self) -> bool:
+        """Whether a whole line is already buffered (next() won't read)."""
+        return self._buf.find(b"\n", self._start) >= 0
+
+    def next(self) -> Optional[bytes]:
+        """The next line without its newline, or None at the end of input."""
+        buf = self._buf
         while True:
-            i = buf.find(b"\n", start)
-            if i < 0:
-                break
-            end = i
-            if end > start and buf[end - 1] == 13:  # "\r\n"
-                end -= 1
-            if end - start > MAX_FRAME_BYTES:
-                log("skipped a line of %d bytes from the host: a frame is at most %d",
-                    end - start, MAX_FRAME_BYTES)
-            elif end > start:
-                yield bytes(buf[start:end])
-            start = i + 1
-        if start:
-            del buf[:start]
-        if len(buf) > MAX_FRAME_BYTES + 1:
-            skipping = len(buf)
-            buf = bytearray()
+            i = buf.find(b"\n", self._start)
+            if i >= 0:
+                start = self._start
+                self._start = i + 1
+                end = i
+                if end > start and buf[end - 1] == 13:  # "\r\n"
+                    end -= 1
+                if end - start > MAX_FRAME_BYTES:
+                    self._too_long(end - start)
+                elif end > start:
+                    return bytes(buf[start:end])
+                continue
+            if self._start:
+                del buf[:self._start]
+                self._start = 0
+            if len(buf) > MAX_FRAME_BYTES + 1:
+                self._skipping = len(buf)
+                buf.clear()
+            if self._eof:
+                return None
+            try:
+                chunk = self._read(_READ_CHUNK)
+            except OSError as e:
+                self._log("reading from the host failed: %s", e)
+                chunk = b""
+            if not chunk:
+                self._eof = True
+                if buf and not self._skipping and len(buf) <= MAX_FRAME_BYTES:
+                    line = bytes(buf)
+                    buf.clear()
+                    return line
+                return None
+            if self._skipping:
+                j = chunk.find(b"\n")
+                if j < 0:
+                    self._skipping += len(chunk)
+                    continue
+                self._too_long(self._skipping + j)
+                self._skipping = 0
+                chunk = chunk[j + 1:]
+            buf += chunk
+
+    def _too_long(self, n: int) -> None:
+        self._log("skipped a line of %d bytes from the host: a frame is at most %d",
+                  n, MAX_FRAME_BYTES)
