@@ -28,6 +28,7 @@ callbacks run in order on one thread of their own. See README.md.
 from __future__ import annotations
 
 import base64
+import collections
 import contextvars
 import inspect
 import itertools
@@ -37,6 +38,7 @@ import queue
 import re
 import sys
 import threading
+import time
 import traceback
 from typing import Any, Callable, Dict, Iterable, List, Optional
 
@@ -60,6 +62,9 @@ MAX_FRAME_BYTES = 4 * 1024 * 1024
 # at 4 s leaves room for a loaded machine.
 INTERCEPT_DEADLINE = 4.0
 MAX_CALL_KEY_BYTES = 128
+# How long a handler may hold the reading thread before another thread
+# takes over the reading (see Extension._read_loop).
+WATCH_INTERVAL = 0.002
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _NAME_RULE = "^[A-Za-z0-9_-]{1,64}$"
@@ -67,9 +72,46 @@ _EXPOSURES = ("direct", "codemode", "deferred", "model-only")
 _REPLAYS = ("never", "safe", "idempotent", "reconcile")
 _LEVELS = ("info", "success", "warn", "error")
 _READ_CHUNK = 1 << 16
-# Built once: json.dumps with arguments builds an encoder per call.
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
-_encode_ascii = json.JSONEncoder(separators=(",", ":")).encode
+_encode_ascii = json.JSONEncoder(separators=(",", ":"), allow_nan=False).encode
+_encode_slow = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_scan_once = json.JSONDecoder().scan_once
+
+
+def _no_default(o: Any) -> Any:
+    raise TypeError("Object of type %s is not JSON serializable" % type(o).__name__)
+
+
+try:
+    # json.dumps builds the C encoder anew for every call; a frame is
+    # small, so that is a good part of its cost. Build it once. No
+    # markers: they would be shared between threads; a cycle ends in
+    # RecursionError instead.
+    _c_encoder = json.encoder.c_make_encoder(  # type: ignore[attr-defined,misc]
+        None, _no_default, json.encoder.encode_basestring, None, ":", ",", False, False, False)
+except (AttributeError, TypeError):
+    _c_encoder = None
+
+
+def _encode(frame: Any) -> str:
+    """Compact JSON; TypeError or ValueError for what JSON cannot carry."""
+    if _c_encoder is None:
+        return _encode_slow(frame)
+    try:
+        return "".join(_c_encoder(frame, 0))
+    except RecursionError:
+        raise ValueError("a value contains itself (or nests too deep)") from None
+
+
+def _decode(line: bytes) -> Any:
+    """json.loads for one frame, without its encoding detection."""
+    s = line.decode("utf-8")
+    try:
+        obj, end = _scan_once(s, 0)
+    except StopIteration:
+        end = -1
+    if end != len(s):
+        return json.loads(s)  # leading/trailing blanks, or the error
+    return obj
 
 # The invocation whose handler is running on this thread: call_tool takes
 # its parent from here, as the Go SDK takes it from the context.
@@ -642,10 +684,18 @@ class Extension:
         self._pool: Optional[_Pool] = None
         self._ipool: Optional[_Pool] = None
         self._serial: Optional[_Pool] = None
-        self._busy = 0
-        self._busy_cv = threading.Condition(self._lock)
         self._acked = False
         self._loop_done = threading.Event()
+        # Handler dispatch (_run_handlers, _watch), under _dlock.
+        self._dlock = threading.Lock()
+        self._slots = max_workers  # handlers that may still start
+        self._pending: "collections.deque" = collections.deque()
+        self._inline_seq = 0
+        self._inline_on = False
+        self._reader_gen = 0
+        self._watch_cv = threading.Condition(self._dlock)
+        self._watch_sleeping = False
+        self._watch_until = 0.0
         self._lines: Any = None
         self._frame_handlers: Dict[str, Callable[[Dict[str, Any]], Any]] = {
             "tool_call": self._on_tool_call,
@@ -1046,7 +1096,7 @@ class Extension:
         self._lines = _LineReader(_reader(reader), self.log)
         self._loop_done = threading.Event()
         # One thread more than handlers: the reading moves between them,
-        # so at most max_workers of them run handlers at any time.
+        # and at most max_workers of them run handlers at any time.
         self._pool = _Pool(self._max_workers + 1, "zotext-handler")
         self._ipool = _Pool(self._intercept_workers, "zotext-intercept")
         self._serial = _Pool(1, "zotext-events")
@@ -1055,7 +1105,8 @@ class Extension:
             self._send(self._hello())
             # The reading runs on the pool too (see _read_loop); this
             # thread only waits, so a stuck handler never holds run().
-            self._pool.submit(self._read_loop)
+            threading.Thread(target=self._watch, name="zotext-watch", daemon=True).start()
+            self._pool.submit(self._read_loop, 0)
             self._loop_done.wait()
         finally:
             self._stop("eof")
@@ -1065,9 +1116,9 @@ class Extension:
             # Cancelled handlers get a moment to clean up; one that
             # ignores its cancellation is a daemon thread and does not
             # keep the process alive.
-            with self._busy_cv:
-                if not self._busy_cv.wait_for(lambda: self._busy == 0, timeout=1.0):
-                    self.log("%d handler(s) still running after stop", self._busy)
+            busy = self._pool.wait_idle(1.0)
+            if busy:
+                self.log("%d handler(s) still running after stop", busy)
         return status
 
     def _hello(self) -> Dict[str, Any]:
@@ -1115,19 +1166,19 @@ class Extension:
             self._send_quiet(f)
         self._send({"type": "ready"})
 
-    def _read_loop(self) -> None:
+    def _read_loop(self, gen: int = 0) -> None:
         """Read and dispatch frames until shutdown or the end of input.
 
-        The reading moves between threads (leader/follower): when a tool or
-        command call is the last frame read so far and a worker is idle,
-        that worker takes over the reading and this thread runs the
-        handler, so no thread wake-up stands between a call and its
-        handler. Otherwise the handler is queued for the pool; reading
-        never waits for a handler either way.
+        A tool or command call runs on the reading thread itself, so a
+        call costs no thread switch (Python's lock makes one cost more
+        than the rest of a call). The watchdog (_watch) keeps reading from
+        waiting on a handler: once one has run for WATCH_INTERVAL, another
+        pool thread takes over the reading and this one, when its handler
+        returns, leaves. ``gen`` tells which reader this is.
         """
         lines = self._lines
         handlers = self._frame_handlers
-        loads = json.loads
+        loads = _decode
         try:
             while True:
                 line = lines.next()
@@ -1163,21 +1214,68 @@ class Extension:
                 except Exception:
                     self.log("handling a %r frame failed:\n%s", t, traceback.format_exc())
                     continue
-                if job is None:
-                    continue
-                if not lines.has_line() and self._pool.try_submit(self._read_loop):  # type: ignore[union-attr]
-                    self._run_job(job)
-                    return
-                self._submit(self._pool, *job)
+                if job is not None and not self._run_handlers(job, gen):
+                    return  # the reading moved to another thread
         except BaseException:
             self.log("the read loop failed:\n%s", traceback.format_exc())
         self._stop("eof")
         self._loop_done.set()
 
-    def _run_job(self, job: tuple) -> None:
-        with self._busy_cv:
-            self._busy += 1
-        self._guard(*job)
+    def _run_handlers(self, job: Optional[tuple], gen: int) -> bool:
+        """Run ``job`` here, then queued jobs while there are any; False
+        when this thread stopped being the reader meanwhile."""
+        d = self._dlock
+        with d:
+            if self._slots == 0:
+                # max_workers handlers run: queue it for the first to end.
+                self._pending.append(job)
+                return True
+            self._slots -= 1
+        reader = True
+        while job is not None:
+            if reader:
+                with d:
+                    self._inline_seq += 1
+                    self._inline_on = True
+                    if self._watch_sleeping:
+                        self._watch_cv.notify()
+            self._guard(*job)
+            with d:
+                # A thread that lost the reading must not touch the new
+                # reader's state.
+                if reader and self._reader_gen == gen:
+                    self._inline_on = False
+                else:
+                    reader = False
+                job = self._pending.popleft() if self._pending else None
+                if job is None:
+                    self._slots += 1
+        return reader
+
+    def _watch(self) -> None:
+        """Move the reading away from a handler that takes its time."""
+        d = self._dlock
+        with d:
+            while not self._stopped:
+                if not self._inline_on and time.monotonic() > self._watch_until:
+                    # Nothing ran lately: sleep until a handler starts.
+                    self._watch_sleeping = True
+                    self._watch_cv.wait()
+                    self._watch_sleeping = False
+                    continue
+                seq = self._inline_seq
+                on = self._inline_on
+                self._watch_cv.wait(WATCH_INTERVAL)
+                if on and self._inline_on and self._inline_seq == seq and not self._stopped:
+                    # One handler ran a whole interval on the reader: at most
+                    # max_workers run, so a pool thread is free to read.
+                    self._reader_gen += 1
+                    if self._pool.try_submit(self._read_loop, self._reader_gen):  # type: ignore[union-attr]
+                        self._inline_on = False
+                    else:
+                        self._reader_gen -= 1
+                if self._inline_on or on:
+                    self._watch_until = time.monotonic() + 1.0
 
     def _stop(self, reason: str) -> None:
         """Cancel everything, acknowledge a shutdown, and send nothing more."""
@@ -1196,6 +1294,12 @@ class Extension:
                 except OSError as e:
                     self.log("writing shutdown_ack failed: %s", e)
             self._stopped = True
+        with self._dlock:
+            dropped = len(self._pending)
+            self._pending.clear()
+            self._watch_cv.notify_all()
+        if dropped:
+            self.log("%d queued call(s) dropped at stop", dropped)
         for slot in calls:
             if slot.frame is None and slot.error is None:
                 slot.error = CallCancelled("the extension is stopping (%s)" % reason)
@@ -1306,26 +1410,16 @@ class Extension:
     # -------------------------------------------------------- running them
 
     def _submit(self, pool: Optional[_Pool], fn: Callable, *args: Any) -> None:
-        with self._busy_cv:
-            self._busy += 1
         try:
             pool.submit(self._guard, fn, *args)  # type: ignore[union-attr]
         except RuntimeError:  # the pool is shut down: we are stopping
-            self._done_busy()
+            pass
 
     def _guard(self, fn: Callable, *args: Any) -> None:
         try:
             fn(*args)
         except Exception:
             self.log("internal error:\n%s", traceback.format_exc())
-        finally:
-            self._done_busy()
-
-    def _done_busy(self) -> None:
-        with self._busy_cv:
-            self._busy -= 1
-            if self._busy == 0:
-                self._busy_cv.notify_all()
 
     def _run_tool(self, inv: Invocation, tool: _Tool) -> None:
         token = _current.set(inv)
@@ -1536,6 +1630,8 @@ class _Pool:
         self._threads = 0
         self._free = 0  # idle workers not yet promised a queued task
         self._closed = False
+        self._exited = 0
+        self._idle = threading.Condition(self._lock)
 
     def submit(self, fn: Callable, *args: Any) -> None:
         with self._lock:
@@ -1578,10 +1674,20 @@ class _Pool:
         while True:
             item = get()
             if item is None:
+                with self._lock:
+                    self._exited += 1
+                    self._idle.notify_all()
                 return
             item[0](*item[1])
             with self._lock:
                 self._free += 1
+
+    def wait_idle(self, timeout: float) -> int:
+        """After shutdown(): wait until every worker left; returns how many
+        are still busy."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._exited >= self._threads, timeout)
+            return self._threads - self._exited
 
     def shutdown(self) -> None:
         """Stop taking tasks; idle workers leave, busy ones after their task."""

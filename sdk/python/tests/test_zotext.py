@@ -190,6 +190,34 @@ class Tools(Case):
         release.set()
         self.assertEqual(host.expect("tool_result", id="blk")["content"][0]["text"], "released")
 
+    def test_at_most_max_workers_handlers_run(self):
+        ext, _ = new_ext(max_workers=2)
+        release = threading.Event()
+        lock = threading.Lock()
+        running = [0, 0]  # now, most
+
+        @ext.tool("hold", "Blocks until released")
+        def hold(args):
+            with lock:
+                running[0] += 1
+                running[1] = max(running[1], running[0])
+            release.wait(DEADLINE)
+            with lock:
+                running[0] -= 1
+            return "done"
+
+        host = self.start(ext)
+        for i in range(5):
+            host.send({"type": "tool_call", "id": "h%d" % i, "name": "hold", "args": {}})
+        # The reading goes on while every worker is busy: an unknown tool
+        # is answered by the read loop itself.
+        host.send({"type": "tool_call", "id": "sync", "name": "missing"})
+        host.expect("tool_result", id="sync")
+        release.set()
+        done = {host.expect("tool_result")["id"] for _ in range(5)}
+        self.assertEqual(done, {"h%d" % i for i in range(5)})
+        self.assertEqual(running[1], 2)
+
     def test_cancel_before_the_handler_starts(self):
         ext, log = new_ext(max_workers=1)
         release = threading.Event()
