@@ -527,6 +527,10 @@ class Invocation:
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         """Wait until cancelled or ``timeout`` seconds pass; True if cancelled."""
+        if self._cancelled:
+            return True
+        if timeout is None or timeout > 0:
+            self._ext._release_reading()  # the cancel has to be read
         return self.cancelled.wait(timeout)
 
     def on_cancel(self, fn: Callable[[], Any]) -> None:
@@ -692,6 +696,7 @@ class Extension:
         self._pending: "collections.deque" = collections.deque()
         self._inline_seq = 0
         self._inline_on = False
+        self._inline_thread = 0
         self._reader_gen = 0
         self._watch_cv = threading.Condition(self._dlock)
         self._watch_sleeping = False
@@ -1056,6 +1061,7 @@ class Extension:
                 self._send(frame)
             except FrameTooLarge as e:
                 raise CallToolError("call_tool %r: %s" % (name, e)) from None
+            self._release_reading()  # the reply has to be read
             if not slot.event.wait(timeout):
                 self._send_quiet({"type": "call_tool_cancel", "id": call_id})
                 raise CallTimeout("call_tool %r: no reply within %g s" % (name, timeout))
@@ -1237,6 +1243,7 @@ class Extension:
                 with d:
                     self._inline_seq += 1
                     self._inline_on = True
+                    self._inline_thread = threading.get_ident()
                     if self._watch_sleeping:
                         self._watch_cv.notify()
             self._guard(*job)
@@ -1252,6 +1259,27 @@ class Extension:
                     self._slots += 1
         return reader
 
+    def _move_reading(self) -> None:
+        """Give the reading to a pool thread; the caller holds _dlock and
+        the reader runs a handler. At most max_workers handlers run, so
+        one of the max_workers + 1 pool threads is free to read."""
+        if self._stopped:
+            return
+        self._reader_gen += 1
+        if self._pool.try_submit(self._read_loop, self._reader_gen):  # type: ignore[union-attr]
+            self._inline_on = False
+        else:
+            self._reader_gen -= 1
+
+    def _release_reading(self) -> None:
+        """Called before a handler waits (call_tool, ctx.wait): when it runs
+        on the reading thread, move the reading now rather than let the
+        watchdog find out."""
+        if self._inline_on and self._inline_thread == threading.get_ident():
+            with self._dlock:
+                if self._inline_on and self._inline_thread == threading.get_ident():
+                    self._move_reading()
+
     def _watch(self) -> None:
         """Move the reading away from a handler that takes its time."""
         d = self._dlock
@@ -1266,14 +1294,9 @@ class Extension:
                 seq = self._inline_seq
                 on = self._inline_on
                 self._watch_cv.wait(WATCH_INTERVAL)
-                if on and self._inline_on and self._inline_seq == seq and not self._stopped:
-                    # One handler ran a whole interval on the reader: at most
-                    # max_workers run, so a pool thread is free to read.
-                    self._reader_gen += 1
-                    if self._pool.try_submit(self._read_loop, self._reader_gen):  # type: ignore[union-attr]
-                        self._inline_on = False
-                    else:
-                        self._reader_gen -= 1
+                if on and self._inline_on and self._inline_seq == seq:
+                    # One handler ran a whole interval on the reader.
+                    self._move_reading()
                 if self._inline_on or on:
                     self._watch_until = time.monotonic() + 1.0
 
