@@ -19,10 +19,12 @@ bound and the shutdown handshake, so an extension only writes handlers::
 
     ext.run()
 
-Tool and command handlers run on a bounded pool of worker threads, so
-they may block; interceptors run on their own small pool and are answered
-within the host's 5 s whatever they do; lifecycle events and panel
-callbacks run in order on one thread of their own. See README.md.
+Tool and command handlers may block: a call runs on the thread that read
+it, and a watchdog hands the reading to another thread of a bounded pool
+as soon as a handler takes its time, so the read loop goes on.
+Interceptors run on their own small pool and are answered within the
+host's 5 s whatever they do; lifecycle events and panel callbacks run in
+order on one thread of their own. See README.md.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def sc_ask(args, ctx):
         with asked_lock:
             if asked["answers"] is answers:
                 asked["answers"] = None
-    if not ctx.is_cancelled:
+    if ctx.reason not in ("shutdown", "eof"):  # after those nothing may be sent
         ext.close_panel("sc-ask")
     if got == "enter":
         return zotext.text_result("yes")

@@ -127,6 +127,16 @@ class Scenario(unittest.TestCase):
         r = self.ask("a3", {"type": "panel_close", "panel_id": "sc-ask"})
         self.assertEqual((self.text(r), r["is_error"]), ("dismissed", True))
 
+    def test_ask_cancelled_closes_its_panel(self):
+        self.host.send({"type": "tool_call", "id": "a4", "name": "sc_ask",
+                        "args": {"question": "Proceed?"}})
+        self.host.expect("open_panel")
+        self.host.send({"type": "tool_cancel", "id": "a4"})
+        self.host.expect("panel_close", panel_id="sc-ask")
+        self.host.log.wait_for("reply to finished tool 'a4' (cancelled by tool_cancel) dropped")
+        self.call("sc_echo", {"text": "sync"})
+        self.assertEqual(self.host.frames_for("a4"), [])
+
     def test_commands(self):
         self.assertEqual(self.command("sc-prompt", "world"), {"action": "prompt", "prompt": "hello world"})
         self.assertEqual(self.command("sc-insert", "a b"), {"action": "insert", "insert": "a b"})
