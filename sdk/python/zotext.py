@@ -1229,7 +1229,7 @@ class Extension:
         self._stop("eof")
         self._loop_done.set()
 
-    def _run_handlers(self, job: Optional[tuple], gen: int) -> bool:
+    def _run_handlers(self, job: tuple, gen: int) -> bool:
         """Run ``job`` here, then queued jobs while there are any; False
         when this thread stopped being the reader meanwhile."""
         d = self._dlock
@@ -1239,27 +1239,34 @@ class Extension:
                 self._pending.append(job)
                 return True
             self._slots -= 1
+            self._mark_inline()
         reader = True
-        while job is not None:
-            if reader:
-                with d:
-                    self._inline_seq += 1
-                    self._inline_on = True
-                    self._inline_thread = threading.get_ident()
-                    if self._watch_sleeping:
-                        self._watch_cv.notify()
-            self._guard(*job)
+        while True:
+            try:
+                job[0](*job[1:])
+            except Exception:
+                self.log("internal error:\n%s", traceback.format_exc())
             with d:
                 # A thread that lost the reading must not touch the new
                 # reader's state.
-                if reader and self._reader_gen == gen:
-                    self._inline_on = False
-                else:
+                if reader and self._reader_gen != gen:
                     reader = False
-                job = self._pending.popleft() if self._pending else None
+                job = self._pending.popleft() if self._pending else None  # type: ignore[assignment]
                 if job is None:
+                    if reader:
+                        self._inline_on = False
                     self._slots += 1
-        return reader
+                    return reader
+                if reader:
+                    self._mark_inline()
+
+    def _mark_inline(self) -> None:
+        """The reader starts a handler (under _dlock)."""
+        self._inline_seq += 1
+        self._inline_on = True
+        self._inline_thread = threading.get_ident()
+        if self._watch_sleeping:
+            self._watch_cv.notify()
 
     def _move_reading(self) -> None:
         """Give the reading to a pool thread; the caller holds _dlock and
