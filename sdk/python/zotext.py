@@ -68,7 +68,7 @@ MAX_CALL_KEY_BYTES = 128
 # takes over the reading (see Extension._read_loop).
 WATCH_INTERVAL = 0.002
 
-_NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")  # whole string: fullmatch
 _NAME_RULE = "^[A-Za-z0-9_-]{1,64}$"
 _EXPOSURES = ("direct", "codemode", "deferred", "model-only")
 _REPLAYS = ("never", "safe", "idempotent", "reconcile")
@@ -646,8 +646,8 @@ class _Command:
 class Extension:
     """One zot extension: register handlers, then call run().
 
-    ``max_workers`` bounds the threads that run tool and command handlers
-    (an interactive tool holds one while it waits). ``call_tool`` is
+    ``max_workers`` bounds how many tool and command handlers run at once
+    (an interactive tool counts while it waits); more calls wait in order. ``call_tool`` is
     advertised when a tool or command is registered; pass
     ``call_tool=True`` to advertise it anyway (a timer thread that calls
     tools), or False never to.
@@ -753,7 +753,7 @@ class Extension:
         host's question after a crash with reconcile_completed(result),
         reconcile_not_started() or reconcile_unknown() (the default).
         """
-        if not isinstance(name, str) or not _NAME_RE.match(name):
+        if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
             raise ValueError("tool name %r is invalid: it must match %s" % (name, _NAME_RULE))
         if not isinstance(description, str):
             raise TypeError("tool %r: description must be a string" % name)
@@ -763,7 +763,7 @@ class Extension:
         if output_schema is not None:
             frame["output_schema"] = _object_schema(name, "output_schema", output_schema)
         if namespace is not None:
-            if not isinstance(namespace, str) or not _NAME_RE.match(namespace):
+            if not isinstance(namespace, str) or not _NAME_RE.fullmatch(namespace):
                 raise ValueError("tool %r: namespace %r is invalid: it must match %s"
                                  % (name, namespace, _NAME_RULE))
             frame["namespace"] = namespace

@@ -410,7 +410,7 @@ class Lifecycle(Case):
 class Registration(unittest.TestCase):
     def test_invalid_names_and_schemas(self):
         ext = zotext.Extension("e", "1", stderr=LogSink())
-        for bad in ("", "has space", "a" * 65, "dot.name", "slash/name", None):
+        for bad in ("", "has space", "a" * 65, "dot.name", "slash/name", "line\n", None):
             with self.assertRaises(ValueError) as cm:
                 ext.tool(bad, "d")
             self.assertIn("[A-Za-z0-9_-]{1,64}", str(cm.exception))
