@@ -972,13 +972,15 @@ class Extension:
                    tool_call_id: Optional[str] = None) -> None:
         """Open (or update) a panel from anywhere. ``widgets`` are used when
         the host offers panel_widgets, ``lines`` otherwise (derived from
-        the widgets when not given). Inside an interactive tool handler the
-        panel is linked to that call."""
+        the widgets when not given). Inside an interactive tool's handler
+        the panel names that call (``tool_call_id``), so the window can show
+        that the call waits in it."""
         spec = self._panel_spec(Panel(id, title, lines, footer, widgets))
         if tool_call_id is None:
             inv = _current.get()
-            if inv is not None and inv.kind == "tool":
-                tool_call_id = inv.id
+            tool = self._tools.get(inv.name) if inv is not None and inv.kind == "tool" else None
+            if tool is not None and tool.frame.get("interactive"):
+                tool_call_id = inv.id  # type: ignore[union-attr]
         if tool_call_id:
             spec["tool_call_id"] = tool_call_id
         self._send({"type": "open_panel", "panel": spec})

@@ -804,7 +804,7 @@ class PanelsNotesSubmit(Case):
 
         ext.on_panel_close("p")(closed.set)
 
-        @ext.tool("show", "Opens a panel")
+        @ext.interactive_tool("show", "Opens a panel")
         def show(args):
             ext.open_panel("p", "Title", widgets=[{"id": "h", "type": "heading", "text": "Hi"},
                                                   {"id": "b", "type": "button", "label": "Go"}])
@@ -822,6 +822,8 @@ class PanelsNotesSubmit(Case):
                           "footer": "foot"})
         self.assertEqual(host.expect("panel_close"), {"type": "panel_close", "panel_id": "p"})
         host.expect("tool_result", id="s")
+        ext.open_panel("p", "From elsewhere", ["x"])
+        self.assertNotIn("tool_call_id", host.expect("open_panel")["panel"])
         host.send({"type": "panel_key", "panel_id": "p", "key": "down"})
         host.send({"type": "panel_key", "panel_id": "p", "key": "rune", "text": "q"})
         host.send({"type": "panel_key", "panel_id": "other", "key": "up"})
