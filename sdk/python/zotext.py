@@ -1196,7 +1196,7 @@ class Extension:
                     break
                 try:
                     f = loads(line)
-                except ValueError as e:
+                except (ValueError, RecursionError) as e:
                     self.log("line from the host is not JSON (%s), skipped", e)
                     continue
                 if not isinstance(f, dict):

@@ -90,7 +90,7 @@ class Handshake(Case):
     def test_garbage_and_unknown_frames_are_skipped(self):
         ext, log = new_ext()
         host = self.start(ext)
-        host.send_raw(b"not json\n[1,2]\n\n{\"no_type\":1}\r\n")
+        host.send_raw(b"not json\n[1,2]\n\n{\"no_type\":1}\r\n" + b"[" * 100000 + b"\n")
         host.send({"type": "something_new", "id": "x"})
         host.ping()
         log.wait_for("not JSON")
