@@ -94,12 +94,12 @@ except (AttributeError, TypeError):
     _c_encoder = None
 
 
-def _encode(frame: Any) -> str:
+def _encode(frame: Any, _join: Callable = "".join) -> str:
     """Compact JSON; TypeError or ValueError for what JSON cannot carry."""
     if _c_encoder is None:
         return _encode_slow(frame)
     try:
-        return "".join(_c_encoder(frame, 0))
+        return _join(_c_encoder(frame, 0))
     except RecursionError:
         raise ValueError("a value contains itself (or nests too deep)") from None
 
@@ -1245,7 +1245,7 @@ class Extension:
         reader = True
         while True:
             try:
-                job[0](*job[1:])
+                job[0](job[1], job[2])
             except Exception:
                 self.log("internal error:\n%s", traceback.format_exc())
             with d:
@@ -1604,11 +1604,12 @@ class Extension:
         more. Raises FrameTooLarge (and TypeError for values that are not
         JSON) before anything is written."""
         try:
-            data = _encode(frame).encode("utf-8")
+            data = (_encode(frame) + "\n").encode("utf-8")
         except UnicodeEncodeError:  # lone surrogates: escape them instead
-            data = _encode_ascii(frame).encode("ascii")
-        if len(data) > MAX_FRAME_BYTES:
-            raise FrameTooLarge("%d bytes encoded; a frame is at most %d" % (len(data), MAX_FRAME_BYTES))
+            data = (_encode_ascii(frame) + "\n").encode("ascii")
+        if len(data) > MAX_FRAME_BYTES + 1:
+            raise FrameTooLarge("%d bytes encoded; a frame is at most %d"
+                                % (len(data) - 1, MAX_FRAME_BYTES))
         with self._write_lock:
             if self._stopped or self._write is None:
                 if self._write is None and not self._stopped:
@@ -1616,7 +1617,7 @@ class Extension:
                 self.log("%r frame after stop dropped", frame.get("type"))
                 return False
             try:
-                self._write(data + b"\n")
+                self._write(data)
             except OSError as e:
                 self._stopped = True
                 self.log("writing to the host failed (%s); sending nothing more", e)
@@ -1860,10 +1861,11 @@ def _writer(writer: Any) -> Callable[[bytes], None]:
                 pass
     if fd >= 0:
         def write_fd(data: bytes) -> None:
-            view = memoryview(data)
-            while view:
-                n = os.write(fd, view)
-                view = view[n:]
+            n = os.write(fd, data)
+            if n < len(data):  # a pipe may take part of a large frame
+                view = memoryview(data)[n:]
+                while view:
+                    view = view[os.write(fd, view):]
         return write_fd
 
     def write_stream(data: bytes) -> None:
