@@ -3,10 +3,13 @@
 import ast
 import json
 import os
+import subprocess
+import sys
+import textwrap
 import threading
 import unittest
 
-from harness import DEADLINE, SDK, LogSink, ThreadHost, zotext
+from harness import DEADLINE, SDK, LogSink, ProcessHost, ThreadHost, zotext
 
 
 def new_ext(**kw):
@@ -95,6 +98,55 @@ class Handshake(Case):
         host.ping()
         log.wait_for("not JSON")
         log.wait_for("unknown frame type 'something_new'")
+
+
+    def test_late_registrations_and_call_tool_choice(self):
+        ext = zotext.Extension("late", "1", stderr=LogSink(), call_tool=False)
+        ext.tool("ping", "P")(lambda a: "pong")
+        host = self.start(ext)
+        self.assertNotIn("call_tool", self.hello["capabilities"])
+        ext.tool("later", "L")(lambda a: "x")
+        ext.command("cmd", "C")(lambda a: None)
+        ext.on("turn_end")(lambda ev: None)
+        self.assertEqual(host.expect("register_tool")["name"], "later")
+        self.assertEqual(host.expect("register_command")["name"], "cmd")
+        self.assertEqual(host.expect("subscribe"), {"type": "subscribe", "events": ["turn_end"]})
+
+    def test_stdout_carries_frames_only(self):
+        script = os.path.join(self.tmpdir(), "main.py")
+        with open(script, "w", encoding="utf-8") as f:
+            f.write(textwrap.dedent("""\
+                import os, subprocess, sys
+                sys.path.insert(0, %r)
+                import zotext
+                ext = zotext.Extension("noisy", "1")
+
+                @ext.tool("noisy", "Prints")
+                def noisy(args):
+                    print("from a handler")
+                    subprocess.run(["echo", "from a child"], check=True)
+                    return "quiet"
+
+                sys.exit(ext.run())
+                """ % SDK))
+        host = ProcessHost([sys.executable, script], os.path.dirname(script))
+        self.addCleanup(host.close)
+        host.handshake()
+        host.send({"type": "tool_call", "id": "n", "name": "noisy", "args": {}})
+        self.assertEqual(host.expect("tool_result", id="n")["content"][0]["text"], "quiet")
+        host.log.wait_for("from a child")
+        host.send({"type": "shutdown"})
+        host.expect("shutdown_ack")
+        host.expect_eof()  # every line on stdout parsed as a frame
+        self.assertEqual(host.wait_exit(), 0)
+        for line in ("from a handler", "from a child"):
+            self.assertIn(line, host.log.text)
+
+    def tmpdir(self):
+        import tempfile
+        d = tempfile.mkdtemp(prefix="zotext-test-")
+        self.addCleanup(lambda: __import__("shutil").rmtree(d, ignore_errors=True))
+        return d
 
 
 class Tools(Case):
@@ -687,7 +739,9 @@ class EventsAndInterceptors(Case):
         ext, log = new_ext()
 
         @ext.intercept_tool_call
-        def guard(name, args):
+        def guard(name, args, frame):
+            if frame.get("origin_extension") == "other":
+                return zotext.ToolCallDecision(block=True, reason="not from other")
             if name == "bash":
                 return (False, "no shell")
             if name == "edit":
@@ -714,6 +768,9 @@ class EventsAndInterceptors(Case):
         self.assertTrue(r["block"])
         self.assertEqual(r["reason"], "interceptor for tool_call raised RuntimeError: guard bug")
         self.assertTrue(ask("bad")["block"])
+        host.send({"type": "event_intercept", "id": "o", "event": "tool_call", "tool_name": "read",
+                   "tool_args": {}, "origin_extension": "other"})
+        self.assertEqual(host.expect("event_intercept_response", id="o")["reason"], "not from other")
 
     def test_other_interceptors(self):
         ext, _ = new_ext()
