@@ -1887,10 +1887,6 @@ class _LineReader:
         self._skipping = 0  # bytes of an oversized line dropped so far
         self._eof = False
 
-    def has_line(self) -> bool:
-        """Whether a whole line is already buffered (next() won't read)."""
-        return self._buf.find(b"\n", self._start) >= 0
-
     def next(self) -> Optional[bytes]:
         """The next line without its newline, or None at the end of input."""
         buf = self._buf
