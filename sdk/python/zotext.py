@@ -53,7 +53,7 @@ __all__ = [
     "insert", "display", "open_panel", "noop", "errorf",
     "reconcile_completed", "reconcile_not_started", "reconcile_unknown",
     "CallToolError", "CallCancelled", "CallTimeout", "FrameTooLarge",
-    "MAX_FRAME_BYTES", "PROTOCOL_VERSION",
+    "MAX_FRAME_BYTES", "PROTOCOL_VERSION", "LATER",
 ]
 
 PROTOCOL_VERSION = 1
@@ -118,6 +118,16 @@ def _decode(line: bytes) -> Any:
 # The invocation whose handler is running on this thread: call_tool takes
 # its parent from here, as the Go SDK takes it from the context.
 _current: contextvars.ContextVar = contextvars.ContextVar("zotext_invocation", default=None)
+
+
+class _Later:
+    def __repr__(self) -> str:
+        return "zotext.LATER"
+
+
+# A handler returns LATER to answer afterwards with ctx.reply() from another
+# thread (a panel callback, a timer); it then holds no worker meanwhile.
+LATER: Any = _Later()
 
 
 class FrameTooLarge(ValueError):
@@ -1465,6 +1475,8 @@ class Extension:
                 out = tool.fn(inv.args, inv)
             else:
                 out = tool.fn(inv.args)
+            if out is LATER:
+                return
             if out is None:
                 if inv._closed:
                     return  # answered through ctx.reply()
@@ -1481,6 +1493,8 @@ class Extension:
         token = _current.set(inv)
         try:
             out = cmd.fn(inv.args, inv) if cmd.with_ctx else cmd.fn(inv.args)
+            if out is LATER:
+                return
             if out is None:
                 if inv._closed:
                     return

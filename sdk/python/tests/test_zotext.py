@@ -339,6 +339,29 @@ class Tools(Case):
         host.ping()
         self.assertEqual(len(host.frames_for("t")), 1)
 
+    def test_answer_later_from_another_thread(self):
+        ext, log = new_ext(max_workers=1)
+        waiting = {}
+
+        @ext.interactive_tool("ask", "Answered from a panel callback")
+        def ask(args, ctx):
+            waiting[ctx.id] = ctx
+            ext.open_panel("q", "Question", ["?"])
+            return zotext.LATER
+
+        @ext.on_panel_key("q")
+        def key(k, text):
+            for ctx in list(waiting.values()):
+                ctx.reply("answer " + k)
+
+        host = self.start(ext)
+        host.send({"type": "tool_call", "id": "a1", "name": "ask", "args": {}})
+        host.expect("open_panel")
+        # The only worker is free again: another call runs meanwhile.
+        host.ping()
+        host.send({"type": "panel_key", "panel_id": "q", "key": "enter"})
+        self.assertEqual(host.expect("tool_result", id="a1")["content"][0]["text"], "answer enter")
+
     def test_oversized_result_becomes_error_result(self):
         ext, log = new_ext()
 
