@@ -697,8 +697,10 @@ handle_tool_cancel (ZotExtExtension *self,
   const char *id = member_string (frame, "id");
   ZotExtInvocation *found;
   g_autoptr(ZotExtInvocation) invocation = NULL;
+  g_autofree char *key = NULL;
 
-  if (id == NULL || !g_hash_table_steal_extended (self->invocations, id, NULL, (gpointer *) &found))
+  if (id == NULL ||
+      !g_hash_table_steal_extended (self->invocations, id, (gpointer *) &key, (gpointer *) &found))
     {
       g_debug ("tool_cancel for an unknown or finished call ignored");
       return;

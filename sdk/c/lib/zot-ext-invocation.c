@@ -74,11 +74,11 @@ result_node (ZotExtInvocation *self,
   json_builder_set_member_name (builder, "id");
   json_builder_add_string_value (builder, self->id);
   json_builder_set_member_name (builder, "content");
-  json_builder_add_value (builder, content);
+  json_builder_add_value (builder, json_node_ref (content));
   if (structured != NULL)
     {
       json_builder_set_member_name (builder, "structured_content");
-      json_builder_add_value (builder, structured);
+      json_builder_add_value (builder, json_node_ref (structured));
     }
   json_builder_set_member_name (builder, "is_error");
   json_builder_add_boolean_value (builder, is_error);
