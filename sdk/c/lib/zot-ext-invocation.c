@@ -238,7 +238,7 @@ _zot_ext_invocation_take_unhandled (ZotExtInvocation *self)
   if (self->state != STATE_LIVE)
     return FALSE;
 
-  message = g_strdup_printf ("%s: the handler failed (it returned FALSE without replying)",
+  message = g_strdup_printf ("%s: the handler failed (it threw, or returned FALSE without replying)",
                              self->name);
   g_printerr ("[%s] %s\n", zot_ext_extension_get_name (self->extension), message);
   zot_ext_invocation_return_error (self, message);

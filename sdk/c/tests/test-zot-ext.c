@@ -1264,6 +1264,87 @@ test_full_results (Fixture       *f,
   g_assert_true (g_str_has_prefix (bad_text, "badjson:"));
 }
 
+typedef struct
+{
+  gboolean  done;
+  gboolean  ok;
+} Exited;
+
+static void
+exited_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  Exited *exited = user_data;
+
+  exited->ok = g_subprocess_wait_check_finish (G_SUBPROCESS (source), result, NULL);
+  exited->done = TRUE;
+}
+
+static void
+test_gjs_echo (void)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(TestHost) host = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *gjs = g_find_program_in_path ("gjs");
+  g_autofree char *script = NULL;
+  Exited exited = { FALSE, FALSE };
+
+  if (gjs == NULL)
+    {
+      g_test_skip ("gjs is not installed");
+      return;
+    }
+
+  script = g_test_build_filename (G_TEST_DIST, "gjs-echo.js", NULL);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  process = g_subprocess_launcher_spawn (launcher, &error, gjs, script, NULL);
+  g_assert_no_error (error);
+  host = test_host_new (g_subprocess_get_stdout_pipe (process), g_subprocess_get_stdin_pipe (process));
+  g_subprocess_wait_check_async (process, NULL, exited_cb, &exited);
+
+  {
+    g_autoptr(JsonObject) hello = test_host_expect (host, "hello");
+
+    g_assert_cmpstr (test_str (hello, "name"), ==, "gjs-echo");
+    g_assert_true (test_strv_has (hello, "capabilities", "tool_cancel"));
+  }
+  test_host_send (host, "{\"type\":\"hello_ack\",\"protocol_version\":1,\"capabilities\":[]}");
+  for (guint i = 0; i < 3; i++)
+    json_object_unref (test_host_expect (host, "register_tool"));
+  json_object_unref (test_host_expect (host, "ready"));
+
+  test_host_send (host, "{\"type\":\"tool_call\",\"id\":\"1\",\"name\":\"echo\",\"args\":{\"text\":\"from gjs\"}}");
+  {
+    g_autoptr(JsonObject) result = test_host_expect (host, "tool_result");
+    g_autofree char *text = test_first_text (result);
+
+    g_assert_cmpstr (test_str (result, "id"), ==, "1");
+    g_assert_cmpstr (text, ==, "from gjs");
+  }
+  test_host_send (host, "{\"type\":\"tool_call\",\"id\":\"2\",\"name\":\"later\",\"args\":{}}");
+  {
+    g_autoptr(JsonObject) result = test_host_expect (host, "tool_result");
+
+    g_assert_cmpstr (test_str (result, "id"), ==, "2");
+    g_assert_true (json_object_get_boolean_member (json_object_get_object_member (result, "structured_content"), "ok"));
+  }
+  test_host_send (host, "{\"type\":\"tool_call\",\"id\":\"3\",\"name\":\"throws\",\"args\":{}}");
+  {
+    g_autoptr(JsonObject) result = test_host_expect (host, "tool_result");
+    g_autofree char *text = test_first_text (result);
+
+    g_assert_true (json_object_get_boolean_member (result, "is_error"));
+    g_assert_true (g_str_has_prefix (text, "throws:"));
+  }
+  test_host_send (host, "{\"type\":\"shutdown\"}");
+  json_object_unref (test_host_expect (host, "shutdown_ack"));
+  test_host_wait_for (&exited.done);
+  g_assert_true (exited.ok);
+}
+
 #define ADD(path, func) \
   g_test_add ("/sdk-c/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -1276,6 +1357,7 @@ main (int   argc,
   g_test_add_func ("/sdk-c/extension/new-destroy", test_new_destroy);
   g_test_add_func ("/sdk-c/extension/hello-from-registrations", test_hello_from_registrations);
   g_test_add_func ("/sdk-c/registration/errors", test_registration_errors);
+  g_test_add_func ("/sdk-c/gjs/echo", test_gjs_echo);
   ADD ("handshake", test_handshake);
   ADD ("tool/kinds", test_tool_kinds);
   ADD ("tool/second-reply-dropped", test_second_reply_dropped);
