@@ -158,6 +158,8 @@ _zot_ext_command_invocation_new (ZotExtExtension *extension,
  * zot_ext_command_invocation_get_name:
  * @self: a #ZotExtCommandInvocation
  *
+ * Gets the command's name as registered.
+ *
  * Returns: the command's name as registered
  */
 const char *
@@ -171,6 +173,8 @@ zot_ext_command_invocation_get_name (ZotExtCommandInvocation *self)
 /**
  * zot_ext_command_invocation_get_id:
  * @self: a #ZotExtCommandInvocation
+ *
+ * Gets the host's correlation id.
  *
  * Returns: the host's correlation id
  */
@@ -186,6 +190,8 @@ zot_ext_command_invocation_get_id (ZotExtCommandInvocation *self)
  * zot_ext_command_invocation_get_args:
  * @self: a #ZotExtCommandInvocation
  *
+ * Gets everything the user typed after the command name, trimmed.
+ *
  * Returns: everything the user typed after the command name, trimmed
  */
 const char *
@@ -199,6 +205,8 @@ zot_ext_command_invocation_get_args (ZotExtCommandInvocation *self)
 /**
  * zot_ext_command_invocation_is_finished:
  * @self: a #ZotExtCommandInvocation
+ *
+ * Tells whether the command was answered.
  *
  * Returns: whether the command was answered
  */

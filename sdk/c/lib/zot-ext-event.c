@@ -64,6 +64,8 @@ _zot_ext_event_new (JsonObject *frame)
  * zot_ext_event_get_name:
  * @self: a #ZotExtEvent
  *
+ * Gets the event name, such as `turn_end`.
+ *
  * Returns: the event name, such as `turn_end`
  */
 const char *
@@ -78,6 +80,8 @@ zot_ext_event_get_name (ZotExtEvent *self)
  * zot_ext_event_get_sequence:
  * @self: a #ZotExtEvent
  *
+ * Gets the host's notification counter, or 0 when absent.
+ *
  * Returns: the host's notification counter, or 0 when absent
  */
 gint64
@@ -91,6 +95,8 @@ zot_ext_event_get_sequence (ZotExtEvent *self)
 /**
  * zot_ext_event_get_json:
  * @self: a #ZotExtEvent
+ *
+ * Gets the whole frame as JSON.
  *
  * Returns: (transfer full): the whole frame as JSON
  */
@@ -109,6 +115,8 @@ zot_ext_event_get_json (ZotExtEvent *self)
 /**
  * zot_ext_event_get_object: (skip)
  * @self: a #ZotExtEvent
+ *
+ * Gets the whole frame.
  *
  * Returns: (transfer none): the whole frame
  */
@@ -145,6 +153,9 @@ zot_ext_event_has_member (ZotExtEvent *self,
  * @self: a #ZotExtEvent
  * @member: a field of the frame
  *
+ * Gets the string value of @member, or %NULL when it is absent or not a
+ * string.
+ *
  * Returns: (nullable): the string value of @member, or %NULL when it is
  *   absent or not a string
  */
@@ -168,6 +179,8 @@ zot_ext_event_get_string (ZotExtEvent *self,
  * @self: a #ZotExtEvent
  * @member: a field of the frame
  * @default_value: what to return when @member is absent or not a number
+ *
+ * Gets the integer value of @member.
  *
  * Returns: the integer value of @member
  */
@@ -197,6 +210,8 @@ zot_ext_event_get_int (ZotExtEvent *self,
  * @member: a field of the frame
  * @default_value: what to return when @member is absent or not a boolean
  *
+ * Gets the boolean value of @member.
+ *
  * Returns: the boolean value of @member
  */
 gboolean
@@ -219,6 +234,9 @@ zot_ext_event_get_boolean (ZotExtEvent *self,
  * zot_ext_event_get_member_json:
  * @self: a #ZotExtEvent
  * @member: a field of the frame
+ *
+ * Gets @member as JSON (for objects such as `tool_args` and `result`), or
+ * %NULL when absent.
  *
  * Returns: (transfer full) (nullable): @member as JSON (for objects such
  *   as `tool_args` and `result`), or %NULL when absent

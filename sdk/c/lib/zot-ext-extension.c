@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <glib-unix.h>
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
 
@@ -82,6 +83,7 @@ struct _ZotExtExtension
   GInputStream  *input;
   GOutputStream *output;
   GCancellable  *read_cancellable;
+  GSource       *read_source;
   GCancellable  *run_cancellable;
   gulong         run_cancelled_handler;
   GTask         *run_task;
@@ -109,6 +111,13 @@ struct _ZotExtExtension
 
 G_DEFINE_FINAL_TYPE (ZotExtExtension, zot_ext_extension, G_TYPE_OBJECT)
 
+/**
+ * zot_ext_error_quark:
+ *
+ * Gets the quark of the %ZOT_EXT_ERROR domain.
+ *
+ * Returns: the error domain's quark
+ */
 G_DEFINE_QUARK (zot-ext-error-quark, zot_ext_error)
 
 enum {
@@ -311,6 +320,54 @@ pump_writes (ZotExtExtension *self)
           g_bytes_unref (part);
         }
       bytes = g_byte_array_free_to_bytes (joined);
+    }
+
+  /* Most frames fit the pipe at once: writing them right away saves a
+   * GTask and a main-loop round per frame. What does not fit goes out
+   * asynchronously, still in order. */
+  if (G_IS_POLLABLE_OUTPUT_STREAM (self->output) &&
+      g_pollable_output_stream_can_poll (G_POLLABLE_OUTPUT_STREAM (self->output)))
+    {
+      g_autoptr(GError) error = NULL;
+      gsize size = g_bytes_get_size (bytes);
+      gsize done = 0;
+
+      while (done < size)
+        {
+          gssize n = g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (self->output),
+                                                                 (const guint8 *) g_bytes_get_data (bytes, NULL) + done,
+                                                                 size - done, NULL, &error);
+          if (n <= 0)
+            break;
+          done += n;
+        }
+
+      if (done == size)
+        {
+          g_bytes_unref (bytes);
+          maybe_finish_run (self);
+          return;
+        }
+      if (error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+        {
+          g_bytes_unref (bytes);
+          g_printerr ("[%s] writing to the host failed: %s\n", self->name, error->message);
+          g_queue_clear_full (&self->write_queue, (GDestroyNotify) g_bytes_unref);
+          if (self->phase < PHASE_CLOSING)
+            {
+              self->failed = TRUE;
+              close_connection (self, FALSE, error);
+            }
+          maybe_finish_run (self);
+          return;
+        }
+      if (done > 0)
+        {
+          GBytes *rest = g_bytes_new_from_bytes (bytes, done, size - done);
+
+          g_bytes_unref (bytes);
+          bytes = rest;
+        }
     }
 
   self->in_flight = bytes;
@@ -948,20 +1005,14 @@ feed (ZotExtExtension *self,
 
 static void start_read (ZotExtExtension *self);
 
+/* Takes what one read returned: data, the end of input (0) or an error. */
 static void
-read_cb (GObject      *source,
-         GAsyncResult *result,
-         gpointer      user_data)
+handle_read (ZotExtExtension *self,
+             gssize           n,
+             const GError    *error)
 {
-  g_autoptr(ZotExtExtension) self = user_data;
-  g_autoptr(GError) error = NULL;
-  gssize n;
-
-  n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, &error);
   if (n < 0)
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        return;
       g_printerr ("[%s] reading from the host failed: %s\n", self->name, error->message);
       self->failed = TRUE;
       close_connection (self, FALSE, error);
@@ -979,14 +1030,72 @@ read_cb (GObject      *source,
 
   feed (self, self->read_buffer, n);
   dispatch_tool_calls (self);
+}
 
+static void
+read_cb (GObject      *source,
+         GAsyncResult *result,
+         gpointer      user_data)
+{
+  g_autoptr(ZotExtExtension) self = user_data;
+  g_autoptr(GError) error = NULL;
+  gssize n;
+
+  n = g_input_stream_read_finish (G_INPUT_STREAM (source), result, &error);
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    return;
+
+  handle_read (self, n, error);
   if (self->phase < PHASE_CLOSING)
     start_read (self);
 }
 
+static gboolean
+readable_cb (GObject  *stream,
+             gpointer  user_data)
+{
+  g_autoptr(ZotExtExtension) self = g_object_ref (user_data);
+  g_autoptr(GError) error = NULL;
+  gssize n;
+
+  n = g_pollable_input_stream_read_nonblocking (G_POLLABLE_INPUT_STREAM (stream),
+                                                self->read_buffer, READ_CHUNK_BYTES,
+                                                NULL, &error);
+  if (n < 0 && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+    return G_SOURCE_CONTINUE;
+
+  handle_read (self, n, error);
+  return self->phase < PHASE_CLOSING ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+static void
+stop_reading (ZotExtExtension *self)
+{
+  g_cancellable_cancel (self->read_cancellable);
+  if (self->read_source != NULL)
+    {
+      g_source_destroy (self->read_source);
+      g_clear_pointer (&self->read_source, g_source_unref);
+    }
+}
+
+/* A pollable stream (pipes, sockets) is read from one source that lives
+ * as long as the connection, rather than one GTask per read. */
 static void
 start_read (ZotExtExtension *self)
 {
+  if (self->read_source == NULL &&
+      G_IS_POLLABLE_INPUT_STREAM (self->input) &&
+      g_pollable_input_stream_can_poll (G_POLLABLE_INPUT_STREAM (self->input)))
+    {
+      self->read_source = g_pollable_input_stream_create_source (G_POLLABLE_INPUT_STREAM (self->input),
+                                                                 NULL);
+      g_source_set_callback (self->read_source, G_SOURCE_FUNC (readable_cb), self, NULL);
+      g_source_set_static_name (self->read_source, "[zot-ext] read");
+      g_source_attach (self->read_source, g_main_context_get_thread_default ());
+      return;
+    }
+
   g_input_stream_read_async (self->input,
                              self->read_buffer,
                              READ_CHUNK_BYTES,
@@ -1026,7 +1135,7 @@ close_connection (ZotExtExtension *self,
     return;
 
   self->phase = PHASE_CLOSING;
-  g_cancellable_cancel (self->read_cancellable);
+  stop_reading (self);
 
   calls = g_hash_table_get_values (self->calls);
   for (GList *l = calls; l != NULL; l = l->next)
@@ -1131,7 +1240,7 @@ zot_ext_extension_dispose (GObject *object)
 {
   ZotExtExtension *self = (ZotExtExtension *)object;
 
-  g_cancellable_cancel (self->read_cancellable);
+  stop_reading (self);
   if (self->run_cancellable != NULL && self->run_cancelled_handler != 0)
     g_signal_handler_disconnect (self->run_cancellable, self->run_cancelled_handler);
   self->run_cancelled_handler = 0;
@@ -1433,6 +1542,8 @@ zot_ext_extension_init (ZotExtExtension *self)
  * @name: the extension's name (its `extension.json` name)
  * @version: its version
  *
+ * Creates a new extension with nothing registered.
+ *
  * Returns: (transfer full): a new extension with nothing registered
  */
 ZotExtExtension *
@@ -1449,6 +1560,8 @@ zot_ext_extension_new (const char *name,
  * zot_ext_extension_get_name:
  * @self: a #ZotExtExtension
  *
+ * Gets the extension's name.
+ *
  * Returns: the extension's name
  */
 const char *
@@ -1462,6 +1575,8 @@ zot_ext_extension_get_name (ZotExtExtension *self)
 /**
  * zot_ext_extension_get_version:
  * @self: a #ZotExtExtension
+ *
+ * Gets the extension's version.
  *
  * Returns: the extension's version
  */
@@ -1797,6 +1912,8 @@ zot_ext_extension_dup_capabilities (ZotExtExtension *self)
  * zot_ext_extension_get_host_capabilities:
  * @self: a #ZotExtExtension
  *
+ * Gets the capabilities of `hello_ack` (empty before it arrives).
+ *
  * Returns: (transfer none) (array zero-terminated=1): the capabilities of
  *   `hello_ack` (empty before it arrives)
  */
@@ -1812,6 +1929,8 @@ zot_ext_extension_get_host_capabilities (ZotExtExtension *self)
  * zot_ext_extension_has_host_capability:
  * @self: a #ZotExtExtension
  * @capability: such as `call_tool`, `call_tool_durable`, `panel_widgets`
+ *
+ * Tells whether the host advertised @capability in `hello_ack`.
  *
  * Returns: whether the host advertised @capability in `hello_ack`
  */
@@ -1831,6 +1950,8 @@ zot_ext_extension_has_host_capability (ZotExtExtension *self,
  * @member: a string field of `hello_ack`: `zot_version`, `provider`,
  *   `model`, `cwd`, `extension_dir` or `data_dir`
  *
+ * Gets its value, or %NULL before `hello_ack` or when absent.
+ *
  * Returns: (nullable): its value, or %NULL before `hello_ack` or when absent
  */
 const char *
@@ -1848,6 +1969,8 @@ zot_ext_extension_get_host_info (ZotExtExtension *self,
 /**
  * zot_ext_extension_get_hello_ack_json:
  * @self: a #ZotExtExtension
+ *
+ * Gets the whole `hello_ack` frame as JSON, or %NULL before it arrived.
  *
  * Returns: (transfer full) (nullable): the whole `hello_ack` frame as
  *   JSON, or %NULL before it arrived
@@ -1940,6 +2063,8 @@ zot_ext_extension_run_async (ZotExtExtension     *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError
  *
+ * Finishes the call started with the matching `_async` function.
+ *
  * Returns: %TRUE when the run ended normally (`shutdown`, end of input,
  *   cancellation); %FALSE when a stream failed
  */
@@ -2013,6 +2138,11 @@ zot_ext_extension_run (ZotExtExtension *self)
       return 1;
     }
 
+  /* Non-blocking, so a frame larger than the pipe never stalls the
+   * main loop; the flag is undone below, as the descriptor is shared
+   * with the restored stdout. */
+  g_unix_set_fd_nonblocking (wire, TRUE, NULL);
+
   context = g_main_context_ref_thread_default ();
   loop = g_main_loop_new (context, FALSE);
   state.loop = loop;
@@ -2022,6 +2152,7 @@ zot_ext_extension_run (ZotExtExtension *self)
   zot_ext_extension_run_async (self, input, output, NULL, run_done_cb, &state);
   g_main_loop_run (loop);
 
+  g_unix_set_fd_nonblocking (wire, FALSE, NULL);
   g_clear_object (&output);
   fflush (stdout);
   dup2 (saved_stdout, STDOUT_FILENO);
@@ -2393,6 +2524,8 @@ zot_ext_extension_call_tool_async (ZotExtExtension     *self,
  * @self: a #ZotExtExtension
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Finishes the call started with the matching `_async` function.
  *
  * Returns: (transfer full): the host's result
  */

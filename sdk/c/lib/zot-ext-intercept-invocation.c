@@ -226,6 +226,8 @@ _zot_ext_intercept_invocation_close (ZotExtInterceptInvocation *self)
  * zot_ext_intercept_invocation_get_event:
  * @self: a #ZotExtInterceptInvocation
  *
+ * Gets the intercepted event, such as `tool_call`.
+ *
  * Returns: the intercepted event, such as `tool_call`
  */
 const char *
@@ -240,6 +242,8 @@ zot_ext_intercept_invocation_get_event (ZotExtInterceptInvocation *self)
  * zot_ext_intercept_invocation_get_id:
  * @self: a #ZotExtInterceptInvocation
  *
+ * Gets the host's correlation id.
+ *
  * Returns: the host's correlation id
  */
 const char *
@@ -253,6 +257,8 @@ zot_ext_intercept_invocation_get_id (ZotExtInterceptInvocation *self)
 /**
  * zot_ext_intercept_invocation_get_json:
  * @self: a #ZotExtInterceptInvocation
+ *
+ * Gets the whole request frame as JSON.
  *
  * Returns: (transfer full): the whole request frame as JSON
  */
@@ -272,6 +278,8 @@ zot_ext_intercept_invocation_get_json (ZotExtInterceptInvocation *self)
  * zot_ext_intercept_invocation_get_object: (skip)
  * @self: a #ZotExtInterceptInvocation
  *
+ * Gets the whole request frame.
+ *
  * Returns: (transfer none): the whole request frame
  */
 JsonObject *
@@ -286,6 +294,8 @@ zot_ext_intercept_invocation_get_object (ZotExtInterceptInvocation *self)
  * zot_ext_intercept_invocation_get_string:
  * @self: a #ZotExtInterceptInvocation
  * @member: a field of the request, such as `system_prompt` or `text`
+ *
+ * Gets its string value, or %NULL when absent or not a string.
  *
  * Returns: (nullable): its string value, or %NULL when absent or not a string
  */
@@ -308,6 +318,8 @@ zot_ext_intercept_invocation_get_string (ZotExtInterceptInvocation *self,
  * zot_ext_intercept_invocation_get_tool_name:
  * @self: a #ZotExtInterceptInvocation
  *
+ * Gets `tool_name` of a `tool_call` interception.
+ *
  * Returns: (nullable): `tool_name` of a `tool_call` interception
  */
 const char *
@@ -319,6 +331,8 @@ zot_ext_intercept_invocation_get_tool_name (ZotExtInterceptInvocation *self)
 /**
  * zot_ext_intercept_invocation_get_tool_args: (skip)
  * @self: a #ZotExtInterceptInvocation
+ *
+ * Gets `tool_args` when it is an object.
  *
  * Returns: (transfer none) (nullable): `tool_args` when it is an object
  */
@@ -339,6 +353,8 @@ zot_ext_intercept_invocation_get_tool_args (ZotExtInterceptInvocation *self)
  * zot_ext_intercept_invocation_get_tool_args_json:
  * @self: a #ZotExtInterceptInvocation
  *
+ * Gets `tool_args` as JSON (`{}` when absent).
+ *
  * Returns: (transfer full): `tool_args` as JSON (`{}` when absent)
  */
 char *
@@ -357,6 +373,8 @@ zot_ext_intercept_invocation_get_tool_args_json (ZotExtInterceptInvocation *self
 /**
  * zot_ext_intercept_invocation_is_finished:
  * @self: a #ZotExtInterceptInvocation
+ *
+ * Tells whether an answer was sent (or the connection ended).
  *
  * Returns: whether an answer was sent (or the connection ended)
  */

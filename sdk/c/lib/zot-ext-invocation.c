@@ -249,6 +249,8 @@ _zot_ext_invocation_take_unhandled (ZotExtInvocation *self)
  * zot_ext_invocation_get_name:
  * @self: a #ZotExtInvocation
  *
+ * Gets the tool's name.
+ *
  * Returns: the tool's name
  */
 const char *
@@ -262,6 +264,8 @@ zot_ext_invocation_get_name (ZotExtInvocation *self)
 /**
  * zot_ext_invocation_get_id:
  * @self: a #ZotExtInvocation
+ *
+ * Gets the host's opaque correlation id of this call.
  *
  * Returns: the host's opaque correlation id of this call
  */
@@ -277,6 +281,8 @@ zot_ext_invocation_get_id (ZotExtInvocation *self)
  * zot_ext_invocation_get_args_json:
  * @self: a #ZotExtInvocation
  *
+ * Gets the arguments, a JSON object.
+ *
  * Returns: (transfer full): the arguments, a JSON object
  */
 char *
@@ -290,6 +296,8 @@ zot_ext_invocation_get_args_json (ZotExtInvocation *self)
 /**
  * zot_ext_invocation_get_args: (skip)
  * @self: a #ZotExtInvocation
+ *
+ * Gets the arguments, a JSON object node.
  *
  * Returns: (transfer none): the arguments, a JSON object node
  */
@@ -305,6 +313,9 @@ zot_ext_invocation_get_args (ZotExtInvocation *self)
  * zot_ext_invocation_get_string_arg:
  * @self: a #ZotExtInvocation
  * @member: an argument name
+ *
+ * Gets the string argument @member, or %NULL when it is absent or not a
+ * string.
  *
  * Returns: (nullable): the string argument @member, or %NULL when it is
  *   absent or not a string
@@ -344,6 +355,8 @@ zot_ext_invocation_get_cancellable (ZotExtInvocation *self)
 /**
  * zot_ext_invocation_is_finished:
  * @self: a #ZotExtInvocation
+ *
+ * Tells whether the invocation was answered or cancelled.
  *
  * Returns: whether the invocation was answered or cancelled
  */
@@ -542,6 +555,8 @@ zot_ext_invocation_call_tool_async (ZotExtInvocation    *self,
  * @self: a #ZotExtInvocation
  * @result: the #GAsyncResult
  * @error: return location for a #GError
+ *
+ * Finishes the call started with the matching `_async` function.
  *
  * Returns: (transfer full): the host's result; check
  *   [method@ZotExt.ToolResult.get_is_error] for a failed tool

@@ -84,6 +84,8 @@ _zot_ext_tool_result_new (JsonObject *frame)
  * zot_ext_tool_result_get_name:
  * @self: a #ZotExtToolResult
  *
+ * Gets the tool name the host echoed, if any.
+ *
  * Returns: (nullable): the tool name the host echoed, if any
  */
 const char *
@@ -137,6 +139,8 @@ zot_ext_tool_result_get_text (ZotExtToolResult *self)
  * zot_ext_tool_result_get_is_error:
  * @self: a #ZotExtToolResult
  *
+ * Tells whether the call failed or was refused.
+ *
  * Returns: whether the call failed or was refused
  */
 gboolean
@@ -151,6 +155,8 @@ zot_ext_tool_result_get_is_error (ZotExtToolResult *self)
  * zot_ext_tool_result_get_truncated:
  * @self: a #ZotExtToolResult
  *
+ * Tells whether the host shortened the reply to its observation limit.
+ *
  * Returns: whether the host shortened the reply to its observation limit
  */
 gboolean
@@ -164,6 +170,8 @@ zot_ext_tool_result_get_truncated (ZotExtToolResult *self)
 /**
  * zot_ext_tool_result_get_content_json:
  * @self: a #ZotExtToolResult
+ *
+ * Gets the `content` blocks as a JSON array.
  *
  * Returns: (transfer full): the `content` blocks as a JSON array
  */
@@ -183,6 +191,8 @@ zot_ext_tool_result_get_content_json (ZotExtToolResult *self)
  * zot_ext_tool_result_get_structured_json:
  * @self: a #ZotExtToolResult
  *
+ * Gets `structured_content` as JSON, or %NULL.
+ *
  * Returns: (transfer full) (nullable): `structured_content` as JSON, or %NULL
  */
 char *
@@ -198,6 +208,8 @@ zot_ext_tool_result_get_structured_json (ZotExtToolResult *self)
 /**
  * zot_ext_tool_result_get_content: (skip)
  * @self: a #ZotExtToolResult
+ *
+ * Gets the `content` blocks.
  *
  * Returns: (transfer none): the `content` blocks
  */
