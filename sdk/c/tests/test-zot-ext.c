@@ -1292,6 +1292,10 @@ test_gjs_echo (void)
   g_autofree char *script = NULL;
   Exited exited = { FALSE, FALSE };
 
+#ifndef SDK_C_HAVE_TYPELIB
+  g_test_skip ("built without introspection (-Dintrospection=disabled)");
+  return;
+#endif
   if (gjs == NULL)
     {
       g_test_skip ("gjs is not installed");
