@@ -709,7 +709,9 @@ handle_tool_call (ZotExtExtension *self,
       return;
     }
 
-  invocation = _zot_ext_invocation_new (self, id, name, json_object_get_member (frame, "args"));
+  invocation = _zot_ext_invocation_new (self, id, name, json_object_get_member (frame, "args"),
+                                        member_string (frame, "operation_key"),
+                                        json_object_get_boolean_member_with_default (frame, "reconcile", FALSE));
   g_hash_table_insert (self->invocations, g_strdup (id), g_object_ref (invocation));
 
   if (!g_hash_table_contains (self->tools, name))
@@ -1656,6 +1658,7 @@ zot_ext_extension_add_tool_full (ZotExtExtension  *self,
   g_autoptr(JsonNode) output_schema = NULL;
   JsonObject *frame;
   const char *exposure_value;
+  guint replay;
 
   g_return_val_if_fail (ZOT_EXT_IS_EXTENSION (self), FALSE);
   g_return_val_if_fail (name != NULL, FALSE);
@@ -1696,6 +1699,14 @@ zot_ext_extension_add_tool_full (ZotExtExtension  *self,
           return FALSE;
         }
     }
+  replay = flags & (ZOT_EXT_TOOL_REPLAY_SAFE | ZOT_EXT_TOOL_REPLAY_IDEMPOTENT |
+                   ZOT_EXT_TOOL_REPLAY_RECONCILE);
+  if (replay != 0 && (replay & (replay - 1)) != 0)
+    {
+      g_set_error (error, ZOT_EXT_ERROR, ZOT_EXT_ERROR_INVALID_ARGUMENT,
+                   "tool \"%s\": more than one replay flag; a tool has one replay contract", name);
+      return FALSE;
+    }
   exposure_value = exposure_name (exposure);
   if (exposure != ZOT_EXT_EXPOSURE_DEFAULT && exposure_value == NULL)
     {
@@ -1722,6 +1733,12 @@ zot_ext_extension_add_tool_full (ZotExtExtension  *self,
     json_object_set_boolean_member (frame, "deferred", TRUE);
   if (flags & ZOT_EXT_TOOL_INTERACTIVE)
     json_object_set_boolean_member (frame, "interactive", TRUE);
+  if (replay == ZOT_EXT_TOOL_REPLAY_SAFE)
+    json_object_set_string_member (frame, "replay", "safe");
+  else if (replay == ZOT_EXT_TOOL_REPLAY_IDEMPOTENT)
+    json_object_set_string_member (frame, "replay", "idempotent");
+  else if (replay == ZOT_EXT_TOOL_REPLAY_RECONCILE)
+    json_object_set_string_member (frame, "replay", "reconcile");
 
   g_hash_table_add (self->tools, g_strdup (name));
   add_registration (self, frame);

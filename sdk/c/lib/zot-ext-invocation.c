@@ -42,6 +42,8 @@ struct _ZotExtInvocation
   char            *id;
   char            *name;
   JsonNode        *args;
+  char            *operation_key;
+  gboolean         reconcile;
   GCancellable    *cancellable;
   char           **activate_tools;
   State            state;
@@ -171,6 +173,7 @@ zot_ext_invocation_finalize (GObject *object)
   g_clear_pointer (&self->id, g_free);
   g_clear_pointer (&self->name, g_free);
   g_clear_pointer (&self->args, json_node_unref);
+  g_clear_pointer (&self->operation_key, g_free);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->activate_tools, g_strfreev);
 
@@ -196,13 +199,17 @@ ZotExtInvocation *
 _zot_ext_invocation_new (ZotExtExtension *extension,
                          const char      *id,
                          const char      *name,
-                         JsonNode        *args)
+                         JsonNode        *args,
+                         const char      *operation_key,
+                         gboolean         reconcile)
 {
   ZotExtInvocation *self = g_object_new (ZOT_EXT_TYPE_INVOCATION, NULL);
 
   self->extension = g_object_ref (extension);
   self->id = g_strdup (id);
   self->name = g_strdup (name);
+  self->operation_key = g_strdup (operation_key);
+  self->reconcile = reconcile;
   if (args != NULL && JSON_NODE_HOLDS_OBJECT (args))
     self->args = json_node_ref (args);
   else
@@ -333,6 +340,45 @@ zot_ext_invocation_get_string_arg (ZotExtInvocation *self,
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
     return NULL;
   return json_node_get_string (node);
+}
+
+/**
+ * zot_ext_invocation_get_operation_key:
+ * @self: a #ZotExtInvocation
+ *
+ * Gets the `operation_key` a continuous host sends with every call of an
+ * idempotent or reconcile tool: the same key for the same call, when it
+ * is replayed too.
+ *
+ * Returns: (nullable): the operation key, or %NULL
+ */
+const char *
+zot_ext_invocation_get_operation_key (ZotExtInvocation *self)
+{
+  g_return_val_if_fail (ZOT_EXT_IS_INVOCATION (self), NULL);
+
+  return self->operation_key;
+}
+
+/**
+ * zot_ext_invocation_is_reconcile:
+ * @self: a #ZotExtInvocation
+ *
+ * Tells whether this call is a reconcile question (`"reconcile":true`):
+ * nothing is to be run; answer with a result whose `structured_content`
+ * has `state` `not_started` (the host then runs the call), `completed`
+ * (the content is the call's result) or `unknown`, for example with
+ * [method@ZotExt.Invocation.return_result_json] and
+ * `{"state":"completed"}`.
+ *
+ * Returns: whether the host asks what became of the operation
+ */
+gboolean
+zot_ext_invocation_is_reconcile (ZotExtInvocation *self)
+{
+  g_return_val_if_fail (ZOT_EXT_IS_INVOCATION (self), FALSE);
+
+  return self->reconcile;
 }
 
 /**

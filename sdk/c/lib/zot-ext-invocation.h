@@ -34,6 +34,10 @@ ZOT_EXT_PUBLIC
 const char       *zot_ext_invocation_get_string_arg     (ZotExtInvocation     *self,
                                                          const char           *member);
 ZOT_EXT_PUBLIC
+const char       *zot_ext_invocation_get_operation_key  (ZotExtInvocation     *self);
+ZOT_EXT_PUBLIC
+gboolean          zot_ext_invocation_is_reconcile       (ZotExtInvocation     *self);
+ZOT_EXT_PUBLIC
 GCancellable     *zot_ext_invocation_get_cancellable    (ZotExtInvocation     *self);
 ZOT_EXT_PUBLIC
 gboolean          zot_ext_invocation_is_finished        (ZotExtInvocation     *self);

@@ -46,7 +46,9 @@ JsonNode                  *_zot_ext_parse_json                   (const char    
 ZotExtInvocation          *_zot_ext_invocation_new               (ZotExtExtension           *extension,
                                                                   const char                *id,
                                                                   const char                *name,
-                                                                  JsonNode                  *args);
+                                                                  JsonNode                  *args,
+                                                                  const char                *operation_key,
+                                                                  gboolean                   reconcile);
 void                       _zot_ext_invocation_cancel            (ZotExtInvocation          *self);
 gboolean                   _zot_ext_invocation_take_unhandled    (ZotExtInvocation          *self);
 

@@ -112,14 +112,26 @@ typedef enum
  * @ZOT_EXT_TOOL_INTERACTIVE: the tool waits for the user (no host deadline
  *   in the window; headless hosts refuse it)
  * @ZOT_EXT_TOOL_DEFERRED: the legacy `deferred` flag (an explicit exposure wins)
+ * @ZOT_EXT_TOOL_REPLAY_SAFE: `"replay":"safe"`: a continuous host may run an
+ *   interrupted call again
+ * @ZOT_EXT_TOOL_REPLAY_IDEMPOTENT: `"replay":"idempotent"`: calls carry an
+ *   `operation_key` ([method@ZotExt.Invocation.get_operation_key]) the tool
+ *   must honour
+ * @ZOT_EXT_TOOL_REPLAY_RECONCILE: `"replay":"reconcile"`: after a crash the
+ *   host first asks whether the operation happened
+ *   ([method@ZotExt.Invocation.is_reconcile])
  *
- * How a tool is registered.
+ * How a tool is registered. At most one `REPLAY` flag may be given; with
+ * none the tool's replay contract is the host's default, `never`.
  */
 typedef enum /*< flags >*/
 {
-  ZOT_EXT_TOOL_NONE        = 0,
-  ZOT_EXT_TOOL_INTERACTIVE = 1 << 0,
-  ZOT_EXT_TOOL_DEFERRED    = 1 << 1,
+  ZOT_EXT_TOOL_NONE              = 0,
+  ZOT_EXT_TOOL_INTERACTIVE       = 1 << 0,
+  ZOT_EXT_TOOL_DEFERRED          = 1 << 1,
+  ZOT_EXT_TOOL_REPLAY_SAFE       = 1 << 2,
+  ZOT_EXT_TOOL_REPLAY_IDEMPOTENT = 1 << 3,
+  ZOT_EXT_TOOL_REPLAY_RECONCILE  = 1 << 4,
 } ZotExtToolFlags;
 
 /**

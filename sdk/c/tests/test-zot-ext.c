@@ -1349,6 +1349,53 @@ test_gjs_echo (void)
   g_assert_true (exited.ok);
 }
 
+static gboolean
+on_settle (ZotExtExtension  *ext,
+           ZotExtInvocation *inv,
+           gpointer          data)
+{
+  if (zot_ext_invocation_is_reconcile (inv))
+    zot_ext_invocation_return_result_json (inv, "[{\"type\":\"text\",\"text\":\"done before\"}]",
+                                           "{\"state\":\"completed\"}", FALSE);
+  else
+    zot_ext_invocation_return_text (inv, zot_ext_invocation_get_operation_key (inv));
+  return TRUE;
+}
+
+static void
+test_replay (Fixture       *f,
+             gconstpointer  data)
+{
+  g_autoptr(GPtrArray) frames = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) run = NULL;
+  g_autoptr(JsonObject) ask = NULL;
+  g_autofree char *run_text = NULL;
+  const char *replay = NULL;
+
+  g_assert_false (zot_ext_extension_add_tool (f->ext, "both", NULL, "{}",
+                                              ZOT_EXT_TOOL_REPLAY_SAFE | ZOT_EXT_TOOL_REPLAY_RECONCILE,
+                                              &error));
+  g_assert_error (error, ZOT_EXT_ERROR, ZOT_EXT_ERROR_INVALID_ARGUMENT);
+  g_assert_true (zot_ext_extension_add_tool (f->ext, "settle", NULL, "{}",
+                                             ZOT_EXT_TOOL_REPLAY_RECONCILE, NULL));
+  g_signal_connect (f->ext, "tool-call::settle", G_CALLBACK (on_settle), NULL);
+  frames = start (f, "\"call_tool\",\"call_tool_durable\"");
+  for (guint i = 0; i < frames->len; i++)
+    if (g_strcmp0 (test_str (g_ptr_array_index (frames, i), "name"), "settle") == 0)
+      replay = test_str (g_ptr_array_index (frames, i), "replay");
+  g_assert_cmpstr (replay, ==, "reconcile");
+
+  test_host_send (f->host, "{\"type\":\"tool_call\",\"id\":\"s1\",\"name\":\"settle\",\"args\":{},\"operation_key\":\"op-7\"}");
+  run = test_host_expect (f->host, "tool_result");
+  run_text = test_first_text (run);
+  g_assert_cmpstr (run_text, ==, "op-7");
+
+  test_host_send (f->host, "{\"type\":\"tool_call\",\"id\":\"s2\",\"name\":\"settle\",\"args\":{},\"reconcile\":true,\"operation_key\":\"op-7\"}");
+  ask = test_host_expect (f->host, "tool_result");
+  g_assert_cmpstr (test_str (json_object_get_object_member (ask, "structured_content"), "state"), ==, "completed");
+}
+
 #define ADD(path, func) \
   g_test_add ("/sdk-c/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -1383,6 +1430,7 @@ main (int   argc,
   ADD ("panels/without-widgets", test_panels_without_widgets);
   ADD ("notes", test_notes);
   ADD ("tool/full-results", test_full_results);
+  ADD ("tool/replay", test_replay);
 
   return g_test_run ();
 }
