@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <glib-unix.h>
 #include <gio/gunixinputstream.h>
@@ -741,9 +742,19 @@ dispatch_tool_calls (ZotExtExtension *self)
       ZotExtInvocation *invocation = g_ptr_array_index (batch, i);
       gboolean handled = FALSE;
 
-      g_signal_emit (self, signals[TOOL_CALL],
-                     g_quark_from_string (zot_ext_invocation_get_name (invocation)),
-                     invocation, &handled);
+      GQuark detail = g_quark_from_string (zot_ext_invocation_get_name (invocation));
+
+      if (!g_signal_has_handler_pending (self, signals[TOOL_CALL], detail, FALSE))
+        {
+          if (!zot_ext_invocation_is_finished (invocation))
+            zot_ext_invocation_return_error_printf (invocation,
+                                                    "%s: no handler is connected to tool-call::%s",
+                                                    zot_ext_invocation_get_name (invocation),
+                                                    zot_ext_invocation_get_name (invocation));
+          continue;
+        }
+
+      g_signal_emit (self, signals[TOOL_CALL], detail, invocation, &handled);
       if (!handled)
         _zot_ext_invocation_take_unhandled (invocation);
     }
@@ -1368,6 +1379,12 @@ zot_ext_extension_class_init (ZotExtExtensionClass *klass)
    * Emitted when `hello_ack` arrives, before the registrations are sent:
    * the host's details ([method@ZotExt.Extension.get_host_info]) are known
    * and handlers may still register tools, commands and subscriptions.
+   *
+   * `hello` is already on the wire by then, with capabilities derived from
+   * what was registered before [method@ZotExt.Extension.run]: an extension
+   * whose first tool or command is registered here declares the
+   * capabilities it needs up front with
+   * [method@ZotExt.Extension.add_capability].
    */
   signals [HELLO] =
     g_signal_new ("hello",
@@ -2140,6 +2157,8 @@ zot_ext_extension_run (ZotExtExtension *self)
   g_autoptr(GInputStream) input = NULL;
   g_autoptr(GOutputStream) output = NULL;
   RunState state = { NULL, 0 };
+  gboolean nonblocking;
+  struct stat st;
   int saved_stdout;
   int wire;
 
@@ -2156,9 +2175,12 @@ zot_ext_extension_run (ZotExtExtension *self)
     }
 
   /* Non-blocking, so a frame larger than the pipe never stalls the
-   * main loop; the flag is undone below, as the descriptor is shared
-   * with the restored stdout. */
-  g_unix_set_fd_nonblocking (wire, TRUE, NULL);
+   * main loop. Only for a pipe or socket: a terminal's flags are shared
+   * with the shell. The flag is undone below, as the descriptor is
+   * shared with the restored stdout. */
+  nonblocking = fstat (wire, &st) == 0 && (S_ISFIFO (st.st_mode) || S_ISSOCK (st.st_mode));
+  if (nonblocking)
+    g_unix_set_fd_nonblocking (wire, TRUE, NULL);
 
   context = g_main_context_ref_thread_default ();
   loop = g_main_loop_new (context, FALSE);
@@ -2169,7 +2191,8 @@ zot_ext_extension_run (ZotExtExtension *self)
   zot_ext_extension_run_async (self, input, output, NULL, run_done_cb, &state);
   g_main_loop_run (loop);
 
-  g_unix_set_fd_nonblocking (wire, FALSE, NULL);
+  if (nonblocking)
+    g_unix_set_fd_nonblocking (wire, FALSE, NULL);
   g_clear_object (&output);
   fflush (stdout);
   dup2 (saved_stdout, STDOUT_FILENO);

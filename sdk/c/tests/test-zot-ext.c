@@ -1246,6 +1246,7 @@ test_full_results (Fixture       *f,
 
   zot_ext_extension_add_tool (f->ext, "activate", NULL, "{}", ZOT_EXT_TOOL_DEFERRED, NULL);
   zot_ext_extension_add_tool (f->ext, "badjson", NULL, "{}", 0, NULL);
+  zot_ext_extension_add_tool (f->ext, "orphan", NULL, "{}", 0, NULL);
   g_signal_connect (f->ext, "tool-call::activate", G_CALLBACK (on_activate), NULL);
   g_signal_connect (f->ext, "tool-call::badjson", G_CALLBACK (on_bad_json), NULL);
   frames = start (f, "");
@@ -1262,6 +1263,14 @@ test_full_results (Fixture       *f,
   bad_text = test_first_text (bad);
   g_assert_true (json_object_get_boolean_member (bad, "is_error"));
   g_assert_true (g_str_has_prefix (bad_text, "badjson:"));
+
+  {
+    g_autoptr(JsonObject) orphan = call (f, "3", "orphan", "{}");
+    g_autofree char *orphan_text = test_first_text (orphan);
+
+    g_assert_true (json_object_get_boolean_member (orphan, "is_error"));
+    g_assert_cmpstr (orphan_text, ==, "orphan: no handler is connected to tool-call::orphan");
+  }
 }
 
 typedef struct
