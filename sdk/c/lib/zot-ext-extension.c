@@ -110,17 +110,6 @@ struct _ZotExtExtension
   guint64        last_call;
 };
 
-G_DEFINE_FINAL_TYPE (ZotExtExtension, zot_ext_extension, G_TYPE_OBJECT)
-
-/**
- * zot_ext_error_quark:
- *
- * Gets the quark of the %ZOT_EXT_ERROR domain.
- *
- * Returns: the error domain's quark
- */
-G_DEFINE_QUARK (zot-ext-error-quark, zot_ext_error)
-
 enum {
   PROP_0,
   PROP_NAME,
@@ -143,6 +132,17 @@ enum {
 
 static GParamSpec *properties [N_PROPS];
 static guint signals [N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (ZotExtExtension, zot_ext_extension, G_TYPE_OBJECT)
+
+/**
+ * zot_ext_error_quark:
+ *
+ * Gets the quark of the %ZOT_EXT_ERROR domain.
+ *
+ * Returns: the error domain's quark
+ */
+G_DEFINE_QUARK (zot-ext-error-quark, zot_ext_error)
 
 static void close_connection (ZotExtExtension *self,
                               gboolean         shutdown,
