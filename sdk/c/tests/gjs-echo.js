@@ -10,6 +10,9 @@ const schema = JSON.stringify({type: 'object', properties: {text: {type: 'string
 
 ext.add_tool('echo', 'Echo text', schema, ZotExt.ToolFlags.NONE);
 ext.connect('tool-call::echo', (_ext, invocation) => {
+    // run() points stdout at stderr: a stray print cannot reach the wire,
+    // where the test host would fail on a line that is not JSON.
+    print('stray output');
     const args = JSON.parse(invocation.get_args_json());
     invocation.return_text(args.text);
     return true;
