@@ -326,7 +326,7 @@ test_commands (Fixture       *f,
   g_autoptr(JsonObject) noop = command (f, "sc-noop", "", "noop");
   g_autoptr(JsonObject) error = command (f, "sc-error", "why", "noop");
   g_autoptr(JsonObject) tool_prompt = command (f, "sc-tool-prompt", "hi", "tool_prompt");
-  g_autoptr(JsonObject) submit_response = command (f, "sc-submit", "this", "noop");
+  G_GNUC_UNUSED g_autoptr(JsonObject) submit_response = command (f, "sc-submit", "this", "noop");
   g_autoptr(JsonObject) submit = test_host_expect (f->host, "submit");
 
   g_assert_cmpstr (test_str (prompt, "prompt"), ==, "hello world");

@@ -327,7 +327,7 @@ test_handshake (Fixture       *f,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) frames = NULL;
-  g_autoptr(JsonObject) hello = NULL;
+  G_GNUC_UNUSED g_autoptr(JsonObject) hello = NULL;
   g_auto(GStrv) caps = NULL;
   JsonObject *add = NULL;
   gboolean saw_subscribe = FALSE;
@@ -408,7 +408,7 @@ static void
 test_tool_kinds (Fixture       *f,
                  gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
   g_autoptr(JsonObject) echo = call (f, "1", "echo", "{\"text\":\"hi there\"}");
   g_autoptr(JsonObject) add = call (f, "2", "add", "{\"a\":1,\"b\":2}");
   g_autoptr(JsonObject) fail = call (f, "3", "fail", "{}");
@@ -443,7 +443,7 @@ static void
 test_second_reply_dropped (Fixture       *f,
                            gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
   g_autoptr(JsonObject) result = call (f, "1", "twice", "{}");
   g_autofree char *text = test_first_text (result);
 
@@ -455,7 +455,7 @@ static void
 test_cancel_before_start (Fixture       *f,
                           gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
 
   /* One write, so both lines arrive in the same read: the cancel is
    * parsed before the handler runs. */
@@ -472,7 +472,7 @@ static void
 test_cancel_after_start (Fixture       *f,
                          gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
 
   test_host_send (f->host, "{\"type\":\"tool_call\",\"id\":\"w1\",\"name\":\"wait\",\"args\":{}}");
   test_host_wait_for (&f->started);
@@ -496,7 +496,7 @@ static void
 test_shutdown (Fixture       *f,
                gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
   g_autoptr(JsonObject) ack = NULL;
 
   test_host_send (f->host, "{\"type\":\"tool_call\",\"id\":\"w1\",\"name\":\"wait\",\"args\":{}}");
@@ -512,7 +512,7 @@ static void
 test_eof (Fixture       *f,
           gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
 
   test_host_send (f->host, "{\"type\":\"tool_call\",\"id\":\"w1\",\"name\":\"wait\",\"args\":{}}");
   test_host_wait_for (&f->started);
@@ -533,7 +533,7 @@ static void
 test_call_tool_parent_and_key (Fixture       *f,
                                gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "\"call_tool\",\"call_tool_durable\"");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "\"call_tool\",\"call_tool_durable\"");
   g_autoptr(JsonObject) request = NULL;
   g_autoptr(JsonObject) result = NULL;
   g_autofree char *text = NULL;
@@ -559,7 +559,7 @@ static void
 test_call_tool_key_needs_durable (Fixture       *f,
                                   gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "\"call_tool\"");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "\"call_tool\"");
   g_autoptr(JsonObject) request = NULL;
   g_autoptr(JsonObject) result = NULL;
   g_autofree char *text = NULL;
@@ -582,7 +582,7 @@ static void
 test_call_tool_refused (Fixture       *f,
                         gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
   g_autoptr(JsonObject) result = call (f, "p", "nested", "{}");
   g_autofree char *text = test_first_text (result);
 
@@ -595,7 +595,7 @@ static void
 test_call_tool_concurrent (Fixture       *f,
                            gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "\"call_tool\"");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "\"call_tool\"");
   g_autoptr(JsonObject) first = NULL;
   g_autoptr(JsonObject) second = NULL;
   g_autoptr(JsonObject) result_b = NULL;
@@ -630,7 +630,7 @@ static void
 test_call_tool_cancel (Fixture       *f,
                        gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "\"call_tool\"");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "\"call_tool\"");
   g_autoptr(JsonObject) request = NULL;
   g_autoptr(JsonObject) cancel = NULL;
   g_autoptr(JsonObject) request2 = NULL;
@@ -670,7 +670,7 @@ static void
 test_oversized_result (Fixture       *f,
                        gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
   g_autoptr(JsonObject) result = call (f, "1", "big", "{}");
   g_autofree char *text = test_first_text (result);
 
@@ -683,7 +683,7 @@ static void
 test_oversized_line_skipped (Fixture       *f,
                              gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
   gsize size = ZOT_EXT_FRAME_MAX_BYTES + 1024;
   char *line = g_malloc (size + 1);
   g_autoptr(GBytes) bytes = NULL;
@@ -1135,7 +1135,7 @@ test_panels (Fixture       *f,
   }
   test_host_send (f->host, "{\"type\":\"panel_close\",\"panel_id\":\"mine\"}");
   {
-    g_autoptr(JsonObject) note = test_host_expect (f->host, "notify");
+    G_GNUC_UNUSED g_autoptr(JsonObject) note = test_host_expect (f->host, "notify");
   }
   g_assert_cmpuint (f->panel_keys->len, ==, 3);
   g_assert_cmpstr (g_ptr_array_index (f->panel_keys, 0), ==, "mine:down:");
@@ -1173,7 +1173,7 @@ static void
 test_panels_without_widgets (Fixture       *f,
                              gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
   g_autoptr(GError) error = NULL;
 
   g_assert_false (zot_ext_extension_open_panel_widgets (f->ext, "form", "F", "[]", NULL, &error));
@@ -1185,7 +1185,7 @@ static void
 test_notes (Fixture       *f,
             gconstpointer  data)
 {
-  g_autoptr(GPtrArray) frames = start (f, "");
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
   g_autoptr(GError) error = NULL;
 
   zot_ext_extension_notify (f->ext, "warn", "careful");
