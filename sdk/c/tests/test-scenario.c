@@ -446,6 +446,51 @@ test_eof (Fixture       *f,
   g_assert_true (test_host_at_eof (f->host));
 }
 
+static gsize
+peak_resident_kib (GPid pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/status", (int) pid);
+  g_autofree char *status = NULL;
+  const char *line;
+
+  if (!g_file_get_contents (path, &status, NULL, NULL))
+    return 0;
+  line = strstr (status, "VmHWM:");
+  return line != NULL ? g_ascii_strtoull (line + strlen ("VmHWM:"), NULL, 10) : 0;
+}
+
+/* A 48 MiB line is skipped without being kept: the extension's peak
+ * memory stays far below the line's size. */
+static void
+test_oversized_line_bounded (Fixture       *f,
+                             gconstpointer  data)
+{
+  const gsize chunk = 1024 * 1024;
+  g_autofree char *junk = g_malloc (chunk);
+  g_autoptr(GBytes) bytes = NULL;
+  const char *id = g_subprocess_get_identifier (f->process);
+  gsize peak;
+
+  if (!g_file_test ("/proc/self/status", G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("needs /proc");
+      return;
+    }
+
+  memset (junk, 'x', chunk);
+  junk[0] = '"';
+  bytes = g_bytes_new_static (junk, chunk);
+  for (guint i = 0; i < 48; i++)
+    test_host_send_bytes (f->host, bytes);
+  test_host_send (f->host, "\"");
+  probe (f);
+
+  peak = peak_resident_kib ((GPid) g_ascii_strtoll (id, NULL, 10));
+  g_test_message ("peak resident memory after a 48 MiB line: %" G_GSIZE_FORMAT " KiB", peak);
+  g_assert_cmpuint (peak, >, 0);
+  g_assert_cmpuint (peak, <, 32 * 1024);
+}
+
 #define ADD(path, func, caps) \
   g_test_add ("/sdk-c/scenario/" path, Fixture, caps, fixture_setup, func, fixture_teardown)
 
@@ -468,6 +513,7 @@ main (int   argc,
   ADD ("events-and-interception", test_events_and_interception, NULL);
   ADD ("shutdown", test_shutdown, NULL);
   ADD ("eof", test_eof, NULL);
+  ADD ("oversized-line-bounded", test_oversized_line_bounded, NULL);
 
   return g_test_run ();
 }
