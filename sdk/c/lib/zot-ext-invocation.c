@@ -524,6 +524,56 @@ zot_ext_invocation_return_structured (ZotExtInvocation *self,
 }
 
 /**
+ * zot_ext_invocation_return_image:
+ * @self: a #ZotExtInvocation
+ * @text: (nullable): a text block to put before the image
+ * @mime_type: the image's type, such as `image/png`
+ * @data: the image's bytes (encoded to base64 here)
+ *
+ * Answers with an image block, after an optional text block.
+ */
+void
+zot_ext_invocation_return_image (ZotExtInvocation *self,
+                                 const char       *text,
+                                 const char       *mime_type,
+                                 GBytes           *data)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new_immutable ();
+  g_autofree char *encoded = NULL;
+  gsize size = 0;
+  gconstpointer bytes;
+
+  g_return_if_fail (ZOT_EXT_IS_INVOCATION (self));
+  g_return_if_fail (mime_type != NULL);
+  g_return_if_fail (data != NULL);
+
+  bytes = g_bytes_get_data (data, &size);
+  encoded = g_base64_encode (bytes, size);
+
+  json_builder_begin_array (builder);
+  if (text != NULL)
+    {
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "type");
+      json_builder_add_string_value (builder, "text");
+      json_builder_set_member_name (builder, "text");
+      json_builder_add_string_value (builder, text);
+      json_builder_end_object (builder);
+    }
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "type");
+  json_builder_add_string_value (builder, "image");
+  json_builder_set_member_name (builder, "mime_type");
+  json_builder_add_string_value (builder, mime_type);
+  json_builder_set_member_name (builder, "data");
+  json_builder_add_string_value (builder, encoded);
+  json_builder_end_object (builder);
+  json_builder_end_array (builder);
+
+  reply (self, "image", json_builder_get_root (builder), NULL, FALSE);
+}
+
+/**
  * zot_ext_invocation_return_result_json:
  * @self: a #ZotExtInvocation
  * @content_json: the `content` blocks, a JSON array such as

@@ -59,6 +59,11 @@ void              zot_ext_invocation_return_structured  (ZotExtInvocation     *s
                                                          const char           *text,
                                                          const char           *structured_json);
 ZOT_EXT_PUBLIC
+void              zot_ext_invocation_return_image       (ZotExtInvocation     *self,
+                                                         const char           *text,
+                                                         const char           *mime_type,
+                                                         GBytes               *data);
+ZOT_EXT_PUBLIC
 void              zot_ext_invocation_return_result_json (ZotExtInvocation     *self,
                                                          const char           *content_json,
                                                          const char           *structured_json,

@@ -1226,6 +1226,17 @@ on_activate (ZotExtExtension  *ext,
 }
 
 static gboolean
+on_image (ZotExtExtension  *ext,
+          ZotExtInvocation *inv,
+          gpointer          data)
+{
+  g_autoptr(GBytes) png = g_bytes_new_static ("\x89PNG", 4);
+
+  zot_ext_invocation_return_image (inv, "a picture", "image/png", png);
+  return TRUE;
+}
+
+static gboolean
 on_bad_json (ZotExtExtension  *ext,
              ZotExtInvocation *inv,
              gpointer          data)
@@ -1247,6 +1258,8 @@ test_full_results (Fixture       *f,
   zot_ext_extension_add_tool (f->ext, "activate", NULL, "{}", ZOT_EXT_TOOL_DEFERRED, NULL);
   zot_ext_extension_add_tool (f->ext, "badjson", NULL, "{}", 0, NULL);
   zot_ext_extension_add_tool (f->ext, "orphan", NULL, "{}", 0, NULL);
+  zot_ext_extension_add_tool (f->ext, "image", NULL, "{}", 0, NULL);
+  g_signal_connect (f->ext, "tool-call::image", G_CALLBACK (on_image), NULL);
   g_signal_connect (f->ext, "tool-call::activate", G_CALLBACK (on_activate), NULL);
   g_signal_connect (f->ext, "tool-call::badjson", G_CALLBACK (on_bad_json), NULL);
   frames = start (f, "");
@@ -1264,6 +1277,16 @@ test_full_results (Fixture       *f,
   g_assert_true (json_object_get_boolean_member (bad, "is_error"));
   g_assert_true (g_str_has_prefix (bad_text, "badjson:"));
 
+  {
+    g_autoptr(JsonObject) image = call (f, "4", "image", "{}");
+    JsonArray *blocks = json_object_get_array_member (image, "content");
+    JsonObject *picture = json_array_get_object_element (blocks, 1);
+
+    g_assert_cmpuint (json_array_get_length (blocks), ==, 2);
+    g_assert_cmpstr (test_str (picture, "type"), ==, "image");
+    g_assert_cmpstr (test_str (picture, "mime_type"), ==, "image/png");
+    g_assert_cmpstr (test_str (picture, "data"), ==, "iVBORw==");
+  }
   {
     g_autoptr(JsonObject) orphan = call (f, "3", "orphan", "{}");
     g_autofree char *orphan_text = test_first_text (orphan);
