@@ -2099,8 +2099,9 @@ zot_ext_extension_run_async (ZotExtExtension     *self,
  *
  * Finishes the call started with the matching `_async` function.
  *
- * Returns: %TRUE when the run ended normally (`shutdown`, end of input,
- *   cancellation); %FALSE when a stream failed
+ * Returns: %TRUE when the run ended normally (`shutdown`, end of input);
+ *   %FALSE with %G_IO_ERROR_CANCELLED when the run's cancellable was
+ *   cancelled, or with %ZOT_EXT_ERROR_CLOSED when a stream failed
  */
 gboolean
 zot_ext_extension_run_finish (ZotExtExtension  *self,

@@ -1428,6 +1428,81 @@ test_replay (Fixture       *f,
   g_assert_cmpstr (test_str (json_object_get_object_member (ask, "structured_content"), "state"), ==, "completed");
 }
 
+static void
+on_hello (ZotExtExtension *ext,
+          Fixture         *f)
+{
+  /* The host is known here, and registrations still go out before ready. */
+  g_assert_cmpstr (zot_ext_extension_get_host_info (ext, "cwd"), ==, "/work");
+  g_assert_true (zot_ext_extension_add_command (ext, "from-hello", NULL, NULL));
+}
+
+static void
+test_hello_signal (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autoptr(GPtrArray) frames = NULL;
+  gboolean found = FALSE;
+
+  g_signal_connect (f->ext, "hello", G_CALLBACK (on_hello), f);
+  frames = start (f, "");
+  for (guint i = 0; i < frames->len; i++)
+    if (g_strcmp0 (test_str (g_ptr_array_index (frames, i), "name"), "from-hello") == 0)
+      found = TRUE;
+  g_assert_true (found);
+}
+
+static void
+run_with_cancellable_cb (GObject      *source,
+                         GAsyncResult *result,
+                         gpointer      user_data)
+{
+  Fixture *f = user_data;
+  g_autoptr(GError) error = NULL;
+
+  f->run_ok = zot_ext_extension_run_finish (ZOT_EXT_EXTENSION (source), result, &error);
+  if (!f->run_ok && f->cancel_seen == 1)
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  else if (!f->run_ok)
+    g_assert_error (error, ZOT_EXT_ERROR, ZOT_EXT_ERROR_BUSY);
+  f->run_done = TRUE;
+}
+
+static void
+test_run_cancellable (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(GError) error = NULL;
+
+  zot_ext_extension_run_async (f->ext, f->ext_in, f->ext_out, cancellable,
+                               run_with_cancellable_cb, f);
+  json_object_unref (test_host_expect (f->host, "hello"));
+  test_host_send (f->host, "{\"type\":\"hello_ack\",\"capabilities\":[]}");
+  while (TRUE)
+    {
+      g_autoptr(JsonObject) frame = test_host_next (f->host);
+
+      if (g_strcmp0 (test_str (frame, "type"), "ready") == 0)
+        break;
+    }
+  test_host_send (f->host, "{\"type\":\"tool_call\",\"id\":\"w\",\"name\":\"wait\",\"args\":{}}");
+  test_host_wait_for (&f->started);
+
+  g_cancellable_cancel (cancellable);
+  test_host_wait_for (&f->run_done);
+  g_assert_false (f->run_ok);
+  g_assert_cmpuint (f->cancel_seen, ==, 1);
+  f->cancel_seen = 2;
+
+  /* An extension runs once. */
+  f->run_done = FALSE;
+  zot_ext_extension_run_async (f->ext, f->ext_in, f->ext_out, NULL, run_with_cancellable_cb, f);
+  test_host_wait_for (&f->run_done);
+  g_assert_false (f->run_ok);
+  f->run_done = TRUE;
+}
+
 #define ADD(path, func) \
   g_test_add ("/sdk-c/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -1449,6 +1524,8 @@ main (int   argc,
   ADD ("cancel/after-start", test_cancel_after_start);
   ADD ("lifecycle/shutdown", test_shutdown);
   ADD ("lifecycle/eof", test_eof);
+  ADD ("lifecycle/run-cancellable", test_run_cancellable);
+  ADD ("lifecycle/hello-signal", test_hello_signal);
   ADD ("call-tool/parent-and-key", test_call_tool_parent_and_key);
   ADD ("call-tool/key-needs-durable", test_call_tool_key_needs_durable);
   ADD ("call-tool/refused", test_call_tool_refused);
