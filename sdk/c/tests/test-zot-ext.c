@@ -1313,30 +1313,20 @@ exited_cb (GObject      *source,
   exited->done = TRUE;
 }
 
+/* Drives gjs-echo.js or pygobject-echo.py: both register echo, later
+ * and throws, through introspection. */
 static void
-test_gjs_echo (void)
+drive_introspected (const char * const *argv,
+                    const char         *name)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(TestHost) host = NULL;
   g_autoptr(GError) error = NULL;
-  g_autofree char *gjs = g_find_program_in_path ("gjs");
-  g_autofree char *script = NULL;
   Exited exited = { FALSE, FALSE };
 
-#ifndef SDK_C_HAVE_TYPELIB
-  g_test_skip ("built without introspection (-Dintrospection=disabled)");
-  return;
-#endif
-  if (gjs == NULL)
-    {
-      g_test_skip ("gjs is not installed");
-      return;
-    }
-
-  script = g_test_build_filename (G_TEST_DIST, "gjs-echo.js", NULL);
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
-  process = g_subprocess_launcher_spawn (launcher, &error, gjs, script, NULL);
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
   g_assert_no_error (error);
   host = test_host_new (g_subprocess_get_stdout_pipe (process), g_subprocess_get_stdin_pipe (process));
   g_subprocess_wait_check_async (process, NULL, exited_cb, &exited);
@@ -1344,7 +1334,7 @@ test_gjs_echo (void)
   {
     g_autoptr(JsonObject) hello = test_host_expect (host, "hello");
 
-    g_assert_cmpstr (test_str (hello, "name"), ==, "gjs-echo");
+    g_assert_cmpstr (test_str (hello, "name"), ==, name);
     g_assert_true (test_strv_has (hello, "capabilities", "tool_cancel"));
   }
   test_host_send (host, "{\"type\":\"hello_ack\",\"protocol_version\":1,\"capabilities\":[]}");
@@ -1352,13 +1342,13 @@ test_gjs_echo (void)
     json_object_unref (test_host_expect (host, "register_tool"));
   json_object_unref (test_host_expect (host, "ready"));
 
-  test_host_send (host, "{\"type\":\"tool_call\",\"id\":\"1\",\"name\":\"echo\",\"args\":{\"text\":\"from gjs\"}}");
+  test_host_send (host, "{\"type\":\"tool_call\",\"id\":\"1\",\"name\":\"echo\",\"args\":{\"text\":\"from afar\"}}");
   {
     g_autoptr(JsonObject) result = test_host_expect (host, "tool_result");
     g_autofree char *text = test_first_text (result);
 
     g_assert_cmpstr (test_str (result, "id"), ==, "1");
-    g_assert_cmpstr (text, ==, "from gjs");
+    g_assert_cmpstr (text, ==, "from afar");
   }
   test_host_send (host, "{\"type\":\"tool_call\",\"id\":\"2\",\"name\":\"later\",\"args\":{}}");
   {
@@ -1379,6 +1369,71 @@ test_gjs_echo (void)
   json_object_unref (test_host_expect (host, "shutdown_ack"));
   test_host_wait_for (&exited.done);
   g_assert_true (exited.ok);
+}
+
+static void
+test_gjs_echo (void)
+{
+  g_autofree char *gjs = g_find_program_in_path ("gjs");
+  g_autofree char *script = NULL;
+
+#ifndef SDK_C_HAVE_TYPELIB
+  g_test_skip ("built without introspection (-Dintrospection=disabled)");
+  return;
+#endif
+  if (gjs == NULL)
+    {
+      g_test_skip ("gjs is not installed");
+      return;
+    }
+
+  script = g_test_build_filename (G_TEST_DIST, "gjs-echo.js", NULL);
+  drive_introspected ((const char * const[]) { gjs, script, NULL }, "gjs-echo");
+}
+
+/* The system Python is the one PyGObject is installed for; a python3
+ * earlier in PATH (a virtual environment) may not have it. */
+static char *
+find_python_with_gi (void)
+{
+  const char *candidates[] = { "/usr/bin/python3", "python3", NULL };
+
+  for (guint i = 0; candidates[i] != NULL; i++)
+    {
+      g_autofree char *path = g_find_program_in_path (candidates[i]);
+      g_autoptr(GSubprocess) probe = NULL;
+
+      if (path == NULL)
+        continue;
+      probe = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE,
+                                NULL, path, "-c",
+                                "import gi; gi.require_version('ZotExt', '1'); "
+                                "from gi.repository import ZotExt", NULL);
+      if (probe != NULL && g_subprocess_wait_check (probe, NULL, NULL))
+        return g_steal_pointer (&path);
+    }
+  return NULL;
+}
+
+static void
+test_pygobject_echo (void)
+{
+  g_autofree char *python = NULL;
+  g_autofree char *script = NULL;
+
+#ifndef SDK_C_HAVE_TYPELIB
+  g_test_skip ("built without introspection (-Dintrospection=disabled)");
+  return;
+#endif
+  python = find_python_with_gi ();
+  if (python == NULL)
+    {
+      g_test_skip ("no python3 with PyGObject");
+      return;
+    }
+
+  script = g_test_build_filename (G_TEST_DIST, "pygobject-echo.py", NULL);
+  drive_introspected ((const char * const[]) { python, script, NULL }, "pygobject-echo");
 }
 
 static gboolean
@@ -1516,6 +1571,7 @@ main (int   argc,
   g_test_add_func ("/sdk-c/extension/hello-from-registrations", test_hello_from_registrations);
   g_test_add_func ("/sdk-c/registration/errors", test_registration_errors);
   g_test_add_func ("/sdk-c/gjs/echo", test_gjs_echo);
+  g_test_add_func ("/sdk-c/pygobject/echo", test_pygobject_echo);
   ADD ("handshake", test_handshake);
   ADD ("tool/kinds", test_tool_kinds);
   ADD ("tool/second-reply-dropped", test_second_reply_dropped);
