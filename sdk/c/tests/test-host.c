@@ -136,6 +136,16 @@ test_host_close (TestHost *host)
   pump (host);
 }
 
+/* Closes the host's end of the extension's output, as a host that went
+ * away would. */
+void
+test_host_stop_reading (TestHost *host)
+{
+  GInputStream *base = g_filter_input_stream_get_base_stream (G_FILTER_INPUT_STREAM (host->lines));
+
+  g_input_stream_close (base, NULL, NULL);
+}
+
 typedef struct
 {
   char     *line;

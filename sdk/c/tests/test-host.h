@@ -26,6 +26,7 @@ void        test_host_send_printf  (TestHost      *host,
 void        test_host_send_bytes   (TestHost      *host,
                                     GBytes        *bytes);
 void        test_host_close        (TestHost      *host);
+void        test_host_stop_reading (TestHost      *host);
 JsonObject *test_host_next         (TestHost      *host);
 JsonObject *test_host_expect       (TestHost      *host,
                                     const char    *type);

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
+#include <signal.h>
 #include <string.h>
 
 #include <zot-ext.h>
@@ -30,6 +31,7 @@ typedef struct
   GPtrArray        *panel_keys;
   GPtrArray        *received;
   GObject          *kept;
+  gboolean          expect_failure;
 } Fixture;
 
 /* Handlers */
@@ -182,7 +184,10 @@ run_cb (GObject      *source,
   g_autoptr(GError) error = NULL;
 
   f->run_ok = zot_ext_extension_run_finish (ZOT_EXT_EXTENSION (source), result, &error);
-  g_assert_no_error (error);
+  if (f->expect_failure)
+    g_assert_error (error, ZOT_EXT_ERROR, ZOT_EXT_ERROR_CLOSED);
+  else
+    g_assert_no_error (error);
   f->run_done = TRUE;
 }
 
@@ -1558,6 +1563,25 @@ test_run_cancellable (Fixture       *f,
   f->run_done = TRUE;
 }
 
+static void
+test_host_gone (Fixture       *f,
+                gconstpointer  data)
+{
+  G_GNUC_UNUSED g_autoptr(GPtrArray) frames = start (f, "");
+
+  test_host_send (f->host, "{\"type\":\"tool_call\",\"id\":\"w\",\"name\":\"wait\",\"args\":{}}");
+  test_host_wait_for (&f->started);
+
+  /* The host stops reading: the next frame cannot be written, the run
+   * ends with an error and the running handler is cancelled. */
+  f->expect_failure = TRUE;
+  test_host_stop_reading (f->host);
+  test_host_send (f->host, "{\"type\":\"tool_call\",\"id\":\"1\",\"name\":\"echo\",\"args\":{\"text\":\"x\"}}");
+  test_host_wait_for (&f->run_done);
+  g_assert_false (f->run_ok);
+  g_assert_cmpuint (f->cancel_seen, ==, 1);
+}
+
 #define ADD(path, func) \
   g_test_add ("/sdk-c/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -1566,6 +1590,8 @@ main (int   argc,
       char *argv[])
 {
   g_test_init (&argc, &argv, NULL);
+  /* Writing to a pipe nobody reads must fail, not kill the test. */
+  signal (SIGPIPE, SIG_IGN);
 
   g_test_add_func ("/sdk-c/extension/new-destroy", test_new_destroy);
   g_test_add_func ("/sdk-c/extension/hello-from-registrations", test_hello_from_registrations);
@@ -1582,6 +1608,7 @@ main (int   argc,
   ADD ("lifecycle/eof", test_eof);
   ADD ("lifecycle/run-cancellable", test_run_cancellable);
   ADD ("lifecycle/hello-signal", test_hello_signal);
+  ADD ("lifecycle/host-gone", test_host_gone);
   ADD ("call-tool/parent-and-key", test_call_tool_parent_and_key);
   ADD ("call-tool/key-needs-durable", test_call_tool_key_needs_durable);
   ADD ("call-tool/refused", test_call_tool_refused);
