@@ -329,15 +329,16 @@ pump_writes (ZotExtExtension *self)
   if (G_IS_POLLABLE_OUTPUT_STREAM (self->output) &&
       g_pollable_output_stream_can_poll (G_POLLABLE_OUTPUT_STREAM (self->output)))
     {
+      GPollableOutputStream *pollable = G_POLLABLE_OUTPUT_STREAM (self->output);
+      const guint8 *data = g_bytes_get_data (bytes, NULL);
       g_autoptr(GError) error = NULL;
       gsize size = g_bytes_get_size (bytes);
       gsize done = 0;
 
       while (done < size)
         {
-          gssize n = g_pollable_output_stream_write_nonblocking (G_POLLABLE_OUTPUT_STREAM (self->output),
-                                                                 (const guint8 *) g_bytes_get_data (bytes, NULL) + done,
-                                                                 size - done, NULL, &error);
+          gssize n = g_pollable_output_stream_write_nonblocking (pollable, data + done, size - done,
+                                                                 NULL, &error);
           if (n <= 0)
             break;
           done += n;
@@ -701,6 +702,7 @@ handle_tool_call (ZotExtExtension *self,
   g_autoptr(ZotExtInvocation) invocation = NULL;
   const char *id = member_string (frame, "id");
   const char *name = member_string (frame, "name");
+  gboolean reconcile;
 
   if (id == NULL || name == NULL)
     {
@@ -713,9 +715,9 @@ handle_tool_call (ZotExtExtension *self,
       return;
     }
 
+  reconcile = json_object_get_boolean_member_with_default (frame, "reconcile", FALSE);
   invocation = _zot_ext_invocation_new (self, id, name, json_object_get_member (frame, "args"),
-                                        member_string (frame, "operation_key"),
-                                        json_object_get_boolean_member_with_default (frame, "reconcile", FALSE));
+                                        member_string (frame, "operation_key"), reconcile);
   g_hash_table_insert (self->invocations, g_strdup (id), g_object_ref (invocation));
 
   if (!g_hash_table_contains (self->tools, name))
@@ -2363,7 +2365,8 @@ zot_ext_extension_open_panel (ZotExtExtension    *self,
   g_return_if_fail (panel_id != NULL);
 
   frame = new_frame ("open_panel");
-  json_object_set_member (frame, "panel", _zot_ext_open_panel_node (panel_id, title, lines, NULL, footer));
+  json_object_set_member (frame, "panel",
+                          _zot_ext_open_panel_node (panel_id, title, lines, NULL, footer));
   send_logged (self, frame_node (frame));
 }
 
@@ -2459,7 +2462,8 @@ zot_ext_extension_open_panel_widgets (ZotExtExtension  *self,
     return FALSE;
 
   frame = new_frame ("open_panel");
-  json_object_set_member (frame, "panel", _zot_ext_open_panel_node (panel_id, title, NULL, widgets, footer));
+  json_object_set_member (frame, "panel",
+                          _zot_ext_open_panel_node (panel_id, title, NULL, widgets, footer));
   return send_widgets (self, frame, error);
 }
 
