@@ -353,7 +353,7 @@ pump_writes (ZotExtExtension *self)
       if (error != NULL && !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
         {
           /* Finishing the run may drop the caller's last reference. */
-          g_autoptr(ZotExtExtension) hold = g_object_ref (self);
+          G_GNUC_UNUSED g_autoptr(ZotExtExtension) hold = g_object_ref (self);
 
           g_bytes_unref (bytes);
           g_printerr ("[%s] writing to the host failed: %s\n", self->name, error->message);

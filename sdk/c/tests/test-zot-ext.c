@@ -1533,7 +1533,6 @@ test_run_cancellable (Fixture       *f,
                       gconstpointer  data)
 {
   g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(GError) error = NULL;
 
   zot_ext_extension_run_async (f->ext, f->ext_in, f->ext_out, cancellable,
                                run_with_cancellable_cb, f);
