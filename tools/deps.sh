@@ -13,6 +13,7 @@ packages=(
   python3 git ca-certificates
   python3-gi gir1.2-atspi-2.0 at-spi2-core dbus-daemon
   gjs bubblewrap
+  node-typescript
   clang libclang-rt-14-dev
 )
 
