@@ -134,7 +134,14 @@ function fromPanel(action) {
     }
 }
 function onKey(key, text) {
-    const pad = load();
+    let pad;
+    try {
+        pad = load();
+    }
+    catch (err) {
+        ext.notify('error', err.message);
+        return;
+    }
     const rune = key === 'rune' ? text.toLowerCase() : '';
     if (key === 'esc') {
         panelOpen = false;

@@ -170,7 +170,13 @@ function fromPanel(action: () => string): void {
 }
 
 function onKey(key: PanelKey, text: string): void {
-  const pad = load();
+  let pad: Pad;
+  try {
+    pad = load();
+  } catch (err) {
+    ext.notify('error', (err as Error).message);
+    return;
+  }
   const rune = key === 'rune' ? text.toLowerCase() : '';
   if (key === 'esc') {
     panelOpen = false;
