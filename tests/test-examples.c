@@ -624,16 +624,23 @@ test_scratchpad_panel (Fixture       *f,
   assert_contains (pad, "\"notes\": []");
 }
 
-static void
-wait_cb (GObject      *object,
-         GAsyncResult *result,
-         gpointer      user_data)
+typedef struct
 {
+  gboolean  done;
+  char     *output;
+} TscRun;
+
+static void
+tsc_done_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  TscRun *run = user_data;
   g_autoptr(GError) error = NULL;
 
-  g_subprocess_wait_finish (G_SUBPROCESS (object), result, &error);
+  g_subprocess_communicate_utf8_finish (G_SUBPROCESS (object), result, &run->output, NULL, &error);
   g_assert_no_error (error);
-  *(gboolean *) user_data = TRUE;
+  run->done = TRUE;
 }
 
 /* The compiled scratchpad.mjs is what tsc makes of scratchpad.mts today:
@@ -651,7 +658,7 @@ test_scratchpad_compiled (Fixture       *f,
   g_autofree char *built = NULL;
   g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GError) error = NULL;
-  gboolean done = FALSE;
+  TscRun run = { 0 };
 
   tsc = g_strdup (g_getenv ("TSC"));
   if (tsc == NULL)
@@ -662,18 +669,15 @@ test_scratchpad_compiled (Fixture       *f,
       return;
     }
 
-  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE, &error,
-                              tsc, "-p", dir, "--outDir", out, NULL);
+  process = g_subprocess_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_MERGE,
+                              &error, tsc, "-p", dir, "--outDir", out, NULL);
   g_assert_no_error (error);
-  g_subprocess_wait_async (process, NULL, wait_cb, &done);
-  zot_test_wait_for (&done, TSC_DEADLINE_MS);
+  /* Its output is read as it comes, so that a long one cannot fill the pipe. */
+  g_subprocess_communicate_utf8_async (process, NULL, NULL, tsc_done_cb, &run);
+  zot_test_wait_for (&run.done, TSC_DEADLINE_MS);
   if (!g_subprocess_get_successful (process))
-    {
-      g_autofree char *output = NULL;
-
-      g_subprocess_communicate_utf8 (process, NULL, NULL, &output, NULL, NULL);
-      g_error ("%s -p %s failed: %s", tsc, dir, output);
-    }
+    g_error ("%s -p %s failed: %s", tsc, dir, run.output);
+  g_free (run.output);
 
   committed = zot_test_read_file (committed_path);
   built = zot_test_read_file (built_path);
@@ -698,7 +702,8 @@ test_sdk_copies (Fixture       *f,
   for (guint i = 0; i < G_N_ELEMENTS (copies); i++)
     {
       g_autofree char *sdk_path = source_path ("sdk", "node", copies[i][1], NULL);
-      g_autofree char *copy_path = source_path ("examples", "extensions", copies[i][0], "vendor", copies[i][1], NULL);
+      g_autofree char *copy_path = source_path ("examples", "extensions", copies[i][0], "vendor",
+                                                copies[i][1], NULL);
       g_autofree char *sdk = zot_test_read_file (sdk_path);
       g_autofree char *copy = zot_test_read_file (copy_path);
 
