@@ -643,6 +643,183 @@ tsc_done_cb (GObject      *object,
   run->done = TRUE;
 }
 
+/* An extension spoken to directly over its pipes, for what no host mode
+ * reaches: the lines panel of a host with `panels` but not
+ * `panel_widgets`. */
+typedef struct
+{
+  GSubprocess      *process;
+  GOutputStream    *input;
+  GDataInputStream *output;
+  GPtrArray        *lines;  /* every line it wrote */
+  gboolean          ended;  /* its stdout closed */
+  gboolean          exited;
+} Direct;
+
+static void
+direct_read_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Direct *d = user_data;
+  char *line = g_data_input_stream_read_line_finish_utf8 (d->output, result, NULL, NULL);
+
+  if (line == NULL)
+    {
+      d->ended = TRUE;
+      return;
+    }
+  g_ptr_array_add (d->lines, line);
+  g_data_input_stream_read_line_async (d->output, G_PRIORITY_DEFAULT, NULL, direct_read_cb, d);
+}
+
+static void
+direct_start (Direct     *d,
+              const char *dir,
+              const char *program)
+{
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE |
+                                                                       G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_launcher_set_cwd (launcher, dir);
+  d->process = g_subprocess_launcher_spawn (launcher, &error, "node", program, NULL);
+  g_assert_no_error (error);
+  d->input = g_subprocess_get_stdin_pipe (d->process);
+  d->output = g_data_input_stream_new (g_subprocess_get_stdout_pipe (d->process));
+  d->lines = g_ptr_array_new_with_free_func (g_free);
+  g_data_input_stream_read_line_async (d->output, G_PRIORITY_DEFAULT, NULL, direct_read_cb, d);
+}
+
+static void
+direct_send (Direct     *d,
+             const char *frame)
+{
+  g_autofree char *line = g_strconcat (frame, "\n", NULL);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (g_output_stream_write_all (d->input, line, strlen (line), NULL, NULL, &error));
+  g_assert_no_error (error);
+}
+
+typedef struct
+{
+  Direct     *d;
+  guint       from;
+  const char *part;
+  const char *found;
+} DirectWait;
+
+static gboolean
+direct_has_line (gpointer data)
+{
+  DirectWait *w = data;
+
+  for (guint i = w->from; i < w->d->lines->len && w->found == NULL; i++)
+    if (strstr (g_ptr_array_index (w->d->lines, i), w->part) != NULL)
+      w->found = g_ptr_array_index (w->d->lines, i);
+  return w->found != NULL || w->d->ended;
+}
+
+/* The first line from the @from-th on that contains @part, waited for. */
+static const char *
+direct_expect (Direct     *d,
+               guint       from,
+               const char *part)
+{
+  DirectWait w = { d, from, part, NULL };
+
+  zot_test_wait_until (direct_has_line, &w, NOTE_DEADLINE_MS);
+  if (w.found == NULL)
+    g_error ("the extension ended without a line containing %s", part);
+  return w.found;
+}
+
+static gboolean
+direct_ended (gpointer data)
+{
+  Direct *d = data;
+
+  return d->ended && d->exited;
+}
+
+static void
+direct_exited_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
+  ((Direct *) user_data)->exited = TRUE;
+}
+
+/* Closes its input and waits for it to end: no read is left pending. */
+static void
+direct_finish (Direct *d)
+{
+  g_output_stream_close (d->input, NULL, NULL);
+  g_subprocess_wait_async (d->process, NULL, direct_exited_cb, d);
+  zot_test_wait_until (direct_ended, d, NOTE_DEADLINE_MS);
+  g_assert_true (g_subprocess_get_successful (d->process));
+  g_clear_object (&d->output);
+  g_clear_object (&d->process);
+  g_clear_pointer (&d->lines, g_ptr_array_unref);
+}
+
+static void
+test_scratchpad_lines (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *source = source_path ("examples", "extensions", "scratchpad", NULL);
+  g_autofree char *dir = g_build_filename (f->env.root, "scratchpad", NULL);
+  g_autofree char *ack = NULL;
+  Direct d = { 0 };
+  const char *line;
+  guint mark;
+
+  if (skip_without ("node"))
+    return;
+  copy_tree (source, dir);
+  direct_start (&d, dir, "scratchpad.mjs");
+
+  /* The SDK starts the handlers of one read after the whole read, so each
+   * step waits for the answer to the one before. */
+  direct_expect (&d, 0, "\"type\":\"hello\"");
+  ack = g_strdup_printf ("{\"type\":\"hello_ack\",\"protocol_version\":1,\"capabilities\":[\"panels\"],"
+                         "\"data_dir\":\"%s\"}", dir);
+  direct_send (&d, ack);
+  direct_expect (&d, 0, "\"type\":\"ready\"");
+  direct_send (&d, "{\"type\":\"tool_call\",\"id\":\"t1\",\"name\":\"scratchpad_write\",\"args\":{\"text\":\"one\"}}");
+  direct_send (&d, "{\"type\":\"tool_call\",\"id\":\"t2\",\"name\":\"scratchpad_write\",\"args\":{\"text\":\"two\"}}");
+  direct_expect (&d, 0, "\"id\":\"t2\"");
+
+  mark = d.lines->len;
+  direct_send (&d, "{\"type\":\"command_invoked\",\"id\":\"c1\",\"name\":\"scratchpad\",\"args\":\"\"}");
+  line = direct_expect (&d, mark, "\"type\":\"command_response\"");
+  assert_contains (line, "\"action\":\"open_panel\"");
+  assert_contains (line, "\"lines\":[\"\\u001b[1m▸ 1. one\\u001b[0m\",\"  2. two\"");
+  assert_contains (line, "\"footer\":\"↑↓ move · d delete · c clear all · esc close\"");
+  g_assert_null (strstr (line, "widgets"));
+
+  mark = d.lines->len;
+  direct_send (&d, "{\"type\":\"panel_key\",\"panel_id\":\"scratchpad\",\"key\":\"down\"}");
+  line = direct_expect (&d, mark, "\"type\":\"panel_render\"");
+  assert_contains (line, "\"  1. one\",\"\\u001b[1m▸ 2. two\\u001b[0m\"");
+
+  mark = d.lines->len;
+  direct_send (&d, "{\"type\":\"panel_key\",\"panel_id\":\"scratchpad\",\"key\":\"rune\",\"text\":\"d\"}");
+  direct_expect (&d, mark, "{\"type\":\"notify\",\"level\":\"success\",\"message\":\"Deleted note 2: two\"}");
+  line = direct_expect (&d, mark, "\"type\":\"panel_render\"");
+  assert_contains (line, "\"lines\":[\"\\u001b[1m▸ 1. one\\u001b[0m\",\"\",");
+
+  mark = d.lines->len;
+  direct_send (&d, "{\"type\":\"panel_key\",\"panel_id\":\"scratchpad\",\"key\":\"esc\"}");
+  direct_expect (&d, mark, "{\"type\":\"panel_close\",\"panel_id\":\"scratchpad\"}");
+
+  direct_send (&d, "{\"type\":\"shutdown\"}");
+  direct_expect (&d, mark, "{\"type\":\"shutdown_ack\"}");
+  direct_finish (&d);
+}
+
 /* The compiled scratchpad.mjs is what tsc makes of scratchpad.mts today:
  * nobody edits one without the other. */
 static void
@@ -857,6 +1034,7 @@ main (int   argc,
   ADD ("scratchpad/tools", test_scratchpad_tools);
   ADD ("scratchpad/headless", test_scratchpad_headless);
   ADD ("scratchpad/panel", test_scratchpad_panel);
+  ADD ("scratchpad/lines", test_scratchpad_lines);
   ADD ("clock/status", test_clock_status);
   ADD ("clock/remind", test_clock_remind);
   ADD ("clock/remind-submit", test_clock_remind_submit);
