@@ -1386,6 +1386,10 @@ test_gjs_echo (void)
   g_test_skip ("built without introspection (-Dintrospection=disabled)");
   return;
 #endif
+#ifdef SDK_C_SANITIZED
+  g_test_skip ("the library is built with a sanitizer, which programs without it cannot load");
+  return;
+#endif
   if (gjs == NULL)
     {
       g_test_skip ("gjs is not installed");
@@ -1428,6 +1432,10 @@ test_pygobject_echo (void)
 
 #ifndef SDK_C_HAVE_TYPELIB
   g_test_skip ("built without introspection (-Dintrospection=disabled)");
+  return;
+#endif
+#ifdef SDK_C_SANITIZED
+  g_test_skip ("the library is built with a sanitizer, which programs without it cannot load");
   return;
 #endif
   python = find_python_with_gi ();
