@@ -500,6 +500,68 @@ test_panels_marked_and_taken_over (Fixture       *f,
   zot_test_shutdown_manager (watch.manager);
 }
 
+static guint
+count_intercepts (ZotTestEnv *env,
+                  const char *name)
+{
+  g_autofree char *path = zot_test_record_path (env, name);
+  g_autoptr(GPtrArray) frames = zot_test_read_frames (path);
+  guint n = 0;
+
+  for (guint i = 0; i < frames->len; i++)
+    if (g_strcmp0 (json_object_get_string_member_with_default (g_ptr_array_index (frames, i), "type", ""),
+                   "event_intercept") == 0)
+      n++;
+  return n;
+}
+
+/* The host with --watch: an --ext path is watched, and after a reload
+ * the next run asks `before_agent_start` again, as after /reload-ext. */
+static void
+test_host_reruns_before_agent_start (Fixture       *f,
+                                     gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_recording_fake (&f->env, "prompter",
+    "--register-json", "{\"type\":\"subscribe\",\"intercept\":[\"before_agent_start\"]}",
+    "--intercept-reply", "before_agent_start={\"system_prompt\":\"{{system_prompt}} +A\"}",
+    NULL);
+  g_auto(ZotHostOptions) options = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_auto(ZotTestSubmit) first = { 0 };
+  g_auto(ZotTestSubmit) second = { 0 };
+  const char *paths[] = { dir, NULL };
+  ZotExtensionManager *manager;
+  ZotHost *host;
+
+  options.cwd = g_strdup (f->env.cwd);
+  options.ext_paths = g_strdupv ((char **) paths);
+  options.provider.name = g_strdup ("demo");
+  options.no_session = TRUE;
+  options.watch = TRUE;
+  host = zot_host_new (&options, &error);
+  g_assert_no_error (error);
+  zot_test_load_host (host);
+  manager = zot_host_get_manager (host);
+  g_assert_true (zot_extension_manager_get_watched (manager, first_extension (manager)));
+  g_signal_connect (manager, "extension-reloaded", G_CALLBACK (on_reloaded), f);
+
+  zot_test_submit (host, "hi", &first);
+  g_assert_true (first.ok);
+  g_assert_cmpuint (count_intercepts (&f->env, "prompter"), ==, 1);
+  g_assert_true (g_str_has_suffix (zot_agent_get_system_prompt (zot_host_get_agent (host)), " +A"));
+
+  touch (dir, "main.c", "");
+  wait_for_length (f->reloads, 1);
+  g_assert_cmpint (zot_extension_get_state (g_ptr_array_index (f->reloads, 0)), ==, ZOT_EXTENSION_STATE_READY);
+
+  zot_test_submit (host, "again", &second);
+  g_assert_true (second.ok);
+  g_assert_cmpuint (count_intercepts (&f->env, "prompter"), ==, 2);
+
+  g_signal_handlers_disconnect_by_data (manager, f);
+  zot_test_finalize_host (&host);
+}
+
 /* Turned off, an edit does nothing; an unwatched extension is not watched
  * without --watch. */
 static void
@@ -544,6 +606,7 @@ main (int   argc,
   ADD ("/zot/watch/build-before-restart", test_build_before_restart);
   ADD ("/zot/watch/panels-marked-and-taken-over", test_panels_marked_and_taken_over);
   ADD ("/zot/watch/unwatch", test_unwatch);
+  ADD ("/zot/watch/host-reruns-before-agent-start", test_host_reruns_before_agent_start);
 #undef ADD
 
   return g_test_run ();
