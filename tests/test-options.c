@@ -170,6 +170,7 @@ test_usage_errors (void)
     { "--codemode=sometimes", NULL, "--codemode takes off, on or only" },
     { "--codemode-only", "--codemode=off", "--codemode-only and --codemode=off cannot both be given" },
     { "--max-steps", "0", "--max-steps must be at least 1" },
+    { "--watch", NULL, "--watch watches the extensions given with --ext; add --ext DIR" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

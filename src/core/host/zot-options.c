@@ -187,6 +187,14 @@ zot_options_check (ZotOptions  *self,
       self->api_key = key;
     }
 
+  if (self->watch && (self->ext_paths == NULL || self->ext_paths[0] == NULL))
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           /* Translators: keep the option names */
+                           _("--watch watches the extensions given with --ext; add --ext DIR"));
+      return FALSE;
+    }
+
   if (self->max_steps < 1)
     {
       g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
