@@ -296,6 +296,43 @@ test_new_subdirectory (Fixture       *f,
   g_assert_cmpstr (g_ptr_array_index (f->changes, 0), ==, "lib/util.py");
 }
 
+/* Past ZOT_WATCH_MAX_DIRECTORIES the rest is not watched, and a note
+ * says so once. */
+static void
+test_directory_cap (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "sprawling", NULL);
+  ZotExtensionManager *manager;
+
+  for (guint i = 0; i < ZOT_WATCH_MAX_DIRECTORIES; i++)
+    {
+      g_autofree char *sub = g_strdup_printf ("%s/d%03u", dir, i);
+      g_assert_cmpint (g_mkdir (sub, 0700), ==, 0);
+    }
+  /* With the top, one more than the cap. */
+  manager = load_watched (f, dir, FALSE);
+  g_assert_cmpuint (f->notes->len, ==, 1);
+  g_assert_true (g_str_has_prefix (g_ptr_array_index (f->notes, 0), "warn|watching only the first 256 directories of "));
+  zot_test_shutdown_manager (manager);
+
+  {
+    g_autoptr(ZotExtensionWatch) watch = zot_extension_watch_new (dir);
+    g_assert_true (zot_extension_watch_is_capped (watch));
+    g_assert_cmpuint (zot_extension_watch_get_n_directories (watch), ==, ZOT_WATCH_MAX_DIRECTORIES);
+  }
+  {
+    g_autofree char *last = g_strdup_printf ("%s/d%03u", dir, ZOT_WATCH_MAX_DIRECTORIES - 1);
+    g_autoptr(ZotExtensionWatch) watch = NULL;
+
+    /* At the cap exactly, nothing is left out. */
+    g_assert_cmpint (g_rmdir (last), ==, 0);
+    watch = zot_extension_watch_new (dir);
+    g_assert_false (zot_extension_watch_is_capped (watch));
+    g_assert_cmpuint (zot_extension_watch_get_n_directories (watch), ==, ZOT_WATCH_MAX_DIRECTORIES);
+  }
+}
+
 /* A build that fails keeps the old process and says why in a note. */
 static void
 test_failed_build_keeps_old (Fixture       *f,
@@ -600,6 +637,7 @@ main (int   argc,
   ADD ("/zot/watch/ignored-paths", test_ignored_paths);
   ADD ("/zot/watch/watch-globs", test_watch_globs);
   ADD ("/zot/watch/new-subdirectory", test_new_subdirectory);
+  ADD ("/zot/watch/directory-cap", test_directory_cap);
   ADD ("/zot/watch/failed-build-keeps-old", test_failed_build_keeps_old);
   ADD ("/zot/watch/missing-build-program", test_missing_build_program);
   ADD ("/zot/watch/hanging-build-killed", test_hanging_build_killed);
