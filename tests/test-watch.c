@@ -4,6 +4,10 @@
  * the build's deadline are shortened through the test-only override. */
 #include "config.h"
 
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+
 #include <glib/gstdio.h>
 
 #include "zot-extension-watch.h"
@@ -421,6 +425,54 @@ test_hanging_build_killed (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+static gboolean
+file_has_pid (gpointer data)
+{
+  g_autofree char *contents = NULL;
+
+  return g_file_get_contents (data, &contents, NULL, NULL) && strchr (contents, '\n') != NULL;
+}
+
+static gboolean
+process_gone (gpointer data)
+{
+  return kill (GPOINTER_TO_INT (data), 0) < 0 && errno == ESRCH;
+}
+
+/* Turning watching off cancels a build in progress: it is killed, and no
+ * note comes of it. */
+static void
+test_unwatch_cancels_build (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "cancelled", NULL);
+  g_autofree char *pid_file = g_build_filename (f->env.root, "build.pid", NULL);
+  g_autofree char *command = g_strdup_printf ("echo $$ > '%s'; exec sleep 60", pid_file);
+  const char *build[] = { "sh", "-c", command, NULL };
+  g_autofree char *contents = NULL;
+  ZotExtensionManager *manager;
+  ZotExtension *old;
+  int pid;
+
+  zot_test_manifest_set_strings (dir, "build", build);
+  manager = load_watched (f, dir, FALSE);
+  old = first_extension (manager);
+
+  touch (dir, "main.c", "");
+  zot_test_wait_until (file_has_pid, pid_file, WAIT_MS);
+  g_assert_true (g_file_get_contents (pid_file, &contents, NULL, NULL));
+  pid = atoi (contents);
+  g_assert_cmpint (pid, >, 0);
+
+  zot_extension_manager_set_watched (manager, old, FALSE);
+  zot_test_wait_until (process_gone, GINT_TO_POINTER (pid), WAIT_MS);
+  g_assert_cmpuint (f->notes->len, ==, 0);
+  g_assert_true (first_extension (manager) == old);
+  g_assert_cmpint (zot_extension_get_state (old), ==, ZOT_EXTENSION_STATE_READY);
+
+  zot_test_shutdown_manager (manager);
+}
+
 /* A build that succeeds runs before the restart: it rewrites the
  * manifest, and the new process is started from what it wrote. */
 static void
@@ -642,6 +694,7 @@ main (int   argc,
   ADD ("/zot/watch/missing-build-program", test_missing_build_program);
   ADD ("/zot/watch/hanging-build-killed", test_hanging_build_killed);
   ADD ("/zot/watch/build-before-restart", test_build_before_restart);
+  ADD ("/zot/watch/unwatch-cancels-build", test_unwatch_cancels_build);
   ADD ("/zot/watch/panels-marked-and-taken-over", test_panels_marked_and_taken_over);
   ADD ("/zot/watch/unwatch", test_unwatch);
   ADD ("/zot/watch/host-reruns-before-agent-start", test_host_reruns_before_agent_start);
