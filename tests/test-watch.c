@@ -212,6 +212,53 @@ test_burst_is_one_reload (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+typedef struct
+{
+  ZotExtension *old;
+  const char   *dir;
+  gboolean      written;
+} DuringReload;
+
+static void
+on_state_during_reload (ZotExtensionManager *manager,
+                        ZotExtension        *extension,
+                        DuringReload        *during)
+{
+  if (extension != during->old || during->written ||
+      zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_STOPPING)
+    return;
+
+  during->written = TRUE;
+  touch (during->dir, "a.py", "x = 3\n");
+  touch (during->dir, "b.py", "y = 3\n");
+  touch (during->dir, "lib/c.py", "z = 3\n");
+}
+
+/* Changes while a reload runs are one more reload after it, not one
+ * each. */
+static void
+test_changes_during_reload (Fixture       *f,
+                            gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "busy", NULL);
+  ZotExtensionManager *manager = load_watched (f, dir, FALSE);
+  DuringReload during = { first_extension (manager), dir, FALSE };
+
+  g_signal_connect (manager, "extension-state-changed", G_CALLBACK (on_state_during_reload), &during);
+  touch (dir, "main.py", "");
+  wait_for_length (f->reloads, 2);
+  g_assert_true (during.written);
+
+  /* A later edit is the third: nothing else came in between. */
+  touch (dir, "main.py", "print()\n");
+  wait_for_length (f->reloads, 3);
+  g_assert_cmpuint (f->reloads->len, ==, 3);
+  g_assert_cmpint (zot_extension_get_state (first_extension (manager)), ==, ZOT_EXTENSION_STATE_READY);
+
+  g_signal_handlers_disconnect_by_data (manager, &during);
+  zot_test_shutdown_manager (manager);
+}
+
 /* Version control, build output, editor files and the manifest's
  * watch_ignore never count: the first change reported is the real edit
  * written after them. */
@@ -450,6 +497,8 @@ test_unwatch_cancels_build (Fixture       *f,
   g_autofree char *command = g_strdup_printf ("echo $$ > '%s'; exec sleep 60", pid_file);
   const char *build[] = { "sh", "-c", command, NULL };
   g_autofree char *contents = NULL;
+  g_autoptr(GFile) pid_gfile = g_file_new_for_path (pid_file);
+  g_autoptr(GFileMonitor) pid_monitor = NULL;
   ZotExtensionManager *manager;
   ZotExtension *old;
   int pid;
@@ -458,6 +507,9 @@ test_unwatch_cancels_build (Fixture       *f,
   manager = load_watched (f, dir, FALSE);
   old = first_extension (manager);
 
+  /* Its events wake the main loop that the wait iterates. */
+  pid_monitor = g_file_monitor_file (pid_gfile, G_FILE_MONITOR_NONE, NULL, NULL);
+  g_assert_nonnull (pid_monitor);
   touch (dir, "main.c", "");
   zot_test_wait_until (file_has_pid, pid_file, WAIT_MS);
   g_assert_true (g_file_get_contents (pid_file, &contents, NULL, NULL));
@@ -686,6 +738,7 @@ main (int   argc,
 #define ADD(path, fn) g_test_add (path, Fixture, NULL, fixture_setup, fn, fixture_teardown)
   ADD ("/zot/watch/edit-reloads", test_edit_reloads);
   ADD ("/zot/watch/burst-is-one-reload", test_burst_is_one_reload);
+  ADD ("/zot/watch/changes-during-reload", test_changes_during_reload);
   ADD ("/zot/watch/ignored-paths", test_ignored_paths);
   ADD ("/zot/watch/watch-globs", test_watch_globs);
   ADD ("/zot/watch/new-subdirectory", test_new_subdirectory);
