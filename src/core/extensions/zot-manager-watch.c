@@ -14,7 +14,6 @@
 
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
