@@ -420,6 +420,29 @@ test_failed_build_keeps_old (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+/* The note quotes a bounded, valid line whatever the build wrote. */
+static void
+test_failed_build_odd_output (Fixture       *f,
+                              gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "odd", NULL);
+  const char *build[] = { "sh", "-c", "printf '\\n\\nbad \\377\\360 bytes' >&2; head -c 5000 /dev/zero | tr '\\0' x >&2; exit 1", NULL };
+  ZotExtensionManager *manager;
+  const char *note;
+
+  zot_test_manifest_set_strings (dir, "build", build);
+  manager = load_watched (f, dir, FALSE);
+
+  touch (dir, "main.c", "");
+  wait_for_length (f->notes, 1);
+  note = g_ptr_array_index (f->notes, 0);
+  g_assert_true (g_utf8_validate (note, -1, NULL));
+  g_assert_true (g_str_has_prefix (note, "error|build failed: bad "));
+  g_assert_cmpuint (strlen (note), <, 1000);
+
+  zot_test_shutdown_manager (manager);
+}
+
 /* A build that does not start is a failed build too. */
 static void
 test_missing_build_program (Fixture       *f,
@@ -744,6 +767,7 @@ main (int   argc,
   ADD ("/zot/watch/new-subdirectory", test_new_subdirectory);
   ADD ("/zot/watch/directory-cap", test_directory_cap);
   ADD ("/zot/watch/failed-build-keeps-old", test_failed_build_keeps_old);
+  ADD ("/zot/watch/failed-build-odd-output", test_failed_build_odd_output);
   ADD ("/zot/watch/missing-build-program", test_missing_build_program);
   ADD ("/zot/watch/hanging-build-killed", test_hanging_build_killed);
   ADD ("/zot/watch/build-before-restart", test_build_before_restart);

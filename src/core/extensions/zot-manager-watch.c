@@ -26,8 +26,9 @@
 #include "zot-limits.h"
 #include "zot-manifest.h"
 
-/* The first line of a failed build's stderr quoted in its note. */
-#define BUILD_NOTE_LINE_MAX_CHARS 200
+/* The first line of a failed build's stderr quoted in its note, in bytes:
+ * a character cut at the end is made valid when the line is read. */
+#define BUILD_NOTE_LINE_MAX_BYTES 400
 
 typedef struct
 {
@@ -314,7 +315,7 @@ keep_first_line (Build  *build,
           build->line_done = build->first_line->len > 0;
           continue;
         }
-      if (g_utf8_strlen (build->first_line->str, -1) < BUILD_NOTE_LINE_MAX_CHARS)
+      if (build->first_line->len < BUILD_NOTE_LINE_MAX_BYTES)
         g_string_append_c (build->first_line, data[i]);
     }
 }
