@@ -548,6 +548,43 @@ test_unwatch_cancels_build (Fixture       *f,
   zot_test_shutdown_manager (manager);
 }
 
+/* With "watch" globs, a source edited while the build runs is one more
+ * reload after this one; the build's own output is not. */
+static void
+test_edit_during_build (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "slowbuild", NULL);
+  g_autofree char *started = g_build_filename (f->env.root, "started", NULL);
+  g_autofree char *go = g_build_filename (f->env.root, "go", NULL);
+  g_autofree char *command = g_strdup_printf ("echo out > out.txt; echo up > '%s'; "
+                                              "while [ ! -e '%s' ]; do sleep 0.01; done", started, go);
+  const char *build[] = { "sh", "-c", command, NULL };
+  const char *watch[] = { "*.c", "extension.json", NULL };
+  g_autoptr(GFile) started_file = g_file_new_for_path (started);
+  g_autoptr(GFileMonitor) monitor = g_file_monitor_file (started_file, G_FILE_MONITOR_NONE, NULL, NULL);
+  ZotExtensionManager *manager;
+
+  zot_test_manifest_set_strings (dir, "build", build);
+  zot_test_manifest_set_strings (dir, "watch", watch);
+  manager = load_watched (f, dir, FALSE);
+
+  touch (dir, "main.c", "");
+  zot_test_wait_until (file_has_pid, started, WAIT_MS);
+  touch (dir, "other.c", "int other;\n");
+  touch (dir, "notes.txt", "not a source\n");
+  touch (f->env.root, "go", "");
+  wait_for_length (f->reloads, 2);
+
+  /* A later edit is the third: the build's out.txt brought none. */
+  touch (dir, "main.c", "int main;\n");
+  wait_for_length (f->reloads, 3);
+  g_assert_cmpuint (f->reloads->len, ==, 3);
+  g_assert_cmpuint (f->notes->len, ==, 0);
+
+  zot_test_shutdown_manager (manager);
+}
+
 /* A build that succeeds runs before the restart: it rewrites the
  * manifest, and the new process is started from what it wrote. */
 static void
@@ -771,6 +808,7 @@ main (int   argc,
   ADD ("/zot/watch/missing-build-program", test_missing_build_program);
   ADD ("/zot/watch/hanging-build-killed", test_hanging_build_killed);
   ADD ("/zot/watch/build-before-restart", test_build_before_restart);
+  ADD ("/zot/watch/edit-during-build", test_edit_during_build);
   ADD ("/zot/watch/unwatch-cancels-build", test_unwatch_cancels_build);
   ADD ("/zot/watch/panels-marked-and-taken-over", test_panels_marked_and_taken_over);
   ADD ("/zot/watch/unwatch", test_unwatch);

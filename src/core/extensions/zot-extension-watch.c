@@ -172,7 +172,9 @@ note_change (ZotExtensionWatch *self,
 {
   guint index;
 
-  if (self->muted || g_get_monotonic_time () < self->quiet_until)
+  /* Without `watch` globs a build's output cannot be told from an edit;
+   * with them, what they match is a source, which a build does not write. */
+  if (self->watch == NULL && (self->muted || g_get_monotonic_time () < self->quiet_until))
     return;
 
   if (moved_away != NULL && g_ptr_array_find_with_equal_func (self->burst, moved_away, str_equal, &index))
@@ -372,7 +374,9 @@ zot_extension_watch_set_globs (ZotExtensionWatch  *self,
  * zot_extension_watch_mute:
  *
  * While muted (a build runs), changes are the build's own output and are
- * dropped, and so are those that arrive within one debounce after it.
+ * dropped, and so are those that arrive within one debounce after it;
+ * unless the manifest has `watch` globs, which name sources: a change of
+ * one of them then counts, as one more reload after the current one.
  */
 void
 zot_extension_watch_mute (ZotExtensionWatch *self,
@@ -381,7 +385,7 @@ zot_extension_watch_mute (ZotExtensionWatch *self,
   g_return_if_fail (ZOT_IS_EXTENSION_WATCH (self));
 
   self->muted = !!muted;
-  if (muted)
+  if (muted && self->watch == NULL)
     {
       g_clear_handle_id (&self->debounce_id, g_source_remove);
       g_ptr_array_set_size (self->burst, 0);

@@ -7,8 +7,9 @@
  * in its place in the load order; its panels stay, marked reloaded, for
  * the new process to take over. A failed build leaves the old process
  * running and posts a note saying why. A change during a reload is one
- * more reload after it; a change during a build is the build's own output
- * and is dropped (docs/protocol.md "Watch mode").
+ * more reload after it; a change during a build is taken for the build's
+ * own output and dropped, unless `watch` globs say it is a source
+ * (docs/protocol.md "Watch mode").
  */
 #define G_LOG_DOMAIN "zot-protocol"
 
