@@ -400,6 +400,57 @@ test_restart_one (Fixture       *f,
     }
 }
 
+static void
+on_reloaded (ZotExtensionManager *manager,
+             ZotExtension        *extension,
+             const char          *reason,
+             guint               *n_reloads)
+{
+  (*n_reloads)++;
+}
+
+static gboolean
+reloaded_once (gpointer data)
+{
+  return *(guint *) data > 0;
+}
+
+/* "Reload on change" turns watching on and off; it stays on in the row
+ * that replaces a reloaded one. */
+static void
+test_watch_switch (Fixture       *f,
+                   gconstpointer  data)
+{
+  ZotExtensionManager *manager = manager_of (f);
+  g_autofree char *edited = g_build_filename (f->alpha_dir, "main.c", NULL);
+  guint n_reloads = 0;
+  GtkWidget *row;
+  GtkSwitch *watch_switch;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_WATCH_DEBOUNCE, 50);
+  wait_row_state (f, "alpha", "ready");
+  row = row_of (f, "alpha");
+  watch_switch = GTK_SWITCH (row_child (row, "watch_switch"));
+  g_assert_false (gtk_switch_get_active (watch_switch));
+  g_assert_false (zot_extension_manager_get_watched (manager, zot_extension_manager_find (manager, "alpha")));
+
+  gtk_switch_set_active (watch_switch, TRUE);
+  g_assert_true (zot_extension_manager_get_watched (manager, zot_extension_manager_find (manager, "alpha")));
+
+  g_signal_connect (manager, "extension-reloaded", G_CALLBACK (on_reloaded), &n_reloads);
+  g_assert_true (g_file_set_contents (edited, "int main;\n", -1, NULL));
+  zot_test_wait_until (reloaded_once, &n_reloads, 30000);
+  wait_row_state (f, "alpha", "ready");
+
+  row = row_of (f, "alpha");
+  watch_switch = GTK_SWITCH (row_child (row, "watch_switch"));
+  g_assert_true (gtk_switch_get_active (watch_switch));
+  gtk_switch_set_active (watch_switch, FALSE);
+  g_assert_false (zot_extension_manager_get_watched (manager, zot_extension_manager_find (manager, "alpha")));
+  g_signal_handlers_disconnect_by_data (manager, &n_reloads);
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_WATCH_DEBOUNCE, 0);
+}
+
 static gboolean
 removable_gone (gpointer data)
 {
@@ -563,6 +614,8 @@ main (int    argc,
   g_test_add ("/zot/gui/extensions/remove", Fixture, NULL, fixture_setup, test_remove, fixture_teardown);
   g_test_add ("/zot/gui/extensions/log-tail", Fixture, NULL, fixture_setup, test_log_tail, fixture_teardown);
   g_test_add ("/zot/gui/extensions/reload", Fixture, NULL, fixture_setup, test_reload_all, fixture_teardown);
+  g_test_add ("/zot/gui/extensions/watch-switch", Fixture, NULL, fixture_setup, test_watch_switch,
+              fixture_teardown);
 
   return g_test_run ();
 }

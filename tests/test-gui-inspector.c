@@ -345,6 +345,26 @@ test_events (Fixture       *f,
   }
 }
 
+/* A reload in watch mode is listed among the events. */
+static void
+test_reload_listed (Fixture       *f,
+                    gconstpointer  data)
+{
+  GListModel *events = _zot_inspector_get_events (f->inspector);
+  g_autoptr(GError) why = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, "gone");
+  g_autoptr(ZotExtension) extension = zot_extension_new_failed (f->env.root, ZOT_EXTENSION_SCOPE_EXPLICIT, why);
+  g_autoptr(ZotInspectorEntry) entry = NULL;
+  int position;
+
+  show (f);
+  g_signal_emit_by_name (zot_host_get_manager (f->host), "extension-reloaded", extension, "watch");
+  wait_row (events, "extension_reloaded", NULL, -1);
+  position = find_row (events, 0, "extension_reloaded", zot_extension_get_name (extension), -1);
+  g_assert_cmpint (position, >=, 0);
+  entry = g_list_model_get_item (events, position);
+  g_assert_nonnull (strstr (_zot_inspector_entry_get_text (entry), "\"reason\":\"watch\""));
+}
+
 static guint
 count_rows (GListModel *model)
 {
@@ -683,6 +703,7 @@ main (int    argc,
   ADD ("traffic-and-latency", test_traffic_and_latency);
   ADD ("request-types", test_request_types);
   ADD ("events", test_events);
+  ADD ("reload-listed", test_reload_listed);
   ADD ("filters", test_filters);
   ADD ("copy", test_copy);
   ADD ("rows", test_rows);

@@ -483,6 +483,27 @@ test_crash (Fixture       *f,
   g_assert_cmpstr (status, ==, g_ptr_array_index (f->notes, 0));
 }
 
+/* A panel of a reloaded extension says so in its header until the new
+ * process takes it over (test-watch does the reload itself). */
+static void
+test_reloaded_badge (Fixture       *f,
+                     gconstpointer  data)
+{
+  ZotPanelView *view = open_board (f);
+  ZotPanel *panel = zot_panel_view_get_panel (view);
+  g_autoptr(ZotExtension) owner = zot_panel_dup_extension (panel);
+  GtkWidget *badge = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (view), ZOT_TYPE_PANEL_VIEW,
+                                                                "reloaded_label"));
+
+  g_assert_false (gtk_widget_get_visible (badge));
+  _zot_panel_mark_reloaded (panel);
+  g_assert_true (zot_panel_get_reloaded (panel));
+  g_assert_true (gtk_widget_get_visible (badge));
+  _zot_panel_adopt (panel, owner);
+  g_assert_false (zot_panel_get_reloaded (panel));
+  g_assert_false (gtk_widget_get_visible (badge));
+}
+
 static void
 test_empty_and_late_manager (void)
 {
@@ -518,6 +539,7 @@ main (int    argc,
   ADD ("close-host-side", test_close_host_side);
   ADD ("close-extension-side", test_close_extension_side);
   ADD ("crash", test_crash);
+  ADD ("reloaded-badge", test_reloaded_badge);
   g_test_add_func ("/zot/gui-panels/empty-and-late-manager", test_empty_and_late_manager);
 
 #undef ADD

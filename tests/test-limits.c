@@ -72,6 +72,10 @@ test_defaults_and_names (void)
   g_assert_cmpuint (zot_timeout_get_ms (ZOT_TIMEOUT_TOOL), ==, ZOT_TOOL_TIMEOUT_MS);
   g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_STOP_TURN), ==, ZOT_STOP_TURN_TIMEOUT_MS);
   g_assert_cmpstr (zot_timeout_get_name (ZOT_TIMEOUT_STOP_TURN), ==, "stop-turn");
+  /* Watch mode: docs/protocol.md states these. */
+  g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_WATCH_DEBOUNCE), ==, 150);
+  g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_BUILD), ==, 120000);
+  g_assert_cmpuint (ZOT_WATCH_MAX_DIRECTORIES, ==, 256);
 }
 
 static void

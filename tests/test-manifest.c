@@ -187,6 +187,48 @@ test_manifest_missing_exec (void)
   expect_manifest_error ("{\"name\":\"x\",\"exec\":[\"sh\"]}", ZOT_MANIFEST_ERROR_INVALID, "\"exec\"");
 }
 
+/* Watch mode's fields: each error names the field and the fix. */
+static void
+test_manifest_watch_fields (void)
+{
+  g_autofree char *tmp = make_tmp ();
+  g_autofree char *dir = make_extension (tmp, "w",
+    "{\"name\":\"w\",\"exec\":\"sh\",\"build\":[\"make\",\"-s\"],"
+    "\"watch\":[\"src/*\",\"*.json\"],\"watch_ignore\":[\"state/*\"]}");
+  g_autofree char *plain = make_extension (tmp, "plain", "{\"name\":\"plain\",\"exec\":\"sh\"}");
+  g_autoptr(ZotManifest) manifest = load_ok (dir);
+  const char * const build[] = { "make", "-s", NULL };
+  const char * const watch[] = { "src/*", "*.json", NULL };
+  const char * const ignore[] = { "state/*", NULL };
+
+  g_assert_cmpstrv (zot_manifest_get_build (manifest), build);
+  g_assert_cmpstrv (zot_manifest_get_watch (manifest), watch);
+  g_assert_cmpstrv (zot_manifest_get_watch_ignore (manifest), ignore);
+  g_clear_object (&manifest);
+
+  manifest = load_ok (plain);
+  g_assert_null (zot_manifest_get_build (manifest));
+  g_assert_null (zot_manifest_get_watch (manifest));
+  g_assert_null (zot_manifest_get_watch_ignore (manifest));
+  g_clear_object (&manifest);
+
+  expect_manifest_error ("{\"name\":\"x\",\"exec\":\"sh\",\"build\":\"make\"}",
+                         ZOT_MANIFEST_ERROR_INVALID, "\"build\" must be an array of strings");
+  expect_manifest_error ("{\"name\":\"x\",\"exec\":\"sh\",\"build\":[]}",
+                         ZOT_MANIFEST_ERROR_INVALID, "\"build\" must name a program");
+  expect_manifest_error ("{\"name\":\"x\",\"exec\":\"sh\",\"build\":[\"\"]}",
+                         ZOT_MANIFEST_ERROR_INVALID, "\"build\" must name a program");
+  expect_manifest_error ("{\"name\":\"x\",\"exec\":\"sh\",\"build\":[\"make\",1]}",
+                         ZOT_MANIFEST_ERROR_INVALID, "\"build\" must be an array of strings (element 1");
+  expect_manifest_error ("{\"name\":\"x\",\"exec\":\"sh\",\"watch\":\"*.py\"}",
+                         ZOT_MANIFEST_ERROR_INVALID, "\"watch\" must be an array of strings");
+  expect_manifest_error ("{\"name\":\"x\",\"exec\":\"sh\",\"watch\":[true]}",
+                         ZOT_MANIFEST_ERROR_INVALID, "\"watch\" must be an array of strings (element 0");
+  expect_manifest_error ("{\"name\":\"x\",\"exec\":\"sh\",\"watch_ignore\":{}}",
+                         ZOT_MANIFEST_ERROR_INVALID, "\"watch_ignore\" must be an array of strings");
+  zot_test_remove_tree (tmp);
+}
+
 static void
 test_manifest_missing_name (void)
 {
@@ -894,6 +936,7 @@ main (int   argc,
   g_test_add_func ("/zot/manifest/minimal", test_manifest_minimal);
   g_test_add_func ("/zot/manifest/missing-exec", test_manifest_missing_exec);
   g_test_add_func ("/zot/manifest/missing-name", test_manifest_missing_name);
+  g_test_add_func ("/zot/manifest/watch-fields", test_manifest_watch_fields);
   g_test_add_func ("/zot/manifest/bad-name", test_manifest_bad_name);
   g_test_add_func ("/zot/manifest/not-json", test_manifest_not_json);
   g_test_add_func ("/zot/manifest/top-level-array", test_manifest_top_level_array);

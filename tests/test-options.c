@@ -47,6 +47,22 @@ test_defaults (void)
   g_assert_null (host.tools);
   g_assert_cmpuint (g_strv_length (host.ext_paths), ==, 0);
   g_assert_true (host.interactive);
+  g_assert_false (host.watch);
+}
+
+/* --watch reaches the host, beside the --ext paths it applies to. */
+static void
+test_watch (void)
+{
+  g_auto(ZotOptions) options = { 0 };
+  g_auto(ZotHostOptions) host = { 0 };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (parse (&options, &error, "--ext", "/ext/a", "--watch", NULL));
+  g_assert_no_error (error);
+  zot_options_to_host (&options, "/", FALSE, &host);
+  g_assert_true (host.watch);
+  g_assert_cmpstr (host.ext_paths[0], ==, "/ext/a");
 }
 
 /* The window kept the blank in `--tools "read, bash"` and so allowed no
@@ -154,6 +170,7 @@ test_usage_errors (void)
     { "--codemode=sometimes", NULL, "--codemode takes off, on or only" },
     { "--codemode-only", "--codemode=off", "--codemode-only and --codemode=off cannot both be given" },
     { "--max-steps", "0", "--max-steps must be at least 1" },
+    { "--watch", NULL, "--watch watches the extensions given with --ext; add --ext DIR" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -269,6 +286,7 @@ fill_every_field (ZotHostOptions *options)
   options->cwd = g_strdup ("/");
   options->ext_paths = g_strdupv ((char **) ext_paths);
   options->no_ext = TRUE;
+  options->watch = TRUE;
   options->provider.name = g_strdup ("demo");
   options->provider.model = g_strdup ("demo-2");
   options->provider.base_url = g_strdup ("http://127.0.0.1:9/v1");
@@ -313,6 +331,7 @@ assert_every_field (const ZotHostOptions *copy,
   assert_same_string (copy->cwd, from->cwd);
   assert_same_strv (copy->ext_paths, from->ext_paths);
   g_assert_cmpint (copy->no_ext, ==, from->no_ext);
+  g_assert_cmpint (copy->watch, ==, from->watch);
   assert_same_string (copy->provider.name, from->provider.name);
   assert_same_string (copy->provider.model, from->provider.model);
   assert_same_string (copy->provider.base_url, from->provider.base_url);
@@ -405,6 +424,7 @@ main (int   argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/zot/options/defaults", test_defaults);
+  g_test_add_func ("/zot/options/watch", test_watch);
   g_test_add_func ("/zot/options/tools-trimmed", test_tools_trimmed);
   g_test_add_func ("/zot/options/paths-relative-to-invocation", test_paths_relative_to_invocation);
   g_test_add_func ("/zot/options/usage-errors", test_usage_errors);

@@ -5,7 +5,7 @@ _zot()
     _init_completion -s || return
 
     local options='-p --print --json --version -h --help --provider --model --reasoning --base-url
-        --api-key --api-key-file --cwd -e --ext --no-ext --system-prompt --append-system-prompt
+        --api-key --api-key-file --cwd -e --ext --no-ext --watch --system-prompt --append-system-prompt
         --max-steps --no-tools --tools --continue --session --no-session
         --continuous --codemode --codemode-only --yolo --no-yolo'
 

@@ -34,6 +34,7 @@ complete -c zot -l api-key-file -r -d 'Read the API key from the first line of F
 complete -c zot -l cwd -x -a '(__fish_complete_directories)' -d 'Working directory'
 complete -c zot -s e -l ext -r -d 'Load the extension in PATH'
 complete -c zot -l no-ext -d 'Skip extension discovery'
+complete -c zot -l watch -d 'Rebuild and reload --ext extensions when their files change'
 complete -c zot -l system-prompt -x -d 'Replace the system prompt'
 complete -c zot -l append-system-prompt -x -d 'Append to the system prompt'
 complete -c zot -l max-steps -x -d 'Stop after N model steps'

@@ -41,10 +41,12 @@ struct _ZotExtensionRow
   const char     *state_class;
   guint           log_serial;   /* the latest log read; older answers are dropped */
   gboolean        restarting;
+  gboolean        watched;
 
   /* Template widgets */
   GtkLabel       *state_label;
   GtkSwitch      *enable_switch;
+  GtkSwitch      *watch_switch;
   GtkWidget      *log_row;
   GtkLabel       *log_label;
   GtkWidget      *open_log_button;
@@ -57,6 +59,7 @@ struct _ZotExtensionRow
 enum {
   PROP_0,
   PROP_EXTENSION,
+  PROP_WATCHED,
   N_PROPS
 };
 
@@ -805,6 +808,10 @@ zot_extension_row_get_property (GObject    *object,
       g_value_set_object (value, self->extension);
       break;
 
+    case PROP_WATCHED:
+      g_value_set_boolean (value, self->watched);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -822,6 +829,14 @@ zot_extension_row_set_property (GObject      *object,
     {
     case PROP_EXTENSION:
       self->extension = g_value_dup_object (value);
+      break;
+
+    case PROP_WATCHED:
+      if (self->watched != g_value_get_boolean (value))
+        {
+          self->watched = g_value_get_boolean (value);
+          g_object_notify_by_pspec (object, pspec);
+        }
       break;
 
     default:
@@ -850,6 +865,17 @@ zot_extension_row_class_init (ZotExtensionRowClass *klass)
     g_param_spec_object ("extension", NULL, NULL,
                          ZOT_TYPE_EXTENSION,
                          (G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * ZotExtensionRow:watched:
+   *
+   * The "Reload on change" switch: whether an edit of the extension's
+   * files rebuilds and restarts it. The page keeps it and the manager's
+   * zot_extension_manager_set_watched() in step.
+   */
+  properties [PROP_WATCHED] =
+    g_param_spec_boolean ("watched", NULL, NULL, FALSE,
+                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -890,6 +916,7 @@ zot_extension_row_class_init (ZotExtensionRowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-extension-row.ui");
   gtk_widget_class_bind_template_child (widget_class, ZotExtensionRow, state_label);
   gtk_widget_class_bind_template_child (widget_class, ZotExtensionRow, enable_switch);
+  gtk_widget_class_bind_template_child (widget_class, ZotExtensionRow, watch_switch);
   gtk_widget_class_bind_template_child (widget_class, ZotExtensionRow, log_row);
   gtk_widget_class_bind_template_child (widget_class, ZotExtensionRow, log_label);
   gtk_widget_class_bind_template_child (widget_class, ZotExtensionRow, open_log_button);
@@ -909,6 +936,8 @@ static void
 zot_extension_row_init (ZotExtensionRow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  g_object_bind_property (self, "watched", self->watch_switch, "active",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 
   self->cancellable = g_cancellable_new ();
   self->details = g_ptr_array_new_with_free_func (g_object_unref);

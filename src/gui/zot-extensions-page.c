@@ -266,6 +266,17 @@ on_row_expanded_cb (ZotExtensionsPage *self,
 
 /* Rows */
 
+static void
+on_row_watched_cb (ZotExtensionsPage *self,
+                   GParamSpec        *pspec,
+                   ZotExtensionRow   *row)
+{
+  gboolean watched;
+
+  g_object_get (row, "watched", &watched, NULL);
+  zot_extension_manager_set_watched (self->manager, zot_extension_row_get_extension (row), watched);
+}
+
 static GtkWidget *
 create_row_cb (gpointer item,
                gpointer user_data)
@@ -277,6 +288,9 @@ create_row_cb (gpointer item,
   g_signal_connect_object (row, "restart", G_CALLBACK (on_row_restart_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (row, "remove", G_CALLBACK (on_row_remove_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (row, "toast", G_CALLBACK (on_row_toast_cb), self, G_CONNECT_SWAPPED);
+  /* Watching is the manager's, by folder: a reloaded row finds it on. */
+  g_object_set (row, "watched", zot_extension_manager_get_watched (self->manager, extension), NULL);
+  g_signal_connect_object (row, "notify::watched", G_CALLBACK (on_row_watched_cb), self, G_CONNECT_SWAPPED);
 
   /* Open, its log read, if the row it replaces was. */
   if (g_hash_table_contains (self->expanded, zot_extension_get_name (extension)))

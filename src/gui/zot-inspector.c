@@ -447,6 +447,31 @@ on_lifecycle_event_cb (ZotInspector *self,
   queue_entry (self, self->queued_events, entry, MAX_EVENTS);
 }
 
+/* Not a protocol event, but a moment of the extension's life worth seeing
+ * beside them: watch mode replaced its process. */
+static void
+on_extension_reloaded_cb (ZotInspector *self,
+                          ZotExtension *extension,
+                          const char   *reason)
+{
+  g_autoptr(JsonObject) frame = json_object_new ();
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autofree char *text = NULL;
+  ZotInspectorEntry *entry;
+
+  json_object_set_string_member (frame, "event", "extension_reloaded");
+  json_object_set_string_member (frame, "extension", zot_extension_get_name (extension));
+  json_object_set_string_member (frame, "reason", reason ? reason : "");
+  json_object_set_string_member (frame, "state",
+                                 zot_extension_state_to_string (zot_extension_get_state (extension)));
+  json_node_set_object (node, frame);
+  text = json_to_string (node, FALSE);
+
+  entry = entry_new (ENTRY_EVENT, "extension_reloaded", text);
+  entry->extension = g_strdup (zot_extension_get_name (extension));
+  queue_entry (self, self->queued_events, entry, MAX_EVENTS);
+}
+
 static void
 on_frame_traffic_cb (ZotInspector *self,
                      ZotExtension *extension,
@@ -788,6 +813,8 @@ zot_inspector_init (ZotInspector *self)
   self->manager_signals = g_signal_group_new (ZOT_TYPE_EXTENSION_MANAGER);
   g_signal_group_connect_object (self->manager_signals, "lifecycle-event",
                                  G_CALLBACK (on_lifecycle_event_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->manager_signals, "extension-reloaded",
+                                 G_CALLBACK (on_extension_reloaded_cb), self, G_CONNECT_SWAPPED);
   g_signal_group_connect_object (self->manager_signals, "items-changed",
                                  G_CALLBACK (on_manager_items_changed_cb), self, G_CONNECT_SWAPPED);
 }

@@ -37,6 +37,7 @@ struct _ZotPanelView
   GtkBox            *box;
   GtkLabel          *title_label;
   GtkLabel          *extension_label;
+  GtkLabel          *reloaded_label;
   GtkButton         *close_button;
   GtkScrolledWindow *scroller;
   GtkLabel          *body;
@@ -393,6 +394,8 @@ zot_panel_view_constructed (GObject *object)
   self->closed_id = g_signal_connect_object (self->panel, "closed",
                                              G_CALLBACK (on_panel_closed_cb), self,
                                              G_CONNECT_SWAPPED);
+  /* Watch mode: the old process's content, until the new one takes over. */
+  g_object_bind_property (self->panel, "reloaded", self->reloaded_label, "visible", G_BINDING_SYNC_CREATE);
   render (self);
 
   if (!zot_panel_is_open (self->panel))
@@ -489,6 +492,7 @@ zot_panel_view_class_init (ZotPanelViewClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotPanelView, widgets_scroller);
   gtk_widget_class_bind_template_child (widget_class, ZotPanelView, reason_label);
   gtk_widget_class_bind_template_child (widget_class, ZotPanelView, footer_label);
+  gtk_widget_class_bind_template_child (widget_class, ZotPanelView, reloaded_label);
   gtk_widget_class_bind_template_callback (widget_class, on_close_button_clicked_cb);
 
   gtk_widget_class_set_css_name (widget_class, "panelview");

@@ -32,6 +32,8 @@ static const struct {
   [ZOT_TIMEOUT_CODEMODE_MAX]       = { "codemode-max",       ZOT_CODEMODE_TIMEOUT_MAX_MS },
   [ZOT_TIMEOUT_CODEMODE_START]     = { "codemode-start",     ZOT_CODEMODE_START_TIMEOUT_MS },
   [ZOT_TIMEOUT_STOP_TURN]          = { "stop-turn",          ZOT_STOP_TURN_TIMEOUT_MS },
+  [ZOT_TIMEOUT_WATCH_DEBOUNCE]     = { "watch-debounce",     ZOT_WATCH_DEBOUNCE_MS },
+  [ZOT_TIMEOUT_BUILD]              = { "build",              ZOT_BUILD_TIMEOUT_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

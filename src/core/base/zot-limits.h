@@ -100,6 +100,14 @@ G_BEGIN_DECLS
 /* Problems of one tree written to the extension's log; the rest are counted. */
 #define ZOT_PANEL_PROBLEMS_LOGGED          10
 
+/* Watch mode (`--watch`, "Reload on change"): a burst of saves within
+ * this long is one reload; at most this many directories of one
+ * extension are watched (the rest are not, and a note says so); its
+ * manifest's `build` must end within this long or is killed. */
+#define ZOT_WATCH_DEBOUNCE_MS              150
+#define ZOT_WATCH_MAX_DIRECTORIES          256
+#define ZOT_BUILD_TIMEOUT_MS               120000
+
 /* The host's own numbers, beyond the protocol */
 /* tool_confirmation_requested's tool_preview holds at most this many
  * characters of the command; a cut one says it is shortened and how long
@@ -257,6 +265,8 @@ typedef enum
   ZOT_TIMEOUT_CODEMODE_MAX,
   ZOT_TIMEOUT_CODEMODE_START,
   ZOT_TIMEOUT_STOP_TURN,
+  ZOT_TIMEOUT_WATCH_DEBOUNCE,
+  ZOT_TIMEOUT_BUILD,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

@@ -30,6 +30,7 @@ struct _ZotExtensionManager
 
   GPtrArray    *panels;
   GHashTable   *pending_submits;  /* names of extensions whose `submit` a view took */
+  GHashTable   *watches;        /* directory -> watch entry (zot-manager-watch.c) */
 
   GHashTable   *calls;          /* call_tool requests out, by extension and id */
   GWeakRef      runner;
@@ -43,6 +44,7 @@ struct _ZotExtensionManager
   guint         interactive : 1;
   guint         routes_dirty : 1;
   guint         trace : 1;
+  guint         watch_explicit : 1;
 };
 
 enum {
@@ -63,6 +65,7 @@ enum {
   ZOT_MANAGER_APPROVAL_REQUESTED,
   ZOT_MANAGER_SUBMIT_REQUESTED,
   ZOT_MANAGER_SUBMIT_SLASH_REQUESTED,
+  ZOT_MANAGER_EXTENSION_RELOADED,
   ZOT_MANAGER_N_SIGNALS
 };
 
@@ -132,6 +135,11 @@ char     *_zot_before_agent_start_apply_reply (ZotExtension  *extension,
                                                JsonObject    *reply,
                                                char         **prompt);
 
+/* zot-manager-watch.c */
+GHashTable *_zot_manager_watches_new       (void);
+gboolean  _zot_manager_is_reloading        (ZotExtension        *extension);
+void      _zot_manager_watch_loaded        (ZotExtensionManager *self);
+
 /* zot-manager-submit.c */
 void      _zot_manager_submit_frame       (ZotExtensionManager *self,
                                            ZotExtension        *extension,
@@ -150,6 +158,8 @@ ZotPanel *_zot_manager_open_panel      (ZotExtensionManager *self,
 void      _zot_manager_close_panels_of (ZotExtensionManager *self,
                                         ZotExtension        *extension,
                                         const char          *reason);
+void      _zot_manager_mark_panels_reloaded (ZotExtensionManager *self,
+                                             ZotExtension        *extension);
 void      _zot_manager_panel_render_frame (ZotExtensionManager *self,
                                            ZotExtension        *extension,
                                            JsonObject          *frame);

@@ -10,8 +10,8 @@
  * which share zot-extension-manager-private.h: zot-manager-load.c (the set
  * of extensions and its order), zot-manager-commands.c,
  * zot-manager-events.c, zot-manager-frames.c (the frames an extension
- * leaves to the manager), zot-manager-intercept.c, zot-manager-approvals.c
- * and zot-manager-panels.c.
+ * leaves to the manager), zot-manager-intercept.c, zot-manager-approvals.c,
+ * zot-manager-panels.c and zot-manager-watch.c (watch mode).
  */
 #define G_LOG_DOMAIN "zot-protocol"
 
@@ -106,9 +106,16 @@ on_extension_state_notify (ZotExtension        *extension,
   if (state == ZOT_EXTENSION_STATE_READY)
     g_object_set_qdata (G_OBJECT (extension), _zot_manager_warned_quark (), NULL);
 
-  /* A panel cannot outlive its extension. */
-  if (state == ZOT_EXTENSION_STATE_FAILED || state == ZOT_EXTENSION_STATE_EXITED ||
-      state == ZOT_EXTENSION_STATE_STOPPING)
+  /* A panel cannot outlive its extension, except across a reload in
+   * watch mode, where the new process takes it over. */
+  if ((state == ZOT_EXTENSION_STATE_FAILED || state == ZOT_EXTENSION_STATE_EXITED ||
+       state == ZOT_EXTENSION_STATE_STOPPING) && _zot_manager_is_reloading (extension))
+    {
+      _zot_manager_mark_panels_reloaded (self, extension);
+      _zot_manager_cancel_calls_of (self, extension);
+    }
+  else if (state == ZOT_EXTENSION_STATE_FAILED || state == ZOT_EXTENSION_STATE_EXITED ||
+           state == ZOT_EXTENSION_STATE_STOPPING)
     {
       g_autofree char *reason = g_strdup_printf (_("%s stopped; its panels were closed"),
                                                  zot_extension_get_name (extension));
@@ -279,6 +286,9 @@ zot_extension_manager_dispose (GObject *object)
 
   g_cancellable_cancel (self->cancellable);
 
+  if (self->watches != NULL)
+    g_hash_table_remove_all (self->watches);
+
   if (self->routes != NULL)
     g_hash_table_remove_all (self->routes);
 
@@ -322,6 +332,7 @@ zot_extension_manager_finalize (GObject *object)
   g_clear_pointer (&self->calls, g_hash_table_unref);
   g_weak_ref_clear (&self->runner);
   g_clear_pointer (&self->pending_submits, g_hash_table_unref);
+  g_clear_pointer (&self->watches, g_hash_table_unref);
 
   G_OBJECT_CLASS (zot_extension_manager_parent_class)->finalize (object);
 }
@@ -697,6 +708,24 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                   g_signal_accumulator_true_handled, NULL, NULL,
                   G_TYPE_BOOLEAN, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
+
+  /**
+   * ZotExtensionManager::extension-reloaded:
+   * @self: the manager
+   * @extension: the new extension in the old one's place (ready, or failed
+   *   when it did not start, which ::load-failed said)
+   * @reason: why: "watch" for a change of its files in watch mode
+   *
+   * One extension was stopped and started again on its own, the rest and
+   * the conversation untouched: its commands and tools are registered
+   * again and the host reruns `before_agent_start`. Its panels stayed,
+   * #ZotPanel:reloaded, until the new process opens or renders them. A
+   * lifecycle moment the inspector lists.
+   */
+  _zot_manager_signals[ZOT_MANAGER_EXTENSION_RELOADED] =
+    g_signal_new ("extension-reloaded",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
 }
 
 static void
@@ -714,6 +743,7 @@ zot_extension_manager_init (ZotExtensionManager *self)
   self->calls = _zot_manager_calls_new ();
   g_weak_ref_init (&self->runner, NULL);
   self->pending_submits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->watches = _zot_manager_watches_new ();
 }
 
 ZotExtensionManager *

@@ -110,6 +110,13 @@ gboolean             zot_extension_manager_shutdown_finish      (ZotExtensionMan
                                                                  GAsyncResult         *result,
                                                                  GError              **error);
 
+void                 zot_extension_manager_set_watched          (ZotExtensionManager  *self,
+                                                                 ZotExtension         *extension,
+                                                                 gboolean              watched);
+gboolean             zot_extension_manager_get_watched          (ZotExtensionManager  *self,
+                                                                 ZotExtension         *extension);
+void                 zot_extension_manager_set_watch_explicit   (ZotExtensionManager  *self,
+                                                                 gboolean              watch);
 ZotExtension        *zot_extension_manager_find                 (ZotExtensionManager  *self,
                                                                  const char           *name);
 GPtrArray           *zot_extension_manager_list_commands        (ZotExtensionManager  *self);

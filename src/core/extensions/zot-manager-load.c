@@ -173,6 +173,7 @@ zot_extension_manager_load_async (ZotExtensionManager *self,
     g_ptr_array_add (self->extensions, g_object_ref (g_ptr_array_index (fresh, i)));
   g_list_model_items_changed (G_LIST_MODEL (self), 0, old_len, self->extensions->len);
   _zot_manager_invalidate_routes (self);
+  _zot_manager_watch_loaded (self);
 
   for (guint i = 0; i < discovered->len; i++)
     {

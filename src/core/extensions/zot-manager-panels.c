@@ -51,6 +51,7 @@ _zot_manager_open_panel (ZotExtensionManager *self,
 
   if (panel != NULL)
     {
+      _zot_panel_adopt (panel, extension);
       zot_panel_update (panel, description);
       g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED], 0, extension, panel);
       return panel;
@@ -157,6 +158,21 @@ _zot_manager_close_panels_of (ZotExtensionManager *self,
     }
 }
 
+/* @extension is being reloaded in watch mode: its panels stay, marked,
+ * for the new process to take over by id. */
+void
+_zot_manager_mark_panels_reloaded (ZotExtensionManager *self,
+                                   ZotExtension        *extension)
+{
+  for (guint i = 0; i < self->panels->len; i++)
+    {
+      ZotPanel *panel = g_ptr_array_index (self->panels, i);
+
+      if (g_strcmp0 (zot_panel_get_extension_name (panel), zot_extension_get_name (extension)) == 0)
+        _zot_panel_mark_reloaded (panel);
+    }
+}
+
 /**
  * zot_extension_manager_list_panels:
  *
@@ -195,6 +211,7 @@ _zot_manager_panel_render_frame (ZotExtensionManager *self,
   if (panel == NULL)
     return;
 
+  _zot_panel_adopt (panel, extension);
   zot_panel_update (panel, frame);
   g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_PANEL_UPDATED], 0, extension, panel);
 }

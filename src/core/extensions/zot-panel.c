@@ -23,11 +23,13 @@ struct _ZotPanel
   guint     columns;
   guint     rows;
   gboolean  open;
+  gboolean  reloaded;
 };
 
 enum {
   PROP_0,
   PROP_WAITING_TOOL_ID,
+  PROP_RELOADED,
   N_PROPS
 };
 
@@ -85,6 +87,10 @@ zot_panel_get_property (GObject    *object,
       g_value_set_string (value, self->waiting_tool_id);
       break;
 
+    case PROP_RELOADED:
+      g_value_set_boolean (value, self->reloaded);
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -108,6 +114,17 @@ zot_panel_class_init (ZotPanelClass *klass)
   properties [PROP_WAITING_TOOL_ID] =
     g_param_spec_string ("waiting-tool-id", NULL, NULL, NULL,
                          (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * ZotPanel:reloaded:
+   *
+   * Its extension was reloaded in watch mode and the new process has not
+   * opened nor rendered this panel yet: what it shows is the old
+   * process's last content. Cleared when the new one takes it over.
+   */
+  properties [PROP_RELOADED] =
+    g_param_spec_boolean ("reloaded", NULL, NULL, FALSE,
+                          (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -460,6 +477,42 @@ zot_panel_close (ZotPanel *self)
 
   self->open = FALSE;
   g_signal_emit (self, signals [CLOSED], 0, NULL);
+}
+
+gboolean
+zot_panel_get_reloaded (ZotPanel *self)
+{
+  g_return_val_if_fail (ZOT_IS_PANEL (self), FALSE);
+  return self->reloaded;
+}
+
+/* Its extension's process is being replaced: the panel stays with its
+ * content until the new one takes it over with _zot_panel_adopt(). */
+void
+_zot_panel_mark_reloaded (ZotPanel *self)
+{
+  g_return_if_fail (ZOT_IS_PANEL (self));
+
+  if (self->reloaded)
+    return;
+  self->reloaded = TRUE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_RELOADED]);
+}
+
+/* @extension (of the same name) opened or rendered the panel: it is the
+ * owner now, and the panel is no longer marked reloaded. */
+void
+_zot_panel_adopt (ZotPanel     *self,
+                  ZotExtension *extension)
+{
+  g_return_if_fail (ZOT_IS_PANEL (self));
+  g_return_if_fail (ZOT_IS_EXTENSION (extension));
+
+  g_weak_ref_set (&self->extension, extension);
+  if (!self->reloaded)
+    return;
+  self->reloaded = FALSE;
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_RELOADED]);
 }
 
 void

@@ -34,6 +34,10 @@ void                _zot_panel_set_waiting_tool_id (ZotPanel   *self,
 ZotExtension       *zot_panel_dup_extension  (ZotPanel     *self);
 const char         *zot_panel_get_extension_name (ZotPanel *self);
 gboolean            zot_panel_is_open        (ZotPanel     *self);
+gboolean            zot_panel_get_reloaded   (ZotPanel     *self);
+void                _zot_panel_mark_reloaded (ZotPanel     *self);
+void                _zot_panel_adopt         (ZotPanel     *self,
+                                              ZotExtension *extension);
 
 void                zot_panel_update         (ZotPanel     *self,
                                               JsonObject   *description);

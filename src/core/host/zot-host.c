@@ -335,6 +335,7 @@ zot_host_new (ZotHostOptions  *options,
   zot_extension_manager_set_cwd (self->manager, self->options.cwd);
   zot_extension_manager_set_explicit_paths (self->manager, (const char * const *) self->options.ext_paths);
   zot_extension_manager_set_no_ext (self->manager, self->options.no_ext);
+  zot_extension_manager_set_watch_explicit (self->manager, self->options.watch);
   zot_extension_manager_set_interactive (self->manager, self->options.interactive);
   zot_extension_manager_set_continuous (self->manager, zot_session_get_continuous (session));
   self->model_key = g_strdup_printf ("%s\n%s", zot_provider_get_name (provider),
@@ -342,6 +343,9 @@ zot_host_new (ZotHostOptions  *options,
   zot_extension_manager_set_model (self->manager, zot_provider_get_name (provider),
                                    zot_provider_get_model (provider));
   g_signal_connect (self->manager, "tools-changed", G_CALLBACK (_zot_host_on_tools_changed), self);
+  /* A reload in watch mode is a reload: `before_agent_start` runs again. */
+  g_signal_connect_object (self->manager, "extension-reloaded",
+                           G_CALLBACK (zot_agent_reset_system_prompt), self->agent, G_CONNECT_SWAPPED);
   zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
   zot_agent_set_extension_manager (self->agent, self->manager);
   /* A call an extension makes outside any tool call is the conversation's. */

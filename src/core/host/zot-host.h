@@ -21,6 +21,8 @@ G_BEGIN_DECLS
  * @cwd: (nullable): the working directory, %NULL for the current one
  * @ext_paths: (nullable): `--ext` paths, in order
  * @no_ext: skip discovery
+ * @watch: `--watch`: an edit of an `--ext` path's files rebuilds and
+ *   reloads that extension
  * @provider: the provider configuration, resolved by the host
  * @max_steps: the step budget of one run
  * @system_prompt: (nullable): `--system-prompt`
@@ -44,6 +46,7 @@ typedef struct
   char              *cwd;
   GStrv              ext_paths;
   gboolean           no_ext;
+  gboolean           watch;
   ZotProviderConfig  provider;
   guint              max_steps;
   char              *system_prompt;

@@ -80,6 +80,7 @@ zot_options_add_entries (ZotOptions     *self,
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &self->cwd, N_("Working directory"), N_("DIR") },
     { "ext", 'e', 0, G_OPTION_ARG_FILENAME_ARRAY, &self->ext_paths, N_("Load the extension in PATH (repeatable)"), N_("PATH") },
     { "no-ext", 0, 0, G_OPTION_ARG_NONE, &self->no_ext, N_("Skip extension discovery (explicit --ext paths still load)"), NULL },
+    { "watch", 0, 0, G_OPTION_ARG_NONE, &self->watch, N_("Rebuild and reload an --ext extension when its files change"), NULL },
     { "system-prompt", 0, 0, G_OPTION_ARG_STRING, &self->system_prompt, N_("Replace the system prompt"), N_("TEXT") },
     { "append-system-prompt", 0, 0, G_OPTION_ARG_STRING_ARRAY, &self->append_system_prompt, N_("Append to the system prompt (repeatable)"), N_("TEXT") },
     { "max-steps", 0, 0, G_OPTION_ARG_INT, &self->max_steps, N_("Stop after N model steps (default 50)"), N_("N") },
@@ -184,6 +185,14 @@ zot_options_check (ZotOptions  *self,
         return FALSE;
       g_free (self->api_key);
       self->api_key = key;
+    }
+
+  if (self->watch && (self->ext_paths == NULL || self->ext_paths[0] == NULL))
+    {
+      g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                           /* Translators: keep the option names */
+                           _("--watch watches the extensions given with --ext; add --ext DIR"));
+      return FALSE;
     }
 
   if (self->max_steps < 1)
@@ -291,6 +300,7 @@ zot_options_to_host (const ZotOptions *self,
   for (guint i = 0; i < n_paths; i++)
     out->ext_paths[i] = g_canonicalize_filename (self->ext_paths[i], invocation_cwd);
   out->no_ext = self->no_ext;
+  out->watch = self->watch;
   out->provider.name = g_strdup (self->provider);
   out->provider.model = g_strdup (self->model);
   out->provider.base_url = g_strdup (self->base_url);

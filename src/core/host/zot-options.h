@@ -22,6 +22,7 @@ typedef struct
   char      *cwd;
   char     **ext_paths;
   gboolean   no_ext;
+  gboolean   watch;
   char      *system_prompt;
   char     **append_system_prompt;
   int        max_steps;

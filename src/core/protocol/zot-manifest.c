@@ -28,6 +28,9 @@ struct _ZotManifest
   gboolean  enabled;
   gboolean  intercept_failure_blocks;
   GStrv     env;
+  GStrv     build;
+  GStrv     watch;
+  GStrv     watch_ignore;
 };
 
 G_DEFINE_FINAL_TYPE (ZotManifest, zot_manifest, G_TYPE_OBJECT)
@@ -43,6 +46,9 @@ zot_manifest_finalize (GObject *object)
   g_clear_pointer (&self->exec, g_free);
   g_clear_pointer (&self->args, g_strfreev);
   g_clear_pointer (&self->env, g_strfreev);
+  g_clear_pointer (&self->build, g_strfreev);
+  g_clear_pointer (&self->watch, g_strfreev);
+  g_clear_pointer (&self->watch_ignore, g_strfreev);
   g_clear_pointer (&self->version, g_free);
   g_clear_pointer (&self->description, g_free);
   g_clear_pointer (&self->language, g_free);
@@ -90,6 +96,48 @@ read_optional_string (JsonObject  *object,
     }
 
   *out = g_strdup (json_node_get_string (node));
+  return TRUE;
+}
+
+/* An optional array of strings; *@out stays NULL when it is absent. */
+static gboolean
+read_optional_strings (JsonObject   *object,
+                       const char   *path,
+                       const char   *field,
+                       GStrv        *out,
+                       GError      **error)
+{
+  JsonNode *node = json_object_get_member (object, field);
+  g_autoptr(GStrvBuilder) builder = NULL;
+  JsonArray *array;
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    {
+      g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                   _("%s: field \"%s\" must be an array of strings"), path, field);
+      return FALSE;
+    }
+
+  builder = g_strv_builder_new ();
+  array = json_node_get_array (node);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+
+      if (!JSON_NODE_HOLDS_VALUE (element) ||
+          json_node_get_value_type (element) != G_TYPE_STRING)
+        {
+          g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                       _("%s: field \"%s\" must be an array of strings (element %u is not)"),
+                       path, field, i);
+          return FALSE;
+        }
+      g_strv_builder_add (builder, json_node_get_string (element));
+    }
+  *out = g_strv_builder_end (builder);
   return TRUE;
 }
 
@@ -164,39 +212,23 @@ zot_manifest_new_from_data (const char  *directory,
       return NULL;
     }
 
-  node = json_object_get_member (object, "args");
-  if (node != NULL && !JSON_NODE_HOLDS_NULL (node))
+  if (!read_optional_strings (object, self->path, "args", &self->args, error))
+    return NULL;
+  if (self->args == NULL)
+    self->args = g_new0 (char *, 1);
+
+  /* Watch mode (docs/protocol.md): the build before a restart, and what
+   * changes restart it. */
+  if (!read_optional_strings (object, self->path, "build", &self->build, error) ||
+      !read_optional_strings (object, self->path, "watch", &self->watch, error) ||
+      !read_optional_strings (object, self->path, "watch_ignore", &self->watch_ignore, error))
+    return NULL;
+  if (self->build != NULL && (self->build[0] == NULL || *self->build[0] == '\0'))
     {
-      g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
-      JsonArray *array;
-
-      if (!JSON_NODE_HOLDS_ARRAY (node))
-        {
-          g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
-                       _("%s: field \"args\" must be an array of strings"), self->path);
-          return NULL;
-        }
-
-      array = json_node_get_array (node);
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          JsonNode *element = json_array_get_element (array, i);
-
-          if (!JSON_NODE_HOLDS_VALUE (element) ||
-              json_node_get_value_type (element) != G_TYPE_STRING)
-            {
-              g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
-                           _("%s: field \"args\" must be an array of strings (element %u is not)"),
-                           self->path, i);
-              return NULL;
-            }
-          g_strv_builder_add (builder, json_node_get_string (element));
-        }
-      self->args = g_strv_builder_end (builder);
-    }
-  else
-    {
-      self->args = g_new0 (char *, 1);
+      g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                   _("%s: field \"build\" must name a program, e.g. \"build\": [\"make\"]"),
+                   self->path);
+      return NULL;
     }
 
   node = json_object_get_member (object, "enabled");
@@ -274,6 +306,49 @@ zot_manifest_get_env (ZotManifest *self)
   g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
 
   return (const char * const *) self->env;
+}
+
+/**
+ * zot_manifest_get_build:
+ *
+ * Returns: (transfer none) (nullable): the argv run in the extension's
+ *   directory before a restart in watch mode ("build"), never empty
+ */
+const char * const *
+zot_manifest_get_build (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+
+  return (const char * const *) self->build;
+}
+
+/**
+ * zot_manifest_get_watch:
+ *
+ * Returns: (transfer none) (nullable): globs of the paths, relative to
+ *   the extension's directory, whose change reloads it in watch mode
+ *   ("watch"); %NULL for every path
+ */
+const char * const *
+zot_manifest_get_watch (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+
+  return (const char * const *) self->watch;
+}
+
+/**
+ * zot_manifest_get_watch_ignore:
+ *
+ * Returns: (transfer none) (nullable): globs of the paths whose change
+ *   never reloads it ("watch_ignore"), such as files it writes itself
+ */
+const char * const *
+zot_manifest_get_watch_ignore (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+
+  return (const char * const *) self->watch_ignore;
 }
 
 gboolean

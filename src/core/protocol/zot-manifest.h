@@ -26,6 +26,9 @@ const char         *zot_manifest_get_language      (ZotManifest  *self);
 gboolean            zot_manifest_get_enabled       (ZotManifest  *self);
 gboolean            zot_manifest_get_intercept_failure_blocks (ZotManifest *self);
 const char * const *zot_manifest_get_env           (ZotManifest  *self);
+const char * const *zot_manifest_get_build         (ZotManifest  *self);
+const char * const *zot_manifest_get_watch         (ZotManifest  *self);
+const char * const *zot_manifest_get_watch_ignore  (ZotManifest  *self);
 char               *zot_manifest_resolve_exec      (ZotManifest  *self,
                                                     GError      **error);
 gboolean            zot_manifest_name_is_valid     (const char   *name);
