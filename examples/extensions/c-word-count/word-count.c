@@ -61,6 +61,12 @@ count_text (const char *text,
     counts->lines++;
 }
 
+static const char *
+plural (gint64 n)
+{
+  return n == 1 ? "" : "s";
+}
+
 static void
 return_counts (ZotExtInvocation *inv,
                const char       *what,
@@ -72,9 +78,10 @@ return_counts (ZotExtInvocation *inv,
   Counts counts;
 
   count_text (text, &counts);
-  summary = g_strdup_printf ("%s: %" G_GINT64_FORMAT " words, %" G_GINT64_FORMAT " lines, %"
-                             G_GINT64_FORMAT " characters%s",
-                             what, counts.words, counts.lines, counts.characters,
+  summary = g_strdup_printf ("%s: %" G_GINT64_FORMAT " word%s, %" G_GINT64_FORMAT " line%s, %"
+                             G_GINT64_FORMAT " character%s%s",
+                             what, counts.words, plural (counts.words), counts.lines, plural (counts.lines),
+                             counts.characters, plural (counts.characters),
                              complete ? "" : " (in the part of the file that read returned)");
   structured = g_strdup_printf ("{\"words\":%" G_GINT64_FORMAT ",\"lines\":%" G_GINT64_FORMAT
                                 ",\"characters\":%" G_GINT64_FORMAT ",\"complete\":%s}",
@@ -157,7 +164,7 @@ on_word_count (ZotExtExtension  *ext,
   json_builder_end_object (builder);
   args = json_builder_get_root (builder);
   args_json = json_to_string (args, FALSE);
-  /* A nested call: the host sends it through approval as the model's own,
+  /* A nested call: the host puts it through the same approval as the model's own,
    * and cancels it with the model's call. */
   zot_ext_invocation_call_tool_async (inv, "read", args_json, NULL, NULL, read_done, g_strdup (path));
   return TRUE;
