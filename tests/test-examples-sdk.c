@@ -2,8 +2,8 @@
  * on sdk/python (todo, ask-user, weather, summarize-file), c-word-count on
  * libzot-ext-1 and gjs-panel on the same library through introspection.
  * Each passes `zot ext check`; todo and c-word-count run under the host
- * headless with the demo model, gjs-panel under an interactive one (as
- * the window runs it). The Python examples' copies of zotext.py are the
+ * headless with the demo model, todo's and gjs-panel's panels under an
+ * interactive one (as the window runs them). The Python examples' copies of zotext.py are the
  * SDK's, byte for byte. The other Python examples' own tests are in
  * test-examples.c, test-codemode.c and test-gui-panel-widgets.c.
  * Skipped where their interpreter or the build's typelib is missing. */
@@ -258,6 +258,39 @@ panel_event (Fixture    *f,
   zot_test_wait_until (panel_updated, f, PANEL_DEADLINE_MS);
 }
 
+static ZotPanelNode *
+widget (ZotPanel   *panel,
+        const char *id)
+{
+  ZotPanelNode *node = zot_panel_node_find (zot_panel_get_widgets (panel), id);
+
+  g_assert_nonnull (node);
+  return node;
+}
+
+static const char *
+row_title (ZotPanel *panel,
+           guint     i)
+{
+  return ((ZotPanelRow *) g_ptr_array_index (widget (panel, "items")->rows, i))->title;
+}
+
+/* The one panel open, @id; its widgets without an error. */
+static ZotPanel *
+open_panel (Fixture    *f,
+            const char *id)
+{
+  GPtrArray *panels = zot_extension_manager_list_panels (zot_host_get_manager (f->host));
+  ZotPanel *panel;
+
+  g_assert_cmpuint (panels->len, ==, 1);
+  panel = g_ptr_array_index (panels, 0);
+  g_assert_cmpstr (zot_panel_get_id (panel), ==, id);
+  g_assert_nonnull (zot_panel_get_widgets (panel));
+  g_assert_cmpuint (zot_panel_node_count_errors (zot_panel_get_widgets (panel)), ==, 0);
+  return panel;
+}
+
 /* ---- every example ---- */
 
 /* The copies are there only so that an installed example (a copied
@@ -383,6 +416,42 @@ test_todo_headless (Fixture       *f,
   g_assert_cmpstr (g_ptr_array_index (f->notes, 0), ==, "success: Added: water the plants");
 }
 
+/* The panel of native widgets, as the window has it. */
+static void
+test_todo_panel (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(ZotCommandReply) opened = NULL;
+  g_autofree char *dir = NULL;
+  ZotPanel *panel;
+
+  if (missing ("python3"))
+    return;
+  dir = example_dir (f, "todo", NULL);
+  start (f, dir, "todo", TRUE);
+
+  opened = command (f, "todo", "", ZOT_COMMAND_REPLY_PANEL);
+  panel = open_panel (f, "todo");
+  g_assert_cmpint (widget (panel, "new")->type, ==, ZOT_PANEL_NODE_ENTRY);
+  g_assert_cmpuint (widget (panel, "items")->rows->len, ==, 0);
+  g_assert_false (widget (panel, "clear-done")->sensitive);
+
+  panel_event (f, panel, "new", "submit", "\"buy milk\"");
+  g_assert_cmpuint (widget (panel, "items")->rows->len, ==, 1);
+  g_assert_cmpstr (row_title (panel, 0), ==, "buy milk");
+  g_assert_cmpstr (widget (panel, "new")->value, ==, "");
+
+  panel_event (f, panel, "items", "toggled", "{\"row\":\"item-0\",\"checked\":true}");
+  g_assert_cmpint (((ZotPanelRow *) g_ptr_array_index (widget (panel, "items")->rows, 0))->checked, ==, 1);
+  g_assert_true (widget (panel, "clear-done")->sensitive);
+
+  panel_event (f, panel, "clear-done", "clicked", NULL);
+  g_assert_cmpuint (widget (panel, "items")->rows->len, ==, 0);
+  g_assert_cmpuint (f->notes->len, ==, 2);
+  g_assert_cmpstr (g_ptr_array_index (f->notes, 0), ==, "success: Added: buy milk");
+  g_assert_cmpstr (g_ptr_array_index (f->notes, 1), ==, "success: Done: buy milk");
+}
+
 /* ---- c-word-count ---- */
 
 static void
@@ -426,30 +495,12 @@ test_word_count_path (Fixture       *f,
 
 /* ---- gjs-panel ---- */
 
-static ZotPanelNode *
-widget (ZotPanel   *panel,
-        const char *id)
-{
-  ZotPanelNode *node = zot_panel_node_find (zot_panel_get_widgets (panel), id);
-
-  g_assert_nonnull (node);
-  return node;
-}
-
-static const char *
-row_title (ZotPanel *panel,
-           guint     i)
-{
-  return ((ZotPanelRow *) g_ptr_array_index (widget (panel, "items")->rows, i))->title;
-}
-
 static void
 test_gjs_panel (Fixture       *f,
                 gconstpointer  data)
 {
   g_autoptr(ZotCommandReply) opened = NULL;
   g_autofree char *dir = NULL;
-  GPtrArray *panels;
   ZotPanel *panel;
 
   if (missing ("gjs"))
@@ -458,11 +509,7 @@ test_gjs_panel (Fixture       *f,
   start (f, dir, "gjs-panel", TRUE);
 
   opened = command (f, "form", "", ZOT_COMMAND_REPLY_PANEL);
-  panels = zot_extension_manager_list_panels (zot_host_get_manager (f->host));
-  g_assert_cmpuint (panels->len, ==, 1);
-  panel = g_ptr_array_index (panels, 0);
-  g_assert_cmpstr (zot_panel_get_id (panel), ==, "form");
-  g_assert_cmpuint (zot_panel_node_count_errors (zot_panel_get_widgets (panel)), ==, 0);
+  panel = open_panel (f, "form");
   g_assert_cmpint (widget (panel, "text")->type, ==, ZOT_PANEL_NODE_ENTRY);
   g_assert_cmpint (widget (panel, "shout")->type, ==, ZOT_PANEL_NODE_SWITCH);
   g_assert_cmpint (widget (panel, "add")->type, ==, ZOT_PANEL_NODE_BUTTON);
@@ -507,6 +554,7 @@ main (int   argc,
       g_test_add (path, Fixture, &checked[i], fixture_setup, test_ext_check, fixture_teardown);
     }
   ADD ("todo/headless", test_todo_headless, NULL);
+  ADD ("todo/panel", test_todo_panel, NULL);
   ADD ("c-word-count/text", test_word_count_text, NULL);
   ADD ("c-word-count/path", test_word_count_path, NULL);
   ADD ("gjs-panel/panel", test_gjs_panel, NULL);
