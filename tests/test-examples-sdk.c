@@ -275,11 +275,13 @@ row_title (ZotPanel *panel,
   return ((ZotPanelRow *) g_ptr_array_index (widget (panel, "items")->rows, i))->title;
 }
 
-/* The one panel open, @id; its widgets without an error. */
+/* Runs /@id in the interactive host, which must open the panel @id, the
+ * only one, of widgets without an error. */
 static ZotPanel *
 open_panel (Fixture    *f,
             const char *id)
 {
+  g_autoptr(ZotCommandReply) opened = command (f, id, "", ZOT_COMMAND_REPLY_PANEL);
   GPtrArray *panels = zot_extension_manager_list_panels (zot_host_get_manager (f->host));
   ZotPanel *panel;
 
@@ -421,7 +423,6 @@ static void
 test_todo_panel (Fixture       *f,
                  gconstpointer  data)
 {
-  g_autoptr(ZotCommandReply) opened = NULL;
   g_autofree char *dir = NULL;
   ZotPanel *panel;
 
@@ -429,8 +430,6 @@ test_todo_panel (Fixture       *f,
     return;
   dir = example_dir (f, "todo", NULL);
   start (f, dir, "todo", TRUE);
-
-  opened = command (f, "todo", "", ZOT_COMMAND_REPLY_PANEL);
   panel = open_panel (f, "todo");
   g_assert_cmpint (widget (panel, "new")->type, ==, ZOT_PANEL_NODE_ENTRY);
   g_assert_cmpuint (widget (panel, "items")->rows->len, ==, 0);
@@ -499,16 +498,12 @@ static void
 test_gjs_panel (Fixture       *f,
                 gconstpointer  data)
 {
-  g_autoptr(ZotCommandReply) opened = NULL;
-  g_autofree char *dir = NULL;
+  g_autofree char *dir = example_source ("gjs-panel");
   ZotPanel *panel;
 
   if (missing ("gjs"))
     return;
-  dir = example_source ("gjs-panel");
   start (f, dir, "gjs-panel", TRUE);
-
-  opened = command (f, "form", "", ZOT_COMMAND_REPLY_PANEL);
   panel = open_panel (f, "form");
   g_assert_cmpint (widget (panel, "text")->type, ==, ZOT_PANEL_NODE_ENTRY);
   g_assert_cmpint (widget (panel, "shout")->type, ==, ZOT_PANEL_NODE_SWITCH);
