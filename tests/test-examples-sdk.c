@@ -3,10 +3,11 @@
  * libzot-ext-1 and gjs-panel on the same library through introspection.
  * Each passes `zot ext check`; todo and c-word-count run under the host
  * headless with the demo model, todo's and gjs-panel's panels under an
- * interactive one (as the window runs them). The Python examples' copies of zotext.py are the
- * SDK's, byte for byte. The other Python examples' own tests are in
- * test-examples.c, test-codemode.c and test-gui-panel-widgets.c.
- * Skipped where their interpreter or the build's typelib is missing. */
+ * interactive one (as the window runs them). The Python examples' copies
+ * of zotext.py are the SDK's, byte for byte. The other Python examples'
+ * own tests are in test-examples.c, test-codemode.c and
+ * test-gui-panel-widgets.c. Skipped where their interpreter or the build's
+ * typelib is missing. */
 #include "config.h"
 
 #include <string.h>
@@ -118,7 +119,7 @@ missing (const char *program)
   if (path == NULL)
     why = g_strdup_printf ("%s is not installed", program);
   else if (g_str_equal (program, "gjs") && g_getenv ("ZOT_EXAMPLE_TYPELIB") == NULL)
-    why = g_strdup ("built without introspection: no ZotExt typelib for gjs");
+    why = g_strdup ("no ZotExt typelib for gjs: built without introspection, or sanitized");
   else
     return FALSE;
   g_test_skip (why);
