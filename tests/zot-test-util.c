@@ -410,6 +410,39 @@ zot_test_find_frame (GPtrArray  *frames,
   return NULL;
 }
 
+static void
+record_event (ZotExtensionManager *manager,
+              const char          *name,
+              JsonObject          *frame,
+              GPtrArray           *events)
+{
+  g_ptr_array_add (events, json_object_ref (frame));
+}
+
+void
+zot_test_record_events (ZotExtensionManager *manager,
+                        GPtrArray           *events)
+{
+  g_signal_connect (manager, "lifecycle-event", G_CALLBACK (record_event), events);
+}
+
+static void
+record_note (ZotExtensionManager *manager,
+             ZotExtension        *extension,
+             const char          *level,
+             const char          *message,
+             GPtrArray           *notes)
+{
+  g_ptr_array_add (notes, g_strdup_printf ("%s: %s", level, message));
+}
+
+void
+zot_test_record_notes (ZotExtensionManager *manager,
+                       GPtrArray           *notes)
+{
+  g_signal_connect (manager, "note-added", G_CALLBACK (record_note), notes);
+}
+
 JsonObject *
 zot_test_find_event (GPtrArray  *events,
                      const char *name,

@@ -133,6 +133,14 @@ JsonObject *zot_test_find_event       (GPtrArray          *events,
 const char *zot_test_model_call_id    (GPtrArray          *events,
                                        const char         *tool);
 
+/* Keeps every lifecycle event frame of @manager in @events (references),
+ * and every note as "level: message" in @notes (strings), until the
+ * handlers are disconnected by the array as data. */
+void        zot_test_record_events    (ZotExtensionManager *manager,
+                                       GPtrArray          *events);
+void        zot_test_record_notes     (ZotExtensionManager *manager,
+                                       GPtrArray          *notes);
+
 /* A loaded interactive host with the demo model, no session file and no
  * extensions, its session begun, asking before tools run. */
 ZotHost    *zot_test_demo_host        (ZotTestEnv          *env);

@@ -5,69 +5,42 @@ The model calls ask_user {"question": ..., "choices": [...]} when it needs
 the user to decide. The extension opens a panel in the desktop window with
 the question, a button per choice and an entry for an answer of the user's
 own, and answers the tool call with what the user picked. The call has no
-deadline in the window (the tool is registered with "interactive": true);
-it ends when the user answers, when the user closes the panel (the answer
-then says so), or when the host cancels it (tool_cancel: the panel closes).
+deadline in the window (the tool is interactive); it ends when the user
+answers, when the user closes the panel (the answer then says so), or when
+the host cancels it (tool_cancel: the panel closes).
 
 With native widgets ("panel_widgets" in hello_ack) the panel is buttons and
 an entry; otherwise it is lines, and the number keys choose. Headless hosts
 never send the call: they answer an interactive tool with an error at once.
 
-Protocol: newline-delimited JSON on stdin/stdout (zot protocol version 1).
-Python 3 standard library only; diagnostics go to stderr (the log).
+Written on zotext.py (sdk/python), copied beside this file.
 """
-import json
-import sys
-import traceback
+import threading
 
-NAME = "ask-user"
-VERSION = "1.0.0"
+import zotext
 
-TOOL = {
-    "type": "register_tool",
-    "name": "ask_user",
-    "description": ("Ask the user a question and wait for the answer. Give a few short "
-                    "choices when you can; the user may also type an answer of their own."),
-    "schema": {
-        "type": "object",
-        "properties": {
-            "question": {"type": "string", "description": "The question, one or two sentences"},
-            "choices": {"type": "array", "items": {"type": "string"},
-                        "description": "Answers to offer as buttons (at most 9)"},
-            "allow_free_answer": {"type": "boolean",
-                                  "description": "Offer an entry for an answer of the user's own (default true)"},
-        },
-        "required": ["question"],
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "question": {"type": "string", "description": "The question, one or two sentences"},
+        "choices": {"type": "array", "items": {"type": "string"},
+                    "description": "Answers to offer as buttons (at most 9)"},
+        "allow_free_answer": {"type": "boolean",
+                              "description": "Offer an entry for an answer of the user's own (default true)"},
     },
-    "output_schema": {
-        "type": "object",
-        "properties": {
-            "answer": {"type": ["string", "null"]},
-            "choice": {"type": ["integer", "null"]},
-            "dismissed": {"type": "boolean"},
-        },
-    },
-    "interactive": True,
+    "required": ["question"],
 }
+OUTPUT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "answer": {"type": ["string", "null"]},
+        "choice": {"type": ["integer", "null"]},
+        "dismissed": {"type": "boolean"},
+    },
+}
+NO_ANSWER = {"answer": None, "choice": None, "dismissed": False}
 
-host_capabilities = set()
-questions = {}  # panel id -> {"call": tool_call id, "question", "choices", "free"}
-
-
-def send(frame):
-    sys.stdout.write(json.dumps(frame, separators=(",", ":"), ensure_ascii=False) + "\n")
-    sys.stdout.flush()
-
-
-def log(message):
-    sys.stderr.write("ask-user: %s\n" % message)
-    sys.stderr.flush()
-
-
-def answer(call_id, text, structured, is_error=False):
-    send({"type": "tool_result", "id": call_id,
-          "content": [{"type": "text", "text": text}],
-          "structured_content": structured, "is_error": is_error})
+ext = zotext.Extension("ask-user", "1.0.0", call_tool=False)
 
 
 def widgets(q):
@@ -100,165 +73,99 @@ def lines(q):
 
 
 def panel_body(q):
-    body = {"title": "Question", "footer": "Close the panel to skip the question"}
-    if "panel_widgets" in host_capabilities:
-        body["widgets"] = widgets(q)
-    else:
-        body["lines"] = lines(q)
-        body["footer"] = "1-%d choose · esc skip" % max(len(q["choices"]), 1)
-    return body
+    """title, lines, footer, widgets: what the SDK sends depends on whether
+    the host offers panel_widgets, and so does the footer."""
+    if "panel_widgets" in ext.host.capabilities:
+        return "Question", None, "Close the panel to skip the question", widgets(q)
+    return "Question", lines(q), "1-%d choose · esc skip" % max(len(q["choices"]), 1), None
 
 
-def finish(panel_id, text, structured):
-    q = questions.pop(panel_id, None)
-    if q is None:
-        return
-    answer(q["call"], text, structured)
-    send({"type": "panel_close", "panel_id": panel_id})
+class Question:
+    """One open question: its panel, and the call it answers once."""
+
+    def __init__(self, ctx, question, choices, free):
+        self.ctx = ctx
+        self.panel_id = "ask-" + ctx.id
+        self.q = {"question": question, "choices": choices, "free": free}
+        self.done = threading.Lock()
+
+    def finish(self, text, structured, close=True):
+        if not self.done.acquire(blocking=False):
+            return  # answered, dismissed or cancelled already
+        ext.forget_panel(self.panel_id)
+        self.ctx.reply(zotext.structured_result(structured, text))
+        if close:
+            ext.close_panel(self.panel_id)
+
+    def chose(self, index):
+        if 0 <= index < len(self.q["choices"]):
+            choice = self.q["choices"][index]
+            self.finish("The user chose: %s" % choice, {"answer": choice, "choice": index, "dismissed": False})
+
+    def on_event(self, widget, event, value):
+        if widget.startswith("choice-") and event == "clicked":
+            try:
+                self.chose(int(widget[len("choice-"):]))
+            except ValueError:
+                pass
+        elif widget == "answer" and event == "submit":
+            text = value.strip() if isinstance(value, str) else ""
+            if not text:
+                self.q["note"] = "Type an answer first, or pick a choice."
+                title, body, footer, tree = panel_body(self.q)
+                ext.render_panel(self.panel_id, title, body, footer, tree)
+                return
+            self.finish("The user answered: %s" % text, {"answer": text, "choice": None, "dismissed": False})
+
+    def on_key(self, key, text):
+        if key == "esc":
+            self.dismissed()
+            ext.close_panel(self.panel_id)
+        elif key == "enter":
+            self.chose(0)  # the first choice is the suggested one
+        elif key == "rune" and text.isdigit():
+            self.chose(int(text) - 1)
+
+    def dismissed(self):
+        self.finish("The user closed the question without answering.",
+                    {"answer": None, "choice": None, "dismissed": True}, close=False)
+
+    def cancelled(self):
+        # The host stopped waiting: no answer, only the panel to close.
+        if self.done.acquire(blocking=False):
+            ext.forget_panel(self.panel_id)
+            if self.ctx.reason == "tool_cancel":
+                ext.close_panel(self.panel_id)
 
 
-def chose(panel_id, index):
-    q = questions.get(panel_id)
-    if q is None or not 0 <= index < len(q["choices"]):
-        return
-    choice = q["choices"][index]
-    finish(panel_id, "The user chose: %s" % choice,
-           {"answer": choice, "choice": index, "dismissed": False})
-
-
-def ask(call_id, args):
+@ext.tool("ask_user",
+          "Ask the user a question and wait for the answer. Give a few short "
+          "choices when you can; the user may also type an answer of their own.",
+          SCHEMA, output_schema=OUTPUT_SCHEMA, interactive=True)
+def ask_user(args, ctx):
     question = args.get("question")
     if not isinstance(question, str) or not question.strip():
-        answer(call_id, 'ask_user needs a non-empty "question" string',
-               {"answer": None, "choice": None, "dismissed": False}, is_error=True)
-        return
-    if "panels" not in host_capabilities:
-        answer(call_id, "ask_user: this host has no window to ask in",
-               {"answer": None, "choice": None, "dismissed": False}, is_error=True)
-        return
+        return zotext.structured_result(NO_ANSWER, 'ask_user needs a non-empty "question" string',
+                                        is_error=True)
+    if "panels" not in ext.host.capabilities:
+        return zotext.structured_result(NO_ANSWER, "ask_user: this host has no window to ask in",
+                                        is_error=True)
     choices = args.get("choices")
     choices = [c for c in choices if isinstance(c, str) and c.strip()][:9] if isinstance(choices, list) else []
     free = args.get("allow_free_answer")
     free = free if isinstance(free, bool) else True
-    if not choices and "panel_widgets" in host_capabilities:
+    if not choices and "panel_widgets" in ext.host.capabilities:
         free = True  # something must be answerable
 
-    panel_id = "ask-" + call_id
-    q = {"call": call_id, "question": question.strip(), "choices": choices, "free": free}
-    questions[panel_id] = q
-    panel = {"id": panel_id, "tool_call_id": call_id}
-    panel.update(panel_body(q))
-    send({"type": "open_panel", "panel": panel})
-
-
-def panel_event(frame):
-    panel_id = frame.get("panel_id")
-    q = questions.get(panel_id)
-    if q is None:
-        return
-    widget, event, value = frame.get("widget_id"), frame.get("event"), frame.get("value")
-    if isinstance(widget, str) and widget.startswith("choice-") and event == "clicked":
-        try:
-            chose(panel_id, int(widget[len("choice-"):]))
-        except ValueError:
-            pass
-    elif widget == "answer" and event == "submit":
-        text = value.strip() if isinstance(value, str) else ""
-        if not text:
-            q["note"] = "Type an answer first, or pick a choice."
-            render = {"type": "panel_render", "panel_id": panel_id}
-            render.update(panel_body(q))
-            send(render)
-            return
-        finish(panel_id, "The user answered: %s" % text,
-               {"answer": text, "choice": None, "dismissed": False})
-
-
-def panel_key(frame):
-    panel_id = frame.get("panel_id")
-    if panel_id not in questions:
-        return
-    key, text = frame.get("key"), frame.get("text")
-    if key == "esc":
-        dismissed(panel_id)
-        send({"type": "panel_close", "panel_id": panel_id})
-    elif key == "rune" and isinstance(text, str) and text.isdigit():
-        chose(panel_id, int(text) - 1)
-
-
-def dismissed(panel_id):
-    q = questions.pop(panel_id, None)
-    if q is not None:
-        answer(q["call"], "The user closed the question without answering.",
-               {"answer": None, "choice": None, "dismissed": True})
-
-
-def cancelled(call_id):
-    for panel_id, q in list(questions.items()):
-        if q["call"] == call_id:
-            del questions[panel_id]  # the host stopped waiting: no answer
-            send({"type": "panel_close", "panel_id": panel_id})
-
-
-def handle(frame):
-    global host_capabilities
-    kind = frame.get("type")
-    if kind == "hello_ack":
-        caps = frame.get("capabilities")
-        if isinstance(caps, list):
-            host_capabilities = {c for c in caps if isinstance(c, str)}
-    elif kind == "tool_call":
-        call_id = frame.get("id")
-        if not isinstance(call_id, str):
-            return True
-        args = frame.get("args") if isinstance(frame.get("args"), dict) else {}
-        if frame.get("name") == "ask_user":
-            ask(call_id, args)
-        else:
-            answer(call_id, "ask-user: unknown tool %r" % (frame.get("name"),),
-                   {"answer": None, "choice": None, "dismissed": False}, is_error=True)
-    elif kind == "tool_cancel":
-        if isinstance(frame.get("id"), str):
-            cancelled(frame["id"])
-    elif kind == "panel_event":
-        panel_event(frame)
-    elif kind == "panel_key":
-        panel_key(frame)
-    elif kind == "panel_close":
-        dismissed(frame.get("panel_id"))  # the user closed it in the window
-    elif kind == "shutdown":
-        send({"type": "shutdown_ack"})
-        return False
-    return True
-
-
-def main():
-    send({"type": "hello", "name": NAME, "version": VERSION,
-          "capabilities": ["tools", "panels", "tool_cancel"]})
-    send(TOOL)
-    send({"type": "ready"})
-    while True:
-        raw = sys.stdin.buffer.readline()
-        if not raw:
-            return 0
-        try:
-            frame = json.loads(raw.decode("utf-8"))
-        except ValueError:
-            log("skipping a line that is not JSON")
-            continue
-        if not isinstance(frame, dict):
-            continue
-        try:
-            if not handle(frame):
-                return 0
-        except (BrokenPipeError, KeyboardInterrupt):
-            raise
-        except Exception:
-            log("error handling a %r frame:\n%s" % (frame.get("type"), traceback.format_exc()))
+    q = Question(ctx, question.strip(), choices, free)
+    ext.on_panel_event(q.panel_id)(q.on_event)
+    ext.on_panel_key(q.panel_id, q.on_key, q.dismissed)
+    ctx.on_cancel(q.cancelled)
+    title, body, footer, tree = panel_body(q.q)
+    # From this handler the SDK names the call in the panel (tool_call_id).
+    ext.open_panel(q.panel_id, title, body, footer, tree)
+    return zotext.LATER  # answered from the panel's callbacks
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except (BrokenPipeError, KeyboardInterrupt):
-        sys.exit(0)
+    ext.run()

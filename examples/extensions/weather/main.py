@@ -3,55 +3,28 @@
 
     weather {"city": "Oslo"}     (callable from scripts; discoverable)
 
-The tool is the one of the protocol page's "Structured results and
-codemode": it declares an `output_schema`, answers with a text block for
-the model and `structured_content` for scripts, lives in the `weather`
-namespace (with a description and instructions that discovery ranks and
-`describeNamespace` returns) and has `exposure: "codemode"`, so the model
-gets no direct definition of it and reaches it through a script:
+The tool declares an `output_schema`, answers with a text block for the
+model and `structured_content` for scripts, lives in the `weather`
+namespace and has `exposure: "codemode"`, so the model reaches it through a
+script:
 
     const result = await tools.weather({})
     return result.temperature
 
 The data is synthetic: the same city always has the same weather, from a
-checksum of its name. An unknown kind of city (an empty name) is an error
-result that still carries structured content, which a script can inspect
-as data instead of catching a rejection.
+checksum of its name. An empty city is an error result that still carries
+structured content, which a script can inspect as data.
 
-Protocol: newline-delimited JSON on stdin/stdout (zot protocol version 1).
-Python 3 standard library only.
+Written on zotext.py (sdk/python), copied beside this file.
 """
-import json
-import sys
 import zlib
 
-NAME = "weather"
-VERSION = "1.0.0"
+import zotext
+
 DEFAULT_CITY = "Berlin"
-
-REGISTRATIONS = [
-    {"type": "register_tool", "name": "weather",
-     "description": "Get synthetic weather data",
-     "schema": {"type": "object",
-                "properties": {"city": {"type": "string",
-                                        "description": "The city (default %s)" % DEFAULT_CITY}}},
-     "output_schema": {"type": "object",
-                       "properties": {"city": {"type": "string"},
-                                      "temperature": {"type": "number"},
-                                      "conditions": {"type": "string"}}},
-     "namespace": "weather",
-     "namespace_description": "Weather observations",
-     "namespace_instructions": "Temperatures are in Celsius",
-     "exposure": "codemode"},
-]
-
 CONDITIONS = ["sunny", "cloudy", "rainy", "windy", "snowy"]
 
-
-def send(frame):
-    line = json.dumps(frame, ensure_ascii=False, separators=(",", ":")) + "\n"
-    sys.stdout.buffer.write(line.encode("utf-8"))
-    sys.stdout.buffer.flush()
+ext = zotext.Extension("weather", "1.0.0", call_tool=False)
 
 
 def observe(city):
@@ -63,43 +36,27 @@ def observe(city):
             "conditions": CONDITIONS[checksum % len(CONDITIONS)]}
 
 
-def tool_call(frame):
-    args = frame.get("args") if isinstance(frame.get("args"), dict) else {}
-    city = args.get("city", DEFAULT_CITY)
+@ext.tool("weather", "Get synthetic weather data",
+          {"type": "object",
+           "properties": {"city": {"type": "string",
+                                   "description": "The city (default %s)" % DEFAULT_CITY}}},
+          output_schema={"type": "object",
+                         "properties": {"city": {"type": "string"},
+                                        "temperature": {"type": "number"},
+                                        "conditions": {"type": "string"}}},
+          namespace="weather",
+          namespace_description="Weather observations",
+          namespace_instructions="Temperatures are in Celsius",
+          exposure="codemode")
+def weather(args):
+    city = args.get("city", DEFAULT_CITY) if isinstance(args, dict) else DEFAULT_CITY
     if not isinstance(city, str) or city.strip() == "":
-        send({"type": "tool_result", "id": frame.get("id"),
-              "content": [{"type": "text", "text": "No such city"}],
-              "structured_content": {"error": "unknown city", "city": city},
-              "is_error": True})
-        return
+        return zotext.structured_result({"error": "unknown city", "city": city}, "No such city",
+                                        is_error=True)
     reading = observe(city.strip())
-    send({"type": "tool_result", "id": frame.get("id"),
-          "content": [{"type": "text",
-                       "text": "%s: %s C, %s" % (reading["city"], reading["temperature"],
-                                                  reading["conditions"])}],
-          "structured_content": reading,
-          "is_error": False})
-
-
-def main():
-    send({"type": "hello", "name": NAME, "version": VERSION, "capabilities": ["tools"]})
-    for frame in REGISTRATIONS:
-        send(frame)
-    send({"type": "ready"})
-
-    for line in sys.stdin.buffer:
-        try:
-            frame = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(frame, dict):
-            continue
-        if frame.get("type") == "tool_call":
-            tool_call(frame)
-        elif frame.get("type") == "shutdown":
-            send({"type": "shutdown_ack"})
-            return
+    return zotext.structured_result(
+        reading, "%s: %s C, %s" % (reading["city"], reading["temperature"], reading["conditions"]))
 
 
 if __name__ == "__main__":
-    main()
+    ext.run()
