@@ -16,7 +16,8 @@ without one fails the test, so nothing in the guide goes unchecked.
   output      (after a run block) lines the run must print: each
               non-empty line must be a substring of a line of its
               stdout and stderr, in this order.
-  frames      protocol frames: each line a JSON object with a "type".
+  frames      protocol frames: each line a JSON object with a "type",
+              after an optional arrow (→ or ←) saying who writes it.
   cli         commands shown but not run (they open the window or never
               end): each `zot …` line must name a real command, and each
               --option must be in that command's --help.
@@ -253,7 +254,7 @@ def main():
                     if not line.strip():
                         continue
                     try:
-                        frame = json.loads(line)
+                        frame = json.loads(re.sub(r'^\s*[→←]\s*', '', line))
                         if not isinstance(frame, dict) or not isinstance(frame.get('type'), str):
                             bad.append('line %d: no string "type"' % (n + 1))
                     except ValueError as e:
