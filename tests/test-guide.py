@@ -29,7 +29,7 @@ without one fails the test, so nothing in the guide goes unchecked.
               list) takes words away, to try the skips.
 
 The runs see `zot` on PATH (ZOT_BIN), ZOT_SRC (the source tree),
-ZOT_HOME and HOME in the work folder, no provider keys, Go offline with
+ZOT_HOME and HOME in the work folder, no provider keys, a git author, Go offline with
 its caches in ZOT_GUIDE_GO_CACHE (GOTOOLCHAIN=local, GOPROXY=off), and
 PKG_CONFIG_PATH/LD_LIBRARY_PATH from ZOT_GUIDE_PKG_CONFIG_PATH and
 ZOT_GUIDE_LD_LIBRARY_PATH for libzot-ext-1 in the build tree.
@@ -145,6 +145,9 @@ def make_env(work, source, zot):
         'GOTOOLCHAIN': 'local',
         'GO111MODULE': 'on',
         'GIT_CONFIG_NOSYSTEM': '1',
+        # A reader's git knows who they are; this HOME has no config.
+        'GIT_AUTHOR_NAME': 'Guide', 'GIT_AUTHOR_EMAIL': 'guide@example.com',
+        'GIT_COMMITTER_NAME': 'Guide', 'GIT_COMMITTER_EMAIL': 'guide@example.com',
     })
     for var in ('PKG_CONFIG_PATH', 'LD_LIBRARY_PATH'):
         extra = os.environ.get('ZOT_GUIDE_' + var)
