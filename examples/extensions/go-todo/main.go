@@ -185,9 +185,10 @@ func (t *todo) refresh(items []item, clearEntry bool) {
 	}
 }
 
-// change loads the list, lets fn change it, saves and re-renders; mu is
-// held. fn returns false when there is nothing to save.
-func (t *todo) change(fn func(items []item) ([]item, bool)) ([]item, error) {
+// change loads the list, lets fn change it, saves and re-renders once
+// (clearEntry as in panel); mu is held. fn returns false when there is
+// nothing to save.
+func (t *todo) change(clearEntry bool, fn func(items []item) ([]item, bool)) ([]item, error) {
 	items, changed := fn(t.load())
 	if !changed {
 		return items, nil
@@ -196,12 +197,12 @@ func (t *todo) change(fn func(items []item) ([]item, bool)) ([]item, error) {
 		t.e.Notify("error", "todo: cannot save the list: "+err.Error())
 		return t.load(), err
 	}
-	t.refresh(items, false)
+	t.refresh(items, clearEntry)
 	return items, nil
 }
 
-func (t *todo) add(text string) ([]item, error) {
-	return t.change(func(items []item) ([]item, bool) {
+func (t *todo) add(text string, clearEntry bool) ([]item, error) {
+	return t.change(clearEntry, func(items []item) ([]item, bool) {
 		return append(items, item{Text: text}), true
 	})
 }
@@ -230,7 +231,7 @@ func (t *todo) command(args string) ext.Response {
 		if text == "" {
 			return ext.Errorf("nothing to add: /todo add TEXT")
 		}
-		items, err := t.add(text)
+		items, err := t.add(text, false)
 		if err != nil {
 			return ext.Errorf("cannot save the list: %v", err)
 		}
@@ -238,7 +239,7 @@ func (t *todo) command(args string) ext.Response {
 		return ext.Display(render(items))
 	case "done":
 		var failure string
-		items, err := t.change(func(items []item) ([]item, bool) {
+		items, err := t.change(false, func(items []item) ([]item, bool) {
 			n, err := strconv.Atoi(rest)
 			if err != nil || n < 1 || n > len(items) {
 				failure = fmt.Sprintf("no item '%s' (the list has %d)", rest, len(items))
@@ -256,7 +257,7 @@ func (t *todo) command(args string) ext.Response {
 		}
 		return ext.Display(render(items))
 	case "clear":
-		if _, err := t.change(func([]item) ([]item, bool) { return nil, true }); err != nil {
+		if _, err := t.change(false, func([]item) ([]item, bool) { return nil, true }); err != nil {
 			return ext.Errorf("cannot save the list: %v", err)
 		}
 		if err := t.e.ClearNotes(); err != nil {
@@ -294,15 +295,14 @@ func (t *todo) panelEvent(ev ext.PanelEvent) {
 		if text = oneLine(text); text == "" {
 			return
 		}
-		if items, err := t.add(text); err == nil {
+		if _, err := t.add(text, true); err == nil {
 			t.e.Notify("success", "Added: "+text)
-			t.refresh(items, true)
 		}
 	case ev.WidgetID == "items" && (ev.Event == "toggled" || ev.Event == "button"):
 		if json.Unmarshal(ev.Value, &row) != nil {
 			return
 		}
-		t.change(func(items []item) ([]item, bool) {
+		t.change(false, func(items []item) ([]item, bool) {
 			n := rowIndex(items, row.Row)
 			switch {
 			case n < 0:
@@ -319,7 +319,7 @@ func (t *todo) panelEvent(ev ext.PanelEvent) {
 			return items, false
 		})
 	case ev.WidgetID == "clear-done" && ev.Event == "clicked":
-		t.change(func(items []item) ([]item, bool) {
+		t.change(false, func(items []item) ([]item, bool) {
 			kept := items[:0]
 			for _, it := range items {
 				if !it.Done {
@@ -344,7 +344,7 @@ func (t *todo) toolAdd(args json.RawMessage) ext.ToolResult {
 		return ext.TextErrorResult(`todo_add needs a non-empty "text"`)
 	}
 	t.mu.Lock()
-	items, err := t.add(text)
+	items, err := t.add(text, false)
 	t.mu.Unlock()
 	if err != nil {
 		return ext.TextErrorResult("todo_add: cannot save the list: " + err.Error())
