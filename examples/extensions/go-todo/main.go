@@ -368,7 +368,7 @@ func (t *todo) toolList(json.RawMessage) ext.ToolResult {
 func main() {
 	e := ext.New("go-todo", "1.0.0")
 	t := &todo{e: e}
-	e.Command("todo", "A to-do list: "+usage, t.command)
+	e.Command("todo", "A to-do list: /todo [panel], add TEXT, list, done N or clear", t.command)
 	e.StructuredTool("todo_add", "Add an item to the user's to-do list", addSchema, addOutput, t.toolAdd)
 	e.Tool("todo_list", "Show the user's to-do list", json.RawMessage(`{"type":"object","properties":{}}`), t.toolList)
 	e.OnPanelEvent(panelID, t.panelEvent)
