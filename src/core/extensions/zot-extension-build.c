@@ -235,13 +235,15 @@ zot_extension_build_async (const char          *directory,
                            GAsyncReadyCallback  callback,
                            gpointer             user_data)
 {
-  Build *build = g_new0 (Build, 1);
+  Build *build;
   g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autofree char *command = g_strjoinv (" ", (char **) argv);
+  g_autofree char *command = NULL;
   g_autofree char *header = NULL;
 
   g_return_if_fail (directory != NULL && argv != NULL && argv[0] != NULL);
 
+  build = g_new0 (Build, 1);
+  command = g_strjoinv (" ", (char **) argv);
   build->task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (build->task, zot_extension_build_async);
   g_task_set_check_cancellable (build->task, FALSE);
