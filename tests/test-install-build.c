@@ -1,8 +1,8 @@
 /* test-install-build.c — `zot ext install --build`: the manifest's build
- * runs in the installed copy with its output in the extension's log; a
- * failed or overlong build removes the copy and says why in one line;
- * without --build, a missing program is a warning naming the ways to
- * build it. The builds are small shell scripts; tests/test-examples-go.c
+ * runs in the copy before it is put in place, with its output in the
+ * extension's log; after a failed or overlong build nothing is installed
+ * or replaced, and one line says why; without --build, a missing program
+ * is a warning naming the ways to build it. The builds are small shell scripts; tests/test-examples-go.c
  * installs a Go example this way. */
 #include "config.h"
 
@@ -55,8 +55,9 @@ make_source (Fixture    *f,
 }
 
 static int
-install (Fixture    *f,
-         const char *flag)
+install_with (Fixture    *f,
+              const char *flag,
+              const char *other)
 {
   g_autoptr(GError) error = NULL;
   int status = 0;
@@ -64,12 +65,20 @@ install (Fixture    *f,
   g_clear_pointer (&f->out, g_free);
   g_clear_pointer (&f->err, g_free);
   g_spawn_sync (f->env.cwd, (char *[]) { (char *) g_getenv ("ZOT_BIN"), (char *) "ext", (char *) "install",
-                                          (char *) flag, f->source, NULL },
+                                          (char *) flag, other != NULL ? (char *) other : f->source,
+                                          other != NULL ? f->source : NULL, NULL },
                 NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, &f->out, &f->err, &status, &error);
   g_assert_no_error (error);
   g_test_message ("zot ext install %s: %d\nstdout: %s\nstderr: %s", flag, status, f->out, f->err);
   g_assert_true (WIFEXITED (status));
   return WEXITSTATUS (status);
+}
+
+static int
+install (Fixture    *f,
+         const char *flag)
+{
+  return install_with (f, flag, NULL);
 }
 
 static char *
@@ -90,7 +99,7 @@ test_success (Fixture       *f,
   make_source (f, "printf '#!/bin/sh\\n' > prog && chmod +x prog\necho compiled it\necho a warning >&2\n");
   g_assert_cmpint (install (f, "--build"), ==, 0);
   g_assert_nonnull (strstr (f->out, "installed built 1.0.0 into "));
-  g_assert_nonnull (strstr (f->out, "building built: sh build.sh (output in "));
+  g_assert_nonnull (strstr (f->out, "\nbuilt with sh build.sh (output in "));
   g_assert_cmpstr (f->err, ==, "");
 
   program = g_build_filename (f->installed, "prog", NULL);
@@ -105,6 +114,51 @@ test_success (Fixture       *f,
   g_assert_nonnull (strstr (log, "=== built: build: sh build.sh (in "));
   g_assert_nonnull (strstr (log, "compiled it\n"));
   g_assert_nonnull (strstr (log, "a warning\n"));
+}
+
+static guint
+count (const char *text,
+       const char *part)
+{
+  guint n = 0;
+
+  for (const char *at = strstr (text, part); at != NULL; at = strstr (at + 1, part))
+    n++;
+  return n;
+}
+
+/* A failed build of a new version leaves the installed one as it was,
+ * --force or not; without --force an installed name is refused before
+ * anything is built. */
+static void
+test_keeps_installed (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *build = NULL;
+  g_autofree char *installed_build = NULL;
+  g_autofree char *kept = NULL;
+  g_autofree char *log = NULL;
+  g_autofree char *program = NULL;
+
+  make_source (f, "printf '#!/bin/sh\\n' > prog && chmod +x prog\n");
+  g_assert_cmpint (install (f, "--build"), ==, 0);
+
+  build = g_build_filename (f->source, "build.sh", NULL);
+  g_assert_true (g_file_set_contents (build, "echo 'version 2 does not build' >&2\nexit 1\n", -1, NULL));
+  g_assert_cmpint (install (f, "--build"), ==, 1);
+  g_assert_nonnull (strstr (f->err, "already installed"));
+
+  g_assert_cmpint (install_with (f, "--build", "--force"), ==, 1);
+  g_assert_true (g_str_has_prefix (f->err, "zot: building built failed: version 2 does not build; "));
+
+  program = g_build_filename (f->installed, "prog", NULL);
+  g_assert_true (g_file_test (program, G_FILE_TEST_IS_EXECUTABLE));
+  installed_build = g_build_filename (f->installed, "build.sh", NULL);
+  kept = zot_test_read_file (installed_build);
+  g_assert_nonnull (strstr (kept, "chmod +x prog"));
+  /* Built twice: the refused install ran nothing. */
+  log = read_log (f);
+  g_assert_cmpuint (count (log, "=== built: build: "), ==, 2);
 }
 
 static void
@@ -173,6 +227,7 @@ main (int   argc,
 
   ADD ("success", test_success);
   ADD ("failure", test_failure);
+  ADD ("keeps-installed", test_keeps_installed);
   ADD ("deadline", test_deadline);
   ADD ("missing-program", test_missing_program);
   ADD ("nothing-to-build", test_nothing_to_build);

@@ -387,7 +387,7 @@ ext_install (int    argc,
     { "force", 0, 0, G_OPTION_ARG_NONE, &force,
       N_("Replace an installed extension of the same name"), NULL },
     { "build", 0, 0, G_OPTION_ARG_NONE, &build,
-      N_("Run the manifest's \"build\" in the installed copy; remove the copy if it fails"), NULL },
+      N_("Run the manifest's \"build\" in the copy first; install nothing if it fails"), NULL },
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
       N_("The project directory for --project (default: the current one)"), N_("DIR") },
     { NULL }
@@ -409,8 +409,8 @@ ext_install (int    argc,
   target_parent = extensions_dir_for (project, cwd);
 
   zot_cli_async_wait_init (&wait);
-  zot_installer_install_async (args[1], target_parent, force, wait.cancellable,
-                               zot_cli_async_wait_done_cb, &wait);
+  (build ? zot_installer_install_build_async : zot_installer_install_async)
+    (args[1], target_parent, force, wait.cancellable, zot_cli_async_wait_done_cb, &wait);
   zot_cli_async_wait_run (&wait);
   manifest = zot_installer_install_finish (wait.result, &error);
   zot_cli_async_wait_clear (&wait);
@@ -432,8 +432,7 @@ ext_install (int    argc,
            zot_manifest_get_version (manifest) != NULL ? zot_manifest_get_version (manifest) : "",
            zot_manifest_get_directory (manifest));
 
-  if (!zot_cli_ext_install_build (manifest, args[1], target_parent, build))
-    return ZOT_EXIT_FAILED;
+  zot_cli_ext_install_build (manifest, args[1], build);
   return ZOT_EXIT_OK;
 }
 

@@ -63,11 +63,10 @@ void          zot_cli_async_wait_done_cb (GObject         *object,
                                           GAsyncResult    *result,
                                           gpointer         user_data);
 
-/* After `zot ext install` put @manifest's extension in place: --build's
- * build, else a warning when its program is missing. */
-gboolean      zot_cli_ext_install_build  (ZotManifest     *manifest,
+/* After `zot ext install` put @manifest's extension in place: where
+ * --build's output went, or a warning when its program is missing. */
+void          zot_cli_ext_install_build  (ZotManifest     *manifest,
                                           const char      *source,
-                                          const char      *extensions_dir,
                                           gboolean         build);
 
 /* `zot rpc`: commands on stdin, responses and events on stdout. */

@@ -107,9 +107,9 @@ G_BEGIN_DECLS
 #define ZOT_WATCH_DEBOUNCE_MS              150
 #define ZOT_WATCH_MAX_DIRECTORIES          256
 #define ZOT_BUILD_TIMEOUT_MS               120000
-/* `zot ext install --build`: the manifest's `build` in the installed copy
- * must end within this long (a first build fetches and compiles more than
- * a rebuild does), or is killed and the install rolled back. */
+/* `zot ext install --build`: the manifest's `build` in the new copy must
+ * end within this long (a first build compiles more than a rebuild does),
+ * or is killed and nothing is installed. */
 #define ZOT_INSTALL_BUILD_TIMEOUT_MS       600000
 
 /* The host's own numbers, beyond the protocol */

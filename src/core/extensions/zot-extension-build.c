@@ -1,7 +1,7 @@
 /* zot-extension-build.c — running a manifest's `build` command.
  *
  * Watch mode runs it before each restart, `zot ext install --build` once
- * in the installed copy. It runs in the extension's directory (a bare
+ * in the new copy before it is put in place. It runs in the extension's directory (a bare
  * program name through $PATH) with its stdout and stderr appended to the
  * extension's log under a `=== NAME: build: …` header, and is killed when
  * it outlives its deadline. A failure is reported by one line: the first
@@ -32,11 +32,11 @@ typedef struct
   GCancellable  *read_cancellable;
   GString       *first_line;
   GError        *error;
-  ZotTimeout     timeout;
+  ZotTimeout     deadline;
   char          *log_path;
   int            log_fd;
-  guint          timeout_id;
-  guint          drain_id;
+  GSource       *timeout;
+  GSource       *drain;
   gulong         cancel_id;
   guint          pending;
   gboolean       timed_out;
@@ -44,10 +44,33 @@ typedef struct
 } Build;
 
 static void
+clear_source (GSource **source)
+{
+  if (*source == NULL)
+    return;
+  g_source_destroy (*source);
+  g_clear_pointer (source, g_source_unref);
+}
+
+/* On the caller's thread-default context, not the global one: the
+ * installer runs builds on a worker thread with a context of its own. */
+static GSource *
+add_timeout (guint       ms,
+             GSourceFunc callback,
+             Build      *build)
+{
+  GSource *source = g_timeout_source_new (ms);
+
+  g_source_set_callback (source, callback, build, NULL);
+  g_source_attach (source, g_main_context_get_thread_default ());
+  return source;
+}
+
+static void
 build_free (Build *build)
 {
-  g_clear_handle_id (&build->timeout_id, g_source_remove);
-  g_clear_handle_id (&build->drain_id, g_source_remove);
+  clear_source (&build->timeout);
+  clear_source (&build->drain);
   g_cancellable_disconnect (g_task_get_cancellable (build->task), build->cancel_id);
   if (build->log_fd >= 0)
     close (build->log_fd);
@@ -80,7 +103,7 @@ build_failure (Build *build)
     return g_strdup (build->error->message);
   if (build->timed_out)
     /* Translators: why a build failed: it ran longer than this many milliseconds */
-    return g_strdup_printf (_("no end after %u ms, stopped"), zot_timeout_get_ms (build->timeout));
+    return g_strdup_printf (_("no end after %u ms, stopped"), zot_timeout_get_ms (build->deadline));
   if (g_subprocess_get_if_signaled (build->process))
     /* Translators: why a build failed */
     return g_strdup_printf (_("killed by signal %d"), g_subprocess_get_term_sig (build->process));
@@ -117,7 +140,7 @@ drain_timeout_cb (gpointer user_data)
   Build *build = user_data;
 
   /* Something the build started still holds its stderr: stop reading. */
-  build->drain_id = 0;
+  g_clear_pointer (&build->drain, g_source_unref);
   g_cancellable_cancel (build->read_cancellable);
   return G_SOURCE_REMOVE;
 }
@@ -156,7 +179,7 @@ stderr_read_cb (GObject      *object,
 
   if (bytes == NULL || g_bytes_get_size (bytes) == 0)
     {
-      g_clear_handle_id (&build->drain_id, g_source_remove);
+      clear_source (&build->drain);
       if (!g_utf8_validate_len (build->first_line->str, build->first_line->len, NULL))
         {
           g_autofree char *valid = g_utf8_make_valid (build->first_line->str, -1);
@@ -186,9 +209,9 @@ build_waited_cb (GObject      *object,
   Build *build = user_data;
 
   g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
-  g_clear_handle_id (&build->timeout_id, g_source_remove);
+  clear_source (&build->timeout);
   if (build->pending > 1)
-    build->drain_id = g_timeout_add (zot_timeout_get_ms (ZOT_TIMEOUT_EXIT_DRAIN), drain_timeout_cb, build);
+    build->drain = add_timeout (zot_timeout_get_ms (ZOT_TIMEOUT_EXIT_DRAIN), drain_timeout_cb, build);
   build_finish (build);
 }
 
@@ -197,7 +220,7 @@ build_timeout_cb (gpointer user_data)
 {
   Build *build = user_data;
 
-  build->timeout_id = 0;
+  g_clear_pointer (&build->timeout, g_source_unref);
   build->timed_out = TRUE;
   g_subprocess_force_exit (build->process);
   return G_SOURCE_REMOVE;
@@ -247,7 +270,7 @@ zot_extension_build_async (const char          *directory,
   build->task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (build->task, zot_extension_build_async);
   g_task_set_check_cancellable (build->task, FALSE);
-  build->timeout = timeout;
+  build->deadline = timeout;
   build->first_line = g_string_new (NULL);
   build->read_cancellable = g_cancellable_new ();
   build->log_path = g_strdup (log_path);
@@ -273,7 +296,7 @@ zot_extension_build_async (const char          *directory,
   if (cancellable != NULL)
     build->cancel_id = g_cancellable_connect (cancellable, G_CALLBACK (on_build_cancelled), build, NULL);
   build->stderr_stream = g_object_ref (g_subprocess_get_stderr_pipe (build->process));
-  build->timeout_id = g_timeout_add (zot_timeout_get_ms (timeout), build_timeout_cb, build);
+  build->timeout = add_timeout (zot_timeout_get_ms (timeout), build_timeout_cb, build);
   build->pending = 2;
   read_stderr (build);
   g_subprocess_wait_async (build->process, NULL, build_waited_cb, build);
