@@ -75,6 +75,9 @@ test_defaults_and_names (void)
   /* Watch mode: docs/protocol.md states these. */
   g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_WATCH_DEBOUNCE), ==, 150);
   g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_BUILD), ==, 120000);
+  /* docs/reference.md states it for zot ext install --build. */
+  g_assert_cmpuint (zot_timeout_get_default (ZOT_TIMEOUT_INSTALL_BUILD), ==, 600000);
+  g_assert_cmpstr (zot_timeout_get_name (ZOT_TIMEOUT_INSTALL_BUILD), ==, "install-build");
   g_assert_cmpuint (ZOT_WATCH_MAX_DIRECTORIES, ==, 256);
 }
 

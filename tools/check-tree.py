@@ -108,7 +108,9 @@ examples = sorted(name for name in os.listdir(os.path.join(root, 'examples', 'ex
                   if os.path.isfile(os.path.join(root, 'examples', 'extensions', name, 'extension.json')))
 readme = open(os.path.join(root, 'README.md'), encoding='utf-8').read()
 counted = re.search(r'(\w+) examples? lives? in \[`examples/extensions/`\]', readme)
-numbers = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten']
+numbers = ['no', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten',
+           'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen',
+           'eighteen', 'nineteen', 'twenty']
 if counted is None:
     problems.append('README.md: no "N examples live in [`examples/extensions/`]" sentence')
 else:

@@ -30,7 +30,7 @@ _zot()
         elif [[ ( ${words[2]} == install || ${words[2]} == check ) && $cur != -* ]]; then
             _filedir -d
         else
-            COMPREPLY=($(compgen -W '--project --force --cwd -f --scenario --durable --json --help' -- "$cur"))
+            COMPREPLY=($(compgen -W '--project --force --build --cwd -f --scenario --durable --json --help' -- "$cur"))
         fi
         return
     fi

@@ -41,13 +41,6 @@ typedef int (*ZotExtCommandFunc) (int    argc,
 
 typedef struct
 {
-  GMainLoop    *loop;
-  GCancellable *cancellable;
-  GAsyncResult *result;
-} AsyncWait;
-
-typedef struct
-{
   GMainLoop        *loop;
   GFile            *file;
   GFileInputStream *stream;
@@ -160,55 +153,6 @@ extensions_dir_for (gboolean    project,
     }
 
   return zot_paths_get_extensions_dir ();
-}
-
-static void
-on_async_done_cb (GObject      *object,
-                  GAsyncResult *result,
-                  gpointer      user_data)
-{
-  AsyncWait *wait = user_data;
-
-  wait->result = g_object_ref (result);
-  g_main_loop_quit (wait->loop);
-}
-
-static gboolean
-on_interrupt_cancel_cb (gpointer user_data)
-{
-  AsyncWait *wait = user_data;
-
-  /* The installer then removes what it staged; dying here would not. */
-  g_cancellable_cancel (wait->cancellable);
-  return G_SOURCE_CONTINUE;
-}
-
-static void
-async_wait_init (AsyncWait *wait)
-{
-  wait->loop = g_main_loop_new (NULL, FALSE);
-  wait->cancellable = g_cancellable_new ();
-  wait->result = NULL;
-}
-
-static void
-async_wait_run (AsyncWait *wait)
-{
-  guint sigint_id = g_unix_signal_add (SIGINT, on_interrupt_cancel_cb, wait);
-  guint sigterm_id = g_unix_signal_add (SIGTERM, on_interrupt_cancel_cb, wait);
-
-  g_main_loop_run (wait->loop);
-
-  g_source_remove (sigint_id);
-  g_source_remove (sigterm_id);
-}
-
-static void
-async_wait_clear (AsyncWait *wait)
-{
-  g_clear_pointer (&wait->loop, g_main_loop_unref);
-  g_clear_object (&wait->cancellable);
-  g_clear_object (&wait->result);
 }
 
 /* ext list ---------------------------------------------------------------- */
@@ -430,18 +374,20 @@ ext_install (int    argc,
 {
   g_autofree char *cwd = NULL;
   g_autofree char *target_parent = NULL;
-  g_autofree char *exec = NULL;
   g_auto(GStrv) args = NULL;
   g_autoptr(ZotManifest) manifest = NULL;
   g_autoptr(GError) error = NULL;
   gboolean project = FALSE;
   gboolean force = FALSE;
-  AsyncWait wait;
+  gboolean build = FALSE;
+  ZotCliAsyncWait wait;
   const GOptionEntry entries[] = {
     { "project", 0, 0, G_OPTION_ARG_NONE, &project,
       N_("Install into the project's .zot/extensions instead of $ZOT_HOME/extensions"), NULL },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force,
       N_("Replace an installed extension of the same name"), NULL },
+    { "build", 0, 0, G_OPTION_ARG_NONE, &build,
+      N_("Run the manifest's \"build\" in the copy first; install nothing if it fails"), NULL },
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
       N_("The project directory for --project (default: the current one)"), N_("DIR") },
     { NULL }
@@ -462,12 +408,12 @@ ext_install (int    argc,
 
   target_parent = extensions_dir_for (project, cwd);
 
-  async_wait_init (&wait);
-  zot_installer_install_async (args[1], target_parent, force, wait.cancellable,
-                               on_async_done_cb, &wait);
-  async_wait_run (&wait);
+  zot_cli_async_wait_init (&wait);
+  (build ? zot_installer_install_build_async : zot_installer_install_async)
+    (args[1], target_parent, force, wait.cancellable, zot_cli_async_wait_done_cb, &wait);
+  zot_cli_async_wait_run (&wait);
   manifest = zot_installer_install_finish (wait.result, &error);
-  async_wait_clear (&wait);
+  zot_cli_async_wait_clear (&wait);
 
   if (manifest == NULL)
     {
@@ -486,13 +432,7 @@ ext_install (int    argc,
            zot_manifest_get_version (manifest) != NULL ? zot_manifest_get_version (manifest) : "",
            zot_manifest_get_directory (manifest));
 
-  /* Installed all the same: the program may arrive later (a build step, a
-   * package), and zot ext list will show it as failed until then. */
-  exec = zot_manifest_resolve_exec (manifest, &error);
-  if (exec == NULL)
-    /* Translators: %s is a problem that does not stop the install, such as a missing program */
-    g_printerr (_("zot: warning: %s\n"), error->message);
-
+  zot_cli_ext_install_build (manifest, args[1], build);
   return ZOT_EXIT_OK;
 }
 
@@ -961,7 +901,7 @@ static const struct
 } ext_commands[] = {
   { "list", "list [--cwd DIR]",
     N_("Show the extensions found and their state"), ext_list },
-  { "install", "install PATH|URL [--project] [--force]",
+  { "install", "install PATH|URL [--project] [--force] [--build]",
     N_("Install from a directory, an archive or a git URL"), ext_install },
   { "remove", "remove NAME [--project|--global]",
     N_("Delete an installed extension"), ext_remove },
@@ -1037,7 +977,7 @@ zot_cli_update_main (int    argc,
   g_autoptr(GError) error = NULL;
   gboolean project = FALSE;
   guint failed = 0;
-  AsyncWait wait;
+  ZotCliAsyncWait wait;
   const GOptionEntry entries[] = {
     { "project", 0, 0, G_OPTION_ARG_NONE, &project,
       N_("Update the project's .zot/extensions instead of $ZOT_HOME/extensions"), NULL },
@@ -1057,11 +997,11 @@ zot_cli_update_main (int    argc,
 
   extensions_dir = extensions_dir_for (project, cwd);
 
-  async_wait_init (&wait);
-  zot_installer_update_async (extensions_dir, wait.cancellable, on_async_done_cb, &wait);
-  async_wait_run (&wait);
+  zot_cli_async_wait_init (&wait);
+  zot_installer_update_async (extensions_dir, wait.cancellable, zot_cli_async_wait_done_cb, &wait);
+  zot_cli_async_wait_run (&wait);
   results = zot_installer_update_finish (wait.result, &error);
-  async_wait_clear (&wait);
+  zot_cli_async_wait_clear (&wait);
 
   if (results == NULL)
     {

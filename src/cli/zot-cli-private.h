@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "zot-host.h"
+#include "zot-manifest.h"
 
 G_BEGIN_DECLS
 
@@ -45,6 +46,28 @@ char         *zot_cli_ext_find_in_either_scope (const char  *name,
                                                 const char  *project_parent,
                                                 const char  *user_parent,
                                                 GError     **error);
+
+/* A main loop the `ext` commands wait on; SIGINT and SIGTERM cancel
+ * (zot-cli-ext-build.c). */
+typedef struct
+{
+  GMainLoop    *loop;
+  GCancellable *cancellable;
+  GAsyncResult *result;
+} ZotCliAsyncWait;
+
+void          zot_cli_async_wait_init    (ZotCliAsyncWait *wait);
+void          zot_cli_async_wait_run     (ZotCliAsyncWait *wait);
+void          zot_cli_async_wait_clear   (ZotCliAsyncWait *wait);
+void          zot_cli_async_wait_done_cb (GObject         *object,
+                                          GAsyncResult    *result,
+                                          gpointer         user_data);
+
+/* After `zot ext install` put @manifest's extension in place: where
+ * --build's output went, or a warning when its program is missing. */
+void          zot_cli_ext_install_build  (ZotManifest     *manifest,
+                                          const char      *source,
+                                          gboolean         build);
 
 /* `zot rpc`: commands on stdin, responses and events on stdout. */
 int           zot_cli_rpc_run            (ZotHost      *host);

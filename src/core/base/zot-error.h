@@ -65,6 +65,7 @@ typedef enum
  * @ZOT_INSTALL_ERROR_NOT_GIT: the extension is not a git checkout
  * @ZOT_INSTALL_ERROR_SOURCE: the source is not a usable directory or git URL
  * @ZOT_INSTALL_ERROR_INVALID_NAME: the name cannot be an installed extension's
+ * @ZOT_INSTALL_ERROR_BUILD: the manifest's build failed (`zot ext install --build`)
  */
 typedef enum
 {
@@ -75,6 +76,7 @@ typedef enum
   ZOT_INSTALL_ERROR_NOT_GIT,
   ZOT_INSTALL_ERROR_SOURCE,
   ZOT_INSTALL_ERROR_INVALID_NAME,
+  ZOT_INSTALL_ERROR_BUILD,
 } ZotInstallError;
 
 GQuark zot_protocol_error_quark (void);

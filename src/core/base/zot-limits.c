@@ -34,6 +34,7 @@ static const struct {
   [ZOT_TIMEOUT_STOP_TURN]          = { "stop-turn",          ZOT_STOP_TURN_TIMEOUT_MS },
   [ZOT_TIMEOUT_WATCH_DEBOUNCE]     = { "watch-debounce",     ZOT_WATCH_DEBOUNCE_MS },
   [ZOT_TIMEOUT_BUILD]              = { "build",              ZOT_BUILD_TIMEOUT_MS },
+  [ZOT_TIMEOUT_INSTALL_BUILD]      = { "install-build",      ZOT_INSTALL_BUILD_TIMEOUT_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

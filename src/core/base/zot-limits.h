@@ -107,6 +107,10 @@ G_BEGIN_DECLS
 #define ZOT_WATCH_DEBOUNCE_MS              150
 #define ZOT_WATCH_MAX_DIRECTORIES          256
 #define ZOT_BUILD_TIMEOUT_MS               120000
+/* `zot ext install --build`: the manifest's `build` in the new copy must
+ * end within this long (a first build compiles more than a rebuild does),
+ * or is killed and nothing is installed. */
+#define ZOT_INSTALL_BUILD_TIMEOUT_MS       600000
 
 /* The host's own numbers, beyond the protocol */
 /* tool_confirmation_requested's tool_preview holds at most this many
@@ -267,6 +271,7 @@ typedef enum
   ZOT_TIMEOUT_STOP_TURN,
   ZOT_TIMEOUT_WATCH_DEBOUNCE,
   ZOT_TIMEOUT_BUILD,
+  ZOT_TIMEOUT_INSTALL_BUILD,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

@@ -10,6 +10,8 @@
 
 #include <gio/gio.h>
 
+#include "zot-manifest.h"
+
 G_BEGIN_DECLS
 
 /* Both start with a dot, so discovery and update never see them. */
@@ -23,6 +25,7 @@ typedef struct
   char     *target_parent;  /* absolute */
   char     *staging;        /* ours to delete while set */
   gboolean  force;
+  gboolean  build;          /* run the manifest's build in the staged copy */
   GError   *clone_error;
 } InstallData;
 
@@ -41,6 +44,12 @@ void      _zot_installer_git_run_async        (const char * const   *argv,
                                                GAsyncReadyCallback   callback,
                                                gpointer              user_data);
 char     *_zot_installer_git_run_finish       (GAsyncResult         *result,
+                                               GError              **error);
+
+/* zot-installer-build.c */
+gboolean  _zot_installer_build                (InstallData          *data,
+                                               ZotManifest          *staged,
+                                               GCancellable         *cancellable,
                                                GError              **error);
 
 /* zot-installer-remove.c */

@@ -103,6 +103,10 @@ install_place (InstallData   *data,
     return NULL;
 
   target = g_build_filename (data->target_parent, name, NULL);
+  /* Built before it replaces anything; not built when it would not. */
+  if (data->build && (data->force || g_lstat (target, &st) != 0) &&
+      !_zot_installer_build (data, staged, cancellable, error))
+    return NULL;
 
   if (g_lstat (target, &st) == 0)
     {
@@ -277,28 +281,14 @@ install_cloned_cb (GObject      *object,
   g_task_run_in_thread (task, install_clone_thread);
 }
 
-/**
- * zot_installer_install_async:
- * @source: an extension directory, or a git URL (see zot_installer_source_is_url())
- * @target_parent: the directory to install into, such as $ZOT_HOME/extensions;
- *   created when missing
- * @force: replace an installed extension of the same name
- * @cancellable: (nullable): a #GCancellable
- * @callback: called when done
- * @user_data: data for @callback
- *
- * Copies (or clones, keeping `.git`) @source into a staging directory inside
- * @target_parent, validates its extension.json and renames it to
- * @target_parent/<name>, with <name> from the manifest. On any failure the
- * staging directory is deleted and an existing install is left as it was.
- */
-void
-zot_installer_install_async (const char          *source,
-                             const char          *target_parent,
-                             gboolean             force,
-                             GCancellable        *cancellable,
-                             GAsyncReadyCallback  callback,
-                             gpointer             user_data)
+static void
+install_start (const char          *source,
+               const char          *target_parent,
+               gboolean             force,
+               gboolean             build,
+               GCancellable        *cancellable,
+               GAsyncReadyCallback  callback,
+               gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
@@ -317,6 +307,7 @@ zot_installer_install_async (const char          *source,
   data->source = g_strdup (source);
   data->target_parent = g_canonicalize_filename (target_parent, NULL);
   data->force = !!force;
+  data->build = !!build;
   g_task_set_task_data (task, data, (GDestroyNotify) install_data_free);
 
   if (!zot_installer_source_is_url (source))
@@ -342,6 +333,51 @@ zot_installer_install_async (const char          *source,
 
     _zot_installer_git_run_async (argv, cancellable, install_cloned_cb, g_steal_pointer (&task));
   }
+}
+
+/**
+ * zot_installer_install_async:
+ * @source: an extension directory, or a git URL (see zot_installer_source_is_url())
+ * @target_parent: the directory to install into, such as $ZOT_HOME/extensions;
+ *   created when missing
+ * @force: replace an installed extension of the same name
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called when done
+ * @user_data: data for @callback
+ *
+ * Copies (or clones, keeping `.git`) @source into a staging directory inside
+ * @target_parent, validates its extension.json and renames it to
+ * @target_parent/<name>, with <name> from the manifest. On any failure the
+ * staging directory is deleted and an existing install is left as it was.
+ */
+void
+zot_installer_install_async (const char          *source,
+                             const char          *target_parent,
+                             gboolean             force,
+                             GCancellable        *cancellable,
+                             GAsyncReadyCallback  callback,
+                             gpointer             user_data)
+{
+  install_start (source, target_parent, force, FALSE, cancellable, callback, user_data);
+}
+
+/**
+ * zot_installer_install_build_async:
+ *
+ * As zot_installer_install_async(), and the manifest's `build` runs in the
+ * staged copy before it is moved into place (zot-installer-build.c): when
+ * it fails nothing is installed or replaced. Finish with
+ * zot_installer_install_finish().
+ */
+void
+zot_installer_install_build_async (const char          *source,
+                                   const char          *target_parent,
+                                   gboolean             force,
+                                   GCancellable        *cancellable,
+                                   GAsyncReadyCallback  callback,
+                                   gpointer             user_data)
+{
+  install_start (source, target_parent, force, TRUE, cancellable, callback, user_data);
 }
 
 /**

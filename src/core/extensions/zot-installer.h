@@ -54,6 +54,12 @@ void             zot_installer_install_async  (const char             *source,
                                                GCancellable           *cancellable,
                                                GAsyncReadyCallback     callback,
                                                gpointer                user_data);
+void             zot_installer_install_build_async (const char          *source,
+                                                    const char          *target_parent,
+                                                    gboolean             force,
+                                                    GCancellable        *cancellable,
+                                                    GAsyncReadyCallback  callback,
+                                                    gpointer             user_data);
 ZotManifest     *zot_installer_install_finish (GAsyncResult           *result,
                                                GError                **error);
 

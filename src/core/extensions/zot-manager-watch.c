@@ -15,21 +15,14 @@
 
 #include "config.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <glib/gi18n.h>
-#include <glib/gstdio.h>
 
 #include "zot-discovery.h"
+#include "zot-extension-build.h"
 #include "zot-extension-manager-private.h"
 #include "zot-extension-watch.h"
 #include "zot-limits.h"
 #include "zot-manifest.h"
-
-/* The first line of a failed build's stderr quoted in its note, in bytes:
- * a character cut at the end is made valid when the line is read. */
-#define BUILD_NOTE_LINE_MAX_BYTES 400
 
 typedef struct
 {
@@ -40,25 +33,6 @@ typedef struct
   guint              busy : 1;
   guint              again : 1;
 } WatchEntry;
-
-typedef struct
-{
-  WatchEntry    *entry;
-  ZotExtension  *extension;
-  GSubprocess   *process;
-  GInputStream  *stderr_stream;
-  GCancellable  *read_cancellable;
-  GString       *first_line;
-  GError        *error;
-  char          *log_path;
-  int            log_fd;
-  guint          timeout_id;
-  guint          drain_id;
-  gulong         cancel_id;
-  guint          pending;
-  gboolean       timed_out;
-  gboolean       line_done;
-} Build;
 
 static void start_cycle (WatchEntry *entry,
                          const char *path);
@@ -202,190 +176,41 @@ restart (WatchEntry   *entry,
 /* Building */
 
 static void
-build_free (Build *build)
+built_cb (GObject      *object,
+          GAsyncResult *result,
+          gpointer      user_data)
 {
-  g_clear_handle_id (&build->timeout_id, g_source_remove);
-  g_clear_handle_id (&build->drain_id, g_source_remove);
-  g_cancellable_disconnect (build->entry->cancellable, build->cancel_id);
-  if (build->log_fd >= 0)
-    close (build->log_fd);
-  g_clear_object (&build->extension);
-  g_clear_object (&build->process);
-  g_clear_object (&build->stderr_stream);
-  g_clear_object (&build->read_cancellable);
-  g_string_free (build->first_line, TRUE);
-  g_clear_error (&build->error);
-  g_free (build->log_path);
-  entry_unref (build->entry);
-  g_free (build);
-}
-
-static void
-build_log (Build      *build,
-           const char *data,
-           gsize       length)
-{
-  if (build->log_fd >= 0 && write (build->log_fd, data, length) < 0)
-    g_debug ("cannot write the build's output to %s", build->log_path);
-}
-
-/* Why the build failed, for the note; NULL when it succeeded. */
-static char *
-build_failure (Build *build)
-{
-  int status;
-
-  if (build->error != NULL)
-    return g_strdup (build->error->message);
-  if (build->timed_out)
-    /* Translators: why a build failed: it ran longer than this many milliseconds */
-    return g_strdup_printf (_("no end after %u ms, stopped"), zot_timeout_get_ms (ZOT_TIMEOUT_BUILD));
-  if (g_subprocess_get_if_signaled (build->process))
-    /* Translators: why a build failed */
-    return g_strdup_printf (_("killed by signal %d"), g_subprocess_get_term_sig (build->process));
-
-  status = g_subprocess_get_exit_status (build->process);
-  if (status == 0)
-    return NULL;
-  if (build->first_line->len > 0)
-    return g_strdup (build->first_line->str);
-  /* Translators: why a build failed: the number its program exited with */
-  return g_strdup_printf (_("exit status %d"), status);
-}
-
-static void
-build_finish (Build *build)
-{
-  WatchEntry *entry = build->entry;
-  g_autofree char *failure = NULL;
+  WatchEntry *entry = user_data;
+  g_autoptr(GError) error = NULL;
   ZotExtension *extension;
 
-  if (--build->pending > 0)
-    return;
-
+  zot_extension_build_finish (result, &error);
   zot_extension_watch_mute (entry->watch, FALSE);
   if (g_cancellable_is_cancelled (entry->cancellable))
     {
-      build_free (build);
+      entry_unref (entry);
       return;
     }
 
-  failure = build_failure (build);
   extension = find_by_directory (entry->manager, entry->directory);
-  if (failure == NULL && extension != NULL)
+  if (error == NULL && extension != NULL)
     {
       zot_extension_log (extension, "watch: build succeeded; restarting");
       restart (entry, extension);
-      build_free (build);
+      entry_unref (entry);
       return;
     }
 
-  if (failure != NULL)
+  if (error != NULL)
     {
+      const char *log_path = extension != NULL ? zot_extension_get_log_path (extension) : NULL;
       /* Translators: a note: why the build failed, then the path of its log */
-      g_autofree char *text = g_strdup_printf (_("build failed: %s; see %s"), failure,
-                                               build->log_path ? build->log_path : "-");
+      g_autofree char *text = g_strdup_printf (_("build failed: %s; see %s"), error->message,
+                                               log_path ? log_path : "-");
       post_note (entry, "error", text);
     }
-  build_free (build);
   cycle_done (entry);
-}
-
-static gboolean
-drain_timeout_cb (gpointer user_data)
-{
-  Build *build = user_data;
-
-  /* Something the build started still holds its stderr: stop reading. */
-  build->drain_id = 0;
-  g_cancellable_cancel (build->read_cancellable);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-keep_first_line (Build  *build,
-                 GBytes *bytes)
-{
-  gsize length;
-  const char *data = g_bytes_get_data (bytes, &length);
-
-  for (gsize i = 0; i < length && !build->line_done; i++)
-    {
-      if (data[i] == '\n' || data[i] == '\r')
-        {
-          build->line_done = build->first_line->len > 0;
-          continue;
-        }
-      if (build->first_line->len < BUILD_NOTE_LINE_MAX_BYTES)
-        g_string_append_c (build->first_line, data[i]);
-    }
-}
-
-static void read_stderr (Build *build);
-
-static void
-stderr_read_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  Build *build = user_data;
-  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish (G_INPUT_STREAM (object), result, NULL);
-
-  if (bytes == NULL || g_bytes_get_size (bytes) == 0)
-    {
-      g_clear_handle_id (&build->drain_id, g_source_remove);
-      if (!g_utf8_validate_len (build->first_line->str, build->first_line->len, NULL))
-        {
-          g_autofree char *valid = g_utf8_make_valid (build->first_line->str, -1);
-          g_string_assign (build->first_line, valid);
-        }
-      build_finish (build);
-      return;
-    }
-
-  build_log (build, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
-  keep_first_line (build, bytes);
-  read_stderr (build);
-}
-
-static void
-read_stderr (Build *build)
-{
-  g_input_stream_read_bytes_async (build->stderr_stream, 4096, G_PRIORITY_DEFAULT,
-                                   build->read_cancellable, stderr_read_cb, build);
-}
-
-static void
-build_waited_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
-{
-  Build *build = user_data;
-
-  g_subprocess_wait_finish (G_SUBPROCESS (object), result, NULL);
-  g_clear_handle_id (&build->timeout_id, g_source_remove);
-  if (build->pending > 1)
-    build->drain_id = g_timeout_add (zot_timeout_get_ms (ZOT_TIMEOUT_EXIT_DRAIN), drain_timeout_cb, build);
-  build_finish (build);
-}
-
-static gboolean
-build_timeout_cb (gpointer user_data)
-{
-  Build *build = user_data;
-
-  build->timeout_id = 0;
-  build->timed_out = TRUE;
-  g_subprocess_force_exit (build->process);
-  return G_SOURCE_REMOVE;
-}
-
-static void
-on_build_cancelled (GCancellable *cancellable,
-                    Build        *build)
-{
-  if (build->process != NULL)
-    g_subprocess_force_exit (build->process);
+  entry_unref (entry);
 }
 
 static void
@@ -393,46 +218,11 @@ run_build (WatchEntry         *entry,
            ZotExtension       *extension,
            const char * const *argv)
 {
-  Build *build = g_new0 (Build, 1);
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autofree char *command = g_strjoinv (" ", (char **) argv);
-  g_autofree char *header = NULL;
-  const char *log_path = zot_extension_get_log_path (extension);
-
-  build->entry = g_rc_box_acquire (entry);
-  build->extension = g_object_ref (extension);
-  build->first_line = g_string_new (NULL);
-  build->read_cancellable = g_cancellable_new ();
-  build->log_path = g_strdup (log_path);
-  build->log_fd = log_path != NULL ? g_open (log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
-
-  header = g_strdup_printf ("\n=== %s: build: %s (in %s)\n", zot_extension_get_name (extension),
-                            command, entry->directory);
-  build_log (build, header, strlen (header));
-
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE |
-                                        (build->log_fd < 0 ? G_SUBPROCESS_FLAGS_STDOUT_SILENCE : 0));
-  g_subprocess_launcher_set_cwd (launcher, entry->directory);
-  if (build->log_fd >= 0)
-    g_subprocess_launcher_take_stdout_fd (launcher, dup (build->log_fd));
-
   /* The build's output is not a reason to reload. */
   zot_extension_watch_mute (entry->watch, TRUE);
-
-  build->process = g_subprocess_launcher_spawnv (launcher, argv, &build->error);
-  if (build->process == NULL)
-    {
-      build->pending = 1;
-      build_finish (build);
-      return;
-    }
-
-  build->cancel_id = g_cancellable_connect (entry->cancellable, G_CALLBACK (on_build_cancelled), build, NULL);
-  build->stderr_stream = g_object_ref (g_subprocess_get_stderr_pipe (build->process));
-  build->timeout_id = g_timeout_add (zot_timeout_get_ms (ZOT_TIMEOUT_BUILD), build_timeout_cb, build);
-  build->pending = 2;
-  read_stderr (build);
-  g_subprocess_wait_async (build->process, NULL, build_waited_cb, build);
+  zot_extension_build_async (entry->directory, argv, zot_extension_get_name (extension),
+                             zot_extension_get_log_path (extension), ZOT_TIMEOUT_BUILD,
+                             entry->cancellable, built_cb, g_rc_box_acquire (entry));
 }
 
 /* One cycle: build when the manifest says so, then restart. */
