@@ -613,7 +613,7 @@ widget_mapped (gpointer data)
 static gboolean
 meter_shows_p95 (gpointer data)
 {
-  return strstr (gtk_label_get_text (GTK_LABEL (data)), " · p95 ") != NULL;
+  return strstr (gtk_label_get_text (GTK_LABEL (data)), " · p95\u00a0") != NULL;
 }
 
 /* A running extension's row shows its meter in one line, refreshed while
@@ -640,8 +640,9 @@ test_meter (Fixture       *f,
   g_assert_nonnull (label);
   zot_test_wait_until (widget_mapped, label, 10000);
   g_assert_true (gtk_widget_get_visible (label));
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), " s CPU · "));
-  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), " frames"));
+  /* Each figure is whole: no plain space inside one. */
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "\u00a0s\u00a0CPU · "));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "\u00a0frames"));
   g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (label)), "p95"));
 
   /* A tool call: the next refresh shows its latency. */
@@ -661,6 +662,13 @@ test_meter (Fixture       *f,
   g_assert_false (gtk_widget_get_visible (label));
   sleepy_details = _zot_extension_row_dup_details (ZOT_EXTENSION_ROW (row));
   g_assert_nonnull (strstr (sleepy_details, "Resource use | Not measured"));
+
+  /* Once it runs, its line appears, though the row came before it ran. */
+  gtk_switch_set_active (GTK_SWITCH (row_child (row, "enable_switch")), TRUE);
+  wait_row_state (f, "sleepy", "ready");
+  label = zot_test_find_widget (row_of (f, "sleepy"), GTK_TYPE_LABEL, "ext-meter");
+  zot_test_wait_until (widget_mapped, label, 10000);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "\u00a0frames"));
 }
 
 int

@@ -1,7 +1,9 @@
 /* zot-extension-meter-view.c — shows an extension's meter on its row.
  *
- * The figures are read again every ZOT_METER_REFRESH_MS while the line
- * is on screen, and never otherwise: a hidden page costs nothing. */
+ * The figures are read again every ZOT_METER_REFRESH_MS while the row
+ * is on screen, and never otherwise: a hidden page costs nothing. The row
+ * is watched rather than the line, which stays hidden (and so unmapped)
+ * until there is something to show. */
 #define G_LOG_DOMAIN "zot-gui"
 
 #include "config.h"
@@ -18,12 +20,29 @@ struct _ZotExtensionMeterView
   GObject       parent_instance;
 
   GWeakRef      extension;
+  GtkWidget    *owner;        /* the row; it owns this view */
   GtkWidget    *label;        /* the compact line, in the row's header */
   GtkWidget    *details_row;  /* the figures in full */
   guint         refresh_id;
 };
 
 G_DEFINE_FINAL_TYPE (ZotExtensionMeterView, zot_extension_meter_view, G_TYPE_OBJECT)
+
+/* Each figure stays whole ("p95 40 ms"); the line breaks between them. */
+static char *
+keep_figures_whole (const char *line)
+{
+  g_auto(GStrv) parts = g_strsplit (line, " · ", -1);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      g_auto(GStrv) words = g_strsplit (parts[i], " ", -1);
+
+      g_free (parts[i]);
+      parts[i] = g_strjoinv ("\u00a0", words);
+    }
+  return g_strjoinv (" · ", parts);
+}
 
 static gboolean
 refresh_cb (gpointer user_data)
@@ -33,7 +52,7 @@ refresh_cb (gpointer user_data)
 }
 
 static void
-on_label_map_cb (GtkWidget             *label,
+on_owner_map_cb (GtkWidget             *owner,
                  ZotExtensionMeterView *self)
 {
   zot_extension_meter_view_refresh (self);
@@ -42,7 +61,7 @@ on_label_map_cb (GtkWidget             *label,
 }
 
 static void
-on_label_unmap_cb (GtkWidget             *label,
+on_owner_unmap_cb (GtkWidget             *owner,
                    ZotExtensionMeterView *self)
 {
   g_clear_handle_id (&self->refresh_id, g_source_remove);
@@ -54,8 +73,9 @@ zot_extension_meter_view_dispose (GObject *object)
   ZotExtensionMeterView *self = ZOT_EXTENSION_METER_VIEW (object);
 
   g_clear_handle_id (&self->refresh_id, g_source_remove);
-  if (self->label != NULL)
-    g_signal_handlers_disconnect_by_data (self->label, self);
+  if (self->owner != NULL)
+    g_signal_handlers_disconnect_by_data (self->owner, self);
+  self->owner = NULL;
   g_clear_object (&self->label);
   g_clear_object (&self->details_row);
 
@@ -88,13 +108,19 @@ zot_extension_meter_view_init (ZotExtensionMeterView *self)
 
   self->label = g_object_ref_sink (gtk_label_new (NULL));
   gtk_widget_set_valign (self->label, GTK_ALIGN_CENTER);
+  /* Narrow, in two lines if need be (between figures, never inside one):
+   * the header's title and description keep the room. */
+  gtk_label_set_wrap (GTK_LABEL (self->label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (self->label), PANGO_WRAP_WORD);
+  gtk_label_set_width_chars (GTK_LABEL (self->label), 20);
+  gtk_label_set_max_width_chars (GTK_LABEL (self->label), 24);
+  gtk_label_set_justify (GTK_LABEL (self->label), GTK_JUSTIFY_RIGHT);
+  gtk_label_set_xalign (GTK_LABEL (self->label), 1.0);
   gtk_widget_add_css_class (self->label, "caption");
   gtk_widget_add_css_class (self->label, "numeric");
   gtk_widget_add_css_class (self->label, "dim-label");
   gtk_widget_add_css_class (self->label, "ext-meter");
   gtk_widget_set_visible (self->label, FALSE);
-  g_signal_connect (self->label, "map", G_CALLBACK (on_label_map_cb), self);
-  g_signal_connect (self->label, "unmap", G_CALLBACK (on_label_unmap_cb), self);
 
   self->details_row = g_object_ref_sink (adw_action_row_new ());
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (self->details_row), FALSE);
@@ -104,20 +130,38 @@ zot_extension_meter_view_init (ZotExtensionMeterView *self)
   gtk_widget_add_css_class (self->details_row, "ext-meter-details");
 }
 
+static void
+on_extension_state_cb (ZotExtensionMeterView *self)
+{
+  zot_extension_meter_view_refresh (self);
+}
+
 /**
  * zot_extension_meter_view_new:
  * @extension: whose meter; held weakly
+ * @owner: the widget whose being on screen starts and stops the refresh;
+ *   it must outlive the view (the row that owns it)
  */
 ZotExtensionMeterView *
-zot_extension_meter_view_new (ZotExtension *extension)
+zot_extension_meter_view_new (ZotExtension *extension,
+                              GtkWidget    *owner)
 {
   ZotExtensionMeterView *self;
 
   g_return_val_if_fail (ZOT_IS_EXTENSION (extension), NULL);
+  g_return_val_if_fail (GTK_IS_WIDGET (owner), NULL);
 
   self = g_object_new (ZOT_TYPE_EXTENSION_METER_VIEW, NULL);
   g_weak_ref_set (&self->extension, extension);
-  zot_extension_meter_view_refresh (self);
+  self->owner = owner;
+  g_signal_connect (owner, "map", G_CALLBACK (on_owner_map_cb), self);
+  g_signal_connect (owner, "unmap", G_CALLBACK (on_owner_unmap_cb), self);
+  g_signal_connect_object (extension, "notify::state", G_CALLBACK (on_extension_state_cb), self,
+                           G_CONNECT_SWAPPED);
+  if (gtk_widget_get_mapped (owner))
+    on_owner_map_cb (owner, self);
+  else
+    zot_extension_meter_view_refresh (self);
   return self;
 }
 
@@ -149,6 +193,7 @@ zot_extension_meter_view_refresh (ZotExtensionMeterView *self)
   g_autoptr(ZotExtension) extension = NULL;
   g_autoptr(ZotExtensionStats) stats = NULL;
   g_autofree char *line = NULL;
+  g_autofree char *shown = NULL;
   g_autofree char *details = NULL;
 
   g_return_if_fail (ZOT_IS_EXTENSION_METER_VIEW (self));
@@ -159,7 +204,8 @@ zot_extension_meter_view_refresh (ZotExtensionMeterView *self)
 
   stats = zot_extension_dup_stats (extension);
   line = zot_extension_stats_format_line (stats);
-  gtk_label_set_text (GTK_LABEL (self->label), line != NULL ? line : "");
+  shown = line != NULL ? keep_figures_whole (line) : NULL;
+  gtk_label_set_text (GTK_LABEL (self->label), shown != NULL ? shown : "");
   gtk_widget_set_visible (self->label, line != NULL);
 
   if (line != NULL)

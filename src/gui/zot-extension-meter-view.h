@@ -11,7 +11,8 @@ G_BEGIN_DECLS
 #define ZOT_TYPE_EXTENSION_METER_VIEW (zot_extension_meter_view_get_type ())
 G_DECLARE_FINAL_TYPE (ZotExtensionMeterView, zot_extension_meter_view, ZOT, EXTENSION_METER_VIEW, GObject)
 
-ZotExtensionMeterView *zot_extension_meter_view_new             (ZotExtension          *extension);
+ZotExtensionMeterView *zot_extension_meter_view_new             (ZotExtension          *extension,
+                                                                 GtkWidget             *owner);
 GtkWidget             *zot_extension_meter_view_get_label       (ZotExtensionMeterView *self);
 GtkWidget             *zot_extension_meter_view_get_details_row (ZotExtensionMeterView *self);
 void                   zot_extension_meter_view_refresh         (ZotExtensionMeterView *self);

@@ -768,7 +768,7 @@ zot_extension_row_constructed (GObject *object)
   }
   g_signal_connect_object (self->extension, "notify::state", G_CALLBACK (on_extension_state_cb), self,
                            G_CONNECT_SWAPPED);
-  self->meter = zot_extension_meter_view_new (self->extension);
+  self->meter = zot_extension_meter_view_new (self->extension, GTK_WIDGET (self));
   adw_expander_row_add_action (ADW_EXPANDER_ROW (self), zot_extension_meter_view_get_label (self->meter));
   update (self);
 }
