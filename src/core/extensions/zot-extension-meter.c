@@ -310,8 +310,16 @@ zot_extension_stats_format_details (const ZotExtensionStats *stats)
   g_autofree char *bytes_out = NULL;
   g_autofree char *turn = NULL;
   g_autofree char *total = NULL;
+  g_autofree char *frames_in = NULL;
+  g_autofree char *frames_out = NULL;
+  g_autofree char *intercepts = NULL;
 
   g_return_val_if_fail (stats != NULL, NULL);
+
+  /* Counts as text: a PRI macro cannot be in a translatable string. */
+  frames_in = g_strdup_printf ("%" G_GUINT64_FORMAT, stats->frames_in);
+  frames_out = g_strdup_printf ("%" G_GUINT64_FORMAT, stats->frames_out);
+  intercepts = g_strdup_printf ("%" G_GUINT64_FORMAT, stats->intercepts);
 
   g_string_append_printf (text, _("CPU time: %.2f s"), stats->cpu_us / (double) G_USEC_PER_SEC);
   g_string_append_c (text, '\n');
@@ -327,21 +335,20 @@ zot_extension_stats_format_details (const ZotExtensionStats *stats)
   bytes_in = g_format_size (stats->bytes_in);
   bytes_out = g_format_size (stats->bytes_out);
   /* Translators: frames and bytes read from the extension, then written to it */
-  g_string_append_printf (text, _("Frames: %" G_GUINT64_FORMAT " in (%s), %" G_GUINT64_FORMAT
-                                  " out (%s)"),
-                          stats->frames_in, bytes_in, stats->frames_out, bytes_out);
+  g_string_append_printf (text, _("Frames: %s in (%s), %s out (%s)"),
+                          frames_in, bytes_in, frames_out, bytes_out);
   g_string_append_c (text, '\n');
 
   if (stats->latency_samples > 0)
     {
       g_autofree char *p50 = format_ms (stats->latency_p50_us);
       g_autofree char *p95 = format_ms (stats->latency_p95_us);
+      g_autofree char *calls = g_strdup_printf ("%" G_GUINT64_FORMAT, stats->tool_calls);
 
       /* Translators: tool calls answered; the median and 95th percentile of
        * their latency over the last %u of them */
-      g_string_append_printf (text, _("Tool calls: %" G_GUINT64_FORMAT "; latency p50 %s, "
-                                      "p95 %s (last %u)"),
-                              stats->tool_calls, p50, p95, stats->latency_samples);
+      g_string_append_printf (text, _("Tool calls: %s; latency p50 %s, p95 %s (last %u)"),
+                              calls, p50, p95, stats->latency_samples);
     }
   else
     g_string_append (text, _("Tool calls: none"));
@@ -351,9 +358,8 @@ zot_extension_stats_format_details (const ZotExtensionStats *stats)
   total = format_ms ((gint64) stats->intercept_total_us);
   /* Translators: the time the extension's interceptors added to the last
    * turn, in all, and how many interceptions that was */
-  g_string_append_printf (text, _("Interceptors: %s in the last turn, %s in all (%"
-                                  G_GUINT64_FORMAT ")"),
-                          turn, total, stats->intercepts);
+  g_string_append_printf (text, _("Interceptors: %s in the last turn, %s in all (%s)"),
+                          turn, total, intercepts);
 
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
