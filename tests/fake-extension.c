@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -1058,6 +1059,7 @@ answer_reconcile (const char *id,
  *                     before answering: a count of real executions
  *   "operation_key"   (of the frame) is recorded like everything else
  *   "late_ms": N      answer after N ms, reading stdin meanwhile
+ *   "burn_ms": N      first spin until this process has used N ms more CPU
  *   "activate_tools": V  "activate_tools": V in the result
  *   "send": TEXT      write TEXT verbatim as one line before the result (or,
  *                     with "hang", instead of it)
@@ -1065,6 +1067,23 @@ answer_reconcile (const char *id,
  * only text block is "NAME called with ARGS", ARGS being compact JSON.
  * Text blocks come in the order reply, size, error, refuse.
  */
+/* A known amount of CPU time, for the meter's test. */
+static void
+burn_cpu (gint64 ms)
+{
+  struct timespec start, now;
+  volatile guint64 spin = 0;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &start);
+  do
+    {
+      for (guint i = 0; i < 100000; i++)
+        spin += i;
+      clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &now);
+    }
+  while ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 < ms);
+}
+
 static void
 handle_tool_call (JsonObject *object)
 {
@@ -1082,6 +1101,7 @@ handle_tool_call (JsonObject *object)
   const char *send = NULL;
   gint64 size = -1;
   gint64 late_ms = 0;
+  gint64 burn_ms = 0;
   gint64 status;
   gboolean any_text;
 
@@ -1143,6 +1163,8 @@ handle_tool_call (JsonObject *object)
         size = -1;
       if (!get_int_member (args, "late_ms", &late_ms))
         late_ms = 0;
+      if (get_int_member (args, "burn_ms", &burn_ms))
+        burn_cpu (burn_ms);
     }
 
   any_text = reply != NULL || size >= 0 || error != NULL || refuse != NULL;

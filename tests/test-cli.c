@@ -2,6 +2,8 @@
  * print mode writes to stdout and stderr. */
 #include "config.h"
 
+#include <string.h>
+
 #include "zot-test-util.h"
 
 typedef struct
@@ -334,6 +336,47 @@ test_discovery (Fixture       *f,
   g_assert_nonnull (strstr (f->out, "[who]"));
 }
 
+/* zot ext stats runs the extensions and one prompt with the demo model,
+ * and reports each extension's meter: as JSON, as a table, and a usage
+ * error in one line. */
+static void
+test_ext_stats (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *dir = fake (f, "metered", "--register-json",
+                               "{\"type\":\"register_tool\",\"name\":\"probe\",\"description\":\"probe\","
+                               "\"schema\":{\"type\":\"object\"}}",
+                               NULL);
+  g_autoptr(JsonObject) report = NULL;
+  JsonObject *stats;
+
+  run (f, "ext", "stats", "--json", "--no-ext", "--ext", dir, "--provider", "demo",
+       "tool: probe {\"burn_ms\":100}", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  report = zot_test_json_object_from (f->out);
+  g_assert_true (json_object_get_boolean_member (report, "prompt_ok"));
+  g_assert_cmpuint (zot_test_json_length_at (report, "extensions"), ==, 1);
+  g_assert_cmpstr (zot_test_json_string_at (report, "extensions/0/name"), ==, "metered");
+  g_assert_cmpstr (zot_test_json_string_at (report, "extensions/0/state"), ==, "ready");
+  stats = json_node_get_object (zot_test_json_node_at (report, "extensions/0/stats"));
+  g_assert_cmpint (json_object_get_int_member (stats, "tool_calls"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (stats, "cpu_us"), >=, 80 * 1000);
+  g_assert_cmpint (json_object_get_int_member (stats, "frames_in"), >=, 4);
+  g_assert_cmpint (json_object_get_int_member (stats, "latency_p50_us"), >, 0);
+
+  /* Without a prompt: the start alone, in a table. */
+  run (f, "ext", "stats", "--no-ext", "--ext", dir, NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_true (g_str_has_prefix (f->out, "NAME "));
+  g_assert_nonnull (strstr (f->out, "\nmetered "));
+  g_assert_nonnull (strstr (f->out, " ready "));
+
+  run (f, "ext", "stats", "--bogus", NULL);
+  g_assert_cmpint (f->status, ==, 2);
+  g_assert_true (g_str_has_prefix (f->err, "zot: ext stats: "));
+  g_assert_cmpuint (zot_test_count (f->err, "\n"), ==, 1);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -353,6 +396,7 @@ main (int    argc,
   ADD ("print-help-and-reload", test_print_help_and_reload);
   ADD ("print-load-failure", test_print_load_failure);
   ADD ("discovery", test_discovery);
+  ADD ("ext-stats", test_ext_stats);
 
 #undef ADD
 

@@ -592,6 +592,85 @@ test_reload_all (Fixture       *f,
   g_assert_cmpuint (f->toasts->len, ==, 0);
 }
 
+static void
+meter_call_cb (GObject      *object,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  ZotToolResult *tool_result = zot_tool_execute_finish (ZOT_TOOL (object), result, NULL);
+
+  g_assert_nonnull (tool_result);
+  zot_tool_result_free (tool_result);
+  *(gboolean *) user_data = TRUE;
+}
+
+static gboolean
+widget_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
+static gboolean
+meter_shows_p95 (gpointer data)
+{
+  return strstr (gtk_label_get_text (GTK_LABEL (data)), " · p95\u00a0") != NULL;
+}
+
+/* A running extension's row shows its meter in one line, refreshed while
+ * it is on screen, and in full among the details; one that never ran
+ * shows no line. */
+static void
+test_meter (Fixture       *f,
+            gconstpointer  data)
+{
+  GtkWidget *row;
+  GtkWidget *label;
+  GPtrArray *tools;
+  g_autoptr(JsonObject) args = zot_test_json_object_from ("{\"late_ms\":20}");
+  ZotToolContext context = { .cwd = f->env.cwd, .call_id = "m1" };
+  g_autofree char *details = NULL;
+  g_autofree char *sleepy_details = NULL;
+  gboolean called = FALSE;
+
+  wait_row_state (f, "alpha", "ready");
+  wait_row_state (f, "sleepy", "disabled");
+
+  row = row_of (f, "alpha");
+  label = zot_test_find_widget (row, GTK_TYPE_LABEL, "ext-meter");
+  g_assert_nonnull (label);
+  zot_test_wait_until (widget_mapped, label, 10000);
+  g_assert_true (gtk_widget_get_visible (label));
+  /* Each figure is whole: no plain space inside one. */
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "\u00a0s\u00a0CPU · "));
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "\u00a0frames"));
+  g_assert_null (strstr (gtk_label_get_text (GTK_LABEL (label)), "p95"));
+
+  /* A tool call: the next refresh shows its latency. */
+  tools = zot_extension_get_tools (zot_extension_row_get_extension (ZOT_EXTENSION_ROW (row)));
+  zot_tool_execute_async (g_ptr_array_index (tools, 0), args, &context, NULL, meter_call_cb, &called);
+  zot_test_wait_for (&called, 30000);
+  zot_test_wait_until (meter_shows_p95, label, 10000);
+
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
+  details = _zot_extension_row_dup_details (ZOT_EXTENSION_ROW (row));
+  g_assert_nonnull (strstr (details, "Resource use | CPU time: "));
+  g_assert_nonnull (strstr (details, "\nTool calls: 1; latency p50 "));
+
+  row = row_of (f, "sleepy");
+  label = zot_test_find_widget (row, GTK_TYPE_LABEL, "ext-meter");
+  g_assert_nonnull (label);
+  g_assert_false (gtk_widget_get_visible (label));
+  sleepy_details = _zot_extension_row_dup_details (ZOT_EXTENSION_ROW (row));
+  g_assert_nonnull (strstr (sleepy_details, "Resource use | Not measured"));
+
+  /* Once it runs, its line appears, though the row came before it ran. */
+  gtk_switch_set_active (GTK_SWITCH (row_child (row, "enable_switch")), TRUE);
+  wait_row_state (f, "sleepy", "ready");
+  label = zot_test_find_widget (row_of (f, "sleepy"), GTK_TYPE_LABEL, "ext-meter");
+  zot_test_wait_until (widget_mapped, label, 10000);
+  g_assert_nonnull (strstr (gtk_label_get_text (GTK_LABEL (label)), "\u00a0frames"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -616,6 +695,7 @@ main (int    argc,
   g_test_add ("/zot/gui/extensions/reload", Fixture, NULL, fixture_setup, test_reload_all, fixture_teardown);
   g_test_add ("/zot/gui/extensions/watch-switch", Fixture, NULL, fixture_setup, test_watch_switch,
               fixture_teardown);
+  g_test_add ("/zot/gui/extensions/meter", Fixture, NULL, fixture_setup, test_meter, fixture_teardown);
 
   return g_test_run ();
 }

@@ -627,6 +627,41 @@ test_queue (Fixture       *f,
   g_assert_cmpuint (count_type (f, "done"), ==, 2);
 }
 
+/* get_state gives each extension's meter: a tool call the model made
+ * shows in its count, its frames and its CPU time. */
+static void
+test_state_stats (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "metered", "--register-json",
+                                                  "{\"type\":\"register_tool\",\"name\":\"probe\","
+                                                  "\"description\":\"probe\",\"schema\":{\"type\":\"object\"}}",
+                                                  NULL);
+  g_autofree char *prompt = NULL;
+  g_autofree char *state = NULL;
+  JsonObject *stats;
+
+  START (f, "--ext", dir);
+  prompt = send_command (f, "prompt", "\"message\":\"tool: probe {\\\"burn_ms\\\":100}\"");
+  wait_event (f, "done", 0);
+  state = send_command (f, "get_state", NULL);
+  stats = json_node_get_object (zot_test_json_node_at (data_of (wait_response (f, state)), "extensions/0/stats"));
+
+  g_assert_true (json_object_get_boolean_member (stats, "running"));
+  g_assert_cmpint (json_object_get_int_member (stats, "tool_calls"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (stats, "latency_samples"), ==, 1);
+  g_assert_cmpint (json_object_get_int_member (stats, "latency_p95_us"), >=,
+                   json_object_get_int_member (stats, "latency_p50_us"));
+  g_assert_cmpint (json_object_get_int_member (stats, "cpu_us"), >=, 80 * 1000);
+  g_assert_cmpint (json_object_get_int_member (stats, "resident_bytes"), >, 0);
+  /* hello, register_tool, ready and the tool_result at least. */
+  g_assert_cmpint (json_object_get_int_member (stats, "frames_in"), >=, 4);
+  g_assert_cmpint (json_object_get_int_member (stats, "bytes_out"), >,
+                   json_object_get_int_member (stats, "frames_out"));
+
+  g_assert_cmpint (finish (f), ==, 0);
+}
+
 /* A command "/new" while a prompt runs is refused like clear, at once and
  * not queued: the turn ends in its own conversation. Idle, it starts one. */
 static void
@@ -1347,6 +1382,7 @@ main (int    argc,
   ADD ("reasoning-mapping", test_reasoning_mapping);
   ADD ("sessions-default", test_sessions_default);
   ADD ("python-client", test_python_client);
+  ADD ("state-stats", test_state_stats);
 
 #undef ADD
 

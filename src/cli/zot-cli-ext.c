@@ -918,6 +918,8 @@ static const struct
   { "check", "check DIR [--scenario] [--json]",
     N_("Play the host against an extension and report protocol violations"),
     zot_cli_ext_check_main },
+  { "stats", "stats [--json] [PROMPT]",
+    N_("Run the extensions (and PROMPT) and show what each costs"), zot_cli_ext_stats_main },
 };
 
 static void

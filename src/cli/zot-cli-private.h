@@ -17,6 +17,9 @@ int zot_cli_update_main (int    argc,
 /* `zot ext check` (zot-cli-ext-check.c); argv starts at "check". */
 int zot_cli_ext_check_main (int    argc,
                             char **argv);
+/* `zot ext stats` (zot-cli-ext-stats.c); argv starts at "stats". */
+int zot_cli_ext_stats_main (int    argc,
+                            char **argv);
 
 /* The `--json` event stream, shared with `zot rpc`. */
 typedef struct _ZotCliEvents ZotCliEvents;

@@ -24,6 +24,7 @@
 
 #include "zot-cli-private.h"
 #include "zot-error.h"
+#include "zot-extension-meter.h"
 #include "zot-frame-channel.h"
 #include "zot-json.h"
 #include "zot-limits.h"
@@ -168,6 +169,7 @@ build_state (Rpc *rpc)
   for (guint i = 0; i < n; i++)
     {
       g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+      g_autoptr(ZotExtensionStats) stats = zot_extension_dup_stats (extension);
       JsonObject *entry = json_object_new ();
 
       json_object_set_string_member (entry, "name", zot_extension_get_name (extension));
@@ -175,6 +177,7 @@ build_state (Rpc *rpc)
                                      zot_extension_state_to_string (zot_extension_get_state (extension)));
       if (zot_extension_get_last_error (extension) != NULL)
         json_object_set_string_member (entry, "error", zot_extension_get_last_error (extension));
+      json_object_set_object_member (entry, "stats", zot_extension_stats_to_json (stats));
       json_array_add_object_element (extensions, entry);
     }
   json_object_set_array_member (state, "extensions", g_steal_pointer (&extensions));

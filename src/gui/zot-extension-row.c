@@ -19,6 +19,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-extension-meter-view.h"
 #include "zot-extension-row.h"
 #include "zot-tooltip.h"
 #include "zot-wrap-safe.h"
@@ -38,6 +39,7 @@ struct _ZotExtensionRow
   ZotExtension   *extension;
   GCancellable   *cancellable;
   GPtrArray      *details;      /* the rows between the header and the log */
+  ZotExtensionMeterView *meter;
   const char     *state_class;
   guint           log_serial;   /* the latest log read; older answers are dropped */
   gboolean        restarting;
@@ -569,6 +571,7 @@ zot_extension_row_rebuild_details (ZotExtensionRow *self)
   add_detail (self, detail_row_new (_("Folder"), source, NULL, NULL));
 
   add_problems (self);
+  add_detail (self, zot_extension_meter_view_get_details_row (self->meter));
   add_commands (self);
   add_tools (self);
 
@@ -765,6 +768,8 @@ zot_extension_row_constructed (GObject *object)
   }
   g_signal_connect_object (self->extension, "notify::state", G_CALLBACK (on_extension_state_cb), self,
                            G_CONNECT_SWAPPED);
+  self->meter = zot_extension_meter_view_new (self->extension, GTK_WIDGET (self));
+  adw_expander_row_add_action (ADW_EXPANDER_ROW (self), zot_extension_meter_view_get_label (self->meter));
   update (self);
 }
 
@@ -777,6 +782,7 @@ zot_extension_row_dispose (GObject *object)
   if (self->extension != NULL)
     g_signal_handlers_disconnect_by_data (self->extension, self);
   g_clear_pointer (&self->details, g_ptr_array_unref);
+  g_clear_object (&self->meter);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_EXTENSION_ROW);
 

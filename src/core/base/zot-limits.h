@@ -242,6 +242,10 @@ G_BEGIN_DECLS
  * host answers at once, so that a script's first calls find its code
  * loaded; the host answers no more. */
 #define ZOT_CODEMODE_WARM_UP_CALLS         30
+/* The extension meter's p50/p95 are over this many last tool calls. */
+#define ZOT_METER_LATENCY_SAMPLES          256
+/* The extensions page reads each meter this often while it is shown. */
+#define ZOT_METER_REFRESH_MS               2000
 
 typedef enum
 {

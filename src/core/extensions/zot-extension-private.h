@@ -54,6 +54,7 @@ struct _ZotExtension
   GQueue               deadlines;      /* pending requests with a deadline, earliest first */
   GSource             *deadline_source;
   GHashTable          *intercepts;
+  struct _ZotExtensionMeter *meter;    /* zot-extension-meter.c; made when first used */
 
   GSubprocess         *subprocess;
   ZotFrameChannel     *channel;

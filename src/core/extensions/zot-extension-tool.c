@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "zot-error.h"
+#include "zot-extension-meter-private.h"
 #include "zot-extension-tool.h"
 #include "zot-json.h"
 #include "zot-limits.h"
@@ -28,6 +29,7 @@ typedef struct
   guint              timeout_ms;
   ZotToolInvocation *invocation;
   guint              hold_id;
+  gint64             sent_at;
 } CallData;
 
 /* The call has ended: the extension can no longer name it as a parent. */
@@ -205,6 +207,9 @@ replied_cb (GObject      *object,
       return;
     }
 
+  /* A call that waited for the user measures the user, not the extension. */
+  if (data->timeout_ms != 0)
+    _zot_extension_meter_add_latency (data->extension, g_get_monotonic_time () - data->sent_at);
   tool_result = reply_result (reply);
 
   structured = json_object_get_member (reply, "structured_content");
@@ -263,6 +268,7 @@ zot_extension_tool_execute_async (ZotTool              *tool,
        zot_tool_get_replay (tool) == ZOT_TOOL_REPLAY_RECONCILE))
     json_object_set_string_member (frame, "operation_key", context->operation_key);
 
+  data->sent_at = g_get_monotonic_time ();
   zot_extension_request_async (data->extension, frame, data->timeout_ms, cancellable,
                                replied_cb, g_object_ref (task));
   data->request_id = g_strdup (zot_json_get_string_or (frame, "id", NULL));

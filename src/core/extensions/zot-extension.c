@@ -21,6 +21,7 @@
 
 #include "zot-armed-source.h"
 #include "zot-error.h"
+#include "zot-extension-meter-private.h"
 #include "zot-extension-private.h"
 #include "zot-source.h"
 #include "zot-json.h"
@@ -731,6 +732,7 @@ zot_extension_finalize (GObject *object)
   g_clear_pointer (&self->pending, g_hash_table_unref);
   g_clear_pointer (&self->invocations, g_hash_table_unref);
   g_clear_pointer (&self->exit_description, g_free);
+  g_clear_pointer (&self->meter, _zot_extension_meter_free);
 
   G_OBJECT_CLASS (zot_extension_parent_class)->finalize (object);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "zot-extension-manager-private.h"
+#include "zot-extension-meter-private.h"
 #include "zot-extension-private.h"
 
 void
@@ -249,6 +250,7 @@ zot_extension_manager_emit_event (ZotExtensionManager *self,
                                   const char          *name,
                                   JsonObject          *payload)
 {
+  static guint turn_start_id;
   g_autoptr(GBytes) line = NULL;
   guint64 sequence;
   guint id;
@@ -257,12 +259,18 @@ zot_extension_manager_emit_event (ZotExtensionManager *self,
   g_return_val_if_fail (name != NULL, 0);
   sequence = ++self->sequence;
   id = zot_lifecycle_event_id (name);
+  if (turn_start_id == 0)
+    turn_start_id = zot_lifecycle_event_id ("turn_start");
 
   for (guint i = 0; i < self->extensions->len; i++)
     {
       ZotExtension *extension = g_ptr_array_index (self->extensions, i);
       ZotFrameChannel *channel = _zot_extension_event_channel (extension, id, name);
       g_autoptr(GError) error = NULL;
+
+      /* The meter's "last turn" is the one this starts. */
+      if (id == turn_start_id)
+        _zot_extension_meter_begin_turn (extension);
 
       if (channel == NULL)
         continue;

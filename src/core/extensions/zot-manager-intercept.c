@@ -15,6 +15,7 @@
 
 #include "zot-error.h"
 #include "zot-extension-manager-private.h"
+#include "zot-extension-meter-private.h"
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-message.h"
@@ -45,6 +46,7 @@ typedef struct
   guint            index;
   ZotInterception *result;
   ZotExtension    *current;
+  gint64           sent_at;
 } InterceptData;
 
 static void
@@ -253,6 +255,7 @@ intercept_replied_cb (GObject      *object,
   g_autoptr(GError) error = NULL;
 
   reply = zot_extension_request_finish (extension, result, &error);
+  _zot_extension_meter_add_intercept (extension, g_get_monotonic_time () - data->sent_at);
 
   if (g_task_return_error_if_cancelled (task))
     return;
@@ -327,6 +330,7 @@ intercept_next (GTask *task)
       json_object_set_string_member (frame, "event", data->event);
       json_object_foreach_member (data->result->payload, _zot_manager_copy_member_into, frame);
 
+      data->sent_at = g_get_monotonic_time ();
       zot_extension_request_async (extension, frame, zot_timeout_get_ms (ZOT_TIMEOUT_INTERCEPT),
                                    g_task_get_cancellable (task),
                                    intercept_replied_cb, g_object_ref (task));
@@ -410,6 +414,7 @@ typedef struct
   char       *prompt;
   GPtrArray  *chain;
   guint       index;
+  gint64      sent_at;
 } PromptData;
 
 static void
@@ -487,6 +492,7 @@ prompt_replied_cb (GObject      *object,
   g_autofree char *message = NULL;
 
   reply = zot_extension_request_finish (extension, result, &error);
+  _zot_extension_meter_add_intercept (extension, g_get_monotonic_time () - data->sent_at);
 
   if (g_task_return_error_if_cancelled (task))
     return;
@@ -529,6 +535,7 @@ prompt_next (GTask *task)
 
       /* The deadline counts from the queueing of the request: it covers
        * the write as well. */
+      data->sent_at = g_get_monotonic_time ();
       zot_extension_request_async (extension, frame,
                                    zot_timeout_get_ms (ZOT_TIMEOUT_BEFORE_AGENT_START),
                                    g_task_get_cancellable (task),

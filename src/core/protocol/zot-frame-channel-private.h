@@ -48,6 +48,9 @@ struct _ZotFrameChannel
   GSource       *flush_source;
   GQueue         flush_waiters;
 
+  /* what went each way, for the extension meter: a few adds per frame */
+  ZotFrameCounts counts;
+
   guint          started : 1;
   guint          reading : 1;
   guint          writing : 1;

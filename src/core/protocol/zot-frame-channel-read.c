@@ -74,6 +74,11 @@ process_line (ZotFrameChannel *self,
   JsonObject *object;
   JsonNode *type;
 
+  if (length > 0)
+    {
+      self->counts.frames_in++;
+      self->counts.bytes_in += length + 1;
+    }
   if (length > 0 && data[length - 1] == '\r')
     length--;
   if (length == 0)

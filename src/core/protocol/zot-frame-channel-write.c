@@ -542,6 +542,9 @@ enqueue (ZotFrameChannel  *self,
       g_signal_emit (self, _zot_frame_channel_signals[ZOT_FRAME_CHANNEL_TRAFFIC], 0, ZOT_FRAME_DIRECTION_OUT, copy);
     }
 
+  self->counts.frames_out++;
+  self->counts.bytes_out += length + 1;
+
   frame = queued_frame_new (self);
   frame->bytes = g_bytes_ref (bytes);
   frame->is_request = (flags & ZOT_FRAME_REQUEST) != 0;

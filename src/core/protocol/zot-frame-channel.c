@@ -289,3 +289,17 @@ zot_frame_channel_set_trace (ZotFrameChannel *self,
 
   self->trace = !!trace;
 }
+
+/**
+ * zot_frame_channel_get_counts:
+ * @counts: (out): the frames and bytes each way since the channel was made
+ */
+void
+zot_frame_channel_get_counts (ZotFrameChannel *self,
+                              ZotFrameCounts  *counts)
+{
+  g_return_if_fail (ZOT_IS_FRAME_CHANNEL (self));
+  g_return_if_fail (counts != NULL);
+
+  *counts = self->counts;
+}

@@ -26,6 +26,21 @@ typedef enum
   ZOT_FRAME_NOW     = 1 << 1,
 } ZotFrameFlags;
 
+/**
+ * ZotFrameCounts:
+ * @frames_in: lines read, empty ones aside (malformed ones included)
+ * @bytes_in: their bytes, newlines included
+ * @frames_out: frames queued to be written
+ * @bytes_out: their bytes, newlines included
+ */
+typedef struct
+{
+  guint64 frames_in;
+  guint64 bytes_in;
+  guint64 frames_out;
+  guint64 bytes_out;
+} ZotFrameCounts;
+
 #define ZOT_TYPE_FRAME_CHANNEL (zot_frame_channel_get_type ())
 G_DECLARE_FINAL_TYPE (ZotFrameChannel, zot_frame_channel, ZOT, FRAME_CHANNEL, GObject)
 
@@ -59,6 +74,8 @@ void             zot_frame_channel_set_skip_oversized (ZotFrameChannel *self,
 gboolean         zot_frame_channel_is_closed        (ZotFrameChannel      *self);
 guint            zot_frame_channel_get_queued_frames (ZotFrameChannel     *self);
 gsize            zot_frame_channel_get_queued_bytes (ZotFrameChannel      *self);
+void             zot_frame_channel_get_counts       (ZotFrameChannel      *self,
+                                                     ZotFrameCounts       *counts);
 void             zot_frame_channel_set_trace        (ZotFrameChannel      *self,
                                                      gboolean              trace);
 

@@ -9,9 +9,8 @@
 
 #include "config.h"
 
-#include <unistd.h>
-
 #include "zot-codemode-box.h"
+#include "zot-proc.h"
 
 static gboolean
 is_pid (const char *name)
@@ -24,21 +23,13 @@ is_pid (const char *name)
   return TRUE;
 }
 
-/* The second field of statm: resident pages. */
 static gsize
 read_resident (const char *proc,
                const char *pid)
 {
   g_autofree char *path = g_build_filename (proc, pid, "statm", NULL);
-  g_autofree char *statm = NULL;
-  char *end = NULL;
-  guint64 pages;
 
-  if (!g_file_get_contents (path, &statm, NULL, NULL))
-    return 0;
-  (void) g_ascii_strtoull (statm, &end, 10);
-  pages = g_ascii_strtoull (end, NULL, 10);
-  return (gsize) MIN (pages, G_MAXSIZE / (gsize) sysconf (_SC_PAGESIZE)) * (gsize) sysconf (_SC_PAGESIZE);
+  return zot_proc_read_statm_resident (path);
 }
 
 /**

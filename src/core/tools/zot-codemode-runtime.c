@@ -23,6 +23,7 @@
 #include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-message.h"
+#include "zot-proc.h"
 #include "zot-source.h"
 
 #define RUNTIME_RESOURCE "/dev/zot/Zot/codemode/runtime.js"
@@ -194,16 +195,11 @@ end (ZotCodemodeRuntime *self,
 static gsize
 read_peak (GPid pid)
 {
-  g_autofree char *path = g_strdup_printf ("/proc/%d/status", (int) pid);
-  g_autofree char *status = NULL;
-  const char *line;
+  guint64 kib = 0;
 
-  if (!g_file_get_contents (path, &status, NULL, NULL))
+  if (!zot_proc_read_status_kib (pid, "VmHWM", &kib))
     return 0;
-  line = strstr (status, "\nVmHWM:");
-  if (line == NULL)
-    return 0;
-  return (gsize) g_ascii_strtoull (line + strlen ("\nVmHWM:"), NULL, 10) * 1024;
+  return (gsize) kib * 1024;
 }
 
 /* The box's processes, gjs and whatever it started, together: their
