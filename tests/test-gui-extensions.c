@@ -400,6 +400,53 @@ test_restart_one (Fixture       *f,
     }
 }
 
+static gboolean
+alpha_gave_up (gpointer data)
+{
+  Fixture *f = data;
+  ZotExtension *alpha = zot_extension_manager_find (manager_of (f), "alpha");
+
+  return zot_extension_manager_get_gave_up_note (manager_of (f), alpha) != NULL;
+}
+
+/* Crashed too often: the header says so and offers Restart, which starts
+ * it again and takes the button away. */
+static void
+test_gave_up (Fixture       *f,
+              gconstpointer  data)
+{
+  ZotExtensionManager *manager = manager_of (f);
+  GtkWidget *row;
+  GtkWidget *button;
+  g_autofree char *details = NULL;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_RESTART_BACKOFF, 1);
+  wait_row_state (f, "alpha", "ready");
+  g_assert_false (gtk_widget_get_visible (row_child (row_of (f, "alpha"), "gave_up_button")));
+  for (guint i = 0; i < ZOT_RESTART_MAX_FAILURES; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      wait_row_state (f, "alpha", "ready");
+      g_assert_false (zot_test_run_command (manager, "hello", "crash 3", &error));
+    }
+  zot_test_wait_until (alpha_gave_up, f, 30000);
+  wait_row_state (f, "alpha", "gave up");
+
+  row = row_of (f, "alpha");
+  button = row_child (row, "gave_up_button");
+  g_assert_true (gtk_widget_get_visible (button));
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
+  details = _zot_extension_row_dup_details (ZOT_EXTENSION_ROW (row));
+  g_assert_nonnull (strstr (details, "alpha stopped unexpectedly 5 times within 5 minutes"));
+
+  g_signal_emit_by_name (button, "clicked");
+  wait_row_state (f, "alpha", "ready");
+  g_assert_false (gtk_widget_get_visible (row_child (row_of (f, "alpha"), "gave_up_button")));
+  g_assert_null (zot_extension_manager_get_gave_up_note (manager, zot_extension_manager_find (manager, "alpha")));
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_RESTART_BACKOFF, 0);
+}
+
 static void
 on_reloaded (ZotExtensionManager *manager,
              ZotExtension        *extension,
@@ -614,6 +661,7 @@ main (int    argc,
   g_test_add ("/zot/gui/extensions/remove", Fixture, NULL, fixture_setup, test_remove, fixture_teardown);
   g_test_add ("/zot/gui/extensions/log-tail", Fixture, NULL, fixture_setup, test_log_tail, fixture_teardown);
   g_test_add ("/zot/gui/extensions/reload", Fixture, NULL, fixture_setup, test_reload_all, fixture_teardown);
+  g_test_add ("/zot/gui/extensions/gave-up", Fixture, NULL, fixture_setup, test_gave_up, fixture_teardown);
   g_test_add ("/zot/gui/extensions/watch-switch", Fixture, NULL, fixture_setup, test_watch_switch,
               fixture_teardown);
 
