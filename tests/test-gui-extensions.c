@@ -401,6 +401,46 @@ test_restart_one (Fixture       *f,
 }
 
 static gboolean
+count_frame (GtkWidget     *widget,
+             GdkFrameClock *clock,
+             gpointer       data)
+{
+  (*(guint *) data)++;
+  gtk_widget_queue_draw (widget);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+frames_drawn (gpointer data)
+{
+  return *(guint *) data >= 3;
+}
+
+static void
+save_window (Fixture    *f,
+             const char *path)
+{
+  GtkWidget *widget = GTK_WIDGET (f->page);
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  guint frames = 0;
+  guint tick = gtk_widget_add_tick_callback (widget, count_frame, &frames, NULL);
+
+  zot_test_wait_until (frames_drawn, &frames, 10000);
+  gtk_widget_remove_tick_callback (widget, tick);
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (f->window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+}
+
+static gboolean
 alpha_gave_up (gpointer data)
 {
   Fixture *f = data;
@@ -421,6 +461,8 @@ test_gave_up (Fixture       *f,
   g_autofree char *details = NULL;
 
   _zot_timeout_override_for_testing (ZOT_TIMEOUT_RESTART_BACKOFF, 1);
+  if (g_getenv ("ZOT_TEST_SCREENSHOT") != NULL)
+    g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
   wait_row_state (f, "alpha", "ready");
   g_assert_false (gtk_widget_get_visible (row_child (row_of (f, "alpha"), "gave_up_button")));
   for (guint i = 0; i < ZOT_RESTART_MAX_FAILURES; i++)
@@ -439,6 +481,9 @@ test_gave_up (Fixture       *f,
   adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
   details = _zot_extension_row_dup_details (ZOT_EXTENSION_ROW (row));
   g_assert_nonnull (strstr (details, "alpha stopped unexpectedly 5 times within 5 minutes"));
+  /* tools/screenshot-extension-restart.sh: the row as the user sees it. */
+  if (g_getenv ("ZOT_TEST_SCREENSHOT") != NULL)
+    save_window (f, g_getenv ("ZOT_TEST_SCREENSHOT"));
 
   g_signal_emit_by_name (button, "clicked");
   wait_row_state (f, "alpha", "ready");

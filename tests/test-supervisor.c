@@ -545,6 +545,22 @@ test_in_flight_call (Fixture       *f,
   g_assert_cmpstr (g_ptr_array_index (f->results, 1), ==, "back");
   /* The first turn is still there, the second after it. */
   g_assert_cmpuint (zot_agent_get_messages (zot_host_get_agent (f->host))->len, ==, 2 * before);
+
+  /* /restart-ext by hand, by name; a wrong name is one clear error. */
+  {
+    g_auto(ZotTestSubmit) command = { 0 };
+    g_auto(ZotTestSubmit) wrong = { 0 };
+    ZotExtension *old = zot_extension_manager_find (zot_host_get_manager (f->host), "brittle");
+
+    zot_test_submit (f->host, "/restart-ext brittle", &command);
+    g_assert_no_error (command.error);
+    g_assert_true (zot_extension_manager_find (zot_host_get_manager (f->host), "brittle") != old);
+    g_assert_cmpint (zot_extension_get_state (zot_extension_manager_find (zot_host_get_manager (f->host), "brittle")),
+                     ==, ZOT_EXTENSION_STATE_READY);
+    zot_test_submit (f->host, "/restart-ext nosuch", &wrong);
+    g_assert_error (wrong.error, ZOT_HOST_ERROR, ZOT_HOST_ERROR_USAGE);
+    g_assert_nonnull (strstr (wrong.error->message, "no extension named nosuch"));
+  }
 }
 
 /* Turns run while an extension with hooks on every turn crashes over and

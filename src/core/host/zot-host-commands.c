@@ -272,17 +272,25 @@ run_reload_ext (ZotHost    *self,
                                       _zot_host_reloaded_cb, g_object_ref (task));
 }
 
+typedef struct
+{
+  GTask *task;
+  char  *name;
+} RestartOne;
+
 static void
 restarted_one_cb (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
-  g_autoptr(GTask) task = user_data;
+  RestartOne *one = user_data;
+  g_autoptr(GTask) task = one->task;
+  g_autofree char *name = one->name;
   ZotHost *self = g_task_get_source_object (task);
-  const char *name = g_task_get_task_data (task);
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
 
+  g_free (one);
   if (!zot_extension_manager_restart_finish (ZOT_EXTENSION_MANAGER (object), result, &error))
     {
       g_task_return_error (task, g_steal_pointer (&error));
@@ -302,6 +310,7 @@ run_restart_ext (ZotHost    *self,
 {
   g_autofree char *name = g_strstrip (g_strdup (args));
   ZotExtension *extension = *name != '\0' ? zot_extension_manager_find (self->manager, name) : NULL;
+  RestartOne *one;
 
   if (*name == '\0')
     {
@@ -319,9 +328,11 @@ run_restart_ext (ZotHost    *self,
                                name);
       return;
     }
-  g_task_set_task_data (task, g_strdup (name), g_free);
+  one = g_new0 (RestartOne, 1);
+  one->task = g_object_ref (task);
+  one->name = g_steal_pointer (&name);
   zot_extension_manager_restart_async (self->manager, extension, g_task_get_cancellable (task),
-                                       restarted_one_cb, g_object_ref (task));
+                                       restarted_one_cb, one);
 }
 
 static void
