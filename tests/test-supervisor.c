@@ -352,6 +352,30 @@ test_window (Fixture       *f,
   g_assert_null (f->gave_up);
 }
 
+/* A restart that does not get as far as `ready` is one more crash. */
+static void
+test_failed_start_counts (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *dir = zot_test_make_fake_args (f->env.root, "gone", "--command", "boom", NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GError) error = NULL;
+  ZotExtension *extension;
+
+  set_times (1, 1, 0);
+  load (f, paths);
+  /* From now on its program is one that exits before hello. */
+  zot_test_manifest_set_string (dir, "exec", "/bin/false");
+  g_assert_false (zot_test_run_command (f->manager, "boom", "crash 2", &error));
+  zot_test_wait_until (gave_up_cb, f, 30000);
+
+  g_assert_cmpuint (f->restarts->len, ==, 0);
+  g_assert_cmpuint (f->crash_at->len, ==, 1);
+  extension = find (f, "gone");
+  g_assert_cmpint (zot_extension_get_state (extension), ==, ZOT_EXTENSION_STATE_FAILED);
+  g_assert_nonnull (strstr (f->gave_up, "gone stopped unexpectedly 5 times"));
+}
+
 static void
 test_restart_never (Fixture       *f,
                     gconstpointer  data)
@@ -663,6 +687,7 @@ main (int   argc,
   ADD ("restart-restores", test_restart_restores);
   ADD ("crash-loop-gives-up", test_crash_loop_gives_up);
   ADD ("window", test_window);
+  ADD ("failed-start-counts", test_failed_start_counts);
   ADD ("restart-never", test_restart_never);
   ADD ("manual-restart-resets", test_manual_restart_resets);
   ADD ("shutdown-not-restarted", test_shutdown_not_restarted);
