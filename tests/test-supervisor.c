@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <sys/wait.h>
 
 #include "zot-agent.h"
 #include "zot-error.h"
@@ -622,6 +621,8 @@ test_turn_not_blocked (Fixture       *f,
 
 /* Headless: one warning line on stderr per restart and for giving up. */
 
+/* Runs zot in @mode ("-p", "--json" or "rpc") with the two extensions and
+ * @prompt, to its end; its stderr in @err. */
 static void
 run_zot (Fixture     *f,
          const char  *mode,
@@ -630,27 +631,51 @@ run_zot (Fixture     *f,
          const char  *prompt,
          char       **err)
 {
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
   g_autoptr(GError) error = NULL;
-  g_auto(GStrv) envp = g_get_environ ();
   g_autofree char *out = NULL;
+  g_autofree char *input = NULL;
   const char *argv[] = { g_getenv ("ZOT_BIN"), "-e", crasher, "-e", waiter, mode, prompt, NULL };
-  int status = 0;
 
-  envp = g_environ_setenv (envp, "ZOT_HOME", f->env.home, TRUE);
-  envp = g_environ_setenv (envp, "LC_ALL", "C", TRUE);
-  envp = g_environ_setenv (envp, "ZOT_TEST_TIMEOUTS", "restart-backoff=1,restart-backoff-max=1", TRUE);
-  g_spawn_sync (f->env.cwd, (char **) argv, envp, G_SPAWN_DEFAULT, NULL, NULL, &out, err, &status, &error);
+  if (g_str_equal (mode, "rpc"))
+    {
+      g_autoptr(JsonObject) command = json_object_new ();
+      g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+      g_autofree char *line = NULL;
+
+      json_object_set_string_member (command, "type", "prompt");
+      json_object_set_string_member (command, "id", "1");
+      json_object_set_string_member (command, "message", prompt);
+      json_node_set_object (node, command);
+      line = json_to_string (node, FALSE);
+      /* When its input ends, what it accepted finishes, then it exits. */
+      input = g_strconcat (line, "\n", NULL);
+      argv[6] = NULL;
+    }
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+                                        G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_set_cwd (launcher, f->env.cwd);
+  g_subprocess_launcher_setenv (launcher, "ZOT_HOME", f->env.home, TRUE);
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C", TRUE);
+  g_subprocess_launcher_setenv (launcher, "ZOT_TEST_TIMEOUTS", "restart-backoff=1,restart-backoff-max=1", TRUE);
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+  g_subprocess_communicate_utf8 (process, input ? input : "", NULL, &out, err, &error);
   g_assert_no_error (error);
   g_test_message ("%s", *err);
-  g_assert_true (WIFEXITED (status));
-  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  g_assert_cmpint (g_subprocess_get_exit_status (process), ==, 0);
+  if (input != NULL)
+    g_assert_nonnull (strstr (out, "wait_tool called with"));
 }
 
 static void
 test_headless (Fixture       *f,
                gconstpointer  data)
 {
-  const char *modes[] = { "-p", "--json" };
+  const char *modes[] = { "-p", "--json", "rpc" };
 
   for (guint m = 0; m < G_N_ELEMENTS (modes); m++)
     {
