@@ -81,6 +81,8 @@ static char      *opt_spawn_sleeper = NULL;
 static gboolean   opt_sleeper_escapes = FALSE;
 static int        opt_many_commands = 0;
 static char      *opt_env_file = NULL;
+static char      *opt_starts_file = NULL;
+static int        opt_crash_after_ready = 0;
 
 static const GOptionEntry entries[] = {
   { "name", 0, 0, G_OPTION_ARG_STRING, &opt_name,
@@ -147,6 +149,11 @@ static const GOptionEntry entries[] = {
   { "block-tool", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_block_tools,
     "Answer a tool_call interception of NAME with a block, whatever --intercept-reply says "
     "(repeatable)", "NAME" },
+  { "starts-file", 0, 0, G_OPTION_ARG_FILENAME, &opt_starts_file,
+    "After ready, append a line to FILE: its lines count the starts that got ready", "FILE" },
+  { "crash-after-ready", 0, 0, G_OPTION_ARG_INT, &opt_crash_after_ready,
+    "Right after ready, exit (3) on each of the first N starts --starts-file counts (every start "
+    "without it)", "N" },
   { NULL }
 };
 
@@ -1041,6 +1048,31 @@ answer_reconcile (const char *id,
   send_frame (builder);
 }
 
+/* A tool call's "wait_path" and "wait_lines": answer once PATH has that
+ * many lines, checking every 10 ms for at most 30 s. */
+static void
+wait_for_lines (JsonObject *args)
+{
+  const char *path = get_string_member (args, "wait_path");
+  gint64 lines = 0;
+
+  if (path == NULL || !get_int_member (args, "wait_lines", &lines))
+    return;
+
+  for (int i = 0; i < 3000; i++)
+    {
+      g_autofree char *text = NULL;
+      gint64 n = 0;
+
+      if (g_file_get_contents (path, &text, NULL, NULL))
+        for (const char *c = text; *c != '\0'; c++)
+          n += *c == '\n';
+      if (n >= lines)
+        return;
+      poll (NULL, 0, 10);
+    }
+}
+
 /*
  * A tool_call's args (an object) say how to answer; members combine:
  *   "crash": N        exit (N) at once (1 if N is not a number)
@@ -1063,6 +1095,7 @@ answer_reconcile (const char *id,
  *   "activate_tools": V  "activate_tools": V in the result
  *   "send": TEXT      write TEXT verbatim as one line before the result (or,
  *                     with "hang", instead of it)
+ *   "wait_path": PATH, "wait_lines": N   answer once PATH has N lines
  * Without reply, size, error or refuse (or when args is not an object) the
  * only text block is "NAME called with ARGS", ARGS being compact JSON.
  * Text blocks come in the order reply, size, error, refuse.
@@ -1124,6 +1157,9 @@ handle_tool_call (JsonObject *object)
       fprintf (stderr, "fake-extension: crashing with status %d in tool call\n", (int) status);
       exit ((int) status);
     }
+
+  if (args != NULL)
+    wait_for_lines (args);
 
   /* Counts real executions: one line per call that ran. */
   if (args != NULL && get_string_member (args, "append_to") != NULL)
@@ -1673,6 +1709,35 @@ read_loop (void)
     }
 }
 
+/* --starts-file and --crash-after-ready: a crash loop, or crashes of the
+ * first starts only, for the supervisor's tests. */
+static void
+count_start_and_maybe_crash (void)
+{
+  guint starts = 0;
+
+  if (opt_starts_file != NULL)
+    {
+      g_autofree char *text = NULL;
+      FILE *file = fopen (opt_starts_file, "a");
+
+      if (file != NULL)
+        {
+          fputs ("ready\n", file);
+          fclose (file);
+        }
+      if (g_file_get_contents (opt_starts_file, &text, NULL, NULL))
+        for (const char *c = text; *c != '\0'; c++)
+          starts += *c == '\n';
+    }
+
+  if (opt_crash_after_ready > 0 && (opt_starts_file == NULL || starts <= (guint) opt_crash_after_ready))
+    {
+      fprintf (stderr, "fake-extension: crashing with status 3 after ready (start %u)\n", starts);
+      exit (3);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1788,6 +1853,7 @@ main (int   argc,
     send_register_command (opt_register_after_ready[i]);
 
   send_lines (opt_send_after_ready);
+  count_start_and_maybe_crash ();
 
   for (guint i = 0; opt_notify_on_start != NULL && opt_notify_on_start[i] != NULL; i++)
     {

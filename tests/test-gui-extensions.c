@@ -400,6 +400,98 @@ test_restart_one (Fixture       *f,
     }
 }
 
+static gboolean
+count_frame (GtkWidget     *widget,
+             GdkFrameClock *clock,
+             gpointer       data)
+{
+  (*(guint *) data)++;
+  gtk_widget_queue_draw (widget);
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean
+frames_drawn (gpointer data)
+{
+  return *(guint *) data >= 3;
+}
+
+static void
+save_window (Fixture    *f,
+             const char *path)
+{
+  GtkWidget *widget = GTK_WIDGET (f->page);
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+  GtkSnapshot *snapshot = gtk_snapshot_new ();
+  g_autoptr(GskRenderNode) node = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  guint frames = 0;
+  guint tick = gtk_widget_add_tick_callback (widget, count_frame, &frames, NULL);
+
+  zot_test_wait_until (frames_drawn, &frames, 10000);
+  gtk_widget_remove_tick_callback (widget, tick);
+  gdk_paintable_snapshot (paintable, snapshot, width, height);
+  node = gtk_snapshot_free_to_node (snapshot);
+  g_assert_nonnull (node);
+  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (f->window)), node,
+                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
+  g_assert_true (gdk_texture_save_to_png (texture, path));
+}
+
+static gboolean
+alpha_gave_up (gpointer data)
+{
+  Fixture *f = data;
+  ZotExtension *alpha = zot_extension_manager_find (manager_of (f), "alpha");
+
+  return zot_extension_manager_get_gave_up_note (manager_of (f), alpha) != NULL;
+}
+
+/* Crashed too often: the header says so and offers Restart, which starts
+ * it again and takes the button away. */
+static void
+test_gave_up (Fixture       *f,
+              gconstpointer  data)
+{
+  ZotExtensionManager *manager = manager_of (f);
+  GtkWidget *row;
+  GtkWidget *button;
+  g_autofree char *details = NULL;
+
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_RESTART_BACKOFF, 1);
+  if (g_getenv ("ZOT_TEST_SCREENSHOT") != NULL)
+    g_object_set (gtk_settings_get_default (), "gtk-enable-animations", FALSE, NULL);
+  wait_row_state (f, "alpha", "ready");
+  g_assert_false (gtk_widget_get_visible (row_child (row_of (f, "alpha"), "gave_up_button")));
+  for (guint i = 0; i < ZOT_RESTART_MAX_FAILURES; i++)
+    {
+      g_autoptr(GError) error = NULL;
+
+      wait_row_state (f, "alpha", "ready");
+      g_assert_false (zot_test_run_command (manager, "hello", "crash 3", &error));
+    }
+  zot_test_wait_until (alpha_gave_up, f, 30000);
+  wait_row_state (f, "alpha", "gave up");
+
+  row = row_of (f, "alpha");
+  button = row_child (row, "gave_up_button");
+  g_assert_true (gtk_widget_get_visible (button));
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (row), TRUE);
+  details = _zot_extension_row_dup_details (ZOT_EXTENSION_ROW (row));
+  g_assert_nonnull (strstr (details, "alpha stopped unexpectedly 5 times within 5 minutes"));
+  /* tools/screenshot-extension-restart.sh: the row as the user sees it. */
+  if (g_getenv ("ZOT_TEST_SCREENSHOT") != NULL)
+    save_window (f, g_getenv ("ZOT_TEST_SCREENSHOT"));
+
+  g_signal_emit_by_name (button, "clicked");
+  wait_row_state (f, "alpha", "ready");
+  g_assert_false (gtk_widget_get_visible (row_child (row_of (f, "alpha"), "gave_up_button")));
+  g_assert_null (zot_extension_manager_get_gave_up_note (manager, zot_extension_manager_find (manager, "alpha")));
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_RESTART_BACKOFF, 0);
+}
+
 static void
 on_reloaded (ZotExtensionManager *manager,
              ZotExtension        *extension,
@@ -693,6 +785,7 @@ main (int    argc,
   g_test_add ("/zot/gui/extensions/remove", Fixture, NULL, fixture_setup, test_remove, fixture_teardown);
   g_test_add ("/zot/gui/extensions/log-tail", Fixture, NULL, fixture_setup, test_log_tail, fixture_teardown);
   g_test_add ("/zot/gui/extensions/reload", Fixture, NULL, fixture_setup, test_reload_all, fixture_teardown);
+  g_test_add ("/zot/gui/extensions/gave-up", Fixture, NULL, fixture_setup, test_gave_up, fixture_teardown);
   g_test_add ("/zot/gui/extensions/watch-switch", Fixture, NULL, fixture_setup, test_watch_switch,
               fixture_teardown);
   g_test_add ("/zot/gui/extensions/meter", Fixture, NULL, fixture_setup, test_meter, fixture_teardown);

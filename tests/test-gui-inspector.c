@@ -365,6 +365,29 @@ test_reload_listed (Fixture       *f,
   g_assert_nonnull (strstr (_zot_inspector_entry_get_text (entry), "\"reason\":\"watch\""));
 }
 
+/* The supervisor's restart and its giving up are listed too. */
+static void
+test_restart_listed (Fixture       *f,
+                     gconstpointer  data)
+{
+  GListModel *events = _zot_inspector_get_events (f->inspector);
+  g_autoptr(GError) why = g_error_new_literal (G_IO_ERROR, G_IO_ERROR_FAILED, "gone");
+  g_autoptr(ZotExtension) extension = zot_extension_new_failed (f->env.root, ZOT_EXTENSION_SCOPE_EXPLICIT, why);
+  g_autoptr(ZotInspectorEntry) restarted = NULL;
+  g_autoptr(ZotInspectorEntry) gave_up = NULL;
+  const char *name = zot_extension_get_name (extension);
+
+  show (f);
+  g_signal_emit_by_name (zot_host_get_manager (f->host), "extension-restarted", extension, 3, "it fell");
+  g_signal_emit_by_name (zot_host_get_manager (f->host), "extension-gave-up", extension, "it stays down");
+  wait_row (events, "extension_gave_up", NULL, -1);
+  restarted = g_list_model_get_item (events, find_row (events, 0, "extension_restarted", name, -1));
+  gave_up = g_list_model_get_item (events, find_row (events, 0, "extension_gave_up", name, -1));
+  g_assert_nonnull (strstr (_zot_inspector_entry_get_text (restarted), "\"attempt\":3"));
+  g_assert_nonnull (strstr (_zot_inspector_entry_get_text (restarted), "\"reason\":\"it fell\""));
+  g_assert_nonnull (strstr (_zot_inspector_entry_get_text (gave_up), "\"note\":\"it stays down\""));
+}
+
 static guint
 count_rows (GListModel *model)
 {
@@ -709,6 +732,7 @@ main (int    argc,
   ADD ("rows", test_rows);
   ADD ("unmap-stops-tracing", test_unmap_stops_tracing);
   ADD ("bounded", test_bounded);
+  ADD ("restart-listed", test_restart_listed);
   g_test_add_func ("/zot/gui-inspector/new-destroy", test_new_destroy);
 
 #undef ADD

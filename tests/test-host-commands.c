@@ -112,6 +112,9 @@ test_headless (Fixture       *f,
       submit (f, line);
       if (zot_host_get_command_action (info->name) != NULL)
         g_assert_error (f->error, ZOT_HOST_ERROR, ZOT_HOST_ERROR_NOT_HERE);
+      else if (g_str_equal (info->name, "restart-ext"))
+        /* It needs the name of an extension. */
+        g_assert_error (f->error, ZOT_HOST_ERROR, ZOT_HOST_ERROR_USAGE);
       else
         g_assert_no_error (f->error);
     }

@@ -1160,6 +1160,8 @@ test_before_agent_start_failures (Fixture       *f,
   g_assert_true (g_file_set_contents (reply_path, reply, -1, NULL));
   reply_arg = g_strdup_printf ("@%s", reply_path);
   huge = prompt_fake (f, "huge", reply_arg);
+  /* Down for the rest of the test: a restart would ask it again. */
+  zot_test_manifest_set_string (crash, "restart", "never");
   paths[0] = keep; paths[1] = hang; paths[2] = crash; paths[3] = garbage; paths[4] = huge; paths[5] = NULL;
 
   /* Long enough for the 1 MiB reply to cross on a loaded machine under

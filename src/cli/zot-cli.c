@@ -189,6 +189,28 @@ on_host_warning (ZotHost    *host,
   print_error (_("warning: %s"), message);
 }
 
+/* Every mode, one line each: the supervisor's restarts and its giving up. */
+static void
+on_extension_restarted (ZotExtensionManager *manager,
+                        ZotExtension        *extension,
+                        guint                attempt,
+                        const char          *reason,
+                        ZotCli              *cli)
+{
+  /* Translators: the extension's name, the restart in a row, then why it had stopped */
+  print_error (_("warning: restarted %s (attempt %u); %s"), zot_extension_get_name (extension),
+               attempt, reason);
+}
+
+static void
+on_extension_gave_up (ZotExtensionManager *manager,
+                      ZotExtension        *extension,
+                      const char          *note,
+                      ZotCli              *cli)
+{
+  print_error (_("warning: %s"), note);
+}
+
 static void
 connect_print_view (ZotCli *cli)
 {
@@ -337,6 +359,10 @@ run_headless (ZotCli   *cli,
     }
 
   g_signal_connect (cli->host, "warning", G_CALLBACK (on_host_warning), cli);
+  g_signal_connect (zot_host_get_manager (cli->host), "extension-restarted",
+                    G_CALLBACK (on_extension_restarted), cli);
+  g_signal_connect (zot_host_get_manager (cli->host), "extension-gave-up",
+                    G_CALLBACK (on_extension_gave_up), cli);
 
   if (rpc)
     return zot_cli_rpc_run (cli->host);

@@ -44,6 +44,7 @@ struct _ZotExtensionRow
   guint           log_serial;   /* the latest log read; older answers are dropped */
   gboolean        restarting;
   gboolean        watched;
+  char           *gave_up_note; /* the supervisor stopped restarting it */
 
   /* Template widgets */
   GtkLabel       *state_label;
@@ -56,6 +57,7 @@ struct _ZotExtensionRow
   GtkWidget      *actions_row;
   GtkWidget      *restart_button;
   GtkWidget      *remove_button;
+  GtkWidget      *gave_up_button;
 };
 
 enum {
@@ -519,11 +521,18 @@ add_problems (ZotExtensionRow *self)
   GPtrArray *problems = zot_extension_get_problems (self->extension);
   const char *last_error = zot_extension_get_last_error (self->extension);
 
-  if ((problems == NULL || problems->len == 0) && (last_error == NULL || *last_error == '\0'))
+  if ((problems == NULL || problems->len == 0) && (last_error == NULL || *last_error == '\0') &&
+      self->gave_up_note == NULL)
     return;
 
   /* Translators: heading of the list of errors and warnings about an extension */
   add_detail (self, heading_row_new (_("Problems")));
+
+  if (self->gave_up_note != NULL)
+    /* Translators: title of the row saying that zot stopped restarting an extension that kept
+     * crashing */
+    add_detail (self, detail_row_new (_("Not restarted again"), self->gave_up_note,
+                                      "dialog-error-symbolic", "error"));
 
   if (last_error != NULL && *last_error != '\0')
     /* Translators: title of the row showing the error an extension last reported */
@@ -612,7 +621,16 @@ update (ZotExtensionRow *self)
     adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (self), safe);
   }
 
-  gtk_label_set_text (self->state_label, state_label (state));
+  /* Down for good until the user restarts it: said in the header, with
+   * the button beside it. */
+  if (self->gave_up_note != NULL && state == ZOT_EXTENSION_STATE_FAILED)
+    /* Translators: the state of an extension that crashed too often to be restarted again */
+    gtk_label_set_text (self->state_label, _("gave up"));
+  else
+    gtk_label_set_text (self->state_label, state_label (state));
+  gtk_widget_set_visible (self->gave_up_button,
+                          self->gave_up_note != NULL && state == ZOT_EXTENSION_STATE_FAILED);
+  gtk_widget_set_tooltip_text (self->gave_up_button, self->gave_up_note);
   if (self->state_class != NULL)
     gtk_widget_remove_css_class (GTK_WIDGET (self->state_label), self->state_class);
   gtk_widget_add_css_class (GTK_WIDGET (self->state_label), state_class);
@@ -796,6 +814,7 @@ zot_extension_row_finalize (GObject *object)
 
   g_clear_object (&self->extension);
   g_clear_object (&self->cancellable);
+  g_clear_pointer (&self->gave_up_note, g_free);
 
   G_OBJECT_CLASS (zot_extension_row_parent_class)->finalize (object);
 }
@@ -930,6 +949,7 @@ zot_extension_row_class_init (ZotExtensionRowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotExtensionRow, actions_row);
   gtk_widget_class_bind_template_child (widget_class, ZotExtensionRow, restart_button);
   gtk_widget_class_bind_template_child (widget_class, ZotExtensionRow, remove_button);
+  gtk_widget_class_bind_template_child (widget_class, ZotExtensionRow, gave_up_button);
   gtk_widget_class_bind_template_callback (widget_class, on_enable_switch_active_cb);
 
   gtk_widget_class_install_action (widget_class, "extension.restart", NULL, restart_action);
@@ -1011,4 +1031,25 @@ _zot_extension_row_dup_details (ZotExtensionRow *self)
     }
 
   return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
+/**
+ * zot_extension_row_set_gave_up_note:
+ * @note: (nullable): the supervisor's note once it stopped restarting the
+ *   extension (zot_extension_manager_get_gave_up_note()), or %NULL
+ *
+ * Shows the row as given up: the note among its problems and a Restart
+ * button in its header.
+ */
+void
+zot_extension_row_set_gave_up_note (ZotExtensionRow *self,
+                                    const char      *note)
+{
+  g_return_if_fail (ZOT_IS_EXTENSION_ROW (self));
+
+  if (g_strcmp0 (self->gave_up_note, note) == 0)
+    return;
+  g_free (self->gave_up_note);
+  self->gave_up_note = g_strdup (note);
+  update (self);
 }

@@ -14,5 +14,7 @@ G_DECLARE_FINAL_TYPE (ZotExtensionRow, zot_extension_row, ZOT, EXTENSION_ROW, Ad
 GtkWidget    *zot_extension_row_new             (ZotExtension    *extension);
 ZotExtension *zot_extension_row_get_extension   (ZotExtensionRow *self);
 void          zot_extension_row_rebuild_details (ZotExtensionRow *self);
+void          zot_extension_row_set_gave_up_note (ZotExtensionRow *self,
+                                                  const char      *note);
 
 G_END_DECLS

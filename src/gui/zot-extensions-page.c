@@ -267,6 +267,24 @@ on_row_expanded_cb (ZotExtensionsPage *self,
 /* Rows */
 
 static void
+on_extension_gave_up_cb (ZotExtensionsPage   *self,
+                         ZotExtension        *extension,
+                         const char          *note,
+                         ZotExtensionManager *manager)
+{
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (manager));
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ZotExtension) item = g_list_model_get_item (G_LIST_MODEL (manager), i);
+      GtkListBoxRow *row = gtk_list_box_get_row_at_index (self->list_box, (int) i);
+
+      if (item == extension && ZOT_IS_EXTENSION_ROW (row))
+        zot_extension_row_set_gave_up_note (ZOT_EXTENSION_ROW (row), note);
+    }
+}
+
+static void
 on_row_watched_cb (ZotExtensionsPage *self,
                    GParamSpec        *pspec,
                    ZotExtensionRow   *row)
@@ -290,6 +308,8 @@ create_row_cb (gpointer item,
   g_signal_connect_object (row, "toast", G_CALLBACK (on_row_toast_cb), self, G_CONNECT_SWAPPED);
   /* Watching is the manager's, by folder: a reloaded row finds it on. */
   g_object_set (row, "watched", zot_extension_manager_get_watched (self->manager, extension), NULL);
+  zot_extension_row_set_gave_up_note (ZOT_EXTENSION_ROW (row),
+                                      zot_extension_manager_get_gave_up_note (self->manager, extension));
   g_signal_connect_object (row, "notify::watched", G_CALLBACK (on_row_watched_cb), self, G_CONNECT_SWAPPED);
 
   /* Open, its log read, if the row it replaces was. */
@@ -515,6 +535,8 @@ zot_extensions_page_set_host (ZotExtensionsPage *self,
                            G_CALLBACK (on_registrations_changed_cb), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->manager, "tools-changed",
                            G_CALLBACK (on_registrations_changed_cb), self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->manager, "extension-gave-up",
+                           G_CALLBACK (on_extension_gave_up_cb), self, G_CONNECT_SWAPPED);
 
   gtk_list_box_bind_model (self->list_box, G_LIST_MODEL (self->manager), create_row_cb, self, NULL);
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_HOST]);

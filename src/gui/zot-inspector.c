@@ -447,29 +447,64 @@ on_lifecycle_event_cb (ZotInspector *self,
   queue_entry (self, self->queued_events, entry, MAX_EVENTS);
 }
 
-/* Not a protocol event, but a moment of the extension's life worth seeing
- * beside them: watch mode replaced its process. */
+/* Not protocol events, but moments of the extension's life worth seeing
+ * beside them: watch mode or the supervisor replaced its process, or the
+ * supervisor gave up on it. */
+static void
+add_lifecycle_row (ZotInspector *self,
+                   ZotExtension *extension,
+                   const char   *event,
+                   JsonObject   *frame)
+{
+  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
+  g_autofree char *text = NULL;
+  ZotInspectorEntry *entry;
+
+  json_object_set_string_member (frame, "event", event);
+  json_object_set_string_member (frame, "extension", zot_extension_get_name (extension));
+  json_object_set_string_member (frame, "state",
+                                 zot_extension_state_to_string (zot_extension_get_state (extension)));
+  json_node_set_object (node, frame);
+  text = json_to_string (node, FALSE);
+
+  entry = entry_new (ENTRY_EVENT, event, text);
+  entry->extension = g_strdup (zot_extension_get_name (extension));
+  queue_entry (self, self->queued_events, entry, MAX_EVENTS);
+}
+
 static void
 on_extension_reloaded_cb (ZotInspector *self,
                           ZotExtension *extension,
                           const char   *reason)
 {
   g_autoptr(JsonObject) frame = json_object_new ();
-  g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
-  g_autofree char *text = NULL;
-  ZotInspectorEntry *entry;
 
-  json_object_set_string_member (frame, "event", "extension_reloaded");
-  json_object_set_string_member (frame, "extension", zot_extension_get_name (extension));
   json_object_set_string_member (frame, "reason", reason ? reason : "");
-  json_object_set_string_member (frame, "state",
-                                 zot_extension_state_to_string (zot_extension_get_state (extension)));
-  json_node_set_object (node, frame);
-  text = json_to_string (node, FALSE);
+  add_lifecycle_row (self, extension, "extension_reloaded", frame);
+}
 
-  entry = entry_new (ENTRY_EVENT, "extension_reloaded", text);
-  entry->extension = g_strdup (zot_extension_get_name (extension));
-  queue_entry (self, self->queued_events, entry, MAX_EVENTS);
+static void
+on_extension_restarted_cb (ZotInspector *self,
+                           ZotExtension *extension,
+                           guint         attempt,
+                           const char   *reason)
+{
+  g_autoptr(JsonObject) frame = json_object_new ();
+
+  json_object_set_int_member (frame, "attempt", attempt);
+  json_object_set_string_member (frame, "reason", reason ? reason : "");
+  add_lifecycle_row (self, extension, "extension_restarted", frame);
+}
+
+static void
+on_extension_gave_up_cb (ZotInspector *self,
+                         ZotExtension *extension,
+                         const char   *note)
+{
+  g_autoptr(JsonObject) frame = json_object_new ();
+
+  json_object_set_string_member (frame, "note", note ? note : "");
+  add_lifecycle_row (self, extension, "extension_gave_up", frame);
 }
 
 static void
@@ -815,6 +850,10 @@ zot_inspector_init (ZotInspector *self)
                                  G_CALLBACK (on_lifecycle_event_cb), self, G_CONNECT_SWAPPED);
   g_signal_group_connect_object (self->manager_signals, "extension-reloaded",
                                  G_CALLBACK (on_extension_reloaded_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->manager_signals, "extension-restarted",
+                                 G_CALLBACK (on_extension_restarted_cb), self, G_CONNECT_SWAPPED);
+  g_signal_group_connect_object (self->manager_signals, "extension-gave-up",
+                                 G_CALLBACK (on_extension_gave_up_cb), self, G_CONNECT_SWAPPED);
   g_signal_group_connect_object (self->manager_signals, "items-changed",
                                  G_CALLBACK (on_manager_items_changed_cb), self, G_CONNECT_SWAPPED);
 }

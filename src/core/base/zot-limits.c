@@ -35,6 +35,9 @@ static const struct {
   [ZOT_TIMEOUT_WATCH_DEBOUNCE]     = { "watch-debounce",     ZOT_WATCH_DEBOUNCE_MS },
   [ZOT_TIMEOUT_BUILD]              = { "build",              ZOT_BUILD_TIMEOUT_MS },
   [ZOT_TIMEOUT_INSTALL_BUILD]      = { "install-build",      ZOT_INSTALL_BUILD_TIMEOUT_MS },
+  [ZOT_TIMEOUT_RESTART_BACKOFF]    = { "restart-backoff",    ZOT_RESTART_BACKOFF_MS },
+  [ZOT_TIMEOUT_RESTART_BACKOFF_MAX] = { "restart-backoff-max", ZOT_RESTART_BACKOFF_MAX_MS },
+  [ZOT_TIMEOUT_RESTART_WINDOW]     = { "restart-window",     ZOT_RESTART_WINDOW_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

@@ -112,6 +112,17 @@ G_BEGIN_DECLS
  * or is killed and nothing is installed. */
 #define ZOT_INSTALL_BUILD_TIMEOUT_MS       600000
 
+/* The supervisor (zot-manager-supervisor.c): an extension that stops
+ * unexpectedly is started again after ZOT_RESTART_BACKOFF_MS, doubled for
+ * each restart in a row, at most ZOT_RESTART_BACKOFF_MAX_MS; after
+ * ZOT_RESTART_MAX_FAILURES crashes within ZOT_RESTART_WINDOW_MS it stays
+ * down until the user restarts it. A run of restarts ends once it stayed
+ * up for the window. */
+#define ZOT_RESTART_BACKOFF_MS             1000
+#define ZOT_RESTART_BACKOFF_MAX_MS         60000
+#define ZOT_RESTART_MAX_FAILURES           5
+#define ZOT_RESTART_WINDOW_MS              300000
+
 /* The host's own numbers, beyond the protocol */
 /* tool_confirmation_requested's tool_preview holds at most this many
  * characters of the command; a cut one says it is shortened and how long
@@ -276,6 +287,9 @@ typedef enum
   ZOT_TIMEOUT_WATCH_DEBOUNCE,
   ZOT_TIMEOUT_BUILD,
   ZOT_TIMEOUT_INSTALL_BUILD,
+  ZOT_TIMEOUT_RESTART_BACKOFF,
+  ZOT_TIMEOUT_RESTART_BACKOFF_MAX,
+  ZOT_TIMEOUT_RESTART_WINDOW,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

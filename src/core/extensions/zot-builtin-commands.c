@@ -19,6 +19,8 @@ static const ZotBuiltinCommand builtin_commands[] = {
     "win.preferences", "win.preferences" },
   { ZOT_BUILTIN_RELOAD_EXT, "reload-ext", N_("Stop and reload every extension"),
     NULL,              NULL },
+  { ZOT_BUILTIN_RESTART_EXT, "restart-ext", N_("Restart one extension: /restart-ext NAME"),
+    NULL,              NULL },
   { ZOT_BUILTIN_YOLO,       "yolo",       N_("Toggle approving every tool call without asking"),
     "win.yolo",        NULL },
   { ZOT_BUILTIN_HELP,       "help",       N_("List the commands"),

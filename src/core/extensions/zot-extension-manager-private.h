@@ -31,6 +31,7 @@ struct _ZotExtensionManager
   GPtrArray    *panels;
   GHashTable   *pending_submits;  /* names of extensions whose `submit` a view took */
   GHashTable   *watches;        /* directory -> watch entry (zot-manager-watch.c) */
+  GHashTable   *supervised;     /* directory -> restart state (zot-manager-supervisor.c) */
 
   GHashTable   *calls;          /* call_tool requests out, by extension and id */
   GWeakRef      runner;
@@ -45,6 +46,7 @@ struct _ZotExtensionManager
   guint         routes_dirty : 1;
   guint         trace : 1;
   guint         watch_explicit : 1;
+  guint         supervisor_off : 1;
 };
 
 enum {
@@ -66,6 +68,8 @@ enum {
   ZOT_MANAGER_SUBMIT_REQUESTED,
   ZOT_MANAGER_SUBMIT_SLASH_REQUESTED,
   ZOT_MANAGER_EXTENSION_RELOADED,
+  ZOT_MANAGER_EXTENSION_RESTARTED,
+  ZOT_MANAGER_EXTENSION_GAVE_UP,
   ZOT_MANAGER_N_SIGNALS
 };
 
@@ -139,6 +143,20 @@ char     *_zot_before_agent_start_apply_reply (ZotExtension  *extension,
 GHashTable *_zot_manager_watches_new       (void);
 gboolean  _zot_manager_is_reloading        (ZotExtension        *extension);
 void      _zot_manager_watch_loaded        (ZotExtensionManager *self);
+
+/* zot-manager-supervisor.c */
+GHashTable *_zot_manager_supervised_new     (void);
+void      _zot_manager_supervisor_class_init (GObjectClass       *klass);
+guint     _zot_manager_restart_backoff_ms   (guint                attempt);
+void      _zot_manager_supervise_crash      (ZotExtensionManager *self,
+                                             ZotExtension        *extension,
+                                             const char          *message);
+void      _zot_manager_supervisor_forget    (ZotExtensionManager *self,
+                                             ZotExtension        *extension);
+void      _zot_manager_supervisor_stop      (ZotExtensionManager *self,
+                                             gboolean             for_good);
+gboolean  _zot_manager_supervisor_is_pending (ZotExtensionManager *self,
+                                              ZotExtension        *extension);
 
 /* zot-manager-submit.c */
 void      _zot_manager_submit_frame       (ZotExtensionManager *self,

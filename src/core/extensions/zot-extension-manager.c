@@ -11,7 +11,8 @@
  * of extensions and its order), zot-manager-commands.c,
  * zot-manager-events.c, zot-manager-frames.c (the frames an extension
  * leaves to the manager), zot-manager-intercept.c, zot-manager-approvals.c,
- * zot-manager-panels.c and zot-manager-watch.c (watch mode).
+ * zot-manager-panels.c, zot-manager-watch.c (watch mode) and
+ * zot-manager-supervisor.c (restarts after a crash).
  */
 #define G_LOG_DOMAIN "zot-protocol"
 
@@ -133,6 +134,7 @@ on_extension_crashed (ZotExtension        *extension,
                       ZotExtensionManager *self)
 {
   g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_EXTENSION_CRASHED], 0, extension, message);
+  _zot_manager_supervise_crash (self, extension, message);
 }
 
 static void
@@ -288,6 +290,7 @@ zot_extension_manager_dispose (GObject *object)
 
   if (self->watches != NULL)
     g_hash_table_remove_all (self->watches);
+  _zot_manager_supervisor_stop (self, TRUE);
 
   if (self->routes != NULL)
     g_hash_table_remove_all (self->routes);
@@ -333,6 +336,7 @@ zot_extension_manager_finalize (GObject *object)
   g_weak_ref_clear (&self->runner);
   g_clear_pointer (&self->pending_submits, g_hash_table_unref);
   g_clear_pointer (&self->watches, g_hash_table_unref);
+  g_clear_pointer (&self->supervised, g_hash_table_unref);
 
   G_OBJECT_CLASS (zot_extension_manager_parent_class)->finalize (object);
 }
@@ -726,6 +730,8 @@ zot_extension_manager_class_init (ZotExtensionManagerClass *klass)
     g_signal_new ("extension-reloaded",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 2, ZOT_TYPE_EXTENSION, G_TYPE_STRING);
+
+  _zot_manager_supervisor_class_init (object_class);
 }
 
 static void
@@ -744,6 +750,7 @@ zot_extension_manager_init (ZotExtensionManager *self)
   g_weak_ref_init (&self->runner, NULL);
   self->pending_submits = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->watches = _zot_manager_watches_new ();
+  self->supervised = _zot_manager_supervised_new ();
 }
 
 ZotExtensionManager *

@@ -119,6 +119,8 @@ void                 zot_extension_manager_set_watch_explicit   (ZotExtensionMan
                                                                  gboolean              watch);
 ZotExtension        *zot_extension_manager_find                 (ZotExtensionManager  *self,
                                                                  const char           *name);
+const char          *zot_extension_manager_get_gave_up_note     (ZotExtensionManager  *self,
+                                                                 ZotExtension         *extension);
 GPtrArray           *zot_extension_manager_list_commands        (ZotExtensionManager  *self);
 ZotExtension        *zot_extension_manager_lookup_command       (ZotExtensionManager  *self,
                                                                  const char           *name,

@@ -365,7 +365,9 @@ on_channel_closed (ZotExtension    *self,
       /* No reply can come any more: fail what waits now, and give the
        * process a moment to exit so that its status can be reported. */
       gone = g_error_new (ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_EXITED,
-                          _("%s closed its output"), self->name);
+                          /* Translators: the extension's name; an error result of the calls it
+                           * was running when it crashed */
+                          _("%s stopped unexpectedly: it closed its output"), self->name);
       _zot_extension_fail_all_requests (self, gone);
       self->eof_timeout = _zot_extension_add_timeout (ZOT_TIMEOUT_SIGTERM_GRACE, eof_timeout_cb,
                                                       self, "[zot] exit after eof");

@@ -251,6 +251,7 @@ zot_extension_manager_shutdown_async (ZotExtensionManager *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_extension_manager_shutdown_async);
+  _zot_manager_supervisor_stop (self, TRUE);
 
   stop_all (self, self->extensions, task);
 }
@@ -310,6 +311,7 @@ zot_extension_manager_reload_async (ZotExtensionManager *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_extension_manager_reload_async);
+  _zot_manager_supervisor_stop (self, FALSE);
 
   stop = g_task_new (self, NULL, reload_stopped_cb, g_object_ref (task));
   stop_all (self, self->extensions, stop);
@@ -402,7 +404,8 @@ restart_stopped_cb (GObject      *object,
  * zot_extension_manager_restart_async:
  *
  * Stops one extension and starts it again in the same place of the load
- * order, leaving the others running.
+ * order, leaving the others running. Unless the supervisor itself asks,
+ * its count of crashes starts again (a Restart after it gave up).
  */
 void
 zot_extension_manager_restart_async (ZotExtensionManager *self,
@@ -418,6 +421,7 @@ zot_extension_manager_restart_async (ZotExtensionManager *self,
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_extension_manager_restart_async);
+  _zot_manager_supervisor_forget (self, extension);
 
   zot_extension_stop_async (extension, NULL, restart_stopped_cb, g_steal_pointer (&task));
 }

@@ -272,6 +272,69 @@ run_reload_ext (ZotHost    *self,
                                       _zot_host_reloaded_cb, g_object_ref (task));
 }
 
+typedef struct
+{
+  GTask *task;
+  char  *name;
+} RestartOne;
+
+static void
+restarted_one_cb (GObject      *object,
+                  GAsyncResult *result,
+                  gpointer      user_data)
+{
+  RestartOne *one = user_data;
+  g_autoptr(GTask) task = one->task;
+  g_autofree char *name = one->name;
+  ZotHost *self = g_task_get_source_object (task);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  g_free (one);
+  if (!zot_extension_manager_restart_finish (ZOT_EXTENSION_MANAGER (object), result, &error))
+    {
+      g_task_return_error (task, g_steal_pointer (&error));
+      return;
+    }
+  zot_agent_reset_system_prompt (self->agent);
+  /* Translators: the output of the /restart-ext command; %s is the extension's name */
+  text = g_strdup_printf (_("Restarted %s"), name);
+  _zot_host_emit_info (self, text);
+  g_task_return_boolean (task, TRUE);
+}
+
+static void
+run_restart_ext (ZotHost    *self,
+                 GTask      *task,
+                 const char *args)
+{
+  g_autofree char *name = g_strstrip (g_strdup (args));
+  ZotExtension *extension = *name != '\0' ? zot_extension_manager_find (self->manager, name) : NULL;
+  RestartOne *one;
+
+  if (*name == '\0')
+    {
+      g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_USAGE,
+                               /* Translators: /restart-ext is a command, keep it */
+                               _("/restart-ext needs the name of an extension: /restart-ext NAME"));
+      return;
+    }
+  if (extension == NULL)
+    {
+      g_task_return_new_error (task, ZOT_HOST_ERROR, ZOT_HOST_ERROR_USAGE,
+                               /* Translators: an extension's name; /restart-ext and zot ext list are
+                                * commands, keep them */
+                               _("no extension named %s; /restart-ext takes a name that zot ext list shows"),
+                               name);
+      return;
+    }
+  one = g_new0 (RestartOne, 1);
+  one->task = g_object_ref (task);
+  one->name = g_steal_pointer (&name);
+  zot_extension_manager_restart_async (self->manager, extension, g_task_get_cancellable (task),
+                                       restarted_one_cb, one);
+}
+
 static void
 run_compact (ZotHost    *self,
              GTask      *task,
@@ -351,6 +414,7 @@ static const BuiltinRun builtin_runs[ZOT_BUILTIN_N_COMMANDS] = {
   [ZOT_BUILTIN_COMPACT]    = run_compact,
   [ZOT_BUILTIN_MODEL]      = run_model,
   [ZOT_BUILTIN_RELOAD_EXT] = run_reload_ext,
+  [ZOT_BUILTIN_RESTART_EXT] = run_restart_ext,
   [ZOT_BUILTIN_HELP]       = run_help,
 };
 

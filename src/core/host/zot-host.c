@@ -346,6 +346,8 @@ zot_host_new (ZotHostOptions  *options,
   /* A reload in watch mode is a reload: `before_agent_start` runs again. */
   g_signal_connect_object (self->manager, "extension-reloaded",
                            G_CALLBACK (zot_agent_reset_system_prompt), self->agent, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->manager, "extension-restarted",
+                           G_CALLBACK (zot_agent_reset_system_prompt), self->agent, G_CONNECT_SWAPPED);
   zot_extension_manager_set_session_id (self->manager, zot_session_get_id (session));
   zot_agent_set_extension_manager (self->agent, self->manager);
   /* A call an extension makes outside any tool call is the conversation's. */

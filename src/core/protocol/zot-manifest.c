@@ -27,6 +27,7 @@ struct _ZotManifest
   char     *language;
   gboolean  enabled;
   gboolean  intercept_failure_blocks;
+  gboolean  restart_never;
   GStrv     env;
   GStrv     build;
   GStrv     watch;
@@ -152,6 +153,7 @@ zot_manifest_new_from_data (const char  *directory,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *path = NULL;
   g_autofree char *intercept_failure = NULL;
+  g_autofree char *restart = NULL;
   JsonObject *object;
   JsonNode *node;
 
@@ -284,7 +286,37 @@ zot_manifest_new_from_data (const char  *directory,
         }
     }
 
+  /* Whether the host restarts it after a crash (docs/protocol.md
+   * "Restarts after a crash"). */
+  if (!read_optional_string (object, self->path, "restart", &restart, error))
+    return NULL;
+  if (restart != NULL)
+    {
+      if (g_str_equal (restart, "never"))
+        self->restart_never = TRUE;
+      else if (!g_str_equal (restart, "on-crash"))
+        {
+          g_set_error (error, ZOT_MANIFEST_ERROR, ZOT_MANIFEST_ERROR_INVALID,
+                       _("%s: field \"restart\" must be \"on-crash\" or \"never\""), self->path);
+          return NULL;
+        }
+    }
+
   return g_steal_pointer (&self);
+}
+
+/**
+ * zot_manifest_get_restart_never:
+ *
+ * Returns: %TRUE when the manifest says `"restart": "never"`: after a
+ *   crash the extension stays down until the user restarts it
+ */
+gboolean
+zot_manifest_get_restart_never (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), FALSE);
+
+  return self->restart_never;
 }
 
 /**

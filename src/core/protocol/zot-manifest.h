@@ -25,6 +25,7 @@ const char         *zot_manifest_get_description   (ZotManifest  *self);
 const char         *zot_manifest_get_language      (ZotManifest  *self);
 gboolean            zot_manifest_get_enabled       (ZotManifest  *self);
 gboolean            zot_manifest_get_intercept_failure_blocks (ZotManifest *self);
+gboolean            zot_manifest_get_restart_never (ZotManifest  *self);
 const char * const *zot_manifest_get_env           (ZotManifest  *self);
 const char * const *zot_manifest_get_build         (ZotManifest  *self);
 const char * const *zot_manifest_get_watch         (ZotManifest  *self);
