@@ -239,6 +239,11 @@ G_BEGIN_DECLS
  * loaded; the host answers no more. */
 #define ZOT_CODEMODE_WARM_UP_CALLS         30
 
+/* A confined extension's "limits" (PROTOCOL.md §12): its box's resident
+ * memory and process count are looked at this often, and the box is
+ * killed past either. */
+#define ZOT_BOX_WATCH_MS                   250
+
 typedef enum
 {
   ZOT_TIMEOUT_WRITE,
