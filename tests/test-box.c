@@ -548,6 +548,76 @@ test_exit_hint (Fixture       *f,
   g_assert_nonnull (strstr (log, "\"network\": true"));
 }
 
+/* --- zot ext list ---------------------------------------------------------- */
+
+static char *
+run_list (Fixture    *f,
+          const char *option)
+{
+  const char *argv[] = { g_getenv ("ZOT_BIN"), "ext", "list", option, NULL };
+  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "ZOT_HOME", f->env.home, TRUE);
+  g_autoptr(GError) error = NULL;
+  char *out = NULL;
+  int status = -1;
+
+  envp = g_environ_setenv (envp, "LANGUAGE", "C", TRUE);
+  g_spawn_sync (f->env.cwd, (char **) argv, envp, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_test_message ("%s", out);
+  return out;
+}
+
+static void
+test_list (Fixture       *f,
+           gconstpointer  data)
+{
+  g_autofree char *extensions = g_build_filename (f->env.home, "extensions", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *table = NULL;
+  g_autofree char *json = NULL;
+  g_auto(GStrv) lines = NULL;
+  JsonArray *rows;
+  JsonObject *boxed = NULL;
+  JsonObject *open = NULL;
+
+  g_free (zot_test_make_manifest (extensions, "boxed",
+                                  "{\"name\": \"boxed\", \"exec\": \"sh\", \"permissions\": "
+                                  "{\"filesystem\": \"project:ro\", \"network\": true}, \"limits\": {\"processes\": 9}}"));
+  g_free (zot_test_make_manifest (extensions, "open", "{\"name\": \"open\", \"exec\": \"sh\"}"));
+
+  table = run_list (f, NULL);
+  lines = g_strsplit (table, "\n", -1);
+  g_assert_nonnull (strstr (lines[0], " BOX "));
+  for (guint i = 1; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "boxed "))
+      g_assert_nonnull (strstr (lines[i], " project:ro+net "));
+    else if (g_str_has_prefix (lines[i], "open "))
+      g_assert_nonnull (strstr (lines[i], " unconfined "));
+
+  json = run_list (f, "--json");
+  g_assert_true (json_parser_load_from_data (parser, json, -1, NULL));
+  rows = json_node_get_array (json_parser_get_root (parser));
+  g_assert_cmpuint (json_array_get_length (rows), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *row = json_array_get_object_element (rows, i);
+
+      if (g_str_equal (json_object_get_string_member (row, "name"), "boxed"))
+        boxed = row;
+      else
+        open = row;
+    }
+  g_assert_cmpstr (json_object_get_string_member (boxed, "box"), ==, "project:ro+net");
+  g_assert_cmpstr (json_object_get_string_member (json_object_get_object_member (boxed, "permissions"), "filesystem"),
+                   ==, "project:ro");
+  g_assert_cmpint (json_object_get_int_member (json_object_get_object_member (json_object_get_object_member (boxed, "permissions"),
+                                                                              "limits"), "processes"), ==, 9);
+  g_assert_cmpstr (json_object_get_string_member (open, "box"), ==, "unconfined");
+  g_assert_true (json_object_get_null_member (open, "permissions"));
+}
+
 static gboolean
 probe_bwrap (void)
 {
@@ -595,6 +665,7 @@ main (int   argc,
   ADD ("limits/processes", test_processes_limit, NULL);
   ADD ("limits/under", test_processes_under_limit, NULL);
   ADD ("exit-hint", test_exit_hint, NULL);
+  ADD ("list", test_list, NULL);
 #undef ADD
 
   status = g_test_run ();

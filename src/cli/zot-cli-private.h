@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "zot-host.h"
+#include "zot-manifest.h"
 
 G_BEGIN_DECLS
 
@@ -45,6 +46,13 @@ char         *zot_cli_ext_find_in_either_scope (const char  *name,
                                                 const char  *project_parent,
                                                 const char  *user_parent,
                                                 GError     **error);
+
+/* `zot ext list`'s BOX column and --json (zot-cli-ext-box.c). */
+char         *zot_cli_ext_box_cell             (ZotManifest        *manifest);
+void          zot_cli_ext_print_list_json      (const char * const *keys,
+                                                GPtrArray          *found,
+                                                GPtrArray          *rows,
+                                                GPtrArray          *failures);
 
 /* `zot rpc`: commands on stdin, responses and events on stdout. */
 int           zot_cli_rpc_run            (ZotHost      *host);
