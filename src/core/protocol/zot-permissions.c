@@ -244,3 +244,31 @@ zot_permissions_describe (const ZotPermissions *self)
   return g_strconcat (zot_filesystem_access_to_string (self->filesystem),
                       self->network ? "+net" : "", self->devices ? "+dev" : "", NULL);
 }
+
+/**
+ * zot_permissions_describe_words:
+ * @self: (nullable): the permissions, %NULL for an unconfined extension
+ *
+ * Returns: (transfer full): the same in words for the window, such as
+ *   "unconfined" or "confined: project read-only, no network"
+ */
+char *
+zot_permissions_describe_words (const ZotPermissions *self)
+{
+  const char *files[] = {
+    /* Translators: what a confined extension may see of the files, in "confined: %s, %s" */
+    [ZOT_FILESYSTEM_NONE]       = N_("its own folder only"),
+    [ZOT_FILESYSTEM_PROJECT_RO] = N_("project read-only"),
+    [ZOT_FILESYSTEM_PROJECT]    = N_("project"),
+    [ZOT_FILESYSTEM_HOME_RO]    = N_("home read-only"),
+    [ZOT_FILESYSTEM_HOME]       = N_("home"),
+    [ZOT_FILESYSTEM_HOST]       = N_("all files"),
+  };
+
+  if (self == NULL)
+    /* Translators: an extension that runs without a box, with all the user's rights */
+    return g_strdup (_("unconfined"));
+  /* Translators: an extension's box: what it may see of the files, then "network" or "no network" */
+  return g_strdup_printf (_("confined: %s, %s"), _(files[self->filesystem]),
+                          self->network ? _("network") : _("no network"));
+}

@@ -36,6 +36,7 @@ gboolean        zot_permissions_read             (JsonObject            *manifes
 void            zot_permissions_free             (ZotPermissions        *self);
 const char     *zot_filesystem_access_to_string  (ZotFilesystemAccess    access);
 char           *zot_permissions_describe         (const ZotPermissions  *self);
+char           *zot_permissions_describe_words   (const ZotPermissions  *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotPermissions, zot_permissions_free)
 
