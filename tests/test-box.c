@@ -532,6 +532,34 @@ test_processes_under_limit (Fixture       *f,
 }
 
 static void
+test_memory_limit (Fixture       *f,
+                   gconstpointer  data)
+{
+  if (skip_without_bwrap ())
+    return;
+  _zot_extension_box_set_watch_interval_for_testing (20);
+  load_probe (f, "\"permissions\": {}, \"limits\": {\"memory_mb\": 16}", "eat:64", NULL);
+  g_object_set_data (G_OBJECT (f->extension), "want", (gpointer) "passed limits.memory_mb 16; the box is killed");
+  zot_test_wait_until (log_has, f, 10000);
+  zot_test_wait_until (extension_ended, f->extension, 10000);
+}
+
+static void
+test_open_files_limit (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *text = NULL;
+
+  if (skip_without_bwrap ())
+    return;
+  load_probe (f, "\"permissions\": {}, \"limits\": {\"open_files\": 32}", "open:16", "open:64", NULL);
+  assert_ready (f);
+  text = results (f);
+  g_assert_true (has_line (text, "open 16 ok"));
+  g_assert_true (has_line (text, "open 64 refused"));
+}
+
+static void
 test_exit_hint (Fixture       *f,
                 gconstpointer  data)
 {
@@ -664,6 +692,8 @@ main (int   argc,
   ADD ("children", test_children, NULL);
   ADD ("limits/processes", test_processes_limit, NULL);
   ADD ("limits/under", test_processes_under_limit, NULL);
+  ADD ("limits/memory", test_memory_limit, NULL);
+  ADD ("limits/open-files", test_open_files_limit, NULL);
   ADD ("exit-hint", test_exit_hint, NULL);
   ADD ("list", test_list, NULL);
 #undef ADD

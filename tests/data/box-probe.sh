@@ -2,6 +2,7 @@
 # Test fixture for tests/test-box.c: tries what its arguments say, writes
 # each outcome to ./results (its own folder), then speaks the protocol.
 #   read:PATH   write:PATH   connect:PORT   env   child:NAME   spawn:N
+#   eat:MIB (holds that much memory)   open:N (opens N files at once)
 #   exit:N (exits with status N instead of saying hello)
 
 results=./results
@@ -26,6 +27,16 @@ for probe in "$@"; do
     spawn)
       for ((i = 0; i < arg; i++)); do sleep 600 & done
       echo "spawned $arg" ;;
+    eat)
+      held=$(head -c "$((arg * 1024 * 1024))" /dev/zero | tr '\0' x)
+      echo "ate ${#held}" ;;
+    open)
+      opened=0
+      for ((i = 0; i < arg; i++)); do
+        exec {fd}< /dev/null 2> /dev/null || break
+        opened=$((opened + 1))
+      done
+      if [ "$opened" -eq "$arg" ]; then echo "open $arg ok"; else echo "open $arg refused"; fi ;;
     exit)
       echo "exit $arg" >> "$results"
       echo "exiting with $arg" >&2
