@@ -429,6 +429,35 @@ test_env (Fixture       *f,
       }
 }
 
+/* Inside Flatpak the box is the host's: flatpak-spawn --host runs bwrap,
+ * which clears the session's environment the host would otherwise give. */
+static void
+test_flatpak (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *log = NULL;
+  g_autofree char *calls = NULL;
+  g_autofree char *text = NULL;
+
+  if (skip_without_bwrap ())
+    return;
+  log = zot_test_fake_sandbox_begin (f->env.root);
+  g_setenv ("BOX_UNDECLARED", "1", TRUE);
+  load_probe (f, "\"permissions\": {\"filesystem\": \"project:ro\"}", "env", NULL);
+  g_unsetenv ("BOX_UNDECLARED");
+  zot_test_fake_sandbox_end ();
+  assert_ready (f);
+
+  g_assert_true (g_file_get_contents (log, &calls, NULL, NULL));
+  g_test_message ("%s", calls);
+  g_assert_nonnull (strstr (calls, "\"--host\""));
+  g_assert_nonnull (strstr (calls, "\"--\", \"bwrap\", \"--unshare-all\""));
+  g_assert_nonnull (strstr (calls, "\"--clearenv\""));
+  text = results (f);
+  g_assert_true (has_line (text, "env HOME"));
+  g_assert_false (has_line (text, "env BOX_UNDECLARED"));
+}
+
 static gboolean
 process_named (const char *name)
 {
@@ -498,7 +527,7 @@ test_processes_limit (Fixture       *f,
 {
   if (skip_without_bwrap ())
     return;
-  _zot_extension_box_set_watch_interval_for_testing (20);
+  /* At the default interval, ZOT_BOX_WATCH_MS. */
   load_probe (f, "\"permissions\": {}, \"limits\": {\"processes\": 4}", "spawn:8", NULL);
   g_object_set_data (G_OBJECT (f->extension), "want", (gpointer) "more than limits.processes 4 processes");
   zot_test_wait_until (log_has, f, 10000);
@@ -696,6 +725,7 @@ main (int   argc,
   ADD ("limits/open-files", test_open_files_limit, NULL);
   ADD ("exit-hint", test_exit_hint, NULL);
   ADD ("list", test_list, NULL);
+  ADD ("flatpak", test_flatpak, NULL);
 #undef ADD
 
   status = g_test_run ();

@@ -333,11 +333,13 @@ _zot_extension_box_exited (ZotExtension *self,
 {
   Box *box = g_object_get_data (G_OBJECT (self), BOX_KEY);
   const ZotPermissions *permissions = zot_manifest_get_permissions (self->manifest);
+  g_autoptr(GString) wider = NULL;
 
   if (box == NULL)
     return;
   zot_clear_source (&box->watch);
-  if (permissions == NULL || box->killed ||
+  /* Stopped on purpose, or by the limits' watch, which said why. */
+  if (permissions == NULL || box->killed || self->state == ZOT_EXTENSION_STATE_STOPPING ||
       (g_subprocess_get_if_exited (subprocess) && g_subprocess_get_exit_status (subprocess) == 0))
     return;
 
@@ -345,11 +347,15 @@ _zot_extension_box_exited (ZotExtension *self,
       zot_flatpak_is_sandboxed ())
     zot_extension_log (self, "box: bwrap may be missing on the host: install bubblewrap there "
                        "(apt install bubblewrap)");
-  zot_extension_log (self, "box: it ended with an error while confined (filesystem %s, network %s); "
-                     "if it was refused a file or a connection (EACCES, EROFS, ENETUNREACH), "
-                     "\"permissions\" in extension.json would allow it: %s%s",
-                     zot_filesystem_access_to_string (permissions->filesystem),
-                     permissions->network ? "on" : "off",
-                     permissions->filesystem < ZOT_FILESYSTEM_HOST ? "a wider \"filesystem\" (project, home, host)" : "",
-                     permissions->network ? "" : ", \"network\": true");
+  wider = g_string_new (NULL);
+  if (permissions->filesystem < ZOT_FILESYSTEM_HOST)
+    g_string_append (wider, "a wider \"filesystem\" (project, home, host)");
+  if (!permissions->network)
+    g_string_append_printf (wider, "%s\"network\": true", wider->len > 0 ? ", " : "");
+  if (wider->len > 0)
+    zot_extension_log (self, "box: it ended with an error while confined (filesystem %s, network %s); "
+                       "if it was refused a file or a connection (EACCES, EROFS, ENETUNREACH), "
+                       "\"permissions\" in extension.json would allow it: %s",
+                       zot_filesystem_access_to_string (permissions->filesystem),
+                       permissions->network ? "on" : "off", wider->str);
 }
