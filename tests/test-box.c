@@ -409,7 +409,7 @@ test_env (Fixture       *f,
   g_setenv ("BOX_DECLARED", "1", TRUE);
   g_setenv ("BOX_UNDECLARED", "1", TRUE);
   g_setenv ("OPENAI_API_KEY", "sk-not-for-the-box", TRUE);
-  load_probe (f, "\"permissions\": {\"env\": [\"BOX_DECLARED\", \"OPENAI_API_KEY\"]}", "env", "read:/proc/self/environ", NULL);
+  load_probe (f, "\"permissions\": {\"env\": [\"BOX_DECLARED\", \"OPENAI_API_KEY\"]}", "env", NULL);
   g_unsetenv ("BOX_UNDECLARED");
   g_unsetenv ("BOX_DECLARED");
   g_unsetenv ("OPENAI_API_KEY");
