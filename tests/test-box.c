@@ -47,6 +47,7 @@ fixture_teardown (Fixture       *f,
     zot_test_shutdown_manager (f->manager);
   g_free (f->dir);
   _zot_box_set_bwrap_for_testing (NULL);
+  _zot_box_set_cgroup_paths_for_testing (NULL, NULL);
   _zot_extension_box_set_watch_interval_for_testing (0);
   zot_test_env_teardown (&f->env);
 }
@@ -521,13 +522,154 @@ log_has (gpointer data)
   return strstr (log, (const char *) g_object_get_data (G_OBJECT (f->extension), "want")) != NULL;
 }
 
+/* Where the session could make a cgroup, the limits would be its. */
+static void
+no_cgroup (void)
+{
+  _zot_box_set_cgroup_paths_for_testing ("/nonexistent/cgroup", NULL);
+}
+
+static void
+write_in (const char *dir,
+          const char *file,
+          const char *contents)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (path, contents, -1, NULL));
+}
+
+static char *
+read_in (const char *dir,
+         const char *file)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  char *contents = NULL;
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return g_strdup ("");
+  return contents;
+}
+
+/* A systemd session's shape, on plain files: zot in a scope of its own,
+ * whose parent slice hands memory and pids down. */
+static char *
+fake_cgroups (Fixture    *f,
+              const char *slice_controllers)
+{
+  g_autofree char *self = g_build_filename (f->env.root, "self-cgroup", NULL);
+  g_autofree char *root = g_build_filename (f->env.root, "cgroup", NULL);
+  g_autofree char *scope = g_build_filename (root, "app.slice", "zot.scope", NULL);
+  char *slice = g_build_filename (root, "app.slice", NULL);
+
+  g_assert_true (g_file_set_contents (self, "1:name=systemd:/app.slice/zot.scope\n0::/app.slice/zot.scope\n", -1, NULL));
+  write_in (scope, "cgroup.subtree_control", "");
+  write_in (slice, "cgroup.subtree_control", slice_controllers);
+  _zot_box_set_cgroup_paths_for_testing (self, root);
+  return slice;
+}
+
+static char *
+only_box_cgroup (const char *slice)
+{
+  g_autoptr(GDir) dir = g_dir_open (slice, 0, NULL);
+  const char *name;
+  char *found = NULL;
+
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_prefix (name, "zot-box-"))
+      {
+        g_assert_null (found);
+        found = g_build_filename (slice, name, NULL);
+      }
+  g_assert_nonnull (found);
+  return found;
+}
+
+static void
+test_cgroup_made (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *slice = fake_cgroups (f, "cpu memory pids\n");
+  g_autofree char *cgroup = NULL;
+  g_autofree char *value = NULL;
+  g_autofree char *log = NULL;
+
+  if (skip_without_bwrap ())
+    return;
+  load_probe (f, "\"permissions\": {}, \"limits\": {\"memory_mb\": 64, \"processes\": 9}", NULL);
+  assert_ready (f);
+  cgroup = only_box_cgroup (slice);
+
+  value = read_in (cgroup, "memory.max");
+  g_assert_cmpstr (value, ==, "67108864\n");
+  g_free (value);
+  value = read_in (cgroup, "memory.swap.max");
+  g_assert_cmpstr (value, ==, "0\n");
+  g_free (value);
+  value = read_in (cgroup, "pids.max");
+  g_assert_cmpstr (value, ==, "9\n");
+  g_free (value);
+  /* The box's first process moved itself in before it ran bwrap. */
+  value = read_in (cgroup, "cgroup.procs");
+  g_assert_cmpstr (value, ==, "0");
+
+  log = log_text (f);
+  g_assert_nonnull (strstr (log, "box: memory and processes limited by the cgroup "));
+}
+
+static void
+test_cgroup_not_made (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *slice = fake_cgroups (f, "cpu memory\n");
+  g_autofree char *dir = NULL;
+
+  /* No pids controller to hand down: no cgroup, the box is watched. */
+  g_assert_null (zot_box_cgroup_new ("x", 1024 * 1024, 4));
+  dir = zot_box_cgroup_new ("x", 1024 * 1024, 0);
+  g_assert_nonnull (dir);
+  g_assert_true (g_str_has_prefix (dir, slice));
+  g_assert_null (zot_box_cgroup_new ("x", 0, 4));
+}
+
+static gboolean
+real_cgroup_works (void)
+{
+  g_autofree char *dir = zot_box_cgroup_new ("probe", 64 * 1024 * 1024, 0);
+
+  if (dir == NULL)
+    return FALSE;
+  g_rmdir (dir);
+  return TRUE;
+}
+
+static void
+test_cgroup_memory (Fixture       *f,
+                    gconstpointer  data)
+{
+  if (skip_without_bwrap ())
+    return;
+  if (!real_cgroup_works ())
+    {
+      g_test_skip ("this session cannot make a cgroup v2 with the memory controller: the watch serves");
+      return;
+    }
+  load_probe (f, "\"permissions\": {}, \"limits\": {\"memory_mb\": 16}", "eat:64", NULL);
+  g_object_set_data (G_OBJECT (f->extension), "want", (gpointer) "limits.memory_mb 16 was reached");
+  zot_test_wait_until (extension_ended, f->extension, 10000);
+  zot_test_wait_until (log_has, f, 10000);
+}
+
 static void
 test_processes_limit (Fixture       *f,
                       gconstpointer  data)
 {
   if (skip_without_bwrap ())
     return;
-  /* At the default interval, ZOT_BOX_WATCH_MS. */
+  /* At the default interval, ZOT_BOX_WATCH_MS, and without a cgroup. */
+  no_cgroup ();
   load_probe (f, "\"permissions\": {}, \"limits\": {\"processes\": 4}", "spawn:8", NULL);
   g_object_set_data (G_OBJECT (f->extension), "want", (gpointer) "more than limits.processes 4 processes");
   zot_test_wait_until (log_has, f, 10000);
@@ -548,6 +690,7 @@ test_processes_under_limit (Fixture       *f,
 
   if (skip_without_bwrap ())
     return;
+  no_cgroup ();
   _zot_extension_box_set_watch_interval_for_testing (20);
   /* bwrap's pid 1, bash and its two sleeps: four. */
   load_probe (f, "\"permissions\": {}, \"limits\": {\"processes\": 4}", "spawn:2", NULL);
@@ -566,6 +709,7 @@ test_memory_limit (Fixture       *f,
 {
   if (skip_without_bwrap ())
     return;
+  no_cgroup ();
   _zot_extension_box_set_watch_interval_for_testing (20);
   load_probe (f, "\"permissions\": {}, \"limits\": {\"memory_mb\": 16}", "eat:64", NULL);
   g_object_set_data (G_OBJECT (f->extension), "want", (gpointer) "passed limits.memory_mb 16; the box is killed");
@@ -723,6 +867,9 @@ main (int   argc,
   ADD ("limits/under", test_processes_under_limit, NULL);
   ADD ("limits/memory", test_memory_limit, NULL);
   ADD ("limits/open-files", test_open_files_limit, NULL);
+  ADD ("limits/cgroup-made", test_cgroup_made, NULL);
+  ADD ("limits/cgroup-not-made", test_cgroup_not_made, NULL);
+  ADD ("limits/cgroup-memory", test_cgroup_memory, NULL);
   ADD ("exit-hint", test_exit_hint, NULL);
   ADD ("list", test_list, NULL);
   ADD ("flatpak", test_flatpak, NULL);

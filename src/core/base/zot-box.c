@@ -15,10 +15,14 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
+
+#include <glib/gstdio.h>
 
 #include "zot-box.h"
 
@@ -219,6 +223,168 @@ zot_box_first_process (GPid bwrap)
   if (!g_file_get_contents (path, &children, NULL, NULL))
     return 0;
   return (GPid) g_ascii_strtoll (children, NULL, 10);
+}
+
+/* Cgroups: where the session may make one (PROTOCOL.md §12's limits). */
+
+static char *self_cgroup_override;
+static char *cgroup_root_override;
+
+/* Tests: a /proc/self/cgroup and a cgroup v2 mount of their own; NULL
+ * restores the real ones. */
+void
+_zot_box_set_cgroup_paths_for_testing (const char *self_cgroup,
+                                       const char *root)
+{
+  g_free (self_cgroup_override);
+  g_free (cgroup_root_override);
+  self_cgroup_override = g_strdup (self_cgroup);
+  cgroup_root_override = g_strdup (root);
+}
+
+/* The v2 line of /proc/self/cgroup, "0::/PATH". */
+static char *
+own_cgroup (void)
+{
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+
+  if (!g_file_get_contents (self_cgroup_override ? self_cgroup_override : "/proc/self/cgroup",
+                            &contents, NULL, NULL))
+    return NULL;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (g_str_has_prefix (lines[i], "0::/"))
+      return g_build_filename (cgroup_root_override ? cgroup_root_override : "/sys/fs/cgroup",
+                               lines[i] + strlen ("0::/"), NULL);
+  return NULL;
+}
+
+/* A cgroup whose children get @controllers and that this user may add
+ * to. Our own, when it is the root (only the root may hold processes
+ * and hand controllers down), else its parent: on a systemd session the
+ * user's app.slice, which is the user's. */
+static gboolean
+can_hold_boxes (const char         *dir,
+                const char * const *controllers)
+{
+  g_autofree char *path = g_build_filename (dir, "cgroup.subtree_control", NULL);
+  g_autofree char *enabled = NULL;
+  g_auto(GStrv) words = NULL;
+
+  if (access (dir, W_OK) != 0 || !g_file_get_contents (path, &enabled, NULL, NULL))
+    return FALSE;
+  words = g_strsplit_set (g_strstrip (enabled), " \n", -1);
+  for (guint i = 0; controllers[i] != NULL; i++)
+    if (!g_strv_contains ((const char * const *) words, controllers[i]))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+write_value (const char *dir,
+             const char *file,
+             guint64     value)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  g_autofree char *text = g_strdup_printf ("%" G_GUINT64_FORMAT "\n", value);
+
+  return g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_NONE, 0644, NULL);
+}
+
+/**
+ * zot_box_cgroup_new:
+ * @name: part of the cgroup's name, to tell boxes apart
+ * @memory_max: bytes, 0 for no limit
+ * @pids_max: processes, 0 for no limit
+ *
+ * Makes a cgroup v2 for a box where the session can: a child of its own
+ * cgroup or of that one's parent, with the memory and process limits
+ * written. The box's first process moves itself into it (writing "0" to
+ * its cgroup.procs before it runs bwrap), so nothing it starts escapes.
+ *
+ * Returns: (transfer full) (nullable): the cgroup's folder; %NULL where
+ *   none can be made (cgroup v1, no delegation), and the caller watches
+ *   the box instead
+ */
+char *
+zot_box_cgroup_new (const char *name,
+                    guint64     memory_max,
+                    guint       pids_max)
+{
+  static guint serial;
+  g_autofree char *own = own_cgroup ();
+  g_autoptr(GStrvBuilder) wanted = g_strv_builder_new ();
+  g_auto(GStrv) controllers = NULL;
+  g_autofree char *parent = NULL;
+  g_autofree char *leaf = NULL;
+  char *dir;
+
+  if (own == NULL)
+    return NULL;
+  if (memory_max > 0)
+    g_strv_builder_add (wanted, "memory");
+  if (pids_max > 0)
+    g_strv_builder_add (wanted, "pids");
+  controllers = g_strv_builder_end (wanted);
+
+  if (can_hold_boxes (own, (const char * const *) controllers))
+    parent = g_strdup (own);
+  else
+    {
+      g_autofree char *up = g_path_get_dirname (own);
+
+      if (can_hold_boxes (up, (const char * const *) controllers))
+        parent = g_steal_pointer (&up);
+    }
+  if (parent == NULL)
+    return NULL;
+
+  leaf = g_strdup_printf ("zot-box-%d-%u-%s", (int) getpid (), ++serial, name);
+  dir = g_build_filename (parent, leaf, NULL);
+  if (g_mkdir (dir, 0755) != 0)
+    {
+      g_debug ("cannot make the cgroup %s: %s", dir, g_strerror (errno));
+      g_free (dir);
+      return NULL;
+    }
+  if ((memory_max > 0 && (!write_value (dir, "memory.max", memory_max) ||
+                          !write_value (dir, "memory.swap.max", 0))) ||
+      (pids_max > 0 && !write_value (dir, "pids.max", pids_max)))
+    {
+      g_debug ("cannot set the limits of the cgroup %s", dir);
+      (void) g_rmdir (dir);
+      g_free (dir);
+      return NULL;
+    }
+  return dir;
+}
+
+/**
+ * zot_box_cgroup_read_event:
+ * @dir: a cgroup from zot_box_cgroup_new()
+ * @file: "memory.events" or "pids.events"
+ * @key: the counter, such as "oom_kill" or "max"
+ *
+ * Returns: the counter, 0 when it cannot be read
+ */
+guint64
+zot_box_cgroup_read_event (const char *dir,
+                           const char *file,
+                           const char *key)
+{
+  g_autofree char *path = g_build_filename (dir, file, NULL);
+  g_autofree char *contents = NULL;
+  g_auto(GStrv) lines = NULL;
+  gsize key_len = strlen (key);
+
+  if (!g_file_get_contents (path, &contents, NULL, NULL))
+    return 0;
+  lines = g_strsplit (contents, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (strncmp (lines[i], key, key_len) == 0 && lines[i][key_len] == ' ')
+      return g_ascii_strtoull (lines[i] + key_len + 1, NULL, 10);
+  return 0;
 }
 
 static gboolean

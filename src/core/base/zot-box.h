@@ -39,6 +39,15 @@ char     *zot_box_find_bwrap    (const char         *what,
                                  GError            **error);
 void      _zot_box_set_bwrap_for_testing (const char *path);
 
+char     *zot_box_cgroup_new        (const char *name,
+                                     guint64     memory_max,
+                                     guint       pids_max);
+guint64   zot_box_cgroup_read_event (const char *dir,
+                                     const char *file,
+                                     const char *key);
+void      _zot_box_set_cgroup_paths_for_testing (const char *self_cgroup,
+                                                 const char *root);
+
 typedef struct
 {
   gsize resident;   /* bytes, all of the box's processes together */

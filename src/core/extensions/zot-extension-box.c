@@ -14,12 +14,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "zot-box.h"
 #include "zot-extension-box.h"
@@ -40,6 +42,8 @@ typedef struct
   guint         memory_mb;
   guint         processes;
   guint         open_files;
+  char         *cgroup;        /* NULL: the limits are watched */
+  char         *cgroup_procs;
   gboolean      killed;
 } Box;
 
@@ -65,21 +69,33 @@ box_free (gpointer data)
   Box *box = data;
 
   zot_clear_source (&box->watch);
+  /* Empty once the box is gone; a box still dying keeps it a moment. */
+  if (box->cgroup != NULL && g_rmdir (box->cgroup) != 0)
+    g_debug ("cannot remove the cgroup %s: %s", box->cgroup, g_strerror (errno));
+  g_free (box->cgroup);
+  g_free (box->cgroup_procs);
   g_free (box);
 }
 
-/* Between fork and exec: the extension's own process group, as
- * setup_child() in zot-extension-process.c, and its open-files limit,
- * which bwrap and everything in the box inherit. */
+/* Between fork and exec, async-signal-safe: the extension's own process
+ * group, as setup_child() in zot-extension-process.c; its open-files
+ * limit and its cgroup, which bwrap and everything in the box inherit. */
 static void
 setup_child (gpointer user_data)
 {
-  guint open_files = GPOINTER_TO_UINT (user_data);
-  struct rlimit limit = { open_files, open_files };
+  Box *box = user_data;
+  struct rlimit limit = { box->open_files, box->open_files };
+  int fd;
 
   (void) setpgid (0, 0);
-  if (open_files > 0)
+  if (box->open_files > 0)
     (void) setrlimit (RLIMIT_NOFILE, &limit);
+  /* O_CREAT opens a cgroup's own file as it is, and a test's plain one. */
+  if (box->cgroup_procs != NULL && (fd = open (box->cgroup_procs, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) >= 0)
+    {
+      (void) write (fd, "0", 1);
+      close (fd);
+    }
 }
 
 static const char *
@@ -272,9 +288,17 @@ _zot_extension_box_wrap (ZotExtension         *self,
   state->memory_mb = permissions->memory_mb;
   state->processes = permissions->processes;
   state->open_files = permissions->open_files;
+  if ((state->memory_mb > 0 || state->processes > 0) && !in_flatpak)
+    state->cgroup = zot_box_cgroup_new (self->name, (guint64) state->memory_mb * 1024 * 1024, state->processes);
+  if (state->cgroup != NULL)
+    state->cgroup_procs = g_build_filename (state->cgroup, "cgroup.procs", NULL);
   g_object_set_data_full (G_OBJECT (self), BOX_KEY, state, box_free);
-  g_subprocess_launcher_set_child_setup (launcher, setup_child, GUINT_TO_POINTER (state->open_files), NULL);
+  g_subprocess_launcher_set_child_setup (launcher, setup_child, state, NULL);
   log_allowed (self, permissions, home);
+  if (state->memory_mb > 0 || state->processes > 0)
+    zot_extension_log (self, "box: memory and processes limited by %s%s",
+                       state->cgroup != NULL ? "the cgroup " : "watching the box",
+                       state->cgroup != NULL ? state->cgroup : "");
   return TRUE;
 }
 
@@ -313,7 +337,8 @@ _zot_extension_box_started (ZotExtension *self)
   Box *box = g_object_get_data (G_OBJECT (self), BOX_KEY);
   const char *identifier;
 
-  if (box == NULL || (box->memory_mb == 0 && box->processes == 0) || zot_flatpak_is_sandboxed ())
+  if (box == NULL || (box->memory_mb == 0 && box->processes == 0) || box->cgroup != NULL ||
+      zot_flatpak_is_sandboxed ())
     return;
   identifier = g_subprocess_get_identifier (self->subprocess);
   box->bwrap = identifier != NULL ? (GPid) g_ascii_strtoll (identifier, NULL, 10) : 0;
@@ -338,6 +363,17 @@ _zot_extension_box_exited (ZotExtension *self,
   if (box == NULL)
     return;
   zot_clear_source (&box->watch);
+  if (box->cgroup != NULL && box->memory_mb > 0 &&
+      zot_box_cgroup_read_event (box->cgroup, "memory.events", "oom_kill") > 0)
+    {
+      zot_extension_log (self, "box: limits.memory_mb %u was reached; the kernel killed a process in it",
+                         box->memory_mb);
+      box->killed = TRUE;
+    }
+  if (box->cgroup != NULL && box->processes > 0 &&
+      zot_box_cgroup_read_event (box->cgroup, "pids.events", "max") > 0)
+    zot_extension_log (self, "box: limits.processes %u was reached; the kernel refused it more",
+                       box->processes);
   /* Stopped on purpose, or by the limits' watch, which said why. */
   if (permissions == NULL || box->killed || self->state == ZOT_EXTENSION_STATE_STOPPING ||
       (g_subprocess_get_if_exited (subprocess) && g_subprocess_get_exit_status (subprocess) == 0))
