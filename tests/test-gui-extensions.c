@@ -73,7 +73,8 @@ fixture_setup (Fixture       *f,
                                           NULL);
   f->broken_dir = zot_test_make_fake_args (f->env.root, "broken", "--exit-before-hello", "3", NULL);
   sleepy_json = g_strdup_printf ("{\"name\":\"sleepy\",\"exec\":\"%s\",\"version\":\"2.0.0\","
-                                 "\"args\":[\"--name\",\"sleepy\"],\"enabled\":false}",
+                                 "\"args\":[\"--name\",\"sleepy\"],\"enabled\":false,"
+                                 "\"permissions\":{\"filesystem\":\"project:ro\"}}",
                                  g_getenv ("ZOT_FAKE_EXTENSION"));
   f->sleepy_dir = zot_test_make_manifest (f->env.root, "sleepy", sleepy_json);
 
@@ -303,10 +304,12 @@ test_rows (Fixture       *f,
 
   row = row_of (f, "sleepy");
   g_assert_false (gtk_switch_get_active (GTK_SWITCH (row_child (row, "enable_switch"))));
-  g_assert_cmpstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row)), ==, "2.0.0 · from --ext");
+  g_assert_cmpstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row)), ==, "2.0.0 · from --ext · confined: project read-only, no network");
 
   row = row_of (f, "removable");
   g_assert_true (gtk_widget_get_visible (row_child (row, "remove_button")));
+  /* Without "permissions" it has the user's rights, and says so. */
+  g_assert_nonnull (strstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row)), " · unconfined"));
 }
 
 static void

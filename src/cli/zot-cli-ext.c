@@ -54,6 +54,7 @@ enum
   COLUMN_VERSION,
   COLUMN_STATE,
   COLUMN_SCOPE,
+  COLUMN_BOX,
   COLUMN_DIRECTORY,
   COLUMN_LANGUAGE,
   COLUMN_DESCRIPTION,
@@ -239,6 +240,7 @@ describe_extension (ZotDiscovered  *discovered,
     }
   cells[COLUMN_STATE] = g_strdup (state);
   cells[COLUMN_SCOPE] = g_strdup (zot_extension_scope_to_string (discovered->scope));
+  cells[COLUMN_BOX] = zot_cli_ext_box_cell (manifest);
   cells[COLUMN_DIRECTORY] = g_strdup (discovered->directory);
 
   /* One row per line, whatever a description holds. */
@@ -294,13 +296,18 @@ ext_list (int    argc,
   const char *headers[N_COLUMNS] = {
     /* Translators: column headings of "zot ext list"; the columns are aligned, so keep them
      * short */
-    _("NAME"), _("VERSION"), _("STATE"), _("SCOPE"),
+    _("NAME"), _("VERSION"), _("STATE"), _("SCOPE"), _("BOX"),
     /* Translators: column headings of "zot ext list"; the columns are aligned, so keep them
      * short */
     _("DIRECTORY"), _("LANGUAGE"), _("DESCRIPTION"),
   };
+  const char *keys[N_COLUMNS + 1] = { "name", "version", "state", "scope", "box", "directory", "language",
+                                      "description", NULL };
   guint widths[N_COLUMNS] = { 0, };
+  gboolean json = FALSE;
   const GOptionEntry entries[] = {
+    /* Translators: --help of "zot ext list" */
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Print the list as JSON, with each one's permissions"), NULL },
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
       /* Translators: DIR names the option's argument in --help, as in --cwd=DIR; translate DIR
        * the same way here and in the argument's name */
@@ -320,7 +327,7 @@ ext_list (int    argc,
     absolute_cwd = g_canonicalize_filename (cwd, NULL);
 
   found = zot_discover_extensions (absolute_cwd, NULL, FALSE);
-  if (found->len == 0)
+  if (found->len == 0 && !json)
     {
       g_autofree char *project = zot_paths_get_project_extensions_dir (absolute_cwd);
       g_autofree char *user = zot_paths_get_extensions_dir ();
@@ -348,6 +355,11 @@ ext_list (int    argc,
       g_ptr_array_add (failures, failure);
     }
 
+  if (json)
+    {
+      zot_cli_ext_print_list_json (keys, found, rows, failures);
+      return ZOT_EXIT_OK;
+    }
   print_row (headers, widths);
   for (guint i = 0; i < rows->len; i++)
     {
@@ -899,7 +911,7 @@ static const struct
   const char        *summary;
   ZotExtCommandFunc  func;
 } ext_commands[] = {
-  { "list", "list [--cwd DIR]",
+  { "list", "list [--cwd DIR] [--json]",
     N_("Show the extensions found and their state"), ext_list },
   { "install", "install PATH|URL [--project] [--force] [--build]",
     N_("Install from a directory, an archive or a git URL"), ext_install },

@@ -71,6 +71,12 @@ void          zot_cli_async_wait_done_cb (GObject         *object,
 void          zot_cli_ext_install_build  (ZotManifest     *manifest,
                                           const char      *source,
                                           gboolean         build);
+/* `zot ext list`'s BOX column and --json (zot-cli-ext-box.c). */
+char         *zot_cli_ext_box_cell             (ZotManifest        *manifest);
+void          zot_cli_ext_print_list_json      (const char * const *keys,
+                                                GPtrArray          *found,
+                                                GPtrArray          *rows,
+                                                GPtrArray          *failures);
 
 /* `zot rpc`: commands on stdin, responses and events on stdout. */
 int           zot_cli_rpc_run            (ZotHost      *host);

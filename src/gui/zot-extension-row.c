@@ -613,6 +613,11 @@ update (ZotExtensionRow *self)
   if (manifest != NULL && zot_manifest_get_version (manifest) != NULL)
     g_string_append_printf (subtitle, "%s · ", zot_manifest_get_version (manifest));
   g_string_append (subtitle, scope_label (zot_extension_get_scope (extension)));
+  if (manifest != NULL)
+    {
+      g_autofree char *box = zot_permissions_describe_words (zot_manifest_get_permissions (manifest));
+      g_string_append_printf (subtitle, " · %s", box);
+    }
   if (manifest != NULL && zot_manifest_get_description (manifest) != NULL)
     g_string_append_printf (subtitle, " — %s", zot_manifest_get_description (manifest));
   {

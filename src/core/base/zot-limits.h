@@ -258,6 +258,11 @@ G_BEGIN_DECLS
 /* The extensions page reads each meter this often while it is shown. */
 #define ZOT_METER_REFRESH_MS               2000
 
+/* A confined extension's "limits" (PROTOCOL.md §12): its box's resident
+ * memory and process count are looked at this often, and the box is
+ * killed past either. */
+#define ZOT_BOX_WATCH_MS                   250
+
 typedef enum
 {
   ZOT_TIMEOUT_WRITE,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "zot-error.h"
+#include "zot-extension-box.h"
 #include "zot-extension-private.h"
 #include "zot-flatpak.h"
 #include "zot-source.h"
@@ -167,6 +168,7 @@ wait_cb (GObject      *object,
   self->exited = TRUE;
   self->exit_description = describe_exit (G_SUBPROCESS (object));
   zot_extension_log (self, "process %s", self->exit_description);
+  _zot_extension_box_exited (self, G_SUBPROCESS (object));
   zot_clear_source (&self->ladder_timeout);
   zot_clear_source (&self->eof_timeout);
 
@@ -451,6 +453,7 @@ zot_extension_init_async (GAsyncInitable      *initable,
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GStrvBuilder) builder = NULL;
   g_auto(GStrv) argv = NULL;
+  g_auto(GStrv) box_env = NULL;
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *program = NULL;
@@ -506,9 +509,11 @@ zot_extension_init_async (GAsyncInitable      *initable,
 
   /* Inside Flatpak the extension runs on the host; the key variables go
    * along as set or unset here, the rest is the session's environment. */
-  self->subprocess = zot_flatpak_spawnv (launcher, self->directory,
-                                         zot_provider_table_get_key_variables (),
-                                         (const char * const *) argv, &error);
+  if (_zot_extension_box_wrap (self, launcher, &argv, &box_env, &error))
+    self->subprocess = zot_flatpak_spawnv (launcher, self->directory,
+                                           box_env != NULL ? (const char * const *) box_env
+                                                           : zot_provider_table_get_key_variables (),
+                                           (const char * const *) argv, &error);
   if (self->subprocess == NULL)
     {
       /* Translators: the extension's name, the program it runs, then the system's error message */
@@ -543,6 +548,7 @@ zot_extension_init_async (GAsyncInitable      *initable,
                            self, G_CONNECT_SWAPPED);
 
   g_subprocess_wait_async (self->subprocess, self->cancellable, wait_cb, g_object_ref (self));
+  _zot_extension_box_started (self);
 
   self->hello_timeout = _zot_extension_add_timeout (ZOT_TIMEOUT_HELLO, hello_timeout_cb,
                                                     self, "[zot] hello deadline");

@@ -12,6 +12,7 @@
 #include "zot-manifest.h"
 #include "zot-names.h"
 #include "zot-paths.h"
+#include "zot-permissions.h"
 
 struct _ZotManifest
 {
@@ -32,6 +33,7 @@ struct _ZotManifest
   GStrv     build;
   GStrv     watch;
   GStrv     watch_ignore;
+  ZotPermissions *permissions;  /* NULL: unconfined */
 };
 
 G_DEFINE_FINAL_TYPE (ZotManifest, zot_manifest, G_TYPE_OBJECT)
@@ -50,6 +52,7 @@ zot_manifest_finalize (GObject *object)
   g_clear_pointer (&self->build, g_strfreev);
   g_clear_pointer (&self->watch, g_strfreev);
   g_clear_pointer (&self->watch_ignore, g_strfreev);
+  g_clear_pointer (&self->permissions, zot_permissions_free);
   g_clear_pointer (&self->version, g_free);
   g_clear_pointer (&self->description, g_free);
   g_clear_pointer (&self->language, g_free);
@@ -302,6 +305,9 @@ zot_manifest_new_from_data (const char  *directory,
         }
     }
 
+  if (!zot_permissions_read (object, self->path, &self->permissions, error))
+    return NULL;
+
   return g_steal_pointer (&self);
 }
 
@@ -537,4 +543,18 @@ zot_manifest_get_enabled (ZotManifest *self)
 {
   g_return_val_if_fail (ZOT_IS_MANIFEST (self), FALSE);
   return self->enabled;
+}
+
+/**
+ * zot_manifest_get_permissions:
+ *
+ * Returns: (transfer none) (nullable): what the extension's box allows;
+ *   %NULL when the manifest declares no permissions (unconfined)
+ */
+const ZotPermissions *
+zot_manifest_get_permissions (ZotManifest *self)
+{
+  g_return_val_if_fail (ZOT_IS_MANIFEST (self), NULL);
+
+  return self->permissions;
 }

@@ -2,6 +2,8 @@
 
 #include <gio/gio.h>
 
+#include "zot-permissions.h"
+
 G_BEGIN_DECLS
 
 #define ZOT_MANIFEST_FILENAME "extension.json"
@@ -32,6 +34,7 @@ const char * const *zot_manifest_get_watch         (ZotManifest  *self);
 const char * const *zot_manifest_get_watch_ignore  (ZotManifest  *self);
 char               *zot_manifest_resolve_exec      (ZotManifest  *self,
                                                     GError      **error);
+const ZotPermissions *zot_manifest_get_permissions (ZotManifest *self);
 gboolean            zot_manifest_name_is_valid     (const char   *name);
 
 G_END_DECLS

@@ -14,7 +14,7 @@
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
 
-#include "zot-codemode-box.h"
+#include "zot-box.h"
 #include "zot-codemode-resources.h"
 #include "zot-codemode-runtime.h"
 #include "zot-error.h"
@@ -99,6 +99,7 @@ _zot_codemode_runtime_set_programs_for_testing (const char *bwrap,
   g_free (bwrap_override);
   g_free (gjs_override);
   bwrap_override = g_strdup (bwrap);
+  _zot_box_set_bwrap_for_testing (bwrap);
   gjs_override = g_strdup (gjs);
 }
 
@@ -207,12 +208,12 @@ read_peak (GPid pid)
 static gboolean
 check_memory (ZotCodemodeRuntime *self)
 {
-  ZotCodemodeBoxUsage usage = { 0 };
+  ZotBoxUsage usage = { 0 };
 
   if (self->child_pid > 0)
     {
       self->peak = MAX (self->peak, read_peak (self->child_pid));
-      if (zot_codemode_box_measure (self->child_pid, processes_max (), &usage))
+      if (zot_box_measure (self->child_pid, processes_max (), &usage))
         self->peak = MAX (self->peak, usage.resident);
     }
 
@@ -414,35 +415,26 @@ bwrap_argv (const char *bwrap,
             const char *gjs,
             const char *source)
 {
-  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_autoptr(ZotBox) box = zot_box_new (ZOT_BOX_PID_1);
   g_autofree char *info_fd = g_strdup_printf ("%d", INFO_FD);
-  const char *args[] = {
-    "--unshare-all", "--die-with-parent", "--new-session", "--as-pid-1", "--cap-drop", "ALL",
-    "--clearenv", "--setenv", "PATH", "/usr/bin", "--setenv", "LANG", "C.UTF-8",
-    "--setenv", "HOME", "/tmp",
-    "--ro-bind", "/usr", "/usr",
-    "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/bin", "/bin",
-    "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
-    "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--chdir", "/tmp",
-    NULL,
-  };
+  const char *command[] = { gjs, "-c", source, NULL };
 
-  g_strv_builder_add (builder, bwrap);
-  g_strv_builder_addv (builder, args);
+  zot_box_add_args (box, "--clearenv", "--setenv", "PATH", "/usr/bin", "--setenv", "LANG", "C.UTF-8",
+                    "--setenv", "HOME", "/tmp", NULL);
   for (guint i = 0; i < G_N_ELEMENTS (runtime_env); i++)
     {
       g_autofree char *value = g_strdup_printf ("%u", runtime_env[i].value);
 
-      g_strv_builder_add_many (builder, "--setenv", runtime_env[i].name, value, NULL);
+      zot_box_setenv (box, runtime_env[i].name, value);
     }
   /* A gjs outside /usr is seen where it is, read-only. */
   if (!g_str_has_prefix (gjs, "/usr/"))
     {
       g_autofree char *dir = g_path_get_dirname (gjs);
-      g_strv_builder_add_many (builder, "--ro-bind", dir, dir, NULL);
+      zot_box_bind (box, dir, FALSE);
     }
-  g_strv_builder_add_many (builder, "--info-fd", info_fd, "--", gjs, "-c", source, NULL);
-  return g_strv_builder_end (builder);
+  zot_box_add_args (box, "--info-fd", info_fd, NULL);
+  return zot_box_build_argv (box, bwrap, "/tmp", command);
 }
 
 /* Inside a Flatpak: the portal's sub-sandbox, which has no network and
@@ -506,14 +498,10 @@ spawn (ZotCodemodeRuntime  *self,
     }
   else
     {
-      bwrap = find_program (bwrap_override, "bwrap");
+      /* Translators: the start of "… confined by bubblewrap, which is not installed: …" */
+      bwrap = zot_box_find_bwrap (_("codemode scripts run"), error);
       if (bwrap == NULL)
-        {
-          g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,
-                               _("codemode scripts run confined by bubblewrap, which is not installed: "
-                                 "install bubblewrap (the bwrap program)"));
-          return FALSE;
-        }
+        return FALSE;
       if (gjs == NULL)
         {
           g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND,

@@ -1,0 +1,21 @@
+/* zot-extension-box.h — a confined extension's box (zot-extension-box.c). */
+#pragma once
+
+#include "zot-extension-private.h"
+
+G_BEGIN_DECLS
+
+gboolean _zot_extension_box_wrap    (ZotExtension         *self,
+                                     GSubprocessLauncher  *launcher,
+                                     GStrv                *argv,
+                                     GStrv                *env_names,
+                                     GError              **error);
+void     _zot_extension_box_started (ZotExtension         *self);
+void     _zot_extension_box_exited  (ZotExtension         *self,
+                                     GSubprocess          *subprocess);
+
+/* Tests: the poll interval of the limits' watch (0 restores it). */
+void     _zot_extension_box_set_watch_interval_for_testing (guint ms);
+guint    _zot_extension_box_get_watch_count_for_testing    (void);
+
+G_END_DECLS
