@@ -978,6 +978,9 @@ static const struct
   { "check", "check DIR [--scenario] [--json]",
     N_("Play the host against an extension and report protocol violations"),
     zot_cli_ext_check_main },
+  { "new", "new NAME --lang LANG [--dir DIR]",
+    N_("Write a new extension to start from, in Go, Python, Node, TypeScript, C or sh"),
+    zot_cli_ext_new_main },
 };
 
 static void

@@ -1,0 +1,488 @@
+/* test-ext-new.c — `zot ext new`: a skeleton in each language builds (Go
+ * offline, C with cc) and passes `zot ext check` straight away; its SDK
+ * copy is the tree's SDK byte for byte; the TypeScript skeleton's
+ * compiled main.mjs is what tsc makes of its main.mts; bad names, unknown
+ * languages and taken folders are refused in one line, and a write that
+ * fails half-way leaves nothing behind. A language whose toolchain is
+ * missing is skipped by name.
+ */
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include <glib/gstdio.h>
+
+#include "zot-test-util.h"
+
+/* A build or a check on a loaded machine; the safety net, not the measure. */
+#define RUN_DEADLINE_MS (240 * 1000)
+/* Small enough that the Python SDK's copy (tens of KiB) cannot be written. */
+#define SMALL_FILE_LIMIT_BYTES (16 * 1024)
+
+typedef struct
+{
+  char     *out;
+  char     *err;
+  int       status;
+  gboolean  done;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_clear_pointer (&run->out, g_free);
+  g_clear_pointer (&run->err, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+on_communicated_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  Run *run = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_communicate_utf8_finish (G_SUBPROCESS (object), result, &run->out, &run->err, &error);
+  g_assert_no_error (error);
+  run->done = TRUE;
+}
+
+static void
+limit_file_size (gpointer data)
+{
+  struct rlimit limit = { SMALL_FILE_LIMIT_BYTES, SMALL_FILE_LIMIT_BYTES };
+
+  /* A write past the limit then fails with EFBIG instead of a signal. */
+  signal (SIGXFSZ, SIG_IGN);
+  setrlimit (RLIMIT_FSIZE, &limit);
+}
+
+/* Runs @argv in @cwd (or here) with @env's pairs set, to its end. */
+static void
+run_full (Run                *run,
+          const char         *cwd,
+          const char * const *env,
+          gboolean            small_files,
+          const char * const *argv)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C", TRUE);
+  for (guint i = 0; env != NULL && env[i] != NULL; i += 2)
+    g_subprocess_launcher_setenv (launcher, env[i], env[i + 1], TRUE);
+  if (cwd != NULL)
+    g_subprocess_launcher_set_cwd (launcher, cwd);
+  if (small_files)
+    g_subprocess_launcher_set_child_setup (launcher, limit_file_size, NULL, NULL);
+
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+
+  run->done = FALSE;
+  g_subprocess_communicate_utf8_async (process, NULL, NULL, on_communicated_cb, run);
+  zot_test_wait_for (&run->done, RUN_DEADLINE_MS);
+  g_subprocess_wait (process, NULL, NULL);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  run->status = g_subprocess_get_exit_status (process);
+}
+
+static void
+run_argv (Run                *run,
+          const char         *cwd,
+          const char * const *env,
+          const char * const *argv)
+{
+  run_full (run, cwd, env, FALSE, argv);
+}
+
+static void
+run_new (Run        *run,
+         const char *parent,
+         const char *name,
+         const char *lang)
+{
+  const char * const argv[] = { g_getenv ("ZOT_BIN"), "ext", "new", name, "--lang", lang, "--dir", parent, NULL };
+
+  run_argv (run, NULL, NULL, argv);
+}
+
+static char *
+sdk_path (const char *first,
+          const char *second)
+{
+  return g_build_filename (g_test_get_dir (G_TEST_DIST), "..", "sdk", first, second, NULL);
+}
+
+static void
+assert_same_file (const char *copy,
+                  const char *original)
+{
+  g_autofree char *a = NULL;
+  g_autofree char *b = NULL;
+  gsize a_length = 0;
+  gsize b_length = 0;
+
+  g_assert_true (g_file_get_contents (copy, &a, &a_length, NULL));
+  g_assert_true (g_file_get_contents (original, &b, &b_length, NULL));
+  g_assert_cmpmem (a, a_length, b, b_length);
+}
+
+/* Every file of the SDK the skeleton copies, compared with sdk/. */
+static void
+assert_sdk_copied (const char *lang,
+                   const char *dir)
+{
+  static const struct { const char *lang; const char *copy; const char *sdk; const char *file; } copies[] = {
+    { "python", ".", "python", "zotext.py" },
+    { "node", ".", "node", "zotext.mjs" },
+    { "ts", ".", "node", "zotext.mjs" },
+    { "ts", ".", "node", "zotext.d.ts" },
+    { "ts", ".", "node", "zotext.d.mts" },
+    { "go", "sdk", "go", "ext.go" },
+    { "go", "sdk", "go", "calltool.go" },
+    { "go", "sdk", "go", "panels.go" },
+    { "go", "sdk", "go", "run.go" },
+    { "go", "sdk", "go", "wire.go" },
+    { "go", "sdk", "go", "go.mod" },
+  };
+  guint compared = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (copies); i++)
+    {
+      g_autofree char *copy = NULL;
+      g_autofree char *original = NULL;
+
+      if (!g_str_equal (copies[i].lang, lang))
+        continue;
+      copy = g_build_filename (dir, copies[i].copy, copies[i].file, NULL);
+      original = sdk_path (copies[i].sdk, copies[i].file);
+      assert_same_file (copy, original);
+      compared++;
+    }
+
+  /* C: the whole library, whatever it holds */
+  if (g_str_equal (lang, "c"))
+    {
+      g_autofree char *lib = sdk_path ("c", "lib");
+      g_autoptr(GDir) entries = g_dir_open (lib, 0, NULL);
+      const char *entry;
+
+      g_assert_nonnull (entries);
+      while ((entry = g_dir_read_name (entries)) != NULL)
+        {
+          g_autofree char *copy = g_build_filename (dir, "sdk", entry, NULL);
+          g_autofree char *original = g_build_filename (lib, entry, NULL);
+
+          assert_same_file (copy, original);
+          compared++;
+        }
+    }
+
+  g_assert_true (compared > 0 || g_str_equal (lang, "sh"));
+}
+
+/* Builds @dir as its manifest says, offline; FALSE (skipped) when the
+ * toolchain is missing. */
+static gboolean
+build (const char *lang,
+       const char *dir)
+{
+  g_auto(Run) run = { 0 };
+
+  if (g_str_equal (lang, "go"))
+    {
+      g_autofree char *go = g_find_program_in_path ("go");
+      g_autofree char *gocache = g_build_filename (g_test_get_dir (G_TEST_BUILT), "ext-new-go", "cache", NULL);
+      g_autofree char *gopath = g_build_filename (g_test_get_dir (G_TEST_BUILT), "ext-new-go", "path", NULL);
+      const char * const env[] = { "GOCACHE", gocache, "GOPATH", gopath, "GO111MODULE", "on", "GOFLAGS", "",
+                                   "GOPROXY", "off", "GOTOOLCHAIN", "local", NULL };
+      const char * const argv[] = { "go", "build", "-o", "hello-world", ".", NULL };
+
+      if (go == NULL)
+        {
+          g_test_skip ("go: not on PATH");
+          return FALSE;
+        }
+      run_argv (&run, dir, env, argv);
+    }
+  else if (g_str_equal (lang, "c"))
+    {
+      g_autofree char *cc = g_find_program_in_path ("cc");
+      g_autofree char *mkenums = g_find_program_in_path ("glib-mkenums");
+      const char * const argv[] = { "sh", "build.sh", NULL };
+
+      if (cc == NULL || mkenums == NULL)
+        {
+          g_test_skip ("c: cc or glib-mkenums is not on PATH");
+          return FALSE;
+        }
+      run_argv (&run, dir, NULL, argv);
+    }
+  else
+    return TRUE;
+
+  if (run.status != 0)
+    g_test_message ("build: %s%s", run.out, run.err);
+  g_assert_cmpint (run.status, ==, 0);
+  return TRUE;
+}
+
+static const char *
+interpreter (const char *lang)
+{
+  if (g_str_equal (lang, "python"))
+    return "python3";
+  if (g_str_equal (lang, "node") || g_str_equal (lang, "ts"))
+    return "node";
+  return "sh";
+}
+
+static void
+test_language (gconstpointer data)
+{
+  const char *lang = data;
+  g_autofree char *parent = g_dir_make_tmp ("zot-ext-new-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (parent, "Hello World", NULL);
+  g_autofree char *manifest = g_build_filename (dir, "extension.json", NULL);
+  g_autofree char *program = g_find_program_in_path (interpreter (lang));
+  g_autofree char *next = NULL;
+  g_auto(Run) created = { 0 };
+  g_auto(Run) check = { 0 };
+
+  if (program == NULL)
+    {
+      g_autofree char *why = g_strdup_printf ("%s: %s is not on PATH", lang, interpreter (lang));
+      g_test_skip (why);
+      zot_test_remove_tree (parent);
+      return;
+    }
+
+  run_new (&created, parent, "Hello World", lang);
+  g_assert_cmpint (created.status, ==, 0);
+  g_assert_cmpstr (created.err, ==, "");
+  g_assert_true (g_file_test (manifest, G_FILE_TEST_IS_REGULAR));
+  /* The next commands: into the folder, then the check and the run */
+  next = g_strdup_printf ("Wrote %s. Next:\n  cd '%s'\n", dir, dir);
+  g_assert_true (g_str_has_prefix (created.out, next));
+  g_assert_true (g_str_has_suffix (created.out, "  zot ext check .\n  zot --ext .\n"));
+  g_assert_cmpint (zot_test_count (created.out, "\n  "), ==,
+                   g_str_equal (lang, "go") || g_str_equal (lang, "c") ? 4 : 3);
+  assert_sdk_copied (lang, dir);
+
+  if (build (lang, dir))
+    {
+      const char * const argv[] = { g_getenv ("ZOT_BIN"), "ext", "check", dir, NULL };
+
+      run_argv (&check, NULL, NULL, argv);
+      if (check.status != 0)
+        g_test_message ("zot ext check: %s%s", check.out, check.err);
+      g_assert_cmpint (check.status, ==, 0);
+      g_assert_nonnull (strstr (check.out, "ok    tool hello_world_count: 1 words, 1 lines, 7 characters\n"));
+      g_assert_nonnull (strstr (check.out, "ok    command hello-world: action display\n"));
+      g_assert_nonnull (strstr (check.out, "\nclean: "));
+    }
+
+  zot_test_remove_tree (parent);
+}
+
+/* The skeleton's own test script, which a CI job runs: it builds when
+ * the language needs it and checks. */
+static void
+test_script (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("zot-ext-new-XXXXXX", NULL);
+  g_autofree char *dir = g_build_filename (parent, "scripted", NULL);
+  g_autofree char *script = g_build_filename (dir, "test.sh", NULL);
+  g_auto(Run) created = { 0 };
+  g_auto(Run) run = { 0 };
+  const char * const env[] = { "ZOT", g_getenv ("ZOT_BIN"), NULL };
+  const char * const argv[] = { script, NULL };
+
+  run_new (&created, parent, "scripted", "sh");
+  g_assert_cmpint (created.status, ==, 0);
+  g_assert_true (g_file_test (script, G_FILE_TEST_IS_EXECUTABLE));
+  run_argv (&run, NULL, env, argv);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "ok    command scripted: action display\n"));
+  zot_test_remove_tree (parent);
+}
+
+/* main.mjs ships compiled, so that Node runs the skeleton without tsc:
+ * it must be what tsc makes of main.mts. */
+static void
+test_ts_compiled (void)
+{
+  g_autofree char *tsc = g_find_program_in_path ("tsc");
+  g_autofree char *parent = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *compiled = NULL;
+  g_autofree char *shipped = NULL;
+  g_autofree char *recompiled = NULL;
+  g_auto(Run) created = { 0 };
+  g_auto(Run) run = { 0 };
+  const char * const argv[] = { "tsc", "-p", ".", NULL };
+
+  if (tsc == NULL)
+    {
+      g_test_skip ("tsc: not on PATH (Debian: node-typescript)");
+      return;
+    }
+
+  parent = g_dir_make_tmp ("zot-ext-new-XXXXXX", NULL);
+  dir = g_build_filename (parent, "typed", NULL);
+  compiled = g_build_filename (dir, "main.mjs", NULL);
+  run_new (&created, parent, "typed", "ts");
+  g_assert_cmpint (created.status, ==, 0);
+  shipped = zot_test_read_file (compiled);
+  g_assert_cmpint (g_unlink (compiled), ==, 0);
+
+  run_argv (&run, dir, NULL, argv);
+  if (run.status != 0)
+    g_test_message ("tsc: %s%s", run.out, run.err);
+  g_assert_cmpint (run.status, ==, 0);
+  recompiled = zot_test_read_file (compiled);
+  g_assert_cmpstr (shipped, ==, recompiled);
+  zot_test_remove_tree (parent);
+}
+
+static guint
+count_entries (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+static void
+assert_refused (Run        *run,
+                int         status,
+                const char *message)
+{
+  g_assert_cmpint (run->status, ==, status);
+  g_assert_cmpstr (run->out, ==, "");
+  g_assert_cmpstr (run->err, ==, message);
+}
+
+static void
+test_refusals (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("zot-ext-new-XXXXXX", NULL);
+  g_autofree char *taken = g_build_filename (parent, "taken", NULL);
+  g_autofree char *inside = g_build_filename (taken, "file", NULL);
+  g_autofree char *empty = g_build_filename (parent, "empty", NULL);
+  g_autofree char *empty_manifest = g_build_filename (empty, "extension.json", NULL);
+  g_autofree char *missing = g_build_filename (parent, "missing", NULL);
+  g_autofree char *expected = NULL;
+
+  g_assert_cmpint (g_mkdir (taken, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (inside, "mine", -1, NULL));
+  g_assert_cmpint (g_mkdir (empty, 0755), ==, 0);
+
+  {
+    g_auto(Run) run = { 0 };
+
+    run_new (&run, parent, "taken", "python");
+    expected = g_strdup_printf ("zot: ext new: %s already exists and is not empty; choose another name or folder\n",
+                                taken);
+    assert_refused (&run, 1, expected);
+    g_assert_cmpint (count_entries (taken), ==, 1);
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_new (&run, parent, "a/b", "python");
+    assert_refused (&run, 2, "zot: ext new: \"a/b\" is not an extension name; use one word or a few (letters, "
+                             "digits, dashes), without / or \\ and not starting with -\n");
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_new (&run, parent, "..", "go");
+    g_assert_cmpint (run.status, ==, 2);
+    g_assert_true (g_str_has_prefix (run.err, "zot: ext new: \"..\" is not an extension name;"));
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_new (&run, parent, "fine", "rust");
+    assert_refused (&run, 2, "zot: ext new: unknown language \"rust\"; use go, python, node, ts, c or sh\n");
+  }
+  {
+    g_auto(Run) run = { 0 };
+    const char * const argv[] = { g_getenv ("ZOT_BIN"), "ext", "new", "fine", "--dir", parent, NULL };
+
+    run_argv (&run, NULL, NULL, argv);
+    assert_refused (&run, 2, "zot: ext new: choose a language with --lang: go, python, node, ts, c or sh\n");
+  }
+  {
+    g_auto(Run) run = { 0 };
+
+    run_new (&run, missing, "fine", "sh");
+    g_free (expected);
+    expected = g_strdup_printf ("zot: ext new: %s is not a folder; create it first or choose another\n", missing);
+    assert_refused (&run, 1, expected);
+    g_assert_false (g_file_test (missing, G_FILE_TEST_EXISTS));
+  }
+  /* An empty folder is taken over */
+  {
+    g_auto(Run) run = { 0 };
+
+    run_new (&run, parent, "empty", "sh");
+    g_assert_cmpint (run.status, ==, 0);
+    g_assert_true (g_file_test (empty_manifest, G_FILE_TEST_IS_REGULAR));
+  }
+
+  /* taken, empty and nothing else: no staging folder left behind */
+  g_assert_cmpint (count_entries (parent), ==, 2);
+  zot_test_remove_tree (parent);
+}
+
+/* A write that fails half-way (here the file size limit; a full disk
+ * fails the same way) is one line, and nothing is left. */
+static void
+test_write_fails (void)
+{
+  g_autofree char *parent = g_dir_make_tmp ("zot-ext-new-XXXXXX", NULL);
+  g_auto(Run) run = { 0 };
+  const char * const argv[] = { g_getenv ("ZOT_BIN"), "ext", "new", "big", "--lang", "python", "--dir", parent, NULL };
+
+  run_full (&run, NULL, NULL, TRUE, argv);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_true (g_str_has_prefix (run.err, "zot: ext new: cannot write the new extension: "));
+  g_assert_cmpint (zot_test_count (run.err, "\n"), ==, 1);
+  g_assert_cmpint (count_entries (parent), ==, 0);
+  zot_test_remove_tree (parent);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  static const char * const languages[] = { "go", "python", "node", "ts", "c", "sh" };
+
+  g_test_init (&argc, &argv, NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (languages); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/ext-new/language/%s", languages[i]);
+
+      g_test_add_data_func (path, languages[i], test_language);
+    }
+  g_test_add_func ("/ext-new/script", test_script);
+  g_test_add_func ("/ext-new/ts-compiled", test_ts_compiled);
+  g_test_add_func ("/ext-new/refusals", test_refusals);
+  g_test_add_func ("/ext-new/write-fails", test_write_fails);
+
+  return g_test_run ();
+}
