@@ -3,8 +3,9 @@
  * copy is the tree's SDK byte for byte; the TypeScript skeleton's
  * compiled main.mjs is what tsc makes of its main.mts; bad names, unknown
  * languages and taken folders are refused in one line, and a write that
- * fails half-way leaves nothing behind. A language whose toolchain is
- * missing is skipped by name.
+ * fails half-way leaves nothing behind. The built-in skill's steps, run
+ * by the demo model, write a clean extension. A language whose toolchain
+ * is missing is skipped by name.
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 
 #include <glib/gstdio.h>
 
+#include "zot-json.h"
 #include "zot-test-util.h"
 
 /* A build or a check on a loaded machine; the safety net, not the measure. */
@@ -465,6 +467,119 @@ test_write_fails (void)
   zot_test_remove_tree (parent);
 }
 
+/* Runs zot with the demo model in @cwd on @prompt (its `tool:` lines are
+ * the calls the model makes) and returns the text of its first tool
+ * result. zot comes first on PATH, as it is where the skill is used. */
+static char *
+demo_tool_result (const char *cwd,
+                  const char *home,
+                  const char *prompt,
+                  gboolean   *is_error)
+{
+  g_autofree char *bin_dir = g_path_get_dirname (g_getenv ("ZOT_BIN"));
+  g_autofree char *path = g_strdup_printf ("%s:%s", bin_dir, g_getenv ("PATH"));
+  const char * const env[] = { "ZOT_HOME", home, "PATH", path, NULL };
+  const char * const argv[] = { g_getenv ("ZOT_BIN"), "--provider", "demo", "--json", prompt, NULL };
+  g_auto(GStrv) lines = NULL;
+  g_auto(Run) run = { 0 };
+
+  run_argv (&run, cwd, env, argv);
+  g_assert_cmpint (run.status, ==, 0);
+  lines = g_strsplit (run.out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonNode) node = json_from_string (lines[i], NULL);
+      JsonObject *event = node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+      JsonArray *content;
+
+      if (event == NULL || g_strcmp0 (zot_json_get_string (event, "type"), "tool_result") != 0)
+        continue;
+      content = zot_json_get_array (event, "content");
+      *is_error = zot_json_get_boolean_or (event, "is_error", TRUE);
+      return g_strdup (zot_json_get_string (json_array_get_object_element (content, 0), "text"));
+    }
+  g_assert_not_reached ();
+}
+
+/* The skill's ```sh block under "## Steps", its lines joined by " && ",
+ * with NAME, LANG and DIR filled in. */
+static char *
+skill_steps (const char *skill,
+             const char *name,
+             const char *lang)
+{
+  const char *steps = strstr (skill, "\n## Steps\n");
+  const char *block;
+  const char *end;
+  g_autofree char *text = NULL;
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) joined = g_string_new (NULL);
+
+  g_assert_nonnull (steps);
+  block = strstr (steps, "\n```sh\n");
+  g_assert_nonnull (block);
+  block += strlen ("\n```sh\n");
+  end = strstr (block, "```\n");
+  g_assert_nonnull (end);
+  text = g_strndup (block, end - block);
+  lines = g_strsplit (g_strstrip (text), "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(GString) line = g_string_new (lines[i]);
+
+      g_string_replace (line, "NAME", name, 0);
+      g_string_replace (line, "LANG", lang, 0);
+      g_string_replace (line, "DIR", ".", 0);
+      g_string_append_printf (joined, "%s%s", i > 0 ? " && " : "", line->str);
+    }
+  return g_string_free (g_steal_pointer (&joined), FALSE);
+}
+
+/* The built-in skill's steps, as the demo model runs them: it reads the
+ * skill, then runs its commands with bash; the extension they write is
+ * clean. */
+static void
+test_skill_steps (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("zot-ext-new-XXXXXX", NULL);
+  g_autofree char *home = g_build_filename (root, "home", NULL);
+  g_autofree char *cwd = g_build_filename (root, "project", NULL);
+  g_autofree char *dir = g_build_filename (cwd, "word-count", NULL);
+  g_autofree char *skill = NULL;
+  g_autofree char *steps = NULL;
+  g_autofree char *prompt = NULL;
+  g_autofree char *output = NULL;
+  g_autoptr(JsonObject) args = json_object_new ();
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *args_text = NULL;
+  g_auto(Run) check = { 0 };
+  const char * const argv[] = { g_getenv ("ZOT_BIN"), "ext", "check", dir, NULL };
+  gboolean is_error = TRUE;
+
+  g_assert_cmpint (g_mkdir (home, 0755), ==, 0);
+  g_assert_cmpint (g_mkdir (cwd, 0755), ==, 0);
+
+  skill = demo_tool_result (cwd, home, "tool: skill {\"name\": \"zot-extensions\"}", &is_error);
+  g_assert_false (is_error);
+  steps = skill_steps (skill, "word-count", "python");
+  g_test_message ("the skill's steps: %s", steps);
+
+  json_object_set_string_member (args, "command", steps);
+  node = json_node_init_object (json_node_alloc (), args);
+  args_text = json_to_string (node, FALSE);
+  prompt = g_strdup_printf ("tool: bash %s", args_text);
+  output = demo_tool_result (cwd, home, prompt, &is_error);
+  if (is_error)
+    g_test_message ("bash: %s", output);
+  g_assert_false (is_error);
+  g_assert_nonnull (strstr (output, "ok    command word-count: action display\n"));
+  g_assert_nonnull (strstr (output, "clean: "));
+
+  run_argv (&check, NULL, NULL, argv);
+  g_assert_cmpint (check.status, ==, 0);
+  zot_test_remove_tree (root);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -483,6 +598,7 @@ main (int    argc,
   g_test_add_func ("/ext-new/ts-compiled", test_ts_compiled);
   g_test_add_func ("/ext-new/refusals", test_refusals);
   g_test_add_func ("/ext-new/write-fails", test_write_fails);
+  g_test_add_func ("/ext-new/skill-steps", test_skill_steps);
 
   return g_test_run ();
 }

@@ -1200,8 +1200,9 @@ test_skill_discovery (Fixture       *f,
   list = zot_skills_format_list (skills);
   g_assert_cmpstr (list, ==,
                    "- zot-extensions: How to write a zot extension (a program speaking JSON "
-                   "lines on stdin/stdout) that adds slash commands, tools and status notes, "
-                   "with a minimal Python example\n"
+                   "lines on stdin/stdout) that adds slash commands, tools and status notes: "
+                   "start with `zot ext new` in Go, Python, Node, TypeScript, C or sh, write it "
+                   "on that language's SDK, and test it with `zot ext check`\n"
                    "- alpha: Project alpha\n"
                    "- beta: Beta does things.\n"
                    "- zeta: Zeta from the project.\n"
@@ -1305,7 +1306,8 @@ test_skill_tool (Fixture       *f,
   g_assert_nonnull (strstr (builtin_text, "\"type\":\"ready\""));
   g_assert_nonnull (strstr (builtin_text, "command_invoked"));
   g_assert_nonnull (strstr (builtin_text, "command_response"));
-  g_assert_nonnull (strstr (builtin_text, "\"type\": \"notify\""));
+  g_assert_nonnull (strstr (builtin_text, "\"type\":\"notify\""));
+  g_assert_nonnull (strstr (builtin_text, "zot ext new NAME --lang LANG --dir DIR"));
   g_assert_nonnull (strstr (builtin_text, "```python"));
 
   unknown = run_tool (f, "skill", "{\"name\":\"nope\"}");
