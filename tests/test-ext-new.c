@@ -23,36 +23,6 @@
 /* Small enough that the Python SDK's copy (tens of KiB) cannot be written. */
 #define SMALL_FILE_LIMIT_BYTES (16 * 1024)
 
-typedef struct
-{
-  char     *out;
-  char     *err;
-  int       status;
-  gboolean  done;
-} Run;
-
-static void
-run_clear (Run *run)
-{
-  g_clear_pointer (&run->out, g_free);
-  g_clear_pointer (&run->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-on_communicated_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(GError) error = NULL;
-
-  g_subprocess_communicate_utf8_finish (G_SUBPROCESS (object), result, &run->out, &run->err, &error);
-  g_assert_no_error (error);
-  run->done = TRUE;
-}
-
 static void
 limit_file_size (gpointer data)
 {
@@ -63,49 +33,17 @@ limit_file_size (gpointer data)
   setrlimit (RLIMIT_FSIZE, &limit);
 }
 
-/* Runs @argv in @cwd (or here) with @env's pairs set, to its end. */
 static void
-run_full (Run                *run,
-          const char         *cwd,
-          const char * const *env,
-          gboolean            small_files,
-          const char * const *argv)
-{
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
-
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C", TRUE);
-  for (guint i = 0; env != NULL && env[i] != NULL; i += 2)
-    g_subprocess_launcher_setenv (launcher, env[i], env[i + 1], TRUE);
-  if (cwd != NULL)
-    g_subprocess_launcher_set_cwd (launcher, cwd);
-  if (small_files)
-    g_subprocess_launcher_set_child_setup (launcher, limit_file_size, NULL, NULL);
-
-  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-
-  run->done = FALSE;
-  g_subprocess_communicate_utf8_async (process, NULL, NULL, on_communicated_cb, run);
-  zot_test_wait_for (&run->done, RUN_DEADLINE_MS);
-  g_subprocess_wait (process, NULL, NULL);
-  g_assert_true (g_subprocess_get_if_exited (process));
-  run->status = g_subprocess_get_exit_status (process);
-}
-
-static void
-run_argv (Run                *run,
+run_argv (ZotTestRun         *run,
           const char         *cwd,
           const char * const *env,
           const char * const *argv)
 {
-  run_full (run, cwd, env, FALSE, argv);
+  zot_test_run_argv (run, cwd, env, NULL, RUN_DEADLINE_MS, argv);
 }
 
 static void
-run_new (Run        *run,
+run_new (ZotTestRun *run,
          const char *parent,
          const char *name,
          const char *lang)
@@ -196,7 +134,7 @@ static gboolean
 build (const char *lang,
        const char *dir)
 {
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
 
   if (g_str_equal (lang, "go"))
     {
@@ -255,8 +193,8 @@ test_language (gconstpointer data)
   g_autofree char *manifest = g_build_filename (dir, "extension.json", NULL);
   g_autofree char *program = g_find_program_in_path (interpreter (lang));
   g_autofree char *next = NULL;
-  g_auto(Run) created = { 0 };
-  g_auto(Run) check = { 0 };
+  g_auto(ZotTestRun) created = { 0 };
+  g_auto(ZotTestRun) check = { 0 };
 
   if (program == NULL)
     {
@@ -302,8 +240,8 @@ test_script (void)
   g_autofree char *parent = g_dir_make_tmp ("zot-ext-new-XXXXXX", NULL);
   g_autofree char *dir = g_build_filename (parent, "scripted", NULL);
   g_autofree char *script = g_build_filename (dir, "test.sh", NULL);
-  g_auto(Run) created = { 0 };
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) created = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
   const char * const env[] = { "ZOT", g_getenv ("ZOT_BIN"), NULL };
   const char * const argv[] = { script, NULL };
 
@@ -327,8 +265,8 @@ test_ts_compiled (void)
   g_autofree char *compiled = NULL;
   g_autofree char *shipped = NULL;
   g_autofree char *recompiled = NULL;
-  g_auto(Run) created = { 0 };
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) created = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
   const char * const argv[] = { "tsc", "-p", ".", NULL };
 
   if (tsc == NULL)
@@ -367,7 +305,7 @@ count_entries (const char *path)
 }
 
 static void
-assert_refused (Run        *run,
+assert_refused (ZotTestRun *run,
                 int         status,
                 const char *message)
 {
@@ -392,7 +330,7 @@ test_refusals (void)
   g_assert_cmpint (g_mkdir (empty, 0755), ==, 0);
 
   {
-    g_auto(Run) run = { 0 };
+    g_auto(ZotTestRun) run = { 0 };
 
     run_new (&run, parent, "taken", "python");
     expected = g_strdup_printf ("zot: ext new: %s already exists and is not empty; choose another name or folder\n",
@@ -401,34 +339,34 @@ test_refusals (void)
     g_assert_cmpint (count_entries (taken), ==, 1);
   }
   {
-    g_auto(Run) run = { 0 };
+    g_auto(ZotTestRun) run = { 0 };
 
     run_new (&run, parent, "a/b", "python");
     assert_refused (&run, 2, "zot: ext new: \"a/b\" is not an extension name; use one word or a few (letters, "
                              "digits, dashes), without / or \\ and not starting with -\n");
   }
   {
-    g_auto(Run) run = { 0 };
+    g_auto(ZotTestRun) run = { 0 };
 
     run_new (&run, parent, "..", "go");
     g_assert_cmpint (run.status, ==, 2);
     g_assert_true (g_str_has_prefix (run.err, "zot: ext new: \"..\" is not an extension name;"));
   }
   {
-    g_auto(Run) run = { 0 };
+    g_auto(ZotTestRun) run = { 0 };
 
     run_new (&run, parent, "fine", "rust");
     assert_refused (&run, 2, "zot: ext new: unknown language \"rust\"; use go, python, node, ts, c or sh\n");
   }
   {
-    g_auto(Run) run = { 0 };
+    g_auto(ZotTestRun) run = { 0 };
     const char * const argv[] = { g_getenv ("ZOT_BIN"), "ext", "new", "fine", "--dir", parent, NULL };
 
     run_argv (&run, NULL, NULL, argv);
     assert_refused (&run, 2, "zot: ext new: choose a language with --lang: go, python, node, ts, c or sh\n");
   }
   {
-    g_auto(Run) run = { 0 };
+    g_auto(ZotTestRun) run = { 0 };
 
     run_new (&run, missing, "fine", "sh");
     g_free (expected);
@@ -438,7 +376,7 @@ test_refusals (void)
   }
   /* An empty folder is taken over */
   {
-    g_auto(Run) run = { 0 };
+    g_auto(ZotTestRun) run = { 0 };
 
     run_new (&run, parent, "empty", "sh");
     g_assert_cmpint (run.status, ==, 0);
@@ -456,10 +394,10 @@ static void
 test_write_fails (void)
 {
   g_autofree char *parent = g_dir_make_tmp ("zot-ext-new-XXXXXX", NULL);
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
   const char * const argv[] = { g_getenv ("ZOT_BIN"), "ext", "new", "big", "--lang", "python", "--dir", parent, NULL };
 
-  run_full (&run, NULL, NULL, TRUE, argv);
+  zot_test_run_argv (&run, NULL, NULL, limit_file_size, RUN_DEADLINE_MS, argv);
   g_assert_cmpint (run.status, ==, 1);
   g_assert_true (g_str_has_prefix (run.err, "zot: ext new: cannot write the new extension: "));
   g_assert_cmpint (zot_test_count (run.err, "\n"), ==, 1);
@@ -481,7 +419,7 @@ demo_tool_result (const char *cwd,
   const char * const env[] = { "ZOT_HOME", home, "PATH", path, NULL };
   const char * const argv[] = { g_getenv ("ZOT_BIN"), "--provider", "demo", "--json", prompt, NULL };
   g_auto(GStrv) lines = NULL;
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
 
   run_argv (&run, cwd, env, argv);
   g_assert_cmpint (run.status, ==, 0);
@@ -552,7 +490,7 @@ test_skill_steps (void)
   g_autoptr(JsonObject) args = json_object_new ();
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *args_text = NULL;
-  g_auto(Run) check = { 0 };
+  g_auto(ZotTestRun) check = { 0 };
   const char * const argv[] = { g_getenv ("ZOT_BIN"), "ext", "check", dir, NULL };
   gboolean is_error = TRUE;
 
