@@ -292,18 +292,6 @@ test_ts_compiled (void)
   zot_test_remove_tree (parent);
 }
 
-static guint
-count_entries (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  guint n = 0;
-
-  g_assert_nonnull (dir);
-  while (g_dir_read_name (dir) != NULL)
-    n++;
-  return n;
-}
-
 static void
 assert_refused (ZotTestRun *run,
                 int         status,
@@ -336,7 +324,7 @@ test_refusals (void)
     expected = g_strdup_printf ("zot: ext new: %s already exists and is not empty; choose another name or folder\n",
                                 taken);
     assert_refused (&run, 1, expected);
-    g_assert_cmpint (count_entries (taken), ==, 1);
+    g_assert_cmpint (zot_test_count_entries (taken), ==, 1);
   }
   {
     g_auto(ZotTestRun) run = { 0 };
@@ -384,7 +372,7 @@ test_refusals (void)
   }
 
   /* taken, empty and nothing else: no staging folder left behind */
-  g_assert_cmpint (count_entries (parent), ==, 2);
+  g_assert_cmpint (zot_test_count_entries (parent), ==, 2);
   zot_test_remove_tree (parent);
 }
 
@@ -401,7 +389,7 @@ test_write_fails (void)
   g_assert_cmpint (run.status, ==, 1);
   g_assert_true (g_str_has_prefix (run.err, "zot: ext new: cannot write the new extension: "));
   g_assert_cmpint (zot_test_count (run.err, "\n"), ==, 1);
-  g_assert_cmpint (count_entries (parent), ==, 0);
+  g_assert_cmpint (zot_test_count_entries (parent), ==, 0);
   zot_test_remove_tree (parent);
 }
 

@@ -606,18 +606,6 @@ test_read_missing (Fixture       *f,
 /* write                                                                   */
 /* ---------------------------------------------------------------------- */
 
-static guint
-count_entries (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  guint count = 0;
-
-  g_assert_nonnull (dir);
-  while (g_dir_read_name (dir) != NULL)
-    count++;
-  return count;
-}
-
 static void
 test_write_parents (Fixture       *f,
                     gconstpointer  data)
@@ -663,7 +651,7 @@ test_write_replace (Fixture       *f,
   g_assert_cmpint (g_stat (target, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 07777, ==, 0750);
   /* No temporary file left beside it. */
-  g_assert_cmpuint (count_entries (dir), ==, 1);
+  g_assert_cmpuint (zot_test_count_entries (dir), ==, 1);
 
   /* Empty content is content. */
   empty = run_tool (f, "write", "{\"path\":\"dir/script.sh\",\"content\":\"\"}");
@@ -693,7 +681,7 @@ test_write_fails (Fixture       *f,
   g_clear_pointer (&text, g_free);
   text = read_file (f, "plain.txt");
   g_assert_cmpstr (text, ==, "keep me\n");
-  g_assert_cmpuint (count_entries (f->cwd), ==, 1);
+  g_assert_cmpuint (zot_test_count_entries (f->cwd), ==, 1);
 
   /* A read-only directory: the target stays whole, no temporary file is
    * left. Permissions do not stop root, so this part needs a user. */
@@ -718,7 +706,7 @@ test_write_fails (Fixture       *f,
       g_clear_pointer (&text, g_free);
       text = read_file (f, "locked/existing.txt");
       g_assert_cmpstr (text, ==, "original\n");
-      g_assert_cmpuint (count_entries (locked), ==, 1);
+      g_assert_cmpuint (zot_test_count_entries (locked), ==, 1);
     }
   g_chmod (locked, 0700);
 }
@@ -789,7 +777,7 @@ test_edit_once (Fixture       *f,
   g_assert_cmpstr (contents, ==, "def greet():\n    print(\"hello\")\n");
   g_assert_cmpint (g_stat (target, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 07777, ==, 0755);
-  g_assert_cmpuint (count_entries (f->cwd), ==, 1);
+  g_assert_cmpuint (zot_test_count_entries (f->cwd), ==, 1);
 }
 
 static void

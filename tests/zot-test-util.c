@@ -993,6 +993,18 @@ zot_test_load_host (ZotHost *host)
   zot_test_wait_for (&done, 30000);
 }
 
+guint
+zot_test_count_entries (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    count++;
+  return count;
+}
+
 void
 zot_test_run_clear (ZotTestRun *run)
 {

@@ -266,6 +266,9 @@ char       *zot_test_provider_joined_tool_arguments (ZotTestProvider *self,
 JsonObject *zot_test_provider_reply_block           (ZotTestProvider *self,
                                                      guint            index);
 
+/* How many entries the folder @path holds. */
+guint       zot_test_count_entries    (const char         *path);
+
 /* A program run to its end, its output kept. */
 typedef struct
 {
