@@ -18,73 +18,27 @@
 /* A run of zot on a loaded machine; the safety net, not the measure. */
 #define RUN_DEADLINE_MS (240 * 1000)
 
-typedef struct
-{
-  char     *out;
-  char     *err;
-  int       status;
-  gboolean  done;
-} Run;
-
-static void
-run_clear (Run *run)
-{
-  g_clear_pointer (&run->out, g_free);
-  g_clear_pointer (&run->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-on_communicated_cb (GObject      *object,
-                    GAsyncResult *result,
-                    gpointer      user_data)
-{
-  Run *run = user_data;
-  g_autoptr(GError) error = NULL;
-
-  g_subprocess_communicate_utf8_finish (G_SUBPROCESS (object), result, &run->out, &run->err, &error);
-  g_assert_no_error (error);
-  run->done = TRUE;
-}
-
 /* Runs a program with @timeouts as ZOT_TEST_TIMEOUTS (or none) in @cwd
  * (or here), to its end. */
 static void
-run_argv (Run                *run,
+run_argv (ZotTestRun         *run,
           const char         *timeouts,
           const char         *cwd,
           const char * const *env,
           const char * const *argv)
 {
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GSubprocess) process = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) all = g_ptr_array_new ();
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
-  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C", TRUE);
-  if (timeouts != NULL)
-    g_subprocess_launcher_setenv (launcher, "ZOT_TEST_TIMEOUTS", timeouts, TRUE);
-  else
-    g_subprocess_launcher_unsetenv (launcher, "ZOT_TEST_TIMEOUTS");
-  for (guint i = 0; env != NULL && env[i] != NULL; i += 2)
-    g_subprocess_launcher_setenv (launcher, env[i], env[i + 1], TRUE);
-  if (cwd != NULL)
-    g_subprocess_launcher_set_cwd (launcher, cwd);
-
-  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
-  g_assert_no_error (error);
-
-  run->done = FALSE;
-  g_subprocess_communicate_utf8_async (process, NULL, NULL, on_communicated_cb, run);
-  zot_test_wait_for (&run->done, RUN_DEADLINE_MS);
-  g_subprocess_wait (process, NULL, NULL);
-  g_assert_true (g_subprocess_get_if_exited (process));
-  run->status = g_subprocess_get_exit_status (process);
+  g_ptr_array_add (all, (gpointer) "ZOT_TEST_TIMEOUTS");
+  g_ptr_array_add (all, (gpointer) timeouts);
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    g_ptr_array_add (all, (gpointer) env[i]);
+  g_ptr_array_add (all, NULL);
+  zot_test_run_argv (run, cwd, (const char * const *) all->pdata, NULL, RUN_DEADLINE_MS, argv);
 }
 
 static void
-run_check_durable (Run        *run,
+run_check_durable (ZotTestRun *run,
                    const char *timeouts,
                    const char *dir,
                    gboolean    scenario,
@@ -109,7 +63,7 @@ run_check_durable (Run        *run,
 }
 
 static void
-run_check (Run        *run,
+run_check (ZotTestRun *run,
            const char *timeouts,
            const char *dir,
            gboolean    scenario,
@@ -132,7 +86,7 @@ parse_report (const char *text)
 
 /* A clean scenario run: exit 0, no violation, every step ok, both sessions. */
 static void
-assert_scenario_clean (Run        *run,
+assert_scenario_clean (ZotTestRun *run,
                        const char *dir)
 {
   g_autoptr(JsonObject) report = NULL;
@@ -168,7 +122,7 @@ static void
 test_scenario_raw (void)
 {
   g_autofree char *dir = zot_test_fixture_dir ("ext-check/scenario-raw");
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
 
   run_check (&run, NULL, dir, TRUE, TRUE);
   assert_scenario_clean (&run, dir);
@@ -179,7 +133,7 @@ static void
 test_human_report (void)
 {
   g_autofree char *dir = zot_test_fixture_dir ("ext-check/scenario-raw");
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
 
   run_check (&run, NULL, dir, TRUE, FALSE);
   g_assert_cmpint (run.status, ==, 0);
@@ -244,8 +198,8 @@ test_broken (gconstpointer data)
   const Broken *fixture = data;
   g_autofree char *relative = g_build_filename ("ext-check", "broken", fixture->rule, NULL);
   g_autofree char *dir = zot_test_fixture_dir (relative);
-  g_auto(Run) human = { 0 };
-  g_auto(Run) json = { 0 };
+  g_auto(ZotTestRun) human = { 0 };
+  g_auto(ZotTestRun) json = { 0 };
   g_autoptr(JsonObject) report = NULL;
   g_auto(GStrv) lines = NULL;
   JsonArray *violations;
@@ -316,7 +270,7 @@ test_json_shape (void)
                                                 "ready", NULL };
   const char * const step_members[] = { "name", "status", "sent", "answered", NULL };
   const char * const violation_members[] = { "rule", "text", "section", "frame", "detail", "step", NULL };
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
   g_autoptr(JsonObject) report = NULL;
   JsonObject *registrations;
   JsonArray *steps;
@@ -407,7 +361,7 @@ static void
 test_example_args (void)
 {
   g_autofree char *dir = zot_test_fixture_dir ("ext-check/args");
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
   g_autoptr(JsonObject) report = NULL;
 
   run_check (&run, NULL, dir, FALSE, TRUE);
@@ -428,7 +382,7 @@ build_go (const char *dir)
   const char *cache = g_getenv ("ZOT_EXT_CHECK_GO_CACHE");
   g_autofree char *gocache = NULL;
   g_autofree char *gopath = NULL;
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
 
   if (go == NULL)
     {
@@ -459,7 +413,7 @@ test_sdk_scenario (gconstpointer data)
   const char *lang = entry[0];
   const char *dir = entry[1];
   g_autofree char *manifest = g_build_filename (dir, "extension.json", NULL);
-  g_auto(Run) run = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
 
   if (!g_file_test (manifest, G_FILE_TEST_IS_REGULAR))
     {

@@ -606,18 +606,6 @@ test_read_missing (Fixture       *f,
 /* write                                                                   */
 /* ---------------------------------------------------------------------- */
 
-static guint
-count_entries (const char *path)
-{
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  guint count = 0;
-
-  g_assert_nonnull (dir);
-  while (g_dir_read_name (dir) != NULL)
-    count++;
-  return count;
-}
-
 static void
 test_write_parents (Fixture       *f,
                     gconstpointer  data)
@@ -663,7 +651,7 @@ test_write_replace (Fixture       *f,
   g_assert_cmpint (g_stat (target, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 07777, ==, 0750);
   /* No temporary file left beside it. */
-  g_assert_cmpuint (count_entries (dir), ==, 1);
+  g_assert_cmpuint (zot_test_count_entries (dir), ==, 1);
 
   /* Empty content is content. */
   empty = run_tool (f, "write", "{\"path\":\"dir/script.sh\",\"content\":\"\"}");
@@ -693,7 +681,7 @@ test_write_fails (Fixture       *f,
   g_clear_pointer (&text, g_free);
   text = read_file (f, "plain.txt");
   g_assert_cmpstr (text, ==, "keep me\n");
-  g_assert_cmpuint (count_entries (f->cwd), ==, 1);
+  g_assert_cmpuint (zot_test_count_entries (f->cwd), ==, 1);
 
   /* A read-only directory: the target stays whole, no temporary file is
    * left. Permissions do not stop root, so this part needs a user. */
@@ -718,7 +706,7 @@ test_write_fails (Fixture       *f,
       g_clear_pointer (&text, g_free);
       text = read_file (f, "locked/existing.txt");
       g_assert_cmpstr (text, ==, "original\n");
-      g_assert_cmpuint (count_entries (locked), ==, 1);
+      g_assert_cmpuint (zot_test_count_entries (locked), ==, 1);
     }
   g_chmod (locked, 0700);
 }
@@ -789,7 +777,7 @@ test_edit_once (Fixture       *f,
   g_assert_cmpstr (contents, ==, "def greet():\n    print(\"hello\")\n");
   g_assert_cmpint (g_stat (target, &st), ==, 0);
   g_assert_cmpint (st.st_mode & 07777, ==, 0755);
-  g_assert_cmpuint (count_entries (f->cwd), ==, 1);
+  g_assert_cmpuint (zot_test_count_entries (f->cwd), ==, 1);
 }
 
 static void
@@ -1200,8 +1188,9 @@ test_skill_discovery (Fixture       *f,
   list = zot_skills_format_list (skills);
   g_assert_cmpstr (list, ==,
                    "- zot-extensions: How to write a zot extension (a program speaking JSON "
-                   "lines on stdin/stdout) that adds slash commands, tools and status notes, "
-                   "with a minimal Python example\n"
+                   "lines on stdin/stdout) that adds slash commands, tools and status notes: "
+                   "start with `zot ext new` in Go, Python, Node, TypeScript, C or sh, write it "
+                   "on that language's SDK, and test it with `zot ext check`\n"
                    "- alpha: Project alpha\n"
                    "- beta: Beta does things.\n"
                    "- zeta: Zeta from the project.\n"
@@ -1305,7 +1294,8 @@ test_skill_tool (Fixture       *f,
   g_assert_nonnull (strstr (builtin_text, "\"type\":\"ready\""));
   g_assert_nonnull (strstr (builtin_text, "command_invoked"));
   g_assert_nonnull (strstr (builtin_text, "command_response"));
-  g_assert_nonnull (strstr (builtin_text, "\"type\": \"notify\""));
+  g_assert_nonnull (strstr (builtin_text, "\"type\":\"notify\""));
+  g_assert_nonnull (strstr (builtin_text, "zot ext new NAME --lang LANG --dir DIR"));
   g_assert_nonnull (strstr (builtin_text, "```python"));
 
   unknown = run_tool (f, "skill", "{\"name\":\"nope\"}");

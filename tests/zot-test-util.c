@@ -992,3 +992,73 @@ zot_test_load_host (ZotHost *host)
   zot_host_load_async (host, NULL, host_loaded_cb, &done);
   zot_test_wait_for (&done, 30000);
 }
+
+guint
+zot_test_count_entries (const char *path)
+{
+  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    count++;
+  return count;
+}
+
+void
+zot_test_run_clear (ZotTestRun *run)
+{
+  g_clear_pointer (&run->out, g_free);
+  g_clear_pointer (&run->err, g_free);
+}
+
+static void
+run_communicated_cb (GObject      *object,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  ZotTestRun *run = user_data;
+  g_autoptr(GError) error = NULL;
+
+  g_subprocess_communicate_utf8_finish (G_SUBPROCESS (object), result, &run->out, &run->err, &error);
+  g_assert_no_error (error);
+  run->done = TRUE;
+}
+
+void
+zot_test_run_argv (ZotTestRun           *run,
+                   const char           *cwd,
+                   const char * const   *env,
+                   GSpawnChildSetupFunc  setup,
+                   guint                 timeout_ms,
+                   const char * const   *argv)
+{
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_setenv (launcher, "LC_ALL", "C", TRUE);
+  for (guint i = 0; env != NULL && env[i] != NULL; i += 2)
+    {
+      if (env[i + 1] != NULL)
+        g_subprocess_launcher_setenv (launcher, env[i], env[i + 1], TRUE);
+      else
+        g_subprocess_launcher_unsetenv (launcher, env[i]);
+    }
+  if (cwd != NULL)
+    g_subprocess_launcher_set_cwd (launcher, cwd);
+  if (setup != NULL)
+    g_subprocess_launcher_set_child_setup (launcher, setup, NULL, NULL);
+
+  process = g_subprocess_launcher_spawnv (launcher, argv, &error);
+  g_assert_no_error (error);
+
+  zot_test_run_clear (run);
+  run->done = FALSE;
+  g_subprocess_communicate_utf8_async (process, NULL, NULL, run_communicated_cb, run);
+  zot_test_wait_for (&run->done, timeout_ms);
+  g_subprocess_wait (process, NULL, NULL);
+  g_assert_true (g_subprocess_get_if_exited (process));
+  run->status = g_subprocess_get_exit_status (process);
+}

@@ -266,4 +266,28 @@ char       *zot_test_provider_joined_tool_arguments (ZotTestProvider *self,
 JsonObject *zot_test_provider_reply_block           (ZotTestProvider *self,
                                                      guint            index);
 
+/* How many entries the folder @path holds. */
+guint       zot_test_count_entries    (const char         *path);
+
+/* A program run to its end, its output kept. */
+typedef struct
+{
+  char     *out;
+  char     *err;
+  int       status;   /* the exit status */
+  gboolean  done;
+} ZotTestRun;
+
+void        zot_test_run_clear        (ZotTestRun         *run);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ZotTestRun, zot_test_run_clear)
+
+/* Runs @argv in @cwd (or here) with LC_ALL=C and @env's pairs set (a NULL
+ * value unsets), @setup in the child, within @timeout_ms. */
+void        zot_test_run_argv         (ZotTestRun           *run,
+                                       const char           *cwd,
+                                       const char * const   *env,
+                                       GSpawnChildSetupFunc  setup,
+                                       guint                 timeout_ms,
+                                       const char * const   *argv);
+
 G_END_DECLS

@@ -1,5 +1,5 @@
 # fish completion for zot
-set -l ext_commands list install remove enable disable logs allow-key deny-key check stats
+set -l ext_commands list install remove enable disable logs allow-key deny-key check stats new
 
 complete -c zot -n __fish_use_subcommand -f -a ext -d 'Manage extensions'
 complete -c zot -n __fish_use_subcommand -f -a rpc -d 'JSON-RPC on stdin and stdout'
@@ -19,6 +19,9 @@ complete -c zot -n "__fish_seen_subcommand_from check" -l durable -d 'Advertise 
 complete -c zot -n "__fish_seen_subcommand_from check" -l json -d 'Print one JSON document'
 complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a stats -d 'Run the extensions and show what each costs'
 complete -c zot -n "__fish_seen_subcommand_from stats" -l json -d 'Print one JSON document'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a new -d 'Write a new extension to start from'
+complete -c zot -n "__fish_seen_subcommand_from new" -s l -l lang -x -a 'go python node ts c sh' -d 'The language'
+complete -c zot -n "__fish_seen_subcommand_from new" -s d -l dir -x -a '(__fish_complete_directories)' -d 'Write into DIR/NAME'
 complete -c zot -n "__fish_seen_subcommand_from install remove enable disable" -l project -d "The project's extensions"
 complete -c zot -n "__fish_seen_subcommand_from install" -l force -d 'Replace an installed one'
 complete -c zot -n "__fish_seen_subcommand_from logs" -s f -d 'Follow the log'

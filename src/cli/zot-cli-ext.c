@@ -932,6 +932,9 @@ static const struct
     zot_cli_ext_check_main },
   { "stats", "stats [--json] [PROMPT]",
     N_("Run the extensions (and PROMPT) and show what each costs"), zot_cli_ext_stats_main },
+  { "new", "new NAME --lang LANG [--dir DIR]",
+    N_("Write a new extension to start from, in Go, Python, Node, TypeScript, C or sh"),
+    zot_cli_ext_new_main },
 };
 
 static void

@@ -10,6 +10,7 @@ G_BEGIN_DECLS
 ZotExtensionRow  *_zot_extensions_page_get_row           (ZotExtensionsPage *self,
                                                           ZotExtension      *extension);
 GtkWidget        *_zot_extensions_page_get_reload_button (ZotExtensionsPage *self);
+GtkWidget        *_zot_extensions_page_get_new_button    (ZotExtensionsPage *self);
 AdwMessageDialog *_zot_extensions_page_get_remove_dialog (ZotExtensionsPage *self);
 void              _zot_extensions_page_remove_response   (ZotExtensionsPage *self,
                                                           ZotExtension      *extension,

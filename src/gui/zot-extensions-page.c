@@ -19,6 +19,8 @@
 #include "zot-extensions-page.h"
 #include "zot-extensions-page-private.h"
 #include "zot-installer.h"
+#include "zot-new-extension-dialog.h"
+#include "zot-window.h"
 
 #define DIALOG_EXTENSION_KEY "zot-extensions-page-extension"
 
@@ -27,6 +29,7 @@ struct _ZotExtensionsPage
   AdwBin               parent_instance;
 
   GtkButton           *reload_button;
+  GtkButton           *new_button;
   GtkListBox          *list_box;
 
   ZotHost             *host;
@@ -195,6 +198,34 @@ reload_all (ZotExtensionsPage *self)
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->reload_button), FALSE);
   zot_extension_manager_reload_async (self->manager, self->cancellable, reloaded_cb, self);
+}
+
+/* The new extension runs as a `--ext` extension of this window's project,
+ * as `zot --ext DIR` would start it. */
+static void
+on_extension_created_cb (ZotExtensionsPage *self,
+                         const char        *directory)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  const char * const paths[] = { directory, NULL };
+  g_autofree char *text = NULL;
+
+  if (ZOT_IS_WINDOW (root))
+    zot_window_add_extensions (ZOT_WINDOW (root), paths);
+  /* Translators: %s is the new extension's folder */
+  text = g_strdup_printf (_("Wrote %s; it runs in this project until the window closes"), directory);
+  show_toast (self, text);
+}
+
+static void
+on_new_button_clicked_cb (ZotExtensionsPage *self)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  const char *cwd = self->manager != NULL ? zot_extension_manager_get_cwd (self->manager) : NULL;
+  GtkWidget *dialog = zot_new_extension_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL, cwd);
+
+  g_signal_connect_object (dialog, "created", G_CALLBACK (on_extension_created_cb), self, G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
@@ -469,6 +500,8 @@ zot_extensions_page_class_init (ZotExtensionsPageClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotExtensionsPage, reload_button);
   gtk_widget_class_bind_template_child (widget_class, ZotExtensionsPage, list_box);
   gtk_widget_class_bind_template_callback (widget_class, on_reload_button_clicked_cb);
+  gtk_widget_class_bind_template_child (widget_class, ZotExtensionsPage, new_button);
+  gtk_widget_class_bind_template_callback (widget_class, on_new_button_clicked_cb);
 }
 
 static void
@@ -560,6 +593,14 @@ _zot_extensions_page_get_reload_button (ZotExtensionsPage *self)
   g_return_val_if_fail (ZOT_IS_EXTENSIONS_PAGE (self), NULL);
 
   return GTK_WIDGET (self->reload_button);
+}
+
+GtkWidget *
+_zot_extensions_page_get_new_button (ZotExtensionsPage *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSIONS_PAGE (self), NULL);
+
+  return GTK_WIDGET (self->new_button);
 }
 
 AdwMessageDialog *
