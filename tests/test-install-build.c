@@ -174,6 +174,24 @@ test_failure (Fixture       *f,
   g_assert_false (g_file_test (f->installed, G_FILE_TEST_EXISTS));
 }
 
+/* A compiler that reports on stdout (tsc does) is quoted all the same;
+ * a build silent on both says how it ended. */
+static void
+test_failure_on_stdout (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *build = NULL;
+
+  make_source (f, "echo 'main.mts(3,1): error TS1005: ; expected'\necho more\nexit 2\n");
+  g_assert_cmpint (install (f, "--build"), ==, 1);
+  g_assert_true (g_str_has_prefix (f->err, "zot: building built failed: main.mts(3,1): error TS1005: ; expected; "));
+
+  build = g_build_filename (f->source, "build.sh", NULL);
+  g_assert_true (g_file_set_contents (build, "exit 4\n", -1, NULL));
+  g_assert_cmpint (install (f, "--build"), ==, 1);
+  g_assert_true (g_str_has_prefix (f->err, "zot: building built failed: exit status 4; "));
+}
+
 /* The deadline, shortened: a build that does not end is killed. */
 static void
 test_deadline (Fixture       *f,
@@ -227,6 +245,7 @@ main (int   argc,
 
   ADD ("success", test_success);
   ADD ("failure", test_failure);
+  ADD ("failure-on-stdout", test_failure_on_stdout);
   ADD ("keeps-installed", test_keeps_installed);
   ADD ("deadline", test_deadline);
   ADD ("missing-program", test_missing_program);

@@ -5,7 +5,8 @@
  * program name through $PATH) with its stdout and stderr appended to the
  * extension's log under a `=== NAME: build: …` header, and is killed when
  * it outlives its deadline. A failure is reported by one line: the first
- * line the build wrote to stderr, else how it ended.
+ * line the build wrote to stderr, else to stdout (tsc, for one, reports
+ * its errors there), else how it ended.
  */
 #define G_LOG_DOMAIN "zot-protocol"
 
@@ -35,6 +36,7 @@ typedef struct
   ZotTimeout     deadline;
   char          *log_path;
   int            log_fd;
+  off_t          output_start;
   GSource       *timeout;
   GSource       *drain;
   gulong         cancel_id;
@@ -93,6 +95,32 @@ build_log (Build      *build,
     g_debug ("cannot write the build's output to %s", build->log_path);
 }
 
+static void keep_first_line (Build  *build,
+                             GBytes *bytes);
+
+/* A build that said nothing on stderr: its first line on stdout, which
+ * went straight to the log after the header. */
+static void
+keep_first_stdout_line (Build *build)
+{
+  char buffer[BUILD_ERROR_LINE_MAX_BYTES * 4];
+  g_autoptr(GBytes) bytes = NULL;
+  ssize_t length;
+
+  if (build->log_fd < 0 || build->output_start < 0)
+    return;
+  length = pread (build->log_fd, buffer, sizeof buffer, build->output_start);
+  if (length <= 0)
+    return;
+  bytes = g_bytes_new (buffer, (gsize) length);
+  keep_first_line (build, bytes);
+  if (!g_utf8_validate_len (build->first_line->str, build->first_line->len, NULL))
+    {
+      g_autofree char *valid = g_utf8_make_valid (build->first_line->str, -1);
+      g_string_assign (build->first_line, valid);
+    }
+}
+
 /* Why the build failed; NULL when it succeeded. */
 static char *
 build_failure (Build *build)
@@ -111,6 +139,8 @@ build_failure (Build *build)
   status = g_subprocess_get_exit_status (build->process);
   if (status == 0)
     return NULL;
+  if (build->first_line->len == 0)
+    keep_first_stdout_line (build);
   if (build->first_line->len > 0)
     return g_strdup (build->first_line->str);
   /* Translators: why a build failed: the number its program exited with */
@@ -274,10 +304,11 @@ zot_extension_build_async (const char          *directory,
   build->first_line = g_string_new (NULL);
   build->read_cancellable = g_cancellable_new ();
   build->log_path = g_strdup (log_path);
-  build->log_fd = log_path != NULL ? g_open (log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
+  build->log_fd = log_path != NULL ? g_open (log_path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
 
   header = g_strdup_printf ("\n=== %s: build: %s (in %s)\n", name, command, directory);
   build_log (build, header, strlen (header));
+  build->output_start = build->log_fd >= 0 ? lseek (build->log_fd, 0, SEEK_CUR) : -1;
 
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE |
                                         (build->log_fd < 0 ? G_SUBPROCESS_FLAGS_STDOUT_SILENCE : 0));
