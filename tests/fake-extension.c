@@ -1048,15 +1048,17 @@ answer_reconcile (const char *id,
   send_frame (builder);
 }
 
-/* A tool call's "wait_path" and "wait_lines": answer once PATH has that
- * many lines, checking every 10 ms for at most 30 s. */
+/* A tool call's "wait_path" with "wait_lines" or "wait_text": answer once
+ * PATH has that many lines, or holds that text, checking every 10 ms for at
+ * most 30 s. */
 static void
 wait_for_lines (JsonObject *args)
 {
   const char *path = get_string_member (args, "wait_path");
+  const char *want = get_string_member (args, "wait_text");
   gint64 lines = 0;
 
-  if (path == NULL || !get_int_member (args, "wait_lines", &lines))
+  if (path == NULL || (want == NULL && !get_int_member (args, "wait_lines", &lines)))
     return;
 
   for (int i = 0; i < 3000; i++)
@@ -1065,9 +1067,13 @@ wait_for_lines (JsonObject *args)
       gint64 n = 0;
 
       if (g_file_get_contents (path, &text, NULL, NULL))
-        for (const char *c = text; *c != '\0'; c++)
-          n += *c == '\n';
-      if (n >= lines)
+        {
+          if (want != NULL && strstr (text, want) != NULL)
+            return;
+          for (const char *c = text; *c != '\0'; c++)
+            n += *c == '\n';
+        }
+      if (want == NULL && n >= lines)
         return;
       poll (NULL, 0, 10);
     }
@@ -1096,6 +1102,7 @@ wait_for_lines (JsonObject *args)
  *   "send": TEXT      write TEXT verbatim as one line before the result (or,
  *                     with "hang", instead of it)
  *   "wait_path": PATH, "wait_lines": N   answer once PATH has N lines
+ *   "wait_path": PATH, "wait_text": TEXT  answer once PATH holds TEXT
  * Without reply, size, error or refuse (or when args is not an object) the
  * only text block is "NAME called with ARGS", ARGS being compact JSON.
  * Text blocks come in the order reply, size, error, refuse.

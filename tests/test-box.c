@@ -484,6 +484,12 @@ child_gone (gpointer data)
 }
 
 static gboolean
+child_there (gpointer data)
+{
+  return process_named (data);
+}
+
+static gboolean
 extension_ended (gpointer data)
 {
   ZotExtensionState state = zot_extension_get_state (data);
@@ -503,7 +509,9 @@ test_children (Fixture       *f,
     return;
   load_probe (f, "\"permissions\": {}", probe, NULL);
   assert_ready (f);
-  g_assert_true (process_named (name));
+  /* The probe starts its child in the background: the child may take its
+   * name only after the probe said ready. */
+  zot_test_wait_until (child_there, name, 10000);
 
   /* The host's side of the box goes, as when zot is killed. */
   identifier = g_subprocess_get_identifier (f->extension->subprocess);
