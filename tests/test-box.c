@@ -87,7 +87,11 @@ load_probe (Fixture    *f,
   node = json_builder_get_root (builder);
   args = json_to_string (node, FALSE);
 
-  json = g_strdup_printf ("{\"name\": \"box-probe\", \"exec\": \"%s\", \"args\": %s%s%s}",
+  /* A box killed at a limit or by a test is not restarted: the supervisor
+   * has tests of its own, and a restart racing the teardown would keep the
+   * extension alive. */
+  json = g_strdup_printf ("{\"name\": \"box-probe\", \"exec\": \"%s\", \"args\": %s, "
+                          "\"restart\": \"never\"%s%s}",
                           script, args, *permissions ? ", " : "", permissions);
   f->dir = zot_test_make_manifest (parent, "box-probe", json);
   paths[0] = f->dir;
