@@ -501,6 +501,19 @@ extension_ended (gpointer data)
   return state == ZOT_EXTENSION_STATE_FAILED || state == ZOT_EXTENSION_STATE_EXITED;
 }
 
+/* A process whose /proc is the host's (as a box's first process has until
+ * bwrap moved it into the box's root) is not measured: counting every
+ * process of the host killed boxes at their limit while they started. */
+static void
+test_measure_before_root (Fixture       *f,
+                          gconstpointer  data)
+{
+  ZotBoxUsage usage = { 0 };
+
+  g_assert_false (zot_box_measure (getpid (), G_MAXUINT - 1, &usage));
+  g_assert_cmpuint (usage.processes, ==, 0);
+}
+
 static void
 test_children (Fixture       *f,
                gconstpointer  data)
@@ -877,6 +890,7 @@ main (int   argc,
   ADD ("children", test_children, NULL);
   ADD ("limits/processes", test_processes_limit, NULL);
   ADD ("limits/under", test_processes_under_limit, NULL);
+  ADD ("limits/measure-before-root", test_measure_before_root, NULL);
   ADD ("limits/memory", test_memory_limit, NULL);
   ADD ("limits/open-files", test_open_files_limit, NULL);
   ADD ("limits/cgroup-made", test_cgroup_made, NULL);

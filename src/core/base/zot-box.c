@@ -414,7 +414,7 @@ read_resident (const char *proc,
  * @max_processes: the count stops past this: more is more
  * @usage: (out): what the box's processes use together
  *
- * Returns: %FALSE when the box cannot be seen (it has ended)
+ * Returns: %FALSE when the box cannot be seen (not set up yet, or ended)
  */
 gboolean
 zot_box_measure (GPid                 first,
@@ -425,8 +425,16 @@ zot_box_measure (GPid                 first,
   g_autoptr(GDir) dir = NULL;
   const char *name;
 
+  g_autofree char *self = g_strdup_printf ("%s/self", proc);
+
   usage->resident = 0;
   usage->processes = 0;
+  /* Until bwrap has moved into the box's root, the first process still
+   * sees the host's /proc, which lists every process of the host. A /proc
+   * of the box's own pid namespace has no "self" for us, who are not in
+   * it: only that one is measured. */
+  if (g_file_test (self, G_FILE_TEST_EXISTS))
+    return FALSE;
   dir = g_dir_open (proc, 0, NULL);
   if (dir == NULL)
     return FALSE;
