@@ -932,6 +932,8 @@ static const struct
     zot_cli_ext_check_main },
   { "stats", "stats [--json] [PROMPT]",
     N_("Run the extensions (and PROMPT) and show what each costs"), zot_cli_ext_stats_main },
+  { "secret", "secret set|list|remove NAME [KEY]",
+    N_("Keep an extension's declared secrets in the keyring; set reads stdin"), zot_cli_ext_secret_main },
 };
 
 static void
