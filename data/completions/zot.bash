@@ -26,7 +26,7 @@ _zot()
 
     if [[ ${words[1]} == ext ]]; then
         if [[ $cword -eq 2 ]]; then
-            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key check stats' -- "$cur"))
+            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key check stats secret' -- "$cur"))
         elif [[ ( ${words[2]} == install || ${words[2]} == check ) && $cur != -* ]]; then
             _filedir -d
         else
