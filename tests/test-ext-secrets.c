@@ -173,6 +173,29 @@ test_size_bound (Fixture       *f,
   g_assert_true (g_file_test (f->store, G_FILE_TEST_EXISTS));
 }
 
+/* No Secret Service on the bus: one line naming what to start. A bus
+ * address that leads nowhere keeps any real keyring out of it. */
+static void
+test_keyring_unavailable (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *out = NULL, *err = NULL;
+  g_autofree char *saved = g_strdup (g_getenv ("DBUS_SESSION_BUS_ADDRESS"));
+  int status;
+
+  make_probes (f);
+  g_unsetenv ("ZOT_TEST_EXTENSION_SECRETS_FILE");
+  g_setenv ("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/zot-test-bus", TRUE);
+  status = run_zot ("", 0, &out, &err, "ext", "secret", "list", "holder", NULL);
+  if (saved != NULL)
+    g_setenv ("DBUS_SESSION_BUS_ADDRESS", saved, TRUE);
+  else
+    g_unsetenv ("DBUS_SESSION_BUS_ADDRESS");
+  g_assert_cmpint (status, ==, 1);
+  g_assert_nonnull (strstr (err, "start a Secret Service"));
+  g_assert_cmpuint (zot_test_count (err, "\n"), ==, 1);
+}
+
 static void
 result_cb (GObject      *source,
            GAsyncResult *result,
@@ -304,6 +327,8 @@ main (int    argc,
   g_test_add ("/ext-secrets/cli", Fixture, NULL, fixture_setup, test_cli, fixture_teardown);
   g_test_add ("/ext-secrets/undeclared", Fixture, NULL, fixture_setup, test_undeclared, fixture_teardown);
   g_test_add ("/ext-secrets/size-bound", Fixture, NULL, fixture_setup, test_size_bound, fixture_teardown);
+  g_test_add ("/ext-secrets/keyring-unavailable", Fixture, NULL, fixture_setup, test_keyring_unavailable,
+              fixture_teardown);
   g_test_add ("/ext-secrets/spawn", Fixture, NULL, fixture_setup, test_spawn, fixture_teardown);
   g_test_add ("/ext-secrets/missing", Fixture, NULL, fixture_setup, test_missing, fixture_teardown);
   return g_test_run ();

@@ -118,8 +118,17 @@ return_failure (GTask  *task,
                              _("the keyring did not answer in time for %s's secrets; "
                                "check that a Secret Service (GNOME Keyring, KeePassXC) is running"),
                              call->extension);
-  else
+  else if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     g_task_return_error (task, error);
+  else
+    {
+      /* Translators: an extension's name, then the keyring's or D-Bus's error message */
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_NOT_CONNECTED,
+                               _("the keyring holding %s's secrets is not available (%s); "
+                                 "start a Secret Service such as GNOME Keyring or KeePassXC"),
+                               call->extension, error->message);
+      g_error_free (error);
+    }
   return TRUE;
 }
 
