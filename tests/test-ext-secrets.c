@@ -311,6 +311,34 @@ test_missing (Fixture       *f,
   g_assert_null (strstr (holder, "HOLDER_TOKEN="));
 }
 
+/* Inside the Flatpak bwrap's variables would be on flatpak-spawn's
+ * command line: the secret is held back, and the log says why. */
+static void
+test_flatpak (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *calls_log = NULL, *calls = NULL, *log = NULL, *holder = NULL;
+
+  if (!bwrap_works)
+    {
+      g_test_skip ("bwrap cannot create namespaces here");
+      return;
+    }
+  make_probes (f);
+  store_value ("holder", "HOLDER_TOKEN", VALUE);
+  calls_log = zot_test_fake_sandbox_begin (f->env.root);
+  load (f);
+  zot_test_fake_sandbox_end ();
+
+  calls = zot_test_read_file (calls_log);
+  g_assert_nonnull (strstr (calls, "\"--host\""));
+  g_assert_null (strstr (calls, VALUE));
+  holder = results_of (f->holder_dir);
+  g_assert_null (strstr (holder, VALUE));
+  log = zot_test_read_file (zot_extension_get_log_path (zot_extension_manager_find (f->manager, "holder")));
+  g_assert_nonnull (strstr (log, "not given inside the Flatpak"));
+}
+
 int
 main (int    argc,
       char **argv)
@@ -330,6 +358,7 @@ main (int    argc,
   g_test_add ("/ext-secrets/keyring-unavailable", Fixture, NULL, fixture_setup, test_keyring_unavailable,
               fixture_teardown);
   g_test_add ("/ext-secrets/spawn", Fixture, NULL, fixture_setup, test_spawn, fixture_teardown);
+  g_test_add ("/ext-secrets/flatpak", Fixture, NULL, fixture_setup, test_flatpak, fixture_teardown);
   g_test_add ("/ext-secrets/missing", Fixture, NULL, fixture_setup, test_missing, fixture_teardown);
   return g_test_run ();
 }
