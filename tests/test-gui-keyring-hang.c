@@ -6,6 +6,7 @@
 #include <adwaita.h>
 
 #include "zot-application.h"
+#include "zot-extension-secrets.h"
 #include "zot-keyring.h"
 #include "zot-limits-private.h"
 #include "zot-test-util.h"
@@ -91,6 +92,14 @@ submitted_cb (GObject      *object,
 }
 
 static void
+secrets_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static void
 test_hung_keyring (void)
 {
   g_autoptr(GDBusConnection) bus = NULL;
@@ -151,6 +160,19 @@ test_hung_keyring (void)
     g_assert_error (store.error, ZOT_KEYRING_ERROR, ZOT_KEYRING_ERROR_UNAVAILABLE);
     g_assert_nonnull (strstr (store.error->message, "did not answer within 1500 ms"));
     g_clear_error (&store.error);
+  }
+  /* An extension's secrets, looked up before its start, end the same way. */
+  {
+    static const char * const keys[] = { "TOKEN", NULL };
+    g_autoptr(GAsyncResult) result = NULL;
+
+    zot_extension_secrets_lookup_async ("holder", keys, NULL, secrets_cb, &result);
+    while (result == NULL)
+      g_main_context_iteration (NULL, TRUE);
+    g_assert_null (zot_extension_secrets_lookup_finish (result, &error));
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT);
+    g_assert_nonnull (strstr (error->message, "did not answer in time for holder"));
+    g_clear_error (&error);
   }
 
   zot_host_submit_async (zot_window_get_host (window), "hello", NULL, submitted_cb, &submit);

@@ -26,7 +26,7 @@ _zot()
 
     if [[ ${words[1]} == ext ]]; then
         if [[ $cword -eq 2 ]]; then
-            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key check stats new' -- "$cur"))
+            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key check stats new secret' -- "$cur"))
         elif [[ ${words[2]} == new && ( $prev == --lang || $prev == -l ) ]]; then
             COMPREPLY=($(compgen -W 'go python node ts c sh' -- "$cur"))
         elif [[ ${words[2]} == new && ( $prev == --dir || $prev == -d ) ]]; then

@@ -1,5 +1,5 @@
 # fish completion for zot
-set -l ext_commands list install remove enable disable logs allow-key deny-key check stats new
+set -l ext_commands list install remove enable disable logs allow-key deny-key check stats new secret
 
 complete -c zot -n __fish_use_subcommand -f -a ext -d 'Manage extensions'
 complete -c zot -n __fish_use_subcommand -f -a rpc -d 'JSON-RPC on stdin and stdout'
@@ -53,3 +53,5 @@ complete -c zot -l codemode -x -a 'off on only' -d 'Script runtime'
 complete -c zot -l codemode-only -d 'Same as --codemode=only'
 complete -c zot -l yolo -d 'Approve every tool call without asking'
 complete -c zot -l no-yolo -d 'Ask before tool calls'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a secret -d "Keep an extension's declared secrets in the keyring"
+complete -c zot -n "__fish_seen_subcommand_from secret" -f -a 'set list remove'

@@ -935,6 +935,8 @@ static const struct
   { "new", "new NAME --lang LANG [--dir DIR]",
     N_("Write a new extension to start from, in Go, Python, Node, TypeScript, C or sh"),
     zot_cli_ext_new_main },
+  { "secret", "secret set|list|remove NAME [KEY]",
+    N_("Keep an extension's declared secrets in the keyring; set reads stdin"), zot_cli_ext_secret_main },
 };
 
 static void

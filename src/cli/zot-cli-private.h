@@ -20,6 +20,9 @@ int zot_cli_ext_check_main (int    argc,
 /* `zot ext stats` (zot-cli-ext-stats.c); argv starts at "stats". */
 int zot_cli_ext_stats_main (int    argc,
                             char **argv);
+/* `zot ext secret` (zot-cli-ext-secret.c); argv starts at "secret". */
+int zot_cli_ext_secret_main (int    argc,
+                             char **argv);
 
 /* `zot ext new` (zot-cli-ext-new.c); argv starts at "new". */
 int zot_cli_ext_new_main   (int    argc,

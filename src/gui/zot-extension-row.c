@@ -20,6 +20,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-extension-meter-view.h"
+#include "zot-extension-row-secrets.h"
 #include "zot-extension-row.h"
 #include "zot-tooltip.h"
 #include "zot-wrap-safe.h"
@@ -543,6 +544,20 @@ add_problems (ZotExtensionRow *self)
                                       "dialog-warning-symbolic", "warning"));
 }
 
+static void
+add_secret_row (gpointer   self,
+                GtkWidget *row)
+{
+  add_detail (self, row);
+}
+
+static void
+toast_secret (gpointer    self,
+              const char *text)
+{
+  toast (self, text);
+}
+
 /**
  * zot_extension_row_rebuild_details:
  * @self: a #ZotExtensionRow
@@ -583,6 +598,10 @@ zot_extension_row_rebuild_details (ZotExtensionRow *self)
   add_detail (self, zot_extension_meter_view_get_details_row (self->meter));
   add_commands (self);
   add_tools (self);
+  if (manifest != NULL && zot_manifest_get_permissions (manifest) != NULL)
+    zot_extension_secret_rows_add (self, zot_extension_get_name (self->extension),
+                                   (const char * const *) zot_manifest_get_permissions (manifest)->secrets,
+                                   add_secret_row, toast_secret);
 
   adw_expander_row_add_row (expander, self->log_row);
   adw_expander_row_add_row (expander, self->actions_row);

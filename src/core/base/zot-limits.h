@@ -58,6 +58,8 @@ G_BEGIN_DECLS
 /* --api-key-file: a key is a line; a link to /dev/zero must not be read
  * whole. */
 #define ZOT_API_KEY_FILE_MAX_BYTES         ((gsize) 64 * 1024)
+/* `zot ext secret set` reads at most this many bytes of value from stdin. */
+#define ZOT_EXTENSION_SECRET_MAX_BYTES     ((gsize) 64 * 1024)
 
 /* Names and registrations (zot-names.c): every provider accepts these
  * tool names; a flood of registrations is cut off with a clear error. */

@@ -190,6 +190,7 @@ box_environment (ZotExtension         *self,
           g_strv_contains ((const char * const *) permissions->env, name))
         g_strv_builder_add (env, host[i]);
     }
+  _zot_extension_secrets_take (self, env);
   return g_strv_builder_end (env);
 }
 

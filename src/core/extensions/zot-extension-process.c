@@ -442,6 +442,9 @@ write_header (ZotExtension *self,
     g_debug ("%s: cannot write to %s", self->name, self->log_path);
 }
 
+static void spawn (ZotExtension *self,
+                   GTask        *task_);
+
 static void
 zot_extension_init_async (GAsyncInitable      *initable,
                           int                  io_priority,
@@ -450,15 +453,9 @@ zot_extension_init_async (GAsyncInitable      *initable,
                           gpointer             user_data)
 {
   ZotExtension *self = ZOT_EXTENSION (initable);
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
-  g_autoptr(GStrvBuilder) builder = NULL;
-  g_auto(GStrv) argv = NULL;
-  g_auto(GStrv) box_env = NULL;
   g_autoptr(GTask) task = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *program = NULL;
-  const char *identifier;
-  int stderr_fd;
 
   task = g_task_new (self, cancellable, callback, user_data);
   g_task_set_source_tag (task, zot_extension_init_async);
@@ -493,6 +490,26 @@ zot_extension_init_async (GAsyncInitable      *initable,
     }
 
   write_header (self, program);
+  g_task_set_task_data (task, g_steal_pointer (&program), g_free);
+  if (!_zot_extension_secrets_fetch (self, task, spawn))
+    spawn (self, g_steal_pointer (&task));
+}
+
+/* Continues zot_extension_init_async() once the extension's secrets, if
+ * it declares any, are at hand. */
+static void
+spawn (ZotExtension *self,
+       GTask        *task_)
+{
+  g_autoptr(GTask) task = task_;
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GStrvBuilder) builder = NULL;
+  g_auto(GStrv) argv = NULL;
+  g_auto(GStrv) box_env = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *program = g_task_get_task_data (task);
+  const char *identifier;
+  int stderr_fd;
 
   builder = g_strv_builder_new ();
   g_strv_builder_add (builder, program);
