@@ -932,6 +932,8 @@ static const struct
     zot_cli_ext_check_main },
   { "stats", "stats [--json] [PROMPT]",
     N_("Run the extensions (and PROMPT) and show what each costs"), zot_cli_ext_stats_main },
+  { "trust", "trust [NAME…] [--cwd DIR]",
+    N_("Let the project's extensions start in this project"), zot_cli_ext_trust_main },
 };
 
 static void

@@ -21,6 +21,10 @@ int zot_cli_ext_check_main (int    argc,
 int zot_cli_ext_stats_main (int    argc,
                             char **argv);
 
+/* `zot ext trust` (zot-cli-ext-trust.c); argv starts at "trust". */
+int zot_cli_ext_trust_main (int    argc,
+                            char **argv);
+
 /* The `--json` event stream, shared with `zot rpc`. */
 typedef struct _ZotCliEvents ZotCliEvents;
 

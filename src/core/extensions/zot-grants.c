@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <glib/gi18n.h>
+#include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
 #include "zot-grants.h"
@@ -301,4 +302,86 @@ zot_permissions_intersect (const ZotPermissions *declared,
   self->secrets = names_both ((const char * const *) declared->secrets,
                               (const char * const *) granted->secrets);
   return self;
+}
+
+/* Project extensions */
+
+/**
+ * zot_grants_project_of:
+ * @directory: a project extension's folder, <project>/.zot/extensions/<name>
+ *
+ * Returns: (transfer full): the project folder it is trusted in
+ */
+char *
+zot_grants_project_of (const char *directory)
+{
+  g_autofree char *extensions = g_path_get_dirname (directory);
+  g_autofree char *dot_zot = g_path_get_dirname (extensions);
+
+  return g_path_get_dirname (dot_zot);
+}
+
+/**
+ * zot_grants_may_start:
+ *
+ * A cloned repository must not run code on open: an extension found in a
+ * project starts only once the user trusted it for that project, and only
+ * while it asks for no more than was accepted. Every other scope starts as
+ * before (an explicit --ext path is the author running their own code).
+ */
+gboolean
+zot_grants_may_start (const char        *directory,
+                      ZotExtensionScope  scope,
+                      ZotManifest       *manifest)
+{
+  g_autoptr(ZotGrant) grant = NULL;
+  g_autofree char *project = NULL;
+
+  /* A disabled one starts nowhere anyway: it stays listed as disabled. */
+  if (scope != ZOT_EXTENSION_SCOPE_PROJECT || manifest == NULL || !zot_manifest_get_enabled (manifest))
+    return TRUE;
+  grant = zot_grant_load (zot_manifest_get_name (manifest));
+  project = zot_grants_project_of (directory);
+  return zot_grant_trusts_project (grant, project) &&
+         zot_grant_covers (grant, zot_manifest_get_permissions (manifest));
+}
+
+/**
+ * zot_grants_trust_project:
+ *
+ * Grants what @manifest asks for and trusts it in its project, keeping the
+ * other projects it was trusted in.
+ */
+gboolean
+zot_grants_trust_project (const char   *directory,
+                          ZotManifest  *manifest,
+                          GError      **error)
+{
+  const char *name = zot_manifest_get_name (manifest);
+  g_autoptr(ZotGrant) old = zot_grant_load (name);
+  g_autoptr(ZotGrant) grant = zot_grant_new (zot_manifest_get_permissions (manifest));
+  g_autofree char *project = zot_grants_project_of (directory);
+
+  for (guint i = 0; old != NULL && old->projects[i] != NULL; i++)
+    zot_grant_add_project (grant, old->projects[i]);
+  zot_grant_add_project (grant, project);
+  return zot_grant_save (name, grant, error);
+}
+
+/**
+ * zot_grants_approval_error:
+ *
+ * Returns: (transfer full): why a project extension was not started, with
+ *   what it asks for and the command that trusts it
+ */
+GError *
+zot_grants_approval_error (const char  *directory,
+                           ZotManifest *manifest)
+{
+  g_autofree char *asks = zot_permissions_describe_words (zot_manifest_get_permissions (manifest));
+
+  return g_error_new (G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                      /* Translators: what the extension asks for ("confined: …" or "unconfined"), then its name */
+                      _("needs approval (asks for: %s); run `zot ext trust %s` in the project folder"),
+                      asks, zot_manifest_get_name (manifest));
 }

@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "zot-discovery.h"
 #include "zot-permissions.h"
 
 G_BEGIN_DECLS
@@ -38,5 +39,20 @@ ZotPermissions *zot_permissions_intersect (const ZotPermissions  *declared,
                                            const ZotPermissions  *granted);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotGrant, zot_grant_free)
+
+G_END_DECLS
+
+G_BEGIN_DECLS
+
+/* Project extensions (found in a project's .zot/extensions/) */
+char           *zot_grants_project_of     (const char            *directory);
+gboolean        zot_grants_may_start      (const char            *directory,
+                                           ZotExtensionScope      scope,
+                                           ZotManifest           *manifest);
+gboolean        zot_grants_trust_project  (const char            *directory,
+                                           ZotManifest           *manifest,
+                                           GError               **error);
+GError         *zot_grants_approval_error (const char            *directory,
+                                           ZotManifest           *manifest);
 
 G_END_DECLS
