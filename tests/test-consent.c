@@ -1,12 +1,17 @@
 /* test-consent.c — grants: what the user accepted for each extension. */
 #include "config.h"
 
+#include <stdarg.h>
+#include <string.h>
+#include <sys/wait.h>
+
 #include <glib/gstdio.h>
 
 #include "zot-grants.h"
 #include "zot-limits.h"
 #include "zot-manifest.h"
 #include "zot-paths.h"
+#include "zot-test-util.h"
 
 typedef struct
 {
@@ -199,6 +204,121 @@ test_corrupt (Fixture       *f,
   g_test_assert_expected_messages ();
 }
 
+
+/* zot with $ZOT_HOME set and no terminal on stdin, as a script runs it. */
+static int
+run_zot (Fixture     *f,
+         char       **out,
+         char       **err,
+         const char  *first,
+         ...)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "ZOT_HOME", f->home, TRUE);
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+  va_list args;
+
+  g_ptr_array_add (argv, (char *) g_getenv ("ZOT_BIN"));
+  va_start (args, first);
+  for (const char *arg = first; arg != NULL; arg = va_arg (args, const char *))
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (args);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (f->home, (char **) argv->pdata, envp, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL,
+                out, err, &status, &error);
+  g_assert_no_error (error);
+  g_test_message ("stdout: %s\nstderr: %s", out ? *out : "", err ? *err : "");
+  return WEXITSTATUS (status);
+}
+
+static char *
+make_source (Fixture    *f,
+             const char *folder,
+             const char *permissions)
+{
+  g_autofree char *parent = g_build_filename (f->home, "src", NULL);
+  g_autofree char *json = g_strdup_printf ("{\"name\": \"asker\", \"exec\": \"sh\"%s%s}",
+                                           permissions != NULL ? ", \"permissions\": " : "",
+                                           permissions != NULL ? permissions : "");
+  g_autofree char *dir = g_build_filename (parent, folder, NULL);
+
+  zot_test_remove_tree (dir);
+  return zot_test_make_manifest (parent, folder, json);
+}
+
+static void
+test_install_asks (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *source = make_source (f, "v1", "{\"filesystem\": \"project:ro\"}");
+  g_autofree char *more = make_source (f, "v2", "{\"filesystem\": \"project:ro\", \"network\": true}");
+  g_autofree char *open = make_source (f, "v3", NULL);
+  g_autofree char *installed = g_build_filename (f->home, "extensions", "asker", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(ZotGrant) grant = NULL;
+
+  (void) data;
+  /* No terminal and no --yes: nothing installed, and one line says why. */
+  g_assert_cmpint (run_zot (f, &out, &err, "ext", "install", source, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "asker asks for: confined: project read-only, no network"));
+  g_assert_nonnull (strstr (err, "add --yes"));
+  g_assert_cmpuint (zot_test_count (err, "\n"), ==, 1);
+  g_assert_false (g_file_test (installed, G_FILE_TEST_EXISTS));
+  g_assert_null (zot_grant_load ("asker"));
+
+  /* --yes installs and records what was accepted. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_zot (f, &out, NULL, "ext", "install", "--yes", source, NULL), ==, 0);
+  g_assert_true (g_file_test (installed, G_FILE_TEST_IS_DIR));
+  grant = zot_grant_load ("asker");
+  g_assert_nonnull (grant);
+  g_assert_cmpint (grant->permissions->filesystem, ==, ZOT_FILESYSTEM_PROJECT_RO);
+  g_assert_false (grant->permissions->network);
+
+  /* The same rights again: not asked. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_zot (f, &out, NULL, "ext", "install", "--force", source, NULL), ==, 0);
+  g_assert_null (strstr (out, "asks for"));
+
+  /* An update that asks for more stops and asks again; the old copy stays. */
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_zot (f, &out, &err, "ext", "install", "--force", more, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "confined: project read-only, network"));
+  g_assert_nonnull (strstr (err, "--yes"));
+  g_clear_pointer (&grant, zot_grant_free);
+  grant = zot_grant_load ("asker");
+  g_assert_false (grant->permissions->network);
+
+  /* Dropping the box is asked about in the same way, in that word. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_zot (f, &out, NULL, "ext", "install", "--force", open, NULL), ==, 1);
+  g_assert_nonnull (strstr (out, "asker asks for: unconfined"));
+  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", "--force", "--yes", open, NULL), ==, 0);
+  g_clear_pointer (&grant, zot_grant_free);
+  grant = zot_grant_load ("asker");
+  g_assert_true (grant->unconfined);
+}
+
+static void
+test_install_project_trusts (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *source = make_source (f, "v1", "{\"filesystem\": \"none\"}");
+  g_autofree char *project = g_build_filename (f->home, "project", NULL);
+  g_autoptr(ZotGrant) grant = NULL;
+
+  (void) data;
+  g_assert_cmpint (g_mkdir_with_parents (project, 0700), ==, 0);
+  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", "--yes", "--project", "--cwd", project, source,
+                            NULL), ==, 0);
+  grant = zot_grant_load ("asker");
+  g_assert_nonnull (grant);
+  g_assert_true (zot_grant_trusts_project (grant, project));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -210,6 +330,10 @@ main (int   argc,
   g_test_add ("/consent/grants/revoke-narrows", Fixture, NULL, fixture_set_up, test_revoke_narrows,
               fixture_tear_down);
   g_test_add ("/consent/grants/corrupt", Fixture, NULL, fixture_set_up, test_corrupt, fixture_tear_down);
+
+  g_test_add ("/consent/install/asks", Fixture, NULL, fixture_set_up, test_install_asks, fixture_tear_down);
+  g_test_add ("/consent/install/project-trusts", Fixture, NULL, fixture_set_up, test_install_project_trusts,
+              fixture_tear_down);
 
   return g_test_run ();
 }

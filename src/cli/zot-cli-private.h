@@ -25,6 +25,15 @@ int zot_cli_ext_stats_main (int    argc,
 int zot_cli_ext_trust_main (int    argc,
                             char **argv);
 
+/* `zot ext install` asks before it installs (zot-cli-ext-consent.c). */
+char     *zot_cli_ext_describe_permissions (ZotManifest  *manifest);
+gboolean  zot_cli_ext_consent              (ZotManifest  *staged,
+                                            gpointer      user_data,
+                                            GError      **error);
+gboolean  zot_cli_ext_record_grant         (ZotManifest  *manifest,
+                                            gboolean      project,
+                                            GError      **error);
+
 /* The `--json` event stream, shared with `zot rpc`. */
 typedef struct _ZotCliEvents ZotCliEvents;
 

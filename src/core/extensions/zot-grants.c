@@ -347,25 +347,41 @@ zot_grants_may_start (const char        *directory,
 }
 
 /**
- * zot_grants_trust_project:
+ * zot_grants_accept:
+ * @project: (nullable): a project folder to trust it in as well
  *
- * Grants what @manifest asks for and trusts it in its project, keeping the
- * other projects it was trusted in.
+ * Grants what @manifest asks for, keeping the projects it was trusted in.
+ */
+gboolean
+zot_grants_accept (ZotManifest  *manifest,
+                   const char   *project,
+                   GError      **error)
+{
+  const char *name = zot_manifest_get_name (manifest);
+  g_autoptr(ZotGrant) old = zot_grant_load (name);
+  g_autoptr(ZotGrant) grant = zot_grant_new (zot_manifest_get_permissions (manifest));
+
+  for (guint i = 0; old != NULL && old->projects[i] != NULL; i++)
+    zot_grant_add_project (grant, old->projects[i]);
+  if (project != NULL)
+    zot_grant_add_project (grant, project);
+  return zot_grant_save (name, grant, error);
+}
+
+/**
+ * zot_grants_trust_project:
+ * @directory: the extension's folder in a project's .zot/extensions/
+ *
+ * Grants what @manifest asks for and trusts it in its project.
  */
 gboolean
 zot_grants_trust_project (const char   *directory,
                           ZotManifest  *manifest,
                           GError      **error)
 {
-  const char *name = zot_manifest_get_name (manifest);
-  g_autoptr(ZotGrant) old = zot_grant_load (name);
-  g_autoptr(ZotGrant) grant = zot_grant_new (zot_manifest_get_permissions (manifest));
   g_autofree char *project = zot_grants_project_of (directory);
 
-  for (guint i = 0; old != NULL && old->projects[i] != NULL; i++)
-    zot_grant_add_project (grant, old->projects[i]);
-  zot_grant_add_project (grant, project);
-  return zot_grant_save (name, grant, error);
+  return zot_grants_accept (manifest, project, error);
 }
 
 /**

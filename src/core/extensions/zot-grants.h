@@ -49,6 +49,9 @@ char           *zot_grants_project_of     (const char            *directory);
 gboolean        zot_grants_may_start      (const char            *directory,
                                            ZotExtensionScope      scope,
                                            ZotManifest           *manifest);
+gboolean        zot_grants_accept         (ZotManifest           *manifest,
+                                           const char            *project,
+                                           GError               **error);
 gboolean        zot_grants_trust_project  (const char            *directory,
                                            ZotManifest           *manifest,
                                            GError               **error);
