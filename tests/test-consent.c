@@ -16,6 +16,7 @@
 typedef struct
 {
   char *home;
+  char *path;   /* nullable: $PATH for zot */
 } Fixture;
 
 static void
@@ -37,6 +38,7 @@ fixture_tear_down (Fixture       *f,
   (void) data;
   g_assert_cmpint (system (command), ==, 0);
   g_free (f->home);
+  g_free (f->path);
 }
 
 static ZotPermissions *
@@ -225,6 +227,8 @@ run_zot (Fixture     *f,
     g_ptr_array_add (argv, (char *) arg);
   va_end (args);
   g_ptr_array_add (argv, NULL);
+  if (f->path != NULL)
+    envp = g_environ_setenv (envp, "PATH", f->path, TRUE);
   g_spawn_sync (f->home, (char **) argv->pdata, envp, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL,
                 out, err, &status, &error);
   g_assert_no_error (error);
@@ -319,6 +323,38 @@ test_install_project_trusts (Fixture       *f,
   g_assert_true (zot_grant_trusts_project (grant, project));
 }
 
+/* zot update runs git with the checkout's hooks and fsmonitor switched off:
+ * a fake git on $PATH records every command line it is given. */
+static void
+test_update_git_hardened (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autofree char *bin = g_build_filename (f->home, "bin", NULL);
+  g_autofree char *git = g_build_filename (bin, "git", NULL);
+  g_autofree char *log = g_build_filename (f->home, "git.log", NULL);
+  g_autofree char *checkout = g_build_filename (f->home, "extensions", "pulled", ".git", NULL);
+  g_autofree char *script = g_strdup_printf ("#!/bin/sh\necho \"$*\" >> '%s'\n"
+                                             "case \"$*\" in *rev-parse*) echo 0123abcd;; esac\n", log);
+  g_autofree char *recorded = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint runs = 0;
+
+  (void) data;
+  g_assert_cmpint (g_mkdir_with_parents (bin, 0700), ==, 0);
+  g_assert_cmpint (g_mkdir_with_parents (checkout, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (git, script, -1, NULL));
+  g_assert_cmpint (g_chmod (git, 0755), ==, 0);
+  f->path = g_strdup_printf ("%s:%s", bin, g_getenv ("PATH"));
+
+  g_assert_cmpint (run_zot (f, NULL, NULL, "update", NULL), ==, 0);
+  g_assert_true (g_file_get_contents (log, &recorded, NULL, NULL));
+  lines = g_strsplit (recorded, "\n", -1);
+  for (guint i = 0; lines[i] != NULL && lines[i][0] != '\0'; i++, runs++)
+    g_assert_true (g_str_has_prefix (lines[i], "-c core.hooksPath=/dev/null -c core.fsmonitor=false -C "));
+  g_assert_cmpuint (runs, >=, 3);
+  g_assert_nonnull (strstr (recorded, " pull --ff-only"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -333,6 +369,9 @@ main (int   argc,
 
   g_test_add ("/consent/install/asks", Fixture, NULL, fixture_set_up, test_install_asks, fixture_tear_down);
   g_test_add ("/consent/install/project-trusts", Fixture, NULL, fixture_set_up, test_install_project_trusts,
+              fixture_tear_down);
+
+  g_test_add ("/consent/update/git-hardened", Fixture, NULL, fixture_set_up, test_update_git_hardened,
               fixture_tear_down);
 
   return g_test_run ();
