@@ -355,6 +355,50 @@ test_update_git_hardened (Fixture       *f,
   g_assert_nonnull (strstr (recorded, " pull --ff-only"));
 }
 
+/* zot ext permissions --revoke narrows the grant, and the box gets the
+ * manifest's rights narrowed by it. */
+static void
+test_revoke_cli (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *source = make_source (f, "v1", "{\"filesystem\": \"project\", \"network\": true,"
+                                                  " \"env\": [\"LANG\"]}");
+  g_autofree char *installed = g_build_filename (f->home, "extensions", "asker", NULL);
+  g_autoptr(ZotManifest) manifest = NULL;
+  g_autoptr(ZotPermissions) applied = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+
+  (void) data;
+  g_assert_cmpint (run_zot (f, &out, &err, "ext", "permissions", "asker", "--revoke", "network", NULL), ==, 1);
+  g_assert_nonnull (strstr (err, "no grant"));
+  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", "--yes", source, NULL), ==, 0);
+  manifest = zot_manifest_new_for_directory (installed, NULL);
+  g_assert_nonnull (manifest);
+  applied = zot_grants_applied (manifest);
+  g_assert_true (applied->network);
+
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_zot (f, &out, &err, "ext", "permissions", "asker", "--revoke", "everything", NULL), ==, 2);
+  g_assert_nonnull (strstr (err, "use network, devices, files, env or secrets"));
+
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_zot (f, &out, NULL, "ext", "permissions", "asker", "--revoke", "network",
+                            "--revoke", "env", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "asker: granted confined: project, no network"));
+  g_clear_pointer (&applied, zot_permissions_free);
+  applied = zot_grants_applied (manifest);
+  g_assert_false (applied->network);
+  g_assert_cmpint (applied->filesystem, ==, ZOT_FILESYSTEM_PROJECT);
+  g_assert_cmpuint (g_strv_length (applied->env), ==, 0);
+
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_zot (f, &out, NULL, "ext", "info", "asker", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "asker: granted confined: project, no network"));
+  g_assert_null (strstr (out, "LANG"));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -373,6 +417,8 @@ main (int   argc,
 
   g_test_add ("/consent/update/git-hardened", Fixture, NULL, fixture_set_up, test_update_git_hardened,
               fixture_tear_down);
+
+  g_test_add ("/consent/permissions/revoke", Fixture, NULL, fixture_set_up, test_revoke_cli, fixture_tear_down);
 
   return g_test_run ();
 }

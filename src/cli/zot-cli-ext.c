@@ -939,6 +939,9 @@ static const struct
     N_("Run the extensions (and PROMPT) and show what each costs"), zot_cli_ext_stats_main },
   { "trust", "trust [NAME…] [--cwd DIR]",
     N_("Let the project's extensions start in this project"), zot_cli_ext_trust_main },
+  { "info", "info NAME", N_("Show what an extension was granted"), zot_cli_ext_permissions_main },
+  { "permissions", "permissions NAME [--revoke WHAT]…",
+    N_("Narrow what an extension was granted"), zot_cli_ext_permissions_main },
 };
 
 static void

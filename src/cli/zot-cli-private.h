@@ -24,6 +24,9 @@ int zot_cli_ext_stats_main (int    argc,
 /* `zot ext trust` (zot-cli-ext-trust.c); argv starts at "trust". */
 int zot_cli_ext_trust_main (int    argc,
                             char **argv);
+/* `zot ext info` and `zot ext permissions` (zot-cli-ext-trust.c). */
+int zot_cli_ext_permissions_main (int    argc,
+                                  char **argv);
 
 /* `zot ext install` asks before it installs (zot-cli-ext-consent.c). */
 char     *zot_cli_ext_describe_permissions (ZotManifest  *manifest);

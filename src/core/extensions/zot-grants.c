@@ -401,3 +401,24 @@ zot_grants_approval_error (const char  *directory,
                       _("needs approval (asks for: %s); run `zot ext trust %s` in the project folder"),
                       asks, zot_manifest_get_name (manifest));
 }
+
+/**
+ * zot_grants_applied:
+ *
+ * What the box applies: what @manifest asks for, narrowed by what the user
+ * granted (or left after a revoke). An update that asks for more than was
+ * granted gets no more than the grant.
+ *
+ * Returns: (transfer full) (nullable): %NULL for an unconfined extension
+ */
+ZotPermissions *
+zot_grants_applied (ZotManifest *manifest)
+{
+  const ZotPermissions *declared = zot_manifest_get_permissions (manifest);
+  g_autoptr(ZotGrant) grant = NULL;
+
+  if (declared == NULL)
+    return NULL;
+  grant = zot_grant_load (zot_manifest_get_name (manifest));
+  return zot_permissions_intersect (declared, grant != NULL && !grant->unconfined ? grant->permissions : NULL);
+}

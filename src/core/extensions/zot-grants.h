@@ -55,6 +55,7 @@ gboolean        zot_grants_accept         (ZotManifest           *manifest,
 gboolean        zot_grants_trust_project  (const char            *directory,
                                            ZotManifest           *manifest,
                                            GError               **error);
+ZotPermissions *zot_grants_applied        (ZotManifest           *manifest);
 GError         *zot_grants_approval_error (const char            *directory,
                                            ZotManifest           *manifest);
 
