@@ -26,11 +26,11 @@ _zot()
 
     if [[ ${words[1]} == ext ]]; then
         if [[ $cword -eq 2 ]]; then
-            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key check stats' -- "$cur"))
+            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key check stats trust info permissions' -- "$cur"))
         elif [[ ( ${words[2]} == install || ${words[2]} == check ) && $cur != -* ]]; then
             _filedir -d
         else
-            COMPREPLY=($(compgen -W '--project --force --build --cwd -f --scenario --durable --json --help' -- "$cur"))
+            COMPREPLY=($(compgen -W '--project --force --build --yes --revoke --cwd -f --scenario --durable --json --help' -- "$cur"))
         fi
         return
     fi
