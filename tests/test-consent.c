@@ -364,6 +364,7 @@ test_revoke_cli (Fixture       *f,
   g_autofree char *source = make_source (f, "v1", "{\"filesystem\": \"project\", \"network\": true,"
                                                   " \"env\": [\"LANG\"]}");
   g_autofree char *installed = g_build_filename (f->home, "extensions", "asker", NULL);
+  g_autofree char *manifest_path = g_build_filename (installed, "extension.json", NULL);
   g_autoptr(ZotManifest) manifest = NULL;
   g_autoptr(ZotPermissions) applied = NULL;
   g_autofree char *out = NULL;
@@ -392,6 +393,18 @@ test_revoke_cli (Fixture       *f,
   g_assert_false (applied->network);
   g_assert_cmpint (applied->filesystem, ==, ZOT_FILESYSTEM_PROJECT);
   g_assert_cmpuint (g_strv_length (applied->env), ==, 0);
+
+  /* An update that drops "permissions" keeps the granted box. */
+  g_assert_true (g_file_set_contents (manifest_path, "{\"name\": \"asker\", \"exec\": \"sh\"}", -1, NULL));
+  {
+    g_autoptr(ZotManifest) opened = zot_manifest_new_for_directory (installed, NULL);
+    g_autoptr(ZotPermissions) kept = zot_grants_applied (opened);
+
+    g_assert_null (zot_manifest_get_permissions (opened));
+    g_assert_nonnull (kept);
+    g_assert_false (kept->network);
+    g_assert_cmpint (kept->filesystem, ==, ZOT_FILESYSTEM_PROJECT);
+  }
 
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (run_zot (f, &out, NULL, "ext", "info", "asker", NULL), ==, 0);

@@ -410,15 +410,17 @@ zot_grants_approval_error (const char  *directory,
  * granted gets no more than the grant.
  *
  * Returns: (transfer full) (nullable): %NULL for an unconfined extension
+ *   whose running unconfined was accepted, or that has no grant
  */
 ZotPermissions *
 zot_grants_applied (ZotManifest *manifest)
 {
   const ZotPermissions *declared = zot_manifest_get_permissions (manifest);
-  g_autoptr(ZotGrant) grant = NULL;
+  g_autoptr(ZotGrant) grant = zot_grant_load (zot_manifest_get_name (manifest));
 
+  /* An update that dropped "permissions" asks for everything: it keeps the
+   * box it was granted rather than leaving it. */
   if (declared == NULL)
-    return NULL;
-  grant = zot_grant_load (zot_manifest_get_name (manifest));
+    return grant != NULL && !grant->unconfined ? zot_permissions_copy (grant->permissions) : NULL;
   return zot_permissions_intersect (declared, grant != NULL && !grant->unconfined ? grant->permissions : NULL);
 }
