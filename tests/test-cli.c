@@ -316,8 +316,24 @@ test_discovery (Fixture       *f,
   g_autofree char *project = zot_test_make_fake (project_dir, "who", (const char *[]) { "--command", "projonly", NULL });
   g_autofree char *other = zot_test_make_fake (user_dir, "other", (const char *[]) { "--command", "other", NULL });
 
+  /* A cloned project runs nothing until trusted: one line says so. */
+  run (f, "-p", "/other display user ext", NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_cmpstr (f->out, ==, "user ext\n");
+  g_assert_nonnull (strstr (f->err, "not started until trusted: who; run `zot ext trust`"));
+  g_assert_cmpuint (zot_test_count (f->err, "\n"), ==, 1);
+  run (f, "-p", "/projonly", NULL);
+  g_assert_cmpint (f->status, ==, 1);
+  run (f, "ext", "trust", "--cwd", f->env.cwd, "nobody", NULL);
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_nonnull (strstr (f->err, "no extension \"nobody\""));
+  run (f, "ext", "trust", "--cwd", f->env.cwd, NULL);
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_nonnull (strstr (f->out, "trusted who here (unconfined)"));
+
   /* The project's "who" shadows the user's. */
   run (f, "-p", "/help", NULL);
+  g_assert_cmpstr (f->err, ==, "");
   g_assert_cmpint (f->status, ==, 0);
   g_assert_nonnull (strstr (f->out, "/projonly"));
   g_assert_null (strstr (f->out, "/useronly"));

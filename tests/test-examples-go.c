@@ -394,7 +394,7 @@ test_install_build (Fixture       *f,
   source = zot_example_source ("go-hello");
   env = go_environ ();
   g_spawn_sync (f->env.cwd, (char *[]) { (char *) g_getenv ("ZOT_BIN"), (char *) "ext", (char *) "install",
-                                          (char *) "--build", source, NULL },
+                                          (char *) "--yes", (char *) "--build", source, NULL },
                 env, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, &out, &err, &status, &error);
   g_assert_no_error (error);
   if (!g_spawn_check_wait_status (status, NULL))

@@ -65,7 +65,7 @@ install_with (Fixture    *f,
   g_clear_pointer (&f->out, g_free);
   g_clear_pointer (&f->err, g_free);
   g_spawn_sync (f->env.cwd, (char *[]) { (char *) g_getenv ("ZOT_BIN"), (char *) "ext", (char *) "install",
-                                          (char *) flag, other != NULL ? (char *) other : f->source,
+                                          (char *) "--yes", (char *) flag, other != NULL ? (char *) other : f->source,
                                           other != NULL ? f->source : NULL, NULL },
                 NULL, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL, &f->out, &f->err, &status, &error);
   g_assert_no_error (error);

@@ -942,7 +942,7 @@ test_cli_manage (Fixture       *f,
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
-  status = run_zot (f, &out, &err, "ext", "install", source, NULL);
+  status = run_zot (f, &out, &err, "ext", "install", "--yes", source, NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_nonnull (strstr (out, "hello"));
   g_assert_cmpstr (err, ==, "");
@@ -991,7 +991,7 @@ test_cli_manage (Fixture       *f,
   g_clear_pointer (&err, g_free);
 
   /* --project goes to <cwd>/.zot/extensions and lists as project. */
-  status = run_zot (f, &out, &err, "ext", "install", "--project", project_source, NULL);
+  status = run_zot (f, &out, &err, "ext", "install", "--yes", "--project", project_source, NULL);
   g_assert_cmpint (status, ==, 0);
   g_assert_true (g_file_test (project_installed, G_FILE_TEST_IS_DIR));
   g_clear_pointer (&out, g_free);
@@ -1088,15 +1088,15 @@ test_cli_enable_scope (Fixture       *f,
   char *err = NULL;
   int status;
 
-  status = run_zot (f, &out, &err, "ext", "install", "--project", project_source, NULL);
+  status = run_zot (f, &out, &err, "ext", "install", "--yes", "--project", project_source, NULL);
   if (status < 0)
     return;
   g_assert_cmpint (status, ==, 0);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", user_source, NULL), ==, 0);
-  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", both_source, NULL), ==, 0);
-  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", "--project", both_source, NULL),
+  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", "--yes", user_source, NULL), ==, 0);
+  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", "--yes", both_source, NULL), ==, 0);
+  g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", "--yes", "--project", both_source, NULL),
                    ==, 0);
 
   /* Only in the project: no --project needed. */
@@ -1172,7 +1172,7 @@ test_cli_install_broken (Fixture       *f,
 
   write_file (manifest, "{ \"name\": \"broken\" }", 0644);
 
-  status = run_zot (f, &out, &err, "ext", "install", source, NULL);
+  status = run_zot (f, &out, &err, "ext", "install", "--yes", source, NULL);
   if (status < 0)
     return;
   g_assert_cmpint (status, ==, 1);
@@ -1216,13 +1216,13 @@ test_cli_install_archive (Fixture       *f,
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
 
-  status = run_zot (f, &out, &err, "ext", "install", archive, NULL);
+  status = run_zot (f, &out, &err, "ext", "install", "--yes", archive, NULL);
   if (status < 0)
     return;
   g_assert_cmpint (status, ==, 0);
   g_assert_true (g_file_test (installed, G_FILE_TEST_IS_EXECUTABLE));
 
-  status = run_zot (f, &hostile_out, &hostile_err, "ext", "install", "--force", hostile, NULL);
+  status = run_zot (f, &hostile_out, &hostile_err, "ext", "install", "--yes", "--force", hostile, NULL);
   g_assert_cmpint (status, ==, 1);
   assert_error_line (hostile_err);
   g_assert_nonnull (strstr (hostile_err, "\"cli-packed/escape\""));
@@ -1429,11 +1429,11 @@ test_cli_update (Fixture       *f,
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
 
-  status = run_zot (f, &out, &err, "ext", "install", alpha_url, NULL);
+  status = run_zot (f, &out, &err, "ext", "install", "--yes", alpha_url, NULL);
   g_assert_cmpint (status, ==, 0);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
-  status = run_zot (f, &out, &err, "ext", "install", gamma, NULL);
+  status = run_zot (f, &out, &err, "ext", "install", "--yes", gamma, NULL);
   g_assert_cmpint (status, ==, 0);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
@@ -1459,7 +1459,7 @@ test_cli_update (Fixture       *f,
   g_clear_pointer (&err, g_free);
 
   /* One failure fails the run, and the others are still reported. */
-  status = run_zot (f, &out, &err, "ext", "install", delta_url, NULL);
+  status = run_zot (f, &out, &err, "ext", "install", "--yes", delta_url, NULL);
   g_assert_cmpint (status, ==, 0);
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
@@ -1488,7 +1488,7 @@ test_cli_dash_names (Fixture       *f,
   char *err = NULL;
   int status;
 
-  status = run_zot (f, &out, &err, "ext", "install", source, NULL);
+  status = run_zot (f, &out, &err, "ext", "install", "--yes", source, NULL);
   if (status < 0)
     return;
   g_assert_cmpint (status, ==, 1);

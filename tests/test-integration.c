@@ -11,6 +11,7 @@
 #include "zot-agent.h"
 #include "zot-error.h"
 #include "zot-extension-tool.h"
+#include "zot-grants.h"
 #include "zot-host.h"
 #include "zot-message.h"
 #include "zot-names.h"
@@ -407,8 +408,11 @@ test_ext_list_shows_problems (Fixture       *f,
   g_autoptr(GError) error = NULL;
   int status = 0;
 
+  g_autoptr(ZotManifest) manifest = zot_manifest_new_for_directory (dir, NULL);
+
   /* The host records what went wrong at start; `zot ext list` shows it
    * without starting the extension. */
+  g_assert_true (zot_grants_trust_project (dir, manifest, NULL));
   start_host (f, paths);
   zot_test_wait_until (state_has_problem, state, 10000);
   shutdown_host (f);

@@ -8,6 +8,7 @@
 
 #include "zot-error.h"
 #include "zot-limits.h"
+#include "zot-grants.h"
 #include "zot-key-grants.h"
 #include "zot-test-util.h"
 
@@ -1492,6 +1493,11 @@ test_reload (Fixture       *f,
   /* A project extension appears on disk; reload finds it and restarts the
    * explicit one. */
   added = zot_test_make_fake (project_dir, "discovered", (const char *[]) { "--command", "two", NULL });
+  {
+    g_autoptr(ZotManifest) manifest = zot_manifest_new_for_directory (added, NULL);
+
+    g_assert_true (zot_grants_trust_project (added, manifest, NULL));
+  }
 
   zot_extension_manager_reload_async (manager, NULL, reload_cb, &done);
   zot_test_wait_for (&done, 20000);

@@ -32,8 +32,8 @@ echo
 echo "\$ zot -p 'tool: bash {\"command\": \"uname -sr\"}'"
 $zot --no-session -p 'tool: bash {"command": "uname -sr"}'
 echo
-echo "\$ zot ext install examples/extensions/todo"
-$zot ext install examples/extensions/todo
+echo "\$ zot ext install --yes examples/extensions/todo"
+$zot ext install --yes examples/extensions/todo
 echo
 echo "\$ zot ext list"
 $zot ext list --cwd "$demo_home"

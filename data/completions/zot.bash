@@ -26,7 +26,7 @@ _zot()
 
     if [[ ${words[1]} == ext ]]; then
         if [[ $cword -eq 2 ]]; then
-            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key check stats new secret' -- "$cur"))
+            COMPREPLY=($(compgen -W 'list install remove enable disable logs allow-key deny-key check stats new secret trust info permissions' -- "$cur"))
         elif [[ ${words[2]} == new && ( $prev == --lang || $prev == -l ) ]]; then
             COMPREPLY=($(compgen -W 'go python node ts c sh' -- "$cur"))
         elif [[ ${words[2]} == new && ( $prev == --dir || $prev == -d ) ]]; then
@@ -34,7 +34,7 @@ _zot()
         elif [[ ( ${words[2]} == install || ${words[2]} == check ) && $cur != -* ]]; then
             _filedir -d
         else
-            COMPREPLY=($(compgen -W '--project --force --build --cwd -f --scenario --durable --json --lang --dir --help' -- "$cur"))
+            COMPREPLY=($(compgen -W '--project --force --build --yes --revoke --cwd -f --scenario --durable --json --lang --dir --help' -- "$cur"))
         fi
         return
     fi

@@ -1,5 +1,5 @@
 # fish completion for zot
-set -l ext_commands list install remove enable disable logs allow-key deny-key check stats new secret
+set -l ext_commands list install remove enable disable logs allow-key deny-key check stats new secret trust info permissions
 
 complete -c zot -n __fish_use_subcommand -f -a ext -d 'Manage extensions'
 complete -c zot -n __fish_use_subcommand -f -a rpc -d 'JSON-RPC on stdin and stdout'
@@ -55,3 +55,8 @@ complete -c zot -l yolo -d 'Approve every tool call without asking'
 complete -c zot -l no-yolo -d 'Ask before tool calls'
 complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a secret -d "Keep an extension's declared secrets in the keyring"
 complete -c zot -n "__fish_seen_subcommand_from secret" -f -a 'set list remove'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a trust -d 'Let the project'"'"'s extensions start in this project'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a info -d 'Show what an extension was granted'
+complete -c zot -n "__fish_seen_subcommand_from ext; and not __fish_seen_subcommand_from $ext_commands" -f -a permissions -d 'Narrow what an extension was granted'
+complete -c zot -n "__fish_seen_subcommand_from install" -l yes -s y -d 'Accept the permissions it asks for without asking'
+complete -c zot -n "__fish_seen_subcommand_from permissions" -l revoke -x -a 'network devices files env secrets' -d 'Take back a right'

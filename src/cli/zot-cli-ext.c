@@ -392,10 +392,13 @@ ext_install (int    argc,
   gboolean project = FALSE;
   gboolean force = FALSE;
   gboolean build = FALSE;
+  gboolean yes = FALSE;
   ZotCliAsyncWait wait;
   const GOptionEntry entries[] = {
     { "project", 0, 0, G_OPTION_ARG_NONE, &project,
       N_("Install into the project's .zot/extensions instead of $ZOT_HOME/extensions"), NULL },
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes,
+      N_("Accept the permissions it asks for without asking (for scripts)"), NULL },
     { "force", 0, 0, G_OPTION_ARG_NONE, &force,
       N_("Replace an installed extension of the same name"), NULL },
     { "build", 0, 0, G_OPTION_ARG_NONE, &build,
@@ -421,8 +424,8 @@ ext_install (int    argc,
   target_parent = extensions_dir_for (project, cwd);
 
   zot_cli_async_wait_init (&wait);
-  (build ? zot_installer_install_build_async : zot_installer_install_async)
-    (args[1], target_parent, force, wait.cancellable, zot_cli_async_wait_done_cb, &wait);
+  zot_installer_install_consent_async (args[1], target_parent, force, build, zot_cli_ext_consent, &yes,
+                                       wait.cancellable, zot_cli_async_wait_done_cb, &wait);
   zot_cli_async_wait_run (&wait);
   manifest = zot_installer_install_finish (wait.result, &error);
   zot_cli_async_wait_clear (&wait);
@@ -445,6 +448,8 @@ ext_install (int    argc,
            zot_manifest_get_directory (manifest));
 
   zot_cli_ext_install_build (manifest, args[1], build);
+  if (!zot_cli_ext_record_grant (manifest, project, &error))
+    return report_error (error);
   return ZOT_EXIT_OK;
 }
 
@@ -913,7 +918,7 @@ static const struct
 } ext_commands[] = {
   { "list", "list [--cwd DIR] [--json]",
     N_("Show the extensions found and their state"), ext_list },
-  { "install", "install PATH|URL [--project] [--force] [--build]",
+  { "install", "install PATH|URL [--project] [--force] [--build] [--yes]",
     N_("Install from a directory, an archive or a git URL"), ext_install },
   { "remove", "remove NAME [--project|--global]",
     N_("Delete an installed extension"), ext_remove },
@@ -937,6 +942,11 @@ static const struct
     zot_cli_ext_new_main },
   { "secret", "secret set|list|remove NAME [KEY]",
     N_("Keep an extension's declared secrets in the keyring; set reads stdin"), zot_cli_ext_secret_main },
+  { "trust", "trust [NAME…] [--cwd DIR]",
+    N_("Let the project's extensions start in this project"), zot_cli_ext_trust_main },
+  { "info", "info NAME", N_("Show what an extension was granted"), zot_cli_ext_permissions_main },
+  { "permissions", "permissions NAME [--revoke WHAT]…",
+    N_("Narrow what an extension was granted"), zot_cli_ext_permissions_main },
 };
 
 static void

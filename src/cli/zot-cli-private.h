@@ -28,6 +28,22 @@ int zot_cli_ext_secret_main (int    argc,
 int zot_cli_ext_new_main   (int    argc,
                             char **argv);
 
+/* `zot ext trust` (zot-cli-ext-trust.c); argv starts at "trust". */
+int zot_cli_ext_trust_main (int    argc,
+                            char **argv);
+/* `zot ext info` and `zot ext permissions` (zot-cli-ext-trust.c). */
+int zot_cli_ext_permissions_main (int    argc,
+                                  char **argv);
+
+/* `zot ext install` asks before it installs (zot-cli-ext-consent.c). */
+char     *zot_cli_ext_describe_permissions (ZotManifest  *manifest);
+gboolean  zot_cli_ext_consent              (ZotManifest  *staged,
+                                            gpointer      user_data,
+                                            GError      **error);
+gboolean  zot_cli_ext_record_grant         (ZotManifest  *manifest,
+                                            gboolean      project,
+                                            GError      **error);
+
 /* The `--json` event stream, shared with `zot rpc`. */
 typedef struct _ZotCliEvents ZotCliEvents;
 

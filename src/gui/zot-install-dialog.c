@@ -18,6 +18,7 @@
 #include "zot-error.h"
 #include "zot-install-dialog.h"
 #include "zot-install-dialog-private.h"
+#include "zot-grants.h"
 #include "zot-installer.h"
 #include "zot-paths.h"
 
@@ -311,6 +312,23 @@ ask_replace (GTask *task)
   ask (task, dialog, "replace", G_CALLBACK (on_replace_response_cb));
 }
 
+/* Installing from the window is the user's yes to what it asks for; one
+ * installed for this project is trusted here, so that the reload starts it. */
+static void
+record_grant (InstallJob  *job,
+              ZotManifest *manifest)
+{
+  const char *cwd = zot_agent_get_cwd (zot_host_get_agent (job->host));
+  g_autofree char *project_dir = zot_paths_get_project_extensions_dir (cwd);
+  g_autofree char *project = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (g_strcmp0 (job->target_parent, project_dir) == 0)
+    project = zot_grants_project_of (zot_manifest_get_directory (manifest));
+  if (!zot_grants_accept (manifest, project, &error))
+    g_warning ("%s", error->message);
+}
+
 static void
 installed_cb (GObject      *object,
               GAsyncResult *result,
@@ -332,6 +350,7 @@ installed_cb (GObject      *object,
     }
 
   g_set_object (&job->manifest, manifest);
+  record_grant (job, manifest);
   zot_extension_manager_reload_async (zot_host_get_manager (job->host), NULL,
                                       reloaded_cb, g_steal_pointer (&task));
 }

@@ -26,6 +26,7 @@
 #include "zot-box.h"
 #include "zot-extension-box.h"
 #include "zot-flatpak.h"
+#include "zot-grants.h"
 #include "zot-limits.h"
 #include "zot-paths.h"
 #include "zot-permissions.h"
@@ -227,7 +228,7 @@ _zot_extension_box_wrap (ZotExtension         *self,
                          GStrv                *env_names,
                          GError              **error)
 {
-  const ZotPermissions *permissions = zot_manifest_get_permissions (self->manifest);
+  g_autoptr(ZotPermissions) permissions = zot_grants_applied (self->manifest);
   g_autoptr(ZotBox) box = NULL;
   g_autofree char *bwrap = NULL;
   g_autofree char *home = NULL;

@@ -175,7 +175,16 @@ _zot_installer_git_run_async (const char * const  *argv,
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GBytes) stdin_bytes = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GStrvBuilder) hardened = g_strv_builder_new ();
+  g_auto(GStrv) command = NULL;
   GitRun *run;
+
+  /* A checkout is the extension's own to write: hooks it planted or an
+   * fsmonitor command in its config would run as the user, outside any box. */
+  g_strv_builder_add_many (hardened, argv[0], "-c", "core.hooksPath=/dev/null",
+                           "-c", "core.fsmonitor=false", NULL);
+  g_strv_builder_addv (hardened, (const char **) argv + 1);
+  command = g_strv_builder_end (hardened);
 
   task = g_task_new (NULL, cancellable, callback, user_data);
   g_task_set_source_tag (task, _zot_installer_git_run_async);
@@ -187,7 +196,7 @@ _zot_installer_git_run_async (const char * const  *argv,
                                         G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
   /* Inside Flatpak, the host's git: the paths it is given are the same there. */
-  run->subprocess = zot_flatpak_spawnv (launcher, NULL, NULL, argv, &error);
+  run->subprocess = zot_flatpak_spawnv (launcher, NULL, NULL, (const char * const *) command, &error);
   if (run->subprocess == NULL)
     {
       g_task_return_error (task, g_steal_pointer (&error));

@@ -26,6 +26,8 @@ typedef struct
   char     *staging;        /* ours to delete while set */
   gboolean  force;
   gboolean  build;          /* run the manifest's build in the staged copy */
+  gboolean (*consent) (ZotManifest *, gpointer, GError **);  /* nullable */
+  gpointer  consent_data;
   GError   *clone_error;
 } InstallData;
 

@@ -99,7 +99,8 @@ install_place (InstallData   *data,
       return NULL;
     }
 
-  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+  if (g_cancellable_set_error_if_cancelled (cancellable, error) ||
+      (data->consent != NULL && !data->consent (staged, data->consent_data, error)))
     return NULL;
 
   target = g_build_filename (data->target_parent, name, NULL);
@@ -286,6 +287,8 @@ install_start (const char          *source,
                const char          *target_parent,
                gboolean             force,
                gboolean             build,
+               ZotInstallConsentFunc consent,
+               gpointer             consent_data,
                GCancellable        *cancellable,
                GAsyncReadyCallback  callback,
                gpointer             user_data)
@@ -308,6 +311,8 @@ install_start (const char          *source,
   data->target_parent = g_canonicalize_filename (target_parent, NULL);
   data->force = !!force;
   data->build = !!build;
+  data->consent = consent;
+  data->consent_data = consent_data;
   g_task_set_task_data (task, data, (GDestroyNotify) install_data_free);
 
   if (!zot_installer_source_is_url (source))
@@ -358,7 +363,7 @@ zot_installer_install_async (const char          *source,
                              GAsyncReadyCallback  callback,
                              gpointer             user_data)
 {
-  install_start (source, target_parent, force, FALSE, cancellable, callback, user_data);
+  install_start (source, target_parent, force, FALSE, NULL, NULL, cancellable, callback, user_data);
 }
 
 /**
@@ -377,7 +382,31 @@ zot_installer_install_build_async (const char          *source,
                                    GAsyncReadyCallback  callback,
                                    gpointer             user_data)
 {
-  install_start (source, target_parent, force, TRUE, cancellable, callback, user_data);
+  install_start (source, target_parent, force, TRUE, NULL, NULL, cancellable, callback, user_data);
+}
+
+/**
+ * zot_installer_install_consent_async:
+ * @consent: (nullable): asked before the staged copy builds or replaces
+ *   anything; the user's yes or no to the rights its manifest asks for
+ *
+ * As zot_installer_install_async(), or its build variant when @build.
+ * @consent_data must outlive the install. Finish with
+ * zot_installer_install_finish().
+ */
+void
+zot_installer_install_consent_async (const char            *source,
+                                     const char            *target_parent,
+                                     gboolean               force,
+                                     gboolean               build,
+                                     ZotInstallConsentFunc  consent,
+                                     gpointer               consent_data,
+                                     GCancellable          *cancellable,
+                                     GAsyncReadyCallback    callback,
+                                     gpointer               user_data)
+{
+  install_start (source, target_parent, force, build, consent, consent_data, cancellable, callback,
+                 user_data);
 }
 
 /**

@@ -46,7 +46,22 @@ GType            zot_update_result_get_type   (void) G_GNUC_CONST;
 ZotUpdateResult *zot_update_result_copy       (const ZotUpdateResult  *result);
 void             zot_update_result_free       (ZotUpdateResult        *result);
 
+/* Asked in a worker thread with the staged copy's manifest, before its
+ * build runs or anything is replaced; %FALSE with @error installs nothing. */
+typedef gboolean (*ZotInstallConsentFunc) (ZotManifest  *staged,
+                                           gpointer      user_data,
+                                           GError      **error);
+
 gboolean         zot_installer_source_is_url  (const char             *source);
+void             zot_installer_install_consent_async (const char      *source,
+                                                      const char      *target_parent,
+                                                      gboolean         force,
+                                                      gboolean         build,
+                                                      ZotInstallConsentFunc consent,
+                                                      gpointer         consent_data,
+                                                      GCancellable    *cancellable,
+                                                      GAsyncReadyCallback callback,
+                                                      gpointer         user_data);
 
 void             zot_installer_install_async  (const char             *source,
                                                const char             *target_parent,

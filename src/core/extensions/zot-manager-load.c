@@ -12,6 +12,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-discovery.h"
+#include "zot-grants.h"
 #include "zot-error.h"
 #include "zot-extension-manager-private.h"
 #include "zot-limits.h"
@@ -51,7 +52,14 @@ create_extension (ZotExtensionManager *self,
 {
   ZotExtension *extension;
 
-  if (discovered->manifest != NULL)
+  if (discovered->manifest != NULL &&
+      !zot_grants_may_start (discovered->directory, discovered->scope, discovered->manifest))
+    {
+      g_autoptr(GError) error = zot_grants_approval_error (discovered->directory, discovered->manifest);
+
+      extension = zot_extension_new_failed (discovered->directory, discovered->scope, error);
+    }
+  else if (discovered->manifest != NULL)
     extension = zot_extension_new (discovered->manifest, discovered->scope, hello_ack);
   else
     extension = zot_extension_new_failed (discovered->directory, discovered->scope, discovered->error);
@@ -133,6 +141,30 @@ start_extensions (ZotExtensionManager *self,
     g_task_return_boolean (task, TRUE);
 }
 
+/* One line for all of them, so a headless run says it once. */
+static void
+warn_untrusted (ZotExtensionManager *self,
+                GPtrArray           *discovered)
+{
+  g_autoptr(GString) names = g_string_new (NULL);
+  g_autofree char *message = NULL;
+
+  for (guint i = 0; i < discovered->len; i++)
+    {
+      ZotDiscovered *entry = g_ptr_array_index (discovered, i);
+
+      if (entry->manifest != NULL && !zot_grants_may_start (entry->directory, entry->scope, entry->manifest))
+        g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "",
+                                zot_manifest_get_name (entry->manifest));
+    }
+  if (names->len == 0)
+    return;
+  /* Translators: the names of the extensions of this project that were not started */
+  message = g_strdup_printf (_("project extensions not started until trusted: %s; "
+                               "run `zot ext trust` in the project folder"), names->str);
+  g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_WARNING], 0, NULL, message);
+}
+
 /**
  * zot_extension_manager_load_async:
  *
@@ -183,6 +215,7 @@ zot_extension_manager_load_async (ZotExtensionManager *self,
         g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_LOAD_FAILED], 0,
                        entry->directory, entry->error->message, NULL);
     }
+  warn_untrusted (self, discovered);
 
   start_extensions (self, task, fresh);
 }
