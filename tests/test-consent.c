@@ -218,6 +218,8 @@ run_zot (Fixture     *f,
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "ZOT_HOME", f->home, TRUE);
   g_autoptr(GError) error = NULL;
+  g_autofree char *own_out = NULL;
+  g_autofree char *own_err = NULL;
   int status = 0;
   va_list args;
 
@@ -229,10 +231,16 @@ run_zot (Fixture     *f,
   g_ptr_array_add (argv, NULL);
   if (f->path != NULL)
     envp = g_environ_setenv (envp, "PATH", f->path, TRUE);
+  /* Captured even when the caller does not want it: what zot prints must
+   * not reach the test's own stdout, which is TAP. */
   g_spawn_sync (f->home, (char **) argv->pdata, envp, G_SPAWN_STDIN_FROM_DEV_NULL, NULL, NULL,
-                out, err, &status, &error);
+                &own_out, &own_err, &status, &error);
   g_assert_no_error (error);
-  g_test_message ("stdout: %s\nstderr: %s", out ? *out : "", err ? *err : "");
+  g_test_message ("stdout: %s\nstderr: %s", own_out, own_err);
+  if (out != NULL)
+    *out = g_steal_pointer (&own_out);
+  if (err != NULL)
+    *err = g_steal_pointer (&own_err);
   return WEXITSTATUS (status);
 }
 
