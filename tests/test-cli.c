@@ -324,12 +324,18 @@ test_discovery (Fixture       *f,
   g_assert_cmpuint (zot_test_count (f->err, "\n"), ==, 1);
   run (f, "-p", "/projonly", NULL);
   g_assert_cmpint (f->status, ==, 1);
+  /* zot ext list says it waits, and how to let it start. */
+  run (f, "ext", "list", "--cwd", f->env.cwd, NULL);
+  g_assert_nonnull (strstr (f->out, "needs approval"));
+  g_assert_nonnull (strstr (f->out, "run `zot ext trust who` in the project folder"));
   run (f, "ext", "trust", "--cwd", f->env.cwd, "nobody", NULL);
   g_assert_cmpint (f->status, ==, 1);
   g_assert_nonnull (strstr (f->err, "no extension \"nobody\""));
   run (f, "ext", "trust", "--cwd", f->env.cwd, NULL);
   g_assert_cmpint (f->status, ==, 0);
   g_assert_nonnull (strstr (f->out, "trusted who here (unconfined)"));
+  run (f, "ext", "list", "--cwd", f->env.cwd, NULL);
+  g_assert_null (strstr (f->out, "needs approval"));
 
   /* The project's "who" shadows the user's. */
   run (f, "-p", "/help", NULL);

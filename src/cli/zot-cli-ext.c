@@ -17,6 +17,7 @@
 #include "zot-cli-private.h"
 #include "zot-discovery.h"
 #include "zot-error.h"
+#include "zot-grants.h"
 #include "zot-installer.h"
 #include "zot-key-grants.h"
 #include "zot-json.h"
@@ -215,6 +216,15 @@ describe_extension (ZotDiscovered  *discovered,
     {
       state = _("failed");
       *out_failure = g_strdup (error->message);
+    }
+  else if (!zot_grants_may_start (discovered->directory, discovered->scope, manifest))
+    {
+      g_autoptr(GError) approval = zot_grants_approval_error (discovered->directory, manifest);
+
+      /* Translators: an extension's state in the STATE column of "zot ext list":
+       * a project's extension that has not been trusted yet */
+      state = _("needs approval");
+      *out_failure = g_strdup (approval->message);
     }
   else
     {
