@@ -410,6 +410,75 @@ test_cancel (Fixture       *f,
   assert_temp_dir_gone ();
 }
 
+static AdwMessageDialog *
+find_install_dialog (void)
+{
+  return (AdwMessageDialog *) zot_test_find_window (ADW_TYPE_MESSAGE_DIALOG);
+}
+
+static gboolean
+install_dialog_shown (gpointer data)
+{
+  return find_install_dialog () != NULL;
+}
+
+/* Opens the dialog on a folder holding @manifest, as the user sees it, and
+ * returns its text; cancels it. */
+static char *
+shown_before_install (Fixture    *f,
+                      const char *name,
+                      const char *manifest)
+{
+  g_autofree char *dir = g_build_filename (f->env.root, "shown", name, NULL);
+  g_autofree char *path = g_build_filename (dir, "extension.json", NULL);
+  g_autoptr(GFile) source = g_file_new_for_path (dir);
+  g_auto(Run) run = { 0 };
+  AdwMessageDialog *dialog;
+  char *text;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, manifest, -1, NULL));
+  _zot_install_dialog_run (f->window, source, f->host, NULL, run_cb, &run);
+  zot_test_wait_until (install_dialog_shown, NULL, 30000);
+  dialog = find_install_dialog ();
+  text = zot_test_widget_text (GTK_WIDGET (dialog));
+  /* As a click on Cancel does: the response, then the dialog closes. */
+  g_object_ref (dialog);
+  adw_message_dialog_response (dialog, "cancel");
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  g_object_unref (dialog);
+  zot_test_wait_for (&run.done, 30000);
+  g_assert_error (run.error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  assert_nothing_installed (f);
+  return text;
+}
+
+static void
+test_permissions_shown (Fixture       *f,
+                        gconstpointer  data)
+{
+  g_autofree char *confined =
+    shown_before_install (f, "boxed",
+                          "{\"name\": \"boxed\", \"exec\": \"sh\", \"permissions\": {\"filesystem\": "
+                          "\"project:ro\", \"network\": true, \"env\": [\"LANG\"], \"secrets\": [\"TOKEN\"], "
+                          "\"devices\": true}, \"limits\": {\"memory_mb\": 256}}");
+  g_autofree char *unconfined =
+    shown_before_install (f, "free", "{\"name\": \"free\", \"exec\": \"sh\"}");
+
+  g_assert_nonnull (strstr (confined, "Install boxed?"));
+  g_assert_nonnull (strstr (confined, "Asks for"));
+  g_assert_nonnull (strstr (confined, "\nconfined: project read-only, network\n"));
+  g_assert_nonnull (strstr (confined, "\nenvironment: LANG\n"));
+  g_assert_nonnull (strstr (confined, "\nsecrets: TOKEN\n"));
+  g_assert_nonnull (strstr (confined, "\ndevices (/dev)\n"));
+  g_assert_nonnull (strstr (confined, "\nmemory limit: 256 MB\n"));
+  g_assert_null (strstr (confined, "unconfined"));
+
+  g_assert_nonnull (strstr (unconfined, "\nunconfined\n"));
+  g_assert_nonnull (strstr (unconfined, "\nit runs with all your rights: every file, the network\n"));
+  g_assert_null (strstr (unconfined, "confined:"));
+}
+
 /* No archiver program is needed: with none on $PATH, a zip and a tar.gz
  * still install, each told apart by its content. */
 static void
@@ -525,6 +594,8 @@ main (int    argc,
   g_test_add ("/zot/gui/install/without-archivers", Fixture, NULL, fixture_setup, test_without_archivers,
               fixture_teardown);
   g_test_add ("/zot/gui/install/cancel", Fixture, NULL, fixture_setup, test_cancel, fixture_teardown);
+  g_test_add ("/zot/gui/install/permissions-shown", Fixture, NULL, fixture_setup, test_permissions_shown,
+              fixture_teardown);
 
   return g_test_run ();
 }

@@ -98,16 +98,7 @@ fixture_teardown (Fixture       *f,
 static ZotNewExtensionDialog *
 find_dialog (void)
 {
-  GListModel *toplevels = gtk_window_get_toplevels ();
-
-  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
-    {
-      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
-
-      if (ZOT_IS_NEW_EXTENSION_DIALOG (window) && gtk_widget_get_visible (GTK_WIDGET (window)))
-        return ZOT_NEW_EXTENSION_DIALOG (window);
-    }
-  return NULL;
+  return (ZotNewExtensionDialog *) zot_test_find_window (ZOT_TYPE_NEW_EXTENSION_DIALOG);
 }
 
 /* Clicks New Extension… and returns the dialog it opens, for the project. */

@@ -146,6 +146,21 @@ append_text (GtkWidget *widget,
     append_text (child, text);
 }
 
+GtkWindow *
+zot_test_find_window (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) window = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (window, type) && gtk_widget_get_visible (GTK_WIDGET (window)))
+        return GTK_WINDOW (window);
+    }
+  return NULL;
+}
+
 char *
 zot_test_widget_text (GtkWidget *widget)
 {

@@ -28,6 +28,8 @@ void        zot_test_gui_tolerate_relayout_warning (void);
  * included, one a line; hidden ones too (a hidden label that kept an old
  * text is stale all the same). */
 char       *zot_test_widget_text (GtkWidget *widget);
+/* The shown toplevel window of @type, or %NULL. */
+GtkWindow  *zot_test_find_window (GType      type);
 GBytes     *zot_test_black_png   (guint32    width,
                                   guint32    height);
 

@@ -24,39 +24,20 @@
  * zot_cli_ext_describe_permissions:
  *
  * Returns: (transfer full): what @manifest asks for, in words, one line
- *   each: the box, then any environment variables, secrets and devices
+ *   each: the box, then zot_permissions_describe_details()
  */
 char *
 zot_cli_ext_describe_permissions (ZotManifest *manifest)
 {
   const ZotPermissions *asked = zot_manifest_get_permissions (manifest);
   g_autofree char *box = zot_permissions_describe_words (asked);
+  g_auto(GStrv) details = zot_permissions_describe_details (asked);
   GString *text = g_string_new (NULL);
 
   /* Translators: the extension's name, then "unconfined" or "confined: …" */
   g_string_append_printf (text, _("%s asks for: %s\n"), zot_manifest_get_name (manifest), box);
-  if (asked == NULL)
-    {
-      /* Translators: shown under "unconfined" before the question */
-      g_string_append_printf (text, "  %s\n", _("it runs with all your rights: every file, the network"));
-      return g_string_free (text, FALSE);
-    }
-  if (asked->env[0] != NULL)
-    {
-      g_autofree char *names = g_strjoinv (", ", asked->env);
-
-      /* Translators: before the names of environment variables the extension may read */
-      g_string_append_printf (text, "  %s%s\n", _("environment: "), names);
-    }
-  if (asked->secrets[0] != NULL)
-    {
-      g_autofree char *names = g_strjoinv (", ", asked->secrets);
-
-      /* Translators: before the names of the secrets the extension is given */
-      g_string_append_printf (text, "  %s%s\n", _("secrets: "), names);
-    }
-  if (asked->devices)
-    g_string_append_printf (text, "  %s\n", _("devices (/dev)"));
+  for (guint i = 0; details[i] != NULL; i++)
+    g_string_append_printf (text, "  %s\n", details[i]);
   return g_string_free (text, FALSE);
 }
 

@@ -455,6 +455,40 @@ ask_scope_for_url (GTask *task)
   ask (task, dialog, job->answer, G_CALLBACK (on_scope_response_cb));
 }
 
+/* What the extension asks for, in the words `zot ext install` prints, so
+ * the user reads it before pressing Install. */
+static GtkWidget *
+permissions_group_new (ZotManifest *manifest)
+{
+  const ZotPermissions *asked = zot_manifest_get_permissions (manifest);
+  g_autofree char *box = zot_permissions_describe_words (asked);
+  g_auto(GStrv) details = zot_permissions_describe_details (asked);
+  GtkWidget *group = adw_preferences_group_new ();
+  GtkWidget *row = adw_action_row_new ();
+
+  /* Translators: the install dialog's list of what the extension asks for */
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (group), _("Asks for"));
+  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), box);
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+  if (asked == NULL)
+    {
+      /* Unconfined: one row, its meaning under it, in the warning colour. */
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), details[0]);
+      adw_action_row_add_prefix (ADW_ACTION_ROW (row), gtk_image_new_from_icon_name ("dialog-warning-symbolic"));
+      gtk_widget_add_css_class (row, "warning");
+      return group;
+    }
+  for (guint i = 0; details[i] != NULL; i++)
+    {
+      row = adw_action_row_new ();
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), details[i]);
+      adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), row);
+    }
+  return group;
+}
+
 static void
 ask_scope (GTask *task)
 {
@@ -487,6 +521,7 @@ ask_scope (GTask *task)
   /* Translators: dialog heading; %s is the extension's name */
   adw_message_dialog_format_heading (ADW_MESSAGE_DIALOG (dialog), _("Install %s?"),
                                      zot_manifest_get_name (manifest));
+  adw_message_dialog_set_extra_child (ADW_MESSAGE_DIALOG (dialog), permissions_group_new (manifest));
 
   ask (task, dialog, job->answer, G_CALLBACK (on_scope_response_cb));
 }

@@ -272,3 +272,51 @@ zot_permissions_describe_words (const ZotPermissions *self)
   return g_strdup_printf (_("confined: %s, %s"), _(files[self->filesystem]),
                           self->network ? _("network") : _("no network"));
 }
+
+/**
+ * zot_permissions_describe_details:
+ * @self: (nullable): the permissions, %NULL for an unconfined extension
+ *
+ * What goes with zot_permissions_describe_words() when the user is asked
+ * to install: `zot ext install` prints these lines and the window shows
+ * them, so both say the same.
+ *
+ * Returns: (transfer full): one line each: any environment variables,
+ *   secrets, devices and limits; for an unconfined extension, what that means
+ */
+GStrv
+zot_permissions_describe_details (const ZotPermissions *self)
+{
+  GPtrArray *lines = g_ptr_array_new ();
+
+  if (self == NULL)
+    /* Translators: shown under "unconfined" before the question */
+    g_ptr_array_add (lines, g_strdup (_("it runs with all your rights: every file, the network")));
+  else if (self->env[0] != NULL)
+    {
+      g_autofree char *names = g_strjoinv (", ", self->env);
+
+      /* Translators: before the names of environment variables the extension may read */
+      g_ptr_array_add (lines, g_strconcat (_("environment: "), names, NULL));
+    }
+  if (self != NULL && self->secrets[0] != NULL)
+    {
+      g_autofree char *names = g_strjoinv (", ", self->secrets);
+
+      /* Translators: before the names of the secrets the extension is given */
+      g_ptr_array_add (lines, g_strconcat (_("secrets: "), names, NULL));
+    }
+  if (self != NULL && self->devices)
+    g_ptr_array_add (lines, g_strdup (_("devices (/dev)")));
+  if (self != NULL && self->memory_mb > 0)
+    /* Translators: a limit the box applies: at most this much memory */
+    g_ptr_array_add (lines, g_strdup_printf (_("memory limit: %u MB"), self->memory_mb));
+  if (self != NULL && self->processes > 0)
+    /* Translators: a limit the box applies: at most this many processes */
+    g_ptr_array_add (lines, g_strdup_printf (_("process limit: %u"), self->processes));
+  if (self != NULL && self->open_files > 0)
+    /* Translators: a limit the box applies: at most this many open files */
+    g_ptr_array_add (lines, g_strdup_printf (_("open file limit: %u"), self->open_files));
+  g_ptr_array_add (lines, NULL);
+  return (GStrv) g_ptr_array_free (lines, FALSE);
+}
