@@ -11,6 +11,7 @@
 #include "zot-panel-pane.h"
 #include "zot-prompt-editor.h"
 #include "zot-transcript.h"
+#include "zot-trust-banner.h"
 #include "zot-usage-label.h"
 #include "zot-window.h"
 
@@ -43,6 +44,7 @@ struct _ZotWindow
   ZotExtensionsPage    *extensions_page;
   ZotApprovalPresenter *approvals;
   ZotUsageLabel        *usage_label;
+  ZotTrustBanner       *trust_banner;
   AdwMessageDialog     *close_dialog;
   /* Asked while a turn runs: where to go once it has stopped. */
   AdwMessageDialog     *switch_dialog;

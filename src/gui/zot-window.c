@@ -392,6 +392,7 @@ loaded_cb (GObject      *object,
   if (self->closed)
     return;
 
+  zot_trust_banner_update (self->trust_banner, zot_host_get_manager (self->host));
   zot_host_begin_session (self->host);
 }
 
@@ -960,6 +961,7 @@ zot_window_class_init (ZotWindowClass *klass)
   g_type_ensure (ZOT_TYPE_TRANSCRIPT);
   g_type_ensure (ZOT_TYPE_PROMPT_EDITOR);
   g_type_ensure (ZOT_TYPE_USAGE_LABEL);
+  g_type_ensure (ZOT_TYPE_TRUST_BANNER);
   g_type_ensure (ZOT_TYPE_PANEL_PANE);
   g_type_ensure (ZOT_TYPE_NOTES_VIEW);
   g_type_ensure (ZOT_TYPE_INSPECTOR);
@@ -983,6 +985,7 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, transcript);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, prompt_editor);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, usage_label);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, trust_banner);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, panel_pane);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, notes_view);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, inspector);

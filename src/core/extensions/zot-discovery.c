@@ -15,6 +15,18 @@ zot_discovered_free (ZotDiscovered *discovered)
   g_free (discovered);
 }
 
+ZotDiscovered *
+zot_discovered_copy (const ZotDiscovered *discovered)
+{
+  ZotDiscovered *copy = g_new0 (ZotDiscovered, 1);
+
+  copy->directory = g_strdup (discovered->directory);
+  copy->scope = discovered->scope;
+  copy->manifest = discovered->manifest != NULL ? g_object_ref (discovered->manifest) : NULL;
+  copy->error = discovered->error != NULL ? g_error_copy (discovered->error) : NULL;
+  return copy;
+}
+
 const char *
 zot_extension_scope_to_string (ZotExtensionScope scope)
 {

@@ -30,6 +30,7 @@ typedef struct
 } ZotDiscovered;
 
 void       zot_discovered_free       (ZotDiscovered      *discovered);
+ZotDiscovered *zot_discovered_copy   (const ZotDiscovered *discovered);
 const char *zot_extension_scope_to_string (ZotExtensionScope scope);
 
 GPtrArray *zot_discover_extensions   (const char         *cwd,

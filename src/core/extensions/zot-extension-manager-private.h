@@ -38,6 +38,7 @@ struct _ZotExtensionManager
 
   ZotApprovalPolicy policy;
   GHashTable   *remembered_tools;
+  GPtrArray    *untrusted;      /* ZotDiscovered: project extensions left unstarted */
   gboolean      remember_all;
 
   guint         continuous : 1;

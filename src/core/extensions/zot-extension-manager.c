@@ -321,6 +321,7 @@ zot_extension_manager_finalize (GObject *object)
   ZotExtensionManager *self = (ZotExtensionManager *)object;
 
   g_clear_pointer (&self->extensions, g_ptr_array_unref);
+  g_clear_pointer (&self->untrusted, g_ptr_array_unref);
   g_clear_pointer (&self->routes, g_hash_table_unref);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->cwd, g_free);
@@ -738,6 +739,7 @@ static void
 zot_extension_manager_init (ZotExtensionManager *self)
 {
   self->extensions = g_ptr_array_new_with_free_func (g_object_unref);
+  self->untrusted = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_discovered_free);
   self->routes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   self->cancellable = g_cancellable_new ();
   self->cwd = g_get_current_dir ();

@@ -141,7 +141,8 @@ start_extensions (ZotExtensionManager *self,
     g_task_return_boolean (task, TRUE);
 }
 
-/* One line for all of them, so a headless run says it once. */
+/* One line for all of them, so a headless run says it once; the window
+ * offers to trust the same list through zot_extension_manager_get_untrusted(). */
 static void
 warn_untrusted (ZotExtensionManager *self,
                 GPtrArray           *discovered)
@@ -149,13 +150,16 @@ warn_untrusted (ZotExtensionManager *self,
   g_autoptr(GString) names = g_string_new (NULL);
   g_autofree char *message = NULL;
 
+  g_ptr_array_set_size (self->untrusted, 0);
   for (guint i = 0; i < discovered->len; i++)
     {
       ZotDiscovered *entry = g_ptr_array_index (discovered, i);
 
-      if (entry->manifest != NULL && !zot_grants_may_start (entry->directory, entry->scope, entry->manifest))
-        g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "",
-                                zot_manifest_get_name (entry->manifest));
+      if (entry->manifest == NULL || zot_grants_may_start (entry->directory, entry->scope, entry->manifest))
+        continue;
+      g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "",
+                              zot_manifest_get_name (entry->manifest));
+      g_ptr_array_add (self->untrusted, zot_discovered_copy (entry));
     }
   if (names->len == 0)
     return;
@@ -228,6 +232,21 @@ zot_extension_manager_load_finish (ZotExtensionManager  *self,
   g_return_val_if_fail (g_task_is_valid (result, self), FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * zot_extension_manager_get_untrusted:
+ *
+ * Returns: (transfer none) (element-type ZotDiscovered): the project
+ *   extensions the last load left unstarted because they are not trusted
+ *   in this project
+ */
+GPtrArray *
+zot_extension_manager_get_untrusted (ZotExtensionManager *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION_MANAGER (self), NULL);
+
+  return self->untrusted;
 }
 
 /* Stopping */
