@@ -268,15 +268,18 @@ print_last_problems (const char *name)
   g_autofree char *path = zot_paths_get_state_file (name);
   g_autofree char *contents = NULL;
   g_autoptr(JsonParser) parser = json_parser_new ();
+  JsonNode *root = NULL;
   JsonObject *state;
   JsonArray *problems;
 
+  /* An empty file parses without a root: a run that ended while writing
+   * it leaves one. */
   if (!zot_file_get_contents_bounded (path, ZOT_STATE_FILE_MAX_BYTES, &contents, NULL, NULL) ||
       !zot_json_parser_load (parser, contents, -1, NULL) ||
-      !JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)))
+      (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     return;
 
-  state = json_node_get_object (json_parser_get_root (parser));
+  state = json_node_get_object (root);
   if (!json_object_has_member (state, "problems") ||
       !JSON_NODE_HOLDS_ARRAY (json_object_get_member (state, "problems")))
     return;
