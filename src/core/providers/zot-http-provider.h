@@ -71,6 +71,11 @@ struct _ZotHttpProviderClass
 ZotProvider      *zot_http_provider_new             (GType                     type,
                                                      const ZotProviderConfig  *config,
                                                      GError                  **error);
+ZotProvider      *zot_http_provider_new_for_info    (GType                     type,
+                                                     const ZotProviderInfo    *info,
+                                                     const ZotProviderConfig  *config,
+                                                     GError                  **error);
+const ZotProviderInfo *zot_http_provider_get_info   (ZotHttpProvider          *self);
 const char       *zot_http_provider_get_api_key     (ZotHttpProvider          *self);
 const char       *zot_http_provider_get_url         (ZotHttpProvider          *self);
 const char       *zot_http_provider_request_model   (ZotHttpProvider          *self,
