@@ -101,7 +101,7 @@ static const ZotProviderInfo providers[] = {
     .new_func = zot_anthropic_provider_new,
     .models = anthropic_models,
     .n_models = G_N_ELEMENTS (anthropic_models),
-    .quirks = { .auth = ZOT_PROVIDER_AUTH_ANTHROPIC, .models_path = "/v1/models" },
+    .quirks = { .auth = ZOT_PROVIDER_AUTH_ANTHROPIC, .models_path = "/v1/models?limit=1000" },
   },
   {
     .name = "openai",
@@ -126,7 +126,7 @@ static const ZotProviderInfo providers[] = {
     .new_func = zot_gemini_provider_new,
     .models = gemini_models,
     .n_models = G_N_ELEMENTS (gemini_models),
-    .quirks = { .auth = ZOT_PROVIDER_AUTH_GOOGLE, .models_path = "/v1beta/models" },
+    .quirks = { .auth = ZOT_PROVIDER_AUTH_GOOGLE, .models_path = "/v1beta/models?pageSize=1000" },
   },
   /* The services below speak OpenAI's Chat Completions API, each with its
    * quirks; their models are whatever `zot models` lists. */
