@@ -475,8 +475,8 @@ fetch_from_server (Fetch   *fetch,
   if (g_bytes_get_size (body) > ZOT_MODEL_LIST_MAX_BYTES)
     {
       g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
-                   _("the list of models at %s is larger than %" G_GSIZE_FORMAT " bytes"),
-                   fetch->url, ZOT_MODEL_LIST_MAX_BYTES);
+                   _("the list of models at %s is larger than %u MiB"),
+                   fetch->url, (guint) (ZOT_MODEL_LIST_MAX_BYTES / (1024 * 1024)));
       return NULL;
     }
 
@@ -708,6 +708,8 @@ zot_model_list_describe_age (ZotModelList *self)
 
   g_return_val_if_fail (self != NULL, NULL);
 
+  /* Translators: the spans below only ever follow "saved … ago" ("zot:
+   * showing the list saved %s ago"): inflect them for that place. */
   age = MAX (now - self->fetched_at, 0);
   if (age < 60)
     return g_strdup (_("less than a minute"));
