@@ -1,7 +1,9 @@
 /* zot-openai-provider.c — OpenAI Chat Completions, streamed.
  *
  * Also any server that speaks the same API (ollama, llama.cpp server, vLLM)
- * through --base-url; such servers often need no key. The request is
+ * through --base-url; such servers often need no key. The presets of the
+ * provider table (OpenRouter, Groq, Azure, Ollama…) are made here too: what
+ * sets each apart is read from its row's quirks, never from its name. The request is
  * translated from the zot-message.h shape, the answer is read as SSE
  * "chat.completion.chunk" objects: text deltas, tool-call fragments keyed by
  * their index, a finish_reason, an optional usage chunk, then "[DONE]".

@@ -6,7 +6,9 @@
  * from, its default model, whether it takes a base URL, how to make one,
  * and a sub-table of the models it knows with their limits and prices.
  * Everything that lists providers, names a key variable or prices a call
- * reads it from here: a new provider is its own file plus its rows.
+ * reads it from here: a new provider is its own file plus its rows, and a
+ * new service speaking an API the host has (OpenAI's, mostly) is one row,
+ * its departures from that API in the row's quirks (docs/providers.md).
  */
 #pragma once
 
