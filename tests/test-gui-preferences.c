@@ -201,15 +201,15 @@ static void
 test_model (Fixture       *f,
             gconstpointer  data)
 {
-  AdwComboRow *provider = ADW_COMBO_ROW (widget (f, "provider"));
+  GtkDropDown *provider = GTK_DROP_DOWN (widget (f, "provider"));
   g_autofree char *saved_provider = NULL;
   g_autofree char *saved_model = NULL;
 
   /* Automatic, from the settings' empty default. */
-  g_assert_cmpuint (adw_combo_row_get_selected (provider), ==, 0);
+  g_assert_cmpuint (gtk_drop_down_get_selected (provider), ==, 0);
   g_assert_false (gtk_widget_get_sensitive (widget (f, "base-url")));
 
-  adw_combo_row_set_selected (provider, provider_position ("demo"));
+  gtk_drop_down_set_selected (provider, provider_position ("demo"));
   saved_provider = g_settings_get_string (f->settings, "provider");
   g_assert_cmpstr (saved_provider, ==, "demo");
   wait_host (f, "demo", NULL);
@@ -233,12 +233,12 @@ test_model (Fixture       *f,
   /* A switch with a key in the environment. */
   g_setenv ("ANTHROPIC_API_KEY", "sk-ant-from-env", TRUE);
   apply_text (widget (f, "model"), "");
-  adw_combo_row_set_selected (provider, 1);
+  gtk_drop_down_set_selected (provider, 1);
   wait_host (f, "anthropic", NULL);
   g_assert_false (gtk_widget_get_sensitive (widget (f, "base-url")));
 
   /* Without a key anywhere the host stays as it is, and the user is told. */
-  adw_combo_row_set_selected (provider, 2);
+  gtk_drop_down_set_selected (provider, 2);
   g_assert_true (gtk_widget_get_sensitive (widget (f, "base-url")));
   wait_idle (f);
   g_assert_cmpstr (host_provider (f), ==, "anthropic");
@@ -265,7 +265,7 @@ test_model (Fixture       *f,
   saved_model = g_settings_get_string (f->settings, "base-url");
   g_assert_cmpstr (saved_model, ==, "http://127.0.0.1:11434/v1");
 
-  adw_combo_row_set_selected (provider, provider_position ("demo"));
+  gtk_drop_down_set_selected (provider, provider_position ("demo"));
   wait_host (f, "demo", NULL);
 }
 
@@ -276,12 +276,24 @@ static void
 test_provider_list (Fixture       *f,
                     gconstpointer  data)
 {
-  AdwComboRow *provider = ADW_COMBO_ROW (widget (f, "provider"));
-  GListModel *items = adw_combo_row_get_model (provider);
+  GtkDropDown *provider = GTK_DROP_DOWN (widget (f, "provider"));
+  GListModel *items = gtk_drop_down_get_model (provider);
   guint n = zot_provider_table_get_n_providers ();
 
   g_assert_cmpuint (g_list_model_get_n_items (items), ==, n + 1);
   g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (items), 0), ==, "Automatic");
+
+  /* The list is searched by the labels it shows. */
+  g_assert_true (gtk_drop_down_get_enable_search (provider));
+  g_assert_nonnull (gtk_drop_down_get_expression (provider));
+  {
+    g_auto(GValue) label = G_VALUE_INIT;
+    g_autoptr(GObject) item = g_list_model_get_item (items, n);
+
+    g_assert_true (gtk_expression_evaluate (gtk_drop_down_get_expression (provider), item, &label));
+    g_assert_cmpstr (g_value_get_string (&label), ==,
+                     zot_provider_info_get_label (zot_provider_table_get_nth (n - 1)));
+  }
 
   for (guint i = 0; i < n; i++)
     {
@@ -291,17 +303,18 @@ test_provider_list (Fixture       *f,
       g_assert_cmpstr (gtk_string_list_get_string (GTK_STRING_LIST (items), i + 1), ==,
                        zot_provider_info_get_label (info));
 
-      adw_combo_row_set_selected (provider, i + 1);
+      gtk_drop_down_set_selected (provider, i + 1);
       saved = g_settings_get_string (f->settings, "provider");
       g_assert_cmpstr (saved, ==, info->name);
-      g_assert_cmpint (gtk_widget_get_sensitive (widget (f, "base-url")), ==, info->compatible_servers);
+      g_assert_cmpint (gtk_widget_get_sensitive (widget (f, "base-url")), ==,
+                       info->compatible_servers || info->quirks.needs_base_url);
       g_assert_cmpint (gtk_widget_get_sensitive (widget (f, "api-key")), ==, info->key_variable != NULL);
       wait_idle (f);
     }
 
   /* A name the table does not know reads as Automatic. */
   g_settings_set_string (f->settings, "provider", "nonsense");
-  g_assert_cmpuint (adw_combo_row_get_selected (provider), ==, 0);
+  g_assert_cmpuint (gtk_drop_down_get_selected (provider), ==, 0);
   g_settings_set_string (f->settings, "provider", "demo");
   wait_host (f, "demo", NULL);
 }
@@ -449,7 +462,7 @@ test_keyring_unavailable (Fixture       *f,
   g_clear_error (&error);
 
   /* The window says so, and the key still serves this session. */
-  adw_combo_row_set_selected (ADW_COMBO_ROW (widget (f, "provider")), 1);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (widget (f, "provider")), 1);
   wait_idle (f);
   apply_text (widget (f, "api-key"), "sk-session-only");
   wait_host (f, "anthropic", NULL);
@@ -623,7 +636,7 @@ test_keyring (Fixture       *f,
   /* Switching to a provider fetches its key from the keyring first. */
   g_assert_true (store ("openai", "sk-openai-456", &error));
   g_assert_no_error (error);
-  adw_combo_row_set_selected (ADW_COMBO_ROW (widget (f, "provider")), 2);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (widget (f, "provider")), 2);
   wait_host (f, "openai", NULL);
   g_assert_cmpstr (zot_provider_get_key ("openai", NULL), ==, "sk-openai-456");
   g_assert_null (g_getenv ("OPENAI_API_KEY"));

@@ -27,31 +27,43 @@ test_rows (void)
       g_assert_cmpstr (zot_provider_info_get_label (info), !=, "");
       g_assert_nonnull (info->new_func);
 
-      /* A key, unless it runs offline; an offline one needs none. */
-      if (info->offline)
+      /* A key, unless it runs offline or on this machine; those need none. */
+      if (info->offline || info->local)
         g_assert_null (info->key_variable);
       else
         g_assert_nonnull (info->key_variable);
 
-      /* Its default model is one of its models, found as itself. */
+      /* Its default model is one of its models, found as itself, for a
+       * row that lists models; a preset's are the server's. */
       g_assert_nonnull (info->default_model);
-      g_assert_true (zot_provider_info_find_model (info, info->default_model) != NULL);
-      g_assert_cmpstr (zot_provider_info_find_model (info, info->default_model)->id, ==,
-                       info->default_model);
+      if (info->n_models > 0)
+        {
+          g_assert_true (zot_provider_info_find_model (info, info->default_model) != NULL);
+          g_assert_cmpstr (zot_provider_info_find_model (info, info->default_model)->id, ==,
+                           info->default_model);
+        }
 
-      /* A base URL: a default exactly when one is taken, and compatible
-       * servers are reached through one. */
-      g_assert_cmpint (info->accepts_base_url, ==, info->default_base_url != NULL);
-      if (info->default_base_url != NULL)
+      /* A base URL: a default exactly when one is taken, but for the one
+       * the user must name; compatible servers are reached through one. A
+       * server on the network is reached over https, a local one on
+       * localhost. */
+      g_assert_cmpint (info->accepts_base_url, ==,
+                       info->default_base_url != NULL || info->quirks.needs_base_url);
+      g_assert_true (info->default_base_url == NULL || !info->quirks.needs_base_url);
+      if (info->default_base_url != NULL && info->local)
+        g_assert_true (g_str_has_prefix (info->default_base_url, "http://localhost:"));
+      else if (info->default_base_url != NULL)
         g_assert_true (g_str_has_prefix (info->default_base_url, "https://"));
-      if (info->compatible_servers)
+      if (info->compatible_servers || info->local)
         g_assert_true (info->accepts_base_url);
+      /* A header is a name and a value. */
+      for (guint h = 0; info->quirks.headers != NULL && info->quirks.headers[h] != NULL; h += 2)
+        g_assert_nonnull (info->quirks.headers[h + 1]);
 
       /* Names are unique. */
       for (guint j = 0; j < i; j++)
         g_assert_cmpstr (zot_provider_table_get_nth (j)->name, !=, info->name);
 
-      g_assert_cmpuint (info->n_models, >, 0);
       for (guint m = 0; m < info->n_models; m++)
         {
           const ZotModelInfo *model = &info->models[m];
@@ -238,6 +250,15 @@ test_providers_match_rows (void)
       config.name = g_strdup (info->name);
       if (info->key_variable != NULL)
         config.api_key = g_strdup ("sk-test");
+      if (info->quirks.needs_base_url)
+        {
+          /* Without its URL it says which flag gives it. */
+          g_assert_null (zot_provider_new_for_config (&config, &error));
+          g_assert_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG);
+          g_assert_nonnull (strstr (error->message, "--base-url"));
+          g_clear_error (&error);
+          config.base_url = g_strdup ("https://example.openai.azure.com/openai/deployments/d");
+        }
       provider = zot_provider_new_for_config (&config, &error);
       g_assert_no_error (error);
       g_assert_cmpstr (zot_provider_get_name (provider), ==, info->name);

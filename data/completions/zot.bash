@@ -10,7 +10,7 @@ _zot()
         --continuous --codemode --codemode-only --yolo --no-yolo'
 
     case $prev in
-        --provider) COMPREPLY=($(compgen -W 'anthropic openai gemini demo' -- "$cur")); return ;;
+        --provider) COMPREPLY=($(compgen -W 'anthropic openai gemini openrouter groq mistral deepseek xai together fireworks cerebras azure ollama lmstudio llamacpp vllm demo' -- "$cur")); return ;;
         --reasoning) COMPREPLY=($(compgen -W 'off minimum low medium high xhigh max' -- "$cur")); return ;;
         --codemode) COMPREPLY=($(compgen -W 'off on only' -- "$cur")); return ;;
         --cwd) _filedir -d; return ;;
@@ -20,7 +20,7 @@ _zot()
     esac
 
     if [[ $cword -eq 1 && $cur != -* ]]; then
-        COMPREPLY=($(compgen -W 'ext rpc update' -- "$cur"))
+        COMPREPLY=($(compgen -W 'ext models rpc update' -- "$cur"))
         return
     fi
 

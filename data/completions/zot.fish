@@ -2,6 +2,7 @@
 set -l ext_commands list install remove enable disable logs allow-key deny-key check stats new secret trust info permissions
 
 complete -c zot -n __fish_use_subcommand -f -a ext -d 'Manage extensions'
+complete -c zot -n __fish_use_subcommand -f -a models -d 'List the models of a provider'
 complete -c zot -n __fish_use_subcommand -f -a rpc -d 'JSON-RPC on stdin and stdout'
 complete -c zot -n __fish_use_subcommand -f -a update -d 'Fast-forward git-installed extensions'
 
@@ -30,7 +31,7 @@ complete -c zot -s p -l print -d 'Run PROMPT, print the result and exit'
 complete -c zot -l json -d 'Run PROMPT and print one JSON event per line'
 complete -c zot -l version -d 'Print the version and exit'
 complete -c zot -s h -l help -d 'Show the options'
-complete -c zot -l provider -x -a 'anthropic openai gemini demo' -d 'Model provider'
+complete -c zot -l provider -x -a 'anthropic openai gemini openrouter groq mistral deepseek xai together fireworks cerebras azure ollama lmstudio llamacpp vllm demo' -d 'Model provider'
 complete -c zot -l model -x -d 'Model id'
 complete -c zot -l reasoning -x -a 'off minimum low medium high xhigh max' -d 'How much the model reasons'
 complete -c zot -l base-url -x -d 'API base URL of an OpenAI-compatible server'

@@ -20,6 +20,7 @@
 #include "zot-message.h"
 #include "zot-names.h"
 #include "zot-options.h"
+#include "zot-provider-table.h"
 
 typedef struct
 {
@@ -403,14 +404,20 @@ parse_main_options (ZotCli   *cli,
     { NULL }
   };
 
+  g_autofree char *names = zot_provider_table_describe_names ();
+  g_autofree char *summary = NULL;
+
   context = g_option_context_new (NULL);
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
-  g_option_context_set_summary (context,
-                                _("A desktop host for zot extensions.\n\n"
-                                  "Subcommands:\n"
-                                  "  zot ext list|install|remove|enable|disable|logs|allow-key|deny-key …\n"
-                                  "  zot rpc     (JSON-RPC over stdin and stdout, for editors)\n"
-                                  "  zot update"));
+  /* Translators: %s lists the provider names for --provider */
+  summary = g_strdup_printf (_("A desktop host for zot extensions.\n\n"
+                               "Subcommands:\n"
+                               "  zot ext list|install|remove|enable|disable|logs|allow-key|deny-key …\n"
+                               "  zot models  [--provider NAME] [--json]  (the provider's models)\n"
+                               "  zot rpc     (JSON-RPC over stdin and stdout, for editors)\n"
+                               "  zot update\n\n"
+                               "Providers: %s"), names);
+  g_option_context_set_summary (context, summary);
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
   zot_options_add_entries (&cli->options, context);
 
@@ -431,7 +438,8 @@ zot_cli_wants_window (int    argc,
   g_auto(GStrv) args = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (argc > 1 && (g_str_equal (argv[1], "ext") || g_str_equal (argv[1], "update")))
+  if (argc > 1 && (g_str_equal (argv[1], "ext") || g_str_equal (argv[1], "update") ||
+                   g_str_equal (argv[1], "models")))
     return FALSE;
 
   /* Started by D-Bus activation (data/dev.zot.Zot.service.in): the window
@@ -481,6 +489,8 @@ zot_cli_main (int    argc,
     return zot_cli_ext_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "update"))
     return zot_cli_update_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "models"))
+    return zot_cli_models_main (argc - 1, argv + 1);
 
   zot_options_init (&cli.options);
   args = g_strdupv (argv);

@@ -24,7 +24,7 @@ struct _ZotPreferencesWindow
 {
   AdwPreferencesWindow  parent_instance;
 
-  AdwComboRow          *provider_row;
+  GtkDropDown          *provider_row;
   AdwEntryRow          *model_row;
   AdwEntryRow          *base_url_row;
   AdwPasswordEntryRow  *api_key_row;
@@ -128,7 +128,7 @@ environment_has_key (const char *provider)
 static const ZotProviderInfo *
 selected_provider (ZotPreferencesWindow *self)
 {
-  guint selected = adw_combo_row_get_selected (self->provider_row);
+  guint selected = gtk_drop_down_get_selected (self->provider_row);
 
   if (selected == 0 || selected > zot_provider_table_get_n_providers ())
     return NULL;
@@ -612,9 +612,10 @@ update_provider_rows (ZotPreferencesWindow *self,
   const ZotProviderInfo *info = selected_provider (self);
 
   /* Anthropic takes a base URL too, but the row is there for local
-   * servers, which only the providers for compatible servers reach. */
+   * servers, which only the providers for compatible servers reach, and
+   * for Azure's deployment URL. */
   gtk_widget_set_sensitive (GTK_WIDGET (self->base_url_row),
-                            info != NULL && info->compatible_servers);
+                            info != NULL && (info->compatible_servers || info->quirks.needs_base_url));
   update_key_row (self, force);
 }
 
@@ -683,7 +684,9 @@ zot_preferences_window_init (ZotPreferencesWindow *self)
   g_autoptr(GListModel) providers = new_provider_model ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  adw_combo_row_set_model (self->provider_row, providers);
+  gtk_drop_down_set_model (self->provider_row, providers);
+  gtk_drop_down_set_expression (self->provider_row,
+                                gtk_property_expression_new (GTK_TYPE_STRING_OBJECT, NULL, "string"));
 
   self->cancellable = g_cancellable_new ();
   self->settings = g_settings_new (APP_ID);

@@ -7,6 +7,7 @@
 #include "zot-extensions-page.h"
 #include "zot-find-bar.h"
 #include "zot-inspector.h"
+#include "zot-model-picker.h"
 #include "zot-notes-view.h"
 #include "zot-panel-pane.h"
 #include "zot-prompt-editor.h"
@@ -44,6 +45,7 @@ struct _ZotWindow
   ZotExtensionsPage    *extensions_page;
   ZotApprovalPresenter *approvals;
   ZotUsageLabel        *usage_label;
+  ZotModelPicker       *model_picker;
   ZotTrustBanner       *trust_banner;
   AdwMessageDialog     *close_dialog;
   /* Asked while a turn runs: where to go once it has stopped. */

@@ -257,12 +257,30 @@ update_project_title (ZotWindow *self)
   gtk_window_set_title (GTK_WINDOW (self), window_name);
 }
 
+/* A model from the header's picker: in use now, and at the next start. */
+static void
+on_model_chosen_cb (ZotWindow  *self,
+                    const char *provider,
+                    const char *model)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (self->host == NULL || !zot_host_set_model (self->host, provider, model, &error))
+    {
+      zot_window_show_toast (self, error != NULL ? error->message : _("Starting…"));
+      return;
+    }
+  g_settings_set_string (self->settings, "provider", provider);
+  g_settings_set_string (self->settings, "model", model);
+}
+
 static void
 update_title (ZotWindow *self)
 {
   ZotProvider *provider;
   const ZotProviderInfo *info;
   g_autofree char *subtitle = NULL;
+  g_autofree char *base_url = NULL;
   gboolean demo;
 
   update_project_title (self);
@@ -276,6 +294,10 @@ update_title (ZotWindow *self)
   provider = zot_agent_get_provider (zot_host_get_agent (self->host));
   subtitle = g_strdup_printf ("%s · %s", zot_provider_get_name (provider), zot_provider_get_model (provider));
   adw_window_title_set_subtitle (self->window_title, subtitle);
+  base_url = self->options.provider.base_url != NULL ? g_strdup (self->options.provider.base_url)
+                                                    : g_settings_get_string (self->settings, "base-url");
+  zot_model_picker_set_current (self->model_picker, zot_provider_get_name (provider),
+                                zot_provider_get_model (provider), *base_url != '\0' ? base_url : NULL);
 
   info = zot_provider_table_lookup (zot_provider_get_name (provider));
   demo = info != NULL && info->offline;
@@ -958,6 +980,7 @@ zot_window_class_init (ZotWindowClass *klass)
 
   g_type_ensure (ZOT_TYPE_CONVERSATION_SIDEBAR);
   g_type_ensure (ZOT_TYPE_FIND_BAR);
+  g_type_ensure (ZOT_TYPE_MODEL_PICKER);
   g_type_ensure (ZOT_TYPE_TRANSCRIPT);
   g_type_ensure (ZOT_TYPE_PROMPT_EDITOR);
   g_type_ensure (ZOT_TYPE_USAGE_LABEL);
@@ -985,6 +1008,7 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, transcript);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, prompt_editor);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, usage_label);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, model_picker);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, trust_banner);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, panel_pane);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, notes_view);
@@ -1047,6 +1071,8 @@ zot_window_init (ZotWindow *self)
   g_settings_bind (self->settings, "show-loaded-resources", self->transcript, "show-startup", G_SETTINGS_BIND_GET);
 
   g_object_bind_property (self->side_pane_button, "active", self->side_pane, "visible", G_BINDING_SYNC_CREATE);
+  g_signal_connect_object (self->model_picker, "model-chosen", G_CALLBACK (on_model_chosen_cb), self,
+                           G_CONNECT_SWAPPED);
 
   g_object_bind_property (self, "host", self->transcript, "host", G_BINDING_DEFAULT);
   g_object_bind_property (self, "host", self->prompt_editor, "host", G_BINDING_DEFAULT);

@@ -140,6 +140,14 @@ G_BEGIN_DECLS
 #define ZOT_PROVIDER_RESPONSE_MAX_BYTES    ((gsize) 16 * 1024 * 1024)
 /* The largest single server-sent event (its data lines together). */
 #define ZOT_SSE_MAX_EVENT_BYTES            ((gsize) 8 * 1024 * 1024)
+/* `zot models` and the model picker: the list endpoint answers within
+ * this long and this large; a list longer than the cap is cut there and
+ * says so. A provider's list is kept this many seconds before it is
+ * asked for again. */
+#define ZOT_MODEL_LIST_TIMEOUT_MS          15000
+#define ZOT_MODEL_LIST_MAX_BYTES           ((gsize) 8 * 1024 * 1024)
+#define ZOT_MODEL_LIST_MAX_MODELS          5000
+#define ZOT_MODEL_LIST_CACHE_SECONDS       (24 * 60 * 60)
 /* The window waits this long for the keyring before it starts without. */
 #define ZOT_KEYRING_WAIT_MS                3000
 #define ZOT_BASH_TIMEOUT_MS                120000
@@ -297,6 +305,7 @@ typedef enum
   ZOT_TIMEOUT_RESTART_BACKOFF,
   ZOT_TIMEOUT_RESTART_BACKOFF_MAX,
   ZOT_TIMEOUT_RESTART_WINDOW,
+  ZOT_TIMEOUT_MODEL_LIST,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

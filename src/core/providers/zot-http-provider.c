@@ -26,6 +26,9 @@ typedef struct
   char        *url;
   char        *api_key;
   char        *api_key_source;
+  /* The row it was made for: its class's, or a preset's that shares the
+   * class (OpenRouter, Ollama and the others are OpenAI's). */
+  const ZotProviderInfo *info;
 } ZotHttpProviderPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE (ZotHttpProvider, zot_http_provider, ZOT_TYPE_PROVIDER)
@@ -56,13 +59,13 @@ stream_cb (GObject      *object,
 static const char *
 zot_http_provider_get_name (ZotProvider *provider)
 {
-  return ZOT_HTTP_PROVIDER_GET_CLASS (provider)->info->name;
+  return zot_http_provider_get_info (ZOT_HTTP_PROVIDER (provider))->name;
 }
 
 static const char *
 zot_http_provider_get_default_model (ZotProvider *provider)
 {
-  return ZOT_HTTP_PROVIDER_GET_CLASS (provider)->info->default_model;
+  return zot_http_provider_get_info (ZOT_HTTP_PROVIDER (provider))->default_model;
 }
 
 static void
@@ -106,7 +109,7 @@ zot_http_provider_stream_async (ZotProvider         *provider,
   post.body = body;
   post.has_key = priv->api_key != NULL;
   post.key_source = priv->api_key_source;
-  post.key_env = klass->info->key_variable;
+  post.key_env = priv->info->key_variable;
 
   zot_sse_post_async (priv->session, &post, klass->stream_event, stream, cancellable,
                       stream_cb, g_steal_pointer (&task));
@@ -217,24 +220,55 @@ zot_http_provider_new (GType                     type,
                        const ZotProviderConfig  *config,
                        GError                  **error)
 {
-  g_autoptr(ZotHttpProvider) self = NULL;
   g_autoptr(GTypeClass) type_class = NULL;
+
+  g_return_val_if_fail (g_type_is_a (type, ZOT_TYPE_HTTP_PROVIDER), NULL);
+
+  type_class = g_type_class_ref (type);
+  return zot_http_provider_new_for_info (type, ZOT_HTTP_PROVIDER_CLASS (type_class)->info,
+                                         config, error);
+}
+
+/**
+ * zot_http_provider_new_for_info:
+ * @type: a subclass of #ZotHttpProvider
+ * @info: the table row to take the name, key variable, default model and
+ *   URL from: @type's own or a preset of the same API
+ * @config: the configuration
+ *
+ * Like zot_http_provider_new(), for the row @info.
+ *
+ * Returns: (transfer full): the provider, or %NULL with
+ *   %ZOT_PROVIDER_ERROR_CONFIG
+ */
+ZotProvider *
+zot_http_provider_new_for_info (GType                     type,
+                                const ZotProviderInfo    *info,
+                                const ZotProviderConfig  *config,
+                                GError                  **error)
+{
+  g_autoptr(ZotHttpProvider) self = NULL;
   ZotHttpProviderPrivate *priv;
-  const ZotProviderInfo *info;
   g_autofree char *base = NULL;
   gboolean custom_base;
   gboolean has_key;
 
   g_return_val_if_fail (g_type_is_a (type, ZOT_TYPE_HTTP_PROVIDER), NULL);
+  g_return_val_if_fail (info != NULL, NULL);
   g_return_val_if_fail (config != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  type_class = g_type_class_ref (type);
-  info = ZOT_HTTP_PROVIDER_CLASS (type_class)->info;
-  g_return_val_if_fail (info != NULL && info->default_base_url != NULL, NULL);
-
   custom_base = info->accepts_base_url && config->base_url != NULL && *config->base_url != '\0';
   has_key = config->api_key != NULL && *config->api_key != '\0';
+
+  if (!custom_base && info->default_base_url == NULL)
+    {
+      g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_CONFIG,
+                   /* Translators: the provider's label */
+                   _("%s has no default URL: pass --base-url with yours (see docs/providers.md)"),
+                   zot_provider_info_get_label (info));
+      return NULL;
+    }
 
   if (!has_key && info->key_variable != NULL && !(info->compatible_servers && custom_base))
     {
@@ -258,6 +292,7 @@ zot_http_provider_new (GType                     type,
 
   self = g_object_new (type, NULL);
   priv = zot_http_provider_get_instance_private (self);
+  priv->info = info;
   priv->url = ZOT_HTTP_PROVIDER_GET_CLASS (self)->build_url (self, base);
 
   if (has_key)
@@ -270,6 +305,21 @@ zot_http_provider_new (GType                     type,
     zot_provider_set_model (ZOT_PROVIDER (self), config->model);
 
   return ZOT_PROVIDER (g_steal_pointer (&self));
+}
+
+/**
+ * zot_http_provider_get_info:
+ *
+ * Returns: (transfer none): the table row it was made for
+ */
+const ZotProviderInfo *
+zot_http_provider_get_info (ZotHttpProvider *self)
+{
+  ZotHttpProviderPrivate *priv = zot_http_provider_get_instance_private (self);
+
+  g_return_val_if_fail (ZOT_IS_HTTP_PROVIDER (self), NULL);
+
+  return priv->info;
 }
 
 /**

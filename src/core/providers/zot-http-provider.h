@@ -25,7 +25,9 @@ G_DECLARE_DERIVABLE_TYPE (ZotHttpProvider, zot_http_provider, ZOT, HTTP_PROVIDER
 /**
  * ZotHttpProviderClass:
  * @info: the provider's table row, set in class_init; it gives the name,
- *   the default model, the key variable and the default base URL
+ *   the default model, the key variable and the default base URL. A
+ *   preset of the same API (zot_http_provider_new_for_info()) brings its
+ *   own row, which zot_http_provider_get_info() returns
  * @build_url: the endpoint under @base, a checked http(s) URL without a
  *   trailing slash (transfer full)
  * @add_headers: appends request headers, as name then value, to @headers
@@ -71,6 +73,11 @@ struct _ZotHttpProviderClass
 ZotProvider      *zot_http_provider_new             (GType                     type,
                                                      const ZotProviderConfig  *config,
                                                      GError                  **error);
+ZotProvider      *zot_http_provider_new_for_info    (GType                     type,
+                                                     const ZotProviderInfo    *info,
+                                                     const ZotProviderConfig  *config,
+                                                     GError                  **error);
+const ZotProviderInfo *zot_http_provider_get_info   (ZotHttpProvider          *self);
 const char       *zot_http_provider_get_api_key     (ZotHttpProvider          *self);
 const char       *zot_http_provider_get_url         (ZotHttpProvider          *self);
 const char       *zot_http_provider_request_model   (ZotHttpProvider          *self,

@@ -1,7 +1,9 @@
 /* zot-openai-provider.c — OpenAI Chat Completions, streamed.
  *
  * Also any server that speaks the same API (ollama, llama.cpp server, vLLM)
- * through --base-url; such servers often need no key. The request is
+ * through --base-url; such servers often need no key. The presets of the
+ * provider table (OpenRouter, Groq, Azure, Ollama…) are made here too: what
+ * sets each apart is read from its row's quirks, never from its name. The request is
  * translated from the zot-message.h shape, the answer is read as SSE
  * "chat.completion.chunk" objects: text deltas, tool-call fragments keyed by
  * their index, a finish_reason, an optional usage chunk, then "[DONE]".
@@ -9,6 +11,8 @@
 #define G_LOG_DOMAIN "zot-openai"
 
 #include "config.h"
+
+#include <string.h>
 
 #include <glib/gi18n.h>
 
@@ -75,6 +79,33 @@ stream_free (gpointer user_data)
 /* ------------------------------------------------------------------ */
 /* The request                                                         */
 /* ------------------------------------------------------------------ */
+
+/* What the messages are written for: the server's quirks, and the name of
+ * each tool call so far by its id, for servers that want it in results. */
+typedef struct
+{
+  const ZotProviderQuirks *quirks;
+  GHashTable              *names;
+} Shape;
+
+/* A tool call id as the server takes it: as it is, or for servers that
+ * want nine letters or digits the same nine every time for the same id. */
+static char *
+wire_tool_id (const Shape *shape,
+              const char  *id)
+{
+  g_autofree char *digest = NULL;
+  gsize len = strlen (id);
+  gboolean fits = len == 9;
+
+  for (gsize i = 0; fits && i < len; i++)
+    fits = g_ascii_isalnum (id[i]);
+  if (!shape->quirks->short_tool_ids || fits)
+    return g_strdup (id);
+
+  digest = g_compute_checksum_for_string (G_CHECKSUM_SHA256, id, -1);
+  return g_strndup (digest, 9);
+}
 
 static JsonObject *
 text_part (const char *text)
@@ -144,38 +175,45 @@ tool_result_text (JsonObject *block)
 }
 
 static void
-add_tool_results (JsonArray *out,
-                  JsonArray *content)
+add_tool_results (const Shape *shape,
+                  JsonArray   *out,
+                  JsonArray   *content)
 {
   for (guint i = 0; i < json_array_get_length (content); i++)
     {
       JsonObject *block = zot_json_array_get_object (content, i);
       g_autofree char *text = NULL;
+      g_autofree char *id = NULL;
+      const char *name;
       JsonObject *message;
 
       if (g_strcmp0 (zot_json_get_string (block, "type"), "tool_result") != 0)
         continue;
 
       text = tool_result_text (block);
+      id = wire_tool_id (shape, zot_json_get_string_or (block, "tool_use_id", ""));
       message = json_object_new ();
       json_object_set_string_member (message, "role", "tool");
-      json_object_set_string_member (message, "tool_call_id",
-                                     zot_json_get_string_or (block, "tool_use_id", ""));
+      json_object_set_string_member (message, "tool_call_id", id);
+      name = g_hash_table_lookup (shape->names, zot_json_get_string_or (block, "tool_use_id", ""));
+      if (shape->quirks->tool_result_name && name != NULL)
+        json_object_set_string_member (message, "name", name);
       json_object_set_string_member (message, "content", text);
       json_array_add_object_element (out, message);
     }
 }
 
 static void
-add_user_message (JsonArray *out,
-                  JsonArray *content)
+add_user_message (const Shape *shape,
+                  JsonArray   *out,
+                  JsonArray   *content)
 {
   JsonArray *parts = json_array_new ();
   JsonObject *message;
 
   /* Tool results belong in their own "tool" messages, which must follow
    * the assistant message directly: they go first. */
-  add_tool_results (out, content);
+  add_tool_results (shape, out, content);
 
   for (guint i = 0; i < json_array_get_length (content); i++)
     {
@@ -201,8 +239,9 @@ add_user_message (JsonArray *out,
 }
 
 static void
-add_assistant_message (JsonArray *out,
-                       JsonArray *content)
+add_assistant_message (const Shape *shape,
+                       JsonArray   *out,
+                       JsonArray   *content)
 {
   JsonObject *message = json_object_new ();
   JsonArray *calls = json_array_new ();
@@ -221,11 +260,14 @@ add_assistant_message (JsonArray *out,
           JsonObject *function = json_object_new ();
           JsonObject *input = zot_json_get_object (block, "input");
           g_autofree char *arguments = input != NULL ? zot_json_object_to_string (input) : g_strdup ("{}");
+          const char *id = zot_json_get_string_or (block, "id", "");
+          const char *name = zot_json_get_string_or (block, "name", "");
+          g_autofree char *wire_id = wire_tool_id (shape, id);
 
-          json_object_set_string_member (function, "name",
-                                         zot_json_get_string_or (block, "name", ""));
+          g_hash_table_replace (shape->names, (gpointer) id, (gpointer) name);
+          json_object_set_string_member (function, "name", name);
           json_object_set_string_member (function, "arguments", arguments);
-          json_object_set_string_member (call, "id", zot_json_get_string_or (block, "id", ""));
+          json_object_set_string_member (call, "id", wire_id);
           json_object_set_string_member (call, "type", "function");
           json_object_set_object_member (call, "function", function);
           json_array_add_object_element (calls, call);
@@ -249,17 +291,19 @@ add_assistant_message (JsonArray *out,
 /* `reasoning_effort` for a level: "minimal" is the least of the gpt-5
  * family, "low" of the o-series, "high" the most of either. Nothing for
  * a model the table knows cannot reason (the API refuses the field
- * there), nor when no level was asked. */
+ * there), nor for a server that refuses it, nor when no level was asked. */
 static void
-add_reasoning_effort (JsonObject   *body,
-                      const char   *model_id,
-                      ZotReasoning  level)
+add_reasoning_effort (const ZotProviderQuirks *quirks,
+                      JsonObject              *body,
+                      const char              *model_id,
+                      ZotReasoning             level)
 {
   const ZotModelInfo *model = zot_model_info_lookup ("openai", model_id);
   gboolean has_minimal = model_id != NULL && g_str_has_prefix (model_id, "gpt-5");
   const char *effort;
 
-  if (level == ZOT_REASONING_DEFAULT || (model != NULL && !model->reasoning))
+  if (level == ZOT_REASONING_DEFAULT || (model != NULL && !model->reasoning) ||
+      quirks->no_reasoning_effort)
     return;
 
   switch (level)
@@ -293,9 +337,11 @@ static JsonObject *
 build_body (ZotHttpProvider    *self,
             ZotProviderRequest *request)
 {
+  const ZotProviderQuirks *quirks = &zot_http_provider_get_info (self)->quirks;
+  g_autoptr(GHashTable) names = g_hash_table_new (g_str_hash, g_str_equal);
+  Shape shape = { quirks, names };
   JsonObject *body = json_object_new ();
   JsonArray *messages = json_array_new ();
-  JsonObject *options = json_object_new ();
 
   json_object_set_string_member (body, "model", zot_http_provider_request_model (self, request));
 
@@ -325,11 +371,11 @@ build_body (ZotHttpProvider    *self,
         }
 
       if (g_strcmp0 (role, "assistant") == 0)
-        add_assistant_message (messages, content);
+        add_assistant_message (&shape, messages, content);
       else if (g_strcmp0 (role, "tool") == 0)
-        add_tool_results (messages, content);
+        add_tool_results (&shape, messages, content);
       else
-        add_user_message (messages, content);
+        add_user_message (&shape, messages, content);
     }
   json_object_set_array_member (body, "messages", messages);
 
@@ -372,12 +418,18 @@ build_body (ZotHttpProvider    *self,
     }
 
   if (request->max_tokens > 0)
-    json_object_set_int_member (body, "max_tokens", request->max_tokens);
-  add_reasoning_effort (body, zot_json_get_string (body, "model"), request->reasoning);
+    json_object_set_int_member (body, quirks->max_completion_tokens ? "max_completion_tokens" : "max_tokens",
+                                request->max_tokens);
+  add_reasoning_effort (quirks, body, zot_json_get_string (body, "model"), request->reasoning);
 
   json_object_set_boolean_member (body, "stream", TRUE);
-  json_object_set_boolean_member (options, "include_usage", TRUE);
-  json_object_set_object_member (body, "stream_options", options);
+  if (!quirks->no_stream_options)
+    {
+      JsonObject *options = json_object_new ();
+
+      json_object_set_boolean_member (options, "include_usage", TRUE);
+      json_object_set_object_member (body, "stream_options", options);
+    }
 
   return body;
 }
@@ -585,29 +637,43 @@ stream_end (gpointer   user_data,
 /* ------------------------------------------------------------------ */
 
 /* "…/v1" and a bare host both take the path after them; a URL that
- * already names the endpoint is used as it is. */
+ * already names the endpoint is used as it is. A query stays at the end:
+ * the base URL's own, or else the row's (Azure's api-version). */
 static char *
 build_url (ZotHttpProvider *self,
            const char      *base)
 {
-  if (g_str_has_suffix (base, "/chat/completions"))
-    return g_strdup (base);
-  return g_strconcat (base, "/chat/completions", NULL);
+  const char *row_query = zot_http_provider_get_info (self)->quirks.query;
+  const char *mark = strchr (base, '?');
+  g_autofree char *path = mark != NULL ? g_strndup (base, mark - base) : g_strdup (base);
+  const char *query = mark != NULL ? mark + 1 : row_query;
+
+  return g_strconcat (path, g_str_has_suffix (path, "/chat/completions") ? "" : "/chat/completions",
+                      query != NULL ? "?" : "", query != NULL ? query : "", NULL);
 }
 
-/* A local server often needs no key: then no header at all. */
+/* A local server often needs no key: then no key header at all. */
 static void
 add_headers (ZotHttpProvider *self,
              GStrvBuilder    *headers)
 {
+  const ZotProviderQuirks *quirks = &zot_http_provider_get_info (self)->quirks;
   const char *api_key = zot_http_provider_get_api_key (self);
-  g_autofree char *authorization = NULL;
+
+  for (guint i = 0; quirks->headers != NULL && quirks->headers[i] != NULL; i += 2)
+    g_strv_builder_add_many (headers, quirks->headers[i], quirks->headers[i + 1], NULL);
 
   if (api_key == NULL)
     return;
 
-  authorization = g_strdup_printf ("Bearer %s", api_key);
-  g_strv_builder_add_many (headers, "Authorization", authorization, NULL);
+  if (quirks->auth == ZOT_PROVIDER_AUTH_API_KEY)
+    g_strv_builder_add_many (headers, "api-key", api_key, NULL);
+  else
+    {
+      g_autofree char *authorization = g_strdup_printf ("Bearer %s", api_key);
+
+      g_strv_builder_add_many (headers, "Authorization", authorization, NULL);
+    }
 }
 
 static gpointer
@@ -647,8 +713,9 @@ zot_openai_provider_init (ZotOpenaiProvider *self)
 
 /**
  * zot_openai_provider_new:
- * @config: the configuration; @config->base_url points it at any
- *   compatible server, in which case a key is optional
+ * @config: the configuration; @config->name picks the row (OpenAI's own
+ *   or a preset such as "groq" or "ollama"), @config->base_url points it
+ *   at any compatible server, in which case a key is optional
  *
  * Returns: (transfer full): the provider, or %NULL with
  *   ZOT_PROVIDER_ERROR_CONFIG
@@ -657,5 +724,15 @@ ZotProvider *
 zot_openai_provider_new (const ZotProviderConfig  *config,
                          GError                  **error)
 {
-  return zot_http_provider_new (ZOT_TYPE_OPENAI_PROVIDER, config, error);
+  const ZotProviderInfo *info;
+
+  g_return_val_if_fail (config != NULL, NULL);
+
+  info = zot_provider_table_lookup (config->name);
+  /* Every OpenAI-compatible row is made here; the rest of the table and
+   * no name at all mean OpenAI's own. */
+  if (info == NULL || info->new_func != zot_openai_provider_new)
+    info = zot_provider_table_lookup ("openai");
+
+  return zot_http_provider_new_for_info (ZOT_TYPE_OPENAI_PROVIDER, info, config, error);
 }

@@ -72,6 +72,17 @@ static const ZotModelInfo demo_models[] = {
   { "demo", 0, 0, FALSE, 0.0, 0.0, 0.0, 0.0 },
 };
 
+/* Azure's generally available API version of late 2025; a base URL with
+ * its own ?api-version= picks another. */
+#define ZOT_AZURE_API_VERSION "2024-10-21"
+
+/* OpenRouter's attribution headers: the program, never the user. */
+static const char * const openrouter_headers[] = {
+  "HTTP-Referer", "https://zot.dev/",
+  "X-Title", "Zot Desktop",
+  NULL
+};
+
 static ZotProvider *
 new_demo (const ZotProviderConfig  *config,
           GError                  **error)
@@ -90,6 +101,7 @@ static const ZotProviderInfo providers[] = {
     .new_func = zot_anthropic_provider_new,
     .models = anthropic_models,
     .n_models = G_N_ELEMENTS (anthropic_models),
+    .quirks = { .auth = ZOT_PROVIDER_AUTH_ANTHROPIC, .models_path = "/v1/models?limit=1000" },
   },
   {
     .name = "openai",
@@ -114,6 +126,158 @@ static const ZotProviderInfo providers[] = {
     .new_func = zot_gemini_provider_new,
     .models = gemini_models,
     .n_models = G_N_ELEMENTS (gemini_models),
+    .quirks = { .auth = ZOT_PROVIDER_AUTH_GOOGLE, .models_path = "/v1beta/models?pageSize=1000" },
+  },
+  /* The services below speak OpenAI's Chat Completions API, each with its
+   * quirks; their models are whatever `zot models` lists. */
+  {
+    .name = "openrouter",
+    .label = N_("OpenRouter"),
+    .key_variable = "OPENROUTER_API_KEY",
+    .default_model = "anthropic/claude-sonnet-4.5",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://openrouter.ai/api/v1",
+    .new_func = zot_openai_provider_new,
+    /* It ranks apps by these two; they name the program, nothing else. */
+    .quirks = { .headers = openrouter_headers },
+  },
+  {
+    .name = "groq",
+    .label = N_("Groq"),
+    .key_variable = "GROQ_API_KEY",
+    .default_model = "llama-3.3-70b-versatile",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://api.groq.com/openai/v1",
+    .new_func = zot_openai_provider_new,
+    .quirks = { .max_completion_tokens = TRUE, .no_reasoning_effort = TRUE },
+  },
+  {
+    .name = "mistral",
+    .label = N_("Mistral"),
+    .key_variable = "MISTRAL_API_KEY",
+    .default_model = "mistral-large-latest",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://api.mistral.ai/v1",
+    .new_func = zot_openai_provider_new,
+    .quirks = {
+      .no_stream_options = TRUE,
+      .no_reasoning_effort = TRUE,
+      .tool_result_name = TRUE,
+      .short_tool_ids = TRUE,
+    },
+  },
+  {
+    .name = "deepseek",
+    .label = N_("DeepSeek"),
+    .key_variable = "DEEPSEEK_API_KEY",
+    .default_model = "deepseek-chat",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://api.deepseek.com/v1",
+    .new_func = zot_openai_provider_new,
+    .quirks = { .no_reasoning_effort = TRUE },
+  },
+  {
+    .name = "xai",
+    .label = N_("xAI"),
+    .key_variable = "XAI_API_KEY",
+    .default_model = "grok-4",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://api.x.ai/v1",
+    .new_func = zot_openai_provider_new,
+    /* grok-4 reasons always and refuses the effort field. */
+    .quirks = { .max_completion_tokens = TRUE, .no_reasoning_effort = TRUE },
+  },
+  {
+    .name = "together",
+    .label = N_("Together AI"),
+    .key_variable = "TOGETHER_API_KEY",
+    .default_model = "meta-llama/Llama-3.3-70B-Instruct-Turbo",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://api.together.xyz/v1",
+    .new_func = zot_openai_provider_new,
+    .quirks = { .no_reasoning_effort = TRUE },
+  },
+  {
+    .name = "fireworks",
+    .label = N_("Fireworks AI"),
+    .key_variable = "FIREWORKS_API_KEY",
+    .default_model = "accounts/fireworks/models/llama-v3p3-70b-instruct",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://api.fireworks.ai/inference/v1",
+    .new_func = zot_openai_provider_new,
+    .quirks = { .no_reasoning_effort = TRUE },
+  },
+  {
+    .name = "cerebras",
+    .label = N_("Cerebras"),
+    .key_variable = "CEREBRAS_API_KEY",
+    .default_model = "llama-3.3-70b",
+    .accepts_base_url = TRUE,
+    .default_base_url = "https://api.cerebras.ai/v1",
+    .new_func = zot_openai_provider_new,
+    .quirks = { .max_completion_tokens = TRUE, .no_stream_options = TRUE, .no_reasoning_effort = TRUE },
+  },
+  {
+    .name = "azure",
+    .label = N_("Azure OpenAI"),
+    .key_variable = "AZURE_API_KEY",
+    /* The deployment in the URL picks the model; the field is ignored. */
+    .default_model = "gpt-4o-mini",
+    .accepts_base_url = TRUE,
+    .new_func = zot_openai_provider_new,
+    .quirks = {
+      .auth = ZOT_PROVIDER_AUTH_API_KEY,
+      .query = "api-version=" ZOT_AZURE_API_VERSION,
+      .max_completion_tokens = TRUE,
+      .needs_base_url = TRUE,
+    },
+  },
+  /* Servers on this machine: no key, a default URL the user may change. */
+  {
+    .name = "ollama",
+    .label = N_("Ollama"),
+    .default_model = "llama3.2",
+    .accepts_base_url = TRUE,
+    .default_base_url = "http://localhost:11434/v1",
+    .compatible_servers = TRUE,
+    .local = TRUE,
+    .new_func = zot_openai_provider_new,
+    .quirks = { .no_reasoning_effort = TRUE },
+  },
+  {
+    .name = "lmstudio",
+    .label = N_("LM Studio"),
+    /* It answers with the model it has loaded whatever the name. */
+    .default_model = "local-model",
+    .accepts_base_url = TRUE,
+    .default_base_url = "http://localhost:1234/v1",
+    .compatible_servers = TRUE,
+    .local = TRUE,
+    .new_func = zot_openai_provider_new,
+    .quirks = { .no_reasoning_effort = TRUE },
+  },
+  {
+    .name = "llamacpp",
+    .label = N_("llama.cpp server"),
+    /* llama-server serves the one model it was started with. */
+    .default_model = "default",
+    .accepts_base_url = TRUE,
+    .default_base_url = "http://localhost:8080/v1",
+    .compatible_servers = TRUE,
+    .local = TRUE,
+    .new_func = zot_openai_provider_new,
+    .quirks = { .no_reasoning_effort = TRUE },
+  },
+  {
+    .name = "vllm",
+    .label = N_("vLLM"),
+    /* vLLM wants the served name; `zot models --provider vllm` says it. */
+    .default_model = "default",
+    .accepts_base_url = TRUE,
+    .default_base_url = "http://localhost:8000/v1",
+    .compatible_servers = TRUE,
+    .local = TRUE,
+    .new_func = zot_openai_provider_new,
   },
   {
     .name = "demo",

@@ -6,7 +6,9 @@
  * from, its default model, whether it takes a base URL, how to make one,
  * and a sub-table of the models it knows with their limits and prices.
  * Everything that lists providers, names a key variable or prices a call
- * reads it from here: a new provider is its own file plus its rows.
+ * reads it from here: a new provider is its own file plus its rows, and a
+ * new service speaking an API the host has (OpenAI's, mostly) is one row,
+ * its departures from that API in the row's quirks (docs/providers.md).
  */
 #pragma once
 
@@ -62,6 +64,63 @@ typedef struct
 } ZotTokenCounts;
 
 /**
+ * ZotProviderAuth:
+ * @ZOT_PROVIDER_AUTH_BEARER: `Authorization: Bearer KEY`
+ * @ZOT_PROVIDER_AUTH_API_KEY: `api-key: KEY` (Azure OpenAI)
+ * @ZOT_PROVIDER_AUTH_ANTHROPIC: `x-api-key: KEY` with `anthropic-version`
+ * @ZOT_PROVIDER_AUTH_GOOGLE: `x-goog-api-key: KEY`
+ *
+ * How a provider's API takes its key; the OpenAI provider reads the first
+ * two, the list of models (zot-model-list.c) all of them.
+ */
+typedef enum
+{
+  ZOT_PROVIDER_AUTH_BEARER,
+  ZOT_PROVIDER_AUTH_API_KEY,
+  ZOT_PROVIDER_AUTH_ANTHROPIC,
+  ZOT_PROVIDER_AUTH_GOOGLE,
+} ZotProviderAuth;
+
+/**
+ * ZotProviderQuirks:
+ * @auth: how the key is sent
+ * @headers: (nullable) (array zero-terminated=1): more headers, name then
+ *   value, sent with every request (OpenRouter's HTTP-Referer and X-Title)
+ * @query: (nullable): a query appended to every URL, "api-version=…"
+ *   (Azure); one the base URL carries itself wins
+ * @no_stream_options: the server refuses `stream_options` (and so reports
+ *   usage without being asked, or not at all)
+ * @max_completion_tokens: the output limit goes in `max_completion_tokens`
+ *   rather than the older `max_tokens`
+ * @no_reasoning_effort: the server refuses `reasoning_effort`
+ * @tool_result_name: each "tool" message also names its tool (Mistral
+ *   wants the `name`)
+ * @short_tool_ids: tool call ids must be nine letters or digits
+ *   (Mistral): the ids of other providers are mapped to such, the same
+ *   way every time so that a call and its result still match
+ * @needs_base_url: there is no default API root; the user names theirs
+ *   (Azure's deployment URL)
+ * @models_path: (nullable): the path of the list of models under the
+ *   base URL, "/models" when %NULL
+ *
+ * What sets an OpenAI-compatible server apart from OpenAI's own API; the
+ * OpenAI provider reads these instead of asking which server it talks to.
+ */
+typedef struct
+{
+  ZotProviderAuth     auth;
+  const char * const *headers;
+  const char         *query;
+  gboolean            no_stream_options;
+  gboolean            max_completion_tokens;
+  gboolean            no_reasoning_effort;
+  gboolean            tool_result_name;
+  gboolean            short_tool_ids;
+  gboolean            needs_base_url;
+  const char         *models_path;
+} ZotProviderQuirks;
+
+/**
  * ZotProviderNewFunc:
  * @config: a resolved configuration (zot_provider_resolve_config())
  *
@@ -91,6 +150,9 @@ typedef ZotProvider *(*ZotProviderNewFunc) (const ZotProviderConfig  *config,
  * @new_func: makes one
  * @models: (array length=n_models): the models it knows
  * @n_models: how many
+ * @quirks: how its API departs from the one its provider speaks (only the
+ *   OpenAI-compatible rows have any)
+ * @local: a server on this machine: no key, a local default URL
  *
  * One row of the table. Automatic choice (zot_provider_resolve_config())
  * tries the rows with a key variable in table order, then takes the first
@@ -109,6 +171,8 @@ typedef struct
   ZotProviderNewFunc   new_func;
   const ZotModelInfo  *models;
   guint                n_models;
+  ZotProviderQuirks    quirks;
+  gboolean             local;
 } ZotProviderInfo;
 
 guint                  zot_provider_table_get_n_providers   (void);
