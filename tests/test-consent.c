@@ -298,8 +298,10 @@ test_install_asks (Fixture       *f,
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (run_zot (f, &out, &err, "ext", "install", "--force", more, NULL), ==, 1);
-  g_assert_nonnull (strstr (out, "confined: project read-only, network"));
+  /* Only what is new: the rights granted before were read already. */
+  g_assert_cmpstr (out, ==, "asker asks for more than before:\n  the network\n");
   g_assert_nonnull (strstr (err, "--yes"));
+  g_assert_cmpuint (zot_test_count (err, "\n"), ==, 1);
   g_clear_pointer (&grant, zot_grant_free);
   grant = zot_grant_load ("asker");
   g_assert_false (grant->permissions->network);
@@ -307,7 +309,7 @@ test_install_asks (Fixture       *f,
   /* Dropping the box is asked about in the same way, in that word. */
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (run_zot (f, &out, NULL, "ext", "install", "--force", open, NULL), ==, 1);
-  g_assert_nonnull (strstr (out, "asker asks for: unconfined"));
+  g_assert_nonnull (strstr (out, "asker asks for more than before:\n  unconfined: "));
   g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", "--force", "--yes", open, NULL), ==, 0);
   g_clear_pointer (&grant, zot_grant_free);
   grant = zot_grant_load ("asker");
@@ -361,6 +363,94 @@ test_update_git_hardened (Fixture       *f,
     g_assert_true (g_str_has_prefix (lines[i], "-c core.hooksPath=/dev/null -c core.fsmonitor=false -C "));
   g_assert_cmpuint (runs, >=, 3);
   g_assert_nonnull (strstr (recorded, " pull --ff-only"));
+}
+
+static void
+git_in (const char *folder,
+        const char *command)
+{
+  g_autofree char *line = g_strdup_printf ("git -C '%s' -c user.name=t -c user.email=t@example.com %s"
+                                           " >/dev/null 2>&1", folder, command);
+
+  g_assert_cmpint (system (line), ==, 0);
+}
+
+static char *
+git_head (const char *folder)
+{
+  g_autofree char *line = g_strdup_printf ("git -C '%s' rev-parse HEAD", folder);
+  char *out = NULL;
+
+  g_assert_true (g_spawn_command_line_sync (line, &out, NULL, NULL, NULL));
+  return g_strstrip (out);
+}
+
+/* zot update of a checkout whose next commit asks for more: without a
+ * terminal it refuses in one line naming --yes and goes back to the commit
+ * it had; with --yes it moves on and the grant grows. */
+static void
+test_update_asks (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *source = make_source (f, "repo", "{\"filesystem\": \"project:ro\", \"env\": [\"LANG\"]}");
+  g_autofree char *installed = g_build_filename (f->home, "extensions", "asker", NULL);
+  g_autofree char *manifest = g_build_filename (source, "extension.json", NULL);
+  g_autofree char *clone = g_strdup_printf ("clone --quiet '%s' '%s'", source, installed);
+  g_autofree char *first = NULL;
+  g_autofree char *head = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(ZotGrant) grant = NULL;
+  g_autoptr(ZotManifest) opened = NULL;
+
+  (void) data;
+  git_in (source, "init --quiet");
+  git_in (source, "add extension.json");
+  git_in (source, "commit --quiet -m one");
+  git_in (f->home, clone);
+  first = git_head (installed);
+  opened = zot_manifest_new_for_directory (installed, NULL);
+  g_assert_true (zot_grants_accept (opened, NULL, NULL));
+
+  g_assert_true (g_file_set_contents (manifest, "{\"name\": \"asker\", \"exec\": \"sh\", \"permissions\":"
+                                      " {\"filesystem\": \"home\", \"network\": true, \"devices\": true,"
+                                      " \"env\": [\"LANG\", \"EDITOR\"], \"secrets\": [\"TOKEN\"]}}", -1, NULL));
+  git_in (source, "commit --quiet -am two");
+
+  g_assert_cmpint (run_zot (f, &out, &err, "update", NULL), ==, 1);
+  g_assert_cmpstr (out, ==, "asker asks for more than before:\n"
+                            "  files: home (was project read-only)\n"
+                            "  the network\n"
+                            "  devices (/dev)\n"
+                            "  environment: EDITOR\n"
+                            "  secrets: TOKEN\n");
+  g_assert_nonnull (strstr (err, "asker was not updated; the previous version stays"));
+  g_assert_nonnull (strstr (err, "add --yes"));
+  g_assert_cmpuint (zot_test_count (err, "\n"), ==, 1);
+  head = git_head (installed);
+  g_assert_cmpstr (head, ==, first);
+  g_clear_pointer (&opened, g_object_unref);
+  opened = zot_manifest_new_for_directory (installed, NULL);
+  g_assert_false (zot_manifest_get_permissions (opened)->network);
+  grant = zot_grant_load ("asker");
+  g_assert_false (grant->permissions->network);
+
+  g_assert_cmpint (run_zot (f, NULL, NULL, "update", "--yes", NULL), ==, 0);
+  g_clear_pointer (&head, g_free);
+  head = git_head (installed);
+  g_assert_cmpstr (head, !=, first);
+  g_clear_pointer (&grant, zot_grant_free);
+  grant = zot_grant_load ("asker");
+  g_assert_true (grant->permissions->network);
+  g_assert_cmpint (grant->permissions->filesystem, ==, ZOT_FILESYSTEM_HOME);
+
+  /* Asking for less than granted is not asked about. */
+  g_assert_true (g_file_set_contents (manifest, "{\"name\": \"asker\", \"exec\": \"sh\", \"permissions\":"
+                                      " {\"filesystem\": \"none\"}}", -1, NULL));
+  git_in (source, "commit --quiet -am three");
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_zot (f, &out, NULL, "update", NULL), ==, 0);
+  g_assert_cmpstr (out, ==, "asker: updated\n");
 }
 
 /* zot ext permissions --revoke narrows the grant, and the box gets the
@@ -439,6 +529,7 @@ main (int   argc,
   g_test_add ("/consent/update/git-hardened", Fixture, NULL, fixture_set_up, test_update_git_hardened,
               fixture_tear_down);
 
+  g_test_add ("/consent/update/asks", Fixture, NULL, fixture_set_up, test_update_asks, fixture_tear_down);
   g_test_add ("/consent/permissions/revoke", Fixture, NULL, fixture_set_up, test_revoke_cli, fixture_tear_down);
 
   return g_test_run ();

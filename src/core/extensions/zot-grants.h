@@ -34,6 +34,8 @@ gboolean        zot_grant_trusts_project  (const ZotGrant        *self,
                                            const char            *project);
 void            zot_grant_add_project     (ZotGrant              *self,
                                            const char            *project);
+GStrv           zot_grant_describe_wider  (const ZotGrant        *self,
+                                           const ZotPermissions  *declared);
 ZotPermissions *zot_permissions_copy      (const ZotPermissions  *self);
 ZotPermissions *zot_permissions_intersect (const ZotPermissions  *declared,
                                            const ZotPermissions  *granted);
