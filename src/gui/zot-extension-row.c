@@ -150,6 +150,8 @@ state_label (ZotExtensionState state)
     case ZOT_EXTENSION_STATE_EXITED:      return _("exited");
     /* Translators: an extension's state: it could not be started, or it crashed */
     case ZOT_EXTENSION_STATE_FAILED:      return _("failed");
+    /* Translators: an extension's state: a project's extension not started until the user trusts it */
+    case ZOT_EXTENSION_STATE_NEEDS_APPROVAL: return _("needs approval");
     /* Translators: an extension's state, when it is none of the known ones */
     default:                              return _("unknown");
     }
@@ -166,6 +168,7 @@ state_css_class (ZotExtensionState state)
     case ZOT_EXTENSION_STATE_STOPPING:    return "ext-state-busy";
     case ZOT_EXTENSION_STATE_READY:       return "ext-state-ready";
     case ZOT_EXTENSION_STATE_FAILED:      return "ext-state-failed";
+    case ZOT_EXTENSION_STATE_NEEDS_APPROVAL: return "ext-state-disabled";
     case ZOT_EXTENSION_STATE_EXITED:
     default:                              return "ext-state-exited";
     }
@@ -535,7 +538,10 @@ add_problems (ZotExtensionRow *self)
     add_detail (self, detail_row_new (_("Not restarted again"), self->gave_up_note,
                                       "dialog-error-symbolic", "error"));
 
-  if (last_error != NULL && *last_error != '\0')
+  if (zot_extension_get_state (self->extension) == ZOT_EXTENSION_STATE_NEEDS_APPROVAL)
+    /* Translators: title of the row saying what an untrusted project extension asks for */
+    add_detail (self, detail_row_new (_("Needs approval"), last_error, "dialog-warning-symbolic", "warning"));
+  else if (last_error != NULL && *last_error != '\0')
     /* Translators: title of the row showing the error an extension last reported */
     add_detail (self, detail_row_new (_("Last error"), last_error, "dialog-error-symbolic", "error"));
 
