@@ -172,6 +172,40 @@ test_revoke_narrows (Fixture       *f,
   g_assert_cmpint (unnarrowed->filesystem, ==, ZOT_FILESYSTEM_HOME);
 }
 
+/* One right at a time, as the switches on the extensions page take them. */
+static void
+test_change_one (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(ZotPermissions) granted =
+    permissions_from ("{\"permissions\": {\"filesystem\": \"project\", \"network\": true,"
+                      " \"env\": [\"LANG\", \"EDITOR\"], \"secrets\": [\"A\", \"B\"]}}");
+  g_autoptr(GError) error = NULL;
+
+  (void) f;
+  (void) data;
+  g_assert_true (zot_permissions_change (granted, "files=project:ro", FALSE, &error));
+  g_assert_cmpint (granted->filesystem, ==, ZOT_FILESYSTEM_PROJECT_RO);
+  /* Taking back cannot widen. */
+  g_assert_false (zot_permissions_change (granted, "files=home", FALSE, &error));
+  g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+  g_clear_error (&error);
+  g_assert_cmpint (granted->filesystem, ==, ZOT_FILESYSTEM_PROJECT_RO);
+  g_assert_true (zot_permissions_change (granted, "env=LANG", FALSE, &error));
+  g_assert_cmpstrv (granted->env, ((const char *[]) { "EDITOR", NULL }));
+  g_assert_true (zot_permissions_change (granted, "secrets=B", FALSE, &error));
+  g_assert_cmpstrv (granted->secrets, ((const char *[]) { "A", NULL }));
+  g_assert_true (zot_permissions_change (granted, "network", FALSE, &error));
+  g_assert_false (granted->network);
+  /* Given back from the same switch. */
+  g_assert_true (zot_permissions_change (granted, "env=LANG", TRUE, &error));
+  g_assert_cmpstrv (granted->env, ((const char *[]) { "EDITOR", "LANG", NULL }));
+  g_assert_true (zot_permissions_change (granted, "network", TRUE, &error));
+  g_assert_true (granted->network);
+  g_assert_false (zot_permissions_change (granted, "env=", FALSE, &error));
+  g_assert_nonnull (error);
+}
+
 static void
 test_corrupt (Fixture       *f,
               gconstpointer  data)
@@ -520,6 +554,7 @@ main (int   argc,
   g_test_add ("/consent/grants/covers", Fixture, NULL, fixture_set_up, test_covers, fixture_tear_down);
   g_test_add ("/consent/grants/revoke-narrows", Fixture, NULL, fixture_set_up, test_revoke_narrows,
               fixture_tear_down);
+  g_test_add ("/consent/grants/change-one", Fixture, NULL, fixture_set_up, test_change_one, fixture_tear_down);
   g_test_add ("/consent/grants/corrupt", Fixture, NULL, fixture_set_up, test_corrupt, fixture_tear_down);
 
   g_test_add ("/consent/install/asks", Fixture, NULL, fixture_set_up, test_install_asks, fixture_tear_down);
