@@ -21,6 +21,7 @@
 
 #include "zot-extension-meter-view.h"
 #include "zot-extension-row-secrets.h"
+#include "zot-extension-row-grants.h"
 #include "zot-extension-row.h"
 #include "zot-tooltip.h"
 #include "zot-wrap-safe.h"
@@ -564,6 +565,15 @@ toast_secret (gpointer    self,
   toast (self, text);
 }
 
+static void request_restart (ZotExtensionRow *self);
+
+/* A right taken back: the box is made at start. */
+static void
+grant_changed (gpointer self)
+{
+  request_restart (self);
+}
+
 /**
  * zot_extension_row_rebuild_details:
  * @self: a #ZotExtensionRow
@@ -608,6 +618,7 @@ zot_extension_row_rebuild_details (ZotExtensionRow *self)
     zot_extension_secret_rows_add (self, zot_extension_get_name (self->extension),
                                    (const char * const *) zot_manifest_get_permissions (manifest)->secrets,
                                    add_secret_row, toast_secret);
+  zot_extension_grant_rows_add (self, self->extension, add_secret_row, toast_secret, grant_changed);
 
   adw_expander_row_add_row (expander, self->log_row);
   adw_expander_row_add_row (expander, self->actions_row);
