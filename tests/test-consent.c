@@ -1,9 +1,12 @@
 /* test-consent.c — grants: what the user accepted for each extension. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -278,6 +281,45 @@ run_zot (Fixture     *f,
   return WEXITSTATUS (status);
 }
 
+/* zot update with a terminal on stdin that answers @answer. */
+static int
+update_answering (Fixture     *f,
+                  const char  *answer,
+                  char       **out)
+{
+  const char *argv[] = { g_getenv ("ZOT_BIN"), "update", NULL };
+  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "ZOT_HOME", f->home, TRUE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  int master = posix_openpt (O_RDWR | O_NOCTTY);
+  int terminal, stdout_fd = -1, status = 0;
+  GPid pid;
+  char buffer[512];
+  gssize got;
+
+  g_assert_cmpint (master, >=, 0);
+  g_assert_cmpint (grantpt (master), ==, 0);
+  g_assert_cmpint (unlockpt (master), ==, 0);
+  terminal = open (ptsname (master), O_RDWR | O_NOCTTY);
+  g_assert_cmpint (terminal, >=, 0);
+  /* Typed ahead: the terminal holds the line until zot reads it. */
+  g_assert_cmpint (write (master, answer, strlen (answer)), ==, (gssize) strlen (answer));
+  g_assert_true (g_spawn_async_with_pipes_and_fds (f->home, argv, (const char * const *) envp,
+                                                   G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                                   terminal, -1, -1, NULL, NULL, 0,
+                                                   &pid, NULL, &stdout_fd, NULL, &error));
+  g_assert_no_error (error);
+  close (terminal);
+  while ((got = read (stdout_fd, buffer, sizeof buffer)) > 0)
+    g_string_append_len (text, buffer, got);
+  close (stdout_fd);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  close (master);
+  g_test_message ("stdout: %s", text->str);
+  *out = g_string_free (g_steal_pointer (&text), FALSE);
+  return WEXITSTATUS (status);
+}
+
 static char *
 make_source (Fixture    *f,
              const char *folder,
@@ -469,7 +511,18 @@ test_update_asks (Fixture       *f,
   grant = zot_grant_load ("asker");
   g_assert_false (grant->permissions->network);
 
-  g_assert_cmpint (run_zot (f, NULL, NULL, "update", "--yes", NULL), ==, 0);
+  /* Asked on a terminal: "n" keeps the previous commit too. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (update_answering (f, "n\n", &out), ==, 1);
+  g_assert_nonnull (strstr (out, "  secrets: TOKEN\nUpdate it? [y/N] "));
+  g_clear_pointer (&head, g_free);
+  head = git_head (installed);
+  g_assert_cmpstr (head, ==, first);
+
+  /* "y" moves on and grants what was new. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (update_answering (f, "y\n", &out), ==, 0);
+  g_assert_nonnull (strstr (out, "asker: updated\n"));
   g_clear_pointer (&head, g_free);
   head = git_head (installed);
   g_assert_cmpstr (head, !=, first);
@@ -477,6 +530,16 @@ test_update_asks (Fixture       *f,
   grant = zot_grant_load ("asker");
   g_assert_true (grant->permissions->network);
   g_assert_cmpint (grant->permissions->filesystem, ==, ZOT_FILESYSTEM_HOME);
+
+  /* --yes accepts for scripts. */
+  g_assert_true (g_file_set_contents (manifest, "{\"name\": \"asker\", \"exec\": \"sh\", \"permissions\":"
+                                      " {\"filesystem\": \"home\", \"secrets\": [\"TOKEN\", \"OTHER\"]}}", -1, NULL));
+  git_in (source, "commit --quiet -am more");
+  g_assert_cmpint (run_zot (f, NULL, NULL, "update", NULL), ==, 1);
+  g_assert_cmpint (run_zot (f, NULL, NULL, "update", "--yes", NULL), ==, 0);
+  g_clear_pointer (&grant, zot_grant_free);
+  grant = zot_grant_load ("asker");
+  g_assert_cmpstrv (grant->permissions->secrets, ((const char *[]) { "TOKEN", "OTHER", NULL }));
 
   /* Asking for less than granted is not asked about. */
   g_assert_true (g_file_set_contents (manifest, "{\"name\": \"asker\", \"exec\": \"sh\", \"permissions\":"
