@@ -157,6 +157,10 @@ test_switches (Fixture       *f,
   zot_test_wait_until (toasted, f, 10000);
   g_assert_nonnull (strstr (f->toast, "boxed has no grant to narrow"));
   g_assert_false (gtk_switch_get_active (network));
+  g_clear_pointer (&f->toast, g_free);
+  adw_combo_row_set_selected (ADW_COMBO_ROW (files), ZOT_FILESYSTEM_NONE);
+  zot_test_wait_until (toasted, f, 10000);
+  g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (files)), ==, ZOT_FILESYSTEM_PROJECT_RO);
   g_assert_cmpuint (f->restarts, ==, 3);
   gtk_window_destroy (GTK_WINDOW (window));
 }

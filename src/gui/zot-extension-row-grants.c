@@ -20,6 +20,9 @@
 #include "zot-extension-row-grants.h"
 #include "zot-grants.h"
 
+/* On the drop-down: the choice the grant holds, as GUINT_TO_POINTER + 1. */
+#define FILES_KEY "zot-files-granted"
+
 typedef struct
 {
   GWeakRef               owner;
@@ -28,6 +31,7 @@ typedef struct
   char                  *what;       /* see zot_permissions_change() */
   gboolean               allow;
   guint                  previous;   /* the drop-down's choice before */
+  guint                  selected;   /* and after */
   ZotSecretRowToastFunc  toast;
   ZotGrantRowChangedFunc changed;
 } Change;
@@ -90,15 +94,19 @@ changed_cb (GObject      *source,
 {
   Change *change = g_task_get_task_data (G_TASK (result));
   g_autoptr(GObject) owner = g_weak_ref_get (&change->owner);
+  g_autoptr(GObject) widget = g_weak_ref_get (&change->widget);
   g_autoptr(GError) error = NULL;
 
   if (!g_task_propagate_boolean (G_TASK (result), &error))
     {
       revert (change);
-      if (owner != NULL)
-        change->toast (owner, error->message);
+      if (owner == NULL)
+        return;
+      change->toast (owner, error->message);
       return;
     }
+  if (ADW_IS_COMBO_ROW (widget))
+    g_object_set_data (widget, FILES_KEY, GUINT_TO_POINTER (change->selected + 1));
   if (owner != NULL)
     change->changed (owner);
 }
@@ -156,17 +164,18 @@ on_files_selected (AdwComboRow *combo,
   Change *template = user_data;
   g_autoptr(GObject) owner = g_weak_ref_get (&template->owner);
   guint selected = adw_combo_row_get_selected (combo);
+  guint previous = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (combo), FILES_KEY)) - 1;
   g_autofree char *what = NULL;
   Change *change;
 
-  if (owner == NULL || selected == GTK_INVALID_LIST_POSITION)
+  if (owner == NULL || selected == GTK_INVALID_LIST_POSITION || selected == previous)
     return;
   what = g_strconcat ("files=", zot_filesystem_access_to_string ((ZotFilesystemAccess) selected), NULL);
   change = change_new (owner, G_OBJECT (combo), template->extension, what, template);
   /* Up to what the manifest asked is given back; down is taken back. */
-  change->allow = selected > template->previous;
-  change->previous = template->previous;
-  template->previous = selected;
+  change->allow = selected > previous;
+  change->previous = previous;
+  change->selected = selected;
   start_change (change);
 }
 
@@ -274,7 +283,7 @@ zot_extension_grant_rows_add (gpointer                owner,
   adw_combo_row_set_model (ADW_COMBO_ROW (combo), G_LIST_MODEL (levels));
   adw_combo_row_set_selected (ADW_COMBO_ROW (combo), applied->filesystem);
   template = template_new (owner, name, NULL, toast, changed);
-  template->previous = applied->filesystem;
+  g_object_set_data (G_OBJECT (combo), FILES_KEY, GUINT_TO_POINTER (applied->filesystem + 1));
   g_signal_connect_data (combo, "notify::selected", G_CALLBACK (on_files_selected), template,
                          template_closure_free, 0);
   add (owner, combo);
