@@ -856,6 +856,98 @@ probe_bwrap (void)
          g_spawn_check_wait_status (status, NULL);
 }
 
+/* --- watch mode ------------------------------------------------------------ */
+
+typedef struct
+{
+  GPtrArray *notes;   /* "level|message" */
+  guint      reloads;
+} Watched;
+
+static void
+on_watch_note (ZotExtensionManager *manager,
+               ZotExtension        *extension,
+               const char          *level,
+               const char          *message,
+               Watched             *watched)
+{
+  g_ptr_array_add (watched->notes, g_strdup_printf ("%s|%s", level, message));
+}
+
+static void
+on_watch_reloaded (ZotExtensionManager *manager,
+                   ZotExtension        *extension,
+                   const char          *reason,
+                   Watched             *watched)
+{
+  watched->reloads++;
+}
+
+static gboolean
+watch_cycle_ended (gpointer data)
+{
+  Watched *watched = data;
+
+  return watched->notes->len > 0 || watched->reloads > 0;
+}
+
+/* A watch-mode build of a confined extension runs in its box: it writes
+ * its own folder, and a file in $HOME outside the project is not there.
+ * Unconfined, the same build reads it. */
+static void
+test_watch_build (Fixture       *f,
+                  gconstpointer  data)
+{
+  gboolean confined = GPOINTER_TO_INT (data);
+  g_autofree char *secret = g_build_filename (fake_home, "secret", NULL);
+  g_autofree char *members =
+    g_strdup_printf ("%s\"watch_ignore\": [\"results\", \"*.txt\"], "
+                     "\"build\": [\"sh\", \"-c\", \"echo built > built.txt && cat %s > copied.txt\"]",
+                     confined ? "\"permissions\": {\"filesystem\": \"project:ro\"}, " : "", secret);
+  g_autofree char *built = NULL;
+  g_autofree char *copied = NULL;
+  g_autofree char *source = NULL;
+  g_autofree char *log = NULL;
+  Watched watched = { g_ptr_array_new_with_free_func (g_free), 0 };
+
+  if (confined && skip_without_bwrap ())
+    {
+      g_ptr_array_unref (watched.notes);
+      return;
+    }
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_WATCH_DEBOUNCE, 50);
+  load_probe (f, members, NULL);
+  assert_ready (f);
+  g_signal_connect (f->manager, "note-added", G_CALLBACK (on_watch_note), &watched);
+  g_signal_connect (f->manager, "extension-reloaded", G_CALLBACK (on_watch_reloaded), &watched);
+  zot_extension_manager_set_watched (f->manager, f->extension, TRUE);
+
+  source = g_build_filename (f->dir, "main.c", NULL);
+  g_assert_true (g_file_set_contents (source, "int main;\n", -1, NULL));
+  zot_test_wait_until (watch_cycle_ended, &watched, 20000);
+
+  built = g_build_filename (f->dir, "built.txt", NULL);
+  copied = g_build_filename (f->dir, "copied.txt", NULL);
+  g_assert_true (g_file_test (built, G_FILE_TEST_EXISTS));
+  if (confined)
+    {
+      g_assert_cmpuint (watched.notes->len, ==, 1);
+      g_assert_true (g_str_has_prefix (g_ptr_array_index (watched.notes, 0), "error|build failed: "));
+      g_assert_cmpuint (watched.reloads, ==, 0);
+      log = zot_test_read_file (zot_extension_get_log_path (f->extension));
+      g_assert_nonnull (strstr (log, "box: the build runs in the extension's box"));
+    }
+  else
+    {
+      g_autofree char *contents = zot_test_read_file (copied);
+
+      g_assert_cmpstr (contents, ==, "secret\n");
+      g_assert_cmpuint (watched.notes->len, ==, 0);
+    }
+  _zot_timeout_override_for_testing (ZOT_TIMEOUT_WATCH_DEBOUNCE, 0);
+  g_ptr_array_unref (watched.notes);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -899,6 +991,8 @@ main (int   argc,
   ADD ("exit-hint", test_exit_hint, NULL);
   ADD ("list", test_list, NULL);
   ADD ("flatpak", test_flatpak, NULL);
+  ADD ("watch-build/confined", test_watch_build, GINT_TO_POINTER (TRUE));
+  ADD ("watch-build/unconfined", test_watch_build, GINT_TO_POINTER (FALSE));
 #undef ADD
 
   status = g_test_run ();

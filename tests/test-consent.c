@@ -1,9 +1,12 @@
 /* test-consent.c — grants: what the user accepted for each extension. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <glib/gstdio.h>
 
@@ -172,6 +175,40 @@ test_revoke_narrows (Fixture       *f,
   g_assert_cmpint (unnarrowed->filesystem, ==, ZOT_FILESYSTEM_HOME);
 }
 
+/* One right at a time, as the switches on the extensions page take them. */
+static void
+test_change_one (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autoptr(ZotPermissions) granted =
+    permissions_from ("{\"permissions\": {\"filesystem\": \"project\", \"network\": true,"
+                      " \"env\": [\"LANG\", \"EDITOR\"], \"secrets\": [\"A\", \"B\"]}}");
+  g_autoptr(GError) error = NULL;
+
+  (void) f;
+  (void) data;
+  g_assert_true (zot_permissions_change (granted, "files=project:ro", FALSE, &error));
+  g_assert_cmpint (granted->filesystem, ==, ZOT_FILESYSTEM_PROJECT_RO);
+  /* Taking back cannot widen. */
+  g_assert_false (zot_permissions_change (granted, "files=home", FALSE, &error));
+  g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+  g_clear_error (&error);
+  g_assert_cmpint (granted->filesystem, ==, ZOT_FILESYSTEM_PROJECT_RO);
+  g_assert_true (zot_permissions_change (granted, "env=LANG", FALSE, &error));
+  g_assert_cmpstrv (granted->env, ((const char *[]) { "EDITOR", NULL }));
+  g_assert_true (zot_permissions_change (granted, "secrets=B", FALSE, &error));
+  g_assert_cmpstrv (granted->secrets, ((const char *[]) { "A", NULL }));
+  g_assert_true (zot_permissions_change (granted, "network", FALSE, &error));
+  g_assert_false (granted->network);
+  /* Given back from the same switch. */
+  g_assert_true (zot_permissions_change (granted, "env=LANG", TRUE, &error));
+  g_assert_cmpstrv (granted->env, ((const char *[]) { "EDITOR", "LANG", NULL }));
+  g_assert_true (zot_permissions_change (granted, "network", TRUE, &error));
+  g_assert_true (granted->network);
+  g_assert_false (zot_permissions_change (granted, "env=", FALSE, &error));
+  g_assert_nonnull (error);
+}
+
 static void
 test_corrupt (Fixture       *f,
               gconstpointer  data)
@@ -244,6 +281,45 @@ run_zot (Fixture     *f,
   return WEXITSTATUS (status);
 }
 
+/* zot update with a terminal on stdin that answers @answer. */
+static int
+update_answering (Fixture     *f,
+                  const char  *answer,
+                  char       **out)
+{
+  const char *argv[] = { g_getenv ("ZOT_BIN"), "update", NULL };
+  g_auto(GStrv) envp = g_environ_setenv (g_get_environ (), "ZOT_HOME", f->home, TRUE);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) text = g_string_new (NULL);
+  int master = posix_openpt (O_RDWR | O_NOCTTY);
+  int terminal, stdout_fd = -1, status = 0;
+  GPid pid;
+  char buffer[512];
+  gssize got;
+
+  g_assert_cmpint (master, >=, 0);
+  g_assert_cmpint (grantpt (master), ==, 0);
+  g_assert_cmpint (unlockpt (master), ==, 0);
+  terminal = open (ptsname (master), O_RDWR | O_NOCTTY);
+  g_assert_cmpint (terminal, >=, 0);
+  /* Typed ahead: the terminal holds the line until zot reads it. */
+  g_assert_cmpint (write (master, answer, strlen (answer)), ==, (gssize) strlen (answer));
+  g_assert_true (g_spawn_async_with_pipes_and_fds (f->home, argv, (const char * const *) envp,
+                                                   G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
+                                                   terminal, -1, -1, NULL, NULL, 0,
+                                                   &pid, NULL, &stdout_fd, NULL, &error));
+  g_assert_no_error (error);
+  close (terminal);
+  while ((got = read (stdout_fd, buffer, sizeof buffer)) > 0)
+    g_string_append_len (text, buffer, got);
+  close (stdout_fd);
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  close (master);
+  g_test_message ("stdout: %s", text->str);
+  *out = g_string_free (g_steal_pointer (&text), FALSE);
+  return WEXITSTATUS (status);
+}
+
 static char *
 make_source (Fixture    *f,
              const char *folder,
@@ -298,8 +374,10 @@ test_install_asks (Fixture       *f,
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (run_zot (f, &out, &err, "ext", "install", "--force", more, NULL), ==, 1);
-  g_assert_nonnull (strstr (out, "confined: project read-only, network"));
+  /* Only what is new: the rights granted before were read already. */
+  g_assert_cmpstr (out, ==, "asker asks for more than before:\n  the network\n");
   g_assert_nonnull (strstr (err, "--yes"));
+  g_assert_cmpuint (zot_test_count (err, "\n"), ==, 1);
   g_clear_pointer (&grant, zot_grant_free);
   grant = zot_grant_load ("asker");
   g_assert_false (grant->permissions->network);
@@ -307,7 +385,7 @@ test_install_asks (Fixture       *f,
   /* Dropping the box is asked about in the same way, in that word. */
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (run_zot (f, &out, NULL, "ext", "install", "--force", open, NULL), ==, 1);
-  g_assert_nonnull (strstr (out, "asker asks for: unconfined"));
+  g_assert_nonnull (strstr (out, "asker asks for more than before:\n  unconfined: "));
   g_assert_cmpint (run_zot (f, NULL, NULL, "ext", "install", "--force", "--yes", open, NULL), ==, 0);
   g_clear_pointer (&grant, zot_grant_free);
   grant = zot_grant_load ("asker");
@@ -361,6 +439,115 @@ test_update_git_hardened (Fixture       *f,
     g_assert_true (g_str_has_prefix (lines[i], "-c core.hooksPath=/dev/null -c core.fsmonitor=false -C "));
   g_assert_cmpuint (runs, >=, 3);
   g_assert_nonnull (strstr (recorded, " pull --ff-only"));
+}
+
+static void
+git_in (const char *folder,
+        const char *command)
+{
+  g_autofree char *line = g_strdup_printf ("git -C '%s' -c user.name=t -c user.email=t@example.com %s"
+                                           " >/dev/null 2>&1", folder, command);
+
+  g_assert_cmpint (system (line), ==, 0);
+}
+
+static char *
+git_head (const char *folder)
+{
+  g_autofree char *line = g_strdup_printf ("git -C '%s' rev-parse HEAD", folder);
+  char *out = NULL;
+
+  g_assert_true (g_spawn_command_line_sync (line, &out, NULL, NULL, NULL));
+  return g_strstrip (out);
+}
+
+/* zot update of a checkout whose next commit asks for more: without a
+ * terminal it refuses in one line naming --yes and goes back to the commit
+ * it had; with --yes it moves on and the grant grows. */
+static void
+test_update_asks (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autofree char *source = make_source (f, "repo", "{\"filesystem\": \"project:ro\", \"env\": [\"LANG\"]}");
+  g_autofree char *installed = g_build_filename (f->home, "extensions", "asker", NULL);
+  g_autofree char *manifest = g_build_filename (source, "extension.json", NULL);
+  g_autofree char *clone = g_strdup_printf ("clone --quiet '%s' '%s'", source, installed);
+  g_autofree char *first = NULL;
+  g_autofree char *head = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(ZotGrant) grant = NULL;
+  g_autoptr(ZotManifest) opened = NULL;
+
+  (void) data;
+  git_in (source, "init --quiet");
+  git_in (source, "add extension.json");
+  git_in (source, "commit --quiet -m one");
+  git_in (f->home, clone);
+  first = git_head (installed);
+  opened = zot_manifest_new_for_directory (installed, NULL);
+  g_assert_true (zot_grants_accept (opened, NULL, NULL));
+
+  g_assert_true (g_file_set_contents (manifest, "{\"name\": \"asker\", \"exec\": \"sh\", \"permissions\":"
+                                      " {\"filesystem\": \"home\", \"network\": true, \"devices\": true,"
+                                      " \"env\": [\"LANG\", \"EDITOR\"], \"secrets\": [\"TOKEN\"]}}", -1, NULL));
+  git_in (source, "commit --quiet -am two");
+
+  g_assert_cmpint (run_zot (f, &out, &err, "update", NULL), ==, 1);
+  g_assert_cmpstr (out, ==, "asker asks for more than before:\n"
+                            "  files: home (was project read-only)\n"
+                            "  the network\n"
+                            "  devices (/dev)\n"
+                            "  environment: EDITOR\n"
+                            "  secrets: TOKEN\n");
+  g_assert_nonnull (strstr (err, "asker was not updated; the previous version stays"));
+  g_assert_nonnull (strstr (err, "add --yes"));
+  g_assert_cmpuint (zot_test_count (err, "\n"), ==, 1);
+  head = git_head (installed);
+  g_assert_cmpstr (head, ==, first);
+  g_clear_pointer (&opened, g_object_unref);
+  opened = zot_manifest_new_for_directory (installed, NULL);
+  g_assert_false (zot_manifest_get_permissions (opened)->network);
+  grant = zot_grant_load ("asker");
+  g_assert_false (grant->permissions->network);
+
+  /* Asked on a terminal: "n" keeps the previous commit too. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (update_answering (f, "n\n", &out), ==, 1);
+  g_assert_nonnull (strstr (out, "  secrets: TOKEN\nUpdate it? [y/N] "));
+  g_clear_pointer (&head, g_free);
+  head = git_head (installed);
+  g_assert_cmpstr (head, ==, first);
+
+  /* "y" moves on and grants what was new. */
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (update_answering (f, "y\n", &out), ==, 0);
+  g_assert_nonnull (strstr (out, "asker: updated\n"));
+  g_clear_pointer (&head, g_free);
+  head = git_head (installed);
+  g_assert_cmpstr (head, !=, first);
+  g_clear_pointer (&grant, zot_grant_free);
+  grant = zot_grant_load ("asker");
+  g_assert_true (grant->permissions->network);
+  g_assert_cmpint (grant->permissions->filesystem, ==, ZOT_FILESYSTEM_HOME);
+
+  /* --yes accepts for scripts. */
+  g_assert_true (g_file_set_contents (manifest, "{\"name\": \"asker\", \"exec\": \"sh\", \"permissions\":"
+                                      " {\"filesystem\": \"home\", \"secrets\": [\"TOKEN\", \"OTHER\"]}}", -1, NULL));
+  git_in (source, "commit --quiet -am more");
+  g_assert_cmpint (run_zot (f, NULL, NULL, "update", NULL), ==, 1);
+  g_assert_cmpint (run_zot (f, NULL, NULL, "update", "--yes", NULL), ==, 0);
+  g_clear_pointer (&grant, zot_grant_free);
+  grant = zot_grant_load ("asker");
+  g_assert_cmpstrv (grant->permissions->secrets, ((const char *[]) { "TOKEN", "OTHER", NULL }));
+
+  /* Asking for less than granted is not asked about. */
+  g_assert_true (g_file_set_contents (manifest, "{\"name\": \"asker\", \"exec\": \"sh\", \"permissions\":"
+                                      " {\"filesystem\": \"none\"}}", -1, NULL));
+  git_in (source, "commit --quiet -am three");
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (run_zot (f, &out, NULL, "update", NULL), ==, 0);
+  g_assert_cmpstr (out, ==, "asker: updated\n");
 }
 
 /* zot ext permissions --revoke narrows the grant, and the box gets the
@@ -430,6 +617,7 @@ main (int   argc,
   g_test_add ("/consent/grants/covers", Fixture, NULL, fixture_set_up, test_covers, fixture_tear_down);
   g_test_add ("/consent/grants/revoke-narrows", Fixture, NULL, fixture_set_up, test_revoke_narrows,
               fixture_tear_down);
+  g_test_add ("/consent/grants/change-one", Fixture, NULL, fixture_set_up, test_change_one, fixture_tear_down);
   g_test_add ("/consent/grants/corrupt", Fixture, NULL, fixture_set_up, test_corrupt, fixture_tear_down);
 
   g_test_add ("/consent/install/asks", Fixture, NULL, fixture_set_up, test_install_asks, fixture_tear_down);
@@ -439,6 +627,7 @@ main (int   argc,
   g_test_add ("/consent/update/git-hardened", Fixture, NULL, fixture_set_up, test_update_git_hardened,
               fixture_tear_down);
 
+  g_test_add ("/consent/update/asks", Fixture, NULL, fixture_set_up, test_update_asks, fixture_tear_down);
   g_test_add ("/consent/permissions/revoke", Fixture, NULL, fixture_set_up, test_revoke_cli, fixture_tear_down);
 
   return g_test_run ();

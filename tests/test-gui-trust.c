@@ -98,10 +98,73 @@ static void
 test_offer (Fixture       *f,
             gconstpointer  data)
 {
-  g_assert_cmpint (state_of_who (f), ==, ZOT_EXTENSION_STATE_FAILED);
+  g_assert_cmpint (state_of_who (f), ==, ZOT_EXTENSION_STATE_NEEDS_APPROVAL);
   g_assert_true (zot_trust_banner_get_revealed (f->banner));
   g_assert_nonnull (strstr (zot_trust_banner_get_text (f->banner),
                             "This project has 1 extension that has not run here before: who (asks for: "));
+  /* A state of its own, listed with what it asks for. */
+  g_assert_cmpstr (zot_extension_state_to_string (state_of_who (f)), ==, "needs_approval");
+  g_assert_nonnull (strstr (zot_extension_get_last_error (zot_extension_manager_find (zot_host_get_manager (f->host),
+                                                                                      "who")),
+                            "asks for: unconfined"));
+}
+
+static gboolean
+banner_hidden (gpointer data)
+{
+  Fixture *f = data;
+
+  return !zot_trust_banner_get_revealed (f->banner);
+}
+
+/* `zot ext trust` in a terminal while the window is open: the grant file
+ * changes, and the extension starts without a reload; the banner goes. */
+static void
+test_trusted_elsewhere (Fixture       *f,
+                        gconstpointer  data)
+{
+  ZotExtension *who = zot_extension_manager_find (zot_host_get_manager (f->host), "who");
+  g_autoptr(GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *command = g_strdup_printf ("env ZOT_HOME='%s' '%s' ext trust --cwd '%s'", f->env.home,
+                                              g_getenv ("ZOT_BIN"), f->env.cwd);
+  int status = 0;
+
+  g_assert_true (zot_trust_banner_get_revealed (f->banner));
+  g_assert_true (g_spawn_command_line_sync (command, &out, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+  zot_test_wait_until (who_is_ready, f, 30000);
+  g_assert_true (zot_extension_manager_find (zot_host_get_manager (f->host), "who") != who);
+  zot_test_wait_until (banner_hidden, f, 5000);
+}
+
+static void
+reloaded_cb (GObject      *object,
+             GAsyncResult *result,
+             gpointer      user_data)
+{
+  gboolean *done = user_data;
+
+  g_assert_true (zot_extension_manager_reload_finish (ZOT_EXTENSION_MANAGER (object), result, NULL));
+  *done = TRUE;
+}
+
+/* /reload-ext finds one more untrusted extension: the banner names both
+ * without being asked to look again. */
+static void
+test_reload_refreshes (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *project_dir = g_build_filename (f->env.cwd, ".zot", "extensions", NULL);
+  g_autofree char *other = zot_test_make_fake_args (project_dir, "other", NULL);
+  gboolean done = FALSE;
+
+  zot_extension_manager_reload_async (zot_host_get_manager (f->host), NULL, reloaded_cb, &done);
+  zot_test_wait_for (&done, 30000);
+  g_assert_true (zot_trust_banner_get_revealed (f->banner));
+  g_assert_nonnull (strstr (zot_trust_banner_get_text (f->banner), "This project has 2 extensions"));
+  g_assert_nonnull (strstr (zot_trust_banner_get_text (f->banner), "other (asks for: "));
 }
 
 static void
@@ -128,7 +191,7 @@ test_not_now (Fixture       *f,
   zot_trust_banner_update (f->banner, zot_host_get_manager (f->host));
   g_assert_false (zot_trust_banner_get_revealed (f->banner));
 
-  g_assert_cmpint (state_of_who (f), ==, ZOT_EXTENSION_STATE_FAILED);
+  g_assert_cmpint (state_of_who (f), ==, ZOT_EXTENSION_STATE_NEEDS_APPROVAL);
   g_assert_false (g_file_test (f->grant_path, G_FILE_TEST_EXISTS));
 }
 
@@ -142,6 +205,10 @@ main (int    argc,
 
   g_test_add ("/zot/gui/trust/offer", Fixture, NULL, fixture_setup, test_offer, fixture_teardown);
   g_test_add ("/zot/gui/trust/trust-and-run", Fixture, NULL, fixture_setup, test_trust_and_run,
+              fixture_teardown);
+  g_test_add ("/zot/gui/trust/trusted-elsewhere", Fixture, NULL, fixture_setup, test_trusted_elsewhere,
+              fixture_teardown);
+  g_test_add ("/zot/gui/trust/reload-refreshes", Fixture, NULL, fixture_setup, test_reload_refreshes,
               fixture_teardown);
   g_test_add ("/zot/gui/trust/not-now", Fixture, NULL, fixture_setup, test_not_now, fixture_teardown);
 

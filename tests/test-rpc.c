@@ -662,6 +662,28 @@ test_state_stats (Fixture       *f,
   g_assert_cmpint (finish (f), ==, 0);
 }
 
+/* get_state lists a project's untrusted extension in a state of its own,
+ * with what it asks for. */
+static void
+test_state_needs_approval (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *project_dir = g_build_filename (f->env.cwd, ".zot", "extensions", NULL);
+  g_autofree char *dir = zot_test_make_fake_args (project_dir, "who", NULL);
+  g_autofree char *state = NULL;
+  JsonObject *data_node;
+
+  START (f, "--provider", "demo");
+  state = send_command (f, "get_state", NULL);
+  data_node = data_of (wait_response (f, state));
+  g_assert_cmpstr (json_node_get_string (zot_test_json_node_at (data_node, "extensions/0/name")), ==, "who");
+  g_assert_cmpstr (json_node_get_string (zot_test_json_node_at (data_node, "extensions/0/state")), ==,
+                   "needs_approval");
+  g_assert_nonnull (strstr (json_node_get_string (zot_test_json_node_at (data_node, "extensions/0/error")),
+                            "needs approval (asks for: unconfined)"));
+  g_assert_cmpint (finish (f), ==, 0);
+}
+
 /* A command "/new" while a prompt runs is refused like clear, at once and
  * not queued: the turn ends in its own conversation. Idle, it starts one. */
 static void
@@ -1383,6 +1405,7 @@ main (int    argc,
   ADD ("sessions-default", test_sessions_default);
   ADD ("python-client", test_python_client);
   ADD ("state-stats", test_state_stats);
+  ADD ("state-needs-approval", test_state_needs_approval);
 
 #undef ADD
 

@@ -41,6 +41,53 @@ zot_cli_ext_describe_permissions (ZotManifest *manifest)
   return g_string_free (text, FALSE);
 }
 
+/* Prints what @staged asks for beyond @grant (all of it without one). */
+static void
+print_asked (ZotManifest    *staged,
+             const ZotGrant *grant)
+{
+  g_auto(GStrv) wider = NULL;
+  g_autofree char *words = NULL;
+
+  if (grant == NULL)
+    {
+      words = zot_cli_ext_describe_permissions (staged);
+      g_print ("%s", words);
+      return;
+    }
+  wider = zot_grant_describe_wider (grant, zot_manifest_get_permissions (staged));
+  /* Translators: the extension's name; the new rights follow, one a line */
+  g_print (_("%s asks for more than before:\n"), zot_manifest_get_name (staged));
+  for (guint i = 0; wider[i] != NULL; i++)
+    g_print ("  %s\n", wider[i]);
+}
+
+/* Asks on the terminal; %FALSE with @error set when there is none (naming
+ * --yes) or the answer is not yes. @not_done names what did not happen. */
+static gboolean
+ask (const char  *question,
+     const char  *not_done,
+     GError     **error)
+{
+  char answer[16] = "";
+
+  if (!isatty (STDIN_FILENO))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
+                   /* Translators: "NAME was not installed" or "…updated"; --yes is an option, keep it */
+                   _("%s: no terminal to ask on; add --yes to accept what it asks for"), not_done);
+      return FALSE;
+    }
+  g_print ("%s", question);
+  fflush (stdout);
+  if (fgets (answer, sizeof answer, stdin) == NULL || g_ascii_tolower (answer[0]) != 'y')
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, not_done);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /**
  * zot_cli_ext_consent:
  * @user_data: a gboolean, %TRUE for --yes
@@ -54,36 +101,45 @@ zot_cli_ext_consent (ZotManifest  *staged,
                      GError      **error)
 {
   gboolean yes = *(gboolean *) user_data;
-  const char *name = zot_manifest_get_name (staged);
-  g_autoptr(ZotGrant) grant = zot_grant_load (name);
-  g_autofree char *words = NULL;
-  char answer[16] = "";
+  g_autoptr(ZotGrant) grant = zot_grant_load (zot_manifest_get_name (staged));
+  /* Translators: the extension's name */
+  g_autofree char *not_done = g_strdup_printf (_("%s was not installed"), zot_manifest_get_name (staged));
 
   if (zot_grant_covers (grant, zot_manifest_get_permissions (staged)))
     return TRUE;
-
-  words = zot_cli_ext_describe_permissions (staged);
-  g_print ("%s", words);
-  if (yes)
-    return TRUE;
-  if (!isatty (STDIN_FILENO))
-    {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_PERMISSION_DENIED,
-                   /* Translators: the extension's name; --yes is an option, keep it */
-                   _("%s was not installed: no terminal to ask on; add --yes to accept what it asks for"),
-                   name);
-      return FALSE;
-    }
+  print_asked (staged, grant);
   /* Translators: the question after the permissions; y and N are the answers */
-  g_print ("%s", grant != NULL ? _("It asks for more than before. Accept? [y/N] ") : _("Install it? [y/N] "));
-  fflush (stdout);
-  if (fgets (answer, sizeof answer, stdin) == NULL || g_ascii_tolower (answer[0]) != 'y')
-    {
-      /* Translators: the extension's name */
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, _("%s was not installed"), name);
-      return FALSE;
-    }
-  return TRUE;
+  return yes || ask (grant != NULL ? _("It asks for more than before. Accept? [y/N] ") : _("Install it? [y/N] "),
+                     not_done, error);
+}
+
+/**
+ * zot_cli_update_consent:
+ * @user_data: a gboolean, %TRUE for --yes
+ *
+ * A #ZotInstallConsentFunc for `zot update`: a pulled version that asks
+ * for more than was granted is shown with what is new and asked about;
+ * what is accepted is granted here, since the checkout is already in
+ * place. A refusal leaves the previous commit checked out.
+ */
+gboolean
+zot_cli_update_consent (ZotManifest  *pulled,
+                        gpointer      user_data,
+                        GError      **error)
+{
+  gboolean yes = *(gboolean *) user_data;
+  g_autoptr(ZotGrant) grant = zot_grant_load (zot_manifest_get_name (pulled));
+  /* Translators: the extension's name */
+  g_autofree char *not_done = g_strdup_printf (_("%s was not updated; the previous version stays"),
+                                               zot_manifest_get_name (pulled));
+
+  if (zot_grant_covers (grant, zot_manifest_get_permissions (pulled)))
+    return TRUE;
+  print_asked (pulled, grant);
+  /* Translators: the question after what a new version asks for; y and N are the answers */
+  if (!yes && !ask (_("Update it? [y/N] "), not_done, error))
+    return FALSE;
+  return zot_grants_accept (pulled, NULL, error);
 }
 
 /**

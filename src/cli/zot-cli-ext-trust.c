@@ -100,37 +100,6 @@ zot_cli_ext_trust_main (int    argc,
   return status;
 }
 
-static gboolean
-revoke_one (ZotPermissions  *granted,
-            const char      *what,
-            GError         **error)
-{
-  if (g_str_equal (what, "network"))
-    granted->network = FALSE;
-  else if (g_str_equal (what, "devices"))
-    granted->devices = FALSE;
-  else if (g_str_equal (what, "files"))
-    granted->filesystem = ZOT_FILESYSTEM_NONE;
-  else if (g_str_equal (what, "env"))
-    {
-      g_strfreev (granted->env);
-      granted->env = g_new0 (char *, 1);
-    }
-  else if (g_str_equal (what, "secrets"))
-    {
-      g_strfreev (granted->secrets);
-      granted->secrets = g_new0 (char *, 1);
-    }
-  else
-    {
-      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                   /* Translators: the word given; keep the words after "use" */
-                   _("cannot revoke \"%s\"; use network, devices, files, env or secrets"), what);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static void
 print_grant (const char *name,
              ZotGrant   *grant)
@@ -183,7 +152,8 @@ zot_cli_ext_permissions_main (int    argc,
   g_auto(GStrv) revoked = NULL;
   const GOptionEntry entries[] = {
     { "revoke", 0, 0, G_OPTION_ARG_STRING_ARRAY, &revoked,
-      N_("Take back network, devices, files, env or secrets (repeatable)"), N_("WHAT") },
+      N_("Take back network, devices, files[=LEVEL], env[=NAME] or secrets[=NAME] (repeatable)"),
+      N_("WHAT") },
     { NULL }
   };
 
@@ -197,31 +167,12 @@ zot_cli_ext_permissions_main (int    argc,
       return ZOT_EXIT_USAGE;
     }
 
-  grant = zot_grant_load (args[1]);
-  if (revoked != NULL && grant == NULL)
-    {
-      /* Translators: the extension's name */
-      g_printerr (_("zot ext permissions: %s has no grant to narrow; see zot ext info %s\n"), args[1], args[1]);
-      return ZOT_EXIT_FAILED;
-    }
-  if (revoked != NULL && grant->unconfined)
-    {
-      /* Translators: the extension's name */
-      g_printerr (_("zot ext permissions: %s runs unconfined, so there is nothing to narrow; "
-                    "add \"permissions\" to its extension.json\n"), args[1]);
-      return ZOT_EXIT_FAILED;
-    }
-  for (guint i = 0; revoked != NULL && revoked[i] != NULL; i++)
-    if (!revoke_one (grant->permissions, revoked[i], &error))
-      {
-        g_printerr ("zot ext permissions: %s\n", error->message);
-        return ZOT_EXIT_USAGE;
-      }
-  if (revoked != NULL && !zot_grant_save (args[1], grant, &error))
+  if (revoked != NULL && !zot_grants_change (args[1], (const char * const *) revoked, FALSE, &error))
     {
       g_printerr ("zot ext permissions: %s\n", error->message);
-      return ZOT_EXIT_FAILED;
+      return error->domain == G_OPTION_ERROR ? ZOT_EXIT_USAGE : ZOT_EXIT_FAILED;
     }
+  grant = zot_grant_load (args[1]);
   print_grant (args[1], grant);
   return ZOT_EXIT_OK;
 }

@@ -1017,12 +1017,13 @@ zot_cli_update_main (int    argc,
   g_auto(GStrv) args = NULL;
   g_autoptr(GPtrArray) results = NULL;
   g_autoptr(GError) error = NULL;
-  gboolean project = FALSE;
-  guint failed = 0;
+  gboolean project = FALSE, yes = FALSE;
+  guint failed = 0, refused = 0;
   ZotCliAsyncWait wait;
   const GOptionEntry entries[] = {
     { "project", 0, 0, G_OPTION_ARG_NONE, &project,
       N_("Update the project's .zot/extensions instead of $ZOT_HOME/extensions"), NULL },
+    { "yes", 'y', 0, G_OPTION_ARG_NONE, &yes, N_("Accept what a new version asks for without asking"), NULL },
     { "cwd", 0, 0, G_OPTION_ARG_FILENAME, &cwd,
       N_("The project directory for --project (default: the current one)"), N_("DIR") },
     { NULL }
@@ -1040,7 +1041,8 @@ zot_cli_update_main (int    argc,
   extensions_dir = extensions_dir_for (project, cwd);
 
   zot_cli_async_wait_init (&wait);
-  zot_installer_update_async (extensions_dir, wait.cancellable, zot_cli_async_wait_done_cb, &wait);
+  zot_installer_update_consent_async (extensions_dir, zot_cli_update_consent, &yes, wait.cancellable,
+                                      zot_cli_async_wait_done_cb, &wait);
   zot_cli_async_wait_run (&wait);
   results = zot_installer_update_finish (wait.result, &error);
   zot_cli_async_wait_clear (&wait);
@@ -1081,6 +1083,11 @@ zot_cli_update_main (int    argc,
           g_print (_("%s: not a git checkout, skipped\n"), result->name);
           break;
 
+        case ZOT_UPDATE_STATUS_REFUSED:
+          g_printerr ("zot: %s\n", result->message);
+          refused++;
+          break;
+
         case ZOT_UPDATE_STATUS_FAILED:
         default:
           /* Translators: the extension's name, then why updating it failed */
@@ -1100,5 +1107,5 @@ zot_cli_update_main (int    argc,
       return ZOT_EXIT_FAILED;
     }
 
-  return ZOT_EXIT_OK;
+  return refused > 0 ? ZOT_EXIT_FAILED : ZOT_EXIT_OK;
 }

@@ -43,6 +43,9 @@ char     *zot_cli_ext_describe_permissions (ZotManifest  *manifest);
 gboolean  zot_cli_ext_consent              (ZotManifest  *staged,
                                             gpointer      user_data,
                                             GError      **error);
+gboolean  zot_cli_update_consent           (ZotManifest  *pulled,
+                                           gpointer      user_data,
+                                           GError      **error);
 gboolean  zot_cli_ext_record_grant         (ZotManifest  *manifest,
                                             gboolean      project,
                                             GError      **error);

@@ -21,6 +21,7 @@
 
 #include "zot-extension-meter-view.h"
 #include "zot-extension-row-secrets.h"
+#include "zot-extension-row-grants.h"
 #include "zot-extension-row.h"
 #include "zot-tooltip.h"
 #include "zot-wrap-safe.h"
@@ -150,6 +151,8 @@ state_label (ZotExtensionState state)
     case ZOT_EXTENSION_STATE_EXITED:      return _("exited");
     /* Translators: an extension's state: it could not be started, or it crashed */
     case ZOT_EXTENSION_STATE_FAILED:      return _("failed");
+    /* Translators: an extension's state: a project's extension not started until the user trusts it */
+    case ZOT_EXTENSION_STATE_NEEDS_APPROVAL: return _("needs approval");
     /* Translators: an extension's state, when it is none of the known ones */
     default:                              return _("unknown");
     }
@@ -166,6 +169,7 @@ state_css_class (ZotExtensionState state)
     case ZOT_EXTENSION_STATE_STOPPING:    return "ext-state-busy";
     case ZOT_EXTENSION_STATE_READY:       return "ext-state-ready";
     case ZOT_EXTENSION_STATE_FAILED:      return "ext-state-failed";
+    case ZOT_EXTENSION_STATE_NEEDS_APPROVAL: return "ext-state-disabled";
     case ZOT_EXTENSION_STATE_EXITED:
     default:                              return "ext-state-exited";
     }
@@ -535,7 +539,10 @@ add_problems (ZotExtensionRow *self)
     add_detail (self, detail_row_new (_("Not restarted again"), self->gave_up_note,
                                       "dialog-error-symbolic", "error"));
 
-  if (last_error != NULL && *last_error != '\0')
+  if (zot_extension_get_state (self->extension) == ZOT_EXTENSION_STATE_NEEDS_APPROVAL)
+    /* Translators: title of the row saying what an untrusted project extension asks for */
+    add_detail (self, detail_row_new (_("Needs approval"), last_error, "dialog-warning-symbolic", "warning"));
+  else if (last_error != NULL && *last_error != '\0')
     /* Translators: title of the row showing the error an extension last reported */
     add_detail (self, detail_row_new (_("Last error"), last_error, "dialog-error-symbolic", "error"));
 
@@ -556,6 +563,15 @@ toast_secret (gpointer    self,
               const char *text)
 {
   toast (self, text);
+}
+
+static void request_restart (ZotExtensionRow *self);
+
+/* A right taken back: the box is made at start. */
+static void
+grant_changed (gpointer self)
+{
+  request_restart (self);
 }
 
 /**
@@ -602,6 +618,7 @@ zot_extension_row_rebuild_details (ZotExtensionRow *self)
     zot_extension_secret_rows_add (self, zot_extension_get_name (self->extension),
                                    (const char * const *) zot_manifest_get_permissions (manifest)->secrets,
                                    add_secret_row, toast_secret);
+  zot_extension_grant_rows_add (self, self->extension, add_secret_row, toast_secret, grant_changed);
 
   adw_expander_row_add_row (expander, self->log_row);
   adw_expander_row_add_row (expander, self->actions_row);

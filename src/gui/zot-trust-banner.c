@@ -4,7 +4,9 @@
  * in that project. The banner names the ones the last load left unstarted
  * with what each asks for; *Trust and run* records the trust (off the main
  * loop: it writes grant files) and restarts each in its place, *Not now*
- * hides the offer for the rest of this window.
+ * hides the offer for the rest of this window. It follows the manager's
+ * list: a /reload-ext, or trust given in a terminal (the manager watches
+ * the grants), changes what it offers.
  */
 #define G_LOG_DOMAIN "zot-gui"
 
@@ -53,38 +55,12 @@ trust_thread (GTask        *task,
   g_task_return_boolean (task, TRUE);
 }
 
-static ZotExtension *
-find_by_directory (ZotExtensionManager *manager,
-                   const char          *directory)
-{
-  guint n = g_list_model_get_n_items (G_LIST_MODEL (manager));
-
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
-
-      if (g_strcmp0 (zot_extension_get_directory (extension), directory) == 0)
-        return extension;
-    }
-  return NULL;
-}
-
-static void
-restarted_cb (GObject      *object,
-              GAsyncResult *result,
-              gpointer      user_data)
-{
-  /* A failure to start is the manager's load-failed, shown like any other. */
-  zot_extension_manager_restart_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
-}
-
 static void
 trusted_cb (GObject      *object,
             GAsyncResult *result,
             gpointer      user_data)
 {
   ZotTrustBanner *self = ZOT_TRUST_BANNER (object);
-  GPtrArray *entries = g_task_get_task_data (G_TASK (result));
   g_autoptr(GError) error = NULL;
 
   /* Cancelled means disposed: the widgets are gone. */
@@ -100,16 +76,8 @@ trusted_cb (GObject      *object,
     }
 
   gtk_revealer_set_reveal_child (self->revealer, FALSE);
-  if (self->manager == NULL)
-    return;
-  for (guint i = 0; i < entries->len; i++)
-    {
-      ZotDiscovered *entry = g_ptr_array_index (entries, i);
-      ZotExtension *extension = find_by_directory (self->manager, entry->directory);
-
-      if (extension != NULL)
-        zot_extension_manager_restart_async (self->manager, extension, NULL, restarted_cb, NULL);
-    }
+  if (self->manager != NULL)
+    zot_extension_manager_start_trusted (self->manager);
 }
 
 static void
@@ -136,6 +104,12 @@ on_dismiss_clicked (GtkButton      *button,
   gtk_revealer_set_reveal_child (self->revealer, FALSE);
 }
 
+static void
+on_items_changed (ZotTrustBanner *self)
+{
+  zot_trust_banner_update (self, self->manager);
+}
+
 /**
  * zot_trust_banner_update:
  *
@@ -153,7 +127,13 @@ zot_trust_banner_update (ZotTrustBanner      *self,
   g_return_if_fail (ZOT_IS_TRUST_BANNER (self));
   g_return_if_fail (ZOT_IS_EXTENSION_MANAGER (manager));
 
-  g_set_object (&self->manager, manager);
+  if (self->manager != manager)
+    {
+      if (self->manager != NULL)
+        g_signal_handlers_disconnect_by_data (self->manager, self);
+      g_set_object (&self->manager, manager);
+      g_signal_connect_object (manager, "items-changed", G_CALLBACK (on_items_changed), self, G_CONNECT_SWAPPED);
+    }
   untrusted = zot_extension_manager_get_untrusted (manager);
   g_clear_pointer (&self->pending, g_ptr_array_unref);
   self->pending = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_discovered_free);
@@ -222,6 +202,8 @@ zot_trust_banner_dispose (GObject *object)
   if (self->revealer != NULL)
     gtk_widget_unparent (GTK_WIDGET (self->revealer));
   self->revealer = NULL;
+  if (self->manager != NULL)
+    g_signal_handlers_disconnect_by_data (self->manager, self);
   g_clear_object (&self->manager);
   g_clear_pointer (&self->pending, g_ptr_array_unref);
 

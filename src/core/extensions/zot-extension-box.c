@@ -148,7 +148,8 @@ bind_files (ZotExtension         *self,
 
   /* A program outside /usr and the extension's folder is seen where it
    * is, read-only. */
-  if (!g_str_has_prefix (program, "/usr/") && !g_str_has_prefix (program, self->directory))
+  if (g_path_is_absolute (program) && !g_str_has_prefix (program, "/usr/") &&
+      !g_str_has_prefix (program, self->directory))
     {
       g_autofree char *dir = g_path_get_dirname (program);
       zot_box_bind (box, dir, FALSE);
@@ -166,7 +167,8 @@ bind_files (ZotExtension         *self,
 static GStrv
 box_environment (ZotExtension         *self,
                  const ZotPermissions *permissions,
-                 const char           *home)
+                 const char           *home,
+                 gboolean              secrets)
 {
   g_auto(GStrv) host = g_get_environ ();
   g_autoptr(GStrvBuilder) env = g_strv_builder_new ();
@@ -191,7 +193,8 @@ box_environment (ZotExtension         *self,
           g_strv_contains ((const char * const *) permissions->env, name))
         g_strv_builder_add (env, host[i]);
     }
-  _zot_extension_secrets_take (self, env);
+  if (secrets)
+    _zot_extension_secrets_take (self, env);
   return g_strv_builder_end (env);
 }
 
@@ -210,25 +213,17 @@ log_allowed (ZotExtension         *self,
                        permissions->memory_mb, permissions->processes, permissions->open_files);
 }
 
-/**
- * _zot_extension_box_wrap:
- * @argv: (inout): the extension's command line, replaced by bwrap's
- * @env_names: (out): the variables set on @launcher, for
- *   zot_flatpak_spawnv(); left alone for an unconfined extension
- *
- * Puts a confined extension's command in its box, with the box's
- * environment on @launcher. An unconfined one is left as it is.
- *
- * Returns: %FALSE with a one-line error naming the fix
- */
-gboolean
-_zot_extension_box_wrap (ZotExtension         *self,
-                         GSubprocessLauncher  *launcher,
-                         GStrv                *argv,
-                         GStrv                *env_names,
-                         GError              **error)
+/* The box's command line around @argv and its environment, the same for
+ * the extension and its watch-mode build; @secrets only for the former. */
+static gboolean
+wrap_argv (ZotExtension          *self,
+           const ZotPermissions  *permissions,
+           gboolean               secrets,
+           GStrv                 *argv,
+           GStrv                 *out_environment,
+           GStrv                 *env_names,
+           GError               **error)
 {
-  g_autoptr(ZotPermissions) permissions = zot_grants_applied (self->manifest);
   g_autoptr(ZotBox) box = NULL;
   g_autofree char *bwrap = NULL;
   g_autofree char *home = NULL;
@@ -237,11 +232,6 @@ _zot_extension_box_wrap (ZotExtension         *self,
   gboolean in_flatpak = zot_flatpak_is_sandboxed ();
   ZotBoxFlags flags = 0;
   GStrv wrapped;
-  Box *state;
-
-  g_object_set_data (G_OBJECT (self), BOX_KEY, NULL);
-  if (permissions == NULL)
-    return TRUE;
 
   /* Inside the Flatpak the box is the host's: zot_flatpak_spawnv() runs
    * bwrap there, through flatpak-spawn --host. */
@@ -263,7 +253,7 @@ _zot_extension_box_wrap (ZotExtension         *self,
   bind_files (self, permissions, box, (*argv)[0]);
   zot_box_bind (box, home, TRUE);
 
-  environment = box_environment (self, permissions, home);
+  environment = box_environment (self, permissions, home, secrets);
   names = g_strv_builder_new ();
   /* Outside a sandbox bwrap hands its own environment on, which keeps
    * the values off its command line; flatpak-spawn gives the host's
@@ -278,12 +268,45 @@ _zot_extension_box_wrap (ZotExtension         *self,
         zot_box_setenv (box, name, environment[i] + strlen (name) + 1);
       g_strv_builder_add (names, name);
     }
-  g_subprocess_launcher_set_environ (launcher, environment);
   *env_names = g_strv_builder_end (names);
+  *out_environment = g_steal_pointer (&environment);
 
   wrapped = zot_box_build_argv (box, bwrap, self->directory, (const char * const *) *argv);
   g_strfreev (*argv);
   *argv = wrapped;
+  log_allowed (self, permissions, home);
+  return TRUE;
+}
+
+/**
+ * _zot_extension_box_wrap:
+ * @argv: (inout): the extension's command line, replaced by bwrap's
+ * @env_names: (out): the variables set on @launcher, for
+ *   zot_flatpak_spawnv(); left alone for an unconfined extension
+ *
+ * Puts a confined extension's command in its box, with the box's
+ * environment on @launcher. An unconfined one is left as it is.
+ *
+ * Returns: %FALSE with a one-line error naming the fix
+ */
+gboolean
+_zot_extension_box_wrap (ZotExtension         *self,
+                         GSubprocessLauncher  *launcher,
+                         GStrv                *argv,
+                         GStrv                *env_names,
+                         GError              **error)
+{
+  g_autoptr(ZotPermissions) permissions = zot_grants_applied (self->manifest);
+  g_auto(GStrv) environment = NULL;
+  gboolean in_flatpak = zot_flatpak_is_sandboxed ();
+  Box *state;
+
+  g_object_set_data (G_OBJECT (self), BOX_KEY, NULL);
+  if (permissions == NULL)
+    return TRUE;
+  if (!wrap_argv (self, permissions, TRUE, argv, &environment, env_names, error))
+    return FALSE;
+  g_subprocess_launcher_set_environ (launcher, environment);
 
   state = g_new0 (Box, 1);
   state->extension = self;
@@ -296,12 +319,46 @@ _zot_extension_box_wrap (ZotExtension         *self,
     state->cgroup_procs = g_build_filename (state->cgroup, "cgroup.procs", NULL);
   g_object_set_data_full (G_OBJECT (self), BOX_KEY, state, box_free);
   g_subprocess_launcher_set_child_setup (launcher, setup_child, state, NULL);
-  log_allowed (self, permissions, home);
   if (state->memory_mb > 0 || state->processes > 0)
     zot_extension_log (self, "box: memory and processes limited by %s%s",
                        state->cgroup != NULL ? "the cgroup " : "watching the box",
                        state->cgroup != NULL ? state->cgroup : "");
   return TRUE;
+}
+
+/**
+ * _zot_extension_box_wrap_build:
+ * @argv: (inout): the manifest's `build`, replaced by bwrap's command line
+ * @environment: (out) (nullable): the box's environment; %NULL for an
+ *   unconfined extension, whose build runs as it always has
+ *
+ * A watch-mode build of a confined extension runs in the extension's own
+ * box, its folder writable: rebuilding on every save must not be a way
+ * around the box. Its secrets are not given to the build. Inside the
+ * Flatpak, where a build runs in the sandbox rather than on the host, it
+ * is not boxed, and the log says so.
+ *
+ * Returns: %FALSE with a one-line error naming the fix
+ */
+gboolean
+_zot_extension_box_wrap_build (ZotExtension  *self,
+                               GStrv         *argv,
+                               GStrv         *environment,
+                               GError       **error)
+{
+  g_autoptr(ZotPermissions) permissions = zot_grants_applied (self->manifest);
+  g_auto(GStrv) names = NULL;
+
+  *environment = NULL;
+  if (permissions == NULL)
+    return TRUE;
+  if (zot_flatpak_is_sandboxed ())
+    {
+      zot_extension_log (self, "box: the build runs in the Flatpak's sandbox, not in the extension's box");
+      return TRUE;
+    }
+  zot_extension_log (self, "box: the build runs in the extension's box");
+  return wrap_argv (self, permissions, FALSE, argv, environment, &names, error);
 }
 
 static gboolean

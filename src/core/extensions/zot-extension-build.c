@@ -288,6 +288,30 @@ zot_extension_build_async (const char          *directory,
                            GAsyncReadyCallback  callback,
                            gpointer             user_data)
 {
+  zot_extension_build_full_async (directory, argv, NULL, NULL, name, log_path, timeout, cancellable,
+                                  callback, user_data);
+}
+
+/**
+ * zot_extension_build_full_async:
+ * @argv: what runs: the manifest's `build`, or a box's command line around it
+ * @envp: (nullable): its whole environment; %NULL for zot's own
+ * @shown: (nullable): the command the log's header names, %NULL for @argv
+ *
+ * As zot_extension_build_async(); zot_extension_build_finish() ends it.
+ */
+void
+zot_extension_build_full_async (const char          *directory,
+                                const char * const  *argv,
+                                const char * const  *envp,
+                                const char * const  *shown,
+                                const char          *name,
+                                const char          *log_path,
+                                ZotTimeout           timeout,
+                                GCancellable        *cancellable,
+                                GAsyncReadyCallback  callback,
+                                gpointer             user_data)
+{
   Build *build;
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autofree char *command = NULL;
@@ -296,9 +320,9 @@ zot_extension_build_async (const char          *directory,
   g_return_if_fail (directory != NULL && argv != NULL && argv[0] != NULL);
 
   build = g_new0 (Build, 1);
-  command = g_strjoinv (" ", (char **) argv);
+  command = g_strjoinv (" ", (char **) (shown != NULL ? shown : argv));
   build->task = g_task_new (NULL, cancellable, callback, user_data);
-  g_task_set_source_tag (build->task, zot_extension_build_async);
+  g_task_set_source_tag (build->task, zot_extension_build_full_async);
   g_task_set_check_cancellable (build->task, FALSE);
   build->deadline = timeout;
   build->first_line = g_string_new (NULL);
@@ -313,6 +337,8 @@ zot_extension_build_async (const char          *directory,
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE |
                                         (build->log_fd < 0 ? G_SUBPROCESS_FLAGS_STDOUT_SILENCE : 0));
   g_subprocess_launcher_set_cwd (launcher, directory);
+  if (envp != NULL)
+    g_subprocess_launcher_set_environ (launcher, (char **) envp);
   if (build->log_fd >= 0)
     g_subprocess_launcher_take_stdout_fd (launcher, dup (build->log_fd));
 
@@ -338,7 +364,7 @@ zot_extension_build_finish (GAsyncResult  *result,
                             GError       **error)
 {
   g_return_val_if_fail (g_task_is_valid (result, NULL), FALSE);
-  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == zot_extension_build_async, FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == zot_extension_build_full_async, FALSE);
 
   return g_task_propagate_boolean (G_TASK (result), error);
 }

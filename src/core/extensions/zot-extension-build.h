@@ -15,6 +15,16 @@ void     zot_extension_build_async  (const char          *directory,
                                      GCancellable        *cancellable,
                                      GAsyncReadyCallback  callback,
                                      gpointer             user_data);
+void     zot_extension_build_full_async (const char          *directory,
+                                         const char * const  *argv,
+                                         const char * const  *envp,
+                                         const char * const  *shown,
+                                         const char          *name,
+                                         const char          *log_path,
+                                         ZotTimeout           timeout,
+                                         GCancellable        *cancellable,
+                                         GAsyncReadyCallback  callback,
+                                         gpointer             user_data);
 gboolean zot_extension_build_finish (GAsyncResult        *result,
                                      GError             **error);
 

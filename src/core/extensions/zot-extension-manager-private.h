@@ -93,6 +93,10 @@ typedef void (*ZotManagerFrameHandler) (ZotExtensionManager *self,
 void      _zot_manager_connect_extension (ZotExtensionManager *self,
                                           ZotExtension        *extension);
 
+/* zot-manager-grants.c */
+void      _zot_manager_refresh_untrusted (ZotExtensionManager *self);
+void      _zot_manager_watch_grants      (ZotExtensionManager *self);
+
 /* zot-manager-calls.c */
 GHashTable *_zot_manager_calls_new          (void);
 void      _zot_manager_call_tool_frame      (ZotExtensionManager *self,

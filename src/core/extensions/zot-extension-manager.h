@@ -120,6 +120,7 @@ void                 zot_extension_manager_set_watch_explicit   (ZotExtensionMan
 ZotExtension        *zot_extension_manager_find                 (ZotExtensionManager  *self,
                                                                  const char           *name);
 GPtrArray           *zot_extension_manager_get_untrusted        (ZotExtensionManager  *self);
+void                 zot_extension_manager_start_trusted        (ZotExtensionManager  *self);
 const char          *zot_extension_manager_get_gave_up_note     (ZotExtensionManager  *self,
                                                                  ZotExtension         *extension);
 GPtrArray           *zot_extension_manager_list_commands        (ZotExtensionManager  *self);

@@ -642,7 +642,8 @@ zot_extension_stop_async (ZotExtension        *self,
   if (self->subprocess == NULL || self->exited)
     {
       if (self->state != ZOT_EXTENSION_STATE_DISABLED &&
-          self->state != ZOT_EXTENSION_STATE_FAILED)
+          self->state != ZOT_EXTENSION_STATE_FAILED &&
+          self->state != ZOT_EXTENSION_STATE_NEEDS_APPROVAL)
         _zot_extension_set_state (self, ZOT_EXTENSION_STATE_EXITED);
       g_task_return_boolean (task, TRUE);
       return;

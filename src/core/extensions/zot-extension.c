@@ -70,6 +70,7 @@ zot_extension_state_to_string (ZotExtensionState state)
     case ZOT_EXTENSION_STATE_STOPPING:    return "stopping";
     case ZOT_EXTENSION_STATE_EXITED:      return "exited";
     case ZOT_EXTENSION_STATE_FAILED:      return "failed";
+    case ZOT_EXTENSION_STATE_NEEDS_APPROVAL: return "needs_approval";
     default:                              g_return_val_if_reached ("unknown");
     }
 }
@@ -779,7 +780,7 @@ zot_extension_class_init (ZotExtensionClass *klass)
    */
   properties [PROP_STATE] =
     g_param_spec_int ("state", NULL, NULL,
-                      ZOT_EXTENSION_STATE_DISABLED, ZOT_EXTENSION_STATE_FAILED,
+                      ZOT_EXTENSION_STATE_DISABLED, ZOT_EXTENSION_STATE_NEEDS_APPROVAL,
                       ZOT_EXTENSION_STATE_STARTING,
                       (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 

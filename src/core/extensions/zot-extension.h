@@ -19,6 +19,9 @@ G_BEGIN_DECLS
  * @ZOT_EXTENSION_STATE_STOPPING: the shutdown ladder is running
  * @ZOT_EXTENSION_STATE_EXITED: stopped by the host
  * @ZOT_EXTENSION_STATE_FAILED: could not start, or crashed; see #ZotExtension:last-error
+ * @ZOT_EXTENSION_STATE_NEEDS_APPROVAL: a project's extension not trusted in
+ *   that project (or asking for more than was granted); not started until
+ *   it is. #ZotExtension:last-error says what it asks for
  */
 typedef enum
 {
@@ -29,6 +32,7 @@ typedef enum
   ZOT_EXTENSION_STATE_STOPPING,
   ZOT_EXTENSION_STATE_EXITED,
   ZOT_EXTENSION_STATE_FAILED,
+  ZOT_EXTENSION_STATE_NEEDS_APPROVAL,
 } ZotExtensionState;
 
 /**

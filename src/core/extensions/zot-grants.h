@@ -34,6 +34,16 @@ gboolean        zot_grant_trusts_project  (const ZotGrant        *self,
                                            const char            *project);
 void            zot_grant_add_project     (ZotGrant              *self,
                                            const char            *project);
+gboolean        zot_permissions_change    (ZotPermissions        *granted,
+                                           const char            *what,
+                                           gboolean               allow,
+                                           GError               **error);
+gboolean        zot_grants_change         (const char            *extension,
+                                           const char * const    *whats,
+                                           gboolean               allow,
+                                           GError               **error);
+GStrv           zot_grant_describe_wider  (const ZotGrant        *self,
+                                           const ZotPermissions  *declared);
 ZotPermissions *zot_permissions_copy      (const ZotPermissions  *self);
 ZotPermissions *zot_permissions_intersect (const ZotPermissions  *declared,
                                            const ZotPermissions  *granted);

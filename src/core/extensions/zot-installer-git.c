@@ -13,6 +13,7 @@
 
 #include "zot-error.h"
 #include "zot-flatpak.h"
+#include "zot-grants.h"
 #include "zot-installer.h"
 #include "zot-installer-private.h"
 
@@ -25,6 +26,12 @@ typedef struct
   GPtrArray *results;
   guint      index;
   char      *head_before;
+  char      *head_after;
+  char      *refusal;
+  ZotInstallConsentFunc consent;   /* nullable */
+  gpointer   consent_data;
+  ZotPermissions *before;          /* what the previous version asked for */
+  gboolean   had_manifest;         /* whether @before was read */
 } UpdateData;
 
 typedef struct
@@ -39,6 +46,9 @@ update_data_free (UpdateData *data)
   g_clear_pointer (&data->directories, g_ptr_array_unref);
   g_clear_pointer (&data->results, g_ptr_array_unref);
   g_free (data->head_before);
+  g_free (data->head_after);
+  g_free (data->refusal);
+  g_clear_pointer (&data->before, zot_permissions_free);
   g_free (data);
 }
 
@@ -276,6 +286,105 @@ update_step_failed (GTask        *task,
 }
 
 static void
+update_add_updated (UpdateData *data,
+                    const char *head)
+{
+  g_autofree char *before = g_strndup (data->head_before, 7);
+  g_autofree char *after = g_strndup (head, 7);
+
+  g_ptr_array_add (data->results,
+                   update_result_new (update_current_directory (data), ZOT_UPDATE_STATUS_UPDATED,
+                                      g_strdup_printf ("%s..%s", before, after)));
+}
+
+/* The previous version ran with what its manifest asked for when nothing
+ * was ever granted (it was installed before grants were kept): that is the
+ * grant the new one is held to. */
+static void
+update_seed_grant (UpdateData  *data,
+                   const char  *name)
+{
+  g_autoptr(ZotGrant) grant = zot_grant_load (name);
+  g_autoptr(GError) error = NULL;
+
+  if (grant != NULL || !data->had_manifest)
+    return;
+  grant = zot_grant_new (data->before);
+  if (!zot_grant_save (name, grant, &error))
+    g_warning ("%s", error->message);
+}
+
+/* Runs in a worker thread while the update waits: the consent may read a
+ * terminal. The main thread touches nothing of @data meanwhile. */
+static void
+update_consent_thread (GTask        *ask,
+                       gpointer      source,
+                       gpointer      task_data,
+                       GCancellable *cancellable)
+{
+  UpdateData *data = task_data;
+  g_autoptr(ZotManifest) manifest = NULL;
+  g_autoptr(GError) error = NULL;
+
+  manifest = zot_manifest_new_for_directory (update_current_directory (data), &error);
+  if (manifest != NULL)
+    update_seed_grant (data, zot_manifest_get_name (manifest));
+  if (manifest == NULL || !data->consent (manifest, data->consent_data, &error))
+    g_task_return_error (ask, g_steal_pointer (&error));
+  else
+    g_task_return_boolean (ask, TRUE);
+}
+
+static void
+update_reset_cb (GObject      *object,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  UpdateData *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *output = _zot_installer_git_run_finish (result, &error);
+
+  if (output == NULL)
+    {
+      update_step_failed (task, "reset --keep", error);
+      return;
+    }
+  g_ptr_array_add (data->results,
+                   update_result_new (update_current_directory (data), ZOT_UPDATE_STATUS_REFUSED,
+                                      g_steal_pointer (&data->refusal)));
+  data->index++;
+  update_next (g_steal_pointer (&task));
+}
+
+/* A refused update goes back to the commit it had, so the version the user
+ * accepted is the one installed and running; --keep leaves any local
+ * change to other files alone. */
+static void
+update_consent_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  UpdateData *data = g_task_get_task_data (task);
+  g_autoptr(GError) error = NULL;
+  const char *argv[] = {
+    "git", "-C", update_current_directory (data), "reset", "--quiet", "--keep", data->head_before, NULL
+  };
+
+  if (g_task_propagate_boolean (G_TASK (result), &error))
+    {
+      update_add_updated (data, data->head_after);
+      data->index++;
+      update_next (g_steal_pointer (&task));
+      return;
+    }
+  g_free (data->refusal);
+  data->refusal = g_strdup (error->message);
+  _zot_installer_git_run_async (argv, NULL, update_reset_cb, g_steal_pointer (&task));
+}
+
+static void
 update_head_after_cb (GObject      *object,
                       GAsyncResult *result,
                       gpointer      user_data)
@@ -300,15 +409,20 @@ update_head_after_cb (GObject      *object,
       g_ptr_array_add (data->results,
                        update_result_new (directory, ZOT_UPDATE_STATUS_UP_TO_DATE, NULL));
     }
-  else
+  else if (data->consent != NULL)
     {
-      g_autofree char *before = g_strndup (data->head_before, 7);
-      g_autofree char *after = g_strndup (head, 7);
+      GCancellable *cancellable = g_task_get_cancellable (task);
+      GTask *ask = g_task_new (NULL, cancellable, update_consent_cb, g_steal_pointer (&task));
 
-      g_ptr_array_add (data->results,
-                       update_result_new (directory, ZOT_UPDATE_STATUS_UPDATED,
-                                          g_strdup_printf ("%s..%s", before, after)));
+      g_free (data->head_after);
+      data->head_after = g_strdup (head);
+      g_task_set_task_data (ask, data, NULL);
+      g_task_run_in_thread (ask, update_consent_thread);
+      g_object_unref (ask);
+      return;
     }
+  else
+    update_add_updated (data, head);
 
   data->index++;
   update_next (g_steal_pointer (&task));
@@ -359,6 +473,17 @@ update_head_before_cb (GObject      *object,
 
   g_free (data->head_before);
   data->head_before = g_strstrip (g_steal_pointer (&head));
+  g_clear_pointer (&data->before, zot_permissions_free);
+  data->had_manifest = FALSE;
+  if (data->consent != NULL)
+    {
+      /* One small bounded file; the previous version's rights, for an
+       * extension that has no grant yet. */
+      g_autoptr(ZotManifest) manifest = zot_manifest_new_for_directory (update_current_directory (data), NULL);
+
+      data->before = manifest != NULL ? zot_permissions_copy (zot_manifest_get_permissions (manifest)) : NULL;
+      data->had_manifest = manifest != NULL;
+    }
 
   _zot_installer_git_run_async (argv, cancellable, update_pulled_cb, g_steal_pointer (&task));
 }
@@ -418,6 +543,25 @@ zot_installer_update_async (const char          *extensions_dir,
                             GAsyncReadyCallback  callback,
                             gpointer             user_data)
 {
+  zot_installer_update_consent_async (extensions_dir, NULL, NULL, cancellable, callback, user_data);
+}
+
+/**
+ * zot_installer_update_consent_async:
+ * @consent: (nullable): asked, in a worker thread, about each checkout
+ *   that moved, with its new manifest; %FALSE resets it to the commit it
+ *   had and reports %ZOT_UPDATE_STATUS_REFUSED
+ *
+ * As zot_installer_update_async().
+ */
+void
+zot_installer_update_consent_async (const char            *extensions_dir,
+                                    ZotInstallConsentFunc  consent,
+                                    gpointer               consent_data,
+                                    GCancellable          *cancellable,
+                                    GAsyncReadyCallback    callback,
+                                    gpointer               user_data)
+{
   g_autoptr(GTask) task = NULL;
   g_autoptr(GDir) dir = NULL;
   g_autoptr(GError) error = NULL;
@@ -434,6 +578,8 @@ zot_installer_update_async (const char          *extensions_dir,
   data = g_new0 (UpdateData, 1);
   data->directories = g_ptr_array_new_with_free_func (g_free);
   data->results = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_update_result_free);
+  data->consent = consent;
+  data->consent_data = consent_data;
   g_task_set_task_data (task, data, (GDestroyNotify) update_data_free);
 
   parent = g_canonicalize_filename (extensions_dir, NULL);

@@ -12,6 +12,9 @@ G_BEGIN_DECLS
  * @ZOT_UPDATE_STATUS_UPDATED: the checkout was fast-forwarded
  * @ZOT_UPDATE_STATUS_NOT_GIT: the directory is not a git checkout; skipped
  * @ZOT_UPDATE_STATUS_FAILED: git failed; see the message
+ * @ZOT_UPDATE_STATUS_REFUSED: the new version asks for more than was
+ *   granted and that was not accepted; the checkout was reset to the
+ *   previous commit, the message says why
  */
 typedef enum
 {
@@ -19,6 +22,7 @@ typedef enum
   ZOT_UPDATE_STATUS_UPDATED,
   ZOT_UPDATE_STATUS_NOT_GIT,
   ZOT_UPDATE_STATUS_FAILED,
+  ZOT_UPDATE_STATUS_REFUSED,
 } ZotUpdateStatus;
 
 /**
@@ -98,6 +102,12 @@ void             zot_installer_update_async   (const char             *extension
                                                GCancellable           *cancellable,
                                                GAsyncReadyCallback     callback,
                                                gpointer                user_data);
+void             zot_installer_update_consent_async (const char            *extensions_dir,
+                                                     ZotInstallConsentFunc  consent,
+                                                     gpointer               consent_data,
+                                                     GCancellable          *cancellable,
+                                                     GAsyncReadyCallback    callback,
+                                                     gpointer               user_data);
 GPtrArray       *zot_installer_update_finish  (GAsyncResult           *result,
                                                GError                **error);
 

@@ -79,7 +79,8 @@ guard_blocks (ZotExtension *extension,
     return FALSE;
 
   return state == ZOT_EXTENSION_STATE_STARTING || state == ZOT_EXTENSION_STATE_REGISTERING ||
-         state == ZOT_EXTENSION_STATE_STOPPING || state == ZOT_EXTENSION_STATE_FAILED;
+         state == ZOT_EXTENSION_STATE_STOPPING || state == ZOT_EXTENSION_STATE_FAILED ||
+         state == ZOT_EXTENSION_STATE_NEEDS_APPROVAL;
 }
 
 /* In the chain: running interceptors, and those that failed (each is

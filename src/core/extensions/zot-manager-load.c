@@ -15,6 +15,7 @@
 #include "zot-grants.h"
 #include "zot-error.h"
 #include "zot-extension-manager-private.h"
+#include "zot-extension-private.h"
 #include "zot-limits.h"
 
 static JsonObject *
@@ -57,7 +58,10 @@ create_extension (ZotExtensionManager *self,
     {
       g_autoptr(GError) error = zot_grants_approval_error (discovered->directory, discovered->manifest);
 
-      extension = zot_extension_new_failed (discovered->directory, discovered->scope, error);
+      /* Listed with its manifest, so what it asks for can be shown. */
+      extension = zot_extension_new (discovered->manifest, discovered->scope, hello_ack);
+      _zot_extension_set_state (extension, ZOT_EXTENSION_STATE_NEEDS_APPROVAL);
+      _zot_extension_set_last_error (extension, error->message);
     }
   else if (discovered->manifest != NULL)
     extension = zot_extension_new (discovered->manifest, discovered->scope, hello_ack);
@@ -144,22 +148,17 @@ start_extensions (ZotExtensionManager *self,
 /* One line for all of them, so a headless run says it once; the window
  * offers to trust the same list through zot_extension_manager_get_untrusted(). */
 static void
-warn_untrusted (ZotExtensionManager *self,
-                GPtrArray           *discovered)
+warn_untrusted (ZotExtensionManager *self)
 {
   g_autoptr(GString) names = g_string_new (NULL);
   g_autofree char *message = NULL;
 
-  g_ptr_array_set_size (self->untrusted, 0);
-  for (guint i = 0; i < discovered->len; i++)
+  for (guint i = 0; i < self->untrusted->len; i++)
     {
-      ZotDiscovered *entry = g_ptr_array_index (discovered, i);
+      ZotDiscovered *entry = g_ptr_array_index (self->untrusted, i);
 
-      if (entry->manifest == NULL || zot_grants_may_start (entry->directory, entry->scope, entry->manifest))
-        continue;
       g_string_append_printf (names, "%s%s", names->len > 0 ? ", " : "",
                               zot_manifest_get_name (entry->manifest));
-      g_ptr_array_add (self->untrusted, zot_discovered_copy (entry));
     }
   if (names->len == 0)
     return;
@@ -207,6 +206,7 @@ zot_extension_manager_load_async (ZotExtensionManager *self,
   g_ptr_array_set_size (self->extensions, 0);
   for (guint i = 0; i < fresh->len; i++)
     g_ptr_array_add (self->extensions, g_object_ref (g_ptr_array_index (fresh, i)));
+  _zot_manager_refresh_untrusted (self);
   g_list_model_items_changed (G_LIST_MODEL (self), 0, old_len, self->extensions->len);
   _zot_manager_invalidate_routes (self);
   _zot_manager_watch_loaded (self);
@@ -219,7 +219,8 @@ zot_extension_manager_load_async (ZotExtensionManager *self,
         g_signal_emit (self, _zot_manager_signals[ZOT_MANAGER_LOAD_FAILED], 0,
                        entry->directory, entry->error->message, NULL);
     }
-  warn_untrusted (self, discovered);
+  warn_untrusted (self);
+  _zot_manager_watch_grants (self);
 
   start_extensions (self, task, fresh);
 }
@@ -431,6 +432,7 @@ restart_stopped_cb (GObject      *object,
 
   g_ptr_array_index (self->extensions, position) = g_object_ref (fresh);
   g_object_unref (old);
+  _zot_manager_refresh_untrusted (self);
   g_list_model_items_changed (G_LIST_MODEL (self), position, 1, 1);
   _zot_manager_invalidate_routes (self);
 

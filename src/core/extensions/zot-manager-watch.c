@@ -18,6 +18,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-discovery.h"
+#include "zot-extension-box.h"
 #include "zot-extension-build.h"
 #include "zot-extension-manager-private.h"
 #include "zot-extension-watch.h"
@@ -218,11 +219,26 @@ run_build (WatchEntry         *entry,
            ZotExtension       *extension,
            const char * const *argv)
 {
+  g_auto(GStrv) boxed = g_strdupv ((char **) argv);
+  g_auto(GStrv) environment = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* A confined extension's build runs in its box (zot-extension-box.c). */
+  if (!_zot_extension_box_wrap_build (extension, &boxed, &environment, &error))
+    {
+      /* Translators: a note: why the build could not start */
+      g_autofree char *text = g_strdup_printf (_("build failed: %s"), error->message);
+
+      post_note (entry, "error", text);
+      cycle_done (entry);
+      return;
+    }
   /* The build's output is not a reason to reload. */
   zot_extension_watch_mute (entry->watch, TRUE);
-  zot_extension_build_async (entry->directory, argv, zot_extension_get_name (extension),
-                             zot_extension_get_log_path (extension), ZOT_TIMEOUT_BUILD,
-                             entry->cancellable, built_cb, g_rc_box_acquire (entry));
+  zot_extension_build_full_async (entry->directory, (const char * const *) boxed,
+                                  (const char * const *) environment, argv, zot_extension_get_name (extension),
+                                  zot_extension_get_log_path (extension), ZOT_TIMEOUT_BUILD,
+                                  entry->cancellable, built_cb, g_rc_box_acquire (entry));
 }
 
 /* One cycle: build when the manifest says so, then restart. */

@@ -246,14 +246,13 @@ zot_permissions_describe (const ZotPermissions *self)
 }
 
 /**
- * zot_permissions_describe_words:
- * @self: (nullable): the permissions, %NULL for an unconfined extension
+ * zot_filesystem_access_describe_words:
  *
- * Returns: (transfer full): the same in words for the window, such as
- *   "unconfined" or "confined: project read-only, no network"
+ * Returns: what a box of @access may see of the files, in words, such as
+ *   "project read-only" (translated; do not free)
  */
-char *
-zot_permissions_describe_words (const ZotPermissions *self)
+const char *
+zot_filesystem_access_describe_words (ZotFilesystemAccess access)
 {
   const char *files[] = {
     /* Translators: what a confined extension may see of the files, in "confined: %s, %s" */
@@ -265,11 +264,25 @@ zot_permissions_describe_words (const ZotPermissions *self)
     [ZOT_FILESYSTEM_HOST]       = N_("all files"),
   };
 
+  g_return_val_if_fail (access <= ZOT_FILESYSTEM_HOST, "");
+  return _(files[access]);
+}
+
+/**
+ * zot_permissions_describe_words:
+ * @self: (nullable): the permissions, %NULL for an unconfined extension
+ *
+ * Returns: (transfer full): the same in words for the window, such as
+ *   "unconfined" or "confined: project read-only, no network"
+ */
+char *
+zot_permissions_describe_words (const ZotPermissions *self)
+{
   if (self == NULL)
     /* Translators: an extension that runs without a box, with all the user's rights */
     return g_strdup (_("unconfined"));
   /* Translators: an extension's box: what it may see of the files, then "network" or "no network" */
-  return g_strdup_printf (_("confined: %s, %s"), _(files[self->filesystem]),
+  return g_strdup_printf (_("confined: %s, %s"), zot_filesystem_access_describe_words (self->filesystem),
                           self->network ? _("network") : _("no network"));
 }
 

@@ -37,6 +37,7 @@ void            zot_permissions_free             (ZotPermissions        *self);
 const char     *zot_filesystem_access_to_string  (ZotFilesystemAccess    access);
 char           *zot_permissions_describe         (const ZotPermissions  *self);
 char           *zot_permissions_describe_words   (const ZotPermissions  *self);
+const char     *zot_filesystem_access_describe_words (ZotFilesystemAccess access);
 GStrv           zot_permissions_describe_details (const ZotPermissions  *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotPermissions, zot_permissions_free)
