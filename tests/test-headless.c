@@ -536,8 +536,11 @@ test_json_openai_server (Fixture       *f,
   g_assert_cmpuint (zot_fake_server_get_n_requests (server), ==, 1);
   g_assert_cmpstr (json_object_get_string_member (zot_fake_server_get_request_body (server, 0), "model"), ==,
                    "local-model");
-  /* A model the table does not know costs nothing. */
+  /* A model without known prices: tokens, no figure, and why. */
   g_assert_cmpfloat (json_object_get_double_member (find_event (f, "usage", 0), "cost_usd"), ==, 0.0);
+  g_assert_false (json_object_get_boolean_member (find_event (f, "usage", 0), "cost_known"));
+  g_assert_false (json_object_get_boolean_member (json_object_get_object_member (find_event (f, "usage", 0),
+                                                                                 "cumulative"), "cost_known"));
 
   zot_fake_server_free (server);
 }
@@ -573,6 +576,7 @@ test_json_usage_cost (Fixture       *f,
                                    ZOT_FAKE_SERVER_OUTPUT_TOKENS * model->output_price) / 1e6,
                                   1e-12);
   g_assert_cmpfloat (json_object_get_double_member (usage, "cost_usd"), >, 0.0);
+  g_assert_true (json_object_get_boolean_member (usage, "cost_known"));
 
   zot_fake_server_free (server);
 }

@@ -140,6 +140,13 @@ G_BEGIN_DECLS
 #define ZOT_PROVIDER_RESPONSE_MAX_BYTES    ((gsize) 16 * 1024 * 1024)
 /* The largest single server-sent event (its data lines together). */
 #define ZOT_SSE_MAX_EVENT_BYTES            ((gsize) 8 * 1024 * 1024)
+/* $ZOT_HOME/models.json: a larger file is not read, and at most this many
+ * of its models are (the rest are named in one warning). */
+#define ZOT_MODELS_FILE_MAX_BYTES          ((gsize) 1024 * 1024)
+#define ZOT_MODELS_MAX_ENTRIES             2000
+/* Automatic compaction's default: before a model call whose last input
+ * passed this share of the model's context window, in percent. */
+#define ZOT_AUTO_COMPACT_DEFAULT_PERCENT   85
 /* The window waits this long for the keyring before it starts without. */
 #define ZOT_KEYRING_WAIT_MS                3000
 #define ZOT_BASH_TIMEOUT_MS                120000
