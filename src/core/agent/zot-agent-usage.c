@@ -143,6 +143,8 @@ _zot_agent_usage_to_message (ZotAgent         *self,
     return;
 
   usage = json_object_new ();
+  self->context_tokens = MAX (reply->input_tokens, 0) + MAX (reply->cache_read_tokens, 0) +
+                         MAX (reply->cache_write_tokens, 0);
   json_object_set_int_member (usage, "input_tokens", MAX (reply->input_tokens, 0));
   json_object_set_int_member (usage, "output_tokens", MAX (reply->output_tokens, 0));
   if (reply->reasoning_tokens >= 0)
@@ -223,6 +225,7 @@ _zot_agent_reset_usage (ZotAgent *self)
   ZotUsage usage;
 
   usage_init (&usage);
+  self->context_tokens = -1;
   for (guint i = 0; i < messages->len; i++)
     {
       JsonObject *message = g_ptr_array_index (messages, i);
@@ -234,6 +237,8 @@ _zot_agent_reset_usage (ZotAgent *self)
 
       _zot_agent_message_usage (message, &turn);
       add_turn (&usage, &turn);
+      self->context_tokens = MAX (turn.input_tokens, 0) + MAX (turn.cache_read_tokens, 0) +
+                             MAX (turn.cache_write_tokens, 0);
     }
 
   set_usage (self, &usage);

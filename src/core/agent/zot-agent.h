@@ -193,5 +193,8 @@ void             zot_agent_compact_async          (ZotAgent            *self,
 ZotCompaction   *zot_agent_compact_finish         (ZotAgent            *self,
                                                    GAsyncResult        *result,
                                                    GError             **error);
+void             zot_agent_set_auto_compact       (ZotAgent            *self,
+                                                   guint                percent);
+guint            zot_agent_get_auto_compact       (ZotAgent            *self);
 
 G_END_DECLS

@@ -25,6 +25,7 @@
 #include "zot-limits.h"
 #include "zot-model-facts.h"
 #include "zot-paths.h"
+#include "zot-provider.h"
 
 #define SHIPPED_RESOURCE "/dev/zot/Zot/models/models.json"
 
@@ -627,4 +628,49 @@ zot_model_facts_reload (void)
   G_LOCK (facts);
   g_clear_pointer (&current, facts_free);
   G_UNLOCK (facts);
+}
+
+/* How each API says that a request does not fit the model's context
+ * window, as zot_http_error_summary() and the stream readers pass the
+ * message on. Lower case. */
+static const char * const overflow_phrases[] = {
+  /* Anthropic: "prompt is too long: 210000 tokens > 200000 maximum" */
+  "prompt is too long",
+  /* OpenAI and most compatible servers (vLLM, OpenRouter, Groq, Mistral):
+   * "This model's maximum context length is 128000 tokens…", the
+   * error code context_length_exceeded */
+  "maximum context length",
+  "context_length_exceeded",
+  "context length exceeded",
+  /* llama.cpp's server: "the request exceeds the available context size" */
+  "exceeds the available context size",
+  /* Gemini: "The input token count (1200000) exceeds the maximum number
+   * of tokens allowed (1048576)." */
+  "exceeds the maximum number of tokens",
+  /* Ollama and others: "input length exceeds the context length" */
+  "exceeds the context length",
+  "exceeds the context window",
+};
+
+/**
+ * zot_model_error_is_context_overflow:
+ * @error: a provider's error
+ *
+ * Returns: whether @error is the API saying the conversation does not fit
+ *   the model's context window (Anthropic, OpenAI-compatible, Gemini)
+ */
+gboolean
+zot_model_error_is_context_overflow (const GError *error)
+{
+  g_autofree char *lower = NULL;
+
+  if (error == NULL || error->domain != ZOT_PROVIDER_ERROR ||
+      (error->code != ZOT_PROVIDER_ERROR_HTTP && error->code != ZOT_PROVIDER_ERROR_BAD_STREAM))
+    return FALSE;
+
+  lower = g_utf8_strdown (error->message, -1);
+  for (guint i = 0; i < G_N_ELEMENTS (overflow_phrases); i++)
+    if (strstr (lower, overflow_phrases[i]) != NULL)
+      return TRUE;
+  return FALSE;
 }

@@ -78,4 +78,6 @@ const char * const  *zot_model_facts_get_warnings   (void);
 char                *zot_model_facts_get_user_file  (void);
 void                 zot_model_facts_reload         (void);
 
+gboolean             zot_model_error_is_context_overflow (const GError *error);
+
 G_END_DECLS
