@@ -177,6 +177,9 @@ G_BEGIN_DECLS
 #define ZOT_CONVERSATION_TITLE_FILE_MAX_BYTES ((gsize) 4 * 1024)
 /* Search reads at most this much of each session file. */
 #define ZOT_CONVERSATION_SEARCH_MAX_BYTES  ((gsize) 32 * 1024 * 1024)
+/* The conversations list sums the cost of a conversation from at most
+ * this much of its session file. */
+#define ZOT_CONVERSATION_COST_MAX_BYTES    ((gsize) 16 * 1024 * 1024)
 /* At most this many conversations of one directory are listed (newest). */
 #define ZOT_CONVERSATION_MAX_FILES         5000
 /* File changes in the sessions directory are gathered this long before
