@@ -774,6 +774,8 @@ _zot_preferences_window_get_widget (ZotPreferencesWindow *self,
     return GTK_WIDGET (self->policy_row);
   if (g_str_equal (name, "show-resources"))
     return GTK_WIDGET (self->show_resources_switch);
+  if (g_str_equal (name, "auto-compact"))
+    return GTK_WIDGET (self->auto_compact_spin);
   return NULL;
 }
 
