@@ -54,12 +54,14 @@ fixture_teardown (Fixture       *f,
   zot_test_env_teardown (&f->env);
 }
 
-/* A conversation of @provider/@model whose one model turn said @usage. */
+/* A conversation of @provider/@model whose model turns said @usage and,
+ * when not %NULL, @usage2. */
 static void
-start (Fixture    *f,
-       const char *provider_name,
-       const char *model,
-       const char *usage)
+start2 (Fixture    *f,
+        const char *provider_name,
+        const char *model,
+        const char *usage,
+        const char *usage2)
 {
   g_auto(ZotProviderConfig) config = { 0 };
   g_autoptr(ZotProvider) provider = NULL;
@@ -76,10 +78,27 @@ start (Fixture    *f,
   json_object_set_object_member (answer, "usage", zot_test_json_object_from (usage));
   g_ptr_array_add (messages, zot_message_new_user_text ("go"));
   g_ptr_array_add (messages, answer);
+  if (usage2 != NULL)
+    {
+      JsonObject *again = zot_message_new_assistant_text ("again");
+
+      json_object_set_object_member (again, "usage", zot_test_json_object_from (usage2));
+      g_ptr_array_add (messages, zot_message_new_user_text ("more"));
+      g_ptr_array_add (messages, again);
+    }
   zot_session_replace_messages (f->session, messages);
 
   f->agent = zot_agent_new (provider, f->registry, f->session);
   zot_usage_label_set_agent (f->label, f->agent);
+}
+
+static void
+start (Fixture    *f,
+       const char *provider_name,
+       const char *model,
+       const char *usage)
+{
+  start2 (f, provider_name, model, usage, NULL);
 }
 
 static gboolean
@@ -164,6 +183,25 @@ test_unknown_price (Fixture       *f,
   g_assert_null (strchr (breakdown, '$'));
 }
 
+/* One turn priced, one not (the model changed): the total would be a
+ * part passed off as the whole, so the bar shows tokens only. */
+static void
+test_partly_priced (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *breakdown = NULL;
+
+  start2 (f, "anthropic", "claude-sonnet-4-5",
+          "{\"input_tokens\": 1000, \"output_tokens\": 0, \"cost_usd\": 0.003}",
+          "{\"input_tokens\": 1000, \"output_tokens\": 0}");
+
+  g_assert_cmpstr (zot_usage_label_get_text (f->label), ==, "2.0k tokens");
+  breakdown = zot_usage_label_get_breakdown (f->label);
+  g_assert_nonnull (strstr (breakdown, "Total\t2000\t—\n"));
+  g_assert_nonnull (strstr (breakdown, "Some turns used a model without known prices"));
+  g_assert_false (zot_agent_get_usage (f->agent)->total_cost_known);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -175,6 +213,8 @@ main (int    argc,
 
   g_test_add ("/zot/gui-usage/breakdown", Fixture, NULL, fixture_setup, test_breakdown, fixture_teardown);
   g_test_add ("/zot/gui-usage/format-cost", Fixture, NULL, fixture_setup, test_format_cost, fixture_teardown);
+  g_test_add ("/zot/gui-usage/partly-priced", Fixture, NULL, fixture_setup, test_partly_priced,
+              fixture_teardown);
   g_test_add ("/zot/gui-usage/unknown-price", Fixture, NULL, fixture_setup, test_unknown_price,
               fixture_teardown);
 

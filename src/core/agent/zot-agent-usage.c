@@ -188,7 +188,9 @@ add_turn (ZotUsage       *usage,
   usage->total_cache_read_tokens += MAX (turn->cache_read_tokens, 0);
   usage->total_cache_write_tokens += MAX (turn->cache_write_tokens, 0);
   usage->total_cost_usd += turn->cost_usd;
-  usage->total_cost_known = usage->total_cost_known && turn->cost_known;
+  /* A turn that reported no tokens has no cost to miss. */
+  if (turn->input_tokens >= 0 || turn->output_tokens >= 0)
+    usage->total_cost_known = usage->total_cost_known && turn->cost_known;
 }
 
 /* After a model turn of a run, with the figures its message holds. */
