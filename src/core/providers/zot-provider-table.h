@@ -35,8 +35,8 @@ typedef ZotProvider *(*ZotProviderNewFunc) (const ZotProviderConfig  *config,
  *   zot_provider_info_get_label())
  * @key_variable: (nullable): the environment variable its key comes from;
  *   %NULL when it needs none
- * @default_model: the model when none is given; one data/models/models.json
- *   knows
+ * @default_model: the model when none is given; one of data/models/models.json
+ *   when it lists the provider's models
  * @accepts_base_url: whether `--base-url` points it elsewhere
  * @default_base_url: (nullable): its API root otherwise; %NULL when it
  *   takes none
