@@ -655,6 +655,63 @@ test_sidebar (Fixture       *f,
   g_assert_true (adw_flap_get_reveal_flap (f->window->flap));
 }
 
+typedef struct
+{
+  Fixture    *f;
+  const char *path;
+  const char *text;
+} CostWait;
+
+static gboolean
+cost_shown (gpointer data)
+{
+  CostWait *wait = data;
+  GtkWidget *row = row_of (wait->f, wait->path);
+
+  return row != NULL && g_strcmp0 (zot_conversation_row_get_cost_text (ZOT_CONVERSATION_ROW (row)), wait->text) == 0;
+}
+
+/* Each row says what its conversation cost, summed over its model turns
+ * (from before a compaction too); tokens when a price was unknown,
+ * nothing without model turns. */
+static void
+test_sidebar_cost (Fixture       *f,
+                   gconstpointer  data)
+{
+  GString *priced = new_file (f, "2024-01-01-priced", FALSE);
+  GString *unpriced = new_file (f, "2024-01-02-unpriced", FALSE);
+  g_autofree char *priced_path = NULL;
+  g_autofree char *unpriced_path = NULL;
+  g_autofree char *plain = write_simple (f, "2024-01-03-plain", "No usage here", "None");
+  CostWait wait = { f, NULL, NULL };
+  GtkWidget *row;
+
+  add_message (priced, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Price me\"}]}");
+  add_message (priced, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"One\"}],"
+                       "\"usage\":{\"input_tokens\":100,\"output_tokens\":10,\"cost_usd\":0.42}}");
+  add_message (priced, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Two\"}],"
+                       "\"usage\":{\"input_tokens\":100,\"output_tokens\":10,\"cache_read_tokens\":500,"
+                       "\"cost_usd\":0.08}}");
+  priced_path = save_file (f, "2024-01-01-priced", priced);
+  add_message (unpriced, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Local\"}]}");
+  add_message (unpriced, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Free?\"}],"
+                         "\"usage\":{\"input_tokens\":900,\"output_tokens\":100}}");
+  unpriced_path = save_file (f, "2024-01-02-unpriced", unpriced);
+
+  open_window (f, NULL);
+  wait_for_shown (f, 3);
+
+  wait.path = priced_path;
+  wait.text = "$0.50";
+  zot_test_wait_until (cost_shown, &wait, 20000);
+  wait.path = unpriced_path;
+  wait.text = "1.0k tokens";
+  zot_test_wait_until (cost_shown, &wait, 20000);
+  row = row_of (f, plain);
+  g_assert_nonnull (row);
+  g_assert_null (zot_conversation_row_get_cost_text (ZOT_CONVERSATION_ROW (row)));
+}
+
 /* Narrower than the sidebar and the conversation together: the sidebar
  * folds over the conversation, hidden until it is asked for, and goes
  * away again once a conversation is picked. */
@@ -976,6 +1033,7 @@ main (int    argc,
   add_test ("/zot/gui/conversations/torn-file-warns", test_torn_file_warns);
   add_test ("/zot/gui/conversations/locked-file-follows", test_locked_file_follows);
   add_test ("/zot/gui/conversations/sidebar", test_sidebar);
+  add_test ("/zot/gui/conversations/sidebar-cost", test_sidebar_cost);
   add_test ("/zot/gui/conversations/narrow", test_narrow);
   add_test ("/zot/gui/conversations/find-and-copy", test_find_and_copy);
   add_test ("/zot/gui/conversations/switch-while-busy", test_switch_while_busy);

@@ -345,6 +345,24 @@ test_policy (Fixture       *f,
   g_assert_cmpuint (adw_combo_row_get_selected (policy), ==, 1);
 }
 
+/* The automatic compaction row is the setting, both ways. */
+static void
+test_auto_compact (Fixture       *f,
+                   gconstpointer  data)
+{
+  GtkSpinButton *spin = GTK_SPIN_BUTTON (widget (f, "auto-compact"));
+
+  g_assert_cmpfloat (gtk_spin_button_get_value (spin), ==, 85);
+  gtk_spin_button_set_value (spin, 60);
+  g_assert_cmpuint (g_settings_get_uint (f->settings, "auto-compact"), ==, 60);
+  g_settings_set_uint (f->settings, "auto-compact", 0);
+  g_assert_cmpfloat (gtk_spin_button_get_value (spin), ==, 0);
+  /* Past 100 there is nothing to choose. */
+  gtk_spin_button_set_value (spin, 150);
+  g_assert_cmpuint (g_settings_get_uint (f->settings, "auto-compact"), ==, 100);
+  g_settings_reset (f->settings, "auto-compact");
+}
+
 static void
 test_show_resources (Fixture       *f,
                      gconstpointer  data)
@@ -700,6 +718,8 @@ main (int    argc,
   g_test_add ("/zot/gui/preferences/provider-list", Fixture, NULL, fixture_setup, test_provider_list,
               fixture_teardown);
   g_test_add ("/zot/gui/preferences/policy", Fixture, NULL, fixture_setup, test_policy, fixture_teardown);
+  g_test_add ("/zot/gui/preferences/auto-compact", Fixture, NULL, fixture_setup, test_auto_compact,
+              fixture_teardown);
   g_test_add ("/zot/gui/preferences/show-resources", Fixture, NULL, fixture_setup, test_show_resources,
               fixture_teardown);
 

@@ -250,6 +250,26 @@ test_views_follow_host (Fixture       *f,
   }
 }
 
+/* The auto-compact setting reaches the agent, at once when it changes. */
+static void
+test_auto_compact_setting (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  ZotAgent *agent;
+
+  g_settings_set_uint (settings, "auto-compact", 70);
+  new_window (f, NULL, -1);
+  zot_test_wait_until (has_host, f->window, 20000);
+  agent = zot_host_get_agent (zot_window_get_host (f->window));
+  g_assert_cmpuint (zot_agent_get_auto_compact (agent), ==, 70);
+
+  g_settings_set_uint (settings, "auto-compact", 0);
+  g_assert_cmpuint (zot_agent_get_auto_compact (agent), ==, 0);
+  g_settings_reset (settings, "auto-compact");
+  g_assert_cmpuint (zot_agent_get_auto_compact (agent), ==, 85);
+}
+
 static void
 test_opens_with_demo (Fixture       *f,
                       gconstpointer  data)
@@ -989,6 +1009,8 @@ main (int    argc,
               test_style_once_per_display, fixture_teardown);
   g_test_add ("/zot/gui/window/views-follow-host", Fixture, NULL, fixture_setup,
               test_views_follow_host, fixture_teardown);
+  g_test_add ("/zot/gui/window/auto-compact-setting", Fixture, NULL, fixture_setup, test_auto_compact_setting,
+              fixture_teardown);
   g_test_add ("/zot/gui/window/opens-with-demo", Fixture, NULL, fixture_setup, test_opens_with_demo, fixture_teardown);
   g_test_add ("/zot/gui/window/responsive-while-hanging", Fixture, NULL, fixture_setup,
               test_responsive_while_hanging, fixture_teardown);

@@ -536,8 +536,11 @@ test_json_openai_server (Fixture       *f,
   g_assert_cmpuint (zot_fake_server_get_n_requests (server), ==, 1);
   g_assert_cmpstr (json_object_get_string_member (zot_fake_server_get_request_body (server, 0), "model"), ==,
                    "local-model");
-  /* A model the table does not know costs nothing. */
+  /* A model without known prices: tokens, no figure, and why. */
   g_assert_cmpfloat (json_object_get_double_member (find_event (f, "usage", 0), "cost_usd"), ==, 0.0);
+  g_assert_false (json_object_get_boolean_member (find_event (f, "usage", 0), "cost_known"));
+  g_assert_false (json_object_get_boolean_member (json_object_get_object_member (find_event (f, "usage", 0),
+                                                                                 "cumulative"), "cost_known"));
 
   zot_fake_server_free (server);
 }
@@ -573,6 +576,7 @@ test_json_usage_cost (Fixture       *f,
                                    ZOT_FAKE_SERVER_OUTPUT_TOKENS * model->output_price) / 1e6,
                                   1e-12);
   g_assert_cmpfloat (json_object_get_double_member (usage, "cost_usd"), >, 0.0);
+  g_assert_true (json_object_get_boolean_member (usage, "cost_known"));
 
   zot_fake_server_free (server);
 }
@@ -618,6 +622,42 @@ test_usage_errors (Fixture       *f,
   RUN (f, NULL, "-p", "two", "words", "--no-session");
   g_assert_cmpint (f->status, ==, 0);
   g_assert_nonnull (strstr (f->out, "You said: two words"));
+}
+
+/* $ZOT_HOME/models.json prices a model of the user's own; its bad entry
+ * is one warning on stderr naming the file, the line and the field. */
+static void
+test_json_user_models (Fixture       *f,
+                       gconstpointer  data)
+{
+  ZotFakeServer *server = zot_fake_server_new ();
+  g_auto(GStrv) script = zot_fake_server_openai_text ("priced", 6);
+  g_autofree char *base = g_strdup_printf ("%s/v1", zot_fake_server_get_url (server));
+  g_autofree char *file = g_build_filename (f->env.home, "models.json", NULL);
+  g_autofree char *warning = g_strdup_printf ("zot: warning: %s:3: field \"max_output\"", file);
+  JsonObject *usage;
+
+  g_assert_true (g_file_set_contents (file,
+                                      "{\"models\": [\n"
+                                      "  {\"provider\": \"openai\", \"id\": \"bad\",\n"
+                                      "   \"max_output\": 1.5},\n"
+                                      "  {\"provider\": \"openai\", \"id\": \"house-model\",\n"
+                                      "   \"prices\": {\"input\": 2, \"output\": 4}}\n"
+                                      "]}\n", -1, NULL));
+  zot_fake_server_push_sse (server, (const char * const *) script, FALSE);
+  RUN (f, NULL, "--json", "--provider", "openai", "--base-url", base, "--model", "house-model", "hi");
+  g_assert_cmpint (f->status, ==, 0);
+  g_assert_true (g_str_has_prefix (f->err, warning));
+  /* One line, and only one. */
+  g_assert_cmpstr (strchr (f->err, '\n'), ==, "\n");
+
+  usage = find_event (f, "usage", 0);
+  g_assert_true (json_object_get_boolean_member (usage, "cost_known"));
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (usage, "cost_usd"),
+                                  (ZOT_FAKE_SERVER_INPUT_TOKENS * 2.0 + ZOT_FAKE_SERVER_OUTPUT_TOKENS * 4.0) / 1e6,
+                                  1e-12);
+
+  zot_fake_server_free (server);
 }
 
 static void
@@ -803,6 +843,7 @@ main (int    argc,
   ADD ("json-openai-server", test_json_openai_server);
   ADD ("json-usage-cost", test_json_usage_cost);
   ADD ("json-provider-error", test_json_provider_error);
+  ADD ("json-user-models", test_json_user_models);
   ADD ("hello-ack-model", test_hello_ack_model);
   ADD ("usage-errors", test_usage_errors);
   ADD ("json-unknown-tool", test_json_interactive_tool_refused);

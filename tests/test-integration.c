@@ -14,6 +14,7 @@
 #include "zot-grants.h"
 #include "zot-host.h"
 #include "zot-message.h"
+#include "zot-model-facts.h"
 #include "zot-names.h"
 #include "zot-session.h"
 #include "zot-test-util.h"
@@ -1459,6 +1460,58 @@ test_compaction_events (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (event_named (events, "pre_compact", 0), "message_count"), ==, 0);
 }
 
+static void
+on_host_info (ZotHost    *host,
+              const char *text,
+              GPtrArray  *infos)
+{
+  g_ptr_array_add (infos, g_strdup (text));
+}
+
+/* Automatic compaction has the same paired events as /compact, and a
+ * line for the user: with a context window of 1 token (models.json),
+ * the second prompt compacts before its model call. */
+static void
+test_auto_compaction_events (Fixture       *f,
+                             gconstpointer  data)
+{
+  g_autofree char *dir = FAKE (f, "compactwatch", "--register-json", all_events, NULL);
+  g_autofree char *models = g_build_filename (f->env.home, "models.json", NULL);
+  const char *paths[] = { dir, NULL };
+  g_autoptr(GPtrArray) events = NULL;
+  g_autoptr(GPtrArray) infos = g_ptr_array_new_with_free_func (g_free);
+  g_auto(ZotTestSubmit) s = { 0 };
+  JsonObject *pre;
+  JsonObject *post;
+
+  g_assert_true (g_file_set_contents (models, "{\"models\": [{\"provider\": \"demo\", \"id\": \"demo\", "
+                                      "\"context_window\": 1}]}", -1, NULL));
+  zot_model_facts_reload ();
+  start_host (f, paths);
+  g_signal_connect (f->host, "info", G_CALLBACK (on_host_info), infos);
+  submit (f, "remember the red door", &s);
+  g_assert_cmpuint (infos->len, ==, 0);
+  submit (f, "and the blue key", &s);
+  g_assert_no_error (s.error);
+  g_assert_cmpuint (infos->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (infos, 0), "context window"));
+
+  shutdown_host (f);
+  zot_model_facts_reload ();
+  events = frames_of (f, "compactwatch", "event");
+  pre = event_named (events, "pre_compact", 0);
+  post = event_named (events, "post_compact", 0);
+  g_assert_nonnull (pre);
+  g_assert_nonnull (post);
+  g_assert_null (event_named (events, "pre_compact", 1));
+  g_assert_cmpstr (json_object_get_string_member (pre, "compaction_id"), ==,
+                   json_object_get_string_member (post, "compaction_id"));
+  g_assert_cmpstr (json_object_get_string_member (post, "status"), ==, "completed");
+  /* Two messages summarized, the prompt kept after the summary. */
+  g_assert_cmpint (json_object_get_int_member (pre, "message_count"), ==, 3);
+  g_assert_cmpint (json_object_get_int_member (post, "message_count"), ==, 2);
+}
+
 /* `zot -p /compact` begins no prompt: the compaction must still happen
  * inside a session, as any prompt's events do. */
 static void
@@ -2549,6 +2602,7 @@ main (int    argc,
   ADD ("tool-result-args", test_tool_result_args);
   ADD ("status-cancelled", test_status_cancelled);
   ADD ("compaction-events", test_compaction_events);
+  ADD ("auto-compaction-events", test_auto_compaction_events);
   ADD ("headless-compaction-in-session", test_headless_compaction_in_session);
   ADD ("session-switch", test_session_switch);
   ADD ("activate-tools", test_activate_tools);

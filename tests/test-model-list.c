@@ -425,6 +425,31 @@ test_merge (Fixture       *fixture,
   g_assert_false (json_node_get_boolean (zot_test_json_node_at (json, "models/1/user")));
 }
 
+/* The models the user's models.json names for the provider are listed
+ * with the server's, marked as the user's. */
+static void
+test_user_models_file (Fixture       *fixture,
+                       gconstpointer  data)
+{
+  g_autofree char *file = g_build_filename (fixture->env.home, "models.json", NULL);
+
+  g_assert_true (g_file_set_contents (file,
+                                      "{\"models\": [\n"
+                                      "  {\"provider\": \"openai\", \"id\": \"my-local-tune\", \"context_window\": 8192},\n"
+                                      "  {\"provider\": \"gemini\", \"id\": \"not-this-one\", \"context_window\": 8192}\n"
+                                      "]}\n", -1, NULL));
+  zot_model_facts_reload ();
+  push_ids (fixture, 2);
+  fetch (fixture, "openai", "/v1");
+  zot_model_facts_reload ();
+
+  g_assert_no_error (fixture->error);
+  g_assert_cmpuint (fixture->list->ids->len, ==, 3);
+  g_assert_true (zot_model_list_is_user_model (fixture->list, "my-local-tune"));
+  for (guint i = 0; i < fixture->list->ids->len; i++)
+    g_assert_cmpstr (id_at (fixture, i), !=, "not-this-one");
+}
+
 static void
 test_demo (Fixture       *fixture,
            gconstpointer  data)
@@ -572,6 +597,7 @@ main (int    argc,
   ADD ("refused", test_refused);
   ADD ("offline", test_offline);
   ADD ("merge", test_merge);
+  ADD ("user-models-file", test_user_models_file);
   ADD ("demo", test_demo);
   ADD ("cli", test_cli);
 #undef ADD

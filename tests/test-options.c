@@ -171,6 +171,9 @@ test_usage_errors (void)
     { "--codemode-only", "--codemode=off", "--codemode-only and --codemode=off cannot both be given" },
     { "--max-steps", "0", "--max-steps must be at least 1" },
     { "--watch", NULL, "--watch watches the extensions given with --ext; add --ext DIR" },
+    { "--auto-compact=0", NULL, "--auto-compact takes a percentage from 1 to 100 or off, not \"0\"" },
+    { "--auto-compact=101", NULL, "--auto-compact takes a percentage from 1 to 100 or off" },
+    { "--auto-compact=lots", NULL, "--auto-compact takes a percentage from 1 to 100 or off" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -196,6 +199,26 @@ test_usage_errors (void)
 
     g_assert_true (parse (&options, &error, "--codemode", "only", "--max-steps", "1", NULL));
     g_assert_no_error (error);
+  }
+
+  /* --auto-compact's edges: 1 and 100 are percentages, off is -1, none
+   * is the default (0). */
+  {
+    struct { const char *flag; int expected; } values[] = {
+      { "--auto-compact=1", 1 }, { "--auto-compact=100", 100 }, { "--auto-compact=off", -1 }, { "--no-ext", 0 },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+      {
+        g_auto(ZotOptions) options = { 0 };
+        g_auto(ZotHostOptions) host = { 0 };
+        g_autoptr(GError) error = NULL;
+
+        g_assert_true (parse (&options, &error, values[i].flag, NULL, NULL));
+        g_assert_no_error (error);
+        zot_options_to_host (&options, "/", FALSE, &host);
+        g_assert_cmpint (host.auto_compact, ==, values[i].expected);
+      }
   }
 }
 
@@ -305,6 +328,7 @@ fill_every_field (ZotHostOptions *options)
   options->interactive = TRUE;
   options->codemode = ZOT_CODEMODE_ONLY;
   options->reasoning = ZOT_REASONING_HIGH;
+  options->auto_compact = 70;
 }
 
 static void
@@ -350,6 +374,7 @@ assert_every_field (const ZotHostOptions *copy,
   g_assert_cmpint (copy->interactive, ==, from->interactive);
   g_assert_cmpint (copy->codemode, ==, from->codemode);
   g_assert_cmpint (copy->reasoning, ==, from->reasoning);
+  g_assert_cmpint (copy->auto_compact, ==, from->auto_compact);
 }
 
 /* Every copy of the options keeps every field: the boxed copy, the copy
@@ -368,7 +393,7 @@ test_host_options_copy (void)
   GValue value = G_VALUE_INIT;
 
 #if GLIB_SIZEOF_VOID_P == 8
-  g_assert_cmpuint (sizeof (ZotHostOptions), ==, 136);
+  g_assert_cmpuint (sizeof (ZotHostOptions), ==, 144);
 #endif
 
   fill_every_field (&from);

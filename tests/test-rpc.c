@@ -561,7 +561,9 @@ test_prompt_events (Fixture       *f,
   g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (event, "reasoning")));
   g_assert_cmpint (json_object_get_int_member (event, "cache_read"), ==, 0);
   g_assert_cmpint (json_object_get_int_member (event, "cache_write"), ==, 0);
+  /* The demo is free: a known price of 0. */
   g_assert_cmpfloat (json_object_get_double_member (event, "cost_usd"), ==, 0.0);
+  g_assert_true (json_object_get_boolean_member (event, "cost_known"));
   cumulative = json_object_get_object_member (event, "cumulative");
   g_assert_cmpint (json_object_get_int_member (cumulative, "input"), ==, json_object_get_int_member (event, "input"));
   g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (cumulative, "reasoning")));
@@ -1101,9 +1103,9 @@ test_openai_usage_models (Fixture       *f,
     NULL,
   };
   const ZotModelInfo *mini = zot_model_info_lookup ("openai", "gpt-5-mini");
-  const ZotProviderInfo *openai = zot_provider_table_lookup ("openai");
+  g_autoptr(GPtrArray) known = zot_model_facts_list ("openai");
   ZotTokenCounts counts = { 600, 300, 400, 0 };
-  double cost = zot_model_info_get_price (mini, &counts);
+  double cost;
   g_autofree char *models = NULL;
   g_autofree char *set_model = NULL;
   g_autofree char *bad_model_args = NULL;
@@ -1118,23 +1120,27 @@ test_openai_usage_models (Fixture       *f,
   JsonObject *payload;
 
   g_assert_nonnull (mini);
-  g_assert_cmpfloat (cost, >, 0.0);
+  g_assert_true (zot_model_info_get_price (mini, &counts, &cost));
+  /* gpt-5-mini: $0.25 in, $2 out, $0.025 cached, per million. */
+  g_assert_cmpfloat_with_epsilon (cost, (600 * 0.25 + 300 * 2.00 + 400 * 0.025) / 1e6, 1e-12);
   start_with_server (f, "openai", "gpt-4o-mini", "--no-ext");
   zot_fake_server_push_sse (f->server, script, FALSE);
   zot_fake_server_push_sse (f->server, script, FALSE);
 
   models = send_command (f, "get_models", NULL);
   list = json_object_get_array_member (data_of (wait_response (f, models)), "models");
-  g_assert_cmpuint (json_array_get_length (list), ==, openai->n_models);
-  for (guint i = 0; i < openai->n_models; i++)
+  g_assert_cmpuint (json_array_get_length (list), ==, known->len);
+  g_assert_cmpuint (known->len, >, 0);
+  for (guint i = 0; i < known->len; i++)
     {
       JsonObject *entry = json_array_get_object_element (list, i);
+      const ZotModelInfo *model = g_ptr_array_index (known, i);
 
-      g_assert_cmpstr (json_object_get_string_member (entry, "id"), ==, openai->models[i].id);
+      g_assert_cmpstr (json_object_get_string_member (entry, "id"), ==, model->id);
       g_assert_cmpstr (json_object_get_string_member (entry, "provider"), ==, "openai");
-      g_assert_cmpint (json_object_get_int_member (entry, "context_window"), ==, openai->models[i].context_window);
-      g_assert_cmpint (json_object_get_int_member (entry, "max_output"), ==, openai->models[i].max_output);
-      g_assert_cmpint (json_object_get_boolean_member (entry, "reasoning"), ==, openai->models[i].reasoning);
+      g_assert_cmpint (json_object_get_int_member (entry, "context_window"), ==, model->context_window);
+      g_assert_cmpint (json_object_get_int_member (entry, "max_output"), ==, model->max_output);
+      g_assert_cmpint (json_object_get_boolean_member (entry, "reasoning"), ==, model->reasoning);
     }
 
   bad_model_args = send_command (f, "set_model", NULL);
@@ -1173,6 +1179,7 @@ test_openai_usage_models (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (cumulative, "reasoning"), ==, 240);
   g_assert_cmpint (json_object_get_int_member (cumulative, "cache_read"), ==, 800);
   g_assert_cmpfloat_with_epsilon (json_object_get_double_member (cumulative, "cost_usd"), 2 * cost, 1e-12);
+  g_assert_true (json_object_get_boolean_member (cumulative, "cost_known"));
 
   state = send_command (f, "get_state", NULL);
   payload = data_of (wait_response (f, state));
@@ -1182,6 +1189,8 @@ test_openai_usage_models (Fixture       *f,
   g_assert_cmpint (json_object_get_int_member (payload, "message_count"), ==, 4);
   g_assert_false (json_object_get_boolean_member (payload, "busy"));
   g_assert_true (json_object_equal (json_object_get_object_member (payload, "usage"), cumulative));
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (json_object_get_object_member (payload, "usage"),
+                                                                 "cost_usd"), 2 * cost, 1e-12);
 
   g_assert_cmpint (finish (f), ==, 0);
 }
@@ -1214,6 +1223,7 @@ test_anthropic_reasoning (Fixture       *f,
   g_auto(GStrv) answer = zot_fake_server_anthropic_text ("done thinking", 100);
   const ZotModelInfo *sonnet = zot_model_info_lookup ("anthropic", "claude-sonnet-4-5");
   ZotTokenCounts counts = { 10, 40, 2000, 500 };
+  double cost;
   g_autofree char *prompt = NULL;
   g_autofree char *messages = NULL;
   JsonObject *body;
@@ -1258,10 +1268,10 @@ test_anthropic_reasoning (Fixture       *f,
   g_assert_true (JSON_NODE_HOLDS_NULL (json_object_get_member (usage, "reasoning")));
   g_assert_cmpint (json_object_get_int_member (usage, "cache_read"), ==, 2000);
   g_assert_cmpint (json_object_get_int_member (usage, "cache_write"), ==, 500);
-  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (usage, "cost_usd"),
-                                  zot_model_info_get_price (sonnet, &counts), 1e-12);
-  g_assert_cmpfloat_with_epsilon (zot_model_info_get_price (sonnet, &counts),
-                                  (10 * 3.00 + 40 * 15.00 + 2000 * 0.30 + 500 * 3.75) / 1e6, 1e-12);
+  g_assert_true (zot_model_info_get_price (sonnet, &counts, &cost));
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (usage, "cost_usd"), cost, 1e-12);
+  g_assert_true (json_object_get_boolean_member (usage, "cost_known"));
+  g_assert_cmpfloat_with_epsilon (cost, (10 * 3.00 + 40 * 15.00 + 2000 * 0.30 + 500 * 3.75) / 1e6, 1e-12);
 
   /* The thinking block is not part of the message shape. */
   messages = send_command (f, "get_messages", NULL);

@@ -4,7 +4,7 @@ _zot()
     local cur prev words cword
     _init_completion -s || return
 
-    local options='-p --print --json --version -h --help --provider --model --reasoning --base-url
+    local options='-p --print --json --version -h --help --provider --model --reasoning --auto-compact --base-url
         --api-key --api-key-file --cwd -e --ext --no-ext --watch --system-prompt --append-system-prompt
         --max-steps --no-tools --tools --continue --session --no-session
         --continuous --codemode --codemode-only --yolo --no-yolo'
@@ -12,6 +12,7 @@ _zot()
     case $prev in
         --provider) COMPREPLY=($(compgen -W 'anthropic openai gemini openrouter groq mistral deepseek xai together fireworks cerebras azure ollama lmstudio llamacpp vllm demo' -- "$cur")); return ;;
         --reasoning) COMPREPLY=($(compgen -W 'off minimum low medium high xhigh max' -- "$cur")); return ;;
+        --auto-compact) COMPREPLY=($(compgen -W 'off 50 70 85 95' -- "$cur")); return ;;
         --codemode) COMPREPLY=($(compgen -W 'off on only' -- "$cur")); return ;;
         --cwd) _filedir -d; return ;;
         -e | --ext | --session | --api-key-file) _filedir; return ;;

@@ -351,7 +351,7 @@ set_count (JsonObject *object,
 }
 
 /* The usage fields of the schema: unknown counts are 0, an unknown
- * reasoning count null. */
+ * reasoning count null, an unknown cost 0 with cost_known false. */
 static void
 set_usage_fields (JsonObject *object,
                   gint64      input,
@@ -359,7 +359,8 @@ set_usage_fields (JsonObject *object,
                   gint64      reasoning,
                   gint64      cache_read,
                   gint64      cache_write,
-                  double      cost_usd)
+                  double      cost_usd,
+                  gboolean    cost_known)
 {
   set_count (object, "input", input);
   set_count (object, "output", output);
@@ -369,7 +370,8 @@ set_usage_fields (JsonObject *object,
     json_object_set_null_member (object, "reasoning");
   set_count (object, "cache_read", cache_read);
   set_count (object, "cache_write", cache_write);
-  json_object_set_double_member (object, "cost_usd", cost_usd);
+  json_object_set_double_member (object, "cost_usd", cost_known ? cost_usd : 0.0);
+  json_object_set_boolean_member (object, "cost_known", cost_known);
 }
 
 /**
@@ -385,7 +387,7 @@ zot_cli_usage_totals (const ZotUsage *usage)
 
   set_usage_fields (totals, usage->total_input_tokens, usage->total_output_tokens,
                     usage->total_reasoning_tokens, usage->total_cache_read_tokens,
-                    usage->total_cache_write_tokens, usage->total_cost_usd);
+                    usage->total_cache_write_tokens, usage->total_cost_usd, usage->total_cost_known);
   return totals;
 }
 
@@ -400,7 +402,8 @@ on_usage (ZotAgent     *agent,
   g_autoptr(JsonObject) event = new_event ("usage");
 
   set_usage_fields (event, usage->input_tokens, usage->output_tokens, usage->reasoning_tokens,
-                    usage->cache_read_tokens, usage->cache_write_tokens, usage->cost_usd);
+                    usage->cache_read_tokens, usage->cache_write_tokens, usage->cost_usd,
+                    usage->cost_known);
   json_object_set_object_member (event, "cumulative", zot_cli_usage_totals (usage));
   write_event (events, event);
 }

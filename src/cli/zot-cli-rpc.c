@@ -198,22 +198,22 @@ build_messages (Rpc *rpc)
   return data;
 }
 
-/* The models the table knows for the provider in use. */
+/* The models known for the provider in use. */
 static JsonObject *
 build_models (Rpc *rpc)
 {
   ZotProvider *provider = zot_agent_get_provider (zot_host_get_agent (rpc->host));
-  const ZotProviderInfo *info = zot_provider_table_lookup (zot_provider_get_name (provider));
+  g_autoptr(GPtrArray) known = zot_model_facts_list (zot_provider_get_name (provider));
   JsonObject *data = json_object_new ();
   g_autoptr(JsonArray) models = json_array_new ();
 
-  for (guint i = 0; info != NULL && i < info->n_models; i++)
+  for (guint i = 0; i < known->len; i++)
     {
-      const ZotModelInfo *model = &info->models[i];
+      const ZotModelInfo *model = g_ptr_array_index (known, i);
       JsonObject *entry = json_object_new ();
 
       json_object_set_string_member (entry, "id", model->id);
-      json_object_set_string_member (entry, "provider", info->name);
+      json_object_set_string_member (entry, "provider", model->provider);
       json_object_set_int_member (entry, "context_window", model->context_window);
       json_object_set_int_member (entry, "max_output", model->max_output);
       json_object_set_boolean_member (entry, "reasoning", model->reasoning);

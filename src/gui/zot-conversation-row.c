@@ -1,7 +1,9 @@
 /* zot-conversation-row.c — one stored conversation in the sidebar.
  *
  * Its title, and when it was last written and its size, bound to the
- * conversation's properties; its menu's Rename and Move to Trash ask the
+ * conversation's properties; what its model turns cost (tokens only when
+ * a price was unknown), read from its file in a thread whenever the file
+ * changes; its menu's Rename and Move to Trash ask the
  * sidebar ("sidebar.rename", "sidebar.trash") with the conversation's
  * path, so that one row serves whichever conversation the list gives it.
  */
@@ -11,8 +13,10 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-conversation-cost.h"
 #include "zot-conversation-row.h"
 #include "zot-tooltip.h"
+#include "zot-usage-label.h"
 
 struct _ZotConversationRow
 {
@@ -21,10 +25,12 @@ struct _ZotConversationRow
   /* template */
   GtkLabel        *title_label;
   GtkLabel        *caption_label;
+  GtkLabel        *cost_label;
   GtkMenuButton   *menu_button;
 
   ZotConversation *conversation;
   GBindingGroup   *bindings;
+  GCancellable    *cost_cancellable;
 };
 
 enum {
@@ -87,6 +93,65 @@ modified_to_caption (GBinding     *binding,
 }
 
 static void
+cost_read_cb (GObject      *object,
+              GAsyncResult *result,
+              gpointer      user_data)
+{
+  g_autoptr(ZotConversationRow) self = user_data;
+  ZotConversationCost cost;
+  g_autofree char *text = NULL;
+
+  if (!zot_conversation_cost_read_finish (result, &cost, NULL) || cost.turns == 0)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->cost_label), FALSE);
+      return;
+    }
+
+  if (cost.cost_known)
+    text = zot_usage_format_cost (cost.cost_usd);
+  else
+    {
+      g_autofree char *count = zot_usage_format_count (cost.input_tokens + cost.output_tokens +
+                                                       cost.cache_read_tokens + cost.cache_write_tokens);
+
+      /* Translators: a conversation's tokens, when its cost is unknown; e.g. "12.3k tokens" */
+      text = g_strdup_printf (_("%s tokens"), count);
+    }
+  gtk_label_set_text (self->cost_label, text);
+  gtk_widget_set_visible (GTK_WIDGET (self->cost_label), TRUE);
+}
+
+static void
+update_cost (ZotConversationRow *self)
+{
+  g_cancellable_cancel (self->cost_cancellable);
+  g_clear_object (&self->cost_cancellable);
+  if (self->conversation == NULL)
+    {
+      gtk_widget_set_visible (GTK_WIDGET (self->cost_label), FALSE);
+      return;
+    }
+
+  self->cost_cancellable = g_cancellable_new ();
+  zot_conversation_cost_read_async (zot_conversation_get_path (self->conversation), self->cost_cancellable,
+                                    cost_read_cb, g_object_ref (self));
+}
+
+/**
+ * zot_conversation_row_get_cost_text:
+ *
+ * Returns: (nullable): what the row says the conversation cost, %NULL
+ *   while it says nothing
+ */
+const char *
+zot_conversation_row_get_cost_text (ZotConversationRow *self)
+{
+  g_return_val_if_fail (ZOT_IS_CONVERSATION_ROW (self), NULL);
+
+  return gtk_widget_get_visible (GTK_WIDGET (self->cost_label)) ? gtk_label_get_text (self->cost_label) : NULL;
+}
+
+static void
 activate_with_path (ZotConversationRow *self,
                     const char         *action_name)
 {
@@ -120,6 +185,8 @@ zot_conversation_row_dispose (GObject *object)
   if (self->bindings != NULL)
     g_binding_group_set_source (self->bindings, NULL);
   g_clear_object (&self->bindings);
+  g_cancellable_cancel (self->cost_cancellable);
+  g_clear_object (&self->cost_cancellable);
   g_clear_object (&self->conversation);
   gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_CONVERSATION_ROW);
   /* The template's unnamed box too: a plain GtkWidget keeps its children. */
@@ -193,6 +260,7 @@ zot_conversation_row_class_init (ZotConversationRowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class, "/dev/zot/Zot/ui/zot-conversation-row.ui");
   gtk_widget_class_bind_template_child (widget_class, ZotConversationRow, title_label);
   gtk_widget_class_bind_template_child (widget_class, ZotConversationRow, caption_label);
+  gtk_widget_class_bind_template_child (widget_class, ZotConversationRow, cost_label);
   gtk_widget_class_bind_template_child (widget_class, ZotConversationRow, menu_button);
 
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BOX_LAYOUT);
@@ -241,6 +309,9 @@ zot_conversation_row_set_conversation (ZotConversationRow *self,
 
   if (!g_set_object (&self->conversation, conversation))
     return;
+
+  /* A changed file is a new conversation object in the list. */
+  update_cost (self);
 
   g_binding_group_set_source (self->bindings, conversation);
   /* A tooltip is not a property to bind: it is given when GTK asks. */

@@ -15,4 +15,6 @@ ZotConversation *zot_conversation_row_get_conversation (ZotConversationRow *self
 void             zot_conversation_row_set_conversation (ZotConversationRow *self,
                                                         ZotConversation    *conversation);
 
+const char         *zot_conversation_row_get_cost_text      (ZotConversationRow *self);
+
 G_END_DECLS

@@ -31,6 +31,7 @@ struct _ZotPreferencesWindow
   AdwActionRow         *key_status_row;
   AdwComboRow          *policy_row;
   GtkSwitch            *show_resources_switch;
+  GtkSpinButton        *auto_compact_spin;
 
   GSettings            *settings;
   ZotHost              *host;
@@ -673,6 +674,7 @@ zot_preferences_window_class_init (ZotPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, key_status_row);
   gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, policy_row);
   gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, show_resources_switch);
+  gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, auto_compact_spin);
   gtk_widget_class_bind_template_callback (widget_class, on_model_row_apply_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_base_url_row_apply_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_api_key_row_apply_cb);
@@ -706,6 +708,7 @@ zot_preferences_window_init (ZotPreferencesWindow *self)
   g_settings_bind (self->settings, "show-loaded-resources",
                    self->show_resources_switch, "active",
                    G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "auto-compact", self->auto_compact_spin, "value", G_SETTINGS_BIND_DEFAULT);
 
   g_signal_connect_object (self->settings, "changed::provider",
                            G_CALLBACK (on_model_settings_changed_cb), self, G_CONNECT_SWAPPED);
@@ -774,6 +777,8 @@ _zot_preferences_window_get_widget (ZotPreferencesWindow *self,
     return GTK_WIDGET (self->policy_row);
   if (g_str_equal (name, "show-resources"))
     return GTK_WIDGET (self->show_resources_switch);
+  if (g_str_equal (name, "auto-compact"))
+    return GTK_WIDGET (self->auto_compact_spin);
   return NULL;
 }
 

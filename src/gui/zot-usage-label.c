@@ -1,9 +1,13 @@
-/* zot-usage-label.c — the conversation's tokens, for the header bar.
+/* zot-usage-label.c — the conversation's tokens and cost, for the header
+ * bar.
  *
  * Follows ZotAgent:usage: the sums of the conversation's turns, short in
- * the bar ("12.3k tokens") and in full in the tooltip. Hidden until a
- * model reports any. None of the providers reports a price, so there is
- * no cost to show; the tooltip says the figures are the model's own.
+ * the bar ("12.3k tokens · $0.04") and broken down in a popover: input,
+ * output, cache reads and writes, each in tokens and dollars. The total
+ * is what each turn cost at its model's prices; the lines are priced at
+ * the current model's, which is the same unless the model changed. A
+ * model without known prices shows tokens only, and the popover says
+ * where prices go. Hidden until a model reports any tokens.
  */
 #define G_LOG_DOMAIN "zot-gui"
 
@@ -11,15 +15,19 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-model-facts.h"
 #include "zot-tooltip.h"
 #include "zot-usage-label.h"
 
 struct _ZotUsageLabel
 {
-  GtkWidget  parent_instance;
+  GtkWidget      parent_instance;
 
-  GtkLabel  *label;
-  ZotAgent  *agent;
+  GtkMenuButton *button;
+  GtkLabel      *label;
+  GtkGrid       *grid;
+  GtkLabel      *note;
+  ZotAgent      *agent;
 };
 
 G_DEFINE_FINAL_TYPE (ZotUsageLabel, zot_usage_label, GTK_TYPE_WIDGET)
@@ -48,18 +56,117 @@ zot_usage_format_count (gint64 count)
   return g_strdup_printf ("%.1fM", count / 1000000.0);
 }
 
+/**
+ * zot_usage_format_cost:
+ *
+ * Returns: (transfer full): US dollars, to the cent, or to a hundredth of
+ *   a cent below one: "$1.24", "$0.0031", "$0.00"
+ */
+char *
+zot_usage_format_cost (double usd)
+{
+  usd = MAX (usd, 0.0);
+  if (usd > 0.0 && usd < 0.01)
+    return g_strdup_printf ("$%.4f", usd);
+  return g_strdup_printf ("$%.2f", usd);
+}
+
+static void
+add_cell (ZotUsageLabel *self,
+          const char    *text,
+          int            column,
+          int            row,
+          gboolean       heading)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), column == 0 ? 0.0 : 1.0);
+  gtk_widget_add_css_class (label, heading ? "heading" : "numeric");
+  gtk_grid_attach (self->grid, label, column, row, 1, 1);
+}
+
+static void
+add_line (ZotUsageLabel      *self,
+          int                 row,
+          const char         *name,
+          gint64              tokens,
+          double              price,
+          const ZotModelInfo *model)
+{
+  g_autofree char *count = g_strdup_printf ("%" G_GINT64_FORMAT, MAX (tokens, 0));
+  g_autofree char *cost = model != NULL && model->priced ? zot_usage_format_cost (MAX (tokens, 0) * price / 1e6)
+                                                         : g_strdup ("—");
+
+  add_cell (self, name, 0, row, FALSE);
+  add_cell (self, count, 1, row, FALSE);
+  add_cell (self, cost, 2, row, FALSE);
+}
+
+static char *
+describe_prices (const ZotUsage     *usage,
+                 const ZotModelInfo *model,
+                 const char         *model_id)
+{
+  g_autofree char *file = zot_model_facts_get_user_file ();
+
+  if (model == NULL || !model->priced)
+    /* Translators: the first %s is a model id, the second a file name */
+    return g_strdup_printf (_("No prices are known for %s, so only tokens are counted. "
+                              "Its prices can be added to %s."), model_id, file);
+  if (!usage->total_cost_known)
+    return g_strdup (_("Some turns used a model without known prices: the total leaves them out."));
+  if (model->prices_date != NULL)
+    /* Translators: the first %s is a model id, the second a date such as "2025-11" */
+    return g_strdup_printf (_("Prices of %s as published in %s, per million tokens."), model->id,
+                            model->prices_date);
+  /* Translators: %s is a model id */
+  return g_strdup_printf (_("Prices of %s, per million tokens."), model->id);
+}
+
+static void
+update_breakdown (ZotUsageLabel  *self,
+                  const ZotUsage *usage)
+{
+  ZotProvider *provider = zot_agent_get_provider (self->agent);
+  const char *model_id = zot_provider_get_model (provider);
+  const ZotModelInfo *model = zot_model_info_lookup (zot_provider_get_name (provider), model_id);
+  gint64 total = usage->total_input_tokens + usage->total_output_tokens + usage->total_cache_read_tokens +
+                 usage->total_cache_write_tokens;
+  g_autofree char *total_text = g_strdup_printf ("%" G_GINT64_FORMAT, total);
+  g_autofree char *total_cost = usage->total_cost_known ? zot_usage_format_cost (usage->total_cost_usd)
+                                                        : g_strdup ("—");
+  g_autofree char *note = describe_prices (usage, model, model_id);
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->grid))) != NULL)
+    gtk_grid_remove (self->grid, child);
+
+  /* Translators: column headings of the conversation's token use */
+  add_cell (self, _("Tokens"), 1, 0, TRUE);
+  add_cell (self, _("Cost"), 2, 0, TRUE);
+  add_line (self, 1, _("Input"), usage->total_input_tokens, model ? model->input_price : 0, model);
+  add_line (self, 2, _("Output"), usage->total_output_tokens, model ? model->output_price : 0, model);
+  /* Translators: input tokens the model read from its prompt cache */
+  add_line (self, 3, _("Cache read"), usage->total_cache_read_tokens, model ? model->cache_read_price : 0, model);
+  /* Translators: input tokens the model wrote to its prompt cache */
+  add_line (self, 4, _("Cache write"), usage->total_cache_write_tokens, model ? model->cache_write_price : 0,
+            model);
+  add_cell (self, _("Total"), 0, 5, TRUE);
+  add_cell (self, total_text, 1, 5, TRUE);
+  add_cell (self, total_cost, 2, 5, TRUE);
+  gtk_label_set_text (self->note, note);
+}
+
 static void
 update (ZotUsageLabel *self)
 {
   const ZotUsage *usage = self->agent != NULL ? zot_agent_get_usage (self->agent) : NULL;
   gint64 total;
   g_autofree char *total_text = NULL;
-  g_autofree char *input_text = NULL;
-  g_autofree char *output_text = NULL;
   g_autofree char *text = NULL;
-  g_autofree char *tooltip = NULL;
 
-  total = usage != NULL ? usage->total_input_tokens + usage->total_output_tokens : 0;
+  total = usage != NULL ? usage->total_input_tokens + usage->total_output_tokens +
+                          usage->total_cache_read_tokens + usage->total_cache_write_tokens : 0;
   gtk_widget_set_visible (GTK_WIDGET (self), total > 0);
   if (total <= 0)
     {
@@ -68,15 +175,18 @@ update (ZotUsageLabel *self)
     }
 
   total_text = zot_usage_format_count (total);
-  input_text = zot_usage_format_count (usage->total_input_tokens);
-  output_text = zot_usage_format_count (usage->total_output_tokens);
-  /* Translators: the conversation's tokens so far, e.g. "12.3k tokens" */
-  text = g_strdup_printf (_("%s tokens"), total_text);
-  /* Translators: the conversation's tokens read and written by the model */
-  tooltip = g_strdup_printf (_("This conversation: %s tokens in, %s tokens out, as the model reported them"),
-                             input_text, output_text);
+  if (usage->total_cost_known)
+    {
+      g_autofree char *cost = zot_usage_format_cost (usage->total_cost_usd);
+
+      /* Translators: the conversation's tokens and cost so far, e.g. "12.3k tokens · $0.04" */
+      text = g_strdup_printf (_("%s tokens · %s"), total_text, cost);
+    }
+  else
+    /* Translators: the conversation's tokens so far, e.g. "12.3k tokens" */
+    text = g_strdup_printf (_("%s tokens"), total_text);
   gtk_label_set_text (self->label, text);
-  zot_tooltip_set (GTK_WIDGET (self), tooltip);
+  update_breakdown (self, usage);
 }
 
 static void
@@ -85,8 +195,8 @@ zot_usage_label_dispose (GObject *object)
   ZotUsageLabel *self = ZOT_USAGE_LABEL (object);
 
   g_clear_object (&self->agent);
-  if (self->label != NULL)
-    gtk_widget_unparent (GTK_WIDGET (g_steal_pointer (&self->label)));
+  if (self->button != NULL)
+    gtk_widget_unparent (GTK_WIDGET (g_steal_pointer (&self->button)));
 
   G_OBJECT_CLASS (zot_usage_label_parent_class)->dispose (object);
 }
@@ -157,10 +267,37 @@ zot_usage_label_class_init (ZotUsageLabelClass *klass)
 static void
 zot_usage_label_init (ZotUsageLabel *self)
 {
+  GtkWidget *popover = gtk_popover_new ();
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
+
   self->label = GTK_LABEL (gtk_label_new (NULL));
   gtk_widget_add_css_class (GTK_WIDGET (self->label), "dim-label");
   gtk_widget_add_css_class (GTK_WIDGET (self->label), "numeric");
-  gtk_widget_set_parent (GTK_WIDGET (self->label), GTK_WIDGET (self));
+
+  self->grid = GTK_GRID (gtk_grid_new ());
+  gtk_grid_set_row_spacing (self->grid, 6);
+  gtk_grid_set_column_spacing (self->grid, 18);
+  self->note = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->note, TRUE);
+  gtk_label_set_max_width_chars (self->note, 36);
+  gtk_label_set_xalign (self->note, 0.0);
+  gtk_widget_add_css_class (GTK_WIDGET (self->note), "caption");
+  gtk_widget_add_css_class (GTK_WIDGET (self->note), "dim-label");
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->grid));
+  gtk_box_append (GTK_BOX (box), GTK_WIDGET (self->note));
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
+  gtk_widget_set_margin_start (box, 6);
+  gtk_widget_set_margin_end (box, 6);
+  gtk_popover_set_child (GTK_POPOVER (popover), box);
+
+  self->button = GTK_MENU_BUTTON (gtk_menu_button_new ());
+  gtk_menu_button_set_child (self->button, GTK_WIDGET (self->label));
+  gtk_menu_button_set_popover (self->button, popover);
+  gtk_widget_add_css_class (GTK_WIDGET (self->button), "flat");
+  /* Translators: the tooltip of the header's token count, which opens the breakdown */
+  zot_tooltip_set (GTK_WIDGET (self->button), _("Tokens and cost of this conversation"));
+  gtk_widget_set_parent (GTK_WIDGET (self->button), GTK_WIDGET (self));
   gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
 }
 
@@ -195,4 +332,47 @@ zot_usage_label_get_text (ZotUsageLabel *self)
   g_return_val_if_fail (ZOT_IS_USAGE_LABEL (self), NULL);
 
   return gtk_label_get_text (self->label);
+}
+
+/**
+ * zot_usage_label_get_button:
+ *
+ * Returns: (transfer none): the button that opens the breakdown
+ */
+GtkMenuButton *
+zot_usage_label_get_button (ZotUsageLabel *self)
+{
+  g_return_val_if_fail (ZOT_IS_USAGE_LABEL (self), NULL);
+
+  return self->button;
+}
+
+/**
+ * zot_usage_label_get_breakdown:
+ *
+ * Returns: (transfer full): the popover's table, a line per row and its
+ *   cells separated by tabs, then its note
+ */
+char *
+zot_usage_label_get_breakdown (ZotUsageLabel *self)
+{
+  GString *text = g_string_new (NULL);
+
+  g_return_val_if_fail (ZOT_IS_USAGE_LABEL (self), NULL);
+
+  for (int row = 0; row <= 5; row++)
+    {
+      for (int column = 0; column <= 2; column++)
+        {
+          GtkWidget *cell = gtk_grid_get_child_at (self->grid, column, row);
+
+          if (column > 0)
+            g_string_append_c (text, '\t');
+          if (cell != NULL)
+            g_string_append (text, gtk_label_get_text (GTK_LABEL (cell)));
+        }
+      g_string_append_c (text, '\n');
+    }
+  g_string_append (text, gtk_label_get_text (self->note));
+  return g_string_free (text, FALSE);
 }

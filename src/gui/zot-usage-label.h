@@ -15,5 +15,8 @@ void        zot_usage_label_set_agent    (ZotUsageLabel *self,
                                           ZotAgent      *agent);
 const char *zot_usage_label_get_text     (ZotUsageLabel *self);
 char       *zot_usage_format_count       (gint64         count);
+char       *zot_usage_format_cost        (double         usd);
+GtkMenuButton *zot_usage_label_get_button (ZotUsageLabel *self);
+char       *zot_usage_label_get_breakdown (ZotUsageLabel *self);
 
 G_END_DECLS

@@ -418,6 +418,15 @@ loaded_cb (GObject      *object,
   zot_host_begin_session (self->host);
 }
 
+/* The setting, unless the command line gave --auto-compact. */
+static void
+apply_auto_compact (ZotWindow *self)
+{
+  if (self->host != NULL && self->options.auto_compact == 0)
+    zot_agent_set_auto_compact (zot_host_get_agent (self->host),
+                                g_settings_get_uint (self->settings, "auto-compact"));
+}
+
 static void
 create_host (ZotWindow *self)
 {
@@ -444,6 +453,7 @@ create_host (ZotWindow *self)
 
   manager = zot_host_get_manager (self->host);
 
+  apply_auto_compact (self);
   policy = g_settings_get_enum (self->settings, "approval-policy");
   if (self->yolo >= 0)
     policy = self->yolo ? ZOT_APPROVAL_POLICY_YOLO : ZOT_APPROVAL_POLICY_ASK;
@@ -1069,6 +1079,8 @@ zot_window_init (ZotWindow *self)
                           "Choose a real model in Preferences."));
 
   g_settings_bind (self->settings, "show-loaded-resources", self->transcript, "show-startup", G_SETTINGS_BIND_GET);
+  g_signal_connect_object (self->settings, "changed::auto-compact", G_CALLBACK (apply_auto_compact), self,
+                           G_CONNECT_SWAPPED);
 
   g_object_bind_property (self->side_pane_button, "active", self->side_pane, "visible", G_BINDING_SYNC_CREATE);
   g_signal_connect_object (self->model_picker, "model-chosen", G_CALLBACK (on_model_chosen_cb), self,

@@ -32,9 +32,14 @@ typedef struct
   GCancellable  *cancellable;
   GCancellable  *outer;
   gulong         cancel_id;
+  /* Automatic, inside a run: the run's prompt, kept after the summary
+   * so that the model still answers it. */
+  gboolean       in_run;
+  JsonObject    *kept;
 } CompactData;
 
-/* The attempt is over: the agent may compact or run again. */
+/* The attempt is over: the agent may compact or run again. One inside a
+ * run is part of the run's turn, not one of its own. */
 static void
 end_compaction (GTask      *task,
                 const char *stop,
@@ -42,6 +47,10 @@ end_compaction (GTask      *task,
                 const char *summary)
 {
   ZotAgent *self = g_task_get_source_object (task);
+  CompactData *data = g_task_get_task_data (task);
+
+  if (data->in_run)
+    return;
 
   g_clear_object (&self->compaction);
   g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_COMPACTION_END], 0, stop, error, summary);
@@ -96,6 +105,7 @@ compact_data_free (CompactData *data)
     g_cancellable_disconnect (data->outer, data->cancel_id);
   g_clear_object (&data->outer);
   g_clear_object (&data->cancellable);
+  g_clear_pointer (&data->kept, json_object_unref);
   g_free (data);
 }
 
@@ -158,7 +168,10 @@ compacted_cb (GObject      *object,
 
   replacement = g_ptr_array_new_with_free_func ((GDestroyNotify) json_object_unref);
   g_ptr_array_add (replacement, message);
+  if (data->kept != NULL)
+    g_ptr_array_add (replacement, json_object_ref (data->kept));
   zot_session_replace_messages (self->session, replacement);
+  self->context_tokens = -1;
   zot_agent_reset_system_prompt (self);
 
   data->compaction->after_count = replacement->len;
@@ -168,6 +181,58 @@ compacted_cb (GObject      *object,
   data->compaction->summary = g_strdup (summary);
   end_compaction (task, "end_turn", NULL, summary);
   g_task_return_pointer (task, g_steal_pointer (&data->compaction), (GDestroyNotify) zot_compaction_free);
+}
+
+static CompactData *
+compact_data_new (GPtrArray *messages,
+                  guint      n_summarized)
+{
+  CompactData *data = g_new0 (CompactData, 1);
+  g_autoptr(GPtrArray) summarized = g_ptr_array_new ();
+
+  for (guint i = 0; i < n_summarized; i++)
+    g_ptr_array_add (summarized, g_ptr_array_index (messages, i));
+
+  data->compaction = g_new0 (ZotCompaction, 1);
+  data->compaction->id = g_uuid_string_random ();
+  data->compaction->message_count = messages->len;
+  data->compaction->token_estimate = estimate_tokens (summarized);
+  return data;
+}
+
+/* Emits pre_compact and asks the model for the summary of the first
+ * @n_summarized messages. */
+static void
+request_summary (GTask     *task,
+                 GPtrArray *messages,
+                 guint      n_summarized)
+{
+  ZotAgent *self = g_task_get_source_object (task);
+  CompactData *data = g_task_get_task_data (task);
+  g_autoptr(ZotProviderRequest) request = NULL;
+
+  emit_compaction (self, "pre_compact", data->compaction, data->compaction->message_count,
+                   data->compaction->token_estimate, NULL, NULL);
+
+  if (n_summarized == 0)
+    {
+      data->compaction->after_count = messages->len;
+      emit_compaction (self, "post_compact", data->compaction, messages->len, 0, "completed", NULL);
+      end_compaction (task, "end_turn", NULL, "");
+      g_task_return_pointer (task, g_steal_pointer (&data->compaction), (GDestroyNotify) zot_compaction_free);
+      g_object_unref (task);
+      return;
+    }
+
+  request = zot_provider_request_new ();
+  request->model = g_strdup (zot_provider_get_model (self->provider));
+  request->system_prompt = g_strdup (_zot_agent_ensure_system_prompt (self));
+  request->messages = json_array_new ();
+  for (guint i = 0; i < n_summarized; i++)
+    json_array_add_object_element (request->messages, json_object_ref (g_ptr_array_index (messages, i)));
+  json_array_add_object_element (request->messages, zot_message_new_user_text (ZOT_COMPACT_PROMPT));
+
+  zot_provider_stream_async (self->provider, request, data->cancellable, compacted_cb, task);
 }
 
 /**
@@ -184,7 +249,6 @@ zot_agent_compact_async (ZotAgent            *self,
                          gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(ZotProviderRequest) request = NULL;
   GPtrArray *messages;
   CompactData *data;
 
@@ -194,12 +258,7 @@ zot_agent_compact_async (ZotAgent            *self,
   g_task_set_source_tag (task, zot_agent_compact_async);
 
   messages = zot_session_get_messages (self->session);
-
-  data = g_new0 (CompactData, 1);
-  data->compaction = g_new0 (ZotCompaction, 1);
-  data->compaction->id = g_uuid_string_random ();
-  data->compaction->message_count = messages->len;
-  data->compaction->token_estimate = estimate_tokens (messages);
+  data = compact_data_new (messages, messages->len);
   g_task_set_task_data (task, data, (GDestroyNotify) compact_data_free);
 
   if (self->run != NULL || self->compaction != NULL)
@@ -219,27 +278,36 @@ zot_agent_compact_async (ZotAgent            *self,
                                              g_object_ref (data->cancellable), g_object_unref);
   g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_COMPACTION_START], 0);
 
-  emit_compaction (self, "pre_compact", data->compaction, data->compaction->message_count,
-                   data->compaction->token_estimate, NULL, NULL);
+  request_summary (g_steal_pointer (&task), messages, messages->len);
+}
 
-  if (messages->len == 0)
-    {
-      data->compaction->after_count = 0;
-      emit_compaction (self, "post_compact", data->compaction, 0, 0, "completed", NULL);
-      end_compaction (task, "end_turn", NULL, "");
-      g_task_return_pointer (task, g_steal_pointer (&data->compaction), (GDestroyNotify) zot_compaction_free);
-      return;
-    }
+/* Automatic compaction, inside @run: cancelled with the run, no turn of
+ * its own, and a last user message (the prompt the run answers) kept
+ * after the summary. Finished with zot_agent_compact_finish(). */
+void
+_zot_agent_compact_in_run (Run                 *run,
+                           GAsyncReadyCallback  callback,
+                           gpointer             user_data)
+{
+  ZotAgent *self = run->agent;
+  GTask *task = g_task_new (self, run->cancellable, callback, user_data);
+  GPtrArray *messages = zot_session_get_messages (run->session);
+  guint n_summarized = messages->len;
+  CompactData *data;
 
-  request = zot_provider_request_new ();
-  request->model = g_strdup (zot_provider_get_model (self->provider));
-  request->system_prompt = g_strdup (_zot_agent_ensure_system_prompt (self));
-  request->messages = json_array_new ();
-  for (guint i = 0; i < messages->len; i++)
-    json_array_add_object_element (request->messages, json_object_ref (g_ptr_array_index (messages, i)));
-  json_array_add_object_element (request->messages, zot_message_new_user_text (ZOT_COMPACT_PROMPT));
+  g_task_set_source_tag (task, zot_agent_compact_async);
+  if (n_summarized > 0 &&
+      g_strcmp0 (zot_message_get_role (g_ptr_array_index (messages, n_summarized - 1)), "user") == 0)
+    n_summarized--;
 
-  zot_provider_stream_async (self->provider, request, data->cancellable, compacted_cb, g_steal_pointer (&task));
+  data = compact_data_new (messages, n_summarized);
+  data->in_run = TRUE;
+  data->cancellable = g_object_ref (run->cancellable);
+  if (n_summarized < messages->len)
+    data->kept = json_object_ref (g_ptr_array_index (messages, n_summarized));
+  g_task_set_task_data (task, data, (GDestroyNotify) compact_data_free);
+
+  request_summary (task, messages, n_summarized);
 }
 
 /**

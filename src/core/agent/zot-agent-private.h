@@ -96,6 +96,12 @@ struct _Run
   gboolean      prompt_after_resume;
   JsonArray    *images;
   char         *origin_extension;
+  /* Automatic compaction: one is running (its summary is not the
+   * answer), the threshold's failed (not tried again this run), the one
+   * after a "too long" answer was spent. */
+  gboolean      compacting;
+  gboolean      compact_failed;
+  gboolean      overflow_retried;
 };
 
 struct _ZotAgent
@@ -128,6 +134,11 @@ struct _ZotAgent
   GHashTable          *running_tasks;   /* task ids of journaled calls running now */
   /* The compaction in progress: cancelled by zot_agent_abort(). */
   GCancellable        *compaction;
+  /* Automatic compaction: the share of the context window, in percent,
+   * past which it compacts (0: never), and the input of the last model
+   * call (-1: none since the conversation began or was compacted). */
+  guint                auto_compact;
+  gint64               context_tokens;
 };
 
 enum
@@ -147,6 +158,7 @@ enum
   ZOT_AGENT_TOOL_PROGRESS,
   ZOT_AGENT_COMPACTION_START,
   ZOT_AGENT_COMPACTION_END,
+  ZOT_AGENT_AUTO_COMPACTION,
   ZOT_AGENT_N_SIGNALS
 };
 
@@ -185,6 +197,7 @@ void                 _zot_agent_run_step             (Run             *run);
 void                 _zot_agent_fail_run             (Run             *run,
                                                       GError          *error);
 void                 _zot_agent_abort_run            (Run             *run);
+void                 _zot_agent_prepare_call         (Run             *run);
 
 /* zot-agent-usage.c */
 void                 _zot_agent_message_usage        (JsonObject      *message,
@@ -198,6 +211,14 @@ void                 _zot_agent_init_usage           (ZotAgent        *self);
 
 /* zot-agent-compact.c */
 void                 _zot_agent_abort_compaction     (ZotAgent        *self);
+void                 _zot_agent_compact_in_run       (Run                 *run,
+                                                      GAsyncReadyCallback  callback,
+                                                      gpointer             user_data);
+
+/* zot-agent-autocompact.c */
+gboolean             _zot_agent_auto_compact_before_call (Run          *run);
+gboolean             _zot_agent_auto_compact_on_overflow (Run          *run,
+                                                          const GError *error);
 
 /* zot-agent-tools.c */
 ToolCall            *_zot_tool_call_new              (ZotAgent            *agent,

@@ -314,6 +314,9 @@ streamed_cb (GObject      *object,
           return;
         }
 
+      if (run->streamed->len == 0 && _zot_agent_auto_compact_on_overflow (run, error))
+        return;
+
       _zot_agent_fail_run (run, g_steal_pointer (&error));
       return;
     }
@@ -333,7 +336,7 @@ _zot_agent_on_text_delta (ZotProvider *provider,
                           const char  *delta,
                           ZotAgent    *self)
 {
-  if (self->run == NULL)
+  if (self->run == NULL || self->run->compacting)
     return;
 
   g_string_append (self->run->streamed, delta);
@@ -346,6 +349,9 @@ call_model (Run *run)
   ZotAgent *self = run->agent;
   g_autoptr(ZotProviderRequest) request = NULL;
   GPtrArray *messages;
+
+  if (_zot_agent_auto_compact_before_call (run))
+    return;
 
   request = zot_provider_request_new ();
   request->model = g_strdup (zot_provider_get_model (self->provider));
@@ -498,6 +504,14 @@ prepare_system_prompt (Run *run)
   pass->generation = self->prompt_generation;
   zot_extension_manager_before_agent_start_async (self->manager, context, base, run->cancellable,
                                                   before_agent_start_cb, pass);
+}
+
+/* The model call of the step, after a compaction within it: the system
+ * prompt is built again first. */
+void
+_zot_agent_prepare_call (Run *run)
+{
+  prepare_system_prompt (run);
 }
 
 void

@@ -4,8 +4,8 @@
  * Providers report each reply's tokens: input outside the prompt cache,
  * output, the part of it spent reasoning (when the API says), and cache
  * reads and writes. The run stores them on the assistant message
- * ("usage", with the call's cost from the price table of the model that
- * answered) and the agent keeps the last turn's figures and the
+ * ("usage", with the call's cost from the prices of the model that
+ * answered, when they are known) and the agent keeps the last turn's figures and the
  * conversation's sums, which a window can show without parsing messages.
  * A session that is resumed brings the sums of its stored turns.
  * Compaction's request is not a turn of the conversation and is not
@@ -19,7 +19,7 @@
 #include "zot-agent-private.h"
 #include "zot-json.h"
 #include "zot-message.h"
-#include "zot-provider-table.h"
+#include "zot-model-facts.h"
 
 G_DEFINE_BOXED_TYPE (ZotUsage, zot_usage, zot_usage_copy, zot_usage_free)
 
@@ -59,7 +59,9 @@ zot_usage_equal (const ZotUsage *a,
          a->total_reasoning_tokens == b->total_reasoning_tokens &&
          a->total_cache_read_tokens == b->total_cache_read_tokens &&
          a->total_cache_write_tokens == b->total_cache_write_tokens &&
-         a->total_cost_usd == b->total_cost_usd;
+         a->total_cost_usd == b->total_cost_usd &&
+         a->cost_known == b->cost_known &&
+         a->total_cost_known == b->total_cost_known;
 }
 
 /* One figure of a message's "usage", or -1. Read without json-glib's
@@ -82,20 +84,24 @@ usage_figure (JsonObject *usage,
   return MAX (json_node_get_int (node), -1);
 }
 
-static double
-usage_cost (JsonObject *usage)
+/* A turn whose model has no known price has no "cost_usd". */
+static gboolean
+usage_cost (JsonObject *usage,
+            double     *cost_usd)
 {
   JsonNode *node = usage != NULL ? json_object_get_member (usage, "cost_usd") : NULL;
   GType type;
 
+  *cost_usd = 0.0;
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
-    return 0.0;
+    return FALSE;
 
   type = json_node_get_value_type (node);
   if (type != G_TYPE_INT64 && type != G_TYPE_DOUBLE)
-    return 0.0;
+    return FALSE;
 
-  return MAX (json_node_get_double (node), 0.0);
+  *cost_usd = MAX (json_node_get_double (node), 0.0);
+  return TRUE;
 }
 
 /* The figures of an assistant message, -1 each where it has none. */
@@ -110,7 +116,7 @@ _zot_agent_message_usage (JsonObject *message,
   turn->reasoning_tokens = usage_figure (usage, "reasoning_tokens");
   turn->cache_read_tokens = usage_figure (usage, "cache_read_tokens");
   turn->cache_write_tokens = usage_figure (usage, "cache_write_tokens");
-  turn->cost_usd = usage_cost (usage);
+  turn->cost_known = usage_cost (usage, &turn->cost_usd);
 }
 
 /**
@@ -118,8 +124,8 @@ _zot_agent_message_usage (JsonObject *message,
  * @reply: a model's reply
  *
  * Stores @reply's figures on its message as "usage", priced with the
- * table's row for the model that answered. A reply without figures gets
- * none.
+ * prices of the model that answered; without known prices it gets no
+ * "cost_usd". A reply without figures gets none.
  */
 void
 _zot_agent_usage_to_message (ZotAgent         *self,
@@ -131,11 +137,14 @@ _zot_agent_usage_to_message (ZotAgent         *self,
     reply->input_tokens, reply->output_tokens, reply->cache_read_tokens, reply->cache_write_tokens,
   };
   JsonObject *usage;
+  double cost;
 
   if (reply->input_tokens < 0 && reply->output_tokens < 0)
     return;
 
   usage = json_object_new ();
+  self->context_tokens = MAX (reply->input_tokens, 0) + MAX (reply->cache_read_tokens, 0) +
+                         MAX (reply->cache_write_tokens, 0);
   json_object_set_int_member (usage, "input_tokens", MAX (reply->input_tokens, 0));
   json_object_set_int_member (usage, "output_tokens", MAX (reply->output_tokens, 0));
   if (reply->reasoning_tokens >= 0)
@@ -144,7 +153,8 @@ _zot_agent_usage_to_message (ZotAgent         *self,
     json_object_set_int_member (usage, "cache_read_tokens", reply->cache_read_tokens);
   if (reply->cache_write_tokens >= 0)
     json_object_set_int_member (usage, "cache_write_tokens", reply->cache_write_tokens);
-  json_object_set_double_member (usage, "cost_usd", zot_model_info_get_price (model, &counts));
+  if (zot_model_info_get_price (model, &counts, &cost))
+    json_object_set_double_member (usage, "cost_usd", cost);
   json_object_set_object_member (reply->message, "usage", usage);
 }
 
@@ -169,6 +179,7 @@ add_turn (ZotUsage       *usage,
   usage->cache_read_tokens = turn->cache_read_tokens;
   usage->cache_write_tokens = turn->cache_write_tokens;
   usage->cost_usd = turn->cost_usd;
+  usage->cost_known = turn->cost_known;
 
   usage->total_input_tokens += MAX (turn->input_tokens, 0);
   usage->total_output_tokens += MAX (turn->output_tokens, 0);
@@ -177,6 +188,9 @@ add_turn (ZotUsage       *usage,
   usage->total_cache_read_tokens += MAX (turn->cache_read_tokens, 0);
   usage->total_cache_write_tokens += MAX (turn->cache_write_tokens, 0);
   usage->total_cost_usd += turn->cost_usd;
+  /* A turn that reported no tokens has no cost to miss. */
+  if (turn->input_tokens >= 0 || turn->output_tokens >= 0)
+    usage->total_cost_known = usage->total_cost_known && turn->cost_known;
 }
 
 /* After a model turn of a run, with the figures its message holds. */
@@ -202,6 +216,7 @@ usage_init (ZotUsage *usage)
   usage->cache_read_tokens = -1;
   usage->cache_write_tokens = -1;
   usage->total_reasoning_tokens = -1;
+  usage->total_cost_known = TRUE;
 }
 
 /* A new conversation (or a resumed one) starts from its stored turns. */
@@ -212,6 +227,7 @@ _zot_agent_reset_usage (ZotAgent *self)
   ZotUsage usage;
 
   usage_init (&usage);
+  self->context_tokens = -1;
   for (guint i = 0; i < messages->len; i++)
     {
       JsonObject *message = g_ptr_array_index (messages, i);
@@ -223,6 +239,8 @@ _zot_agent_reset_usage (ZotAgent *self)
 
       _zot_agent_message_usage (message, &turn);
       add_turn (&usage, &turn);
+      self->context_tokens = MAX (turn.input_tokens, 0) + MAX (turn.cache_read_tokens, 0) +
+                             MAX (turn.cache_write_tokens, 0);
     }
 
   set_usage (self, &usage);

@@ -439,6 +439,17 @@ zot_agent_class_init (ZotAgentClass *klass)
                   G_TYPE_NONE, 3, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE,
                   G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE,
                   G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+  /**
+   * ZotAgent::auto-compaction:
+   * @self: the agent
+   * @message: one line for the user: why the conversation is compacted
+   *   now, or why that failed
+   *
+   * A run compacts the conversation on its own (zot-agent-autocompact.c).
+   */
+  _zot_agent_signals [ZOT_AGENT_AUTO_COMPACTION] =
+    g_signal_new ("auto-compaction", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
 }
 
 static void
@@ -446,6 +457,8 @@ zot_agent_init (ZotAgent *self)
 {
   self->running_tasks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->max_steps = ZOT_DEFAULT_MAX_STEPS;
+  self->auto_compact = ZOT_AUTO_COMPACT_DEFAULT_PERCENT;
+  self->context_tokens = -1;
   self->cwd = g_get_current_dir ();
   self->cancellable = g_cancellable_new ();
   _zot_agent_init_usage (self);

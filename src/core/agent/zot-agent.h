@@ -77,7 +77,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ZotCompaction, zot_compaction_free)
  * @total_reasoning_tokens: the sum of the turns that said, or -1 when none did
  * @total_cache_read_tokens: the sum of the turns that said
  * @total_cache_write_tokens: the sum of the turns that said
- * @total_cost_usd: what the conversation's turns cost
+ * @total_cost_usd: what the conversation's turns cost, those with a known
+ *   price
+ * @cost_known: whether the last turn's model has known prices; without
+ *   them @cost_usd is 0 and means nothing
+ * @total_cost_known: whether every turn's cost is known, so that
+ *   @total_cost_usd is the whole
  *
  * The tokens the model reported, as #ZotAgent:usage holds them.
  */
@@ -95,6 +100,8 @@ typedef struct
   gint64 total_cache_read_tokens;
   gint64 total_cache_write_tokens;
   double total_cost_usd;
+  gboolean cost_known;
+  gboolean total_cost_known;
 } ZotUsage;
 
 #define ZOT_TYPE_USAGE (zot_usage_get_type ())
@@ -186,5 +193,8 @@ void             zot_agent_compact_async          (ZotAgent            *self,
 ZotCompaction   *zot_agent_compact_finish         (ZotAgent            *self,
                                                    GAsyncResult        *result,
                                                    GError             **error);
+void             zot_agent_set_auto_compact       (ZotAgent            *self,
+                                                   guint                percent);
+guint            zot_agent_get_auto_compact       (ZotAgent            *self);
 
 G_END_DECLS

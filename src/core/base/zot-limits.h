@@ -148,6 +148,13 @@ G_BEGIN_DECLS
 #define ZOT_MODEL_LIST_MAX_BYTES           ((gsize) 8 * 1024 * 1024)
 #define ZOT_MODEL_LIST_MAX_MODELS          5000
 #define ZOT_MODEL_LIST_CACHE_SECONDS       (24 * 60 * 60)
+/* $ZOT_HOME/models.json: a larger file is not read, and at most this many
+ * of its models are (the rest are named in one warning). */
+#define ZOT_MODELS_FILE_MAX_BYTES          ((gsize) 1024 * 1024)
+#define ZOT_MODELS_MAX_ENTRIES             2000
+/* Automatic compaction's default: before a model call whose last input
+ * passed this share of the model's context window, in percent. */
+#define ZOT_AUTO_COMPACT_DEFAULT_PERCENT   85
 /* The window waits this long for the keyring before it starts without. */
 #define ZOT_KEYRING_WAIT_MS                3000
 #define ZOT_BASH_TIMEOUT_MS                120000
@@ -178,6 +185,9 @@ G_BEGIN_DECLS
 #define ZOT_CONVERSATION_TITLE_FILE_MAX_BYTES ((gsize) 4 * 1024)
 /* Search reads at most this much of each session file. */
 #define ZOT_CONVERSATION_SEARCH_MAX_BYTES  ((gsize) 32 * 1024 * 1024)
+/* The conversations list sums the cost of a conversation from at most
+ * this much of its session file. */
+#define ZOT_CONVERSATION_COST_MAX_BYTES    ((gsize) 16 * 1024 * 1024)
 /* At most this many conversations of one directory are listed (newest). */
 #define ZOT_CONVERSATION_MAX_FILES         5000
 /* File changes in the sessions directory are gathered this long before

@@ -10,6 +10,7 @@
 
 #include "zot-host-private.h"
 #include "zot-limits.h"
+#include "zot-model-facts.h"
 
 /* Sessions */
 
@@ -89,9 +90,20 @@ _zot_host_emit_session_warnings (ZotHost *self)
 {
   ZotSession *session = zot_agent_get_session (self->agent);
   const char * const *warnings = zot_session_get_warnings (session);
+  static gsize models_said;
 
   for (guint i = 0; warnings[i] != NULL; i++)
     g_signal_emit (self, _zot_host_signals [ZOT_HOST_WARNING], 0, warnings[i]);
+
+  /* The user's models.json is read once a process, and said once. */
+  if (g_once_init_enter (&models_said))
+    {
+      const char * const *problems = zot_model_facts_get_warnings ();
+
+      for (guint i = 0; problems[i] != NULL; i++)
+        g_signal_emit (self, _zot_host_signals [ZOT_HOST_WARNING], 0, problems[i]);
+      g_once_init_leave (&models_said, 1);
+    }
 
   if (self->continuous_warning != NULL)
     g_signal_emit (self, _zot_host_signals [ZOT_HOST_WARNING], 0, self->continuous_warning);

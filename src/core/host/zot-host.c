@@ -278,6 +278,15 @@ zot_host_init (ZotHost *self)
   self->extension_prompts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 }
 
+/* What the run does on its own is said like a command's information. */
+static void
+on_auto_compaction (ZotAgent   *agent,
+                    const char *message,
+                    ZotHost    *self)
+{
+  g_signal_emit (self, _zot_host_signals [ZOT_HOST_INFO], 0, message);
+}
+
 static void
 copy_options (ZotHostOptions       *to,
               const ZotHostOptions *from)
@@ -328,6 +337,8 @@ zot_host_new (ZotHostOptions  *options,
   self->agent = zot_agent_new (provider, self->registry, session);
   zot_agent_set_cwd (self->agent, self->options.cwd);
   zot_agent_set_max_steps (self->agent, self->options.max_steps);
+  if (self->options.auto_compact != 0)
+    zot_agent_set_auto_compact (self->agent, MAX (self->options.auto_compact, 0));
   zot_agent_set_interactive (self->agent, self->options.interactive);
   zot_agent_set_system_prompt_override (self->agent, self->options.system_prompt,
                                         (const char * const *) self->options.append_system_prompt);
@@ -354,6 +365,7 @@ zot_host_new (ZotHostOptions  *options,
   zot_extension_manager_set_tool_runner (self->manager, ZOT_TOOL_RUNNER (self->agent));
   g_signal_connect_object (self->agent, "user-message", G_CALLBACK (_zot_host_on_user_message), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->agent, "auto-compaction", G_CALLBACK (on_auto_compaction), self, 0);
 
   return g_steal_pointer (&self);
 }

@@ -40,6 +40,9 @@ G_BEGIN_DECLS
  * @codemode: `--codemode`, parsed: %ZOT_CODEMODE_ON (the default), off or only
  * @reasoning: `--reasoning`: the provider's reasoning level, kept across
  *   model switches
+ * @auto_compact: `--auto-compact`: the share of the context window in
+ *   percent past which a run compacts (zot_agent_set_auto_compact()); 0
+ *   for the default, -1 for never
  */
 typedef struct
 {
@@ -61,6 +64,7 @@ typedef struct
   gboolean           interactive;
   ZotCodemode        codemode;
   ZotReasoning       reasoning;
+  int                auto_compact;
 } ZotHostOptions;
 
 #define ZOT_TYPE_HOST_OPTIONS (zot_host_options_get_type ())

@@ -37,6 +37,7 @@ zot_options_clear (ZotOptions *self)
   g_clear_pointer (&self->session, g_free);
   g_clear_pointer (&self->codemode, g_free);
   g_clear_pointer (&self->reasoning, g_free);
+  g_clear_pointer (&self->auto_compact, g_free);
 }
 
 /* "Model provider: anthropic, openai or demo", from the table; made once
@@ -93,6 +94,7 @@ zot_options_add_entries (ZotOptions     *self,
     { "codemode", 0, 0, G_OPTION_ARG_STRING, &self->codemode, N_("Script runtime: off, on or only (default on; --codemode alone: on)"), N_("MODE") },
     { "codemode-only", 0, 0, G_OPTION_ARG_NONE, &self->codemode_only, N_("Same as --codemode=only"), NULL },
     { "reasoning", 0, 0, G_OPTION_ARG_STRING, &self->reasoning, N_("How much the model reasons: off, minimum, low, medium, high, xhigh or max"), N_("LEVEL") },
+    { "auto-compact", 0, 0, G_OPTION_ARG_STRING, &self->auto_compact, N_("Compact past PERCENT of the model's context window (default 85; off: never)"), N_("PERCENT") },
     { "yolo", 0, 0, G_OPTION_ARG_NONE, &self->yolo, N_("Approve every tool call without asking (window)"), NULL },
     { "no-yolo", 0, 0, G_OPTION_ARG_NONE, &self->no_yolo, N_("Ask before tool calls (window)"), NULL },
     { NULL }
@@ -102,6 +104,19 @@ zot_options_add_entries (ZotOptions     *self,
   g_return_if_fail (context != NULL);
 
   g_option_context_add_main_entries (context, entries, GETTEXT_PACKAGE);
+}
+
+/* --auto-compact's value: 1 to 100, -1 for off, 0 when it is neither. */
+static int
+parse_auto_compact (const char *value)
+{
+  guint64 percent;
+
+  if (g_str_equal (value, "off"))
+    return -1;
+  if (!g_ascii_string_to_unsigned (value, 10, 1, 100, &percent, NULL))
+    return 0;
+  return (int) percent;
 }
 
 static gboolean
@@ -232,6 +247,15 @@ zot_options_check (ZotOptions  *self,
       return FALSE;
     }
 
+  if (self->auto_compact != NULL && parse_auto_compact (self->auto_compact) == 0)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   /* Translators: %s is the value given; keep "off" */
+                   _("--auto-compact takes a percentage from 1 to 100 or off, not \"%s\""),
+                   self->auto_compact);
+      return FALSE;
+    }
+
   /* The journal lives in the session file. */
   if (self->continuous && self->no_session)
     {
@@ -320,6 +344,8 @@ zot_options_to_host (const ZotOptions *self,
   if (self->reasoning != NULL)
     zot_reasoning_from_string (self->reasoning, &out->reasoning);
   out->continuous = self->continuous;
+  if (self->auto_compact != NULL)
+    out->auto_compact = parse_auto_compact (self->auto_compact);
   out->interactive = interactive;
   if (self->codemode_only || g_strcmp0 (self->codemode, "only") == 0)
     out->codemode = ZOT_CODEMODE_ONLY;

@@ -35,6 +35,7 @@ typedef struct
   char      *codemode;
   gboolean   codemode_only;
   char      *reasoning;
+  char      *auto_compact;
   gboolean   yolo;
   gboolean   no_yolo;
 } ZotOptions;

@@ -587,9 +587,10 @@ zot_model_list_fetch_async (const ZotProviderConfig  *config,
   if (info->offline)
     {
       ZotModelList *list = model_list_new (info->name, "");
+      g_autoptr(GPtrArray) known = zot_model_facts_list (info->name);
 
-      for (guint i = 0; i < info->n_models; i++)
-        g_ptr_array_add (list->ids, g_strdup (info->models[i].id));
+      for (guint i = 0; i < known->len; i++)
+        g_ptr_array_add (list->ids, g_strdup (((const ZotModelInfo *) known->pdata[i])->id));
       sort_ids (list->ids);
       list->fetched_at = g_get_real_time () / G_USEC_PER_SEC;
       g_task_return_pointer (task, list, (GDestroyNotify) zot_model_list_free);
@@ -630,6 +631,26 @@ zot_model_list_fetch_async (const ZotProviderConfig  *config,
   g_task_run_in_thread (task, fetch_thread);
 }
 
+/* The models the user's models.json adds for the provider are listed
+ * with the server's, whatever the server says. */
+static void
+merge_user_models (ZotModelList *list)
+{
+  g_autoptr(GPtrArray) known = zot_model_facts_list (list->provider);
+  g_autoptr(GStrvBuilder) mine = g_strv_builder_new ();
+  g_auto(GStrv) ids = NULL;
+
+  for (guint i = 0; i < known->len; i++)
+    {
+      const ZotModelInfo *model = known->pdata[i];
+
+      if (model->user)
+        g_strv_builder_add (mine, model->id);
+    }
+  ids = g_strv_builder_end (mine);
+  zot_model_list_merge (list, (const char * const *) ids);
+}
+
 /**
  * zot_model_list_fetch_finish:
  *
@@ -640,10 +661,15 @@ ZotModelList *
 zot_model_list_fetch_finish (GAsyncResult  *result,
                              GError       **error)
 {
+  ZotModelList *list;
+
   g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
   g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == zot_model_list_fetch_async, NULL);
 
-  return g_task_propagate_pointer (G_TASK (result), error);
+  list = g_task_propagate_pointer (G_TASK (result), error);
+  if (list != NULL)
+    merge_user_models (list);
+  return list;
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,12 +1,7 @@
-/* zot-provider-table.c — the providers and their models.
+/* zot-provider-table.c — the providers.
  *
- * THE MODEL ROWS ARE A TABLE TO UPDATE. Context windows, output limits and
- * prices are the figures Anthropic, OpenAI and Google published for each
- * model as of late 2025 (standard tier, no batch discounts, prompts within
- * the base context window), with the prices of prompt-cache reads and
- * writes. Vendors change them; when they do, change the
- * rows here and nothing else. A model missing from a table still works: it
- * is only priced at 0 and listed without limits.
+ * Their models' limits and prices are data, in data/models/models.json
+ * (see zot-model-facts.c).
  */
 #define G_LOG_DOMAIN "zot-provider"
 
@@ -21,56 +16,6 @@
 #include "zot-gemini-provider.h"
 #include "zot-openai-provider.h"
 #include "zot-provider-table.h"
-
-/* https://docs.anthropic.com/en/docs/about-claude/models and /pricing */
-static const ZotModelInfo anthropic_models[] = {
-  /* Cache reads cost a tenth of input, 5-minute cache writes 1.25 times it.
-   * id                         context  output  reasoning  $ in   $ out  $ c.read  $ c.write */
-  { "claude-opus-4-5",          200000,  64000,  TRUE,       5.00, 25.00,  0.50,     6.25 },
-  { "claude-opus-4-1",          200000,  32000,  TRUE,      15.00, 75.00,  1.50,    18.75 },
-  { "claude-opus-4-0",          200000,  32000,  TRUE,      15.00, 75.00,  1.50,    18.75 },
-  { "claude-sonnet-4-5",        200000,  64000,  TRUE,       3.00, 15.00,  0.30,     3.75 },
-  { "claude-sonnet-4-0",        200000,  64000,  TRUE,       3.00, 15.00,  0.30,     3.75 },
-  { "claude-3-7-sonnet-latest", 200000,  64000,  TRUE,       3.00, 15.00,  0.30,     3.75 },
-  { "claude-haiku-4-5",         200000,  64000,  TRUE,       1.00,  5.00,  0.10,     1.25 },
-  { "claude-3-5-haiku-latest",  200000,   8192,  FALSE,      0.80,  4.00,  0.08,     1.00 },
-};
-
-/* https://platform.openai.com/docs/models and /pricing */
-static const ZotModelInfo openai_models[] = {
-  /* Caching is automatic: cached input has its price, writing costs
-   * nothing extra.
-   * id              context  output  reasoning  $ in   $ out  $ c.read  $ c.write */
-  { "gpt-5",          400000, 128000, TRUE,       1.25, 10.00,  0.125,    0.0 },
-  { "gpt-5-mini",     400000, 128000, TRUE,       0.25,  2.00,  0.025,    0.0 },
-  { "gpt-5-nano",     400000, 128000, TRUE,       0.05,  0.40,  0.005,    0.0 },
-  { "gpt-4.1",       1047576,  32768, FALSE,      2.00,  8.00,  0.50,     0.0 },
-  { "gpt-4.1-mini",  1047576,  32768, FALSE,      0.40,  1.60,  0.10,     0.0 },
-  { "gpt-4.1-nano",  1047576,  32768, FALSE,      0.10,  0.40,  0.025,    0.0 },
-  { "gpt-4o",         128000,  16384, FALSE,      2.50, 10.00,  1.25,     0.0 },
-  { "gpt-4o-mini",    128000,  16384, FALSE,      0.15,  0.60,  0.075,    0.0 },
-  { "o3",             200000, 100000, TRUE,       2.00,  8.00,  0.50,     0.0 },
-  { "o4-mini",        200000, 100000, TRUE,       1.10,  4.40,  0.275,    0.0 },
-};
-
-/* https://ai.google.dev/gemini-api/docs/models and /pricing; the prices
- * of prompts up to 200k tokens where they are tiered. */
-static const ZotModelInfo gemini_models[] = {
-  /* Cached input at the context-caching price; the cache's storage is
-   * billed by the hour, not per request, and is not counted.
-   * id                       context  output  reasoning  $ in   $ out  $ c.read  $ c.write */
-  { "gemini-3-pro-preview",   1048576, 65536,  TRUE,       2.00, 12.00,  0.20,     0.0 },
-  { "gemini-2.5-pro",         1048576, 65536,  TRUE,       1.25, 10.00,  0.125,    0.0 },
-  { "gemini-2.5-flash",       1048576, 65536,  TRUE,       0.30,  2.50,  0.03,     0.0 },
-  { "gemini-2.5-flash-lite",  1048576, 65536,  TRUE,       0.10,  0.40,  0.01,     0.0 },
-  { "gemini-2.0-flash",       1048576,  8192,  FALSE,      0.10,  0.40,  0.025,    0.0 },
-  { "gemini-2.0-flash-lite",  1048576,  8192,  FALSE,      0.075, 0.30,  0.01875,  0.0 },
-};
-
-/* Offline and free; any model name is taken (demo-2 and so on). */
-static const ZotModelInfo demo_models[] = {
-  { "demo", 0, 0, FALSE, 0.0, 0.0, 0.0, 0.0 },
-};
 
 /* Azure's generally available API version of late 2025; a base URL with
  * its own ?api-version= picks another. */
@@ -99,8 +44,6 @@ static const ZotProviderInfo providers[] = {
     .accepts_base_url = TRUE,
     .default_base_url = "https://api.anthropic.com",
     .new_func = zot_anthropic_provider_new,
-    .models = anthropic_models,
-    .n_models = G_N_ELEMENTS (anthropic_models),
     .quirks = { .auth = ZOT_PROVIDER_AUTH_ANTHROPIC, .models_path = "/v1/models?limit=1000" },
   },
   {
@@ -113,8 +56,6 @@ static const ZotProviderInfo providers[] = {
     .default_base_url = "https://api.openai.com/v1",
     .compatible_servers = TRUE,
     .new_func = zot_openai_provider_new,
-    .models = openai_models,
-    .n_models = G_N_ELEMENTS (openai_models),
   },
   {
     .name = "gemini",
@@ -124,8 +65,6 @@ static const ZotProviderInfo providers[] = {
     .accepts_base_url = TRUE,
     .default_base_url = "https://generativelanguage.googleapis.com",
     .new_func = zot_gemini_provider_new,
-    .models = gemini_models,
-    .n_models = G_N_ELEMENTS (gemini_models),
     .quirks = { .auth = ZOT_PROVIDER_AUTH_GOOGLE, .models_path = "/v1beta/models?pageSize=1000" },
   },
   /* The services below speak OpenAI's Chat Completions API, each with its
@@ -287,8 +226,6 @@ static const ZotProviderInfo providers[] = {
     .default_model = "demo",
     .offline = TRUE,
     .new_func = new_demo,
-    .models = demo_models,
-    .n_models = G_N_ELEMENTS (demo_models),
   },
 };
 
@@ -470,107 +407,4 @@ zot_provider_info_get_label (const ZotProviderInfo *info)
   g_return_val_if_fail (info != NULL, NULL);
 
   return _(info->label);
-}
-
-/* A dated snapshot of @id: "claude-sonnet-4-5-20250929",
- * "gpt-4o-mini-2024-07-18". */
-static gboolean
-is_snapshot_of (const char *model,
-                const char *id)
-{
-  gsize len = strlen (id);
-
-  return strncmp (model, id, len) == 0 && model[len] == '-' && g_ascii_isdigit (model[len + 1]);
-}
-
-/**
- * zot_provider_info_find_model:
- * @model: (nullable): a model id
- *
- * Finds @model in the row's sub-table, or the model it is a dated
- * snapshot of.
- *
- * Returns: (transfer none) (nullable): its row, or %NULL when unknown
- */
-const ZotModelInfo *
-zot_provider_info_find_model (const ZotProviderInfo *info,
-                              const char            *model)
-{
-  const ZotModelInfo *best = NULL;
-
-  g_return_val_if_fail (info != NULL, NULL);
-
-  if (model == NULL)
-    return NULL;
-
-  for (guint i = 0; i < info->n_models; i++)
-    if (g_str_equal (model, info->models[i].id))
-      return &info->models[i];
-
-  for (guint i = 0; i < info->n_models; i++)
-    if (is_snapshot_of (model, info->models[i].id) &&
-        (best == NULL || strlen (info->models[i].id) > strlen (best->id)))
-      best = &info->models[i];
-
-  return best;
-}
-
-/**
- * zot_model_info_lookup:
- * @provider: (nullable): a provider name
- * @model: (nullable): a model id
- *
- * Returns: (transfer none) (nullable): the model's row, or %NULL
- */
-const ZotModelInfo *
-zot_model_info_lookup (const char *provider,
-                       const char *model)
-{
-  const ZotProviderInfo *info = zot_provider_table_lookup (provider);
-
-  return info != NULL ? zot_provider_info_find_model (info, model) : NULL;
-}
-
-/**
- * zot_model_info_get_cost:
- * @model: (nullable): a model row, %NULL for an unknown model
- * @input_tokens: as reported; negative when unknown
- * @output_tokens: as reported; negative when unknown
- *
- * Returns: what the tokens cost in US dollars; 0 for an unknown model or
- *   count
- */
-double
-zot_model_info_get_cost (const ZotModelInfo *model,
-                         gint64              input_tokens,
-                         gint64              output_tokens)
-{
-  if (model == NULL)
-    return 0.0;
-
-  return (MAX (input_tokens, 0) * model->input_price +
-          MAX (output_tokens, 0) * model->output_price) / 1e6;
-}
-
-/**
- * zot_model_info_get_price:
- * @model: (nullable): a model row, %NULL for an unknown model
- * @counts: the tokens of one call
- *
- * Returns: what the call cost in US dollars, cache reads and writes at
- *   their prices; 0 for an unknown model
- */
-double
-zot_model_info_get_price (const ZotModelInfo   *model,
-                          const ZotTokenCounts *counts)
-{
-  g_return_val_if_fail (counts != NULL, 0.0);
-
-  if (model == NULL)
-    return 0.0;
-
-  return (MAX (counts->input, 0) * model->input_price +
-          MAX (counts->output, 0) * model->output_price +
-          MAX (counts->cache_read, 0) * model->cache_read_price +
-          MAX (counts->cache_write, 0) * model->cache_write_price) / 1e6;
 }

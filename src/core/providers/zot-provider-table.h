@@ -3,65 +3,21 @@
  *
  * One row per provider: the name used on the command line, in settings and
  * in the keyring, the label the window shows, the variable its key comes
- * from, its default model, whether it takes a base URL, how to make one,
- * and a sub-table of the models it knows with their limits and prices.
- * Everything that lists providers, names a key variable or prices a call
- * reads it from here: a new provider is its own file plus its rows, and a
- * new service speaking an API the host has (OpenAI's, mostly) is one row,
- * its departures from that API in the row's quirks (docs/providers.md).
+ * from, its default model, whether it takes a base URL and how to make
+ * one. Everything that lists providers or names a key variable reads it
+ * from here: a new provider is its own file plus its row, and a new
+ * service speaking an API the host has (OpenAI's, mostly) is one row, its
+ * departures from that API in the row's quirks (docs/providers.md). What
+ * its models can do and cost is zot-model-facts.h.
  */
 #pragma once
 
 #include <gio/gio.h>
 
+#include "zot-model-facts.h"
 #include "zot-provider.h"
 
 G_BEGIN_DECLS
-
-/**
- * ZotModelInfo:
- * @id: the model id as the API knows it
- * @context_window: the tokens it reads at most, prompt and answer; 0 when
- *   it has no limit (the demo model)
- * @max_output: the tokens it writes at most in one answer; 0 for no limit
- * @reasoning: whether it can think before it answers (extended thinking,
- *   reasoning effort)
- * @input_price: US dollars per million input tokens
- * @output_price: US dollars per million output tokens
- * @cache_read_price: US dollars per million input tokens read from the
- *   prompt cache
- * @cache_write_price: US dollars per million input tokens written to the
- *   prompt cache
- */
-typedef struct
-{
-  const char *id;
-  guint       context_window;
-  guint       max_output;
-  gboolean    reasoning;
-  double      input_price;
-  double      output_price;
-  double      cache_read_price;
-  double      cache_write_price;
-} ZotModelInfo;
-
-/**
- * ZotTokenCounts:
- * @input: input tokens outside the cache
- * @output: output tokens, reasoning included
- * @cache_read: input tokens read from the prompt cache
- * @cache_write: input tokens written to the prompt cache
- *
- * The tokens of one model call that have a price; a negative count is
- * unknown and costs nothing.
- */
-typedef struct
-{
-  gint64 input;
-  gint64 output;
-  gint64 cache_read;
-  gint64 cache_write;
-} ZotTokenCounts;
 
 /**
  * ZotProviderAuth:
@@ -138,7 +94,8 @@ typedef ZotProvider *(*ZotProviderNewFunc) (const ZotProviderConfig  *config,
  *   zot_provider_info_get_label())
  * @key_variable: (nullable): the environment variable its key comes from;
  *   %NULL when it needs none
- * @default_model: the model when none is given; one of @models
+ * @default_model: the model when none is given; one of data/models/models.json
+ *   when it lists the provider's models
  * @accepts_base_url: whether `--base-url` points it elsewhere
  * @default_base_url: (nullable): its API root otherwise; %NULL when it
  *   takes none
@@ -148,8 +105,6 @@ typedef ZotProvider *(*ZotProviderNewFunc) (const ZotProviderConfig  *config,
  * @offline: it answers without a network or a key: the pick when no key
  *   is found, and the window says plainly that it is a demo
  * @new_func: makes one
- * @models: (array length=n_models): the models it knows
- * @n_models: how many
  * @quirks: how its API departs from the one its provider speaks (only the
  *   OpenAI-compatible rows have any)
  * @local: a server on this machine: no key, a local default URL
@@ -169,8 +124,6 @@ typedef struct
   gboolean             compatible_servers;
   gboolean             offline;
   ZotProviderNewFunc   new_func;
-  const ZotModelInfo  *models;
-  guint                n_models;
   ZotProviderQuirks    quirks;
   gboolean             local;
 } ZotProviderInfo;
@@ -186,15 +139,5 @@ const char * const    *zot_provider_table_get_key_variables (void);
 const char            *zot_provider_table_get_key_variable  (const char             *name);
 
 const char            *zot_provider_info_get_label          (const ZotProviderInfo  *info);
-const ZotModelInfo    *zot_provider_info_find_model         (const ZotProviderInfo  *info,
-                                                             const char             *model);
-
-const ZotModelInfo    *zot_model_info_lookup                (const char             *provider,
-                                                             const char             *model);
-double                 zot_model_info_get_cost              (const ZotModelInfo     *model,
-                                                             gint64                  input_tokens,
-                                                             gint64                  output_tokens);
-double                 zot_model_info_get_price             (const ZotModelInfo     *model,
-                                                             const ZotTokenCounts   *counts);
 
 G_END_DECLS
