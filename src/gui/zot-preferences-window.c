@@ -31,6 +31,7 @@ struct _ZotPreferencesWindow
   AdwActionRow         *key_status_row;
   AdwComboRow          *policy_row;
   GtkSwitch            *show_resources_switch;
+  GtkSpinButton        *retries_spin;
 
   GSettings            *settings;
   ZotHost              *host;
@@ -672,6 +673,7 @@ zot_preferences_window_class_init (ZotPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, key_status_row);
   gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, policy_row);
   gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, show_resources_switch);
+  gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, retries_spin);
   gtk_widget_class_bind_template_callback (widget_class, on_model_row_apply_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_base_url_row_apply_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_api_key_row_apply_cb);
@@ -702,6 +704,8 @@ zot_preferences_window_init (ZotPreferencesWindow *self)
                                 policy_get_mapping, policy_set_mapping, NULL, NULL);
   g_settings_bind (self->settings, "show-loaded-resources",
                    self->show_resources_switch, "active",
+                   G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "max-retries", self->retries_spin, "value",
                    G_SETTINGS_BIND_DEFAULT);
 
   g_signal_connect_object (self->settings, "changed::provider",

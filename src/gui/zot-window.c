@@ -396,6 +396,15 @@ loaded_cb (GObject      *object,
   zot_host_begin_session (self->host);
 }
 
+/* A change in Preferences reaches the next request. */
+static void
+on_max_retries_changed (ZotWindow *self)
+{
+  if (self->host != NULL)
+    zot_provider_set_max_retries (zot_agent_get_provider (zot_host_get_agent (self->host)),
+                                  g_settings_get_int (self->settings, "max-retries"));
+}
+
 static void
 create_host (ZotWindow *self)
 {
@@ -533,6 +542,12 @@ start (ZotWindow *self)
       g_autofree char *base_url = g_settings_get_string (self->settings, "base-url");
       if (*base_url != '\0')
         self->options.provider.base_url = g_steal_pointer (&base_url);
+    }
+
+  if (!self->options.max_retries_set)
+    {
+      self->options.max_retries = g_settings_get_int (self->settings, "max-retries");
+      self->options.max_retries_set = TRUE;
     }
 
   /* The keyring gets a few seconds; a machine without one goes on. */
@@ -1045,6 +1060,8 @@ zot_window_init (ZotWindow *self)
                           "Choose a real model in Preferences."));
 
   g_settings_bind (self->settings, "show-loaded-resources", self->transcript, "show-startup", G_SETTINGS_BIND_GET);
+  g_signal_connect_object (self->settings, "changed::max-retries", G_CALLBACK (on_max_retries_changed),
+                           self, G_CONNECT_SWAPPED);
 
   g_object_bind_property (self->side_pane_button, "active", self->side_pane, "visible", G_BINDING_SYNC_CREATE);
 
