@@ -157,6 +157,12 @@ G_BEGIN_DECLS
 #define ZOT_BASH_OUTPUT_MAX_BYTES          ((gsize) 256 * 1024)
 #define ZOT_READ_MAX_BYTES                 ((gsize) 256 * 1024)
 #define ZOT_READ_IMAGE_MAX_BYTES           ((gsize) 5 * 1024 * 1024)
+/* The glob tool reads at most this many folder entries, this many
+ * folders below the one searched, and lists at most this many files (the
+ * newest); a note says which bound cut the answer short. */
+#define ZOT_GLOB_MAX_ENTRIES               20000
+#define ZOT_GLOB_MAX_DEPTH                 32
+#define ZOT_GLOB_MAX_RESULTS               200
 #define ZOT_DEFAULT_MAX_STEPS              50
 /* A tool's progress line (RPC's tool_progress) is cut to this many bytes,
  * and one call reports at most this many lines, then one saying the rest
