@@ -324,6 +324,25 @@ test_connection_reset (Fixture       *fixture,
                                             "text"), ==, "after the reset");
 }
 
+/* A stream that broke before its first event, after a 200 and a comment:
+ * nothing reached the caller, so it is asked again too. */
+static void
+test_cut_before_output (Fixture       *fixture,
+                        gconstpointer  data)
+{
+  static const char * const comment_only[] = { ": keep-alive", NULL };
+
+  zot_fake_server_push_sse (fixture->base.server, comment_only, TRUE);
+  push_text (fixture, "after the cut");
+  run (fixture);
+
+  g_assert_no_error (fixture->base.error);
+  g_assert_cmpuint (n_requests (fixture), ==, 2);
+  g_assert_cmpuint (fixture->notices->len, ==, 1);
+  g_assert_cmpstr (zot_test_json_string_at (zot_test_provider_reply_block (&fixture->base, 0),
+                                            "text"), ==, "after the cut");
+}
+
 /* A refused connection too, until the retries run out. */
 static void
 test_connection_refused (Fixture       *fixture,
@@ -366,6 +385,7 @@ test_no_retry_after_output (Fixture       *fixture,
 
   g_assert_error (fixture->base.error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
   g_assert_nonnull (strstr (fixture->base.error->message, "ended early"));
+  g_assert_nonnull (strstr (fixture->base.error->message, "the answer had begun, so it was not retried"));
   g_assert_cmpuint (fixture->base.text_deltas->len, >, 0);
   g_assert_cmpuint (n_requests (fixture), ==, 1);
   g_assert_cmpuint (fixture->notices->len, ==, 0);
@@ -414,6 +434,7 @@ main (int    argc,
   ADD ("budget", test_budget);
   ADD ("connection-reset", test_connection_reset);
   ADD ("connection-refused", test_connection_refused);
+  ADD ("cut-before-output", test_cut_before_output);
   ADD ("no-retry-after-output", test_no_retry_after_output);
   ADD ("cancel-during-wait", test_cancel_during_wait);
 #undef ADD

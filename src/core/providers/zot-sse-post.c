@@ -209,6 +209,7 @@ typedef struct
   ZotSseRetryFunc  on_retry;
   gpointer         retry_data;
   gint64           started;
+  guint            events;      /* of this attempt that reached func */
 
   guint            attempt;
   guint            status;
@@ -570,15 +571,46 @@ sse_post_error_body_cb (GObject      *object,
                              sse_post_error_body_cb, task);
 }
 
+/* Counts what reached the caller: once an event did, a broken stream is
+ * never sent again. */
+static gboolean
+sse_post_event_cb (const char  *event,
+                   const char  *data_text,
+                   gpointer     user_data,
+                   GError     **error)
+{
+  SsePost *data = user_data;
+
+  data->events++;
+  return data->func (event, data_text, data->func_data, error);
+}
+
 static void
 sse_post_read_cb (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
   GTask *task = user_data;
+  SsePost *data = g_task_get_task_data (task);
   GError *error = NULL;
 
-  zot_sse_read_finish (result, &error);
+  if (!zot_sse_read_finish (result, &error) && data->events == 0 &&
+      _zot_sse_read_was_cut (result) &&
+      !g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    {
+      sse_post_retry_or_fail (task, 0, -1, error);
+      return;
+    }
+  if (error != NULL && data->events > 0 && _zot_sse_read_was_cut (result))
+    {
+      GError *said = g_error_new (error->domain, error->code,
+                                  /* Translators: %s is what broke ("the stream ended early: …") */
+                                  _("%s; the answer had begun, so it was not retried: send the "
+                                    "prompt again"), error->message);
+
+      g_error_free (error);
+      error = said;
+    }
   sse_post_return (task, error);
   g_object_unref (task);
 }
@@ -630,7 +662,8 @@ sse_post_sent_cb (GObject      *object,
 
   if (SOUP_STATUS_IS_SUCCESSFUL (data->status) && !data->not_a_stream)
     {
-      zot_sse_read_async (data->stream, data->func, data->func_data, data->io_cancellable,
+      data->events = 0;
+      zot_sse_read_async (data->stream, sse_post_event_cb, data, data->io_cancellable,
                           sse_post_read_cb, task);
       return;
     }

@@ -15,6 +15,7 @@ GSource *_zot_sse_add_timeout      (GTask        *task,
                                     gpointer      data);
 gulong   _zot_sse_link_cancellable (GCancellable *outer,
                                     GCancellable *inner);
+gboolean _zot_sse_read_was_cut     (GAsyncResult *result);
 
 /* zot-sse-retry.c */
 gboolean _zot_sse_connection_error_is_retryable (const GError *error);

@@ -5,7 +5,9 @@
  * a timeout (408), a conflict of its own state (409), rate limits (429),
  * overload (503, Anthropic's 529) and a failing or unreachable upstream
  * (500, 502, 504). 501 and the other 4xx are the request's fault and would
- * fail the same way again.
+ * fail the same way again. A connection that was refused, or broke before
+ * any event of the answer reached the provider, is tried again too; once
+ * one did, the user has seen part of an answer and nothing is retried.
  */
 #define G_LOG_DOMAIN "zot-sse"
 
