@@ -495,6 +495,9 @@ relative_to_project (const char *project,
   g_autofree char *real_path = realpath (path, NULL);
   gsize len = strlen (project);
 
+  /* A project at the root holds everything. */
+  if (g_str_equal (project, "/"))
+    return g_strdup (path + 1);
   if (!g_str_equal (path, project) &&
       !(g_str_has_prefix (path, project) && path[len] == '/'))
     return NULL;
