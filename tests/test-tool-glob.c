@@ -333,6 +333,21 @@ test_refused (Fixture       *f,
   }
 }
 
+/* A project at the root holds every folder, listed from the root. */
+static void
+test_root_project (Fixture       *f,
+                   gconstpointer  data)
+{
+  g_autofree char *args = g_strdup_printf ("{\"pattern\":\"*\",\"path\":\"%s\"}", f->cwd);
+  g_autofree char *expected = g_strdup_printf ("%s/file.txt", f->cwd + 1);
+  char *project = f->cwd;
+
+  touch (f, "file.txt", 0);
+  f->cwd = (char *) "/";
+  ASSERT_FILES (f, args, expected);
+  f->cwd = project;
+}
+
 /* Like read, it only looks: no approval, safe to run again on a resume. */
 static void
 test_approval (Fixture       *f,
@@ -361,6 +376,7 @@ main (int    argc,
   ADD ("max-depth", test_max_depth);
   ADD ("max-entries", test_max_entries);
   ADD ("refused", test_refused);
+  ADD ("root-project", test_root_project);
   ADD ("approval", test_approval);
 #undef ADD
 
