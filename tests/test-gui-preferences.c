@@ -14,6 +14,7 @@
 
 #include "zot-host.h"
 #include "zot-keyring.h"
+#include "zot-limits.h"
 #include "zot-preferences-window.h"
 #include "zot-preferences-window-private.h"
 #include "zot-provider-table.h"
@@ -376,6 +377,25 @@ test_show_resources (Fixture       *f,
   g_assert_false (gtk_switch_get_active (toggle));
 }
 
+/* The retries of a busy provider: the spin button is the setting, within
+ * its range. */
+static void
+test_max_retries (Fixture       *f,
+                  gconstpointer  data)
+{
+  GtkSpinButton *spin = GTK_SPIN_BUTTON (widget (f, "max-retries"));
+
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, ZOT_PROVIDER_MAX_RETRIES);
+  g_settings_set_int (f->settings, "max-retries", 2);
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (spin), ==, 2);
+  gtk_spin_button_set_value (spin, 0);
+  g_assert_cmpint (g_settings_get_int (f->settings, "max-retries"), ==, 0);
+  gtk_spin_button_set_value (spin, 99);
+  g_assert_cmpint (g_settings_get_int (f->settings, "max-retries"), ==,
+                   ZOT_PROVIDER_MAX_RETRIES_LIMIT);
+  g_settings_reset (f->settings, "max-retries");
+}
+
 /* Keyring calls, waited for */
 
 typedef struct
@@ -721,6 +741,8 @@ main (int    argc,
   g_test_add ("/zot/gui/preferences/auto-compact", Fixture, NULL, fixture_setup, test_auto_compact,
               fixture_teardown);
   g_test_add ("/zot/gui/preferences/show-resources", Fixture, NULL, fixture_setup, test_show_resources,
+              fixture_teardown);
+  g_test_add ("/zot/gui/preferences/max-retries", Fixture, NULL, fixture_setup, test_max_retries,
               fixture_teardown);
 
   status = g_test_run ();

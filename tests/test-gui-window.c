@@ -270,6 +270,28 @@ test_auto_compact_setting (Fixture       *f,
   g_assert_cmpuint (zot_agent_get_auto_compact (agent), ==, 85);
 }
 
+/* The max-retries setting reaches the provider at the start and on each
+ * change, until the window is gone. */
+static void
+test_max_retries_setting (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+  ZotAgent *agent;
+
+  g_settings_set_int (settings, "max-retries", 2);
+  new_window (f, NULL, -1);
+  zot_test_wait_until (has_host, f->window, 20000);
+  agent = zot_host_get_agent (zot_window_get_host (f->window));
+  g_assert_cmpuint (zot_provider_get_max_retries (zot_agent_get_provider (agent)), ==, 2);
+
+  g_settings_set_int (settings, "max-retries", 0);
+  g_assert_cmpuint (zot_provider_get_max_retries (zot_agent_get_provider (agent)), ==, 0);
+  g_settings_reset (settings, "max-retries");
+  g_assert_cmpuint (zot_provider_get_max_retries (zot_agent_get_provider (agent)), ==,
+                    ZOT_PROVIDER_MAX_RETRIES);
+}
+
 static void
 test_opens_with_demo (Fixture       *f,
                       gconstpointer  data)
@@ -1012,6 +1034,8 @@ main (int    argc,
   g_test_add ("/zot/gui/window/auto-compact-setting", Fixture, NULL, fixture_setup, test_auto_compact_setting,
               fixture_teardown);
   g_test_add ("/zot/gui/window/opens-with-demo", Fixture, NULL, fixture_setup, test_opens_with_demo, fixture_teardown);
+  g_test_add ("/zot/gui/window/max-retries-setting", Fixture, NULL, fixture_setup,
+              test_max_retries_setting, fixture_teardown);
   g_test_add ("/zot/gui/window/responsive-while-hanging", Fixture, NULL, fixture_setup,
               test_responsive_while_hanging, fixture_teardown);
   g_test_add ("/zot/gui/window/command-replies", Fixture, NULL, fixture_setup, test_command_replies,

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -819,6 +820,70 @@ test_extension_submit_slash_burst (Fixture       *f,
                                          "before is not done yet (one at a time)"), ==, 49);
 }
 
+/* A busy provider's retry, in each of the CLI's streams: an event of
+ * --json and of RPC, a line on stderr in print mode; --max-retries 0 asks
+ * once. The waits are shortened for the child through ZOT_TEST_TIMEOUTS. */
+static void
+test_retry_streams (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(ZotFakeServer) server = zot_fake_server_new ();
+  g_autofree char *base = g_strdup_printf ("%s/v1", zot_fake_server_get_url (server));
+  static const char overloaded[] = "{\"error\":{\"message\":\"Overloaded\"}}";
+  JsonObject *retry;
+
+  g_setenv ("ZOT_TEST_TIMEOUTS", "provider-retry=5,provider-retry-max=20", TRUE);
+
+  for (guint mode = 0; mode < 2; mode++)
+    {
+      g_auto(GStrv) script = zot_fake_server_openai_text ("after a retry", 6);
+
+      zot_fake_server_push_json (server, 529, overloaded, NULL);
+      zot_fake_server_push_sse (server, (const char * const *) script, FALSE);
+      if (mode == 0)
+        RUN (f, NULL, "--json", "--provider", "openai", "--base-url", base, "--api-key", "sk-x", "hi");
+      else
+        RUN (f, "{\"type\":\"prompt\",\"id\":\"1\",\"message\":\"hi\"}\n",
+             "--provider", "openai", "--base-url", base, "--api-key", "sk-x", "rpc");
+      g_assert_cmpint (f->status, ==, 0);
+      retry = find_event (f, "retry", 0);
+      g_assert_nonnull (retry);
+      g_assert_cmpint (json_object_get_int_member (retry, "attempt"), ==, 1);
+      g_assert_cmpint (json_object_get_int_member (retry, "max_attempts"), ==, ZOT_PROVIDER_MAX_RETRIES);
+      g_assert_nonnull (strstr (json_object_get_string_member (retry, "message"),
+                                "is overloaded (529) — retrying in"));
+      g_assert_null (find_event (f, "retry", 1));
+      g_assert_nonnull (find_event (f, "assistant_message", 0));
+    }
+
+  {
+    g_auto(GStrv) script = zot_fake_server_openai_text ("printed", 6);
+
+    zot_fake_server_push_json (server, 503, overloaded, NULL);
+    zot_fake_server_push_sse (server, (const char * const *) script, FALSE);
+    RUN (f, NULL, "-p", "--provider", "openai", "--base-url", base, "--api-key", "sk-x", "hi");
+    g_assert_cmpint (f->status, ==, 0);
+    g_assert_nonnull (strstr (f->err, "is overloaded (503) — retrying in"));
+    g_assert_nonnull (strstr (f->err, "(attempt 1 of 4)"));
+    g_assert_nonnull (strstr (f->out, "printed"));
+  }
+
+  zot_fake_server_push_json (server, 503, overloaded, NULL);
+  RUN (f, NULL, "--json", "--max-retries", "0", "--provider", "openai", "--base-url", base,
+       "--api-key", "sk-x", "hi");
+  g_assert_cmpint (f->status, ==, 1);
+  g_assert_null (find_event (f, "retry", 0));
+  g_assert_nonnull (strstr (json_object_get_string_member (find_event (f, "turn_end", 0), "error"),
+                            "Overloaded"));
+  g_assert_cmpuint (zot_fake_server_get_n_requests (server), ==, 7);
+
+  RUN (f, NULL, "--max-retries", "11", "-p", "hi");
+  g_assert_cmpint (f->status, !=, 0);
+  g_assert_nonnull (strstr (f->err, "--max-retries takes 0 (never retry) to 10"));
+
+  g_unsetenv ("ZOT_TEST_TIMEOUTS");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -850,6 +915,7 @@ main (int    argc,
   ADD ("rpc-commands", test_rpc_commands);
   ADD ("extension-submits", test_extension_submits);
   ADD ("extension-submit-slash-burst", test_extension_submit_slash_burst);
+  ADD ("retry-streams", test_retry_streams);
 
 #undef ADD
 

@@ -316,6 +316,8 @@ fill_every_field (ZotHostOptions *options)
   options->provider.api_key = g_strdup ("sk-copied");
   options->provider.api_key_source = g_strdup ("--api-key-file");
   options->max_steps = 7;
+  options->max_retries = 2;
+  options->max_retries_set = TRUE;
   options->system_prompt = g_strdup ("be brief");
   options->append_system_prompt = g_strdupv ((char **) append);
   options->tools = g_strdupv ((char **) tools);
@@ -362,6 +364,8 @@ assert_every_field (const ZotHostOptions *copy,
   assert_same_string (copy->provider.api_key, from->provider.api_key);
   assert_same_string (copy->provider.api_key_source, from->provider.api_key_source);
   g_assert_cmpuint (copy->max_steps, ==, from->max_steps);
+  g_assert_cmpuint (copy->max_retries, ==, from->max_retries);
+  g_assert_cmpint (copy->max_retries_set, ==, from->max_retries_set);
   assert_same_string (copy->system_prompt, from->system_prompt);
   assert_same_strv (copy->append_system_prompt, from->append_system_prompt);
   assert_same_strv (copy->tools, from->tools);
@@ -393,7 +397,7 @@ test_host_options_copy (void)
   GValue value = G_VALUE_INIT;
 
 #if GLIB_SIZEOF_VOID_P == 8
-  g_assert_cmpuint (sizeof (ZotHostOptions), ==, 144);
+  g_assert_cmpuint (sizeof (ZotHostOptions), ==, 152);
 #endif
 
   fill_every_field (&from);
@@ -439,7 +443,35 @@ test_key_file_source (void)
   g_assert_true (host.continuous);
   g_assert_cmpint (host.reasoning, ==, ZOT_REASONING_HIGH);
   g_assert_cmpint (host.codemode, ==, ZOT_CODEMODE_OFF);
+  /* Not given, the setting or the default applies. */
+  g_assert_false (host.max_retries_set);
   g_unlink (path);
+}
+
+/* --max-retries: 0 is a value (never retry), the cap its edge. */
+static void
+test_max_retries (void)
+{
+  for (guint i = 0; i < 3; i++)
+    {
+      static const char * const given[] = { "0", "10", "11" };
+      g_auto(ZotOptions) options = { 0 };
+      g_auto(ZotHostOptions) host = { 0 };
+      g_autoptr(GError) error = NULL;
+
+      if (i == 2)
+        {
+          g_assert_false (parse (&options, &error, "--max-retries", given[i], NULL));
+          g_assert_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+          g_assert_cmpstr (error->message, ==, "--max-retries takes 0 (never retry) to 10");
+          continue;
+        }
+      g_assert_true (parse (&options, &error, "--max-retries", given[i], NULL));
+      g_assert_no_error (error);
+      zot_options_to_host (&options, "/", TRUE, &host);
+      g_assert_true (host.max_retries_set);
+      g_assert_cmpuint (host.max_retries, ==, i == 0 ? 0 : ZOT_PROVIDER_MAX_RETRIES_LIMIT);
+    }
 }
 
 int
@@ -457,6 +489,7 @@ main (int   argc,
   g_test_add_func ("/zot/options/capture-secrets", test_capture_secrets);
   g_test_add_func ("/zot/options/host-options-copy", test_host_options_copy);
   g_test_add_func ("/zot/options/key-file-source", test_key_file_source);
+  g_test_add_func ("/zot/options/max-retries", test_max_retries);
 
   return g_test_run ();
 }

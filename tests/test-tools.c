@@ -1323,11 +1323,12 @@ test_names (void)
     { "edit",  FALSE, "path,old_text,new_text" },
     { "bash",  TRUE,  "command" },
     { "skill", TRUE,  "name" },
+    { "glob",  TRUE,  "pattern" },
   };
   GPtrArray *tools = zot_builtin_tools_new ();
   GType types[] = {
     ZOT_TYPE_READ_TOOL, ZOT_TYPE_WRITE_TOOL, ZOT_TYPE_EDIT_TOOL,
-    ZOT_TYPE_BASH_TOOL, ZOT_TYPE_SKILL_TOOL,
+    ZOT_TYPE_BASH_TOOL, ZOT_TYPE_SKILL_TOOL, ZOT_TYPE_GLOB_TOOL,
   };
 
   g_assert_cmpuint (tools->len, ==, G_N_ELEMENTS (expected));

@@ -24,6 +24,7 @@ typedef enum
   SCRIPT_CUT,
   SCRIPT_HANG,
   SCRIPT_ENDLESS,
+  SCRIPT_RESET,
 } ScriptKind;
 
 typedef struct
@@ -251,6 +252,18 @@ server_cb (SoupServer        *soup,
       return;
     }
 
+  if (script->kind == SCRIPT_RESET)
+    {
+      GSocket *socket = soup_server_message_get_socket (msg);
+
+      /* Nothing of an answer, not even its status line: a server that
+       * dropped the connection. */
+      g_socket_shutdown (socket, TRUE, TRUE, NULL);
+      soup_server_message_set_status (msg, SOUP_STATUS_INTERNAL_SERVER_ERROR, NULL);
+      script_free (script);
+      return;
+    }
+
   if (script->kind == SCRIPT_JSON)
     {
       soup_server_message_set_status (msg, script->status, NULL);
@@ -353,6 +366,15 @@ zot_fake_server_push_json (ZotFakeServer *self,
   script->status = status;
   script->body = g_strdup (body);
   script->retry_after = g_strdup (retry_after);
+  g_queue_push_tail (&self->scripts, script);
+}
+
+void
+zot_fake_server_push_reset (ZotFakeServer *self)
+{
+  Script *script = g_new0 (Script, 1);
+
+  script->kind = SCRIPT_RESET;
   g_queue_push_tail (&self->scripts, script);
 }
 

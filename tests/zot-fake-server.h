@@ -35,6 +35,7 @@ const char    *zot_fake_server_get_url            (ZotFakeServer      *server);
  * event ("data: {…}" or "event: x\ndata: {…}", without the blank line) and
  * goes out as its own chunk. With @cut_before_end the connection dies after
  * the last event, mid-chunk; otherwise the body ends properly.
+ * push_reset: the connection is closed before any answer.
  * push_hang: like push_sse, but the body never ends (until the client goes
  * away or the server is freed). */
 void           zot_fake_server_push_json          (ZotFakeServer      *server,
@@ -44,6 +45,7 @@ void           zot_fake_server_push_json          (ZotFakeServer      *server,
 void           zot_fake_server_push_sse           (ZotFakeServer      *server,
                                                    const char * const *events,
                                                    gboolean            cut_before_end);
+void           zot_fake_server_push_reset         (ZotFakeServer      *server);
 void           zot_fake_server_push_hang          (ZotFakeServer      *server,
                                                    const char * const *events);
 void           zot_fake_server_push_endless       (ZotFakeServer      *server,

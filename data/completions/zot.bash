@@ -6,7 +6,7 @@ _zot()
 
     local options='-p --print --json --version -h --help --provider --model --reasoning --auto-compact --base-url
         --api-key --api-key-file --cwd -e --ext --no-ext --watch --system-prompt --append-system-prompt
-        --max-steps --no-tools --tools --continue --session --no-session
+        --max-steps --max-retries --no-tools --tools --continue --session --no-session
         --continuous --codemode --codemode-only --yolo --no-yolo'
 
     case $prev in
@@ -17,7 +17,7 @@ _zot()
         --cwd) _filedir -d; return ;;
         -e | --ext | --session | --api-key-file) _filedir; return ;;
         --model | --base-url | --api-key | --system-prompt | --append-system-prompt | \
-            --max-steps | --tools) return ;;
+            --max-steps | --max-retries | --tools) return ;;
     esac
 
     if [[ $cword -eq 1 && $cur != -* ]]; then

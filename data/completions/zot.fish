@@ -45,6 +45,7 @@ complete -c zot -l watch -d 'Rebuild and reload --ext extensions when their file
 complete -c zot -l system-prompt -x -d 'Replace the system prompt'
 complete -c zot -l append-system-prompt -x -d 'Append to the system prompt'
 complete -c zot -l max-steps -x -d 'Stop after N model steps'
+complete -c zot -l max-retries -x -d 'Ask a busy provider again at most N times'
 complete -c zot -l no-tools -d 'Give the model no tools'
 complete -c zot -l tools -x -d 'Give the model only these tools'
 complete -c zot -l continue -d 'Resume the newest session of this directory'

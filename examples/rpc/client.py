@@ -89,6 +89,8 @@ def run_prompt(client: ZotRpc, prompt: str) -> bool:
             print(f"\n[tool] {event['name']} {json.dumps(event['args'])}", file=sys.stderr)
         elif kind == "tool_progress":
             print(f"[progress] {event['text']}", file=sys.stderr)
+        elif kind == "retry":
+            print(f"[retry] {event['message']}", file=sys.stderr)
         elif kind == "tool_result" and event.get("is_error"):
             print("[tool failed]", file=sys.stderr)
         elif kind == "usage":

@@ -330,6 +330,23 @@ on_assistant_message (ZotAgent     *agent,
 }
 
 static void
+on_retrying (ZotAgent     *agent,
+             guint         retry,
+             guint         max_retries,
+             gint64        delay_ms,
+             const char   *message,
+             ZotCliEvents *events)
+{
+  g_autoptr(JsonObject) event = new_event ("retry");
+
+  json_object_set_int_member (event, "attempt", retry);
+  json_object_set_int_member (event, "max_attempts", max_retries);
+  json_object_set_int_member (event, "delay_ms", delay_ms);
+  json_object_set_string_member (event, "message", message);
+  write_event (events, event);
+}
+
+static void
 on_tool_progress (ZotAgent     *agent,
                   const char   *id,
                   const char   *text,
@@ -599,6 +616,7 @@ zot_cli_events_new (ZotHost *host,
   g_signal_connect (agent, "usage", G_CALLBACK (on_usage), events);
   g_signal_connect (agent, "turn-end", G_CALLBACK (on_turn_end), events);
   g_signal_connect (agent, "tool-progress", G_CALLBACK (on_tool_progress), events);
+  g_signal_connect (agent, "retrying", G_CALLBACK (on_retrying), events);
   g_signal_connect (agent, "compaction-start", G_CALLBACK (on_compaction_start), events);
   g_signal_connect (agent, "compaction-end", G_CALLBACK (on_compaction_end), events);
   g_signal_connect (manager, "note-added", G_CALLBACK (on_note_added), events);

@@ -212,10 +212,24 @@ on_extension_gave_up (ZotExtensionManager *manager,
   print_error (_("warning: %s"), note);
 }
 
+/* A busy provider's wait, as it starts; ^C ends it. */
+static void
+on_retrying (ZotAgent   *agent,
+             guint       retry,
+             guint       max_retries,
+             gint64      delay_ms,
+             const char *message,
+             ZotCli     *cli)
+{
+  print_error ("%s", message);
+}
+
 static void
 connect_print_view (ZotCli *cli)
 {
   ZotExtensionManager *manager = zot_host_get_manager (cli->host);
+
+  g_signal_connect (zot_host_get_agent (cli->host), "retrying", G_CALLBACK (on_retrying), cli);
 
   g_signal_connect (manager, "warning", G_CALLBACK (on_warning), cli);
   g_signal_connect (manager, "note-added", G_CALLBACK (on_note_added), cli);
@@ -383,6 +397,7 @@ run_headless (ZotCli   *cli,
   g_main_loop_run (cli->loop);
 
   g_source_remove (sigint_id);
+  g_signal_handlers_disconnect_by_data (zot_host_get_agent (cli->host), cli);
   g_signal_handlers_disconnect_by_data (zot_host_get_manager (cli->host), cli);
   g_signal_handlers_disconnect_by_data (cli->host, cli);
 

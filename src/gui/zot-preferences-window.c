@@ -32,6 +32,7 @@ struct _ZotPreferencesWindow
   AdwComboRow          *policy_row;
   GtkSwitch            *show_resources_switch;
   GtkSpinButton        *auto_compact_spin;
+  GtkSpinButton        *retries_spin;
 
   GSettings            *settings;
   ZotHost              *host;
@@ -675,6 +676,7 @@ zot_preferences_window_class_init (ZotPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, policy_row);
   gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, show_resources_switch);
   gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, auto_compact_spin);
+  gtk_widget_class_bind_template_child (widget_class, ZotPreferencesWindow, retries_spin);
   gtk_widget_class_bind_template_callback (widget_class, on_model_row_apply_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_base_url_row_apply_cb);
   gtk_widget_class_bind_template_callback (widget_class, on_api_key_row_apply_cb);
@@ -709,6 +711,8 @@ zot_preferences_window_init (ZotPreferencesWindow *self)
                    self->show_resources_switch, "active",
                    G_SETTINGS_BIND_DEFAULT);
   g_settings_bind (self->settings, "auto-compact", self->auto_compact_spin, "value", G_SETTINGS_BIND_DEFAULT);
+  g_settings_bind (self->settings, "max-retries", self->retries_spin, "value",
+                   G_SETTINGS_BIND_DEFAULT);
 
   g_signal_connect_object (self->settings, "changed::provider",
                            G_CALLBACK (on_model_settings_changed_cb), self, G_CONNECT_SWAPPED);
@@ -779,6 +783,8 @@ _zot_preferences_window_get_widget (ZotPreferencesWindow *self,
     return GTK_WIDGET (self->show_resources_switch);
   if (g_str_equal (name, "auto-compact"))
     return GTK_WIDGET (self->auto_compact_spin);
+  if (g_str_equal (name, "max-retries"))
+    return GTK_WIDGET (self->retries_spin);
   return NULL;
 }
 

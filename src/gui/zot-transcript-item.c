@@ -100,7 +100,8 @@ G_DEFINE_ENUM_TYPE (ZotTranscriptItemKind, zot_transcript_item_kind,
                     G_DEFINE_ENUM_VALUE (ZOT_TRANSCRIPT_ITEM_DISPLAY, "display"),
                     G_DEFINE_ENUM_VALUE (ZOT_TRANSCRIPT_ITEM_LOAD_FAILURE, "load-failure"),
                     G_DEFINE_ENUM_VALUE (ZOT_TRANSCRIPT_ITEM_SUMMARY, "summary"),
-                    G_DEFINE_ENUM_VALUE (ZOT_TRANSCRIPT_ITEM_STARTUP, "startup"))
+                    G_DEFINE_ENUM_VALUE (ZOT_TRANSCRIPT_ITEM_STARTUP, "startup"),
+                    G_DEFINE_ENUM_VALUE (ZOT_TRANSCRIPT_ITEM_RETRY, "retry"))
 
 G_DEFINE_ENUM_TYPE (ZotTranscriptToolStatus, zot_transcript_tool_status,
                     G_DEFINE_ENUM_VALUE (ZOT_TRANSCRIPT_TOOL_RUNNING, "running"),
@@ -485,6 +486,22 @@ zot_transcript_item_new_note (ZotTranscriptItemKind  kind,
 
   self->level = g_strdup (normal);
   self->extension_name = extension_name != NULL && *extension_name != '\0' ? g_strdup (extension_name) : NULL;
+  return self;
+}
+
+/**
+ * zot_transcript_item_new_retry:
+ * @text: what the wait is for, and how long
+ *
+ * Returns: (transfer full): a warning that streams while the wait lasts;
+ *   zot_transcript_item_finish() ends it
+ */
+ZotTranscriptItem *
+zot_transcript_item_new_retry (const char *text)
+{
+  ZotTranscriptItem *self = zot_transcript_item_new_note (ZOT_TRANSCRIPT_ITEM_RETRY, NULL, "warn", text);
+
+  self->streaming = TRUE;
   return self;
 }
 

@@ -34,6 +34,8 @@ G_BEGIN_DECLS
  * @ZOT_TRANSCRIPT_ITEM_LOAD_FAILURE: an extension that could not load
  * @ZOT_TRANSCRIPT_ITEM_SUMMARY: a compaction's summary (Markdown)
  * @ZOT_TRANSCRIPT_ITEM_STARTUP: the list of loaded extensions
+ * @ZOT_TRANSCRIPT_ITEM_RETRY: a busy model asked again after a wait,
+ *   streaming (with a Cancel) while the wait lasts
  */
 typedef enum
 {
@@ -49,6 +51,7 @@ typedef enum
   ZOT_TRANSCRIPT_ITEM_LOAD_FAILURE,
   ZOT_TRANSCRIPT_ITEM_SUMMARY,
   ZOT_TRANSCRIPT_ITEM_STARTUP,
+  ZOT_TRANSCRIPT_ITEM_RETRY,
 } ZotTranscriptItemKind;
 
 /**
@@ -93,6 +96,7 @@ ZotTranscriptItem      *zot_transcript_item_new_note           (ZotTranscriptIte
 ZotTranscriptItem      *zot_transcript_item_new_text           (ZotTranscriptItemKind kind,
                                                                 const char        *extension_name,
                                                                 const char        *text);
+ZotTranscriptItem      *zot_transcript_item_new_retry          (const char        *text);
 ZotTranscriptItem      *zot_transcript_item_new_load_failure   (const char        *path,
                                                                 const char        *message,
                                                                 const char        *log_path);

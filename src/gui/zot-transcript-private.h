@@ -29,6 +29,7 @@ struct _ZotTranscript
 
   GHashTable        *tool_items;       /* call id → ZotTranscriptItem */
   ZotTranscriptItem *streaming;        /* the assistant message in flight */
+  ZotTranscriptItem *retrying;         /* the retry whose wait lasts */
 
   ZotSession        *followed;         /* read-only: another process writes it */
   GFileMonitor      *follow_monitor;
@@ -75,6 +76,11 @@ GListModel    *_zot_transcript_get_items          (ZotTranscript      *self);
 /* zot-transcript-failures.c */
 void           _zot_transcript_watch_load_failures (ZotTranscript     *self,
                                                     GSignalGroup      *manager_signals);
+
+/* zot-transcript-retries.c */
+void           _zot_transcript_watch_retries      (ZotTranscript      *self,
+                                                   GSignalGroup       *agent_signals);
+void           _zot_transcript_install_retry_action (GtkWidgetClass   *widget_class);
 
 guint          _zot_transcript_get_n_rows_created (ZotTranscript      *self);
 GtkWidget     *_zot_transcript_get_row            (ZotTranscript      *self,

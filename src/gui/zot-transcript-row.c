@@ -63,6 +63,7 @@ typedef struct
   GtkWidget *status_icon;
   GtkWidget *status;
   GtkWidget *waiting;
+  GtkWidget *cancel;
   GtkWidget *body;           /* owned: a reference */
   GtkWidget *args;
   GtkWidget *result_title;
@@ -289,6 +290,13 @@ build_note (ZotTranscriptRow *self,
   self->parts.attribution = attribution_label_new ();
   gtk_box_append (GTK_BOX (column), self->parts.attribution);
   gtk_grid_attach (GTK_GRID (grid), column, 1, 0, 1, 1);
+
+  /* A retry's wait can be cut short: the turn ends. */
+  self->parts.cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->parts.cancel), "transcript.cancel-turn");
+  gtk_widget_set_valign (self->parts.cancel, GTK_ALIGN_CENTER);
+  gtk_widget_add_css_class (self->parts.cancel, "retry-cancel");
+  gtk_grid_attach (GTK_GRID (grid), self->parts.cancel, 2, 0, 1, 1);
 
   return grid;
 }
@@ -524,6 +532,9 @@ update_note (ZotTranscriptRow *self)
 
   text_slot_set (self->parts.text, zot_transcript_item_get_text (item));
   attribution_label_set (self->parts.attribution, zot_transcript_item_get_extension_name (item));
+  gtk_widget_set_visible (self->parts.cancel,
+                          zot_transcript_item_get_kind (item) == ZOT_TRANSCRIPT_ITEM_RETRY &&
+                          zot_transcript_item_get_streaming (item));
 }
 
 /* A sent image as the user saw it, or its type when GTK cannot decode it. */

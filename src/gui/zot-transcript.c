@@ -500,6 +500,7 @@ zot_transcript_dispose (GObject *object)
   _zot_transcript_stop_following (self);
   g_clear_pointer (&self->tool_items, g_hash_table_unref);
   g_clear_object (&self->streaming);
+  g_clear_object (&self->retrying);
 
   g_clear_object (&self->match);
 
@@ -596,6 +597,7 @@ zot_transcript_class_init (ZotTranscriptClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotTranscript, scrolled_window);
   gtk_widget_class_bind_template_child (widget_class, ZotTranscript, view);
 
+  _zot_transcript_install_retry_action (widget_class);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "transcript");
 }
@@ -649,6 +651,7 @@ zot_transcript_init (ZotTranscript *self)
                           G_CALLBACK (on_agent_turn_end_cb), self);
   g_signal_group_connect (self->agent_signals, "warning",
                           G_CALLBACK (on_agent_warning_cb), self);
+  _zot_transcript_watch_retries (self, self->agent_signals);
 
   self->manager_signals = g_signal_group_new (ZOT_TYPE_EXTENSION_MANAGER);
   g_signal_group_connect (self->manager_signals, "note-added",
@@ -737,6 +740,7 @@ zot_transcript_clear (ZotTranscript *self)
   if (self->tool_items != NULL)
     g_hash_table_remove_all (self->tool_items);
   g_clear_object (&self->streaming);
+  g_clear_object (&self->retrying);
 
   g_clear_object (&self->match);
   if (self->items != NULL)

@@ -427,6 +427,15 @@ apply_auto_compact (ZotWindow *self)
                                 g_settings_get_uint (self->settings, "auto-compact"));
 }
 
+/* A change in Preferences reaches the next request. */
+static void
+on_max_retries_changed (ZotWindow *self)
+{
+  if (self->host != NULL)
+    zot_provider_set_max_retries (zot_agent_get_provider (zot_host_get_agent (self->host)),
+                                  g_settings_get_int (self->settings, "max-retries"));
+}
+
 static void
 create_host (ZotWindow *self)
 {
@@ -565,6 +574,12 @@ start (ZotWindow *self)
       g_autofree char *base_url = g_settings_get_string (self->settings, "base-url");
       if (*base_url != '\0')
         self->options.provider.base_url = g_steal_pointer (&base_url);
+    }
+
+  if (!self->options.max_retries_set)
+    {
+      self->options.max_retries = g_settings_get_int (self->settings, "max-retries");
+      self->options.max_retries_set = TRUE;
     }
 
   /* The keyring gets a few seconds; a machine without one goes on. */
@@ -1081,6 +1096,8 @@ zot_window_init (ZotWindow *self)
   g_settings_bind (self->settings, "show-loaded-resources", self->transcript, "show-startup", G_SETTINGS_BIND_GET);
   g_signal_connect_object (self->settings, "changed::auto-compact", G_CALLBACK (apply_auto_compact), self,
                            G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->settings, "changed::max-retries", G_CALLBACK (on_max_retries_changed),
+                           self, G_CONNECT_SWAPPED);
 
   g_object_bind_property (self->side_pane_button, "active", self->side_pane, "visible", G_BINDING_SYNC_CREATE);
   g_signal_connect_object (self->model_picker, "model-chosen", G_CALLBACK (on_model_chosen_cb), self,

@@ -412,6 +412,22 @@ zot_agent_class_init (ZotAgentClass *klass)
                   G_TYPE_NONE, 2, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE,
                   G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
   /**
+   * ZotAgent::retrying:
+   * @self: the agent
+   * @retry: which retry comes next, from 1
+   * @max_retries: how many there may be
+   * @delay_ms: the wait before it
+   * @message: one line for the user ("Anthropic is overloaded (529) —
+   *   retrying in 4 s (attempt 1 of 4)")
+   *
+   * The model was busy and is asked again after a wait (ZotProvider's
+   * ::retrying); zot_agent_abort() ends the wait and the turn.
+   */
+  _zot_agent_signals [ZOT_AGENT_RETRYING] =
+    g_signal_new ("retrying", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 4, G_TYPE_UINT, G_TYPE_UINT, G_TYPE_INT64,
+                  G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+  /**
    * ZotAgent::compaction-start:
    * @self: the agent
    *
@@ -546,6 +562,19 @@ zot_agent_get_provider (ZotAgent *self)
   return self->provider;
 }
 
+static void
+on_provider_retrying (ZotAgent    *self,
+                      guint        retry,
+                      guint        max_retries,
+                      gint64       delay_ms,
+                      guint        status,
+                      const char  *message)
+{
+  if (self->run != NULL)
+    g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_RETRYING], 0, retry, max_retries, delay_ms,
+                   message);
+}
+
 /**
  * zot_agent_set_provider:
  *
@@ -566,6 +595,7 @@ zot_agent_set_provider (ZotAgent    *self,
     g_signal_handlers_disconnect_by_data (self->provider, self);
   g_set_object (&self->provider, provider);
   g_signal_connect (provider, "text-delta", G_CALLBACK (_zot_agent_on_text_delta), self);
+  g_signal_connect_swapped (provider, "retrying", G_CALLBACK (on_provider_retrying), self);
   zot_agent_reset_system_prompt (self);
 }
 

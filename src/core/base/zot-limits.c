@@ -39,6 +39,7 @@ static const struct {
   [ZOT_TIMEOUT_RESTART_BACKOFF_MAX] = { "restart-backoff-max", ZOT_RESTART_BACKOFF_MAX_MS },
   [ZOT_TIMEOUT_RESTART_WINDOW]     = { "restart-window",     ZOT_RESTART_WINDOW_MS },
   [ZOT_TIMEOUT_MODEL_LIST]         = { "model-list",         ZOT_MODEL_LIST_TIMEOUT_MS },
+  [ZOT_TIMEOUT_PROVIDER_RETRY_BUDGET] = { "provider-retry-budget", ZOT_PROVIDER_RETRY_BUDGET_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

@@ -130,9 +130,20 @@ G_BEGIN_DECLS
  * characters of the command; a cut one says it is shortened and how long
  * the whole is. The desktop notification's body is cut at the same. */
 #define ZOT_APPROVAL_PREVIEW_MAX_CHARS     200
-#define ZOT_PROVIDER_MAX_TRIES             3
+/* A busy provider (408, 409, 429, 500, 502, 503, 504, 529, or a connection
+ * reset or refused before any output) is asked again at most
+ * ZOT_PROVIDER_MAX_RETRIES times (`--max-retries`, the "max-retries"
+ * setting), all within ZOT_PROVIDER_RETRY_BUDGET_MS of the first try. The
+ * waits double from ZOT_PROVIDER_RETRY_MS, up to ZOT_PROVIDER_RETRY_MAX_MS,
+ * each stretched by up to ZOT_PROVIDER_RETRY_JITTER_PERCENT at random so
+ * that clients do not come back in step; a Retry-After the server sends
+ * replaces the computed wait, and one past the budget ends the turn. */
+#define ZOT_PROVIDER_MAX_RETRIES           4
+#define ZOT_PROVIDER_MAX_RETRIES_LIMIT     10
 #define ZOT_PROVIDER_RETRY_MS              1000
 #define ZOT_PROVIDER_RETRY_MAX_MS          60000
+#define ZOT_PROVIDER_RETRY_BUDGET_MS       120000
+#define ZOT_PROVIDER_RETRY_JITTER_PERCENT  25
 #define ZOT_PROVIDER_IDLE_MS               120000
 /* One model response: at most this long and this large, or the turn ends
  * with an error instead of a run (and a session line) that never ends. */
@@ -161,6 +172,12 @@ G_BEGIN_DECLS
 #define ZOT_BASH_OUTPUT_MAX_BYTES          ((gsize) 256 * 1024)
 #define ZOT_READ_MAX_BYTES                 ((gsize) 256 * 1024)
 #define ZOT_READ_IMAGE_MAX_BYTES           ((gsize) 5 * 1024 * 1024)
+/* The glob tool reads at most this many folder entries, this many
+ * folders below the one searched, and lists at most this many files (the
+ * newest); a note says which bound cut the answer short. */
+#define ZOT_GLOB_MAX_ENTRIES               20000
+#define ZOT_GLOB_MAX_DEPTH                 32
+#define ZOT_GLOB_MAX_RESULTS               200
 #define ZOT_DEFAULT_MAX_STEPS              50
 /* A tool's progress line (RPC's tool_progress) is cut to this many bytes,
  * and one call reports at most this many lines, then one saying the rest
@@ -316,6 +333,7 @@ typedef enum
   ZOT_TIMEOUT_RESTART_BACKOFF_MAX,
   ZOT_TIMEOUT_RESTART_WINDOW,
   ZOT_TIMEOUT_MODEL_LIST,
+  ZOT_TIMEOUT_PROVIDER_RETRY_BUDGET,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

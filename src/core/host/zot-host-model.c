@@ -62,8 +62,11 @@ install_provider (ZotHost     *self,
   if (provider == NULL)
     return FALSE;
 
-  /* The reasoning level is the user's, not the model's: it carries over. */
+  /* The reasoning level and the retries are the user's, not the model's:
+   * they carry over. */
   zot_provider_set_reasoning (provider, zot_provider_get_reasoning (zot_agent_get_provider (self->agent)));
+  zot_provider_set_max_retries (provider,
+                                zot_provider_get_max_retries (zot_agent_get_provider (self->agent)));
   zot_agent_set_provider (self->agent, provider);
   update_model (self);
   return TRUE;

@@ -323,6 +323,8 @@ zot_host_new (ZotHostOptions  *options,
   if (provider == NULL)
     return NULL;
   zot_provider_set_reasoning (provider, self->options.reasoning);
+  if (self->options.max_retries_set)
+    zot_provider_set_max_retries (provider, self->options.max_retries);
 
   session = _zot_host_open_session (&self->options, self->options.cwd, error);
   if (session == NULL)

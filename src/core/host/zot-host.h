@@ -52,6 +52,8 @@ typedef struct
   gboolean           watch;
   ZotProviderConfig  provider;
   guint              max_steps;
+  guint              max_retries;
+  gboolean           max_retries_set;
   char              *system_prompt;
   GStrv              append_system_prompt;
   GStrv              tools;

@@ -19,6 +19,7 @@ zot_options_init (ZotOptions *self)
 
   memset (self, 0, sizeof *self);
   self->max_steps = ZOT_DEFAULT_MAX_STEPS;
+  self->max_retries = -1;
 }
 
 void
@@ -85,6 +86,7 @@ zot_options_add_entries (ZotOptions     *self,
     { "system-prompt", 0, 0, G_OPTION_ARG_STRING, &self->system_prompt, N_("Replace the system prompt"), N_("TEXT") },
     { "append-system-prompt", 0, 0, G_OPTION_ARG_STRING_ARRAY, &self->append_system_prompt, N_("Append to the system prompt (repeatable)"), N_("TEXT") },
     { "max-steps", 0, 0, G_OPTION_ARG_INT, &self->max_steps, N_("Stop after N model steps (default 50)"), N_("N") },
+    { "max-retries", 0, 0, G_OPTION_ARG_INT, &self->max_retries, N_("Ask a busy provider again at most N times (default 4, 0 never)"), N_("N") },
     { "no-tools", 0, 0, G_OPTION_ARG_NONE, &self->no_tools, N_("Give the model no tools"), NULL },
     { "tools", 0, 0, G_OPTION_ARG_STRING, &self->tools, N_("Give the model only these tools"), N_("a,b") },
     { "continue", 0, 0, G_OPTION_ARG_NONE, &self->continue_session, N_("Resume the newest session of this directory"), NULL },
@@ -217,6 +219,15 @@ zot_options_check (ZotOptions  *self,
       return FALSE;
     }
 
+  if (self->max_retries != -1 &&
+      (self->max_retries < 0 || self->max_retries > ZOT_PROVIDER_MAX_RETRIES_LIMIT))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   /* Translators: keep the option name; %d is the largest value */
+                   _("--max-retries takes 0 (never retry) to %d"), ZOT_PROVIDER_MAX_RETRIES_LIMIT);
+      return FALSE;
+    }
+
   if (self->codemode != NULL &&
       !g_str_equal (self->codemode, "off") &&
       !g_str_equal (self->codemode, "on") &&
@@ -333,6 +344,8 @@ zot_options_to_host (const ZotOptions *self,
   if (self->api_key_file != NULL)
     out->provider.api_key_source = g_strdup ("--api-key-file");
   out->max_steps = self->max_steps > 0 ? (guint) self->max_steps : ZOT_DEFAULT_MAX_STEPS;
+  out->max_retries_set = self->max_retries >= 0;
+  out->max_retries = MAX (self->max_retries, 0);
   out->system_prompt = g_strdup (self->system_prompt);
   out->append_system_prompt = g_strdupv (self->append_system_prompt);
   out->no_tools = self->no_tools;

@@ -26,6 +26,7 @@ typedef struct
   char      *system_prompt;
   char     **append_system_prompt;
   int        max_steps;
+  int        max_retries;
   gboolean   no_tools;
   char      *tools;
   gboolean   continue_session;

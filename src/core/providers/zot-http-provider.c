@@ -56,6 +56,14 @@ stream_cb (GObject      *object,
     g_task_return_pointer (task, reply, (GDestroyNotify) zot_provider_reply_free);
 }
 
+static void
+on_retry (const ZotSseRetry *retry,
+          gpointer           user_data)
+{
+  zot_provider_emit_retrying (user_data, retry->retry, retry->max_retries, retry->delay_ms,
+                              retry->status, retry->message);
+}
+
 static const char *
 zot_http_provider_get_name (ZotProvider *provider)
 {
@@ -110,6 +118,10 @@ zot_http_provider_stream_async (ZotProvider         *provider,
   post.has_key = priv->api_key != NULL;
   post.key_source = priv->api_key_source;
   post.key_env = priv->info->key_variable;
+  post.label = zot_provider_info_get_label (priv->info);
+  post.max_retries = zot_provider_get_max_retries (provider);
+  post.on_retry = on_retry;
+  post.retry_data = self;
 
   zot_sse_post_async (priv->session, &post, klass->stream_event, stream, cancellable,
                       stream_cb, g_steal_pointer (&task));

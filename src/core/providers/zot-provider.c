@@ -4,6 +4,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-limits.h"
 #include "zot-provider.h"
 #include "zot-provider-secrets.h"
 #include "zot-provider-table.h"
@@ -12,11 +13,13 @@ typedef struct
 {
   char         *model;
   ZotReasoning  reasoning;
+  guint         max_retries;
 } ZotProviderPrivate;
 
 enum {
   TEXT_DELTA,
   TOOL_CALL_DELTA,
+  RETRYING,
   N_SIGNALS
 };
 
@@ -161,11 +164,31 @@ zot_provider_class_init (ZotProviderClass *klass)
                   G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE,
                   G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE,
                   G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+
+  /**
+   * ZotProvider::retrying:
+   * @retry: which retry comes next, from 1
+   * @max_retries: how many there may be
+   * @delay_ms: how long the provider waits before it
+   * @status: the HTTP status that asked for it, 0 for a failed connection
+   * @message: one line for the user, the numbers included
+   *
+   * The provider was busy and is asked again after a wait; cancelling the
+   * call ends the wait.
+   */
+  signals [RETRYING] =
+    g_signal_new ("retrying",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 5, G_TYPE_UINT, G_TYPE_UINT, G_TYPE_INT64, G_TYPE_UINT,
+                  G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
 }
 
 static void
 zot_provider_init (ZotProvider *self)
 {
+  ZotProviderPrivate *priv = zot_provider_get_instance_private (self);
+
+  priv->max_retries = ZOT_PROVIDER_MAX_RETRIES;
 }
 
 const char *
@@ -237,6 +260,32 @@ zot_provider_set_reasoning (ZotProvider  *self,
   priv->reasoning = level;
 }
 
+/**
+ * zot_provider_set_max_retries:
+ * @max_retries: how often a busy provider is asked again (0 for never), at
+ *   most %ZOT_PROVIDER_MAX_RETRIES_LIMIT
+ */
+void
+zot_provider_set_max_retries (ZotProvider *self,
+                              guint        max_retries)
+{
+  ZotProviderPrivate *priv = zot_provider_get_instance_private (self);
+
+  g_return_if_fail (ZOT_IS_PROVIDER (self));
+
+  priv->max_retries = MIN (max_retries, ZOT_PROVIDER_MAX_RETRIES_LIMIT);
+}
+
+guint
+zot_provider_get_max_retries (ZotProvider *self)
+{
+  ZotProviderPrivate *priv = zot_provider_get_instance_private (self);
+
+  g_return_val_if_fail (ZOT_IS_PROVIDER (self), 0);
+
+  return priv->max_retries;
+}
+
 void
 zot_provider_stream_async (ZotProvider         *self,
                            ZotProviderRequest  *request,
@@ -285,6 +334,19 @@ zot_provider_emit_tool_call_delta (ZotProvider *self,
   g_return_if_fail (ZOT_IS_PROVIDER (self));
 
   g_signal_emit (self, signals [TOOL_CALL_DELTA], 0, index, id, name, arguments_delta);
+}
+
+void
+zot_provider_emit_retrying (ZotProvider *self,
+                            guint        retry,
+                            guint        max_retries,
+                            gint64       delay_ms,
+                            guint        status,
+                            const char  *message)
+{
+  g_return_if_fail (ZOT_IS_PROVIDER (self));
+
+  g_signal_emit (self, signals [RETRYING], 0, retry, max_retries, delay_ms, status, message);
 }
 
 /* Provider keys this process got from somewhere other than its

@@ -187,6 +187,9 @@ void              zot_provider_set_model         (ZotProvider              *self
 ZotReasoning      zot_provider_get_reasoning     (ZotProvider              *self);
 void              zot_provider_set_reasoning     (ZotProvider              *self,
                                                   ZotReasoning              level);
+void              zot_provider_set_max_retries   (ZotProvider              *self,
+                                                  guint                     max_retries);
+guint             zot_provider_get_max_retries   (ZotProvider              *self);
 void              zot_provider_stream_async      (ZotProvider              *self,
                                                   ZotProviderRequest       *request,
                                                   GCancellable             *cancellable,
@@ -204,5 +207,11 @@ void              zot_provider_emit_tool_call_delta (ZotProvider           *self
                                                      const char            *id,
                                                      const char            *name,
                                                      const char            *arguments_delta);
+void              zot_provider_emit_retrying     (ZotProvider              *self,
+                                                  guint                     retry,
+                                                  guint                     max_retries,
+                                                  gint64                    delay_ms,
+                                                  guint                     status,
+                                                  const char               *message);
 
 G_END_DECLS

@@ -1,6 +1,7 @@
 /* zot-sse-post.c — the HTTP plumbing of the providers.
  *
- * The poster (SsePost) runs up to ZOT_PROVIDER_MAX_TRIES attempts; each
+ * The poster (SsePost) runs the first try and up to max_retries more
+ * (zot-sse-retry.c says which failures and how long it waits); each
  * attempt owns a cancellable that is handed to libsoup and is cancelled when
  * the attempt ends, so an abandoned body (an error, a stall, a stop before
  * EOF) drops its connection instead of letting the stream's close block on
@@ -203,6 +204,12 @@ typedef struct
   char            *key_env;
   ZotSseEventFunc  func;
   gpointer         func_data;
+  char            *label;
+  guint            max_retries;
+  ZotSseRetryFunc  on_retry;
+  gpointer         retry_data;
+  gint64           started;
+  guint            events;      /* of this attempt that reached func */
 
   guint            attempt;
   guint            status;
@@ -259,6 +266,7 @@ sse_post_free (gpointer user_data)
   g_clear_pointer (&data->body, g_bytes_unref);
   g_free (data->key_source);
   g_free (data->key_env);
+  g_free (data->label);
   g_free (data);
 }
 
@@ -430,39 +438,66 @@ sse_post_retry_cancelled_cb (GCancellable *cancellable,
   return G_SOURCE_REMOVE;
 }
 
+/* Waits @after_ms (the server's Retry-After, or -1 for the backoff) and
+ * tries again, telling the caller first; or, when no retry is left or the
+ * wait would pass the budget, ends the task with @final. */
 static void
-sse_post_handle_status (GTask *task)
+sse_post_retry_or_fail (GTask  *task,
+                        guint   status,
+                        gint64  after_ms,
+                        GError *final)
 {
   SsePost *data = g_task_get_task_data (task);
-  g_autoptr(GBytes) body = NULL;
-  gboolean retryable;
+  guint retry = data->attempt;
+  gint64 budget = zot_timeout_get_ms (ZOT_TIMEOUT_PROVIDER_RETRY_BUDGET);
+  gint64 remaining = budget - (g_get_monotonic_time () - data->started) / 1000;
+  g_autofree char *message = NULL;
+  ZotSseRetry notice = { 0 };
   gint64 delay;
-  gint64 cap;
-  gint64 after;
 
-  body = g_byte_array_free_to_bytes (g_steal_pointer (&data->error_body));
-  retryable = !data->not_a_stream &&
-              (data->status == HTTP_TOO_MANY_REQUESTS ||
-               (data->status >= 500 && data->status < 600));
-
-  if (!retryable || data->attempt >= ZOT_PROVIDER_MAX_TRIES)
+  if (retry > data->max_retries)
     {
-      sse_post_return (task, sse_post_status_error (data, body));
+      sse_post_return (task, final);
       g_object_unref (task);
       return;
     }
 
-  cap = zot_timeout_get_ms (ZOT_TIMEOUT_PROVIDER_RETRY_MAX);
-  delay = (gint64) zot_timeout_get_ms (ZOT_TIMEOUT_PROVIDER_RETRY) << (data->attempt - 1);
-  after = retry_after_ms (soup_message_get_response_headers (data->message));
-  if (after >= 0)
-    delay = after;
-  delay = MIN (delay, cap);
+  delay = after_ms >= 0 ? after_ms : zot_http_backoff_ms (retry, g_random_double ());
+  if (delay > remaining)
+    {
+      if (after_ms >= 0)
+        {
+          g_autofree char *wait = _zot_sse_format_ms ((guint) MIN (after_ms, G_MAXUINT));
+          g_autofree char *limit = _zot_sse_format_ms ((guint) budget);
+          GError *error = g_error_new (final->domain, final->code,
+                                       /* Translators: an error message, then two durations:
+                                        * the wait the server asks for, and how long zot keeps
+                                        * retrying */
+                                       _("%s; the server asks to wait %s, longer than the %s "
+                                         "zot retries for: try again later"),
+                                       final->message, wait, limit);
 
-  g_debug ("%s answered %u; try %u of %u in %" G_GINT64_FORMAT " ms",
-           data->url, data->status, data->attempt + 1, ZOT_PROVIDER_MAX_TRIES, delay);
+          g_error_free (final);
+          final = error;
+        }
+      sse_post_return (task, final);
+      g_object_unref (task);
+      return;
+    }
+  g_error_free (final);
+
+  message = _zot_sse_retry_message (data->label, status, retry, data->max_retries, delay);
+  g_debug ("%s", message);
 
   sse_post_end_attempt (task);
+
+  notice.retry = retry;
+  notice.max_retries = data->max_retries;
+  notice.delay_ms = delay;
+  notice.status = status;
+  notice.message = message;
+  if (data->on_retry != NULL)
+    data->on_retry (&notice, data->retry_data);
 
   /* The wait is two sources, a timer and the caller's cancellable; never a
    * sleep. The task reference goes to whichever fires first. */
@@ -474,6 +509,28 @@ sse_post_handle_status (GTask *task)
                              task, NULL);
       g_source_attach (data->cancel_source, g_task_get_context (task));
     }
+}
+
+static void
+sse_post_handle_status (GTask *task)
+{
+  SsePost *data = g_task_get_task_data (task);
+  g_autoptr(GBytes) body = NULL;
+  GError *error;
+
+  body = g_byte_array_free_to_bytes (g_steal_pointer (&data->error_body));
+  error = sse_post_status_error (data, body);
+
+  if (data->not_a_stream || !zot_http_status_is_retryable (data->status))
+    {
+      sse_post_return (task, error);
+      g_object_unref (task);
+      return;
+    }
+
+  sse_post_retry_or_fail (task, data->status,
+                          retry_after_ms (soup_message_get_response_headers (data->message)),
+                          error);
 }
 
 static void
@@ -514,15 +571,46 @@ sse_post_error_body_cb (GObject      *object,
                              sse_post_error_body_cb, task);
 }
 
+/* Counts what reached the caller: once an event did, a broken stream is
+ * never sent again. */
+static gboolean
+sse_post_event_cb (const char  *event,
+                   const char  *data_text,
+                   gpointer     user_data,
+                   GError     **error)
+{
+  SsePost *data = user_data;
+
+  data->events++;
+  return data->func (event, data_text, data->func_data, error);
+}
+
 static void
 sse_post_read_cb (GObject      *object,
                   GAsyncResult *result,
                   gpointer      user_data)
 {
   GTask *task = user_data;
+  SsePost *data = g_task_get_task_data (task);
   GError *error = NULL;
 
-  zot_sse_read_finish (result, &error);
+  if (!zot_sse_read_finish (result, &error) && data->events == 0 &&
+      _zot_sse_read_was_cut (result) &&
+      !g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    {
+      sse_post_retry_or_fail (task, 0, -1, error);
+      return;
+    }
+  if (error != NULL && data->events > 0 && _zot_sse_read_was_cut (result))
+    {
+      GError *said = g_error_new (error->domain, error->code,
+                                  /* Translators: %s is what broke ("the stream ended early: …") */
+                                  _("%s; the answer had begun, so it was not retried: send the "
+                                    "prompt again"), error->message);
+
+      g_error_free (error);
+      error = said;
+    }
   sse_post_return (task, error);
   g_object_unref (task);
 }
@@ -541,8 +629,18 @@ sse_post_sent_cb (GObject      *object,
 
   if (data->stream == NULL)
     {
-      sse_post_return (task, sse_post_io_error (task, error, FALSE));
-      g_object_unref (task);
+      gboolean retryable = !data->timed_out &&
+                           !g_cancellable_is_cancelled (g_task_get_cancellable (task)) &&
+                           _zot_sse_connection_error_is_retryable (error);
+      GError *final = sse_post_io_error (task, error, FALSE);
+
+      if (retryable)
+        sse_post_retry_or_fail (task, 0, -1, final);
+      else
+        {
+          sse_post_return (task, final);
+          g_object_unref (task);
+        }
       return;
     }
 
@@ -564,7 +662,8 @@ sse_post_sent_cb (GObject      *object,
 
   if (SOUP_STATUS_IS_SUCCESSFUL (data->status) && !data->not_a_stream)
     {
-      zot_sse_read_async (data->stream, data->func, data->func_data, data->io_cancellable,
+      data->events = 0;
+      zot_sse_read_async (data->stream, sse_post_event_cb, data, data->io_cancellable,
                           sse_post_read_cb, task);
       return;
     }
@@ -618,7 +717,7 @@ sse_post_start_attempt (GTask *task)
  *
  * POSTs @post and reads the event stream of the answer. Errors are in
  * ZOT_PROVIDER_ERROR: AUTH (401/403, naming @post's key source),
- * RATE_LIMITED and SERVER (429 and 5xx, after ZOT_PROVIDER_MAX_TRIES), HTTP
+ * RATE_LIMITED and SERVER (429 and 5xx, after @post's retries), HTTP
  * (other statuses), NETWORK (with the URL), CONFIG (a bad URL) and the
  * reader's BAD_STREAM; or G_IO_ERROR_CANCELLED.
  */
@@ -655,6 +754,10 @@ zot_sse_post_async (SoupSession         *session,
   data->key_env = g_strdup (post->key_env != NULL ? post->key_env : "API_KEY");
   data->func = func;
   data->func_data = func_data;
+  data->max_retries = MIN (post->max_retries, ZOT_PROVIDER_MAX_RETRIES_LIMIT);
+  data->on_retry = post->on_retry;
+  data->retry_data = post->retry_data;
+  data->started = g_get_monotonic_time ();
   headers = g_ptr_array_new ();
   for (guint i = 0; post->headers != NULL && post->headers[i] != NULL; i++)
     g_ptr_array_add (headers, g_strdup (post->headers[i]));
@@ -673,6 +776,7 @@ zot_sse_post_async (SoupSession         *session,
       return;
     }
 
+  data->label = g_strdup (post->label != NULL ? post->label : g_uri_get_host (data->uri));
   sse_post_start_attempt (g_steal_pointer (&task));
 }
 

@@ -319,6 +319,7 @@ typedef struct
   GSource         *total;          /* the whole response's deadline */
   gboolean         overlong;
   gsize            received;
+  gboolean         cut;            /* the connection broke, not a deadline or a cap */
   SseParser        parser;
   char             buffer[SSE_READ_SIZE];
 } SseRead;
@@ -426,6 +427,7 @@ sse_read_cb (GObject      *object,
         }
       else
         {
+          data->cut = TRUE;
           sse_read_return (task, g_error_new (ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
                                               _("the stream ended early: %s"), error->message));
         }
@@ -522,6 +524,15 @@ zot_sse_read_async (GInputStream        *stream,
                                       sse_read_total_cb, data);
 
   sse_read_next (g_steal_pointer (&task));
+}
+
+/* Whether the read of @result failed because its connection broke. */
+gboolean
+_zot_sse_read_was_cut (GAsyncResult *result)
+{
+  SseRead *data = g_task_get_task_data (G_TASK (result));
+
+  return data != NULL && data->cut;
 }
 
 gboolean

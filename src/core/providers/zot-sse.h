@@ -6,9 +6,9 @@
  * stream with ZOT_PROVIDER_ERROR_BAD_STREAM instead of hanging the turn.
  *
  * zot_sse_post_async() is what the providers use: it POSTs a JSON body with
- * libsoup, retries 429 and 5xx answers (ZOT_PROVIDER_MAX_TRIES, exponential
- * backoff from ZOT_TIMEOUT_PROVIDER_RETRY, `retry-after` honoured, every
- * wait capped at ZOT_TIMEOUT_PROVIDER_RETRY_MAX), turns error answers into
+ * libsoup, retries a busy server (see ZOT_PROVIDER_MAX_RETRIES: the
+ * statuses, the backoff with jitter, `retry-after`, the budget), tells its
+ * caller of each wait through ZotSsePost's @on_retry, turns error answers into
  * ZOT_PROVIDER_ERROR codes with the server's one-line message, and then
  * reads the body with zot_sse_read_async(). Cancelling the cancellable ends
  * either operation promptly with G_IO_ERROR_CANCELLED, also while waiting
@@ -51,6 +51,29 @@ gboolean zot_sse_read_finish  (GAsyncResult        *result,
                                GError             **error);
 
 /**
+ * ZotSseRetry:
+ * @retry: which retry this is, from 1
+ * @max_retries: how many there may be
+ * @delay_ms: the wait before it
+ * @status: the HTTP status that asked for it, 0 for a failed connection
+ * @message: one line for the user: "Anthropic is overloaded (529) —
+ *   retrying in 4 s (attempt 2 of 4)"
+ *
+ * What ZotSsePost's @on_retry is told, before each wait.
+ */
+typedef struct
+{
+  guint       retry;
+  guint       max_retries;
+  gint64      delay_ms;
+  guint       status;
+  const char *message;
+} ZotSseRetry;
+
+typedef void (*ZotSseRetryFunc) (const ZotSseRetry *retry,
+                                 gpointer           user_data);
+
+/**
  * ZotSsePost:
  * @url: the absolute URL to POST to
  * @headers: (nullable): extra request headers as name, value, name, value,
@@ -61,6 +84,11 @@ gboolean zot_sse_read_finish  (GAsyncResult        *result,
  *   "$OPENAI_API_KEY"), named when the server rejects it
  * @key_env: the environment variable to suggest when the server wants a key
  *   and none was sent ("OPENAI_API_KEY")
+ * @label: (nullable): the provider's name for messages ("Anthropic"), %NULL
+ *   for the URL's host
+ * @max_retries: how often a busy server is asked again, 0 for never
+ * @on_retry: (nullable): told of each retry before its wait
+ * @retry_data: data for @on_retry; must outlive the operation
  *
  * One request of zot_sse_post_async(); the strings are copied.
  */
@@ -72,6 +100,10 @@ typedef struct
   gboolean            has_key;
   const char         *key_source;
   const char         *key_env;
+  const char         *label;
+  guint               max_retries;
+  ZotSseRetryFunc     on_retry;
+  gpointer            retry_data;
 } ZotSsePost;
 
 void     zot_sse_post_async   (SoupSession         *session,
@@ -89,6 +121,9 @@ char    *zot_http_error_summary     (guint               status,
                                      GBytes             *body);
 gint64   zot_http_parse_retry_after (const char         *value,
                                      GDateTime          *now);
+gboolean zot_http_status_is_retryable (guint             status);
+gint64   zot_http_backoff_ms        (guint               retry,
+                                     double              random);
 
 SoupSession *zot_sse_session_new (void);
 

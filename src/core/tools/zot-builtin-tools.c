@@ -2,7 +2,7 @@
  * what their implementations share.
  *
  * Each tool lives in its own file (zot-tool-read.c, zot-tool-edit.c for
- * write and edit, zot-tool-bash.c, zot-tool-skill.c). Here are their names,
+ * write and edit, zot-tool-bash.c, zot-tool-skill.c, zot-tool-glob.c). Here are their names,
  * descriptions and schemas, zot_builtin_tools_new(), and the helpers of
  * zot-builtin-tools-private.h: reading arguments, making results, and
  * opening and reading files safely.
@@ -333,6 +333,14 @@ static const char skill_schema[] =
       "\"The name of the skill, as listed in the system prompt\"}"
   "},\"required\":[\"name\"]}";
 
+static const char glob_schema[] =
+  "{\"type\":\"object\",\"properties\":{"
+    "\"pattern\":{\"type\":\"string\",\"description\":"
+      "\"The pattern to match, such as **/*.c or src/*/meson.build\"},"
+    "\"path\":{\"type\":\"string\",\"description\":"
+      "\"The folder to search, inside the project (default: the project)\"}"
+  "},\"required\":[\"pattern\"]}";
+
 static ZotTool *
 new_tool (GType       type,
           const char *name,
@@ -343,7 +351,8 @@ new_tool (GType       type,
   g_autoptr(JsonObject) schema = zot_json_object_from_string (schema_json, NULL);
   g_autoptr(JsonObject) output_schema = NULL;
   /* What changes files or runs commands asks first, where a host asks. */
-  gboolean requires_approval = type != ZOT_TYPE_READ_TOOL && type != ZOT_TYPE_SKILL_TOOL;
+  gboolean requires_approval = type != ZOT_TYPE_READ_TOOL && type != ZOT_TYPE_SKILL_TOOL &&
+                               type != ZOT_TYPE_GLOB_TOOL;
 
   g_assert (schema != NULL);
   if (type == ZOT_TYPE_BASH_TOOL)
@@ -366,7 +375,7 @@ new_tool (GType       type,
  * zot_builtin_tools_new:
  *
  * Returns: (transfer full) (element-type ZotTool): new instances of read,
- *   write, edit, bash and skill, in that order
+ *   write, edit, bash, skill and glob, in that order
  */
 GPtrArray *
 zot_builtin_tools_new (void)
@@ -374,6 +383,7 @@ zot_builtin_tools_new (void)
   GPtrArray *tools = g_ptr_array_new_with_free_func (g_object_unref);
   g_autofree char *read_description = NULL;
   g_autofree char *bash_description = NULL;
+  g_autofree char *glob_description = NULL;
 
   read_description = g_strdup_printf (
     "Read a file from the local filesystem. Relative paths resolve against the working "
@@ -425,6 +435,17 @@ zot_builtin_tools_new (void)
     "system prompt. When a task matches a skill's description, load the skill before "
     "starting and follow it.",
     skill_schema, TRUE));
+
+  glob_description = g_strdup_printf (
+    "Find files by name: the project's files whose path, relative to the folder searched "
+    "(path, default the project), matches pattern. * and ? match within one folder name, "
+    "[abc] one of the characters, and ** any number of folders: **/*.c finds C files at any "
+    "depth, *.c only at the top. Files that .gitignore excludes and .git are left out. Paths "
+    "come back relative to the project, the most recently modified first, at most %u of "
+    "them; the search reads at most %u entries, %u folders deep.",
+    ZOT_GLOB_MAX_RESULTS, ZOT_GLOB_MAX_ENTRIES, ZOT_GLOB_MAX_DEPTH);
+  g_ptr_array_add (tools, new_tool (ZOT_TYPE_GLOB_TOOL, "glob",
+                                    glob_description, glob_schema, TRUE));
 
   return tools;
 }

@@ -1,4 +1,4 @@
-/* zot-builtin-tools.h — the tools every agent has: read, write, edit, bash, skill.
+/* zot-builtin-tools.h — the tools every agent has: read, write, edit, bash, skill, glob.
  *
  * Each is a final ZotTool subclass. Like every ZotTool, they complete with a
  * ZotToolResult, failures included; only a cancellation completes with
@@ -22,6 +22,9 @@ G_DECLARE_FINAL_TYPE (ZotEditTool, zot_edit_tool, ZOT, EDIT_TOOL, ZotTool)
 
 #define ZOT_TYPE_BASH_TOOL (zot_bash_tool_get_type ())
 G_DECLARE_FINAL_TYPE (ZotBashTool, zot_bash_tool, ZOT, BASH_TOOL, ZotTool)
+
+#define ZOT_TYPE_GLOB_TOOL (zot_glob_tool_get_type ())
+G_DECLARE_FINAL_TYPE (ZotGlobTool, zot_glob_tool, ZOT, GLOB_TOOL, ZotTool)
 
 #define ZOT_TYPE_SKILL_TOOL (zot_skill_tool_get_type ())
 G_DECLARE_FINAL_TYPE (ZotSkillTool, zot_skill_tool, ZOT, SKILL_TOOL, ZotTool)
