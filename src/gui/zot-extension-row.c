@@ -180,6 +180,8 @@ scope_label (ZotExtensionScope scope)
     case ZOT_EXTENSION_SCOPE_PROJECT:  return _("this project");
     /* Translators: where an extension is installed: for every project of this user */
     case ZOT_EXTENSION_SCOPE_USER:     return _("all projects");
+    /* Translators: where an extension comes from: it ships with the app */
+    case ZOT_EXTENSION_SCOPE_BUILTIN:  return _("built in");
     case ZOT_EXTENSION_SCOPE_EXPLICIT:
     /* Translators: where an extension comes from: the --ext option of the command line; keep
      * "--ext" as it is */

@@ -38,6 +38,8 @@ static const struct {
   [ZOT_TIMEOUT_RESTART_BACKOFF]    = { "restart-backoff",    ZOT_RESTART_BACKOFF_MS },
   [ZOT_TIMEOUT_RESTART_BACKOFF_MAX] = { "restart-backoff-max", ZOT_RESTART_BACKOFF_MAX_MS },
   [ZOT_TIMEOUT_RESTART_WINDOW]     = { "restart-window",     ZOT_RESTART_WINDOW_MS },
+  [ZOT_TIMEOUT_MCP_CONNECT]        = { "mcp-connect",        ZOT_MCP_CONNECT_TIMEOUT_MS },
+  [ZOT_TIMEOUT_MCP_REQUEST]        = { "mcp-request",        ZOT_MCP_REQUEST_TIMEOUT_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""A fake MCP server over stdio for tests/test-mcp.c.
+
+Usage: fake-mcp-server.py MODE. Every mode answers initialize and lists
+its tools (two pages) except "silent"; they differ in how tools/call goes:
+  normal   answers: echo repeats "text", fail is an error, picture an image
+  hangs    never answers a call
+  crash    writes to stderr and exits with status 3 in the middle of a call
+  big      answers a call with a 10 MiB line
+  invalid  answers a call with a line that is not JSON, then JSON-RPC 1.0
+  silent   never answers initialize
+Each request it gets is appended to $FAKE_MCP_LOG when set.
+"""
+import json
+import os
+import sys
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else 'normal'
+LONG = 'a_tool_whose_name_is_much_too_long_for_the_host_' + 'x' * 30
+
+TOOLS = [
+    {'name': 'echo', 'description': 'Repeats text',
+     'inputSchema': {'type': 'object', 'properties': {'text': {'type': 'string'}}, 'required': ['text']},
+     'outputSchema': {'type': 'object', 'properties': {'echoed': {'type': 'string'}}}},
+    {'name': 'fail', 'description': 'Always fails', 'inputSchema': {'type': 'object'}},
+    {'name': 'picture', 'description': 'A one-pixel image', 'inputSchema': {'type': 'object'}},
+    {'name': 'dotted.name', 'description': 'A name the host must sanitize', 'inputSchema': {'type': 'object'}},
+    {'name': LONG, 'description': 'A name the host must cut', 'inputSchema': {'type': 'object'}},
+]
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + '\n')
+    sys.stdout.flush()
+
+
+def log(message):
+    path = os.environ.get('FAKE_MCP_LOG')
+    if path:
+        with open(path, 'a') as f:
+            f.write(json.dumps(message) + '\n')
+
+
+def call(request):
+    params = request.get('params', {})
+    name = params.get('name')
+    args = params.get('arguments', {})
+    if MODE == 'hangs':
+        return None
+    if MODE == 'crash':
+        sys.stderr.write('fake-mcp-server: crashing in the middle of a call\n')
+        sys.stderr.flush()
+        os._exit(3)
+    if MODE == 'big':
+        return {'content': [{'type': 'text', 'text': 'x' * (10 * 1024 * 1024)}]}
+    if MODE == 'invalid':
+        sys.stdout.write('this is not json\n')
+        send({'jsonrpc': '1.0', 'id': request['id'], 'result': 'not an object'})
+        return None
+    if name == 'echo':
+        text = args.get('text', '')
+        return {'content': [{'type': 'text', 'text': text}, {'type': 'text', 'text': '(echoed)'}],
+                'structuredContent': {'echoed': text}}
+    if name == 'fail':
+        return {'content': [{'type': 'text', 'text': 'it failed on purpose'}], 'isError': True}
+    if name == 'picture':
+        return {'content': [{'type': 'image', 'mimeType': 'image/png', 'data': 'iVBORw0KGgo='}]}
+    return {'content': [{'type': 'text', 'text': 'called ' + name}]}
+
+
+def main():
+    for line in sys.stdin:
+        request = json.loads(line)
+        log(request)
+        method = request.get('method')
+        if 'id' not in request:
+            continue
+        if method == 'initialize':
+            if MODE == 'silent':
+                continue
+            send({'jsonrpc': '2.0', 'id': request['id'], 'result': {
+                'protocolVersion': request['params']['protocolVersion'],
+                'capabilities': {'tools': {'listChanged': False}},
+                'serverInfo': {'name': 'fake', 'version': '1'},
+                'instructions': 'Fake server instructions.'}})
+        elif method == 'tools/list':
+            cursor = request.get('params', {}).get('cursor')
+            page = {'tools': TOOLS[:2], 'nextCursor': 'page-2'} if cursor is None else {'tools': TOOLS[2:]}
+            send({'jsonrpc': '2.0', 'id': request['id'], 'result': page})
+        elif method == 'tools/call':
+            result = call(request)
+            if result is not None:
+                send({'jsonrpc': '2.0', 'id': request['id'], 'result': result})
+        else:
+            send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32601, 'message': 'no ' + method}})
+
+
+if __name__ == '__main__':
+    main()

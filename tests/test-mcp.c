@@ -1,0 +1,456 @@
+/* test-mcp.c — the MCP bridge (extensions/mcp, docs/mcp.md): its
+ * configuration files, the built-in folder it is found in, the tools of
+ * a fake server (tests/fake-mcp-server.py) called through the host with
+ * the demo model, each way a server can go wrong, and a real server
+ * (@modelcontextprotocol/server-filesystem, installed by tools/deps.sh). */
+#include "config.h"
+
+#include <string.h>
+
+#include "zot-discovery.h"
+#include "zot-grants.h"
+#include "zot-example-host.h"
+#include "zot-limits.h"
+#include "zot-mcp-config.h"
+
+typedef ZotExampleHost Fixture;
+
+static void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  zot_example_setup (f);
+  /* Short deadlines for the servers that hang or never answer. */
+  g_setenv ("ZOT_TEST_TIMEOUTS", "mcp-connect=3000,mcp-request=2000", TRUE);
+}
+
+static void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  zot_example_teardown (f);
+  g_unsetenv ("ZOT_TEST_TIMEOUTS");
+}
+
+static char *
+fake_server (void)
+{
+  return g_test_build_filename (G_TEST_DIST, "fake-mcp-server.py", NULL);
+}
+
+static void
+write_file (const char *path,
+            const char *text)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+/* $ZOT_HOME/mcp.json with a fake server per mode. */
+static void
+configure_fakes (Fixture            *f,
+                 const char * const *modes)
+{
+  g_autofree char *script = fake_server ();
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autoptr(GString) json = g_string_new ("{\"mcpServers\": {");
+
+  for (guint i = 0; modes[i] != NULL; i++)
+    g_string_append_printf (json, "%s\"%s\": {\"command\": \"python3\", \"args\": [\"%s\", \"%s\"]}",
+                            i > 0 ? ", " : "", modes[i], script, modes[i]);
+  g_string_append (json, "}}");
+  write_file (path, json->str);
+}
+
+static char *
+bridge_dir (void)
+{
+  g_autofree char *builtin = g_strdup (g_getenv ("ZOT_BUILTIN_EXTENSIONS_DIR"));
+
+  g_assert_nonnull (builtin);
+  return g_build_filename (builtin, "mcp", NULL);
+}
+
+static ZotTool *
+find_tool (Fixture    *f,
+           const char *name)
+{
+  g_autoptr(GPtrArray) tools = zot_extension_manager_list_tools (zot_host_get_manager (f->host));
+
+  for (guint i = 0; i < tools->len; i++)
+    if (g_str_equal (zot_tool_get_name (g_ptr_array_index (tools, i)), name))
+      return g_object_ref (g_ptr_array_index (tools, i));
+  return NULL;
+}
+
+typedef struct
+{
+  Fixture    *f;
+  const char *name;
+} ToolWait;
+
+static gboolean
+has_tool (gpointer data)
+{
+  ToolWait *wait = data;
+  g_autoptr(ZotTool) tool = find_tool (wait->f, wait->name);
+
+  return tool != NULL;
+}
+
+/* Tools come as the servers list them, after the bridge is ready. */
+static void
+wait_for_tool (Fixture    *f,
+               const char *name)
+{
+  ToolWait wait = { f, name };
+
+  zot_test_wait_until (has_tool, &wait, 20000);
+}
+
+static gboolean
+has_note (gpointer data)
+{
+  void **pair = data;
+  GPtrArray *notes = pair[0];
+
+  for (guint i = 0; i < notes->len; i++)
+    if (strstr (g_ptr_array_index (notes, i), pair[1]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+static void
+wait_for_note (Fixture    *f,
+               const char *part)
+{
+  void *pair[] = { f->notes, (void *) part };
+
+  zot_test_wait_until (has_note, pair, 20000);
+}
+
+/* The demo model calls @tool: its text must be @text, or contain it for
+ * an error. */
+static void
+expect_result (Fixture    *f,
+               const char *tool,
+               const char *args,
+               gboolean    is_error,
+               const char *text)
+{
+  JsonObject *result = zot_example_model_calls (f, tool, args);
+  const char *got = zot_test_json_string_at (result, "result/content/0/text");
+  gboolean got_error = json_node_get_boolean (zot_test_json_node_at (result, "result/is_error"));
+
+  if (got_error != is_error || (is_error ? strstr (got, text) == NULL : !g_str_equal (got, text)))
+    g_error ("%s %s answered \"%s\" (is_error %d), not \"%s\" (is_error %d)",
+             tool, args, got, got_error, text, is_error);
+}
+
+static void
+start_bridge (Fixture *f)
+{
+  g_autofree char *dir = bridge_dir ();
+
+  zot_example_start (f, dir, ZOT_MCP_EXTENSION_NAME, FALSE);
+}
+
+/* ---- configuration ---- */
+
+static void
+test_config_formats (Fixture       *f,
+                     gconstpointer  data)
+{
+  g_autofree char *user = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autofree char *project = g_build_filename (f->env.cwd, ".zot", "mcp.json", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) servers = NULL;
+  ZotMcpServer *server;
+
+  write_file (user, "{\"mcpServers\": {"
+                    "\"fs\": {\"command\": \"npx\", \"args\": [\"-y\", \"server\"], \"env\": {\"A\": \"1\"}},"
+                    "\"web\": {\"url\": \"https://example.com/mcp\", \"headers\": {\"Authorization\": \"Bearer x\"}},"
+                    "\"off\": {\"command\": \"x\", \"disabled\": true},"
+                    "\"broken\": {\"command\": \"x\", \"args\": \"not an array\"}},"
+                    "\"other\": 1}");
+  write_file (project, "{\"servers\": {\"fs\": {\"type\": \"stdio\", \"command\": \"project-fs\"}}}");
+
+  /* Untrusted, the project's file is not read, and the note says how to trust it. */
+  servers = zot_mcp_config_load (f->env.cwd, notes);
+  g_assert_cmpuint (servers->len, ==, 2);
+  server = g_ptr_array_index (servers, 0);
+  g_assert_cmpstr (server->name, ==, "fs");
+  g_assert_cmpstr (server->command, ==, "npx");
+  g_assert_cmpstr (server->args[1], ==, "server");
+  g_assert_cmpstr (server->env[0], ==, "A=1");
+  server = g_ptr_array_index (servers, 1);
+  g_assert_cmpstr (server->name, ==, "web");
+  g_assert_cmpint (server->transport, ==, ZOT_MCP_TRANSPORT_HTTP);
+  g_assert_cmpstr (server->headers[0], ==, "Authorization: Bearer x");
+  g_assert_cmpuint (notes->len, ==, 2);
+  g_assert_nonnull (strstr (g_ptr_array_index (notes, 0), "mcpServers.broken.args"));
+  g_assert_nonnull (strstr (g_ptr_array_index (notes, 0), user));
+  g_assert_nonnull (strstr (g_ptr_array_index (notes, 1), "zot mcp trust"));
+
+  /* Trusted, the project's server replaces the user's of its name. */
+  g_assert_true (zot_mcp_trust_project (f->env.cwd, NULL));
+  g_ptr_array_set_size (notes, 0);
+  g_clear_pointer (&servers, g_ptr_array_unref);
+  servers = zot_mcp_config_load (f->env.cwd, notes);
+  g_assert_cmpuint (servers->len, ==, 2);
+  server = g_ptr_array_index (servers, 0);
+  g_assert_cmpstr (server->command, ==, "project-fs");
+  g_assert_cmpstr (server->origin, ==, project);
+}
+
+static void
+test_config_bad_files (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) servers = NULL;
+  g_autoptr(GString) many = g_string_new ("{\"servers\": {");
+
+  write_file (path, "{\"mcpServers\": ");
+  servers = zot_mcp_config_read (path, notes);
+  g_assert_cmpuint (servers->len, ==, 0);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (notes, 0), "not valid JSON"));
+
+  /* At the edge: the most servers a file may have, then one more. */
+  for (guint i = 0; i <= ZOT_MCP_SERVERS_MAX; i++)
+    g_string_append_printf (many, "%s\"s%03u\": {\"command\": \"x\"}", i > 0 ? "," : "", i);
+  g_string_append (many, "}}");
+  write_file (path, many->str);
+  g_ptr_array_set_size (notes, 0);
+  g_clear_pointer (&servers, g_ptr_array_unref);
+  servers = zot_mcp_config_read (path, notes);
+  g_assert_cmpuint (servers->len, ==, ZOT_MCP_SERVERS_MAX);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (notes, 0), "the rest are skipped"));
+}
+
+static void
+test_names (void)
+{
+  g_autofree char *plain = zot_mcp_tool_name ("fs", "read_file");
+  g_autofree char *dotted = zot_mcp_tool_name ("my server", "a.b");
+  g_autofree char *edge = zot_mcp_tool_name ("s", "12345678901234567890123456789012345678901234567890123456");
+  g_autofree char *over = zot_mcp_tool_name ("s", "123456789012345678901234567890123456789012345678901234567");
+  g_autofree char *over2 = zot_mcp_tool_name ("s", "123456789012345678901234567890123456789012345678901234568");
+  g_autofree char *space = zot_mcp_namespace ("my.server");
+
+  g_assert_cmpstr (plain, ==, "mcp__fs__read_file");
+  g_assert_cmpstr (dotted, ==, "mcp__my_server__a_b");
+  g_assert_cmpuint (strlen (edge), ==, ZOT_TOOL_NAME_MAX_CHARS);
+  g_assert_true (g_str_has_suffix (edge, "56"));
+  g_assert_cmpuint (strlen (over), ==, ZOT_TOOL_NAME_MAX_CHARS);
+  g_assert_cmpuint (strlen (over2), ==, ZOT_TOOL_NAME_MAX_CHARS);
+  g_assert_cmpstr (over, !=, over2);
+  g_assert_cmpstr (space, ==, "mcp_my_server");
+}
+
+/* ---- the built-in folder ---- */
+
+static gboolean
+order_has_bridge (GPtrArray *order)
+{
+  for (guint i = 0; i < order->len; i++)
+    {
+      ZotDiscovered *discovered = g_ptr_array_index (order, i);
+
+      if (discovered->manifest != NULL &&
+          g_str_equal (zot_manifest_get_name (discovered->manifest), ZOT_MCP_EXTENSION_NAME))
+        {
+          g_assert_cmpint (discovered->scope, ==, ZOT_EXTENSION_SCOPE_BUILTIN);
+          g_assert_cmpuint (i, ==, order->len - 1);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static void
+test_discovery (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autoptr(GPtrArray) without = NULL;
+  g_autoptr(GPtrArray) with = NULL;
+  g_autoptr(GPtrArray) no_ext = NULL;
+
+  without = zot_discover_extensions (f->env.cwd, NULL, FALSE);
+  g_assert_false (order_has_bridge (without));
+
+  write_file (path, "{\"mcpServers\": {}}");
+  with = zot_discover_extensions (f->env.cwd, NULL, FALSE);
+  g_assert_true (order_has_bridge (with));
+  g_assert_cmpstr (zot_extension_scope_to_string (ZOT_EXTENSION_SCOPE_BUILTIN), ==, "built-in");
+  no_ext = zot_discover_extensions (f->env.cwd, NULL, TRUE);
+  g_assert_false (order_has_bridge (no_ext));
+}
+
+/* ---- a fake server ---- */
+
+static void
+keep_result_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+static void
+expect_structured (Fixture    *f,
+                   const char *tool_name,
+                   const char *args_json,
+                   const char *structured)
+{
+  g_autoptr(ZotTool) tool = find_tool (f, tool_name);
+  g_autoptr(JsonObject) args = zot_test_json_object_from (args_json);
+  g_autoptr(ZotToolResult) result = NULL;
+  g_autofree char *json = NULL;
+  ZotToolContext context = { .cwd = f->env.cwd };
+  GAsyncResult *async = NULL;
+
+  g_assert_nonnull (tool);
+  zot_tool_execute_async (tool, args, &context, NULL, keep_result_cb, &async);
+  while (async == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  result = zot_tool_execute_finish (tool, async, NULL);
+  g_object_unref (async);
+  g_assert_nonnull (result);
+  g_assert_false (result->is_error);
+  g_assert_nonnull (result->structured_content);
+  json = json_to_string (result->structured_content, FALSE);
+  g_assert_cmpstr (json, ==, structured);
+}
+
+static void
+test_fake_normal (Fixture       *f,
+                  gconstpointer  data)
+{
+  const char *modes[] = { "normal", NULL };
+  g_autofree char *long_name = NULL;
+  g_autoptr(ZotTool) echo = NULL;
+  JsonObject *result;
+
+  configure_fakes (f, modes);
+  start_bridge (f);
+  /* The last page's tools: both pages were listed. */
+  wait_for_tool (f, "mcp__normal__dotted_name");
+  echo = find_tool (f, "mcp__normal__echo");
+  g_assert_nonnull (echo);
+  g_assert_cmpstr (zot_tool_get_namespace (echo), ==, "mcp_normal");
+  g_assert_cmpstr (zot_tool_get_namespace_instructions (echo), ==, "Fake server instructions.");
+  g_assert_nonnull (zot_tool_get_output_schema (echo));
+
+  expect_result (f, "mcp__normal__echo", "{\"text\":\"hello\"}", FALSE, "hello\n(echoed)");
+  expect_structured (f, "mcp__normal__echo", "{\"text\":\"hi\"}", "{\"echoed\":\"hi\"}");
+  expect_result (f, "mcp__normal__fail", "{}", TRUE, "it failed on purpose");
+  result = zot_example_model_calls (f, "mcp__normal__picture", "{}");
+  g_assert_cmpstr (zot_test_json_string_at (result, "result/content/0/type"), ==, "image");
+
+  /* The long name: cut to the host's limit, ending in a hash. */
+  long_name = zot_mcp_tool_name ("normal", "a_tool_whose_name_is_much_too_long_for_the_host_"
+                                           "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+  g_assert_cmpuint (strlen (long_name), ==, ZOT_TOOL_NAME_MAX_CHARS);
+  expect_result (f, long_name, "{}", FALSE,
+                             "called a_tool_whose_name_is_much_too_long_for_the_host_"
+                             "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+}
+
+/* Each way a server goes wrong is an error result or a note naming it;
+ * the bridge and the host go on, and a good server still answers. */
+static void
+test_fake_failures (Fixture       *f,
+                    gconstpointer  data)
+{
+  const char *modes[] = { "big", "crash", "hangs", "invalid", "normal", "silent", NULL };
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *more = NULL;
+
+  configure_fakes (f, modes);
+  /* And one whose command does not exist. */
+  text = zot_test_read_file (path);
+  text[strlen (text) - 2] = '\0';
+  more = g_strconcat (text, ", \"missing\": {\"command\": \"/nonexistent/mcp-server\"}}}", NULL);
+  write_file (path, more);
+  start_bridge (f);
+  wait_for_note (f, "MCP server missing: could not start /nonexistent/mcp-server");
+  wait_for_tool (f, "mcp__big__echo");
+  wait_for_tool (f, "mcp__crash__echo");
+  wait_for_tool (f, "mcp__hangs__echo");
+  wait_for_tool (f, "mcp__invalid__echo");
+  wait_for_tool (f, "mcp__normal__echo");
+
+  expect_result (f, "mcp__big__echo", "{\"text\":\"a\"}", TRUE,
+                             "MCP server big answered tools/call with more than 4 MiB");
+  expect_result (f, "mcp__hangs__echo", "{\"text\":\"a\"}", TRUE,
+                             "MCP server hangs did not answer tools/call within 2 s");
+  expect_result (f, "mcp__invalid__echo", "{\"text\":\"a\"}", TRUE,
+                             "MCP server invalid answered tools/call with something that is not JSON-RPC 2.0");
+  expect_result (f, "mcp__crash__echo", "{\"text\":\"a\"}", TRUE,
+                             "MCP server crash exited with status 3; its last words: "
+                             "fake-mcp-server: crashing in the middle of a call");
+  wait_for_note (f, "MCP server crash exited with status 3");
+  /* A later call to the dead server says why at once. */
+  expect_result (f, "mcp__crash__echo", "{\"text\":\"a\"}", TRUE, "exited with status 3");
+  wait_for_note (f, "MCP server silent did not answer initialize within 3 s");
+  g_assert_null (find_tool (f, "mcp__silent__echo"));
+
+  expect_result (f, "mcp__normal__echo", "{\"text\":\"still here\"}", FALSE, "still here\n(echoed)");
+}
+
+/* ---- a real server ---- */
+
+static void
+test_real_filesystem (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *modules = g_test_build_filename (G_TEST_DIST, "node_modules", NULL);
+  g_autofree char *server = g_build_filename (modules, "@modelcontextprotocol", "server-filesystem",
+                                              "dist", "index.js", NULL);
+  g_autofree char *node = g_find_program_in_path ("node");
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autofree char *json = NULL;
+  g_autofree char *args = NULL;
+  g_autofree char *notes = g_build_filename (f->env.cwd, "notes.md", NULL);
+  g_autofree char *canonical = g_canonicalize_filename (notes, NULL);
+
+  if (node == NULL || !g_file_test (server, G_FILE_TEST_EXISTS))
+    {
+      g_test_skip ("@modelcontextprotocol/server-filesystem is not in tests/node_modules: "
+                   "run bash tools/deps.sh (it installs it with npm)");
+      return;
+    }
+  json = g_strdup_printf ("{\"mcpServers\": {\"fs\": {\"command\": \"%s\", \"args\": [\"%s\", \"%s\"]}}}",
+                          node, server, f->env.cwd);
+  write_file (path, json);
+  start_bridge (f);
+  wait_for_tool (f, "mcp__fs__read_text_file");
+  args = g_strdup_printf ("{\"path\":\"%s\"}", canonical);
+  expect_result (f, "mcp__fs__read_text_file", args, FALSE, ZOT_EXAMPLE_NOTES_TEXT);
+  expect_result (f, "mcp__fs__read_text_file", "{\"path\":\"/etc/passwd\"}", TRUE,
+                             "Access denied");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/mcp/names", test_names);
+  g_test_add ("/mcp/config/formats", Fixture, NULL, fixture_setup, test_config_formats, fixture_teardown);
+  g_test_add ("/mcp/config/bad-files", Fixture, NULL, fixture_setup, test_config_bad_files, fixture_teardown);
+  g_test_add ("/mcp/discovery", Fixture, NULL, fixture_setup, test_discovery, fixture_teardown);
+  g_test_add ("/mcp/fake/normal", Fixture, NULL, fixture_setup, test_fake_normal, fixture_teardown);
+  g_test_add ("/mcp/fake/failures", Fixture, NULL, fixture_setup, test_fake_failures, fixture_teardown);
+  g_test_add ("/mcp/real/filesystem", Fixture, NULL, fixture_setup, test_real_filesystem, fixture_teardown);
+  return g_test_run ();
+}
