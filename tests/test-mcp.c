@@ -406,6 +406,54 @@ test_fake_failures (Fixture       *f,
   expect_result (f, "mcp__normal__echo", "{\"text\":\"still here\"}", FALSE, "still here\n(echoed)");
 }
 
+static gboolean
+log_has_cancel (gpointer data)
+{
+  g_autofree char *log = zot_test_read_file (data);
+
+  return log != NULL && strstr (log, "\"notifications/cancelled\"") != NULL &&
+         strstr (log, "\"requestId\": 4") != NULL;
+}
+
+static gboolean
+log_has_call (gpointer data)
+{
+  g_autofree char *log = zot_test_read_file (data);
+
+  return log != NULL && strstr (log, "\"tools/call\"") != NULL;
+}
+
+/* A cancelled call tells the server which request to drop. */
+static void
+test_fake_cancel (Fixture       *f,
+                  gconstpointer  data)
+{
+  const char *modes[] = { "hangs", NULL };
+  g_autofree char *log = g_build_filename (f->env.root, "fake-mcp.log", NULL);
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr(JsonObject) args = zot_test_json_object_from ("{\"text\":\"a\"}");
+  g_autoptr(ZotTool) tool = NULL;
+  g_autoptr(ZotToolResult) result = NULL;
+  ZotToolContext context = { .cwd = f->env.cwd };
+  GAsyncResult *async = NULL;
+
+  g_setenv ("FAKE_MCP_LOG", log, TRUE);
+  configure_fakes (f, modes);
+  start_bridge (f);
+  wait_for_tool (f, "mcp__hangs__echo");
+  tool = find_tool (f, "mcp__hangs__echo");
+  /* Requests 1 to 3 were initialize and tools/list's two pages: 4 is the call. */
+  zot_tool_execute_async (tool, args, &context, cancellable, keep_result_cb, &async);
+  zot_test_wait_until (log_has_call, log, 20000);
+  g_cancellable_cancel (cancellable);
+  while (async == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  result = zot_tool_execute_finish (tool, async, NULL);
+  g_object_unref (async);
+  zot_test_wait_until (log_has_cancel, log, 20000);
+  g_unsetenv ("FAKE_MCP_LOG");
+}
+
 /* ---- a real server ---- */
 
 static void
@@ -451,6 +499,7 @@ main (int    argc,
   g_test_add ("/mcp/discovery", Fixture, NULL, fixture_setup, test_discovery, fixture_teardown);
   g_test_add ("/mcp/fake/normal", Fixture, NULL, fixture_setup, test_fake_normal, fixture_teardown);
   g_test_add ("/mcp/fake/failures", Fixture, NULL, fixture_setup, test_fake_failures, fixture_teardown);
+  g_test_add ("/mcp/fake/cancel", Fixture, NULL, fixture_setup, test_fake_cancel, fixture_teardown);
   g_test_add ("/mcp/real/filesystem", Fixture, NULL, fixture_setup, test_real_filesystem, fixture_teardown);
   return g_test_run ();
 }
