@@ -253,6 +253,91 @@ test_names (void)
   g_assert_cmpstr (space, ==, "mcp_my_server");
 }
 
+/* ---- zot mcp ---- */
+
+static int
+run_zot_mcp (Fixture            *f,
+             const char * const *args,
+             char              **out,
+             char              **err)
+{
+  g_auto(ZotTestRun) run = { 0 };
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) argv = NULL;
+
+  g_strv_builder_add_many (builder, g_getenv ("ZOT_BIN"), "mcp", NULL);
+  g_strv_builder_addv (builder, (const char **) args);
+  argv = g_strv_builder_end (builder);
+  zot_test_run_argv (&run, f->env.cwd, NULL, NULL, 20000, (const char * const *) argv);
+  if (out != NULL)
+    *out = g_steal_pointer (&run.out);
+  if (err != NULL)
+    *err = g_steal_pointer (&run.err);
+  return run.status;
+}
+
+static void
+test_cli (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  const char *add_stdio[] = { "add", "files", "--", "npx", "-y", "server", "/tmp", NULL };
+  const char *add_http[] = { "add", "web", "--url", "https://example.com/mcp", "--header", "X-Key: a:b", NULL };
+  const char *list[] = { "list", NULL };
+  const char *remove[] = { "remove", "files", NULL };
+  const char *bad_name[] = { "add", "a b", "--", "x", NULL };
+  const char *neither[] = { "add", "x", NULL };
+  const char *trust[] = { "trust", NULL };
+  g_autoptr(GPtrArray) servers = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *text = NULL;
+  ZotMcpServer *server;
+
+  /* What the file holds besides servers stays. */
+  write_file (path, "{\"theme\": {\"keep\": true}}");
+  g_assert_cmpint (run_zot_mcp (f, add_stdio, NULL, NULL), ==, 0);
+  g_assert_cmpint (run_zot_mcp (f, add_http, NULL, NULL), ==, 0);
+  g_assert_cmpint (run_zot_mcp (f, add_stdio, NULL, &err), ==, 1);
+  g_assert_nonnull (strstr (err, "zot mcp remove files first"));
+  g_assert_cmpint (run_zot_mcp (f, bad_name, NULL, NULL), ==, 2);
+  g_assert_cmpint (run_zot_mcp (f, neither, NULL, NULL), ==, 2);
+
+  servers = zot_mcp_config_read (path, NULL);
+  g_assert_cmpuint (servers->len, ==, 2);
+  server = g_ptr_array_index (servers, 0);
+  g_assert_cmpstr (server->name, ==, "files");
+  g_assert_cmpstr (server->command, ==, "npx");
+  g_assert_cmpuint (g_strv_length (server->args), ==, 3);
+  server = g_ptr_array_index (servers, 1);
+  g_assert_cmpstr (server->url, ==, "https://example.com/mcp");
+  g_assert_cmpstr (server->headers[0], ==, "X-Key: a:b");
+  text = zot_test_read_file (path);
+  g_assert_nonnull (strstr (text, "\"keep\" : true"));
+
+  g_assert_cmpint (run_zot_mcp (f, list, &out, NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "files"));
+  g_assert_nonnull (strstr (out, "npx -y server /tmp"));
+  g_assert_nonnull (strstr (out, "https://example.com/mcp"));
+
+  g_assert_cmpint (run_zot_mcp (f, remove, NULL, NULL), ==, 0);
+  g_assert_cmpint (run_zot_mcp (f, remove, NULL, &err), ==, 1);
+  g_clear_pointer (&servers, g_ptr_array_unref);
+  servers = zot_mcp_config_read (path, NULL);
+  g_assert_cmpuint (servers->len, ==, 1);
+
+  g_assert_false (zot_mcp_project_trusted (f->env.cwd));
+  g_assert_cmpint (run_zot_mcp (f, trust, NULL, NULL), ==, 0);
+  g_assert_true (zot_mcp_project_trusted (f->env.cwd));
+
+  /* A file it cannot read is left as it is. */
+  write_file (path, "{not json");
+  g_assert_cmpint (run_zot_mcp (f, add_stdio, NULL, NULL), ==, 1);
+  g_clear_pointer (&text, g_free);
+  text = zot_test_read_file (path);
+  g_assert_cmpstr (text, ==, "{not json");
+}
+
 /* ---- the built-in folder ---- */
 
 static gboolean
@@ -496,6 +581,7 @@ main (int    argc,
   g_test_add_func ("/mcp/names", test_names);
   g_test_add ("/mcp/config/formats", Fixture, NULL, fixture_setup, test_config_formats, fixture_teardown);
   g_test_add ("/mcp/config/bad-files", Fixture, NULL, fixture_setup, test_config_bad_files, fixture_teardown);
+  g_test_add ("/mcp/cli", Fixture, NULL, fixture_setup, test_cli, fixture_teardown);
   g_test_add ("/mcp/discovery", Fixture, NULL, fixture_setup, test_discovery, fixture_teardown);
   g_test_add ("/mcp/fake/normal", Fixture, NULL, fixture_setup, test_fake_normal, fixture_teardown);
   g_test_add ("/mcp/fake/failures", Fixture, NULL, fixture_setup, test_fake_failures, fixture_teardown);

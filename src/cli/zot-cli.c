@@ -431,7 +431,8 @@ zot_cli_wants_window (int    argc,
   g_auto(GStrv) args = NULL;
   g_autoptr(GError) error = NULL;
 
-  if (argc > 1 && (g_str_equal (argv[1], "ext") || g_str_equal (argv[1], "update")))
+  if (argc > 1 && (g_str_equal (argv[1], "ext") || g_str_equal (argv[1], "update") ||
+                   g_str_equal (argv[1], "mcp")))
     return FALSE;
 
   /* Started by D-Bus activation (data/dev.zot.Zot.service.in): the window
@@ -481,6 +482,8 @@ zot_cli_main (int    argc,
     return zot_cli_ext_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "update"))
     return zot_cli_update_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "mcp"))
+    return zot_cli_mcp_main (argc - 1, argv + 1);
 
   zot_options_init (&cli.options);
   args = g_strdupv (argv);
