@@ -541,26 +541,67 @@ test_fake_cancel (Fixture       *f,
 
 /* ---- a real server ---- */
 
+/* node and a server of tests/node_modules, or %NULL and the test skipped. */
+static char *
+real_server (const char *package,
+             char      **node)
+{
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "node_modules", "@modelcontextprotocol",
+                                                   package, "dist", "index.js", NULL);
+
+  *node = g_find_program_in_path ("node");
+  if (*node == NULL || !g_file_test (script, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *why = g_strdup_printf ("@modelcontextprotocol/%s is not in tests/node_modules "
+                                              "(or node is missing): run bash tools/deps.sh, "
+                                              "which installs it with npm", package);
+
+      g_test_skip (why);
+      return NULL;
+    }
+  return g_steal_pointer (&script);
+}
+
+static void
+test_real_everything (Fixture       *f,
+                      gconstpointer  data)
+{
+  g_autofree char *node = NULL;
+  g_autofree char *server = real_server ("server-everything", &node);
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autofree char *json = NULL;
+  JsonObject *result;
+
+  if (server == NULL)
+    return;
+  json = g_strdup_printf ("{\"servers\": {\"every\": {\"type\": \"stdio\", \"command\": \"%s\", "
+                          "\"args\": [\"%s\", \"stdio\"]}}}", node, server);
+  write_file (path, json);
+  start_bridge (f);
+  wait_for_tool (f, "mcp__every__get-structured-content");
+  wait_for_tool (f, "mcp__every__get-tiny-image");
+  expect_result (f, "mcp__every__echo", "{\"message\":\"hi\"}", FALSE, "Echo: hi");
+  expect_structured (f, "mcp__every__get-structured-content", "{\"location\":\"Chicago\"}",
+                     "{\"temperature\":36,\"conditions\":\"Light rain / drizzle\",\"humidity\":82}");
+  result = zot_example_model_calls (f, "mcp__every__get-tiny-image", "{}");
+  g_assert_false (json_node_get_boolean (zot_test_json_node_at (result, "result/is_error")));
+  g_assert_cmpstr (zot_test_json_string_at (result, "result/content/1/type"), ==, "image");
+}
+
 static void
 test_real_filesystem (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *modules = g_test_build_filename (G_TEST_DIST, "node_modules", NULL);
-  g_autofree char *server = g_build_filename (modules, "@modelcontextprotocol", "server-filesystem",
-                                              "dist", "index.js", NULL);
-  g_autofree char *node = g_find_program_in_path ("node");
+  g_autofree char *node = NULL;
+  g_autofree char *server = real_server ("server-filesystem", &node);
   g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
   g_autofree char *json = NULL;
   g_autofree char *args = NULL;
   g_autofree char *notes = g_build_filename (f->env.cwd, "notes.md", NULL);
   g_autofree char *canonical = g_canonicalize_filename (notes, NULL);
 
-  if (node == NULL || !g_file_test (server, G_FILE_TEST_EXISTS))
-    {
-      g_test_skip ("@modelcontextprotocol/server-filesystem is not in tests/node_modules: "
-                   "run bash tools/deps.sh (it installs it with npm)");
-      return;
-    }
+  if (server == NULL)
+    return;
   json = g_strdup_printf ("{\"mcpServers\": {\"fs\": {\"command\": \"%s\", \"args\": [\"%s\", \"%s\"]}}}",
                           node, server, f->env.cwd);
   write_file (path, json);
@@ -586,6 +627,7 @@ main (int    argc,
   g_test_add ("/mcp/fake/normal", Fixture, NULL, fixture_setup, test_fake_normal, fixture_teardown);
   g_test_add ("/mcp/fake/failures", Fixture, NULL, fixture_setup, test_fake_failures, fixture_teardown);
   g_test_add ("/mcp/fake/cancel", Fixture, NULL, fixture_setup, test_fake_cancel, fixture_teardown);
+  g_test_add ("/mcp/real/everything", Fixture, NULL, fixture_setup, test_real_everything, fixture_teardown);
   g_test_add ("/mcp/real/filesystem", Fixture, NULL, fixture_setup, test_real_filesystem, fixture_teardown);
   return g_test_run ();
 }
