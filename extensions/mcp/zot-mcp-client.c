@@ -246,8 +246,8 @@ handle_response (ZotMcpClient *self,
       gint64 code = object != NULL ? json_object_get_int_member_with_default (object, "code", 0) : 0;
 
       g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_FAILED,
-                               _("MCP server %s: %s failed: %s (code %" G_GINT64_FORMAT ")"),
-                               self->name, method, text, code);
+                               _("MCP server %s: %s failed: %s (code %d)"),
+                               self->name, method, text, (int) code);
       return;
     }
   g_task_return_pointer (task, json_object_ref (json_node_get_object (result)),
@@ -443,9 +443,10 @@ maybe_closed (ZotMcpClient *self)
     return;
   tail = zot_mcp_client_dup_stderr_tail (self);
   if (tail != NULL && *tail != '\0')
-    why = g_strdup_printf (_("MCP server %s %s; its last words: %s"), self->name, self->exit_status, tail);
+    /* Translators: the first %s says how a server ended, the second is the end of its error output */
+    why = g_strdup_printf (_("%s; its last words: %s"), self->exit_status, tail);
   else
-    why = g_strdup_printf (_("MCP server %s %s"), self->name, self->exit_status);
+    why = g_strdup (self->exit_status);
   fail_all (self, why);
   g_signal_emit (self, signals[CLOSED], 0);
 }
@@ -463,9 +464,11 @@ waited_cb (GObject      *object,
     return;
   self->exited = TRUE;
   if (g_subprocess_get_if_signaled (process))
-    self->exit_status = g_strdup_printf (_("was killed by signal %d"), g_subprocess_get_term_sig (process));
+    self->exit_status = g_strdup_printf (_("MCP server %s was killed by signal %d"), self->name,
+                                         g_subprocess_get_term_sig (process));
   else
-    self->exit_status = g_strdup_printf (_("exited with status %d"), g_subprocess_get_exit_status (process));
+    self->exit_status = g_strdup_printf (_("MCP server %s exited with status %d"), self->name,
+                                         g_subprocess_get_exit_status (process));
   /* What it started goes with it, and their hold on stderr. */
   if (self->pid > 0)
     killpg (self->pid, SIGKILL);
