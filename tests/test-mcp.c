@@ -131,24 +131,6 @@ wait_for_note (Fixture    *f,
   zot_test_wait_until (has_note, pair, 20000);
 }
 
-/* The demo model calls @tool: its text must be @text, or contain it for
- * an error. */
-static void
-expect_result (Fixture    *f,
-               const char *tool,
-               const char *args,
-               gboolean    is_error,
-               const char *text)
-{
-  JsonObject *result = zot_example_model_calls (f, tool, args);
-  const char *got = zot_test_json_string_at (result, "result/content/0/text");
-  gboolean got_error = json_node_get_boolean (zot_test_json_node_at (result, "result/is_error"));
-
-  if (got_error != is_error || (is_error ? strstr (got, text) == NULL : !g_str_equal (got, text)))
-    g_error ("%s %s answered \"%s\" (is_error %d), not \"%s\" (is_error %d)",
-             tool, args, got, got_error, text, is_error);
-}
-
 static void
 start_bridge (Fixture *f)
 {
@@ -433,9 +415,9 @@ test_fake_normal (Fixture       *f,
   g_assert_cmpstr (zot_tool_get_namespace_instructions (echo), ==, "Fake server instructions.");
   g_assert_nonnull (zot_tool_get_output_schema (echo));
 
-  expect_result (f, "mcp__normal__echo", "{\"text\":\"hello\"}", FALSE, "hello\n(echoed)");
+  zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"hello\"}", FALSE, "hello\n(echoed)");
   expect_structured (f, "mcp__normal__echo", "{\"text\":\"hi\"}", "{\"echoed\":\"hi\"}");
-  expect_result (f, "mcp__normal__fail", "{}", TRUE, "it failed on purpose");
+  zot_example_expect_result (f, "mcp__normal__fail", "{}", TRUE, "it failed on purpose");
   result = zot_example_model_calls (f, "mcp__normal__picture", "{}");
   g_assert_cmpstr (zot_test_json_string_at (result, "result/content/0/type"), ==, "image");
 
@@ -443,7 +425,7 @@ test_fake_normal (Fixture       *f,
   long_name = zot_mcp_tool_name ("normal", "a_tool_whose_name_is_much_too_long_for_the_host_"
                                            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
   g_assert_cmpuint (strlen (long_name), ==, ZOT_TOOL_NAME_MAX_CHARS);
-  expect_result (f, long_name, "{}", FALSE,
+  zot_example_expect_result (f, long_name, "{}", FALSE,
                              "called a_tool_whose_name_is_much_too_long_for_the_host_"
                              "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
 }
@@ -473,22 +455,22 @@ test_fake_failures (Fixture       *f,
   wait_for_tool (f, "mcp__invalid__echo");
   wait_for_tool (f, "mcp__normal__echo");
 
-  expect_result (f, "mcp__big__echo", "{\"text\":\"a\"}", TRUE,
+  zot_example_expect_result (f, "mcp__big__echo", "{\"text\":\"a\"}", TRUE,
                              "MCP server big answered tools/call with more than 4 MiB");
-  expect_result (f, "mcp__hangs__echo", "{\"text\":\"a\"}", TRUE,
+  zot_example_expect_result (f, "mcp__hangs__echo", "{\"text\":\"a\"}", TRUE,
                              "MCP server hangs did not answer tools/call within 2 s");
-  expect_result (f, "mcp__invalid__echo", "{\"text\":\"a\"}", TRUE,
+  zot_example_expect_result (f, "mcp__invalid__echo", "{\"text\":\"a\"}", TRUE,
                              "MCP server invalid answered tools/call with something that is not JSON-RPC 2.0");
-  expect_result (f, "mcp__crash__echo", "{\"text\":\"a\"}", TRUE,
+  zot_example_expect_result (f, "mcp__crash__echo", "{\"text\":\"a\"}", TRUE,
                              "MCP server crash exited with status 3; its last words: "
                              "fake-mcp-server: crashing in the middle of a call");
   wait_for_note (f, "MCP server crash exited with status 3");
   /* A later call to the dead server says why at once. */
-  expect_result (f, "mcp__crash__echo", "{\"text\":\"a\"}", TRUE, "exited with status 3");
+  zot_example_expect_result (f, "mcp__crash__echo", "{\"text\":\"a\"}", TRUE, "exited with status 3");
   wait_for_note (f, "MCP server silent did not answer initialize within 3 s");
   g_assert_null (find_tool (f, "mcp__silent__echo"));
 
-  expect_result (f, "mcp__normal__echo", "{\"text\":\"still here\"}", FALSE, "still here\n(echoed)");
+  zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"still here\"}", FALSE, "still here\n(echoed)");
 }
 
 static gboolean
@@ -508,6 +490,15 @@ log_has_call (gpointer data)
   return log != NULL && strstr (log, "\"tools/call\"") != NULL;
 }
 
+static void
+log_changed_cb (GFileMonitor      *monitor,
+                GFile             *file,
+                GFile             *other,
+                GFileMonitorEvent  event,
+                gpointer           user_data)
+{
+}
+
 /* A cancelled call tells the server which request to drop. */
 static void
 test_fake_cancel (Fixture       *f,
@@ -521,7 +512,13 @@ test_fake_cancel (Fixture       *f,
   g_autoptr(ZotToolResult) result = NULL;
   ZotToolContext context = { .cwd = f->env.cwd };
   GAsyncResult *async = NULL;
+  g_autoptr(GFile) log_file = g_file_new_for_path (log);
+  /* Only the fake server writes the log: the monitor wakes the loop that waits for it. */
+  g_autoptr(GFileMonitor) monitor = g_file_monitor_file (log_file, G_FILE_MONITOR_NONE, NULL, NULL);
 
+  g_assert_nonnull (monitor);
+  g_file_monitor_set_rate_limit (monitor, 50);
+  g_signal_connect (monitor, "changed", G_CALLBACK (log_changed_cb), NULL);
   g_setenv ("FAKE_MCP_LOG", log, TRUE);
   configure_fakes (f, modes);
   start_bridge (f);
@@ -580,7 +577,7 @@ test_real_everything (Fixture       *f,
   start_bridge (f);
   wait_for_tool (f, "mcp__every__get-structured-content");
   wait_for_tool (f, "mcp__every__get-tiny-image");
-  expect_result (f, "mcp__every__echo", "{\"message\":\"hi\"}", FALSE, "Echo: hi");
+  zot_example_expect_result (f, "mcp__every__echo", "{\"message\":\"hi\"}", FALSE, "Echo: hi");
   expect_structured (f, "mcp__every__get-structured-content", "{\"location\":\"Chicago\"}",
                      "{\"temperature\":36,\"conditions\":\"Light rain / drizzle\",\"humidity\":82}");
   result = zot_example_model_calls (f, "mcp__every__get-tiny-image", "{}");
@@ -608,8 +605,8 @@ test_real_filesystem (Fixture       *f,
   start_bridge (f);
   wait_for_tool (f, "mcp__fs__read_text_file");
   args = g_strdup_printf ("{\"path\":\"%s\"}", canonical);
-  expect_result (f, "mcp__fs__read_text_file", args, FALSE, ZOT_EXAMPLE_NOTES_TEXT);
-  expect_result (f, "mcp__fs__read_text_file", "{\"path\":\"/etc/passwd\"}", TRUE,
+  zot_example_expect_result (f, "mcp__fs__read_text_file", args, FALSE, ZOT_EXAMPLE_NOTES_TEXT);
+  zot_example_expect_result (f, "mcp__fs__read_text_file", "{\"path\":\"/etc/passwd\"}", TRUE,
                              "Access denied");
 }
 

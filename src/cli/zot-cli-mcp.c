@@ -17,12 +17,15 @@
 #define EXIT_FAILED 1
 #define EXIT_USAGE  2
 
-static int usage_error (const char *format,
-                        ...) G_GNUC_PRINTF (1, 2);
+static int complain (int         status,
+                     const char *format,
+                     ...) G_GNUC_PRINTF (2, 3);
 
+/* Prints a one-line error; a usage error points at --help. */
 static int
-usage_error (const char *format,
-             ...)
+complain (int         status,
+          const char *format,
+          ...)
 {
   g_autofree char *message = NULL;
   va_list args;
@@ -30,28 +33,16 @@ usage_error (const char *format,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  /* Translators: keep "zot mcp --help" as it is */
-  g_printerr (_("zot: mcp: %s; see zot mcp --help\n"), message);
-  return EXIT_USAGE;
+  if (status == EXIT_USAGE)
+    /* Translators: keep "zot mcp --help" as it is */
+    g_printerr (_("zot: mcp: %s; see zot mcp --help\n"), message);
+  else
+    g_printerr ("zot: %s\n", message);
+  return status;
 }
 
-static int
-failed (const char *format,
-        ...) G_GNUC_PRINTF (1, 2);
-
-static int
-failed (const char *format,
-        ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_printerr ("zot: %s\n", message);
-  return EXIT_FAILED;
-}
+#define usage_error(...) complain (EXIT_USAGE, __VA_ARGS__)
+#define failed(...)      complain (EXIT_FAILED, __VA_ARGS__)
 
 static gboolean
 valid_name (const char *name)
@@ -69,35 +60,18 @@ valid_name (const char *name)
 static JsonNode *
 load_root (const char *path)
 {
-  g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  g_autofree char *contents = NULL;
-  gsize length;
-  JsonNode *root;
+  JsonNode *root = zot_mcp_config_parse (path, &error);
 
-  if (!zot_file_get_contents_bounded (path, ZOT_MCP_CONFIG_MAX_BYTES, &contents, &length, &error))
+  if (root == NULL && g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
     {
-      if (g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        {
-          root = json_node_new (JSON_NODE_OBJECT);
-          json_node_take_object (root, json_object_new ());
-          return root;
-        }
-      failed ("%s: %s", path, error->message);
-      return NULL;
+      root = json_node_new (JSON_NODE_OBJECT);
+      json_node_take_object (root, json_object_new ());
     }
-  if (!json_parser_load_from_data (parser, contents, (gssize) length, &error))
-    {
-      failed (_("%s: not valid JSON, left as it is: %s"), path, error->message);
-      return NULL;
-    }
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      failed (_("%s: not a JSON object, left as it is"), path);
-      return NULL;
-    }
-  return json_node_ref (root);
+  else if (root == NULL)
+    /* Translators: the error names the file */
+    failed (_("%s; the file is left as it is"), error->message);
+  return root;
 }
 
 static gboolean

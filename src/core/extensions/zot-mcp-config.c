@@ -236,6 +236,49 @@ read_section (const char *path,
 }
 
 /**
+ * zot_mcp_config_parse:
+ * @path: an mcp.json
+ *
+ * Reads @path, bounded, as a JSON object. A missing file is
+ * %G_FILE_ERROR_NOENT; the other errors start with @path.
+ *
+ * Returns: (transfer full) (nullable): the object's node
+ */
+JsonNode *
+zot_mcp_config_parse (const char  *path,
+                      GError     **error)
+{
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *contents = NULL;
+  gsize length;
+  JsonNode *root;
+
+  if (!zot_file_get_contents_bounded (path, ZOT_MCP_CONFIG_MAX_BYTES, &contents, &length, &local_error))
+    {
+      if (g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, G_FILE_ERROR, local_error->code, "%s: %s", path, local_error->message);
+      return NULL;
+    }
+  if (!json_parser_load_from_data (parser, contents, (gssize) length, &local_error))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, _("%s: not valid JSON: %s"), path,
+                   local_error->message);
+      return NULL;
+    }
+  root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                   _("%s: must be a JSON object with \"mcpServers\" or \"servers\""), path);
+      return NULL;
+    }
+  return json_node_ref (root);
+}
+
+/**
  * zot_mcp_config_read:
  * @path: an mcp.json
  * @notes: (element-type utf8): one line per problem, naming the file and
@@ -249,27 +292,13 @@ zot_mcp_config_read (const char *path,
                      GPtrArray  *notes)
 {
   g_autoptr(GPtrArray) servers = g_ptr_array_new_with_free_func ((GDestroyNotify) zot_mcp_server_free);
-  g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) error = NULL;
-  g_autofree char *contents = NULL;
-  gsize length;
-  JsonNode *root;
+  g_autoptr(JsonNode) root = zot_mcp_config_parse (path, &error);
 
-  if (!zot_file_get_contents_bounded (path, ZOT_MCP_CONFIG_MAX_BYTES, &contents, &length, &error))
+  if (root == NULL)
     {
       if (!g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        note (notes, "%s: %s", path, error->message);
-      return g_steal_pointer (&servers);
-    }
-  if (!json_parser_load_from_data (parser, contents, (gssize) length, &error))
-    {
-      note (notes, _("%s: not valid JSON: %s"), path, error->message);
-      return g_steal_pointer (&servers);
-    }
-  root = json_parser_get_root (parser);
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    {
-      note (notes, _("%s: must be a JSON object with \"mcpServers\" or \"servers\""), path);
+        note (notes, "%s", error->message);
       return g_steal_pointer (&servers);
     }
   read_section (path, json_node_get_object (root), "servers", servers, notes);

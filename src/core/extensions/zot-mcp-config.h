@@ -36,6 +36,8 @@ const char   *zot_mcp_transport_to_string (ZotMcpTransport transport);
 char         *zot_mcp_config_user_path   (void);
 char         *zot_mcp_config_project_path (const char *cwd);
 
+JsonNode     *zot_mcp_config_parse       (const char   *path,
+                                          GError      **error);
 GPtrArray    *zot_mcp_config_read        (const char   *path,
                                           GPtrArray    *notes);
 gboolean      zot_mcp_project_trusted    (const char   *cwd);
