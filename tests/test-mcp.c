@@ -252,9 +252,15 @@ run_zot_mcp (Fixture            *f,
   argv = g_strv_builder_end (builder);
   zot_test_run_argv (&run, f->env.cwd, NULL, NULL, 20000, (const char * const *) argv);
   if (out != NULL)
-    *out = g_steal_pointer (&run.out);
+    {
+      g_free (*out);
+      *out = g_steal_pointer (&run.out);
+    }
   if (err != NULL)
-    *err = g_steal_pointer (&run.err);
+    {
+      g_free (*err);
+      *err = g_steal_pointer (&run.err);
+    }
   return run.status;
 }
 

@@ -668,6 +668,7 @@ zot_mcp_client_dup_stderr_tail (ZotMcpClient *self)
 {
   const char *text = self->stderr_tail->str;
   const char *start = text;
+  g_autofree char *copy = NULL;
 
   /* Whole lines only, where a line starts within the tail. */
   if (self->stderr_tail->len >= ZOT_MCP_STDERR_TAIL_BYTES)
@@ -677,7 +678,8 @@ zot_mcp_client_dup_stderr_tail (ZotMcpClient *self)
       if (newline != NULL && newline[1] != '\0')
         start = newline + 1;
     }
-  return g_utf8_make_valid (g_strstrip (g_strdup (start)), -1);
+  copy = g_strstrip (g_strdup (start));
+  return g_utf8_make_valid (copy, -1);
 }
 
 const char *
