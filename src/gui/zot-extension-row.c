@@ -671,6 +671,10 @@ update (ZotExtensionRow *self)
   self->restarting = FALSE;
   gtk_widget_set_sensitive (GTK_WIDGET (self->enable_switch),
                             manifest != NULL && state != ZOT_EXTENSION_STATE_STOPPING);
+  /* A built-in's folder is the app's: it runs while its configuration
+   * exists (the MCP bridge: docs/mcp.md). */
+  gtk_widget_set_visible (GTK_WIDGET (self->enable_switch),
+                          zot_extension_get_scope (extension) != ZOT_EXTENSION_SCOPE_BUILTIN);
   gtk_widget_set_visible (self->remove_button, scope_is_installed (zot_extension_get_scope (extension)));
   update_actions (self);
 
