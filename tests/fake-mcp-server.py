@@ -9,6 +9,7 @@ its tools (two pages) except "silent"; they differ in how tools/call goes:
   big      answers a call with a 10 MiB line
   invalid  answers a call with a line that is not JSON, then JSON-RPC 1.0
   silent   never answers initialize
+  notools  offers no tools (and fails tools/list, as such servers may)
 Each request it gets is appended to $FAKE_MCP_LOG when set.
 """
 import json
@@ -78,12 +79,13 @@ def main():
         if method == 'initialize':
             if MODE == 'silent':
                 continue
+            capabilities = {} if MODE == 'notools' else {'tools': {'listChanged': False}}
             send({'jsonrpc': '2.0', 'id': request['id'], 'result': {
                 'protocolVersion': request['params']['protocolVersion'],
-                'capabilities': {'tools': {'listChanged': False}},
+                'capabilities': capabilities,
                 'serverInfo': {'name': 'fake', 'version': '1'},
                 'instructions': 'Fake server instructions.'}})
-        elif method == 'tools/list':
+        elif method == 'tools/list' and MODE != 'notools':
             cursor = request.get('params', {}).get('cursor')
             page = {'tools': TOOLS[:2], 'nextCursor': 'page-2'} if cursor is None else {'tools': TOOLS[2:]}
             send({'jsonrpc': '2.0', 'id': request['id'], 'result': page})

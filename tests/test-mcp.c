@@ -442,7 +442,7 @@ static void
 test_fake_failures (Fixture       *f,
                     gconstpointer  data)
 {
-  const char *modes[] = { "big", "crash", "hangs", "invalid", "normal", "silent", NULL };
+  const char *modes[] = { "big", "crash", "hangs", "invalid", "normal", "notools", "silent", NULL };
   g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
   g_autofree char *text = NULL;
   g_autofree char *more = NULL;
@@ -475,6 +475,9 @@ test_fake_failures (Fixture       *f,
   zot_example_expect_result (f, "mcp__crash__echo", "{\"text\":\"a\"}", TRUE, "exited with status 3");
   wait_for_note (f, "MCP server silent did not answer initialize within 3 s");
   g_assert_null (find_tool (f, "mcp__silent__echo"));
+  /* A server without tools is not asked for them: no note about it. */
+  for (guint i = 0; i < f->notes->len; i++)
+    g_assert_null (strstr (g_ptr_array_index (f->notes, i), "notools"));
 
   zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"still here\"}", FALSE, "still here\n(echoed)");
 }

@@ -226,6 +226,7 @@ initialized_cb (GObject      *object,
   g_autoptr(JsonObject) answer = zot_mcp_client_request_finish (ZOT_MCP_CLIENT (object), result, &error);
   const char *version;
   const char *instructions;
+  JsonNode *capabilities;
 
   if (answer == NULL)
     {
@@ -246,6 +247,14 @@ initialized_cb (GObject      *object,
   if (instructions != NULL && *instructions != '\0')
     server->instructions = g_strdup (instructions);
   zot_mcp_client_notify (server->client, "notifications/initialized", NULL);
+  /* A server without tools (only resources or prompts) is not asked for them. */
+  capabilities = json_object_get_member (answer, "capabilities");
+  if (capabilities != NULL && JSON_NODE_HOLDS_OBJECT (capabilities) &&
+      !json_object_has_member (json_node_get_object (capabilities), "tools"))
+    {
+      g_printerr ("MCP server %s offers no tools\n", server->name);
+      return;
+    }
   list_tools (server, NULL);
 }
 
