@@ -10,6 +10,8 @@ its tools (two pages) except "silent"; they differ in how tools/call goes:
   invalid  answers a call with a line that is not JSON, then JSON-RPC 1.0
   silent   never answers initialize
   notools  offers no tools (and fails tools/list, as such servers may)
+  many     lists $FAKE_MCP_TOOLS tools on one page, t1 to tN
+  endless  lists one tool a page, tN on page N, with a next page always
 Each request it gets is appended to $FAKE_MCP_LOG when set.
 """
 import json
@@ -87,7 +89,16 @@ def main():
                 'instructions': 'Fake server instructions.'}})
         elif method == 'tools/list' and MODE != 'notools':
             cursor = request.get('params', {}).get('cursor')
-            page = {'tools': TOOLS[:2], 'nextCursor': 'page-2'} if cursor is None else {'tools': TOOLS[2:]}
+            if MODE == 'many':
+                page = {'tools': [{'name': 't%d' % n, 'inputSchema': {'type': 'object'}} for n in range(1, int(os.environ['FAKE_MCP_TOOLS']) + 1)]}
+            elif MODE == 'endless':
+                n = 1 if cursor is None else int(cursor.split('-')[1])
+                page = {'tools': [{'name': 't%d' % n, 'inputSchema': {'type': 'object'}}],
+                        'nextCursor': 'page-%d' % (n + 1)}
+            elif cursor is None:
+                page = {'tools': TOOLS[:2], 'nextCursor': 'page-2'}
+            else:
+                page = {'tools': TOOLS[2:]}
             send({'jsonrpc': '2.0', 'id': request['id'], 'result': page})
         elif method == 'tools/call':
             result = call(request)

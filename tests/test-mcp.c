@@ -213,6 +213,37 @@ test_config_bad_files (Fixture       *f,
   g_assert_cmpuint (servers->len, ==, ZOT_MCP_SERVERS_MAX);
   g_assert_cmpuint (notes->len, ==, 1);
   g_assert_nonnull (strstr (g_ptr_array_index (notes, 0), "the rest are skipped"));
+
+  /* The most arguments a server may have, then one more. */
+  g_string_assign (many, "{\"mcpServers\": {\"edge\": {\"command\": \"x\", \"args\": [\"a\"");
+  for (guint i = 1; i < ZOT_MCP_SERVER_ARGS_MAX; i++)
+    g_string_append (many, ", \"a\"");
+  g_string_append (many, "]}, \"over\": {\"command\": \"x\", \"args\": [\"a\"");
+  for (guint i = 1; i <= ZOT_MCP_SERVER_ARGS_MAX; i++)
+    g_string_append (many, ", \"a\"");
+  g_string_append (many, "]}}}");
+  write_file (path, many->str);
+  g_ptr_array_set_size (notes, 0);
+  g_clear_pointer (&servers, g_ptr_array_unref);
+  servers = zot_mcp_config_read (path, notes);
+  g_assert_cmpuint (servers->len, ==, 1);
+  g_assert_cmpuint (g_strv_length (((ZotMcpServer *) g_ptr_array_index (servers, 0))->args), ==,
+                    ZOT_MCP_SERVER_ARGS_MAX);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (notes, 0), "mcpServers.over.args"));
+
+  /* A file over the size is not read at all: one note names it. */
+  g_string_assign (many, "{\"mcpServers\": {\"x\": {\"command\": \"x\"}}, \"pad\": \"");
+  while (many->len < ZOT_MCP_CONFIG_MAX_BYTES)
+    g_string_append_c (many, ' ');
+  g_string_append (many, "\"}");
+  write_file (path, many->str);
+  g_ptr_array_set_size (notes, 0);
+  g_clear_pointer (&servers, g_ptr_array_unref);
+  servers = zot_mcp_config_read (path, notes);
+  g_assert_cmpuint (servers->len, ==, 0);
+  g_assert_cmpuint (notes->len, ==, 1);
+  g_assert_nonnull (strstr (g_ptr_array_index (notes, 0), path));
 }
 
 static void
@@ -545,6 +576,38 @@ test_fake_cancel (Fixture       *f,
   g_unsetenv ("FAKE_MCP_LOG");
 }
 
+/* At the edges: the most tools a server may offer, the most pages. */
+static void
+test_fake_limits (Fixture       *f,
+                  gconstpointer  data)
+{
+  const char *modes[] = { "endless", "many", NULL };
+  g_autofree char *log = g_build_filename (f->env.root, "fake-mcp.log", NULL);
+  g_autofree char *last = g_strdup_printf ("mcp__many__t%d", ZOT_MCP_TOOLS_MAX);
+  g_autofree char *over = g_strdup_printf ("mcp__many__t%d", ZOT_MCP_TOOLS_MAX + 1);
+  g_autofree char *last_page = g_strdup_printf ("mcp__endless__t%d", ZOT_MCP_LIST_PAGES_MAX);
+  g_autofree char *next_cursor = g_strdup_printf ("\"page-%d\"", ZOT_MCP_LIST_PAGES_MAX + 1);
+  g_autofree char *logged = NULL;
+  g_autofree char *count = g_strdup_printf ("%d", ZOT_MCP_TOOLS_MAX + 1);
+  g_autofree char *last_text = g_strdup_printf ("called t%d", ZOT_MCP_TOOLS_MAX);
+
+  g_setenv ("FAKE_MCP_LOG", log, TRUE);
+  g_setenv ("FAKE_MCP_TOOLS", count, TRUE);
+  configure_fakes (f, modes);
+  start_bridge (f);
+  wait_for_tool (f, last);
+  wait_for_tool (f, last_page);
+  /* Each answer comes after what the bridge sent before the call: a
+   * tool past the limit, or a request for one more page. */
+  zot_example_expect_result (f, last, "{}", FALSE, last_text);
+  zot_example_expect_result (f, last_page, "{}", FALSE, "called t64");
+  g_assert_null (find_tool (f, over));
+  logged = zot_test_read_file (log);
+  g_assert_null (strstr (logged, next_cursor));
+  g_unsetenv ("FAKE_MCP_LOG");
+  g_unsetenv ("FAKE_MCP_TOOLS");
+}
+
 /* ---- a real server ---- */
 
 /* node and a server of tests/node_modules, or %NULL and the test skipped. */
@@ -632,6 +695,7 @@ main (int    argc,
   g_test_add ("/mcp/discovery", Fixture, NULL, fixture_setup, test_discovery, fixture_teardown);
   g_test_add ("/mcp/fake/normal", Fixture, NULL, fixture_setup, test_fake_normal, fixture_teardown);
   g_test_add ("/mcp/fake/failures", Fixture, NULL, fixture_setup, test_fake_failures, fixture_teardown);
+  g_test_add ("/mcp/fake/limits", Fixture, NULL, fixture_setup, test_fake_limits, fixture_teardown);
   g_test_add ("/mcp/fake/cancel", Fixture, NULL, fixture_setup, test_fake_cancel, fixture_teardown);
   g_test_add ("/mcp/real/everything", Fixture, NULL, fixture_setup, test_real_everything, fixture_teardown);
   g_test_add ("/mcp/real/filesystem", Fixture, NULL, fixture_setup, test_real_filesystem, fixture_teardown);

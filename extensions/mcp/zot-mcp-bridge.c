@@ -142,6 +142,12 @@ register_tool (Server     *server,
         g_printerr ("MCP server %s: more than %d tools; the rest are left out\n", server->name, ZOT_MCP_TOOLS_MAX);
       return;
     }
+  if (g_hash_table_size (bridge->tools) >= ZOT_MAX_TOOLS_PER_EXTENSION)
+    {
+      g_printerr ("MCP server %s: tool %s left out: the servers offer more than %d tools together\n",
+                  server->name, name, ZOT_MAX_TOOLS_PER_EXTENSION);
+      return;
+    }
   schema = member_json (tool, "inputSchema", JSON_NODE_OBJECT);
   output_schema = member_json (tool, "outputSchema", JSON_NODE_OBJECT);
   if (!zot_ext_extension_add_tool_full (bridge->ext, zot_name,

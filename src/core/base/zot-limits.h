@@ -268,7 +268,8 @@ G_BEGIN_DECLS
 /* MCP servers (docs/mcp.md). A configuration file is read up to this
  * size, with at most this many servers and arguments or variables per
  * server; a server offers at most this many tools, listed in at most
- * this many pages. A line from a server over the size is skipped (its
+ * this many pages (all servers' tools together stay within the host's
+ * ZOT_MAX_TOOLS_PER_EXTENSION, as the bridge is one extension). A line from a server over the size is skipped (its
  * request fails saying so); its stderr's tail of this many bytes is
  * kept for the note when it fails. A server has the connect deadline
  * to answer `initialize` and list its tools, each call the request
@@ -276,7 +277,7 @@ G_BEGIN_DECLS
 #define ZOT_MCP_CONFIG_MAX_BYTES           ((gsize) 1024 * 1024)
 #define ZOT_MCP_SERVERS_MAX                64
 #define ZOT_MCP_SERVER_ARGS_MAX            256
-#define ZOT_MCP_TOOLS_MAX                  1024
+#define ZOT_MCP_TOOLS_MAX                  256
 #define ZOT_MCP_LIST_PAGES_MAX             64
 #define ZOT_MCP_LINE_MAX_BYTES             ((gsize) 4 * 1024 * 1024)
 #define ZOT_MCP_STDERR_TAIL_BYTES          2048
