@@ -10,6 +10,8 @@ its tools (two pages) except "silent"; they differ in how tools/call goes:
   invalid  answers a call with a line that is not JSON, then JSON-RPC 1.0
   silent   never answers initialize
   notools  offers no tools (and fails tools/list, as such servers may)
+  sized-N  answers a call with a line of N bytes: "edge", padded with spaces
+  loud     like crash, after more than 2 KiB of stderr
   many     lists $FAKE_MCP_TOOLS tools on one page, t1 to tN
   endless  lists one tool a page, tN on page N, with a next page always
 Each request it gets is appended to $FAKE_MCP_LOG when set.
@@ -49,6 +51,16 @@ def call(request):
     name = params.get('name')
     args = params.get('arguments', {})
     if MODE == 'hangs':
+        return None
+    if MODE == 'loud':
+        sys.stderr.write('a' * 3000 + '\n' + 'b' * 100 + '\nfinal words\n')
+        sys.stderr.flush()
+        os._exit(3)
+    if MODE.startswith('sized-'):
+        head = json.dumps({'jsonrpc': '2.0', 'id': request['id'],
+                           'result': {'content': [{'type': 'text', 'text': 'edge'}]}})
+        sys.stdout.write(head[:-1] + ' ' * (int(MODE[6:]) - len(head)) + '}\n')
+        sys.stdout.flush()
         return None
     if MODE == 'crash':
         sys.stderr.write('fake-mcp-server: crashing in the middle of a call\n')

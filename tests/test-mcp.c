@@ -608,6 +608,31 @@ test_fake_limits (Fixture       *f,
   g_unsetenv ("FAKE_MCP_TOOLS");
 }
 
+/* A line of the most bytes is read; one byte more is dropped, and the
+ * call says why. The note of a server that ends keeps the whole lines of
+ * the last ZOT_MCP_STDERR_TAIL_BYTES of its stderr. */
+static void
+test_fake_edges (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *at = g_strdup_printf ("sized-%" G_GSIZE_FORMAT, ZOT_MCP_LINE_MAX_BYTES);
+  g_autofree char *over = g_strdup_printf ("sized-%" G_GSIZE_FORMAT, ZOT_MCP_LINE_MAX_BYTES + 1);
+  g_autofree char *at_tool = g_strdup_printf ("mcp__%s__echo", at);
+  g_autofree char *over_tool = g_strdup_printf ("mcp__%s__echo", over);
+  g_autofree char *tail = g_strnfill (100, 'b');
+  g_autofree char *words = g_strdup_printf ("exited with status 3; its last words: %s\nfinal words", tail);
+  const char *modes[] = { at, over, "loud", NULL };
+
+  configure_fakes (f, modes);
+  start_bridge (f);
+  wait_for_tool (f, at_tool);
+  wait_for_tool (f, over_tool);
+  wait_for_tool (f, "mcp__loud__echo");
+  zot_example_expect_result (f, at_tool, "{}", FALSE, "edge");
+  zot_example_expect_result (f, over_tool, "{}", TRUE, "with more than 4 MiB; the answer was dropped");
+  zot_example_expect_result (f, "mcp__loud__echo", "{}", TRUE, words);
+}
+
 /* ---- a real server ---- */
 
 /* node and a server of tests/node_modules, or %NULL and the test skipped. */
@@ -696,6 +721,7 @@ main (int    argc,
   g_test_add ("/mcp/fake/normal", Fixture, NULL, fixture_setup, test_fake_normal, fixture_teardown);
   g_test_add ("/mcp/fake/failures", Fixture, NULL, fixture_setup, test_fake_failures, fixture_teardown);
   g_test_add ("/mcp/fake/limits", Fixture, NULL, fixture_setup, test_fake_limits, fixture_teardown);
+  g_test_add ("/mcp/fake/edges", Fixture, NULL, fixture_setup, test_fake_edges, fixture_teardown);
   g_test_add ("/mcp/fake/cancel", Fixture, NULL, fixture_setup, test_fake_cancel, fixture_teardown);
   g_test_add ("/mcp/real/everything", Fixture, NULL, fixture_setup, test_real_everything, fixture_teardown);
   g_test_add ("/mcp/real/filesystem", Fixture, NULL, fixture_setup, test_real_filesystem, fixture_teardown);
