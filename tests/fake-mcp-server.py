@@ -9,6 +9,7 @@ its tools (two pages) except "silent"; they differ in how tools/call goes:
   big      answers a call with a 10 MiB line
   invalid  answers a call with a line that is not JSON, then JSON-RPC 1.0
   silent   never answers initialize
+  dies     writes to stderr and exits with status 4 before reading anything
   notools  offers no tools (and fails tools/list, as such servers may)
   sized-N  answers a call with a line of N bytes: "edge", padded with spaces
   loud     like crash, after more than 2 KiB of stderr
@@ -31,6 +32,7 @@ TOOLS = [
     {'name': 'picture', 'description': 'A one-pixel image', 'inputSchema': {'type': 'object'}},
     {'name': 'dotted.name', 'description': 'A name the host must sanitize', 'inputSchema': {'type': 'object'}},
     {'name': LONG, 'description': 'A name the host must cut', 'inputSchema': {'type': 'object'}},
+    {'name': 'dotted_name', 'description': 'Named as dotted.name is once sanitized', 'inputSchema': {'type': 'object'}},
 ]
 
 
@@ -84,6 +86,9 @@ def call(request):
 
 
 def main():
+    if MODE == 'dies':
+        sys.stderr.write('fake-mcp-server: cannot start: no such database\n')
+        sys.exit(4)
     for line in sys.stdin:
         request = json.loads(line)
         log(request)

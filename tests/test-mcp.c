@@ -458,6 +458,9 @@ test_fake_normal (Fixture       *f,
   result = zot_example_model_calls (f, "mcp__normal__picture", "{}");
   g_assert_cmpstr (zot_test_json_string_at (result, "result/content/0/type"), ==, "image");
 
+  /* dotted.name and dotted_name are one name: the first listed wins. */
+  zot_example_expect_result (f, "mcp__normal__dotted_name", "{}", FALSE, "called dotted.name");
+
   /* The long name: cut to the host's limit, ending in a hash. */
   long_name = zot_mcp_tool_name ("normal", "a_tool_whose_name_is_much_too_long_for_the_host_"
                                            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
@@ -473,7 +476,7 @@ static void
 test_fake_failures (Fixture       *f,
                     gconstpointer  data)
 {
-  const char *modes[] = { "big", "crash", "hangs", "invalid", "normal", "notools", "silent", NULL };
+  const char *modes[] = { "big", "crash", "dies", "hangs", "invalid", "normal", "notools", "silent", NULL };
   g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
   g_autofree char *text = NULL;
   g_autofree char *more = NULL;
@@ -486,6 +489,8 @@ test_fake_failures (Fixture       *f,
   write_file (path, more);
   start_bridge (f);
   wait_for_note (f, "MCP server missing: could not start /nonexistent/mcp-server");
+  wait_for_note (f, "MCP server dies exited with status 4; its last words: "
+                    "fake-mcp-server: cannot start: no such database");
   wait_for_tool (f, "mcp__big__echo");
   wait_for_tool (f, "mcp__crash__echo");
   wait_for_tool (f, "mcp__hangs__echo");
