@@ -485,10 +485,12 @@ test_fake_failures (Fixture       *f,
   /* And one whose command does not exist. */
   text = zot_test_read_file (path);
   text[strlen (text) - 2] = '\0';
-  more = g_strconcat (text, ", \"missing\": {\"command\": \"/nonexistent/mcp-server\"}}}", NULL);
+  more = g_strconcat (text, ", \"missing\": {\"command\": \"/nonexistent/mcp-server\"}, "
+                     "\"unreachable\": {\"url\": \"http://127.0.0.1:1/mcp\"}}}", NULL);
   write_file (path, more);
   start_bridge (f);
   wait_for_note (f, "MCP server missing: could not start /nonexistent/mcp-server");
+  wait_for_note (f, "MCP server unreachable: ");
   wait_for_note (f, "MCP server dies exited with status 4; its last words: "
                     "fake-mcp-server: cannot start: no such database");
   wait_for_tool (f, "mcp__big__echo");
@@ -687,6 +689,83 @@ test_real_everything (Fixture       *f,
   g_assert_cmpstr (zot_test_json_string_at (result, "result/content/1/type"), ==, "image");
 }
 
+typedef struct
+{
+  GDataInputStream *stream;
+  gboolean          listening;
+  gboolean          ended;
+} Listening;
+
+static void
+server_line_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  Listening *state = user_data;
+  g_autofree char *line = g_data_input_stream_read_line_finish (state->stream, result, NULL, NULL);
+
+  if (line == NULL)
+    state->ended = TRUE;
+  else if (strstr (line, "listening on port") != NULL)
+    state->listening = TRUE;
+  else
+    g_data_input_stream_read_line_async (state->stream, G_PRIORITY_DEFAULT, NULL, server_line_cb, state);
+}
+
+static gboolean
+listening_or_ended (gpointer data)
+{
+  Listening *state = data;
+
+  return state->listening || state->ended;
+}
+
+/* The same server over Streamable HTTP, on a port that was free. */
+static void
+test_real_everything_http (Fixture       *f,
+                           gconstpointer  data)
+{
+  g_autofree char *node = NULL;
+  g_autofree char *server = real_server ("server-everything", &node);
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autoptr(GSocketListener) listener = g_socket_listener_new ();
+  g_autoptr(GSubprocessLauncher) launcher = NULL;
+  g_autoptr(GSubprocess) process = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *port_text = NULL;
+  g_autofree char *json = NULL;
+  Listening state = { 0 };
+  guint16 port;
+
+  if (server == NULL)
+    return;
+  port = g_socket_listener_add_any_inet_port (listener, NULL, &error);
+  g_assert_no_error (error);
+  g_socket_listener_close (listener);
+  port_text = g_strdup_printf ("%u", port);
+  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_setenv (launcher, "PORT", port_text, TRUE);
+  process = g_subprocess_launcher_spawn (launcher, &error, node, server, "streamableHttp", NULL);
+  g_assert_no_error (error);
+  state.stream = g_data_input_stream_new (g_subprocess_get_stderr_pipe (process));
+  g_data_input_stream_read_line_async (state.stream, G_PRIORITY_DEFAULT, NULL, server_line_cb, &state);
+  zot_test_wait_until (listening_or_ended, &state, 20000);
+  g_assert_true (state.listening);
+
+  json = g_strdup_printf ("{\"servers\": {\"web\": {\"type\": \"http\", \"url\": \"http://127.0.0.1:%u/mcp\", "
+                          "\"headers\": {\"X-Test\": \"1\"}}}}", port);
+  write_file (path, json);
+  start_bridge (f);
+  wait_for_tool (f, "mcp__web__get-structured-content");
+  zot_example_expect_result (f, "mcp__web__echo", "{\"message\":\"over http\"}", FALSE, "Echo: over http");
+  expect_structured (f, "mcp__web__get-structured-content", "{\"location\":\"New York\"}",
+                     "{\"temperature\":33,\"conditions\":\"Cloudy\",\"humidity\":82}");
+
+  g_subprocess_force_exit (process);
+  g_assert_false (g_subprocess_wait (process, NULL, NULL) && g_subprocess_get_successful (process));
+  g_object_unref (state.stream);
+}
+
 static void
 test_real_filesystem (Fixture       *f,
                       gconstpointer  data)
@@ -729,6 +808,7 @@ main (int    argc,
   g_test_add ("/mcp/fake/edges", Fixture, NULL, fixture_setup, test_fake_edges, fixture_teardown);
   g_test_add ("/mcp/fake/cancel", Fixture, NULL, fixture_setup, test_fake_cancel, fixture_teardown);
   g_test_add ("/mcp/real/everything", Fixture, NULL, fixture_setup, test_real_everything, fixture_teardown);
+  g_test_add ("/mcp/real/everything-http", Fixture, NULL, fixture_setup, test_real_everything_http, fixture_teardown);
   g_test_add ("/mcp/real/filesystem", Fixture, NULL, fixture_setup, test_real_filesystem, fixture_teardown);
   return g_test_run ();
 }

@@ -252,6 +252,7 @@ initialized_cb (GObject      *object,
   instructions = json_object_get_string_member_with_default (answer, "instructions", NULL);
   if (instructions != NULL && *instructions != '\0')
     server->instructions = g_strdup (instructions);
+  zot_mcp_client_set_protocol_version (server->client, version);
   zot_mcp_client_notify (server->client, "notifications/initialized", NULL);
   /* A server without tools (only resources or prompts) is not asked for them. */
   capabilities = json_object_get_member (answer, "capabilities");
@@ -291,14 +292,6 @@ start_server (Bridge             *bridge,
   server->name = g_strdup (config->name);
   server->namespace_ = zot_mcp_namespace (config->name);
   g_ptr_array_add (bridge->servers, server);
-  if (config->transport != ZOT_MCP_TRANSPORT_STDIO)
-    {
-      g_autofree char *why = g_strdup_printf (_("MCP server %s: the HTTP transport is not supported yet; "
-                                                "only stdio servers start"), config->name);
-
-      server_failed (server, why);
-      return;
-    }
   server->client = zot_mcp_client_new (config, cwd);
   g_signal_connect (server->client, "closed", G_CALLBACK (closed_cb), server);
   if (!zot_mcp_client_start (server->client, &error))

@@ -12,55 +12,13 @@
 #endif
 
 #include "zot-limits.h"
-#include "zot-mcp-client.h"
+#include "zot-mcp-client-private.h"
 
 /* Reads come in pieces of this size; a line is at most
  * ZOT_MCP_LINE_MAX_BYTES. */
 #define READ_CHUNK_BYTES  65536
 /* Of a line too long to keep, the ends are kept to find its id. */
 #define SKIPPED_END_BYTES 256
-
-typedef struct
-{
-  ZotMcpClient *client;  /* unowned: the client fails its requests before it goes */
-  GTask        *task;
-  gint64        id;
-  char         *method;
-  guint         timeout_ms;
-  GSource      *timeout;
-  GSource      *cancelled;
-} Request;
-
-struct _ZotMcpClient
-{
-  GObject       parent_instance;
-  char         *name;
-  char         *command;
-  GStrv         args;
-  GStrv         env;
-  char         *cwd;
-
-  GSubprocess  *process;
-  GPid          pid;
-  GOutputStream *input;
-  GCancellable *cancellable;
-
-  GByteArray   *line;
-  gboolean      skipping;
-  GString      *skipped_head;
-  GString      *skipped_tail;
-  GString      *stderr_tail;
-
-  GHashTable   *pending;  /* gint64 id → Request */
-  gint64        next_id;
-  GQueue        writes;   /* GBytes */
-  gboolean      writing;
-
-  gboolean      exited;
-  gboolean      stderr_done;
-  char         *exit_status;
-  char         *failure;
-};
 
 G_DEFINE_FINAL_TYPE (ZotMcpClient, zot_mcp_client, G_TYPE_OBJECT)
 
@@ -104,6 +62,25 @@ fail_request (ZotMcpClient *self,
   g_autoptr(GTask) task = take_request (self, request);
 
   g_task_return_error (task, error);
+}
+
+void
+_zot_mcp_client_fail_id (ZotMcpClient *self,
+                         gint64        id,
+                         GError       *error)
+{
+  Request *request = g_hash_table_lookup (self->pending, &id);
+
+  if (request != NULL)
+    fail_request (self, request, error);
+  else
+    g_error_free (error);
+}
+
+static gboolean
+is_running (ZotMcpClient *self)
+{
+  return self->failure == NULL && (self->input != NULL || self->http != NULL);
 }
 
 /* Writing */
@@ -173,10 +150,17 @@ send_message (ZotMcpClient *self,
   g_autoptr(JsonNode) node = json_node_new (JSON_NODE_OBJECT);
   g_autofree char *text = NULL;
   GString *line;
+  gint64 id = json_object_has_member (message, "method") && json_object_has_member (message, "id")
+              ? json_object_get_int_member (message, "id") : 0;
 
   json_object_set_string_member (message, "jsonrpc", "2.0");
   json_node_take_object (node, message);
   text = json_to_string (node, FALSE);
+  if (self->http != NULL)
+    {
+      _zot_mcp_http_post (self, id, text);
+      return;
+    }
   line = g_string_new (text);
   g_string_append_c (line, '\n');
   g_queue_push_tail (&self->writes, g_string_free_to_bytes (line));
@@ -254,10 +238,10 @@ handle_response (ZotMcpClient *self,
                          (GDestroyNotify) json_object_unref);
 }
 
-static void
-handle_line (ZotMcpClient *self,
-             const char   *text,
-             gsize         length)
+void
+_zot_mcp_client_handle_line (ZotMcpClient *self,
+                             const char   *text,
+                             gsize         length)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   JsonObject *message;
@@ -372,7 +356,7 @@ take_bytes (ZotMcpClient *self,
       else
         {
           g_byte_array_append (self->line, (const guint8 *) "", 1);
-          handle_line (self, (const char *) self->line->data, self->line->len - 1);
+          _zot_mcp_client_handle_line (self, (const char *) self->line->data, self->line->len - 1);
           g_byte_array_set_size (self->line, 0);
         }
       data += piece + 1;
@@ -532,7 +516,7 @@ zot_mcp_client_request (ZotMcpClient        *self,
   request->task = g_task_new (self, NULL, callback, user_data);
   request->method = g_strdup (method);
   request->timeout_ms = timeout_ms;
-  if (self->failure != NULL || self->input == NULL)
+  if (!is_running (self))
     {
       g_task_return_new_error (request->task, G_IO_ERROR, G_IO_ERROR_CLOSED, "%s",
                                self->failure != NULL ? self->failure : _("the MCP server is not running"));
@@ -581,7 +565,7 @@ zot_mcp_client_notify (ZotMcpClient *self,
   g_autoptr(JsonNode) owned = params;
   JsonObject *message;
 
-  if (self->failure != NULL || self->input == NULL)
+  if (!is_running (self))
     return;
   message = json_object_new ();
   json_object_set_string_member (message, "method", method);
@@ -612,6 +596,8 @@ zot_mcp_client_start (ZotMcpClient  *self,
   g_autoptr(GError) local_error = NULL;
   const char *identifier;
 
+  if (self->url != NULL)
+    return _zot_mcp_http_start (self, error);
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_set_cwd (launcher, self->cwd);
@@ -660,6 +646,7 @@ zot_mcp_client_stop (ZotMcpClient *self)
     killpg (self->pid, SIGKILL);
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->input);
+  g_clear_object (&self->http);
   fail_all (self, why);
 }
 
@@ -686,6 +673,15 @@ const char *
 zot_mcp_client_get_failure (ZotMcpClient *self)
 {
   return self->failure;
+}
+
+/* Sent with every HTTP request after the handshake, as the protocol asks. */
+void
+zot_mcp_client_set_protocol_version (ZotMcpClient *self,
+                                     const char   *version)
+{
+  g_free (self->protocol_version);
+  self->protocol_version = g_strdup (version);
 }
 
 const char *
@@ -725,6 +721,10 @@ zot_mcp_client_finalize (GObject *object)
   g_free (self->cwd);
   g_free (self->exit_status);
   g_free (self->failure);
+  g_free (self->url);
+  g_strfreev (self->headers);
+  g_free (self->session_id);
+  g_free (self->protocol_version);
   G_OBJECT_CLASS (zot_mcp_client_parent_class)->finalize (object);
 }
 
@@ -764,5 +764,10 @@ zot_mcp_client_new (const ZotMcpServer *server,
   self->args = g_strdupv (server->args);
   self->env = g_strdupv (server->env);
   self->cwd = g_strdup (cwd);
+  if (server->transport == ZOT_MCP_TRANSPORT_HTTP)
+    {
+      self->url = g_strdup (server->url);
+      self->headers = g_strdupv (server->headers);
+    }
   return self;
 }

@@ -1,5 +1,6 @@
 /* zot-mcp-client.h — one MCP server over stdio: the bridge's child, in
- * its own process group, speaking newline-delimited JSON-RPC 2.0. */
+ * its own process group, speaking newline-delimited JSON-RPC 2.0; or
+ * one over Streamable HTTP (zot-mcp-http.c). */
 #pragma once
 
 #include <gio/gio.h>
@@ -31,6 +32,8 @@ void          zot_mcp_client_notify         (ZotMcpClient        *self,
                                              const char          *method,
                                              JsonNode            *params);
 char         *zot_mcp_client_dup_stderr_tail (ZotMcpClient       *self);
+void          zot_mcp_client_set_protocol_version (ZotMcpClient *self,
+                                                   const char   *version);
 const char   *zot_mcp_client_get_failure    (ZotMcpClient        *self);
 void          zot_mcp_client_stop           (ZotMcpClient        *self);
 
