@@ -5,7 +5,9 @@
  * (@modelcontextprotocol/server-filesystem, installed by tools/deps.sh). */
 #include "config.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "zot-discovery.h"
 #include "zot-grants.h"
@@ -720,6 +722,13 @@ listening_or_ended (gpointer data)
   return state->listening || state->ended;
 }
 
+/* A server the test starts ends with the test, even one that fails. */
+static void
+die_with_parent (gpointer user_data)
+{
+  prctl (PR_SET_PDEATHSIG, SIGKILL);
+}
+
 /* The same server over Streamable HTTP, on a port that was free. */
 static void
 test_real_everything_http (Fixture       *f,
@@ -745,6 +754,7 @@ test_real_everything_http (Fixture       *f,
   port_text = g_strdup_printf ("%u", port);
   launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_setenv (launcher, "PORT", port_text, TRUE);
+  g_subprocess_launcher_set_child_setup (launcher, die_with_parent, NULL, NULL);
   process = g_subprocess_launcher_spawn (launcher, &error, node, server, "streamableHttp", NULL);
   g_assert_no_error (error);
   state.stream = g_data_input_stream_new (g_subprocess_get_stderr_pipe (process));
