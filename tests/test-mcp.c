@@ -665,6 +665,45 @@ real_server (const char *package,
   return g_steal_pointer (&script);
 }
 
+static gboolean
+has_command (gpointer data)
+{
+  void **pair = data;
+
+  return zot_extension_manager_lookup_command (zot_host_get_manager (((Fixture *) pair[0])->host),
+                                               pair[1], NULL) != NULL;
+}
+
+/* The server's resources through the two tools, a prompt as a command. */
+static void
+check_everything_extras (Fixture *f)
+{
+  void *pair[] = { f, "mcp:every:args-prompt" };
+  g_autoptr(ZotCommandReply) named = NULL;
+  g_autoptr(ZotCommandReply) plain = NULL;
+  JsonObject *result;
+
+  wait_for_tool (f, "mcp_read_resource");
+  result = zot_example_model_calls (f, "mcp_resources", "{\"server\":\"every\"}");
+  g_assert_false (json_node_get_boolean (zot_test_json_node_at (result, "result/is_error")));
+  g_assert_nonnull (strstr (zot_test_json_string_at (result, "result/content/0/text"),
+                            "every demo://resource/static/document/architecture.md architecture.md"));
+  result = zot_example_model_calls (f, "mcp_read_resource",
+                                    "{\"server\":\"every\",\"uri\":\"demo://resource/static/document/architecture.md\"}");
+  g_assert_false (json_node_get_boolean (zot_test_json_node_at (result, "result/is_error")));
+  g_assert_true (g_str_has_prefix (zot_test_json_string_at (result, "result/content/0/text"),
+                                   "# Everything Server"));
+  zot_example_expect_result (f, "mcp_read_resource", "{\"server\":\"nobody\",\"uri\":\"x\"}", TRUE,
+                             "mcp_resources lists them");
+
+  zot_test_wait_until (has_command, pair, 20000);
+  named = zot_example_command (f, "mcp:every:args-prompt", "city=Berlin state=Berlin", ZOT_COMMAND_REPLY_PROMPT);
+  g_assert_cmpstr (zot_command_reply_get_text (named), ==, "What's weather in Berlin, Berlin?");
+  plain = zot_example_command (f, "mcp:every:args-prompt", "Paris", ZOT_COMMAND_REPLY_PROMPT);
+  g_assert_cmpstr (zot_command_reply_get_text (plain), ==, "What's weather in Paris?");
+  zot_example_command_fails (f, "mcp:every:args-prompt", "", "/mcp:every:args-prompt needs city=…");
+}
+
 static void
 test_real_everything (Fixture       *f,
                       gconstpointer  data)
@@ -689,6 +728,7 @@ test_real_everything (Fixture       *f,
   result = zot_example_model_calls (f, "mcp__every__get-tiny-image", "{}");
   g_assert_false (json_node_get_boolean (zot_test_json_node_at (result, "result/is_error")));
   g_assert_cmpstr (zot_test_json_string_at (result, "result/content/1/type"), ==, "image");
+  check_everything_extras (f);
 }
 
 typedef struct

@@ -12,38 +12,11 @@
 #include <zot-ext.h>
 
 #include "zot-limits.h"
-#include "zot-mcp-client.h"
+#include "zot-mcp-bridge.h"
 #include "zot-mcp-config.h"
 
 /* The newest protocol revision first: it is the one asked for. */
 static const char * const protocol_versions[] = { "2025-06-18", "2025-03-26", "2024-11-05" };
-
-typedef struct _Bridge Bridge;
-
-typedef struct
-{
-  Bridge       *bridge;
-  ZotMcpClient *client;
-  char         *name;
-  char         *namespace_;
-  char         *instructions;
-  guint         pages;
-  guint         tools;
-  gboolean      noted;
-} Server;
-
-typedef struct
-{
-  Server *server;
-  char   *mcp_name;
-} Tool;
-
-struct _Bridge
-{
-  ZotExtExtension *ext;
-  GPtrArray       *servers;  /* Server */
-  GHashTable      *tools;    /* zot name → Tool */
-};
 
 static void
 server_free (Server *server)
@@ -88,8 +61,8 @@ closed_cb (ZotMcpClient *client,
   server_failed (server, zot_mcp_client_get_failure (client));
 }
 
-static JsonNode *
-object_node (JsonObject *object)
+JsonNode *
+_zot_mcp_object_node (JsonObject *object)
 {
   JsonNode *node = json_node_new (JSON_NODE_OBJECT);
 
@@ -216,7 +189,7 @@ list_tools (Server     *server,
   server->pages++;
   if (cursor != NULL)
     json_object_set_string_member (params, "cursor", cursor);
-  zot_mcp_client_request (server->client, "tools/list", object_node (params),
+  zot_mcp_client_request (server->client, "tools/list", _zot_mcp_object_node (params),
                           zot_timeout_get_ms (ZOT_TIMEOUT_MCP_CONNECT), NULL, listed_cb, server);
 }
 
@@ -256,6 +229,8 @@ initialized_cb (GObject      *object,
   zot_mcp_client_notify (server->client, "notifications/initialized", NULL);
   /* A server without tools (only resources or prompts) is not asked for them. */
   capabilities = json_object_get_member (answer, "capabilities");
+  if (capabilities != NULL && JSON_NODE_HOLDS_OBJECT (capabilities))
+    _zot_mcp_extras_server_ready (server, json_node_get_object (capabilities));
   if (capabilities != NULL && JSON_NODE_HOLDS_OBJECT (capabilities) &&
       !json_object_has_member (json_node_get_object (capabilities), "tools"))
     {
@@ -276,7 +251,7 @@ initialize (Server *server)
   json_object_set_string_member (client_info, "name", "zot");
   json_object_set_string_member (client_info, "version", PACKAGE_VERSION);
   json_object_set_object_member (params, "clientInfo", client_info);
-  zot_mcp_client_request (server->client, "initialize", object_node (params),
+  zot_mcp_client_request (server->client, "initialize", _zot_mcp_object_node (params),
                           zot_timeout_get_ms (ZOT_TIMEOUT_MCP_CONNECT), NULL, initialized_cb, server);
 }
 
@@ -449,8 +424,8 @@ tool_call_cb (ZotExtExtension  *ext,
   args = zot_ext_invocation_get_args (invocation);
   json_object_set_string_member (params, "name", tool->mcp_name);
   json_object_set_member (params, "arguments", args != NULL && JSON_NODE_HOLDS_OBJECT (args)
-                                                ? json_node_copy (args) : object_node (json_object_new ()));
-  zot_mcp_client_request (tool->server->client, "tools/call", object_node (params),
+                                                ? json_node_copy (args) : _zot_mcp_object_node (json_object_new ()));
+  zot_mcp_client_request (tool->server->client, "tools/call", _zot_mcp_object_node (params),
                           zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST),
                           zot_ext_invocation_get_cancellable (invocation), called_cb, g_object_ref (invocation));
   return TRUE;
@@ -471,6 +446,7 @@ main (int    argc,
   bridge.ext = zot_ext_extension_new (ZOT_MCP_EXTENSION_NAME, PACKAGE_VERSION);
   bridge.servers = g_ptr_array_new_with_free_func ((GDestroyNotify) server_free);
   bridge.tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tool_free);
+  bridge.prompts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, _zot_mcp_prompt_free);
   /* Tools come after `ready`, as servers list them: say now that calls
    * can be cancelled. */
   zot_ext_extension_add_capability (bridge.ext, "tool_cancel");
@@ -478,6 +454,7 @@ main (int    argc,
   status = zot_ext_extension_run (bridge.ext);
 
   g_hash_table_unref (bridge.tools);
+  g_hash_table_unref (bridge.prompts);
   g_ptr_array_unref (bridge.servers);
   g_object_unref (bridge.ext);
   return status;

@@ -1,0 +1,49 @@
+/* zot-mcp-bridge.h — the bridge's servers and what it registered for
+ * them, shared by its tools (zot-mcp-bridge.c) and its resources and
+ * prompts (zot-mcp-extras.c). */
+#pragma once
+
+#include <zot-ext.h>
+
+#include "zot-mcp-client.h"
+
+G_BEGIN_DECLS
+
+typedef struct _Bridge Bridge;
+
+typedef struct
+{
+  Bridge       *bridge;
+  ZotMcpClient *client;
+  char         *name;
+  char         *namespace_;
+  char         *instructions;
+  guint         pages;
+  guint         tools;
+  gboolean      noted;
+  gboolean      resources;     /* it offers resources */
+  guint         prompt_pages;
+} Server;
+
+typedef struct
+{
+  Server *server;
+  char   *mcp_name;
+} Tool;
+
+struct _Bridge
+{
+  ZotExtExtension *ext;
+  GPtrArray       *servers;  /* Server */
+  GHashTable      *tools;    /* zot name → Tool */
+  GHashTable      *prompts;  /* command name → Prompt */
+  gboolean         resource_tools;
+};
+
+/* The server answered `initialize` with @capabilities. */
+void      _zot_mcp_extras_server_ready (Server     *server,
+                                        JsonObject *capabilities);
+void      _zot_mcp_prompt_free         (gpointer    prompt);
+JsonNode *_zot_mcp_object_node         (JsonObject *object);
+
+G_END_DECLS
