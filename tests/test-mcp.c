@@ -453,6 +453,8 @@ test_fake_normal (Fixture       *f,
   g_assert_cmpstr (zot_tool_get_namespace (echo), ==, "mcp_normal");
   g_assert_cmpstr (zot_tool_get_namespace_instructions (echo), ==, "Fake server instructions.");
   g_assert_nonnull (zot_tool_get_output_schema (echo));
+  /* It offers no resources: the resource tools are not there. */
+  g_assert_null (find_tool (f, "mcp_resources"));
 
   zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"hello\"}", FALSE, "hello\n(echoed)");
   expect_structured (f, "mcp__normal__echo", "{\"text\":\"hi\"}", "{\"echoed\":\"hi\"}");

@@ -149,7 +149,7 @@ listed_cb (GObject      *object,
   Server *server = user_data;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) answer = zot_mcp_client_request_finish (ZOT_MCP_CLIENT (object), result, &error);
-  JsonNode *tools;
+  JsonArray *tools;
   const char *cursor;
 
   if (answer == NULL)
@@ -158,21 +158,12 @@ listed_cb (GObject      *object,
         server_failed (server, error->message);
       return;
     }
-  tools = json_object_get_member (answer, "tools");
-  if (tools != NULL && JSON_NODE_HOLDS_ARRAY (tools))
-    {
-      JsonArray *array = json_node_get_array (tools);
-
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          JsonNode *tool = json_array_get_element (array, i);
-
-          if (JSON_NODE_HOLDS_OBJECT (tool))
-            register_tool (server, json_node_get_object (tool));
-        }
-    }
-  cursor = json_object_get_string_member_with_default (answer, "nextCursor", NULL);
-  if (cursor != NULL && *cursor != '\0' && server->pages < ZOT_MCP_LIST_PAGES_MAX)
+  tools = _zot_mcp_array_member (answer, "tools");
+  for (guint i = 0; tools != NULL && i < json_array_get_length (tools); i++)
+    if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (tools, i)))
+      register_tool (server, json_array_get_object_element (tools, i));
+  cursor = _zot_mcp_next_cursor (answer, server->pages);
+  if (cursor != NULL)
     list_tools (server, cursor);
   else
     g_printerr ("MCP server %s: %u tools\n", server->name, MIN (server->tools, (guint) ZOT_MCP_TOOLS_MAX));
@@ -184,13 +175,43 @@ static void
 list_tools (Server     *server,
             const char *cursor)
 {
+  _zot_mcp_list_page (server, "tools/list", cursor, &server->pages, listed_cb);
+}
+
+/* Asks for one page of a list (tools, prompts), counting the pages. */
+void
+_zot_mcp_list_page (Server              *server,
+                    const char          *method,
+                    const char          *cursor,
+                    guint               *pages,
+                    GAsyncReadyCallback  callback)
+{
   JsonObject *params = json_object_new ();
 
-  server->pages++;
+  (*pages)++;
   if (cursor != NULL)
     json_object_set_string_member (params, "cursor", cursor);
-  zot_mcp_client_request (server->client, "tools/list", _zot_mcp_object_node (params),
-                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_CONNECT), NULL, listed_cb, server);
+  zot_mcp_client_request (server->client, method, _zot_mcp_object_node (params),
+                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_CONNECT), NULL, callback, server);
+}
+
+/* The next page's cursor, when there is one and the pages allow it. */
+const char *
+_zot_mcp_next_cursor (JsonObject *answer,
+                      guint       pages)
+{
+  const char *cursor = json_object_get_string_member_with_default (answer, "nextCursor", NULL);
+
+  return cursor != NULL && *cursor != '\0' && pages < ZOT_MCP_LIST_PAGES_MAX ? cursor : NULL;
+}
+
+JsonArray *
+_zot_mcp_array_member (JsonObject *object,
+                       const char *member)
+{
+  JsonNode *node = object != NULL ? json_object_get_member (object, member) : NULL;
+
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
 }
 
 /* The handshake */
@@ -309,8 +330,7 @@ convert_content (JsonObject *answer)
   g_autoptr(JsonNode) root = NULL;
   g_autoptr(GString) text = g_string_new (NULL);
   g_autoptr(GPtrArray) images = g_ptr_array_new ();
-  JsonNode *content = json_object_get_member (answer, "content");
-  JsonArray *parts = content != NULL && JSON_NODE_HOLDS_ARRAY (content) ? json_node_get_array (content) : NULL;
+  JsonArray *parts = _zot_mcp_array_member (answer, "content");
 
   for (guint i = 0; parts != NULL && i < json_array_get_length (parts); i++)
     {

@@ -45,5 +45,14 @@ void      _zot_mcp_extras_server_ready (Server     *server,
                                         JsonObject *capabilities);
 void      _zot_mcp_prompt_free         (gpointer    prompt);
 JsonNode *_zot_mcp_object_node         (JsonObject *object);
+JsonArray *_zot_mcp_array_member       (JsonObject *object,
+                                        const char *member);
+void      _zot_mcp_list_page           (Server              *server,
+                                        const char          *method,
+                                        const char          *cursor,
+                                        guint               *pages,
+                                        GAsyncReadyCallback  callback);
+const char *_zot_mcp_next_cursor       (JsonObject *answer,
+                                        guint       pages);
 
 G_END_DECLS

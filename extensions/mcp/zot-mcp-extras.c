@@ -93,10 +93,8 @@ resources_listed_cb (GObject      *object,
 
   if (answer == NULL)
     g_string_append_printf (listing->text, "%s\n", error->message);
-  else if (json_object_has_member (answer, "resources") &&
-           JSON_NODE_HOLDS_ARRAY (json_object_get_member (answer, "resources")))
+  else if ((resources = _zot_mcp_array_member (answer, "resources")) != NULL)
     {
-      resources = json_object_get_array_member (answer, "resources");
       for (guint i = 0; i < json_array_get_length (resources); i++)
         {
           JsonNode *node = json_array_get_element (resources, i);
@@ -120,9 +118,9 @@ resources_listed_cb (GObject      *object,
                                   json_object_get_string_member (item, "description"));
           json_array_add_object_element (listing->items, item);
         }
-      cursor = json_object_get_string_member_with_default (answer, "nextCursor", NULL);
+      cursor = _zot_mcp_next_cursor (answer, listing->pages);
     }
-  if (cursor != NULL && *cursor != '\0' && listing->pages < ZOT_MCP_LIST_PAGES_MAX)
+  if (cursor != NULL)
     {
       list_next (listing, cursor);
       return;
@@ -219,9 +217,7 @@ resource_read_cb (GObject      *object,
       return;
     }
   json_builder_begin_array (builder);
-  contents = json_object_has_member (answer, "contents") &&
-             JSON_NODE_HOLDS_ARRAY (json_object_get_member (answer, "contents"))
-             ? json_object_get_array_member (answer, "contents") : NULL;
+  contents = _zot_mcp_array_member (answer, "contents");
   for (guint i = 0; contents != NULL && i < json_array_get_length (contents); i++)
     {
       JsonNode *node = json_array_get_element (contents, i);
@@ -364,9 +360,7 @@ prompt_got_cb (GObject      *object,
       zot_ext_command_invocation_return_error (invocation, error->message);
       return;
     }
-  messages = json_object_has_member (answer, "messages") &&
-             JSON_NODE_HOLDS_ARRAY (json_object_get_member (answer, "messages"))
-             ? json_object_get_array_member (answer, "messages") : NULL;
+  messages = _zot_mcp_array_member (answer, "messages");
   for (guint i = 0; messages != NULL && i < json_array_get_length (messages); i++)
     {
       JsonNode *node = json_array_get_element (messages, i);
@@ -447,9 +441,7 @@ register_prompt (Server     *server,
       g_printerr ("MCP server %s: prompt %s left out: /%s is too long or taken\n", server->name, name, command);
       return;
     }
-  list = json_object_has_member (object, "arguments") &&
-         JSON_NODE_HOLDS_ARRAY (json_object_get_member (object, "arguments"))
-         ? json_object_get_array_member (object, "arguments") : NULL;
+  list = _zot_mcp_array_member (object, "arguments");
   for (guint i = 0; list != NULL && i < json_array_get_length (list); i++)
     {
       JsonNode *node = json_array_get_element (list, i);
@@ -497,14 +489,12 @@ prompts_listed_cb (GObject      *object,
         g_printerr ("%s\n", error->message);
       return;
     }
-  prompts = json_object_has_member (answer, "prompts") &&
-            JSON_NODE_HOLDS_ARRAY (json_object_get_member (answer, "prompts"))
-            ? json_object_get_array_member (answer, "prompts") : NULL;
+  prompts = _zot_mcp_array_member (answer, "prompts");
   for (guint i = 0; prompts != NULL && i < json_array_get_length (prompts); i++)
     if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (prompts, i)))
       register_prompt (server, json_array_get_object_element (prompts, i));
-  cursor = json_object_get_string_member_with_default (answer, "nextCursor", NULL);
-  if (cursor != NULL && *cursor != '\0' && server->prompt_pages < ZOT_MCP_LIST_PAGES_MAX)
+  cursor = _zot_mcp_next_cursor (answer, server->prompt_pages);
+  if (cursor != NULL)
     list_prompts (server, cursor);
 }
 
@@ -512,13 +502,7 @@ static void
 list_prompts (Server     *server,
               const char *cursor)
 {
-  JsonObject *params = json_object_new ();
-
-  server->prompt_pages++;
-  if (cursor != NULL)
-    json_object_set_string_member (params, "cursor", cursor);
-  zot_mcp_client_request (server->client, "prompts/list", _zot_mcp_object_node (params),
-                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_CONNECT), NULL, prompts_listed_cb, server);
+  _zot_mcp_list_page (server, "prompts/list", cursor, &server->prompt_pages, prompts_listed_cb);
 }
 
 /**
