@@ -484,6 +484,7 @@ test_fake_failures (Fixture       *f,
   g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
   g_autofree char *text = NULL;
   g_autofree char *more = NULL;
+  g_autoptr(ZotCommandReply) status = NULL;
 
   configure_fakes (f, modes);
   /* And one whose command does not exist. */
@@ -522,6 +523,13 @@ test_fake_failures (Fixture       *f,
     g_assert_null (strstr (g_ptr_array_index (f->notes, i), "notools"));
 
   zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"still here\"}", FALSE, "still here\n(echoed)");
+
+  /* /mcp says how each server is; of its six tools two share a name. */
+  status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
+  g_assert_nonnull (strstr (zot_command_reply_get_text (status), "normal (stdio): ready, 5 tools, no resources, 0 prompts"));
+  g_assert_nonnull (strstr (zot_command_reply_get_text (status),
+                            "silent (stdio): failed: MCP server silent did not answer initialize within 3 s"));
+  g_assert_nonnull (strstr (zot_command_reply_get_text (status), "unreachable (http): failed: MCP server unreachable: "));
 }
 
 static gboolean
@@ -683,6 +691,7 @@ check_everything_extras (Fixture *f)
   void *pair[] = { f, "mcp:every:args-prompt" };
   g_autoptr(ZotCommandReply) named = NULL;
   g_autoptr(ZotCommandReply) plain = NULL;
+  g_autoptr(ZotCommandReply) status = NULL;
   JsonObject *result;
 
   wait_for_tool (f, "mcp_read_resource");
@@ -704,6 +713,10 @@ check_everything_extras (Fixture *f)
   plain = zot_example_command (f, "mcp:every:args-prompt", "Paris", ZOT_COMMAND_REPLY_PROMPT);
   g_assert_cmpstr (zot_command_reply_get_text (plain), ==, "What's weather in Paris?");
   zot_example_command_fails (f, "mcp:every:args-prompt", "", "/mcp:every:args-prompt needs city=…");
+
+  status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
+  g_assert_true (g_str_has_prefix (zot_command_reply_get_text (status), "every (stdio): ready, "));
+  g_assert_nonnull (strstr (zot_command_reply_get_text (status), " tools, resources, "));
 }
 
 static void

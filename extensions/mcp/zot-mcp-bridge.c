@@ -30,6 +30,7 @@ server_free (Server *server)
   g_free (server->name);
   g_free (server->namespace_);
   g_free (server->instructions);
+  g_free (server->failure);
   g_free (server);
 }
 
@@ -48,6 +49,7 @@ server_failed (Server     *server,
   if (server->noted)
     return;
   server->noted = TRUE;
+  server->failure = g_strdup (why);
   g_printerr ("%s\n", why);
   zot_ext_extension_notify (server->bridge->ext, "error", why);
   if (server->client != NULL)
@@ -243,6 +245,7 @@ initialized_cb (GObject      *object,
       server_failed (server, why);
       return;
     }
+  server->ready = TRUE;
   instructions = json_object_get_string_member_with_default (answer, "instructions", NULL);
   if (instructions != NULL && *instructions != '\0')
     server->instructions = g_strdup (instructions);
@@ -287,6 +290,7 @@ start_server (Bridge             *bridge,
   server->bridge = bridge;
   server->name = g_strdup (config->name);
   server->namespace_ = zot_mcp_namespace (config->name);
+  server->transport = config->transport;
   g_ptr_array_add (bridge->servers, server);
   server->client = zot_mcp_client_new (config, cwd);
   g_signal_connect (server->client, "closed", G_CALLBACK (closed_cb), server);
@@ -471,6 +475,7 @@ main (int    argc,
    * can be cancelled. */
   zot_ext_extension_add_capability (bridge.ext, "tool_cancel");
   g_signal_connect (bridge.ext, "hello", G_CALLBACK (hello_cb), &bridge);
+  _zot_mcp_add_status_command (&bridge);
   status = zot_ext_extension_run (bridge.ext);
 
   g_hash_table_unref (bridge.tools);

@@ -21,6 +21,9 @@ typedef struct
   guint         pages;
   guint         tools;
   gboolean      noted;
+  char         *failure;       /* the note it got, once it failed */
+  gboolean      ready;         /* it answered initialize */
+  ZotMcpTransport transport;
   gboolean      resources;     /* it offers resources */
   guint         prompt_pages;
 } Server;
@@ -44,6 +47,7 @@ struct _Bridge
 void      _zot_mcp_extras_server_ready (Server     *server,
                                         JsonObject *capabilities);
 void      _zot_mcp_prompt_free         (gpointer    prompt);
+void      _zot_mcp_add_status_command  (Bridge     *bridge);
 JsonNode *_zot_mcp_object_node         (JsonObject *object);
 JsonArray *_zot_mcp_array_member       (JsonObject *object,
                                         const char *member);

@@ -505,6 +505,54 @@ list_prompts (Server     *server,
   _zot_mcp_list_page (server, "prompts/list", cursor, &server->prompt_pages, prompts_listed_cb);
 }
 
+/* /mcp: each server's state, in words (the panel is still to come) */
+
+static gboolean
+status_cb (ZotExtExtension         *ext,
+           ZotExtCommandInvocation *invocation,
+           Bridge                  *bridge)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  GHashTableIter iter;
+  Prompt *prompt;
+
+  if (bridge->servers->len == 0)
+    g_string_append (text, _("No MCP servers are configured (zot mcp add, or mcp.json: docs/mcp.md)"));
+  for (guint i = 0; i < bridge->servers->len; i++)
+    {
+      Server *server = g_ptr_array_index (bridge->servers, i);
+      guint prompts = 0;
+
+      g_hash_table_iter_init (&iter, bridge->prompts);
+      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &prompt))
+        prompts += prompt->server == server;
+      g_string_append_printf (text, "%s%s (%s): ", i > 0 ? "\n" : "", server->name,
+                              zot_mcp_transport_to_string (server->transport));
+      if (server->failure != NULL)
+        /* Translators: %s is why a server stopped */
+        g_string_append_printf (text, _("failed: %s"), server->failure);
+      else if (!server->ready)
+        g_string_append (text, _("starting"));
+      else
+        /* Translators: a server's state: its tools, resources and prompts */
+        g_string_append_printf (text, _("ready, %u tools, %s, %u prompts"),
+                                MIN (server->tools, (guint) ZOT_MCP_TOOLS_MAX),
+                                server->resources ? _("resources") : _("no resources"), prompts);
+    }
+  zot_ext_command_invocation_return_display (invocation, text->str);
+  return TRUE;
+}
+
+void
+_zot_mcp_add_status_command (Bridge *bridge)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_ext_extension_add_command (bridge->ext, "mcp", "Show the MCP servers and their state", &error))
+    g_error ("/mcp: %s", error->message);
+  g_signal_connect (bridge->ext, "command::mcp", G_CALLBACK (status_cb), bridge);
+}
+
 /**
  * _zot_mcp_extras_server_ready:
  *
