@@ -359,6 +359,49 @@ test_cli (Fixture       *f,
   g_assert_cmpstr (text, ==, "{not json");
 }
 
+/* Claude Desktop's and a project's VS Code servers, copied by name. */
+static void
+test_cli_import (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *fake_home = g_build_filename (f->env.root, "user", NULL);
+  g_autofree char *claude = g_build_filename (fake_home, ".config", "Claude", "claude_desktop_config.json", NULL);
+  g_autofree char *vscode = g_build_filename (f->env.cwd, ".vscode", "mcp.json", NULL);
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  const char *env[] = { "HOME", fake_home, NULL };
+  const char *list[] = { g_getenv ("ZOT_BIN"), "mcp", "import", NULL };
+  const char *copy[] = { g_getenv ("ZOT_BIN"), "mcp", "import", "files", "web", NULL };
+  const char *unknown[] = { g_getenv ("ZOT_BIN"), "mcp", "import", "nobody", NULL };
+  g_autoptr(GPtrArray) servers = NULL;
+  g_auto(ZotTestRun) listed = { 0 };
+  g_auto(ZotTestRun) copied = { 0 };
+  g_auto(ZotTestRun) again = { 0 };
+  g_auto(ZotTestRun) missing = { 0 };
+
+  write_file (claude, "{\"mcpServers\": {\"files\": {\"command\": \"npx\", \"args\": [\"-y\", \"fs\"]}}, "
+                      "\"globalShortcut\": \"\"}");
+  write_file (vscode, "{\"servers\": {\"web\": {\"type\": \"http\", \"url\": \"https://example.com/mcp\"}}}");
+  zot_test_run_argv (&listed, f->env.cwd, env, NULL, 20000, list);
+  g_assert_cmpint (listed.status, ==, 0);
+  g_assert_nonnull (strstr (listed.out, claude));
+  g_assert_nonnull (strstr (listed.out, "web "));
+  g_assert_nonnull (strstr (listed.out, ".vscode/mcp.json"));
+
+  zot_test_run_argv (&copied, f->env.cwd, env, NULL, 20000, copy);
+  g_assert_cmpint (copied.status, ==, 0);
+  servers = zot_mcp_config_read (path, NULL);
+  g_assert_cmpuint (servers->len, ==, 2);
+  g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (servers, 0))->command, ==, "npx");
+  g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (servers, 1))->url, ==, "https://example.com/mcp");
+
+  zot_test_run_argv (&again, f->env.cwd, env, NULL, 20000, copy);
+  g_assert_cmpint (again.status, ==, 1);
+  g_assert_nonnull (strstr (again.err, "is there already"));
+  zot_test_run_argv (&missing, f->env.cwd, env, NULL, 20000, unknown);
+  g_assert_cmpint (missing.status, ==, 1);
+  g_assert_nonnull (strstr (missing.err, "no server named “nobody” to import"));
+}
+
 /* ---- the built-in folder ---- */
 
 static gboolean
@@ -866,6 +909,7 @@ main (int    argc,
   g_test_add ("/mcp/config/formats", Fixture, NULL, fixture_setup, test_config_formats, fixture_teardown);
   g_test_add ("/mcp/config/bad-files", Fixture, NULL, fixture_setup, test_config_bad_files, fixture_teardown);
   g_test_add ("/mcp/cli", Fixture, NULL, fixture_setup, test_cli, fixture_teardown);
+  g_test_add ("/mcp/cli-import", Fixture, NULL, fixture_setup, test_cli_import, fixture_teardown);
   g_test_add ("/mcp/discovery", Fixture, NULL, fixture_setup, test_discovery, fixture_teardown);
   g_test_add ("/mcp/fake/normal", Fixture, NULL, fixture_setup, test_fake_normal, fixture_teardown);
   g_test_add ("/mcp/fake/failures", Fixture, NULL, fixture_setup, test_fake_failures, fixture_teardown);

@@ -269,6 +269,104 @@ mcp_trust (int    argc,
   return EXIT_OK;
 }
 
+/* Where other apps keep their MCP servers, below $HOME; and VS Code's
+ * file of the project. */
+static const char * const import_sources[] = {
+  ".config/Claude/claude_desktop_config.json",
+  ".cursor/mcp.json",
+  ".config/Code/User/mcp.json",
+  ".codeium/windsurf/mcp_config.json",
+};
+
+/* Every server entry of the files that exist: name → the file's path,
+ * with the entries themselves in @entries. */
+static void
+find_importable (JsonObject *entries,
+                 GPtrArray  *origins)
+{
+  g_autofree char *project = g_build_filename (".vscode", "mcp.json", NULL);
+
+  for (guint i = 0; i <= G_N_ELEMENTS (import_sources); i++)
+    {
+      g_autofree char *path = i < G_N_ELEMENTS (import_sources)
+                              ? g_build_filename (g_get_home_dir (), import_sources[i], NULL)
+                              : g_canonicalize_filename (project, NULL);
+      g_autoptr(JsonNode) root = zot_mcp_config_parse (path, NULL);
+      const char *sections[] = { "mcpServers", "servers" };
+
+      for (guint j = 0; root != NULL && j < G_N_ELEMENTS (sections); j++)
+        {
+          JsonNode *section = json_object_get_member (json_node_get_object (root), sections[j]);
+          JsonObjectIter iter;
+          const char *name;
+          JsonNode *entry;
+
+          if (section == NULL || !JSON_NODE_HOLDS_OBJECT (section))
+            continue;
+          json_object_iter_init (&iter, json_node_get_object (section));
+          while (json_object_iter_next (&iter, &name, &entry))
+            if (!json_object_has_member (entries, name) && JSON_NODE_HOLDS_OBJECT (entry))
+              {
+                json_object_set_member (entries, name, json_node_copy (entry));
+                g_ptr_array_add (origins, g_strdup_printf ("%s\t%s", name, path));
+              }
+        }
+    }
+}
+
+/* `zot mcp import`: what other apps have; `import NAME…` copies them. */
+static int
+mcp_import (int    argc,
+            char **argv)
+{
+  g_autofree char *path = zot_mcp_config_user_path ();
+  g_autoptr(JsonObject) entries = json_object_new ();
+  g_autoptr(GPtrArray) origins = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(JsonNode) root = NULL;
+  JsonObject *section;
+  guint copied = 0;
+
+  find_importable (entries, origins);
+  if (argc < 2)
+    {
+      for (guint i = 0; i < origins->len; i++)
+        {
+          g_auto(GStrv) pair = g_strsplit (g_ptr_array_index (origins, i), "\t", 2);
+
+          g_print ("%-20s %s\n", pair[0], pair[1]);
+        }
+      if (origins->len == 0)
+        g_print (_("No MCP servers found in Claude Desktop's, Cursor's, VS Code's or Windsurf's files\n"));
+      else
+        g_print (_("zot mcp import NAME… copies them to %s\n"), path);
+      return EXIT_OK;
+    }
+  root = load_root (path);
+  if (root == NULL)
+    return EXIT_FAILED;
+  if (!json_object_has_member (json_node_get_object (root), "mcpServers"))
+    json_object_set_object_member (json_node_get_object (root), "mcpServers", json_object_new ());
+  if (!JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_node_get_object (root), "mcpServers")))
+    return failed (_("%s: %s is not an object, left as it is"), path, "mcpServers");
+  section = json_object_get_object_member (json_node_get_object (root), "mcpServers");
+  for (int i = 1; i < argc; i++)
+    {
+      if (!json_object_has_member (entries, argv[i]))
+        failed (_("no server named “%s” to import (zot mcp import lists them)"), argv[i]);
+      else if (section_with (json_node_get_object (root), argv[i]) != NULL)
+        failed (_("%s: a server named “%s” is there already; zot mcp remove %s first"), path, argv[i], argv[i]);
+      else
+        {
+          json_object_set_member (section, argv[i], json_node_copy (json_object_get_member (entries, argv[i])));
+          g_print (_("Added %s to %s\n"), argv[i], path);
+          copied++;
+        }
+    }
+  if (copied > 0 && !save_root (path, root))
+    return EXIT_FAILED;
+  return copied == (guint) (argc - 1) ? EXIT_OK : EXIT_FAILED;
+}
+
 static void
 print_help (void)
 {
@@ -279,6 +377,7 @@ print_help (void)
   g_print ("  %-46s %s\n", "list", _("Show the servers of this project and user"));
   g_print ("  %-46s %s\n", "remove NAME", _("Remove a server"));
   g_print ("  %-46s %s\n", "trust", _("Let this project's .zot/mcp.json servers start"));
+  g_print ("  %-46s %s\n", "import [NAME...]", _("List other apps' servers, or copy those named"));
 }
 
 /**
@@ -292,7 +391,7 @@ zot_cli_mcp_main (int    argc,
   const char *command = argc > 1 ? argv[1] : NULL;
 
   if (command == NULL)
-    return usage_error (_("missing a command: add, list, remove or trust"));
+    return usage_error (_("missing a command: add, list, remove, import or trust"));
   if (g_str_equal (command, "--help") || g_str_equal (command, "-h") || g_str_equal (command, "help"))
     {
       print_help ();
@@ -304,8 +403,10 @@ zot_cli_mcp_main (int    argc,
     return mcp_remove (argc - 1, argv + 1);
   if (g_str_equal (command, "list") && argc == 2)
     return mcp_list (argc - 1, argv + 1);
+  if (g_str_equal (command, "import"))
+    return mcp_import (argc - 1, argv + 1);
   if (g_str_equal (command, "trust") && argc == 2)
     return mcp_trust (argc - 1, argv + 1);
-  /* Translators: %s is the word given; add, list, remove and trust are commands: keep them */
-  return usage_error (_("unknown command “%s”; use add, list, remove or trust"), command);
+  /* Translators: %s is the word given; add, list, remove, import and trust are commands: keep them */
+  return usage_error (_("unknown command “%s”; use add, list, remove, import or trust"), command);
 }
