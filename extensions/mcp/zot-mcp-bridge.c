@@ -86,7 +86,6 @@ member_json (JsonObject *object,
 
 /* Tools */
 
-static void list_tools (Server *server, const char *cursor);
 static gboolean tool_call_cb (ZotExtExtension *ext, ZotExtInvocation *invocation, Bridge *bridge);
 
 static void
@@ -143,58 +142,93 @@ register_tool (Server     *server,
   g_signal_connect (bridge->ext, signal, G_CALLBACK (tool_call_cb), bridge);
 }
 
+typedef struct
+{
+  Server         *server;
+  const char     *method;
+  const char     *member;
+  ZotMcpItemFunc  each;
+  gboolean        fail_server;  /* an error is the server's note, else a line in the log */
+  guint           pages;
+} Lister;
+
+static void list_page (Lister *lister, const char *cursor);
+
 static void
 listed_cb (GObject      *object,
            GAsyncResult *result,
            gpointer      user_data)
 {
-  Server *server = user_data;
+  Lister *lister = user_data;
+  Server *server = lister->server;
   g_autoptr(GError) error = NULL;
   g_autoptr(JsonObject) answer = zot_mcp_client_request_finish (ZOT_MCP_CLIENT (object), result, &error);
-  JsonArray *tools;
+  JsonArray *items;
   const char *cursor;
 
   if (answer == NULL)
     {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      gboolean cancelled = g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+      if (!cancelled && lister->fail_server)
         server_failed (server, error->message);
+      else if (!cancelled)
+        g_printerr ("%s\n", error->message);
+      g_free (lister);
       return;
     }
-  tools = _zot_mcp_array_member (answer, "tools");
-  for (guint i = 0; tools != NULL && i < json_array_get_length (tools); i++)
-    if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (tools, i)))
-      register_tool (server, json_array_get_object_element (tools, i));
-  cursor = _zot_mcp_next_cursor (answer, server->pages);
+  items = _zot_mcp_array_member (answer, lister->member);
+  for (guint i = 0; items != NULL && i < json_array_get_length (items); i++)
+    if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (items, i)))
+      lister->each (server, json_array_get_object_element (items, i));
+  cursor = _zot_mcp_next_cursor (answer, lister->pages);
   if (cursor != NULL)
-    list_tools (server, cursor);
-  else
-    g_printerr ("MCP server %s: %u tools\n", server->name, MIN (server->tools, (guint) ZOT_MCP_TOOLS_MAX));
+    {
+      list_page (lister, cursor);
+      return;
+    }
+  g_printerr ("MCP server %s: %s listed\n", server->name, lister->member);
+  g_free (lister);
   /* notifications/tools/list_changed is not followed yet: a changed tool
    * needs unregistering, which the protocol is getting. */
 }
 
 static void
-list_tools (Server     *server,
-            const char *cursor)
-{
-  _zot_mcp_list_page (server, "tools/list", cursor, &server->pages, listed_cb);
-}
-
-/* Asks for one page of a list (tools, prompts), counting the pages. */
-void
-_zot_mcp_list_page (Server              *server,
-                    const char          *method,
-                    const char          *cursor,
-                    guint               *pages,
-                    GAsyncReadyCallback  callback)
+list_page (Lister     *lister,
+           const char *cursor)
 {
   JsonObject *params = json_object_new ();
 
-  (*pages)++;
+  lister->pages++;
   if (cursor != NULL)
     json_object_set_string_member (params, "cursor", cursor);
-  zot_mcp_client_request (server->client, method, _zot_mcp_object_node (params),
-                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_CONNECT), NULL, callback, server);
+  zot_mcp_client_request (lister->server->client, lister->method, _zot_mcp_object_node (params),
+                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_CONNECT), NULL, listed_cb, lister);
+}
+
+/**
+ * _zot_mcp_list_all:
+ * @method: `tools/list` or `prompts/list`
+ * @member: the array of the answer that holds the items
+ * @each: called with each item
+ *
+ * Lists all the pages, up to ZOT_MCP_LIST_PAGES_MAX.
+ */
+void
+_zot_mcp_list_all (Server         *server,
+                   const char     *method,
+                   const char     *member,
+                   ZotMcpItemFunc  each,
+                   gboolean        fail_server)
+{
+  Lister *lister = g_new0 (Lister, 1);
+
+  lister->server = server;
+  lister->method = method;
+  lister->member = member;
+  lister->each = each;
+  lister->fail_server = fail_server;
+  list_page (lister, NULL);
 }
 
 /* The next page's cursor, when there is one and the pages allow it. */
@@ -261,7 +295,7 @@ initialized_cb (GObject      *object,
       g_printerr ("MCP server %s offers no tools\n", server->name);
       return;
     }
-  list_tools (server, NULL);
+  _zot_mcp_list_all (server, "tools/list", "tools", register_tool, TRUE);
 }
 
 static void

@@ -18,14 +18,12 @@ typedef struct
   char         *name;
   char         *namespace_;
   char         *instructions;
-  guint         pages;
   guint         tools;
   gboolean      noted;
   char         *failure;       /* the note it got, once it failed */
   gboolean      ready;         /* it answered initialize */
   ZotMcpTransport transport;
   gboolean      resources;     /* it offers resources */
-  guint         prompt_pages;
 } Server;
 
 typedef struct
@@ -51,11 +49,13 @@ void      _zot_mcp_add_status_command  (Bridge     *bridge);
 JsonNode *_zot_mcp_object_node         (JsonObject *object);
 JsonArray *_zot_mcp_array_member       (JsonObject *object,
                                         const char *member);
-void      _zot_mcp_list_page           (Server              *server,
-                                        const char          *method,
-                                        const char          *cursor,
-                                        guint               *pages,
-                                        GAsyncReadyCallback  callback);
+typedef void (*ZotMcpItemFunc) (Server     *server,
+                                JsonObject *item);
+void      _zot_mcp_list_all            (Server         *server,
+                                        const char     *method,
+                                        const char     *member,
+                                        ZotMcpItemFunc  each,
+                                        gboolean        fail_server);
 const char *_zot_mcp_next_cursor       (JsonObject *answer,
                                         guint       pages);
 

@@ -470,41 +470,6 @@ register_prompt (Server     *server,
   g_signal_connect (bridge->ext, signal, G_CALLBACK (prompt_command_cb), bridge);
 }
 
-static void list_prompts (Server *server, const char *cursor);
-
-static void
-prompts_listed_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  Server *server = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(JsonObject) answer = zot_mcp_client_request_finish (ZOT_MCP_CLIENT (object), result, &error);
-  const char *cursor;
-  JsonArray *prompts;
-
-  if (answer == NULL)
-    {
-      if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_printerr ("%s\n", error->message);
-      return;
-    }
-  prompts = _zot_mcp_array_member (answer, "prompts");
-  for (guint i = 0; prompts != NULL && i < json_array_get_length (prompts); i++)
-    if (JSON_NODE_HOLDS_OBJECT (json_array_get_element (prompts, i)))
-      register_prompt (server, json_array_get_object_element (prompts, i));
-  cursor = _zot_mcp_next_cursor (answer, server->prompt_pages);
-  if (cursor != NULL)
-    list_prompts (server, cursor);
-}
-
-static void
-list_prompts (Server     *server,
-              const char *cursor)
-{
-  _zot_mcp_list_page (server, "prompts/list", cursor, &server->prompt_pages, prompts_listed_cb);
-}
-
 /* /mcp: each server's state, in words (the panel is still to come) */
 
 static gboolean
@@ -569,5 +534,5 @@ _zot_mcp_extras_server_ready (Server     *server,
       register_resource_tools (server->bridge);
     }
   if (json_object_has_member (capabilities, "prompts"))
-    list_prompts (server, NULL);
+    _zot_mcp_list_all (server, "prompts/list", "prompts", register_prompt, FALSE);
 }
