@@ -22,8 +22,9 @@ fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
   zot_example_setup (f);
-  /* Short deadlines for the servers that hang or never answer. */
-  g_setenv ("ZOT_TEST_TIMEOUTS", "mcp-connect=3000,mcp-request=2000", TRUE);
+  /* Deadlines long enough for a loaded machine; the failures test
+   * shortens them. */
+  g_setenv ("ZOT_TEST_TIMEOUTS", "mcp-connect=20000,mcp-request=20000", TRUE);
 }
 
 static void
@@ -529,6 +530,8 @@ test_fake_failures (Fixture       *f,
   g_autofree char *more = NULL;
   g_autoptr(ZotCommandReply) status = NULL;
 
+  /* Short deadlines for the servers that hang or never answer. */
+  g_setenv ("ZOT_TEST_TIMEOUTS", "mcp-connect=5000,mcp-request=2000", TRUE);
   configure_fakes (f, modes);
   /* And one whose command does not exist. */
   text = zot_test_read_file (path);
@@ -559,7 +562,7 @@ test_fake_failures (Fixture       *f,
   wait_for_note (f, "MCP server crash exited with status 3");
   /* A later call to the dead server says why at once. */
   zot_example_expect_result (f, "mcp__crash__echo", "{\"text\":\"a\"}", TRUE, "exited with status 3");
-  wait_for_note (f, "MCP server silent did not answer initialize within 3 s");
+  wait_for_note (f, "MCP server silent did not answer initialize within 5 s");
   g_assert_null (find_tool (f, "mcp__silent__echo"));
   /* A server without tools is not asked for them: no note about it. */
   for (guint i = 0; i < f->notes->len; i++)
@@ -571,7 +574,7 @@ test_fake_failures (Fixture       *f,
   status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
   g_assert_nonnull (strstr (zot_command_reply_get_text (status), "normal (stdio): ready, 5 tools, no resources, 0 prompts"));
   g_assert_nonnull (strstr (zot_command_reply_get_text (status),
-                            "silent (stdio): failed: MCP server silent did not answer initialize within 3 s"));
+                            "silent (stdio): failed: MCP server silent did not answer initialize within 5 s"));
   g_assert_nonnull (strstr (zot_command_reply_get_text (status), "unreachable (http): failed: MCP server unreachable: "));
 }
 
