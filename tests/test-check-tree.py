@@ -17,7 +17,7 @@ results = []
 
 
 def copy_tree(into):
-    for part in ('src', 'po', 'data', 'flatpak', 'examples', 'docs', 'sdk'):
+    for part in ('src', 'po', 'data', 'flatpak', 'examples', 'docs', 'sdk', 'extensions'):
         if os.path.isdir(os.path.join(source, part)):
             shutil.copytree(os.path.join(source, part), os.path.join(into, part),
                             ignore=shutil.ignore_patterns('*.mo', 'node_modules', '__pycache__'))

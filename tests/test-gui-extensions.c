@@ -260,6 +260,28 @@ test_degenerate_manifest (Fixture       *f,
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A built-in (the MCP bridge) is the app's: no switch, no Remove. */
+static void
+test_builtin_row (Fixture       *f,
+                  gconstpointer  data)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ZotManifest) manifest = NULL;
+  g_autoptr(JsonObject) ack = json_object_new ();
+  g_autoptr(ZotExtension) extension = NULL;
+  GtkWidget *row;
+
+  manifest = zot_manifest_new_from_data (f->env.root, "{\"name\":\"mcp\",\"exec\":\"true\",\"version\":\"1\"}",
+                                         -1, &error);
+  g_assert_no_error (error);
+  extension = zot_extension_new (manifest, ZOT_EXTENSION_SCOPE_BUILTIN, ack);
+  row = g_object_ref_sink (zot_extension_row_new (extension));
+  g_assert_nonnull (strstr (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row)), "1 · built in"));
+  g_assert_false (gtk_widget_get_visible (row_child (row, "enable_switch")));
+  g_assert_false (gtk_widget_get_visible (row_child (row, "remove_button")));
+  g_object_unref (row);
+}
+
 static void
 test_rows (Fixture       *f,
            gconstpointer  data)
@@ -792,6 +814,7 @@ main (int    argc,
   g_test_add ("/zot/gui/extensions/watch-switch", Fixture, NULL, fixture_setup, test_watch_switch,
               fixture_teardown);
   g_test_add ("/zot/gui/extensions/meter", Fixture, NULL, fixture_setup, test_meter, fixture_teardown);
+  g_test_add ("/zot/gui/extensions/builtin-row", Fixture, NULL, fixture_setup, test_builtin_row, fixture_teardown);
 
   return g_test_run ();
 }

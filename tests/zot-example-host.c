@@ -144,10 +144,11 @@ zot_example_expect_result (ZotExampleHost *f,
 {
   JsonObject *result = zot_example_model_calls (f, tool, args);
   const char *got = zot_test_json_string_at (result, "result/content/0/text");
+  gboolean got_error = json_node_get_boolean (zot_test_json_node_at (result, "result/is_error"));
 
-  g_assert_cmpint (json_node_get_boolean (zot_test_json_node_at (result, "result/is_error")), ==, is_error);
-  if (is_error ? strstr (got, text) == NULL : !g_str_equal (got, text))
-    g_error ("%s %s answered \"%s\", not \"%s\"", tool, args, got, text);
+  if (got_error != is_error || (is_error ? strstr (got, text) == NULL : !g_str_equal (got, text)))
+    g_error ("%s %s answered \"%s\" (is_error %d), not \"%s\" (is_error %d)",
+             tool, args, got, got_error, text, is_error);
 }
 
 ZotCommandReply *

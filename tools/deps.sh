@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages zot needs to build, run and test, and to
 # fuzz (clang with its libFuzzer runtime, for tools/fuzz.sh), and the
 # extension SDKs' toolchains (Go, Node and TypeScript, GObject
-# Introspection and gi-docgen for the C SDK).
+# Introspection and gi-docgen for the C SDK), and the MCP servers the
+# tests run (tests/node_modules, from npm; never fetched at test time).
 # Idempotent, and silent when everything is already there.
 set -euo pipefail
 
@@ -35,3 +36,22 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -qq
   $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# Real MCP servers for tests/test-mcp.c, pinned, in the tree's own folder.
+mcp_servers=(
+  @modelcontextprotocol/server-filesystem@2026.8.31
+  @modelcontextprotocol/server-everything@2026.8.31
+)
+tests_dir="$(cd "$(dirname "$0")/.." && pwd)/tests"
+# npm comes with nodejs from NodeSource, or as Debian's npm package.
+command -v npm >/dev/null || { echo "tools/deps.sh: npm is missing: install Debian's npm package" >&2; exit 1; }
+for spec in "${mcp_servers[@]}"; do
+  name="${spec%@*}"
+  version="${spec##*@}"
+  manifest="$tests_dir/node_modules/$name/package.json"
+  if [ ! -f "$manifest" ] || ! grep -q "\"version\": \"$version\"" "$manifest"; then
+    echo "Installing $spec into tests/node_modules"
+    npm install --prefix "$tests_dir" --no-save --no-audit --no-fund --loglevel=error "${mcp_servers[@]}" >/dev/null
+    break
+  fi
+done

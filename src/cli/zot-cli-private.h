@@ -17,6 +17,9 @@ int zot_cli_update_main (int    argc,
 /* `zot models` (zot-cli-models.c); argv starts at "models". */
 int zot_cli_models_main (int    argc,
                          char **argv);
+/* `zot mcp` (zot-cli-mcp.c). */
+int zot_cli_mcp_main    (int    argc,
+                         char **argv);
 /* `zot ext check` (zot-cli-ext-check.c); argv starts at "check". */
 int zot_cli_ext_check_main (int    argc,
                             char **argv);

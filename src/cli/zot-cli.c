@@ -454,7 +454,8 @@ zot_cli_wants_window (int    argc,
   g_autoptr(GError) error = NULL;
 
   if (argc > 1 && (g_str_equal (argv[1], "ext") || g_str_equal (argv[1], "update") ||
-                   g_str_equal (argv[1], "models")))
+                   g_str_equal (argv[1], "models") ||
+                   g_str_equal (argv[1], "mcp")))
     return FALSE;
 
   /* Started by D-Bus activation (data/dev.zot.Zot.service.in): the window
@@ -506,6 +507,8 @@ zot_cli_main (int    argc,
     return zot_cli_update_main (argc - 1, argv + 1);
   if (argc > 1 && g_str_equal (argv[1], "models"))
     return zot_cli_models_main (argc - 1, argv + 1);
+  if (argc > 1 && g_str_equal (argv[1], "mcp"))
+    return zot_cli_mcp_main (argc - 1, argv + 1);
 
   zot_options_init (&cli.options);
   args = g_strdupv (argv);

@@ -184,6 +184,8 @@ scope_label (ZotExtensionScope scope)
     case ZOT_EXTENSION_SCOPE_PROJECT:  return _("this project");
     /* Translators: where an extension is installed: for every project of this user */
     case ZOT_EXTENSION_SCOPE_USER:     return _("all projects");
+    /* Translators: where an extension comes from: it ships with the app */
+    case ZOT_EXTENSION_SCOPE_BUILTIN:  return _("built in");
     case ZOT_EXTENSION_SCOPE_EXPLICIT:
     /* Translators: where an extension comes from: the --ext option of the command line; keep
      * "--ext" as it is */
@@ -686,6 +688,10 @@ update (ZotExtensionRow *self)
   self->restarting = FALSE;
   gtk_widget_set_sensitive (GTK_WIDGET (self->enable_switch),
                             manifest != NULL && state != ZOT_EXTENSION_STATE_STOPPING);
+  /* A built-in's folder is the app's: it runs while its configuration
+   * exists (the MCP bridge: docs/mcp.md). */
+  gtk_widget_set_visible (GTK_WIDGET (self->enable_switch),
+                          zot_extension_get_scope (extension) != ZOT_EXTENSION_SCOPE_BUILTIN);
   gtk_widget_set_visible (self->remove_button, scope_is_installed (zot_extension_get_scope (extension)));
   update_actions (self);
 

@@ -40,6 +40,8 @@ static const struct {
   [ZOT_TIMEOUT_RESTART_WINDOW]     = { "restart-window",     ZOT_RESTART_WINDOW_MS },
   [ZOT_TIMEOUT_MODEL_LIST]         = { "model-list",         ZOT_MODEL_LIST_TIMEOUT_MS },
   [ZOT_TIMEOUT_PROVIDER_RETRY_BUDGET] = { "provider-retry-budget", ZOT_PROVIDER_RETRY_BUDGET_MS },
+  [ZOT_TIMEOUT_MCP_CONNECT]        = { "mcp-connect",        ZOT_MCP_CONNECT_TIMEOUT_MS },
+  [ZOT_TIMEOUT_MCP_REQUEST]        = { "mcp-request",        ZOT_MCP_REQUEST_TIMEOUT_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

@@ -300,6 +300,28 @@ G_BEGIN_DECLS
  * killed past either. */
 #define ZOT_BOX_WATCH_MS                   250
 
+/* MCP servers (docs/mcp.md). A configuration file is read up to this
+ * size, with at most this many servers and arguments or variables per
+ * server; a server offers at most this many tools, listed in at most
+ * this many pages (all servers' tools together stay within the host's
+ * ZOT_MAX_TOOLS_PER_EXTENSION, as the bridge is one extension). A line from a server over the size is skipped (its
+ * request fails saying so); its stderr's tail of this many bytes is
+ * kept for the note when it fails. A server has the connect deadline
+ * to answer `initialize` and list its tools, each call the request
+ * deadline (under the host's tool deadline, so the bridge says why). */
+#define ZOT_MCP_CONFIG_MAX_BYTES           ((gsize) 1024 * 1024)
+#define ZOT_MCP_SERVERS_MAX                64
+#define ZOT_MCP_SERVER_ARGS_MAX            256
+#define ZOT_MCP_TOOLS_MAX                  256
+#define ZOT_MCP_LIST_PAGES_MAX             64
+#define ZOT_MCP_LINE_MAX_BYTES             ((gsize) 4 * 1024 * 1024)
+#define ZOT_MCP_STDERR_TAIL_BYTES          2048
+#define ZOT_MCP_CONNECT_TIMEOUT_MS         30000
+#define ZOT_MCP_REQUEST_TIMEOUT_MS         55000
+/* A tool name cut to the host's 64 characters ends in this many hex
+ * characters of a hash of the whole name. */
+#define ZOT_MCP_NAME_HASH_CHARS            8
+
 typedef enum
 {
   ZOT_TIMEOUT_WRITE,
@@ -334,6 +356,8 @@ typedef enum
   ZOT_TIMEOUT_RESTART_WINDOW,
   ZOT_TIMEOUT_MODEL_LIST,
   ZOT_TIMEOUT_PROVIDER_RETRY_BUDGET,
+  ZOT_TIMEOUT_MCP_CONNECT,
+  ZOT_TIMEOUT_MCP_REQUEST,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

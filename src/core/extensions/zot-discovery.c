@@ -1,6 +1,9 @@
 #define G_LOG_DOMAIN "zot-discovery"
 
+#include "config.h"
+
 #include "zot-discovery.h"
+#include "zot-mcp-config.h"
 #include "zot-paths.h"
 
 void
@@ -35,6 +38,7 @@ zot_extension_scope_to_string (ZotExtensionScope scope)
     case ZOT_EXTENSION_SCOPE_EXPLICIT: return "explicit";
     case ZOT_EXTENSION_SCOPE_PROJECT:  return "project";
     case ZOT_EXTENSION_SCOPE_USER:     return "user";
+    case ZOT_EXTENSION_SCOPE_BUILTIN:  return "built-in";
     default:                           g_return_val_if_reached ("unknown");
     }
 }
@@ -50,6 +54,32 @@ discover_one (const char        *directory,
   discovered->manifest = zot_manifest_new_for_directory (discovered->directory,
                                                          &discovered->error);
   return discovered;
+}
+
+/* The extensions that ship with the app; $ZOT_BUILTIN_EXTENSIONS_DIR
+ * points a build tree's at them. */
+char *
+zot_discover_builtin_dir (void)
+{
+  const char *env = g_getenv ("ZOT_BUILTIN_EXTENSIONS_DIR");
+
+  return g_strdup (env != NULL && *env != '\0' ? env : ZOT_BUILTIN_EXTENSIONS_DIR);
+}
+
+/* A built-in starts only where it has something to do: the MCP bridge
+ * when an mcp.json exists (docs/mcp.md). */
+static gboolean
+builtin_wanted (ZotDiscovered *discovered,
+                const char    *cwd)
+{
+  g_autofree char *user = NULL;
+  g_autofree char *project = NULL;
+
+  if (discovered->manifest == NULL || !g_str_equal (zot_manifest_get_name (discovered->manifest), ZOT_MCP_EXTENSION_NAME))
+    return TRUE;
+  user = zot_mcp_config_user_path ();
+  project = zot_mcp_config_project_path (cwd);
+  return g_file_test (user, G_FILE_TEST_EXISTS) || g_file_test (project, G_FILE_TEST_EXISTS);
 }
 
 static int
@@ -166,6 +196,17 @@ zot_discover_extensions (const char         *cwd,
           for (guint i = 0; i < in_user->len; i++)
             append_unique (order, seen, g_ptr_array_steal_index (in_user, i--));
         }
+    }
+
+  /* Last, so that the user's own extension of the same name wins. */
+  if (!no_ext)
+    {
+      g_autofree char *builtin = zot_discover_builtin_dir ();
+      g_autoptr(GPtrArray) in_builtin = zot_discover_in_directory (builtin, ZOT_EXTENSION_SCOPE_BUILTIN);
+
+      for (guint i = 0; i < in_builtin->len; i++)
+        if (builtin_wanted (g_ptr_array_index (in_builtin, i), cwd))
+          append_unique (order, seen, g_ptr_array_steal_index (in_builtin, i--));
     }
 
   return g_steal_pointer (&order);

@@ -9,6 +9,7 @@ typedef enum
   ZOT_EXTENSION_SCOPE_EXPLICIT,
   ZOT_EXTENSION_SCOPE_PROJECT,
   ZOT_EXTENSION_SCOPE_USER,
+  ZOT_EXTENSION_SCOPE_BUILTIN,
 } ZotExtensionScope;
 
 /**
@@ -36,6 +37,7 @@ const char *zot_extension_scope_to_string (ZotExtensionScope scope);
 GPtrArray *zot_discover_extensions   (const char         *cwd,
                                       const char * const *explicit_paths,
                                       gboolean            no_ext);
+char      *zot_discover_builtin_dir  (void);
 GPtrArray *zot_discover_in_directory (const char         *parent,
                                       ZotExtensionScope   scope);
 

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""A fake MCP server over stdio for tests/test-mcp.c.
+
+Usage: fake-mcp-server.py MODE. Every mode answers initialize and lists
+its tools (two pages) except "silent"; they differ in how tools/call goes:
+  normal   answers: echo repeats "text", fail is an error, picture an image
+  hangs    never answers a call
+  crash    writes to stderr and exits with status 3 in the middle of a call
+  big      answers a call with a 10 MiB line
+  invalid  answers a call with a line that is not JSON, then JSON-RPC 1.0
+  silent   never answers initialize
+  dies     writes to stderr and exits with status 4 before reading anything
+  notools  offers no tools (and fails tools/list, as such servers may)
+  sized-N  answers a call with a line of N bytes: "edge", padded with spaces
+  loud     like crash, after more than 2 KiB of stderr
+  many     lists $FAKE_MCP_TOOLS tools on one page, t1 to tN
+  endless  lists one tool a page, tN on page N, with a next page always
+Each request it gets is appended to $FAKE_MCP_LOG when set.
+"""
+import json
+import os
+import sys
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else 'normal'
+LONG = 'a_tool_whose_name_is_much_too_long_for_the_host_' + 'x' * 30
+
+TOOLS = [
+    {'name': 'echo', 'description': 'Repeats text',
+     'inputSchema': {'type': 'object', 'properties': {'text': {'type': 'string'}}, 'required': ['text']},
+     'outputSchema': {'type': 'object', 'properties': {'echoed': {'type': 'string'}}}},
+    {'name': 'fail', 'description': 'Always fails', 'inputSchema': {'type': 'object'}},
+    {'name': 'picture', 'description': 'A one-pixel image', 'inputSchema': {'type': 'object'}},
+    {'name': 'dotted.name', 'description': 'A name the host must sanitize', 'inputSchema': {'type': 'object'}},
+    {'name': LONG, 'description': 'A name the host must cut', 'inputSchema': {'type': 'object'}},
+    {'name': 'dotted_name', 'description': 'Named as dotted.name is once sanitized', 'inputSchema': {'type': 'object'}},
+]
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + '\n')
+    sys.stdout.flush()
+
+
+def log(message):
+    path = os.environ.get('FAKE_MCP_LOG')
+    if path:
+        with open(path, 'a') as f:
+            f.write(json.dumps(message) + '\n')
+
+
+def call(request):
+    params = request.get('params', {})
+    name = params.get('name')
+    args = params.get('arguments', {})
+    if MODE == 'hangs':
+        return None
+    if MODE == 'loud':
+        sys.stderr.write('a' * 3000 + '\n' + 'b' * 100 + '\nfinal words\n')
+        sys.stderr.flush()
+        os._exit(3)
+    if MODE.startswith('sized-'):
+        head = json.dumps({'jsonrpc': '2.0', 'id': request['id'],
+                           'result': {'content': [{'type': 'text', 'text': 'edge'}]}})
+        sys.stdout.write(head[:-1] + ' ' * (int(MODE[6:]) - len(head)) + '}\n')
+        sys.stdout.flush()
+        return None
+    if MODE == 'crash':
+        sys.stderr.write('fake-mcp-server: crashing in the middle of a call\n')
+        sys.stderr.flush()
+        os._exit(3)
+    if MODE == 'big':
+        return {'content': [{'type': 'text', 'text': 'x' * (10 * 1024 * 1024)}]}
+    if MODE == 'invalid':
+        sys.stdout.write('this is not json\n')
+        send({'jsonrpc': '1.0', 'id': request['id'], 'result': 'not an object'})
+        return None
+    if name == 'echo':
+        text = args.get('text', '')
+        return {'content': [{'type': 'text', 'text': text}, {'type': 'text', 'text': '(echoed)'}],
+                'structuredContent': {'echoed': text}}
+    if name == 'fail':
+        return {'content': [{'type': 'text', 'text': 'it failed on purpose'}], 'isError': True}
+    if name == 'picture':
+        return {'content': [{'type': 'image', 'mimeType': 'image/png', 'data': 'iVBORw0KGgo='}]}
+    return {'content': [{'type': 'text', 'text': 'called ' + name}]}
+
+
+def main():
+    if MODE == 'dies':
+        sys.stderr.write('fake-mcp-server: cannot start: no such database\n')
+        sys.exit(4)
+    for line in sys.stdin:
+        request = json.loads(line)
+        log(request)
+        method = request.get('method')
+        if 'id' not in request:
+            continue
+        if method == 'initialize':
+            if MODE == 'silent':
+                continue
+            capabilities = {} if MODE == 'notools' else {'tools': {'listChanged': False}}
+            send({'jsonrpc': '2.0', 'id': request['id'], 'result': {
+                'protocolVersion': request['params']['protocolVersion'],
+                'capabilities': capabilities,
+                'serverInfo': {'name': 'fake', 'version': '1'},
+                'instructions': 'Fake server instructions.'}})
+        elif method == 'tools/list' and MODE != 'notools':
+            cursor = request.get('params', {}).get('cursor')
+            if MODE == 'many':
+                page = {'tools': [{'name': 't%d' % n, 'inputSchema': {'type': 'object'}} for n in range(1, int(os.environ['FAKE_MCP_TOOLS']) + 1)]}
+            elif MODE == 'endless':
+                n = 1 if cursor is None else int(cursor.split('-')[1])
+                page = {'tools': [{'name': 't%d' % n, 'inputSchema': {'type': 'object'}}],
+                        'nextCursor': 'page-%d' % (n + 1)}
+            elif cursor is None:
+                page = {'tools': TOOLS[:2], 'nextCursor': 'page-2'}
+            else:
+                page = {'tools': TOOLS[2:]}
+            send({'jsonrpc': '2.0', 'id': request['id'], 'result': page})
+        elif method == 'tools/call':
+            result = call(request)
+            if result is not None:
+                send({'jsonrpc': '2.0', 'id': request['id'], 'result': result})
+        else:
+            send({'jsonrpc': '2.0', 'id': request['id'], 'error': {'code': -32601, 'message': 'no ' + method}})
+
+
+if __name__ == '__main__':
+    main()
