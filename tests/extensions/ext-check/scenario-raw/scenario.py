@@ -85,6 +85,7 @@ class Scenario:
         text_result(call_id, text, is_error, **extra)
 
     def tool_sc_echo(self, call_id, args):
+        send({"type": "tool_progress", "id": call_id, "text": "echoing"})
         self.reply(call_id, args.get("text", ""))
 
     def tool_sc_add(self, call_id, args):
@@ -251,6 +252,12 @@ class Scenario:
             send(dict(tool, type="register_tool"))
         for name in COMMANDS:
             send({"type": "register_command", "name": name, "description": name})
+        # Withdrawn at once: the check must accept both frames.
+        send({"type": "register_tool", "name": "sc_gone", "schema": {"type": "object"},
+              "annotations": {"read_only": True, "destructive": False}})
+        send({"type": "unregister_tool", "name": "sc_gone"})
+        send({"type": "register_command", "name": "sc-gone"})
+        send({"type": "unregister_command", "name": "SC-GONE"})
         send({"type": "subscribe", "events": ["turn_end"],
               "intercept": ["tool_call", "before_agent_start"]})
         send({"type": "ready"})
