@@ -970,6 +970,22 @@ tool_done (gpointer data)
 }
 
 static gboolean
+has_tool_items (gpointer data)
+{
+  g_autoptr(GPtrArray) tools = tool_items (data);
+
+  return tools->len > 0;
+}
+
+/* The tool items, once the running prompt made the first one. */
+static GPtrArray *
+wait_for_tool_items (Fixture *f)
+{
+  zot_test_wait_until (has_tool_items, f, 30000);
+  return tool_items (f);
+}
+
+static gboolean
 item_waits (gpointer data)
 {
   return zot_transcript_item_get_waiting_panel (data) != NULL;
@@ -996,15 +1012,7 @@ test_waiting_panel (Fixture       *f,
                          "{\\\"id\\\":\\\"q\\\",\\\"title\\\":\\\"Question\\\",\\\"lines\\\":[\\\"Which?\\\"]}}\"}",
                          NULL, NULL, NULL);
 
-  tools = NULL;
-  for (;;)
-    {
-      g_clear_pointer (&tools, g_ptr_array_unref);
-      iterate ();
-      tools = tool_items (f);
-      if (tools->len > 0)
-        break;
-    }
+  tools = wait_for_tool_items (f);
   item = g_ptr_array_index (tools, 0);
   zot_test_wait_until (item_waits, item, 30000);
   g_assert_cmpstr (zot_transcript_item_get_waiting_panel (item), ==, "asker/q");
@@ -1048,14 +1056,7 @@ test_tool_progress (Fixture       *f,
   zot_host_submit_async (f->host, "tool: index {\"hang\":true,\"progress_text\":\"indexed 120 of 400 files\"}",
                          NULL, NULL, NULL);
 
-  for (;;)
-    {
-      g_clear_pointer (&tools, g_ptr_array_unref);
-      iterate ();
-      tools = tool_items (f);
-      if (tools->len > 0)
-        break;
-    }
+  tools = wait_for_tool_items (f);
   item = g_ptr_array_index (tools, 0);
   zot_test_wait_until (item_has_progress, item, 30000);
   g_assert_cmpstr (zot_transcript_item_get_progress (item), ==, "indexed 120 of 400 files");

@@ -35,6 +35,18 @@ frame_name (ZotExtension *self,
   return name != NULL && *name != '\0' ? name : NULL;
 }
 
+static void
+log_not_registered (ZotExtension *self,
+                    const char   *type,
+                    const char   *what,
+                    const char   *name)
+{
+  g_autofree char *shown = zot_name_excerpt (name);
+
+  zot_extension_log (self, "%s \"%s\": this extension registered no %s of that name, ignored",
+                     type, shown, what);
+}
+
 /* The registration cap counts what is registered, so that an extension
  * whose servers come and go does not run out of registrations. */
 static void
@@ -64,10 +76,7 @@ _zot_extension_handle_unregister_tool (ZotExtension *self,
 
   if (tool == NULL)
     {
-      g_autofree char *shown = zot_name_excerpt (name);
-
-      zot_extension_log (self, "unregister_tool \"%s\": this extension registered no tool of that name, ignored",
-                         shown);
+      log_not_registered (self, "unregister_tool", "tool", name);
       return;
     }
 
@@ -94,10 +103,7 @@ _zot_extension_handle_unregister_command (ZotExtension *self,
   command = g_hash_table_lookup (self->command_keys, key);
   if (command == NULL)
     {
-      g_autofree char *shown = zot_name_excerpt (name);
-
-      zot_extension_log (self, "unregister_command \"%s\": this extension registered no command of that name, ignored",
-                         shown);
+      log_not_registered (self, "unregister_command", "command", name);
       return;
     }
 
