@@ -137,10 +137,10 @@ test_human_report (void)
 
   run_check (&run, NULL, dir, TRUE, FALSE);
   g_assert_cmpint (run.status, ==, 0);
-  g_assert_true (g_str_has_prefix (run.out, "ok    handshake: 7 tools, 8 commands"));
+  g_assert_true (g_str_has_prefix (run.out, "ok    handshake: 8 tools, 8 commands"));
   g_assert_nonnull (strstr (run.out, "\nok    scenario: sc_ask answered with enter\n"));
   g_assert_nonnull (strstr (run.out, "\nok    durable: scenario: sc_nested {}\n"));
-  g_assert_nonnull (strstr (run.out, "\nclean: 32 steps, 0 failed, 0 skipped, 0 violations\n"));
+  g_assert_nonnull (strstr (run.out, "\nclean: 33 steps, 0 failed, 0 skipped, 0 violations\n"));
   g_assert_null (strstr (run.out, "violation:"));
 }
 

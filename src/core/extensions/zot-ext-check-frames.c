@@ -115,6 +115,9 @@ handle_tool_progress (Check      *check,
     _zot_ext_check_violation (check, "unknown-id", frame, "tool_progress needs a string id and text");
   else if (request == NULL || request->kind != CHECK_REQUEST_TOOL)
     _zot_ext_check_violation (check, "unknown-id", frame, NULL);
+  else
+    /* The scenario looks for sc_progress's. */
+    g_ptr_array_add (check->inbox, json_object_ref (frame));
 }
 
 static void

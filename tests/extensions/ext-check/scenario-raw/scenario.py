@@ -23,6 +23,8 @@ TOOLS = [
      "namespace": "scenario", "namespace_description": "Scenario arithmetic",
      "exposure": "codemode"},
     {"name": "sc_fail", "description": "Always fails", "schema": {"type": "object"}},
+    {"name": "sc_progress", "description": "Reports progress", "schema": {"type": "object"},
+     "annotations": {"read_only": True}},
     {"name": "sc_panic", "description": "Raises", "schema": {"type": "object"}},
     {"name": "sc_wait", "description": "Waits until cancelled", "schema": {"type": "object"}},
     {"name": "sc_nested", "description": "Reads through the host",
@@ -87,6 +89,10 @@ class Scenario:
     def tool_sc_echo(self, call_id, args):
         send({"type": "tool_progress", "id": call_id, "text": "echoing"})
         self.reply(call_id, args.get("text", ""))
+
+    def tool_sc_progress(self, call_id, args):
+        send({"type": "tool_progress", "id": call_id, "text": "sc_progress half way"})
+        self.reply(call_id, "sc_progress done")
 
     def tool_sc_add(self, call_id, args):
         total = args["a"] + args["b"]
