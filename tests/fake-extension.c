@@ -1125,6 +1125,40 @@ burn_cpu (gint64 ms)
 }
 
 static void
+send_one_progress (const char *id,
+                   const char *text)
+{
+  g_autoptr(JsonBuilder) builder = begin_frame ("tool_progress");
+
+  add_string (builder, "id", id);
+  add_string (builder, "text", text);
+  send_frame (builder);
+}
+
+/* tool_progress frames before the answer: "progress" N of them ("step 1"
+ * to "step N"), then "progress_text" as one, for the call or for the id
+ * "progress_id" names. */
+static void
+send_progress (const char *id,
+               JsonObject *args)
+{
+  gint64 n = 0;
+
+  if (get_string_member (args, "progress_id") != NULL)
+    id = get_string_member (args, "progress_id");
+  get_int_member (args, "progress", &n);
+
+  for (gint64 i = 1; i <= n; i++)
+    {
+      g_autofree char *step = g_strdup_printf ("step %" G_GINT64_FORMAT, i);
+
+      send_one_progress (id, step);
+    }
+  if (get_string_member (args, "progress_text") != NULL)
+    send_one_progress (id, get_string_member (args, "progress_text"));
+}
+
+static void
 handle_tool_call (JsonObject *object)
 {
   const char *id = get_string_member (object, "id");
@@ -1179,6 +1213,9 @@ handle_tool_call (JsonObject *object)
           fclose (file);
         }
     }
+
+  if (args != NULL)
+    send_progress (id, args);
 
   if (args != NULL && get_true_member (args, "hang"))
     {

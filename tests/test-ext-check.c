@@ -137,10 +137,10 @@ test_human_report (void)
 
   run_check (&run, NULL, dir, TRUE, FALSE);
   g_assert_cmpint (run.status, ==, 0);
-  g_assert_true (g_str_has_prefix (run.out, "ok    handshake: 7 tools, 8 commands"));
+  g_assert_true (g_str_has_prefix (run.out, "ok    handshake: 8 tools, 8 commands"));
   g_assert_nonnull (strstr (run.out, "\nok    scenario: sc_ask answered with enter\n"));
   g_assert_nonnull (strstr (run.out, "\nok    durable: scenario: sc_nested {}\n"));
-  g_assert_nonnull (strstr (run.out, "\nclean: 32 steps, 0 failed, 0 skipped, 0 violations\n"));
+  g_assert_nonnull (strstr (run.out, "\nclean: 33 steps, 0 failed, 0 skipped, 0 violations\n"));
   g_assert_null (strstr (run.out, "violation:"));
 }
 
@@ -155,8 +155,7 @@ typedef struct
 
 static const Broken broken[] = {
   { "no-hello", "violation: no hello (PROTOCOL.md §2): ", "hello=300" },
-  { "invalid-registration", "violation: invalid registration (PROTOCOL.md §3, §4): "
-    "{\"type\":\"register_tool\",\"name\":\"bad_schema\"", NULL },
+  { "invalid-registration", "violation: invalid registration (PROTOCOL.md §3, §4): {\"type\":\"", NULL },
   { "unknown-id", "violation: reply to an unknown id (PROTOCOL.md §0): {\"type\":\"tool_result\"", NULL },
   { "second-reply", "violation: second reply (PROTOCOL.md §0): {\"type\":\"tool_result\"", NULL },
   { "reply-after-cancel", "violation: reply after cancel (PROTOCOL.md §4): "
@@ -220,6 +219,12 @@ test_broken (gconstpointer data)
     }
   g_assert_cmpuint (found, >=, 1);
   g_assert_nonnull (strstr (human.out, "NOT clean: "));
+  if (g_str_equal (fixture->rule, "invalid-registration"))
+    {
+      g_assert_nonnull (strstr (human.out, "{\"type\":\"register_tool\",\"name\":\"bad_schema\""));
+      g_assert_nonnull (strstr (human.out, "\"annotations.destructive\" must be true or false"));
+      g_assert_nonnull (strstr (human.out, "unregister_tool \"never_registered\": no tool of that name"));
+    }
 
   run_check_durable (&json, fixture->timeouts, dir, fixture->scenario, fixture->durable, TRUE);
   g_assert_cmpint (json.status, ==, 1);

@@ -970,6 +970,22 @@ tool_done (gpointer data)
 }
 
 static gboolean
+has_tool_items (gpointer data)
+{
+  g_autoptr(GPtrArray) tools = tool_items (data);
+
+  return tools->len > 0;
+}
+
+/* The tool items, once the running prompt made the first one. */
+static GPtrArray *
+wait_for_tool_items (Fixture *f)
+{
+  zot_test_wait_until (has_tool_items, f, 30000);
+  return tool_items (f);
+}
+
+static gboolean
 item_waits (gpointer data)
 {
   return zot_transcript_item_get_waiting_panel (data) != NULL;
@@ -996,15 +1012,7 @@ test_waiting_panel (Fixture       *f,
                          "{\\\"id\\\":\\\"q\\\",\\\"title\\\":\\\"Question\\\",\\\"lines\\\":[\\\"Which?\\\"]}}\"}",
                          NULL, NULL, NULL);
 
-  tools = NULL;
-  for (;;)
-    {
-      g_clear_pointer (&tools, g_ptr_array_unref);
-      iterate ();
-      tools = tool_items (f);
-      if (tools->len > 0)
-        break;
-    }
+  tools = wait_for_tool_items (f);
   item = g_ptr_array_index (tools, 0);
   zot_test_wait_until (item_waits, item, 30000);
   g_assert_cmpstr (zot_transcript_item_get_waiting_panel (item), ==, "asker/q");
@@ -1023,6 +1031,43 @@ test_waiting_panel (Fixture       *f,
   zot_test_wait_until (tool_done, item, 30000);
   iterate ();
   g_assert_false (gtk_widget_get_visible (button));
+}
+
+static gboolean
+item_has_progress (gpointer data)
+{
+  return zot_transcript_item_get_progress (data) != NULL;
+}
+
+/* An extension's tool_progress is the running row's status; once the call
+ * ends, its outcome is. */
+static void
+test_tool_progress (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autofree char *ext = NULL;
+  g_autoptr(GPtrArray) tools = NULL;
+  ZotTranscriptItem *item;
+  GtkWidget *row;
+
+  ext = zot_test_make_fake_args (f->env.root, "worker", "--capabilities", "tool_cancel", "--register-json",
+                                 "{\"type\":\"register_tool\",\"name\":\"index\",\"schema\":{}}", NULL);
+  start (f, (const char * const []) { ext, NULL }, FALSE);
+  zot_host_submit_async (f->host, "tool: index {\"hang\":true,\"progress_text\":\"indexed 120 of 400 files\"}",
+                         NULL, NULL, NULL);
+
+  tools = wait_for_tool_items (f);
+  item = g_ptr_array_index (tools, 0);
+  zot_test_wait_until (item_has_progress, item, 30000);
+  g_assert_cmpstr (zot_transcript_item_get_progress (item), ==, "indexed 120 of 400 files");
+  iterate ();
+  row = _zot_transcript_get_row (f->transcript, item);
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "tool-status", "indexed 120 of 400 files"));
+
+  zot_agent_abort (zot_host_get_agent (f->host));
+  zot_test_wait_until (tool_done, item, 30000);
+  iterate ();
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "tool-status", "cancelled"));
 }
 
 static void
@@ -1418,6 +1463,7 @@ main (int   argc,
   add_test ("/zot/gui/transcript/extension-tool", test_extension_tool);
   add_test ("/zot/gui/transcript/extension-calls", test_extension_calls);
   add_test ("/zot/gui/transcript/waiting-panel", test_waiting_panel);
+  add_test ("/zot/gui/transcript/tool-progress", test_tool_progress);
   add_test ("/zot/gui/transcript/notes", test_notes);
   add_test ("/zot/gui/transcript/turn-error", test_turn_error);
   add_test ("/zot/gui/transcript/aborted", test_aborted);

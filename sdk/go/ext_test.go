@@ -1011,3 +1011,65 @@ func TestEmptyTextBlockKeepsText(t *testing.T) {
 	h.call("c", "empty", nil)
 	jsonEqual(t, h.resultFor("c"), `{"type":"tool_result","id":"c","content":[{"type":"text","text":""}],"is_error":false}`)
 }
+
+func TestAnnotationsAndUnregister(t *testing.T) {
+	echo := func(args json.RawMessage) ext.ToolResult { return ext.TextResult("first") }
+	e := ext.New("dyn", "1")
+	e.ToolWithOptions("wipe", "d", objSchema, ext.ToolOptions{Destructive: true},
+		func(ctx context.Context, args json.RawMessage) ext.ToolResult { return ext.TextResult("x") })
+	e.ToolWithOptions("look", "d", objSchema, ext.ToolOptions{ReadOnly: true},
+		func(ctx context.Context, args json.RawMessage) ext.ToolResult { return ext.TextResult("x") })
+	e.Tool("plain", "d", objSchema, echo)
+	e.Command("Go", "d", func(string) ext.Response { return ext.Noop() })
+	h := startHost(t, e)
+	jsonEqual(t, h.regs[1], `{"type":"register_tool","name":"wipe","description":"d","schema":{"type":"object"},"annotations":{"destructive":true}}`)
+	jsonEqual(t, h.regs[2], `{"type":"register_tool","name":"look","description":"d","schema":{"type":"object"},"annotations":{"read_only":true}}`)
+	jsonEqual(t, h.regs[3], `{"type":"register_tool","name":"plain","description":"d","schema":{"type":"object"}}`)
+
+	if err := e.UnregisterTool("plain"); err != nil {
+		t.Fatal(err)
+	}
+	jsonEqual(t, h.expect("unregister_tool"), `{"type":"unregister_tool","name":"plain"}`)
+	if err := e.UnregisterCommand("/go"); err != nil {
+		t.Fatal(err)
+	}
+	jsonEqual(t, h.expect("unregister_command"), `{"type":"unregister_command","name":"Go"}`)
+	if e.UnregisterTool("plain") == nil || e.UnregisterCommand("go") == nil {
+		t.Fatal("unregistering a name twice succeeded")
+	}
+
+	// Registered again, with another schema, and called.
+	e.Tool("plain", "d", json.RawMessage(`{"type":"object","properties":{"x":{}}}`),
+		func(args json.RawMessage) ext.ToolResult { return ext.TextResult("again") })
+	jsonEqual(t, h.expect("register_tool"), `{"type":"register_tool","name":"plain","description":"d","schema":{"type":"object","properties":{"x":{}}}}`)
+	h.call("c1", "plain", map[string]any{})
+	if r := h.resultFor("c1"); firstText(t, r) != "again" {
+		t.Fatalf("result %v", r)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	e := ext.New("prog", "1")
+	var sent, late error
+	var saved context.Context
+	e.ToolWithOptions("slow", "d", objSchema, ext.ToolOptions{},
+		func(ctx context.Context, args json.RawMessage) ext.ToolResult {
+			saved = ctx
+			sent = e.Progress(ctx, "half way")
+			return ext.TextResult("done")
+		})
+	h := startHost(t, e)
+	h.call("p1", "slow", map[string]any{})
+	jsonEqual(t, h.expect("tool_progress"), `{"type":"tool_progress","id":"p1","text":"half way"}`)
+	h.resultFor("p1")
+	if sent != nil {
+		t.Fatalf("progress of a running call: %v", sent)
+	}
+	late = e.Progress(context.Background(), "outside")
+	if !errors.Is(late, ext.ErrCallOver) {
+		t.Fatalf("progress outside a call: %v", late)
+	}
+	if err := e.Progress(saved, "too late"); !errors.Is(err, ext.ErrCallOver) {
+		t.Fatalf("progress after the result: %v", err)
+	}
+}

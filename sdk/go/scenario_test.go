@@ -166,12 +166,12 @@ func TestScenario(t *testing.T) {
 			tools["sc_add"].str("exposure") != "codemode" {
 			t.Fatalf("sc_add %v", tools["sc_add"])
 		}
-		for _, n := range []string{"sc_fail", "sc_panic", "sc_wait"} {
+		for _, n := range []string{"sc_fail", "sc_panic", "sc_wait", "sc_progress"} {
 			jsonEqual(t, tools[n]["schema"], `{"type":"object"}`)
 		}
 		jsonEqual(t, tools["sc_nested"]["schema"], `{"type":"object","properties":{"path":{"type":"string"}}}`)
 		jsonEqual(t, tools["sc_ask"]["schema"], `{"type":"object","properties":{"question":{"type":"string"}}}`)
-		if tools["sc_ask"]["interactive"] != true || len(tools) != 7 {
+		if tools["sc_ask"]["interactive"] != true || len(tools) != 8 {
 			t.Fatalf("tools %v", tools)
 		}
 		jsonEqual(t, subscribe, `{"type":"subscribe","events":["turn_end"],"intercept":["before_agent_start","tool_call"]}`)

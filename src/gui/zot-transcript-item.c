@@ -53,6 +53,7 @@ struct _ZotTranscriptItem
   char                    *requested_by;    /* the extension that asked (call_tool) */
   char                    *waiting_panel;   /* the key of the panel the call waits in */
   char                    *waiting_title;
+  char                    *progress;        /* the running call's latest progress text */
   guint                    depth;           /* calls above this one */
   JsonObject              *args;
   char                    *args_preview;
@@ -83,6 +84,7 @@ enum {
   PROP_RESULT,
   PROP_EXPANDED,
   PROP_WAITING_PANEL,
+  PROP_PROGRESS,
   N_PROPS
 };
 
@@ -293,6 +295,9 @@ zot_transcript_item_get_property (GObject    *object,
     case PROP_WAITING_PANEL:
       g_value_set_string (value, self->waiting_panel);
       break;
+    case PROP_PROGRESS:
+      g_value_set_string (value, self->progress);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -353,6 +358,9 @@ zot_transcript_item_class_init (ZotTranscriptItemClass *klass)
    * waits for the user in, while it runs.
    */
   properties [PROP_WAITING_PANEL] = g_param_spec_string ("waiting-panel", NULL, NULL, NULL, flags);
+  /* The latest progress line of a running tool call (bash's output, an
+   * extension's `tool_progress`), shown as its status. */
+  properties [PROP_PROGRESS] = g_param_spec_string ("progress", NULL, NULL, NULL, flags);
   /**
    * ZotTranscriptItem:expanded:
    *
@@ -1060,6 +1068,7 @@ zot_transcript_item_set_requested_by (ZotTranscriptItem *self,
   g_free (self->requested_by);
   g_free (self->waiting_panel);
   g_free (self->waiting_title);
+  g_free (self->progress);
   self->requested_by = g_utf8_make_valid (extension, -1);
   self->depth = depth;
 }
@@ -1128,4 +1137,24 @@ zot_transcript_item_get_waiting_title (ZotTranscriptItem *self)
 {
   g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), NULL);
   return self->waiting_title;
+}
+
+void
+zot_transcript_item_set_progress (ZotTranscriptItem *self,
+                                  const char        *text)
+{
+  g_return_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self));
+
+  if (g_strcmp0 (self->progress, text) == 0)
+    return;
+  g_free (self->progress);
+  self->progress = g_strdup (text);
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_PROGRESS]);
+}
+
+const char *
+zot_transcript_item_get_progress (ZotTranscriptItem *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), NULL);
+  return self->progress;
 }

@@ -146,6 +146,9 @@ void                    zot_transcript_item_set_waiting_panel  (ZotTranscriptIte
                                                                 const char        *title);
 const char             *zot_transcript_item_get_waiting_panel  (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_waiting_title  (ZotTranscriptItem *self);
+void                    zot_transcript_item_set_progress       (ZotTranscriptItem *self,
+                                                                const char        *text);
+const char             *zot_transcript_item_get_progress       (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_args_preview   (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_args_pretty    (ZotTranscriptItem *self);
 ZotTranscriptToolStatus zot_transcript_item_get_status         (ZotTranscriptItem *self);

@@ -378,6 +378,9 @@ build_tool (ZotTranscriptRow *self)
   gtk_widget_add_css_class (self->parts.status, "caption");
   gtk_widget_add_css_class (self->parts.status, "dim-label");
   gtk_widget_add_css_class (self->parts.status, "tool-status");
+  /* A progress line may be long: it never widens the row. */
+  gtk_label_set_ellipsize (GTK_LABEL (self->parts.status), PANGO_ELLIPSIZE_END);
+  gtk_label_set_max_width_chars (GTK_LABEL (self->parts.status), 60);
   gtk_box_append (GTK_BOX (header), self->parts.status);
 
   body = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
@@ -777,7 +780,11 @@ update_tool_status (ZotTranscriptRow *self)
   if (!running)
     gtk_image_set_from_icon_name (GTK_IMAGE (self->parts.status_icon), icon_name);
   set_state_class (self->parts.status_icon, &self->icon_class, icon_class);
-  gtk_label_set_text (GTK_LABEL (self->parts.status), _(tool_states[status].label));
+  /* While it runs, where it got to says more than "running". */
+  if (running && zot_transcript_item_get_progress (item) != NULL)
+    gtk_label_set_text (GTK_LABEL (self->parts.status), zot_transcript_item_get_progress (item));
+  else
+    gtk_label_set_text (GTK_LABEL (self->parts.status), _(tool_states[status].label));
   update_tool_waiting (self);
   set_state_class (self->child, &self->state_class, tool_states[status].css_class);
 

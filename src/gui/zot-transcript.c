@@ -266,6 +266,18 @@ on_agent_tool_call_cb (ZotAgent      *agent,
 }
 
 static void
+on_agent_tool_progress_cb (ZotAgent      *agent,
+                           const char    *id,
+                           const char    *text,
+                           ZotTranscript *self)
+{
+  ZotTranscriptItem *item = g_hash_table_lookup (self->tool_items, id);
+
+  if (item != NULL)
+    zot_transcript_item_set_progress (item, text);
+}
+
+static void
 on_agent_tool_result_cb (ZotAgent      *agent,
                          const char    *id,
                          const char    *name,
@@ -643,6 +655,8 @@ zot_transcript_init (ZotTranscript *self)
                           G_CALLBACK (on_agent_tool_call_cb), self);
   g_signal_group_connect (self->agent_signals, "tool-result",
                           G_CALLBACK (on_agent_tool_result_cb), self);
+  g_signal_group_connect (self->agent_signals, "tool-progress",
+                          G_CALLBACK (on_agent_tool_progress_cb), self);
   g_signal_group_connect (self->agent_signals, "extension-call",
                           G_CALLBACK (on_agent_extension_call_cb), self);
   g_signal_group_connect (self->agent_signals, "extension-call-result",

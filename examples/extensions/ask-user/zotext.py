@@ -573,6 +573,19 @@ class Invocation:
             self._ext._send_command_response(self, result)
         return True
 
+    def progress(self, text: str) -> bool:
+        """Report progress of this tool call (``tool_progress``): the host
+        shows the latest text as the call's status, at most ten a second.
+        Returns False, sending nothing, once the call is answered or
+        cancelled, or for a command."""
+        if not isinstance(text, str):
+            raise TypeError("progress text must be a string")
+        with self._lock:
+            if self._closed or self._cancelled or self.kind != "tool":
+                return False
+        self._ext._send_quiet({"type": "tool_progress", "id": self.id, "text": text})
+        return True
+
     def _add_call(self, slot: "_CallSlot") -> None:
         with self._lock:
             if self._cancelled:
@@ -754,7 +767,9 @@ class Extension:
              namespace_description: str = "", namespace_instructions: str = "",
              exposure: Optional[str] = None, deferred: bool = False, interactive: bool = False,
              replay: Optional[str] = None,
-             reconcile: Optional[Callable] = None) -> Callable[[Callable], Callable]:
+             reconcile: Optional[Callable] = None,
+             read_only: Optional[bool] = None,
+             destructive: Optional[bool] = None) -> Callable[[Callable], Callable]:
         """Decorator: register a tool. The handler is ``fn(args)`` or
         ``fn(args, ctx)`` (``ctx`` an Invocation) and returns a ToolResult
         or a str (a text result). ``schema`` defaults to {"type":"object"}.
@@ -762,6 +777,10 @@ class Extension:
         For ``replay="reconcile"``, ``reconcile(args, ctx)`` answers the
         host's question after a crash with reconcile_completed(result),
         reconcile_not_started() or reconcile_unknown() (the default).
+
+        ``read_only`` and ``destructive`` go out as the registration's
+        ``annotations``: hints; a destructive tool is never approved by a
+        remembered "allow this tool".
         """
         if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
             raise ValueError("tool name %r is invalid: it must match %s" % (name, _NAME_RULE))
@@ -795,6 +814,14 @@ class Extension:
                 raise ValueError("tool %r: replay %r is invalid: it must be one of %s"
                                  % (name, replay, ", ".join(_REPLAYS)))
             frame["replay"] = replay
+        annotations: Dict[str, Any] = {}
+        for key, value in (("read_only", read_only), ("destructive", destructive)):
+            if value is not None:
+                if not isinstance(value, bool):
+                    raise TypeError("tool %r: %s must be True or False" % (name, key))
+                annotations[key] = value
+        if annotations:
+            frame["annotations"] = annotations
         if reconcile is not None and replay != "reconcile":
             raise ValueError("tool %r: a reconcile function needs replay=\"reconcile\"" % name)
 
@@ -810,6 +837,28 @@ class Extension:
                 self._send_quiet(frame)
             return fn
         return register
+
+    def unregister_tool(self, name: str) -> None:
+        """Withdraw a tool registered with tool(): the host drops it from
+        the model's list; a call already running finishes. The name may be
+        registered again, with another schema."""
+        with self._lock:
+            if self._tools.pop(name, None) is None:
+                raise ValueError("tool %r is not registered" % (name,))
+            late = self._announced
+        if late:
+            self._send_quiet({"type": "unregister_tool", "name": name})
+
+    def unregister_command(self, name: str) -> None:
+        """Withdraw a command registered with command() (any case)."""
+        bare = name[1:] if isinstance(name, str) and name.startswith("/") else name
+        with self._lock:
+            command = self._commands.pop(bare.lower(), None) if isinstance(bare, str) else None
+            if command is None:
+                raise ValueError("command %r is not registered" % (name,))
+            late = self._announced
+        if late:
+            self._send_quiet({"type": "unregister_command", "name": command.name})
 
     def structured_tool(self, name: str, description: str, schema: Any,
                         output_schema: Any) -> Callable[[Callable], Callable]:

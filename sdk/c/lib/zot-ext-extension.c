@@ -1761,6 +1761,16 @@ zot_ext_extension_add_tool_full (ZotExtExtension  *self,
     json_object_set_string_member (frame, "replay", "idempotent");
   else if (replay == ZOT_EXT_TOOL_REPLAY_RECONCILE)
     json_object_set_string_member (frame, "replay", "reconcile");
+  if (flags & (ZOT_EXT_TOOL_READ_ONLY | ZOT_EXT_TOOL_DESTRUCTIVE))
+    {
+      JsonObject *annotations = json_object_new ();
+
+      if (flags & ZOT_EXT_TOOL_READ_ONLY)
+        json_object_set_boolean_member (annotations, "read_only", TRUE);
+      if (flags & ZOT_EXT_TOOL_DESTRUCTIVE)
+        json_object_set_boolean_member (annotations, "destructive", TRUE);
+      json_object_set_object_member (frame, "annotations", annotations);
+    }
 
   g_hash_table_add (self->tools, g_strdup (name));
   add_registration (self, frame);
@@ -1815,6 +1825,122 @@ zot_ext_extension_add_command (ZotExtExtension  *self,
   json_object_set_string_member (frame, "description", description != NULL ? description : "");
   g_hash_table_insert (self->commands, g_steal_pointer (&folded), g_strdup (name));
   add_registration (self, frame);
+  return TRUE;
+}
+
+/* Withdraws the registration frame of @type for @name (compared with
+ * @equal), and tells the host once it has seen the registrations. */
+static void
+remove_registration (ZotExtExtension *self,
+                     const char      *type,
+                     const char      *name,
+                     gboolean       (*equal) (const char *, const char *))
+{
+  JsonObject *frame;
+
+  for (guint i = 0; i < self->registrations->len; i++)
+    {
+      JsonObject *registration = json_node_get_object (g_ptr_array_index (self->registrations, i));
+
+      if (g_strcmp0 (json_object_get_string_member (registration, "type"), type) == 0 &&
+          equal (json_object_get_string_member (registration, "name"), name))
+        {
+          g_ptr_array_remove_index (self->registrations, i);
+          break;
+        }
+    }
+
+  if (self->phase != PHASE_READY)
+    return;
+
+  frame = new_frame (g_str_equal (type, "register_tool") ? "unregister_tool" : "unregister_command");
+  json_object_set_string_member (frame, "name", name);
+  send_logged (self, frame_node (frame));
+}
+
+static gboolean
+same_tool (const char *a,
+           const char *b)
+{
+  return g_strcmp0 (a, b) == 0;
+}
+
+static gboolean
+same_command (const char *a,
+              const char *b)
+{
+  g_autofree char *folded_a = g_utf8_casefold (a, -1);
+  g_autofree char *folded_b = g_utf8_casefold (b, -1);
+
+  return g_str_equal (folded_a, folded_b);
+}
+
+/**
+ * zot_ext_extension_unregister_tool:
+ * @self: a #ZotExtExtension
+ * @name: a tool registered with [method@ZotExt.Extension.add_tool] or
+ *   [method@ZotExt.Extension.add_tool_full]
+ * @error: return location for a #GError
+ *
+ * Withdraws a tool (`unregister_tool`): the host drops it from the model's
+ * list, and a call of it that runs finishes. The name may then be
+ * registered again, with another schema.
+ *
+ * Returns: %TRUE when withdrawn; %FALSE with %ZOT_EXT_ERROR_INVALID_NAME
+ *   when no tool of that name is registered
+
+ */
+gboolean
+zot_ext_extension_unregister_tool (ZotExtExtension  *self,
+                                   const char       *name,
+                                   GError          **error)
+{
+  g_return_val_if_fail (ZOT_EXT_IS_EXTENSION (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  if (!g_hash_table_remove (self->tools, name))
+    {
+      g_set_error (error, ZOT_EXT_ERROR, ZOT_EXT_ERROR_INVALID_NAME,
+                   "tool \"%s\": not registered", name);
+      return FALSE;
+    }
+  remove_registration (self, "register_tool", name, same_tool);
+  return TRUE;
+}
+
+/**
+ * zot_ext_extension_unregister_command:
+ * @self: a #ZotExtExtension
+ * @name: a command registered with [method@ZotExt.Extension.add_command],
+ *   in any case, without the slash
+ * @error: return location for a #GError
+ *
+ * Withdraws a slash command (`unregister_command`).
+ *
+ * Returns: %TRUE when withdrawn; %FALSE with %ZOT_EXT_ERROR_INVALID_NAME
+ *   when no command of that name is registered
+
+ */
+gboolean
+zot_ext_extension_unregister_command (ZotExtExtension  *self,
+                                      const char       *name,
+                                      GError          **error)
+{
+  g_autofree char *folded = NULL;
+  g_autofree char *key = NULL;
+  g_autofree char *registered = NULL;
+
+  g_return_val_if_fail (ZOT_EXT_IS_EXTENSION (self), FALSE);
+  g_return_val_if_fail (name != NULL, FALSE);
+
+  folded = g_utf8_casefold (name, -1);
+  if (!g_hash_table_steal_extended (self->commands, folded, (gpointer *) &key, (gpointer *) &registered))
+    {
+      g_set_error (error, ZOT_EXT_ERROR, ZOT_EXT_ERROR_INVALID_NAME,
+                   "command \"%s\": not registered", name);
+      return FALSE;
+    }
+  remove_registration (self, "register_command", registered, same_command);
   return TRUE;
 }
 

@@ -49,6 +49,14 @@ gboolean            zot_ext_extension_add_tool_full        (ZotExtExtension     
                                                             ZotExtToolFlags        flags,
                                                             GError               **error);
 ZOT_EXT_PUBLIC
+gboolean            zot_ext_extension_unregister_tool      (ZotExtExtension       *self,
+                                                            const char            *name,
+                                                            GError               **error);
+ZOT_EXT_PUBLIC
+gboolean            zot_ext_extension_unregister_command   (ZotExtExtension       *self,
+                                                            const char            *name,
+                                                            GError               **error);
+ZOT_EXT_PUBLIC
 gboolean            zot_ext_extension_add_command          (ZotExtExtension       *self,
                                                             const char            *name,
                                                             const char            *description,

@@ -415,6 +415,40 @@ zot_ext_invocation_is_finished (ZotExtInvocation *self)
 }
 
 /**
+ * zot_ext_invocation_report_progress:
+ * @self: a #ZotExtInvocation
+ * @text: where the call got to, one line
+ *
+ * Sends `tool_progress` for this call: the host shows the latest text as
+ * the call's status, at most ten a second (the ones between are dropped
+ * in favour of the latest). Nothing is sent once the invocation is
+ * answered or cancelled.
+ *
+ * Returns: whether the frame was sent
+ */
+gboolean
+zot_ext_invocation_report_progress (ZotExtInvocation *self,
+                                    const char       *text)
+{
+  g_autoptr(JsonNode) frame = NULL;
+  JsonObject *object;
+
+  g_return_val_if_fail (ZOT_EXT_IS_INVOCATION (self), FALSE);
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  if (self->state != STATE_LIVE)
+    return FALSE;
+
+  object = json_object_new ();
+  json_object_set_string_member (object, "type", "tool_progress");
+  json_object_set_string_member (object, "id", self->id);
+  json_object_set_string_member (object, "text", text);
+  frame = json_node_init_object (json_node_alloc (), object);
+  json_object_unref (object);
+  return _zot_ext_extension_send (self->extension, frame, NULL);
+}
+
+/**
  * zot_ext_invocation_set_activate_tools:
  * @self: a #ZotExtInvocation
  * @names: (nullable) (array zero-terminated=1): deferred tools to activate

@@ -42,6 +42,9 @@ GCancellable     *zot_ext_invocation_get_cancellable    (ZotExtInvocation     *s
 ZOT_EXT_PUBLIC
 gboolean          zot_ext_invocation_is_finished        (ZotExtInvocation     *self);
 ZOT_EXT_PUBLIC
+gboolean          zot_ext_invocation_report_progress    (ZotExtInvocation     *self,
+                                                         const char           *text);
+ZOT_EXT_PUBLIC
 void              zot_ext_invocation_set_activate_tools (ZotExtInvocation     *self,
                                                          const char * const   *names);
 ZOT_EXT_PUBLIC

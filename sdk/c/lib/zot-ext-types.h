@@ -121,6 +121,11 @@ typedef enum
  *   host first asks whether the operation happened
  *   ([method@ZotExt.Invocation.is_reconcile])
  *
+ * @ZOT_EXT_TOOL_READ_ONLY: `"annotations":{"read_only":true}`: a hint that
+ *   the tool changes nothing
+ * @ZOT_EXT_TOOL_DESTRUCTIVE: `"annotations":{"destructive":true}`: the host
+ *   never approves a call of the tool from a remembered approval
+ *
  * How a tool is registered. At most one `REPLAY` flag may be given; with
  * none the tool's replay contract is the host's default, `never`.
  */
@@ -132,6 +137,8 @@ typedef enum /*< flags >*/
   ZOT_EXT_TOOL_REPLAY_SAFE       = 1 << 2,
   ZOT_EXT_TOOL_REPLAY_IDEMPOTENT = 1 << 3,
   ZOT_EXT_TOOL_REPLAY_RECONCILE  = 1 << 4,
+  ZOT_EXT_TOOL_READ_ONLY         = 1 << 5,
+  ZOT_EXT_TOOL_DESTRUCTIVE       = 1 << 6,
 } ZotExtToolFlags;
 
 /**

@@ -88,6 +88,16 @@ on_fail (ZotExtExtension  *ext,
   return TRUE;
 }
 
+static gboolean
+on_progress (ZotExtExtension  *ext,
+             ZotExtInvocation *inv,
+             gpointer          data)
+{
+  zot_ext_invocation_report_progress (inv, "sc_progress half way");
+  zot_ext_invocation_return_text (inv, "sc_progress done");
+  return TRUE;
+}
+
 /* C has no exceptions: a handler fails by returning FALSE without an
  * answer, and the library answers with an error result "sc_panic: …". */
 static gboolean
@@ -410,6 +420,8 @@ main (int   argc,
                                          "scenario", "Scenario arithmetic", NULL,
                                          ZOT_EXT_EXPOSURE_CODEMODE, 0, &error), error);
   must (zot_ext_extension_add_tool (ext, "sc_fail", "Always fails", "{\"type\":\"object\"}", 0, &error), error);
+  must (zot_ext_extension_add_tool (ext, "sc_progress", "Reports progress", "{\"type\":\"object\"}",
+                                    ZOT_EXT_TOOL_READ_ONLY, &error), error);
   must (zot_ext_extension_add_tool (ext, "sc_panic", "Always panics", "{\"type\":\"object\"}", 0, &error), error);
   must (zot_ext_extension_add_tool (ext, "sc_wait", "Waits until cancelled", "{\"type\":\"object\"}", 0, &error), error);
   must (zot_ext_extension_add_tool (ext, "sc_nested", "Reads a file through the host", nested_schema, 0, &error), error);
@@ -419,6 +431,7 @@ main (int   argc,
   g_signal_connect (ext, "tool-call::sc_add", G_CALLBACK (on_add), NULL);
   g_signal_connect (ext, "tool-call::sc_fail", G_CALLBACK (on_fail), NULL);
   g_signal_connect (ext, "tool-call::sc_panic", G_CALLBACK (on_panic), NULL);
+  g_signal_connect (ext, "tool-call::sc_progress", G_CALLBACK (on_progress), NULL);
   g_signal_connect (ext, "tool-call::sc_wait", G_CALLBACK (on_wait), NULL);
   g_signal_connect (ext, "tool-call::sc_nested", G_CALLBACK (on_nested), NULL);
   g_signal_connect (ext, "tool-call::sc_ask", G_CALLBACK (on_ask), NULL);

@@ -1589,6 +1589,86 @@ test_host_gone (Fixture       *f,
   g_assert_cmpuint (f->cancel_seen, ==, 1);
 }
 
+static gboolean
+on_slow (ZotExtExtension  *ext,
+         ZotExtInvocation *inv,
+         gboolean         *sent)
+{
+  sent[0] = zot_ext_invocation_report_progress (inv, "half way");
+  zot_ext_invocation_return_text (inv, "done");
+  sent[1] = zot_ext_invocation_report_progress (inv, "too late");
+  return TRUE;
+}
+
+/* Annotations as flags; withdrawing tools and commands, before the host
+ * saw them (no frame) and after (a frame); progress while a call runs. */
+static void
+test_dynamic (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autoptr(GPtrArray) frames = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonObject) gone = NULL;
+  g_autoptr(JsonObject) gone_command = NULL;
+  g_autoptr(JsonObject) progress = NULL;
+  g_autoptr(JsonObject) result = NULL;
+  JsonObject *annotations = NULL;
+  gboolean sent[2] = { FALSE, TRUE };
+
+  zot_ext_extension_add_tool (f->ext, "wipe", NULL, "{}", ZOT_EXT_TOOL_DESTRUCTIVE | ZOT_EXT_TOOL_READ_ONLY, &error);
+  zot_ext_extension_add_tool (f->ext, "early", NULL, "{}", 0, &error);
+  zot_ext_extension_add_tool (f->ext, "slow", NULL, "{}", 0, &error);
+  zot_ext_extension_add_command (f->ext, "Go", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (zot_ext_extension_unregister_tool (f->ext, "early", &error));
+  g_assert_no_error (error);
+  g_signal_connect (f->ext, "tool-call::slow", G_CALLBACK (on_slow), sent);
+
+  frames = start (f, "");
+  for (guint i = 0; i < frames->len; i++)
+    {
+      JsonObject *frame = g_ptr_array_index (frames, i);
+
+      g_assert_cmpstr (test_str (frame, "name"), !=, "early");
+      if (g_strcmp0 (test_str (frame, "name"), "wipe") == 0)
+        annotations = json_object_get_object_member (frame, "annotations");
+      else if (g_strcmp0 (test_str (frame, "type"), "register_tool") == 0)
+        g_assert_false (json_object_has_member (frame, "annotations"));
+    }
+  g_assert_nonnull (annotations);
+  g_assert_true (json_object_get_boolean_member (annotations, "destructive"));
+  g_assert_true (json_object_get_boolean_member (annotations, "read_only"));
+
+  g_assert_true (zot_ext_extension_unregister_tool (f->ext, "wipe", &error));
+  gone = test_host_expect (f->host, "unregister_tool");
+  g_assert_cmpstr (test_str (gone, "name"), ==, "wipe");
+  g_assert_true (zot_ext_extension_unregister_command (f->ext, "go", &error));
+  gone_command = test_host_expect (f->host, "unregister_command");
+  g_assert_cmpstr (test_str (gone_command, "name"), ==, "Go");
+  g_assert_no_error (error);
+
+  g_assert_false (zot_ext_extension_unregister_tool (f->ext, "wipe", &error));
+  g_assert_error (error, ZOT_EXT_ERROR, ZOT_EXT_ERROR_INVALID_NAME);
+  g_clear_error (&error);
+  g_assert_false (zot_ext_extension_unregister_command (f->ext, "Go", &error));
+  g_assert_error (error, ZOT_EXT_ERROR, ZOT_EXT_ERROR_INVALID_NAME);
+  g_clear_error (&error);
+
+  /* The name is free again. */
+  g_assert_true (zot_ext_extension_add_tool (f->ext, "wipe", NULL, "{\"type\":\"object\"}", 0, &error));
+  json_object_unref (test_host_expect (f->host, "register_tool"));
+
+  test_host_send (f->host, "{\"type\":\"tool_call\",\"id\":\"s1\",\"name\":\"slow\",\"args\":{}}");
+  progress = test_host_expect (f->host, "tool_progress");
+  g_assert_cmpstr (test_str (progress, "id"), ==, "s1");
+  g_assert_cmpstr (test_str (progress, "text"), ==, "half way");
+  result = test_host_expect (f->host, "tool_result");
+  g_assert_cmpstr (test_str (result, "id"), ==, "s1");
+  g_assert_true (sent[0]);
+  g_assert_false (sent[1]);
+  probe (f);
+}
+
 #define ADD(path, func) \
   g_test_add ("/sdk-c/" path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -1630,6 +1710,7 @@ main (int   argc,
   ADD ("notes", test_notes);
   ADD ("tool/full-results", test_full_results);
   ADD ("tool/replay", test_replay);
+  ADD ("tool/dynamic", test_dynamic);
 
   return g_test_run ();
 }

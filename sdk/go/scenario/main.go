@@ -64,6 +64,15 @@ func registerTools(e *ext.Extension) {
 	e.Tool("sc_fail", "Always fails", json.RawMessage(`{"type":"object"}`),
 		func(json.RawMessage) ext.ToolResult { return ext.TextErrorResult("sc_fail always fails") })
 
+	e.ToolWithOptions("sc_progress", "Reports progress", json.RawMessage(`{"type":"object"}`),
+		ext.ToolOptions{ReadOnly: true},
+		func(ctx context.Context, _ json.RawMessage) ext.ToolResult {
+			if err := e.Progress(ctx, "sc_progress half way"); err != nil {
+				return ext.TextErrorResult("sc_progress: " + err.Error())
+			}
+			return ext.TextResult("sc_progress done")
+		})
+
 	e.Tool("sc_panic", "Always panics", json.RawMessage(`{"type":"object"}`),
 		func(json.RawMessage) ext.ToolResult { panic("sc_panic was asked to panic") })
 

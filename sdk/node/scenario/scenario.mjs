@@ -39,6 +39,11 @@ ext.toolWithOptions(
 
 ext.tool('sc_fail', 'Always fails', { type: 'object' }, async () => textErrorResult('sc_fail always fails'));
 
+ext.tool('sc_progress', 'Reports progress', { type: 'object' }, async (_args, ctx) => {
+  ctx.progress('sc_progress half way');
+  return textResult('sc_progress done');
+}, { readOnly: true });
+
 ext.tool('sc_panic', 'Always throws', { type: 'object' }, async () => {
   throw new Error('deliberate failure');
 });

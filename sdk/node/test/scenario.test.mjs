@@ -58,7 +58,7 @@ test('scenario over pipes: handshake, tools, commands, panels, events, intercept
   assert.equal(wire.all.at(-1).type, 'ready');
 
   const tools = Object.fromEntries(regs.filter((f) => f.type === 'register_tool').map((f) => [f.name, f]));
-  assert.deepEqual(Object.keys(tools).sort(), ['sc_add', 'sc_ask', 'sc_echo', 'sc_fail', 'sc_nested', 'sc_panic', 'sc_wait']);
+  assert.deepEqual(Object.keys(tools).sort(), ['sc_add', 'sc_ask', 'sc_echo', 'sc_fail', 'sc_nested', 'sc_panic', 'sc_progress', 'sc_wait']);
   assert.deepEqual(tools.sc_echo.schema, { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] });
   assert.equal(tools.sc_add.namespace, 'scenario');
   assert.equal(tools.sc_add.namespace_description, 'Scenario arithmetic');

@@ -876,3 +876,49 @@ test('helpers build the wire shapes', () => {
   assert.deepEqual(imageBytes('image/png', new Uint8Array([1, 2, 3])), { type: 'image', mimeType: 'image/png', data: 'AQID' });
   assert.deepEqual(toolPrompt('', {}, 'x'), { action: 'noop', error: 'tool_prompt requires a name and prompt' });
 });
+
+test('annotations, unregistering and re-registering tools and commands', async () => {
+  const ext = new Extension('dyn', '1.0.0');
+  ext.tool('wipe', 'W', OBJ, () => 'x', { readOnly: false, destructive: true });
+  ext.tool('look', 'L', OBJ, () => 'x', { readOnly: true });
+  ext.tool('plain', 'P', OBJ, () => 'x');
+  ext.command('Go', 'G', () => noop());
+  assert.throws(() => ext.tool('bad', 'B', OBJ, () => 'x', { destructive: 'yes' }), /destructive must be true or false/);
+  const h = await started(ext);
+  const by = Object.fromEntries(h.regs.filter((f) => f.type === 'register_tool').map((f) => [f.name, f]));
+  assert.deepEqual(by.wipe.annotations, { read_only: false, destructive: true });
+  assert.deepEqual(by.look.annotations, { read_only: true });
+  assert.equal(by.plain.annotations, undefined);
+
+  ext.unregisterTool('wipe');
+  assert.deepEqual(await h.wire.next('unregister_tool'), { type: 'unregister_tool', name: 'wipe' });
+  ext.unregisterCommand('/go');
+  assert.deepEqual(await h.wire.next('unregister_command'), { type: 'unregister_command', name: 'Go' });
+  assert.throws(() => ext.unregisterTool('wipe'), /not registered/);
+  assert.throws(() => ext.unregisterCommand('go'), /not registered/);
+
+  ext.tool('wipe', 'W2', { type: 'object', properties: { x: {} } }, () => 'again');
+  const again = await h.wire.next({ type: 'register_tool', name: 'wipe' });
+  assert.deepEqual(again.schema.properties, { x: {} });
+  h.wire.send({ type: 'tool_call', id: 'w', name: 'wipe', args: {} });
+  assert.equal((await h.wire.next({ type: 'tool_result', id: 'w' })).content[0].text, 'again');
+  await shutdown(h);
+});
+
+test('ctx.progress reports while the call runs, not after', async () => {
+  const ext = new Extension('prog', '1.0.0');
+  const seen = {};
+  ext.tool('slow', 'S', OBJ, (_args, ctx) => {
+    seen.sent = ctx.progress('half way');
+    ctx.reply(textResult('done'));
+    seen.late = ctx.progress('too late');
+    return undefined;
+  });
+  const h = await started(ext);
+  h.wire.send({ type: 'tool_call', id: 'p1', name: 'slow', args: {} });
+  assert.deepEqual(await h.wire.next('tool_progress'), { type: 'tool_progress', id: 'p1', text: 'half way' });
+  await h.wire.next({ type: 'tool_result', id: 'p1' });
+  await barrier(h.wire);
+  assert.deepEqual(seen, { sent: true, late: false });
+  await shutdown(h);
+});

@@ -57,8 +57,12 @@ ext.toolWithOptions(
     deferred: false,
     interactive: false,
     replay: 'idempotent',
+    readOnly: true,
+    destructive: false,
   },
   async (_args, ctx: ToolContext) => {
+    const shown: boolean = ctx.progress('reading');
+    void shown;
     const r: CallToolResult = await ctx.callTool('read', { path: 'a' }, { key: 'k', signal: ctx.signal });
     ctx.reply(textResult('early'));
     const res: ToolResult = { content: r.content, isError: r.isError, activateTools: ["x"] };
@@ -142,6 +146,9 @@ ext.setInterceptTimeout(1000);
 ext.toolWithOptions('bad', 'd', {}, { exposure: 'public' }, () => 'x');
 // @ts-expect-error a handler must return a result
 ext.tool('bad2', 'd', {}, () => 42);
+ext.unregisterTool('plain_string').unregisterCommand('hi');
+// @ts-expect-error annotations are booleans
+ext.toolWithOptions('bad3', 'd', {}, { destructive: 'yes' }, () => 'x');
 // @ts-expect-error notify levels are fixed
 ext.notify('loud', 'x');
 

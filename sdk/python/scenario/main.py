@@ -37,6 +37,12 @@ def sc_fail(args):
     return zotext.text_error_result("sc_fail always fails")
 
 
+@ext.tool("sc_progress", "Reports progress", OBJECT, read_only=True)
+def sc_progress(args, ctx):
+    ctx.progress("sc_progress half way")
+    return "sc_progress done"
+
+
 @ext.tool("sc_panic", "Raises", OBJECT)
 def sc_panic(args):
     raise RuntimeError("sc_panic raised on purpose")

@@ -16,6 +16,7 @@ TOOLS = {
                "required": ["a", "b"]},
     "sc_fail": {"type": "object"},
     "sc_panic": {"type": "object"},
+    "sc_progress": {"type": "object"},
     "sc_wait": {"type": "object"},
     "sc_nested": {"type": "object", "properties": {"path": {"type": "string"}}},
     "sc_ask": {"type": "object", "properties": {"question": {"type": "string"}}},

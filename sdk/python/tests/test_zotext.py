@@ -169,6 +169,56 @@ class Tools(Case):
         self.assertTrue(by["inter"]["interactive"])
         self.assertTrue(by["later"]["deferred"])
 
+    def test_annotations_and_unregister(self):
+        ext, _ = new_ext()
+        ext.tool("wipe", "W", read_only=False, destructive=True)(lambda a: "x")
+        ext.tool("look", "L", read_only=True)(lambda a: "x")
+        ext.command("Go", "G")(lambda a: None)
+        with self.assertRaises(TypeError):
+            ext.tool("bad", "B", destructive="yes")
+        host = self.start(ext)
+        by = {f["name"]: f for f in self.regs if f["type"] == "register_tool"}
+        self.assertEqual(by["wipe"]["annotations"], {"read_only": False, "destructive": True})
+        self.assertEqual(by["look"]["annotations"], {"read_only": True})
+        self.assertNotIn("annotations", by["ping"])
+
+        ext.unregister_tool("wipe")
+        self.assertEqual(host.expect("unregister_tool"), {"type": "unregister_tool", "name": "wipe"})
+        ext.unregister_command("/go")
+        self.assertEqual(host.expect("unregister_command"), {"type": "unregister_command", "name": "Go"})
+        with self.assertRaises(ValueError):
+            ext.unregister_tool("wipe")
+        with self.assertRaises(ValueError):
+            ext.unregister_command("go")
+        # Registered again with another schema, and answered again.
+        ext.tool("wipe", "W2", {"type": "object", "properties": {"x": {}}})(lambda a: "again")
+        self.assertEqual(host.expect("register_tool", name="wipe")["schema"]["properties"], {"x": {}})
+        host.send({"type": "tool_call", "id": "w", "name": "wipe", "args": {}})
+        self.assertEqual(host.expect("tool_result", id="w")["content"][0]["text"], "again")
+
+    def test_progress(self):
+        ext, _ = new_ext()
+        seen = {}
+        finished = threading.Event()
+
+        @ext.tool("slow", "S")
+        def slow(args, ctx):
+            seen["sent"] = ctx.progress("half way")
+            ctx.reply("done")
+            seen["late"] = ctx.progress("too late")
+            finished.set()
+            return None
+
+        host = self.start(ext)
+        host.send({"type": "tool_call", "id": "p1", "name": "slow", "args": {}})
+        self.assertEqual(host.expect("tool_progress"), {"type": "tool_progress", "id": "p1", "text": "half way"})
+        host.expect("tool_result", id="p1")
+        self.assertTrue(finished.wait(DEADLINE))
+        host.ping()
+        self.assertEqual(seen, {"sent": True, "late": False})
+        self.assertFalse(any(f.get("type") == "tool_progress" and f.get("text") == "too late"
+                             for f in host.seen))
+
     def test_results(self):
         ext, _ = new_ext()
 

@@ -596,6 +596,11 @@ authorize_call (ToolCall *call)
 {
   ZotAgent *self = call->agent;
   ZotCallOrigin origin;
+  ZotApprovalFlags flags = zot_tool_get_requires_approval (call->tool) ? ZOT_APPROVAL_FLAG_REQUIRED : 0;
+
+  /* An extension's hint that can only make the user asked more often. */
+  if (ZOT_IS_EXTENSION_TOOL (call->tool) && zot_extension_tool_get_destructive (ZOT_EXTENSION_TOOL (call->tool)))
+    flags |= ZOT_APPROVAL_FLAG_NOT_REMEMBERED;
 
   /* The user may take a while: the calls above this one wait without
    * running out of time (PROTOCOL.md §5). */
@@ -603,8 +608,7 @@ authorize_call (ToolCall *call)
     zot_tool_invocation_hold (call->parent);
 
   zot_extension_manager_authorize_async (self->manager, call->id, call->name, call->effective_args,
-                                         zot_tool_get_requires_approval (call->tool),
-                                         _zot_tool_call_origin (call, &origin),
+                                         flags, _zot_tool_call_origin (call, &origin),
                                          call->outer, authorized_cb, call);
 }
 

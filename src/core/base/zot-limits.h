@@ -184,6 +184,13 @@ G_BEGIN_DECLS
  * are left out: a command that prints without end cannot flood a client. */
 #define ZOT_TOOL_PROGRESS_LINE_MAX_BYTES   ((gsize) 4096)
 #define ZOT_TOOL_PROGRESS_MAX_LINES        1000
+/* An extension's `tool_progress` frames for one call reach the window and
+ * the event stream at most once per this many ms; the ones between are
+ * coalesced to the latest, so a flood costs the extension, not the host. */
+#define ZOT_TOOL_PROGRESS_INTERVAL_MS      100
+/* `tool_progress` frames for calls that are unknown or over are logged this
+ * many times per extension, then only counted. */
+#define ZOT_TOOL_PROGRESS_STRAY_LOG_MAX    8
 /* `zot rpc`: the longest command line is ZOT_FRAME_MAX_BYTES and the
  * deepest ZOT_JSON_MAX_DEPTH, as for frames; the version of the schema a
  * client reads in hello's protocol_version. */

@@ -36,6 +36,24 @@ typedef enum
   ZOT_APPROVAL_POLICY_YOLO,
 } ZotApprovalPolicy;
 
+/**
+ * ZotApprovalFlags:
+ * @ZOT_APPROVAL_FLAG_NONE: the tool runs without asking (read, skill)
+ * @ZOT_APPROVAL_FLAG_REQUIRED: an interactive host asks before the call
+ * @ZOT_APPROVAL_FLAG_NOT_REMEMBERED: no remembered approval covers the
+ *   call, and "allow this tool" is not remembered for it (a tool its
+ *   extension calls destructive)
+ *
+ * What a tool needs before a call runs. %TRUE, as older callers pass it,
+ * is %ZOT_APPROVAL_FLAG_REQUIRED.
+ */
+typedef enum
+{
+  ZOT_APPROVAL_FLAG_NONE           = 0,
+  ZOT_APPROVAL_FLAG_REQUIRED       = 1 << 0,
+  ZOT_APPROVAL_FLAG_NOT_REMEMBERED = 1 << 1,
+} ZotApprovalFlags;
+
 #define ZOT_TYPE_APPROVAL_POLICY (zot_approval_policy_get_type ())
 GType zot_approval_policy_get_type (void) G_GNUC_CONST;
 

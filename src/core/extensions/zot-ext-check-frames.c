@@ -70,6 +70,56 @@ handle_register_command (Check      *check,
   g_ptr_array_add (check->commands, g_strdup (name));
 }
 
+/* unregister_tool, unregister_command: the name must be one of the
+ * extension's own registrations (the host logs any other and ignores it). */
+static void
+handle_unregister (Check      *check,
+                   JsonObject *frame,
+                   gboolean    tool)
+{
+  const char *name = zot_json_get_string (frame, "name");
+  g_autofree char *key = NULL;
+  g_autofree char *detail = NULL;
+
+  while (!tool && name != NULL && *name == '/')
+    name++;
+  key = tool || name == NULL ? g_strdup (name) : g_ascii_strdown (name, -1);
+
+  if (key != NULL && g_hash_table_remove (tool ? check->tool_names : check->command_keys, key))
+    {
+      for (guint i = 0; tool && i < check->tools->len; i++)
+        if (g_strcmp0 (zot_json_get_string (g_ptr_array_index (check->tools, i), "name"), name) == 0)
+          g_ptr_array_remove_index (check->tools, i--);
+      for (guint i = 0; !tool && i < check->commands->len; i++)
+        if (g_ascii_strcasecmp (g_ptr_array_index (check->commands, i), name) == 0)
+          g_ptr_array_remove_index (check->commands, i--);
+      return;
+    }
+
+  detail = g_strdup_printf ("%s \"%s\": no %s of that name is registered",
+                            tool ? "unregister_tool" : "unregister_command",
+                            name != NULL ? name : "", tool ? "tool" : "command");
+  _zot_ext_check_violation (check, "invalid-registration", frame, detail);
+}
+
+/* tool_progress names a tool call the check sent; a late one (the call
+ * was answered or cancelled meanwhile) is a race the host ignores. */
+static void
+handle_tool_progress (Check      *check,
+                      JsonObject *frame)
+{
+  const char *id = zot_json_get_string (frame, "id");
+  CheckRequest *request = id != NULL ? g_hash_table_lookup (check->requests, id) : NULL;
+
+  if (zot_json_get_string (frame, "text") == NULL)
+    _zot_ext_check_violation (check, "unknown-id", frame, "tool_progress needs a string id and text");
+  else if (request == NULL || request->kind != CHECK_REQUEST_TOOL)
+    _zot_ext_check_violation (check, "unknown-id", frame, NULL);
+  else
+    /* The scenario looks for sc_progress's. */
+    g_ptr_array_add (check->inbox, json_object_ref (frame));
+}
+
 static void
 add_names (Check      *check,
            GHashTable *set,
@@ -313,6 +363,10 @@ _zot_ext_check_on_frame_received (ZotFrameChannel *channel,
     handle_register_tool (check, frame);
   else if (g_str_equal (type, "register_command"))
     handle_register_command (check, frame);
+  else if (g_str_equal (type, "unregister_tool") || g_str_equal (type, "unregister_command"))
+    handle_unregister (check, frame, g_str_equal (type, "unregister_tool"));
+  else if (g_str_equal (type, "tool_progress"))
+    handle_tool_progress (check, frame);
   else if (g_str_equal (type, "subscribe"))
     {
       add_names (check, check->events, frame, "events");

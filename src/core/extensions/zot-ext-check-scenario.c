@@ -21,7 +21,7 @@
 #define SCENARIO_FRAME_TIMEOUT (zot_timeout_get_ms (ZOT_TIMEOUT_COMMAND))
 
 static const char * const scenario_tool_names[] = {
-  "sc_echo", "sc_add", "sc_fail", "sc_panic", "sc_wait", "sc_nested", "sc_ask",
+  "sc_echo", "sc_add", "sc_fail", "sc_panic", "sc_wait", "sc_nested", "sc_ask", "sc_progress",
 };
 
 static const char * const scenario_command_names[] = {
@@ -208,6 +208,9 @@ _zot_ext_check_scenario_registrations (Check *check)
       !zot_json_get_boolean_or (tool, "interactive", FALSE))
     problem (problems, "sc_ask is not interactive");
   expect_schema (problems, check, "sc_fail", "{\"type\":\"object\"}");
+  expect_schema (problems, check, "sc_progress", "{\"type\":\"object\"}");
+  if ((tool = _zot_ext_check_find_tool (check, "sc_progress")) != NULL)
+    expect_json (problems, tool, "annotations", "{\"read_only\":true}");
   expect_schema (problems, check, "sc_panic", "{\"type\":\"object\"}");
   expect_schema (problems, check, "sc_wait", "{\"type\":\"object\"}");
   expect_schema (problems, check, "sc_nested",
@@ -253,6 +256,27 @@ scenario_tool (Check      *check,
           json_node_get_double (sum) != 3.0)
         problem (problems, "structured_content is not {\"sum\":3}");
     }
+  step_finish (check, problems);
+}
+
+/* sc_progress: one tool_progress for the call, before its result. */
+static void
+scenario_progress (Check *check)
+{
+  g_autoptr(GString) problems = g_string_new (NULL);
+  g_autoptr(JsonObject) args = args_from ("{}");
+  g_autoptr(JsonObject) progress = NULL;
+  JsonObject *reply;
+
+  _zot_ext_check_step_begin (check, "scenario: sc_progress {}");
+  reply = _zot_ext_check_call_tool (check, "sc_progress", args, NULL);
+  expect_result (problems, reply, FALSE, "sc_progress done", FALSE);
+  /* It came before the result, so it is in already. */
+  progress = _zot_ext_check_expect (check, "tool_progress", "text", "sc_progress half way", 0);
+  if (progress == NULL)
+    problem (problems, "no tool_progress \"sc_progress half way\" before the result");
+  else if (reply != NULL && g_strcmp0 (zot_json_get_string (progress, "id"), zot_json_get_string (reply, "id")) != 0)
+    problem (problems, "tool_progress names another call");
   step_finish (check, problems);
 }
 
@@ -645,6 +669,9 @@ _zot_ext_check_scenario_run (Check *check)
 
   for (guint i = 0; i < G_N_ELEMENTS (calls) && !check->fatal; i++)
     scenario_tool (check, calls[i].name, calls[i].args, calls[i].is_error, calls[i].text, calls[i].prefix);
+
+  if (!check->fatal)
+    scenario_progress (check);
 
   if (!check->fatal)
     scenario_nested (check, "{}", "scenario.txt", FALSE, "nested: " ZOT_EXT_CHECK_READ_TEXT);

@@ -194,7 +194,7 @@ void                 zot_extension_manager_authorize_async      (ZotExtensionMan
                                                                  const char           *tool_id,
                                                                  const char           *tool_name,
                                                                  JsonObject           *args,
-                                                                 gboolean              requires_approval,
+                                                                 ZotApprovalFlags      flags,
                                                                  const ZotCallOrigin  *origin,
                                                                  GCancellable         *cancellable,
                                                                  GAsyncReadyCallback   callback,

@@ -75,6 +75,8 @@ struct _ZotExtension
   GHashTable          *pending;
   guint64              next_request;
   GHashTable          *invocations;    /* tool_call id → ZotToolInvocation, while it runs */
+  GHashTable          *progress;       /* tool_call id → its progress (zot-extension-dynamic.c) */
+  guint                n_stray_progress;
 
   GSource             *ladder_timeout;
   GQueue               stop_waiters;
@@ -152,6 +154,19 @@ typedef struct
 
 const ZotExtensionIncomingFrame *_zot_extension_incoming_frames (guint *n_frames);
 const ZotExtensionOutgoingFrame *_zot_extension_outgoing_frames (guint *n_frames);
+
+/* zot-extension-dynamic.c */
+void     _zot_extension_handle_unregister_tool    (ZotExtension        *self,
+                                                  JsonObject          *frame);
+void     _zot_extension_handle_unregister_command (ZotExtension        *self,
+                                                  JsonObject          *frame);
+void     _zot_extension_handle_tool_progress     (ZotExtension        *self,
+                                                  JsonObject          *frame);
+void     _zot_extension_track_progress           (ZotExtension        *self,
+                                                  const char          *request_id,
+                                                  ZotToolProgress     *progress);
+void     _zot_extension_untrack_progress         (ZotExtension        *self,
+                                                  const char          *request_id);
 
 /* zot-extension-process.c */
 void     _zot_extension_async_initable_iface_init (GAsyncInitableIface *iface);

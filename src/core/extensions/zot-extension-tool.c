@@ -7,6 +7,7 @@
 
 #include "zot-error.h"
 #include "zot-extension-meter-private.h"
+#include "zot-extension-private.h"
 #include "zot-extension-tool.h"
 #include "zot-json.h"
 #include "zot-limits.h"
@@ -18,6 +19,9 @@ struct _ZotExtensionTool
   ZotTool  parent_instance;
 
   GWeakRef extension;
+  /* The registration's annotations: hints, from the extension. */
+  gboolean read_only;
+  gboolean destructive;
 };
 
 G_DEFINE_FINAL_TYPE (ZotExtensionTool, zot_extension_tool, ZOT_TYPE_TOOL)
@@ -181,6 +185,7 @@ replied_cb (GObject      *object,
 
   reply = zot_extension_request_finish (ZOT_EXTENSION (object), result, &error);
   call_data_untrack (data);
+  _zot_extension_untrack_progress (data->extension, data->request_id);
   if (reply == NULL)
     {
       if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
@@ -272,6 +277,8 @@ zot_extension_tool_execute_async (ZotTool              *tool,
   zot_extension_request_async (data->extension, frame, data->timeout_ms, cancellable,
                                replied_cb, g_object_ref (task));
   data->request_id = g_strdup (zot_json_get_string_or (frame, "id", NULL));
+  if (context->progress != NULL && data->request_id != NULL)
+    _zot_extension_track_progress (data->extension, data->request_id, context->progress);
 
   /* The request is pending until its callback runs, at the earliest on
    * the next turn of the main loop. */
@@ -340,7 +347,48 @@ typedef struct
   ZotToolExposure  exposure;
   ZotToolReplay    replay;
   gboolean         output_schema_ignored;
+  gboolean         read_only;
+  gboolean         destructive;
 } ToolFrame;
+
+/* `annotations` (docs/protocol.md): hints whose only check is their type. */
+static gboolean
+read_annotations (JsonObject  *frame,
+                  const char  *name,
+                  ToolFrame   *out,
+                  GError     **error)
+{
+  static const char * const hints[] = { "read_only", "destructive" };
+  gboolean *values[] = { &out->read_only, &out->destructive };
+  JsonNode *node = json_object_get_member (frame, "annotations");
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                   _("tool \"%s\" rejected: \"annotations\" must be a JSON object"), name);
+      return FALSE;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (hints); i++)
+    {
+      JsonNode *hint = json_object_get_member (json_node_get_object (node), hints[i]);
+
+      if (hint == NULL || JSON_NODE_HOLDS_NULL (hint))
+        continue;
+      if (!JSON_NODE_HOLDS_VALUE (hint) || json_node_get_value_type (hint) != G_TYPE_BOOLEAN)
+        {
+          g_set_error (error, ZOT_PROTOCOL_ERROR, ZOT_PROTOCOL_ERROR_BAD_REPLY,
+                       _("tool \"%s\" rejected: \"annotations.%s\" must be true or false"),
+                       name, hints[i]);
+          return FALSE;
+        }
+      *values[i] = json_node_get_boolean (hint);
+    }
+  return TRUE;
+}
 
 static gboolean
 read_tool_frame (JsonObject  *frame,
@@ -451,6 +499,9 @@ read_tool_frame (JsonObject  *frame,
       return FALSE;
     }
 
+  if (!read_annotations (frame, name, out, error))
+    return FALSE;
+
   out->name = name;
   out->schema = json_node_get_object (schema);
   out->output_schema = output_schema != NULL ? json_node_get_object (output_schema) : NULL;
@@ -527,8 +578,40 @@ zot_extension_tool_new_from_frame (ZotExtension  *extension,
                        zot_json_get_string (frame, "namespace_instructions"),
                        NULL);
   g_weak_ref_set (&self->extension, extension);
+  self->read_only = parsed.read_only;
+  self->destructive = parsed.destructive;
 
   return ZOT_TOOL (self);
+}
+
+/**
+ * zot_extension_tool_get_read_only:
+ *
+ * The registration's `annotations.read_only`: the extension says the tool
+ * changes nothing. No approval policy of this host trusts it yet.
+ *
+ * Returns: the hint, %FALSE when absent
+ */
+gboolean
+zot_extension_tool_get_read_only (ZotExtensionTool *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION_TOOL (self), FALSE);
+  return self->read_only;
+}
+
+/**
+ * zot_extension_tool_get_destructive:
+ *
+ * The registration's `annotations.destructive`: no remembered approval
+ * covers a call of the tool.
+ *
+ * Returns: the hint, %FALSE when absent
+ */
+gboolean
+zot_extension_tool_get_destructive (ZotExtensionTool *self)
+{
+  g_return_val_if_fail (ZOT_IS_EXTENSION_TOOL (self), FALSE);
+  return self->destructive;
 }
 
 /* Reconciling an interrupted call (PROTOCOL.md §5, replay "reconcile") */

@@ -22,6 +22,8 @@ ZotExtension *zot_extension_tool_dup_extension  (ZotExtensionTool  *self);
 gboolean      zot_extension_tool_check_frame    (JsonObject        *frame,
                                                  GError           **error);
 const char   *zot_tool_exposure_to_string       (ZotToolExposure    exposure);
+gboolean      zot_extension_tool_get_read_only  (ZotExtensionTool  *self);
+gboolean      zot_extension_tool_get_destructive (ZotExtensionTool *self);
 
 /**
  * ZotReconcileOutcome:

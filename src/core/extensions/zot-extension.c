@@ -727,6 +727,7 @@ zot_extension_finalize (GObject *object)
   g_clear_pointer (&self->tool_names, g_hash_table_unref);
   g_clear_pointer (&self->commands, g_ptr_array_unref);
   g_clear_pointer (&self->tools, g_ptr_array_unref);
+  g_clear_pointer (&self->progress, g_hash_table_unref);
   g_clear_pointer (&self->problems, g_ptr_array_unref);
   g_clear_pointer (&self->events, g_hash_table_unref);
   g_clear_pointer (&self->intercepts, g_hash_table_unref);

@@ -105,6 +105,7 @@ typedef struct
   gulong        resolved_id;
   GSource      *cancel_source;
   gboolean      waiting;
+  ZotApprovalFlags flags;
 } AuthorizeData;
 
 static void
@@ -170,7 +171,8 @@ on_approval_resolved (ZotApproval *approval,
   switch ((ZotApprovalChoice) choice)
     {
     case ZOT_APPROVAL_ALLOW_TOOL:
-      g_hash_table_add (self->remembered_tools, g_strdup (zot_approval_get_tool_name (approval)));
+      if (!(data->flags & ZOT_APPROVAL_FLAG_NOT_REMEMBERED))
+        g_hash_table_add (self->remembered_tools, g_strdup (zot_approval_get_tool_name (approval)));
       decide (task, "approved", "user", NULL);
       break;
 
@@ -210,7 +212,8 @@ authorize_cancelled_cb (GCancellable *cancellable,
 
 /**
  * zot_extension_manager_authorize_async:
- * @requires_approval: whether an interactive host asks for this tool
+ * @flags: whether an interactive host asks for this tool, and whether a
+ *   remembered approval may answer for the user
  *
  * Decides whether a call may run, asking the user through
  * ::approval-requested where the host is interactive, the policy is "ask",
@@ -224,7 +227,7 @@ zot_extension_manager_authorize_async (ZotExtensionManager *self,
                                        const char          *tool_id,
                                        const char          *tool_name,
                                        JsonObject          *args,
-                                       gboolean             requires_approval,
+                                       ZotApprovalFlags     flags,
                                        const ZotCallOrigin *origin,
                                        GCancellable        *cancellable,
                                        GAsyncReadyCallback  callback,
@@ -243,6 +246,7 @@ zot_extension_manager_authorize_async (ZotExtensionManager *self,
 
   data = g_new0 (AuthorizeData, 1);
   data->approval = zot_approval_new (tool_id, tool_name, args, NULL, origin);
+  data->flags = flags;
   g_task_set_task_data (task, data, (GDestroyNotify) authorize_data_free);
 
   if (!self->interactive || self->policy == ZOT_APPROVAL_POLICY_YOLO)
@@ -251,13 +255,14 @@ zot_extension_manager_authorize_async (ZotExtensionManager *self,
       return;
     }
 
-  if (!requires_approval)
+  if (!(flags & ZOT_APPROVAL_FLAG_REQUIRED))
     {
       decide (task, "approved", "policy", NULL);
       return;
     }
 
-  if (self->remember_all || g_hash_table_contains (self->remembered_tools, tool_name))
+  if (!(flags & ZOT_APPROVAL_FLAG_NOT_REMEMBERED) &&
+      (self->remember_all || g_hash_table_contains (self->remembered_tools, tool_name)))
     {
       decide (task, "approved", "remembered", NULL);
       return;

@@ -333,6 +333,18 @@ class Invocation {
   reply(result) {
     this._ext._reply(this, result, true);
   }
+
+  /**
+   * Report progress of this running call (`tool_progress`): the host shows
+   * the latest text as the call's status, at most ten a second. Returns
+   * false, sending nothing, once the call is answered or cancelled.
+   */
+  progress(text) {
+    if (typeof text !== 'string') throw new TypeError('zotext: progress text must be a string');
+    if (this._replied || this._reason !== undefined) return false;
+    this._ext._send({ type: 'tool_progress', id: this.id, text });
+    return true;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -471,9 +483,34 @@ export class Extension {
     }
     if (options.deferred) def.deferred = true;
     if (options.interactive) def.interactive = true;
+    for (const [k, wire] of [['readOnly', 'read_only'], ['destructive', 'destructive']]) {
+      if (options[k] === undefined) continue;
+      if (typeof options[k] !== 'boolean') throw new TypeError(`zotext: tool "${name}": ${k} must be true or false`);
+      def.annotations = { ...def.annotations, [wire]: options[k] };
+    }
     const entry = { name, def, handler, reconcile: options.reconcile };
     this._tools.set(name, entry);
     if (this._state === 'running') this._send(def);
+    return this;
+  }
+
+  /**
+   * Withdraw a tool: the host drops it from the model's list; a call that
+   * runs finishes. The name may be registered again with another schema.
+   */
+  unregisterTool(name) {
+    if (!this._tools.delete(name)) throw new Error(`zotext: tool ${JSON.stringify(name)} is not registered`);
+    if (this._state === 'running') this._send({ type: 'unregister_tool', name });
+    return this;
+  }
+
+  /** Withdraw a command (its name in any case). */
+  unregisterCommand(name) {
+    const bare = typeof name === 'string' ? name.replace(/^\/+/, '') : '';
+    const found = [...this._commands.keys()].find((k) => k.toLowerCase() === bare.toLowerCase());
+    if (found === undefined) throw new Error(`zotext: command ${JSON.stringify(name)} is not registered`);
+    this._commands.delete(found);
+    if (this._state === 'running') this._send({ type: 'unregister_command', name: found });
     return this;
   }
 

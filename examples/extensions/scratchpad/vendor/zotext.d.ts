@@ -269,6 +269,10 @@ export interface ToolOptions {
   /** Waits for the user: no host reply deadline in the window. */
   interactive?: boolean;
   replay?: Replay;
+  /** Sent as annotations.read_only: a hint that the tool changes nothing. */
+  readOnly?: boolean;
+  /** Sent as annotations.destructive: no remembered approval covers a call. */
+  destructive?: boolean;
   /**
    * For a call the host asks about after a crash (ctx.reconcile): answer
    * reconcileNotStarted(), reconcileCompleted(result) or reconcileUnknown()
@@ -300,6 +304,12 @@ export interface ToolContext {
   callTool(name: string, args?: JsonObject, options?: CallToolOptions): Promise<CallToolResult>;
   /** Answer now; the handler's later return value is then dropped (and logged if not undefined). */
   reply(result: ToolResult | string): void;
+  /**
+   * Report progress (tool_progress): the host shows the latest text as the
+   * call's status, at most ten a second. False, sending nothing, once the
+   * call is answered or cancelled.
+   */
+  progress(text: string): boolean;
 }
 
 export type ToolHandler<A extends JsonObject = JsonObject> = (
@@ -525,6 +535,11 @@ export declare class Extension {
     schema: JsonObject | string,
     handler: ToolHandler<A>,
   ): this;
+
+  /** Withdraw a tool (throws when not registered); a running call finishes. */
+  unregisterTool(name: string): this;
+  /** Withdraw a command, its name in any case (throws when not registered). */
+  unregisterCommand(name: string): this;
 
   on(event: EventName | (string & {}), fn: EventHandler): this;
   interceptToolCall(fn: ToolCallInterceptor): this;

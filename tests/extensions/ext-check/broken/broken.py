@@ -47,6 +47,9 @@ def main():
             send({"type": "register_tool", "name": "probe", "schema": {"type": "object"}})
             if RULE == "invalid-registration":
                 send({"type": "register_tool", "name": "bad_schema", "schema": "object"})
+                send({"type": "register_tool", "name": "bad_hint", "schema": {},
+                      "annotations": {"destructive": "yes"}})
+                send({"type": "unregister_tool", "name": "never_registered"})
             send({"type": "register_command", "name": "probe", "description": "probe"})
             send({"type": "subscribe", "intercept": ["tool_call"]})
             send({"type": "ready"})

@@ -23,6 +23,8 @@ TOOLS = [
      "namespace": "scenario", "namespace_description": "Scenario arithmetic",
      "exposure": "codemode"},
     {"name": "sc_fail", "description": "Always fails", "schema": {"type": "object"}},
+    {"name": "sc_progress", "description": "Reports progress", "schema": {"type": "object"},
+     "annotations": {"read_only": True}},
     {"name": "sc_panic", "description": "Raises", "schema": {"type": "object"}},
     {"name": "sc_wait", "description": "Waits until cancelled", "schema": {"type": "object"}},
     {"name": "sc_nested", "description": "Reads through the host",
@@ -85,7 +87,12 @@ class Scenario:
         text_result(call_id, text, is_error, **extra)
 
     def tool_sc_echo(self, call_id, args):
+        send({"type": "tool_progress", "id": call_id, "text": "echoing"})
         self.reply(call_id, args.get("text", ""))
+
+    def tool_sc_progress(self, call_id, args):
+        send({"type": "tool_progress", "id": call_id, "text": "sc_progress half way"})
+        self.reply(call_id, "sc_progress done")
 
     def tool_sc_add(self, call_id, args):
         total = args["a"] + args["b"]
@@ -251,6 +258,12 @@ class Scenario:
             send(dict(tool, type="register_tool"))
         for name in COMMANDS:
             send({"type": "register_command", "name": name, "description": name})
+        # Withdrawn at once: the check must accept both frames.
+        send({"type": "register_tool", "name": "sc_gone", "schema": {"type": "object"},
+              "annotations": {"read_only": True, "destructive": False}})
+        send({"type": "unregister_tool", "name": "sc_gone"})
+        send({"type": "register_command", "name": "sc-gone"})
+        send({"type": "unregister_command", "name": "SC-GONE"})
         send({"type": "subscribe", "events": ["turn_end"],
               "intercept": ["tool_call", "before_agent_start"]})
         send({"type": "ready"})

@@ -328,7 +328,15 @@ func (td *toolDef) frame() registerToolFrame {
 		Deferred:              o.Deferred,
 		Interactive:           o.Interactive,
 		Replay:                o.Replay,
+		Annotations:           annotations(o),
 	}
+}
+
+func annotations(o ToolOptions) *toolAnnotations {
+	if !o.ReadOnly && !o.Destructive {
+		return nil
+	}
+	return &toolAnnotations{ReadOnly: o.ReadOnly, Destructive: o.Destructive}
 }
 
 func (e *Extension) sendOrLog(v any) {

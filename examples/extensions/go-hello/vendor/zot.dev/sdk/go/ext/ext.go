@@ -24,9 +24,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -316,6 +318,11 @@ type ToolOptions struct {
 	// Reconciler answers the host's question about an interrupted call of
 	// a reconcile tool. Setting it implies Replay "reconcile".
 	Reconciler Reconciler
+	// ReadOnly and Destructive go out as the registration's annotations:
+	// hints to the host. A destructive tool is never approved by a
+	// remembered "allow this tool".
+	ReadOnly    bool
+	Destructive bool
 }
 
 // ReconcileState is what became of an operation the host lost track of.
@@ -593,6 +600,78 @@ func (e *Extension) addTool(name, description string, schema json.RawMessage, op
 	if late {
 		e.sendOrLog(td.frame())
 	}
+}
+
+// UnregisterTool withdraws a tool registered earlier: the host drops it
+// from the model's list, and a call that runs finishes. The name may then
+// be registered again, with another schema.
+func (e *Extension) UnregisterTool(name string) error {
+	e.mu.Lock()
+	td, ok := e.tools[name]
+	if ok {
+		delete(e.tools, name)
+		for i, t := range e.toolOrder {
+			if t == td {
+				e.toolOrder = append(e.toolOrder[:i:i], e.toolOrder[i+1:]...)
+				break
+			}
+		}
+	}
+	late := e.announced
+	e.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("ext: tool %q is not registered", name)
+	}
+	if late {
+		return e.send(nameFrame{Type: "unregister_tool", Name: name})
+	}
+	return nil
+}
+
+// UnregisterCommand withdraws a command registered earlier (its name in
+// any case, with or without the slash).
+func (e *Extension) UnregisterCommand(name string) error {
+	bare := strings.TrimLeft(name, "/")
+	e.mu.Lock()
+	found := ""
+	for i, c := range e.commandOrder {
+		if strings.EqualFold(c.name, bare) {
+			found = c.name
+			delete(e.commands, found)
+			e.commandOrder = append(e.commandOrder[:i:i], e.commandOrder[i+1:]...)
+			break
+		}
+	}
+	late := e.announced
+	e.mu.Unlock()
+	if found == "" {
+		return fmt.Errorf("ext: command %q is not registered", name)
+	}
+	if late {
+		return e.send(nameFrame{Type: "unregister_command", Name: found})
+	}
+	return nil
+}
+
+// ErrCallOver is what Progress returns once the tool call of its context
+// has been answered or cancelled, or outside a tool handler.
+var ErrCallOver = errors.New("ext: no running tool call")
+
+// Progress reports progress of the tool call ctx belongs to (a tool
+// handler's context): the host shows the latest text as the call's
+// status, at most ten a second.
+func (e *Extension) Progress(ctx context.Context, text string) error {
+	inv := invocationFrom(ctx)
+	if inv == nil {
+		return ErrCallOver
+	}
+	e.mu.Lock()
+	live := e.invocations[inv.id] == inv && !inv.cancelled
+	e.mu.Unlock()
+	if !live {
+		return ErrCallOver
+	}
+	return e.send(progressFrame{Type: "tool_progress", ID: inv.id, Text: text})
 }
 
 // On subscribes fn to a lifecycle event; a later On for the same name

@@ -112,18 +112,35 @@ type registerCommandFrame struct {
 }
 
 type registerToolFrame struct {
-	Type                  string          `json:"type"`
-	Name                  string          `json:"name"`
-	Description           string          `json:"description"`
-	Schema                json.RawMessage `json:"schema"`
-	OutputSchema          json.RawMessage `json:"output_schema,omitempty"`
-	Namespace             string          `json:"namespace,omitempty"`
-	NamespaceDescription  string          `json:"namespace_description,omitempty"`
-	NamespaceInstructions string          `json:"namespace_instructions,omitempty"`
-	Exposure              string          `json:"exposure,omitempty"`
-	Deferred              bool            `json:"deferred,omitempty"`
-	Interactive           bool            `json:"interactive,omitempty"`
-	Replay                string          `json:"replay,omitempty"`
+	Type                  string           `json:"type"`
+	Name                  string           `json:"name"`
+	Description           string           `json:"description"`
+	Schema                json.RawMessage  `json:"schema"`
+	OutputSchema          json.RawMessage  `json:"output_schema,omitempty"`
+	Namespace             string           `json:"namespace,omitempty"`
+	NamespaceDescription  string           `json:"namespace_description,omitempty"`
+	NamespaceInstructions string           `json:"namespace_instructions,omitempty"`
+	Exposure              string           `json:"exposure,omitempty"`
+	Deferred              bool             `json:"deferred,omitempty"`
+	Interactive           bool             `json:"interactive,omitempty"`
+	Replay                string           `json:"replay,omitempty"`
+	Annotations           *toolAnnotations `json:"annotations,omitempty"`
+}
+
+type toolAnnotations struct {
+	ReadOnly    bool `json:"read_only,omitempty"`
+	Destructive bool `json:"destructive,omitempty"`
+}
+
+type nameFrame struct {
+	Type string `json:"type"`
+	Name string `json:"name"`
+}
+
+type progressFrame struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	Text string `json:"text"`
 }
 
 type subscribeFrame struct {
