@@ -272,6 +272,11 @@ G_BEGIN_DECLS
  * memory and process count are looked at this often, and the box is
  * killed past either. */
 #define ZOT_BOX_WATCH_MS                   250
+/* Inside the Flatpak a box's variables reach bwrap through a memfd (its
+ * --args) at this descriptor, never on a command line; a few secrets at
+ * ZOT_EXTENSION_SECRET_MAX_BYTES and the rest of the environment fit. */
+#define ZOT_BOX_ENV_FD                     3
+#define ZOT_BOX_ENV_MAX_BYTES              ((gsize) 256 * 1024)
 
 typedef enum
 {
