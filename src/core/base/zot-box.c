@@ -221,10 +221,9 @@ env_memfd (const char * const  *env,
   if (data->len > ZOT_BOX_ENV_MAX_BYTES)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
-                   /* Translators: a size in bytes, then the bound in KiB */
-                   _("the box's variables take %" G_GSIZE_FORMAT " bytes, more than %" G_GSIZE_FORMAT
-                     " KiB: declare fewer or smaller \"env\" variables and secrets"),
-                   data->len, ZOT_BOX_ENV_MAX_BYTES / 1024);
+                   /* Translators: %u is the bound in KiB; "env" is the manifest's key, keep it */
+                   _("the box's variables take more than %u KiB: declare fewer or smaller \"env\" "
+                     "variables and secrets"), (guint) (ZOT_BOX_ENV_MAX_BYTES / 1024));
       memset (data->str, 0, data->len);
       return -1;
     }
