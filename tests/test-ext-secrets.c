@@ -333,6 +333,24 @@ value_on_a_command_line (void)
   return FALSE;
 }
 
+/* Whether this process still holds a box's memfd of variables. */
+static gboolean
+holds_env_memfd (void)
+{
+  g_autoptr(GDir) fds = g_dir_open ("/proc/self/fd", 0, NULL);
+  const char *entry;
+
+  while ((entry = g_dir_read_name (fds)) != NULL)
+    {
+      g_autofree char *path = g_build_filename ("/proc/self/fd", entry, NULL);
+      g_autofree char *target = g_file_read_link (path, NULL);
+
+      if (target != NULL && g_str_has_prefix (target, "/memfd:zot-box-env"))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Inside the Flatpak the box runs on the host through flatpak-spawn,
  * whose command line every process of the user can read: bwrap reads the
  * box's variables, the secret among them, from a descriptor forwarded to
@@ -362,6 +380,7 @@ test_flatpak (Fixture       *f,
   g_assert_null (strstr (calls, VALUE));
   /* Both boxes are running, bwrap and flatpak-spawn with them. */
   g_assert_false (value_on_a_command_line ());
+  g_assert_false (holds_env_memfd ());
   holder = results_of (f->holder_dir);
   other = results_of (f->other_dir);
   g_assert_true (has_line (holder, "HOLDER_TOKEN=" VALUE));
