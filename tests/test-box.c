@@ -510,6 +510,10 @@ test_flatpak (Fixture       *f,
   g_assert_nonnull (strstr (calls, "\"--host\""));
   g_assert_nonnull (strstr (calls, "\"--\", \"bwrap\", \"--unshare-all\""));
   g_assert_nonnull (strstr (calls, "\"--clearenv\""));
+  /* The variables come through a descriptor, none on a command line. */
+  g_assert_nonnull (strstr (calls, "\"--forward-fd=3\""));
+  g_assert_null (strstr (calls, "\"--setenv\""));
+  g_assert_null (strstr (calls, "--env="));
   text = results (f);
   g_assert_true (has_line (text, "env HOME"));
   g_assert_false (has_line (text, "env BOX_UNDECLARED"));
