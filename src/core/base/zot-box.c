@@ -207,56 +207,57 @@ zot_box_build_argv (ZotBox             *self,
   return argv;
 }
 
-/* A memfd holding @env NUL-separated, sealed and read from its start. */
+/* A memfd holding @env NUL-separated, sealed and read from its start.
+ * The copy is made at its full size at once, so that no reallocation
+ * leaves a value behind in freed memory. */
 static int
 env_memfd (const char * const  *env,
            GError             **error)
 {
-  g_autoptr(GString) data = g_string_new (NULL);
-  int fd = -1;
-  gssize written = 0;
+  g_autoptr(GString) data = NULL;
+  gsize length = 0;
+  gsize written = 0;
+  int saved = 0;
+  int fd;
 
   for (guint i = 0; env[i] != NULL; i++)
-    g_string_append_len (data, env[i], strlen (env[i]) + 1);
-  if (data->len > ZOT_BOX_ENV_MAX_BYTES)
+    length += strlen (env[i]) + 1;
+  if (length > ZOT_BOX_ENV_MAX_BYTES)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
                    /* Translators: %u is the bound in KiB; "env" is the manifest's key, keep it */
                    _("the box's variables take more than %u KiB: declare fewer or smaller \"env\" "
                      "variables and secrets"), (guint) (ZOT_BOX_ENV_MAX_BYTES / 1024));
-      memset (data->str, 0, data->len);
       return -1;
     }
+  data = g_string_sized_new (length + 1);
+  for (guint i = 0; env[i] != NULL; i++)
+    g_string_append_len (data, env[i], strlen (env[i]) + 1);
 
   fd = memfd_create ("zot-box-env", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  while (fd >= 0 && (gsize) written < data->len)
+  while (fd >= 0 && written < data->len && saved == 0)
     {
       gssize n = write (fd, data->str + written, data->len - written);
 
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          close (fd);
-          fd = -1;
-        }
-      else
+      if (n > 0)
         written += n;
+      else if (n < 0 && errno != EINTR)
+        saved = errno;
+      else if (n == 0)
+        saved = EIO;
     }
   memset (data->str, 0, data->len);
-  if (fd >= 0 && (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0 ||
-                  lseek (fd, 0, SEEK_SET) != 0))
+  if (fd < 0 || (saved == 0 && (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+                                       F_SEAL_SEAL) != 0 || lseek (fd, 0, SEEK_SET) != 0)))
+    saved = errno;
+  if (saved != 0)
     {
-      close (fd);
-      fd = -1;
-    }
-  if (fd < 0)
-    {
-      int saved = errno;
-
+      if (fd >= 0)
+        close (fd);
       g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
                    /* Translators: the system's error message */
                    _("cannot pass the box its variables: %s"), g_strerror (saved));
+      return -1;
     }
   return fd;
 }
