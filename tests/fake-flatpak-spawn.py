@@ -2,11 +2,13 @@
 """A stand-in for `flatpak-spawn --host` in the tests.
 
 It accepts the options zot passes (--host or --sandbox, --no-network,
---watch-bus, --clear-env, --directory=, --env=, --unset-env=, then "--"
-and the command), appends one JSON line
+--watch-bus, --clear-env, --directory=, --env=, --unset-env=,
+--forward-fd=, then "--" and the command), appends one JSON line
 describing the call to $ZOT_FAKE_FLATPAK_SPAWN_LOG, and runs the command
 the way Flatpak's session helper does: in a session and process group of
-its own, in the given directory, with the given variables set or unset.
+its own, in the given directory, with the given variables set or unset,
+and with only the descriptors it was told to forward beyond stdin, stdout
+and stderr.
 Like the real one it passes its stdin, stdout and stderr on, forwards
 SIGHUP, SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 to the command and SIGINT to
 its whole process group, and exits with the command's status, or 128 + N
@@ -32,7 +34,7 @@ def fail(message):
 
 def parse(argv):
     options = {"host": False, "sandbox": False, "watch_bus": False, "clear_env": False,
-               "directory": None, "env": {}, "unset": []}
+               "directory": None, "env": {}, "unset": [], "fds": []}
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
         arg = argv[i]
@@ -56,6 +58,13 @@ def parse(argv):
             if not name or not eq:
                 fail("Invalid env format %s" % arg)
             options["env"][name] = value
+        elif arg.startswith("--forward-fd="):
+            fd = int(arg[len("--forward-fd="):])
+            try:
+                os.fstat(fd)
+            except OSError:
+                fail("Invalid fd %d" % fd)
+            options["fds"].append(fd)
         elif arg.startswith("--unset-env="):
             options["unset"].append(arg[len("--unset-env="):])
         else:
@@ -126,6 +135,14 @@ def main():
         try:
             if options["directory"] is not None:
                 os.chdir(options["directory"])
+            for name in os.listdir("/proc/self/fd"):
+                if int(name) > 2 and int(name) not in options["fds"]:
+                    try:
+                        os.close(int(name))
+                    except OSError:
+                        pass
+            for fd in options["fds"]:
+                os.set_inheritable(fd, True)
             os.execvpe(command[0], command, env)
         except OSError as error:
             sys.stderr.write("flatpak-spawn: Portal call failed: %s\n" % error)

@@ -7,6 +7,7 @@
  * namespaces (some containers) the enforcement cases are skipped, saying
  * so; parsing, the command line and the missing-bwrap message never are.
  */
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "zot-error.h"
 #include "zot-extension-box.h"
 #include "zot-extension-private.h"
+#include "zot-limits.h"
 #include "zot-manifest.h"
 #include "zot-test-util.h"
 
@@ -273,6 +275,56 @@ test_argv (void)
   g_assert_true (argv_has (open_argv, "--dev-bind"));
 }
 
+/* The variables of a box started through flatpak-spawn: in a sealed
+ * memfd bwrap reads with --args, none on the command line; at
+ * ZOT_BOX_ENV_MAX_BYTES they are passed, a byte more is refused. */
+static void
+test_env_fd (void)
+{
+  const char *command[] = { "/usr/bin/true", NULL };
+  /* "--setenv\0V\0" and the value's own NUL around the value. */
+  gsize value_length = ZOT_BOX_ENV_MAX_BYTES - strlen ("--setenv") - strlen ("V") - 3;
+  g_autofree char *value = g_malloc (value_length + 2);
+  g_autofree char *data = g_malloc (ZOT_BOX_ENV_MAX_BYTES + 1);
+  g_autoptr(ZotBox) box = zot_box_new (0);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) argv = NULL;
+  gsize got = 0;
+  gssize n;
+  int fd = -1;
+
+  memset (value, 'x', value_length + 1);
+  value[value_length] = '\0';
+  zot_box_setenv (box, "V", value);
+  argv = zot_box_build_argv_env_fd (box, "bwrap", NULL, command, 3, &fd, &error);
+  g_assert_no_error (error);
+  g_assert_true (argv_has (argv, "--args"));
+  g_assert_true (argv_has (argv, "3"));
+  g_assert_false (argv_has (argv, "--setenv"));
+  g_assert_false (argv_has (argv, value));
+  g_assert_cmpint (fd, >=, 0);
+  g_assert_cmpint (fcntl (fd, F_GETFD) & FD_CLOEXEC, ==, FD_CLOEXEC);
+  g_assert_cmpint (fcntl (fd, F_GET_SEALS) & F_SEAL_WRITE, ==, F_SEAL_WRITE);
+  while ((n = read (fd, data + got, ZOT_BOX_ENV_MAX_BYTES + 1 - got)) > 0)
+    got += n;
+  close (fd);
+  g_assert_cmpuint (got, ==, ZOT_BOX_ENV_MAX_BYTES);
+  g_assert_cmpmem (data, 11, "--setenv\0V\0", 11);
+  g_assert_cmpint (data[got - 1], ==, '\0');
+  g_clear_pointer (&argv, g_strfreev);
+
+  value[value_length] = 'x';
+  value[value_length + 1] = '\0';
+  zot_box_setenv (box, "V", value);
+  fd = -1;
+  argv = zot_box_build_argv_env_fd (box, "bwrap", NULL, command, 3, &fd, &error);
+  g_assert_null (argv);
+  g_assert_cmpint (fd, ==, -1);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "KiB"));
+  g_assert_null (strchr (error->message, '\n'));
+}
+
 static void
 test_missing_bwrap (Fixture       *f,
                     gconstpointer  data)
@@ -458,6 +510,10 @@ test_flatpak (Fixture       *f,
   g_assert_nonnull (strstr (calls, "\"--host\""));
   g_assert_nonnull (strstr (calls, "\"--\", \"bwrap\", \"--unshare-all\""));
   g_assert_nonnull (strstr (calls, "\"--clearenv\""));
+  /* The variables come through a descriptor, none on a command line. */
+  g_assert_nonnull (strstr (calls, "\"--forward-fd=3\""));
+  g_assert_null (strstr (calls, "\"--setenv\""));
+  g_assert_null (strstr (calls, "--env="));
   text = results (f);
   g_assert_true (has_line (text, "env HOME"));
   g_assert_false (has_line (text, "env BOX_UNDECLARED"));
@@ -891,14 +947,31 @@ watch_cycle_ended (gpointer data)
   return watched->notes->len > 0 || watched->reloads > 0;
 }
 
+/* Whether one call in the fake flatpak-spawn's log runs @a and @b. */
+static gboolean
+call_has (const char *calls,
+          const char *a,
+          const char *b)
+{
+  g_auto(GStrv) lines = g_strsplit (calls, "\n", -1);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (strstr (lines[i], a) != NULL && strstr (lines[i], b) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
 /* A watch-mode build of a confined extension runs in its box: it writes
  * its own folder, and a file in $HOME outside the project is not there.
- * Unconfined, the same build reads it. */
+ * Unconfined, the same build reads it. Inside the Flatpak (data 2) the
+ * box is the host's, as the extension's is. */
 static void
 test_watch_build (Fixture       *f,
                   gconstpointer  data)
 {
-  gboolean confined = GPOINTER_TO_INT (data);
+  gboolean confined = GPOINTER_TO_INT (data) > 0;
+  gboolean in_flatpak = GPOINTER_TO_INT (data) == 2;
+  g_autofree char *calls_log = NULL;
   g_autofree char *secret = g_build_filename (fake_home, "secret", NULL);
   g_autofree char *members =
     g_strdup_printf ("%s\"watch_ignore\": [\"results\", \"*.txt\"], "
@@ -916,6 +989,8 @@ test_watch_build (Fixture       *f,
       return;
     }
   _zot_timeout_override_for_testing (ZOT_TIMEOUT_WATCH_DEBOUNCE, 50);
+  if (in_flatpak)
+    calls_log = zot_test_fake_sandbox_begin (f->env.root);
   load_probe (f, members, NULL);
   assert_ready (f);
   g_signal_connect (f->manager, "note-added", G_CALLBACK (on_watch_note), &watched);
@@ -925,6 +1000,15 @@ test_watch_build (Fixture       *f,
   source = g_build_filename (f->dir, "main.c", NULL);
   g_assert_true (g_file_set_contents (source, "int main;\n", -1, NULL));
   zot_test_wait_until (watch_cycle_ended, &watched, 20000);
+  if (in_flatpak)
+    {
+      g_autofree char *calls = zot_test_read_file (calls_log);
+
+      zot_test_fake_sandbox_end ();
+      g_test_message ("flatpak-spawn calls:\n%s", calls);
+      g_assert_true (call_has (calls, "\"--host\", \"--watch-bus\"", "\"bwrap\", \"--unshare-all\""));
+      g_assert_true (call_has (calls, "\"--forward-fd=3\"", "echo built > built.txt"));
+    }
 
   built = g_build_filename (f->dir, "built.txt", NULL);
   copied = g_build_filename (f->dir, "copied.txt", NULL);
@@ -993,6 +1077,8 @@ main (int   argc,
   ADD ("flatpak", test_flatpak, NULL);
   ADD ("watch-build/confined", test_watch_build, GINT_TO_POINTER (TRUE));
   ADD ("watch-build/unconfined", test_watch_build, GINT_TO_POINTER (FALSE));
+  ADD ("watch-build/flatpak", test_watch_build, GINT_TO_POINTER (2));
+  g_test_add_func ("/box/env-fd", test_env_fd);
 #undef ADD
 
   status = g_test_run ();

@@ -5,7 +5,9 @@
  * /proc and a minimal /dev, every namespace unshared but the network when
  * asked for) plus what the caller binds. Environment values are the
  * caller's to pass: --setenv puts them on bwrap's command line, which
- * every process of the user can read, so secrets go in its environment.
+ * every process of the user can read, so secrets go in its environment,
+ * or, where that is not handed on (flatpak-spawn), in a sealed memfd
+ * bwrap reads its --setenv options from (--args).
  *
  * Measuring: the box has its own pid namespace and mounts its own /proc, in which
  * only its processes are; the host reads it through the root of the
@@ -16,8 +18,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <glib/gi18n.h>
@@ -25,12 +29,14 @@
 #include <glib/gstdio.h>
 
 #include "zot-box.h"
+#include "zot-limits.h"
 #include "zot-proc.h"
 
 struct _ZotBox
 {
   ZotBoxFlags   flags;
   GStrvBuilder *args;  /* after the base, in the order given */
+  GStrvBuilder *env;   /* --setenv NAME VALUE, after them */
 };
 
 ZotBox *
@@ -40,6 +46,7 @@ zot_box_new (ZotBoxFlags flags)
 
   self->flags = flags;
   self->args = g_strv_builder_new ();
+  self->env = g_strv_builder_new ();
   return self;
 }
 
@@ -49,6 +56,7 @@ zot_box_free (ZotBox *self)
   if (self == NULL)
     return;
   g_strv_builder_unref (self->args);
+  g_strv_builder_unref (self->env);
   g_free (self);
 }
 
@@ -75,7 +83,7 @@ zot_box_setenv (ZotBox     *self,
                 const char *name,
                 const char *value)
 {
-  g_strv_builder_add_many (self->args, "--setenv", name, value, NULL);
+  g_strv_builder_add_many (self->env, "--setenv", name, value, NULL);
 }
 
 void
@@ -121,19 +129,12 @@ add_top_dirs (GStrvBuilder *builder)
     }
 }
 
-/**
- * zot_box_build_argv:
- * @bwrap: the bwrap program
- * @chdir: (nullable): the working directory inside the box
- * @command: what runs in the box
- *
- * Returns: (transfer full): bwrap's whole command line
- */
-GStrv
-zot_box_build_argv (ZotBox             *self,
-                    const char         *bwrap,
-                    const char         *chdir,
-                    const char * const *command)
+static GStrv
+build_argv (ZotBox             *self,
+            const char         *bwrap,
+            const char         *chdir,
+            const char * const *command,
+            const char * const *env)
 {
   g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
   g_auto(GStrv) added = g_strv_builder_end (self->args);
@@ -165,11 +166,138 @@ zot_box_build_argv (ZotBox             *self,
   g_strv_builder_add_many (builder, "--tmpfs", "/tmp", NULL);
 
   g_strv_builder_addv (builder, (const char **) added);
+  g_strv_builder_addv (builder, (const char **) env);
   if (chdir != NULL)
     g_strv_builder_add_many (builder, "--chdir", chdir, NULL);
   g_strv_builder_add (builder, "--");
   g_strv_builder_addv (builder, (const char **) command);
   return g_strv_builder_end (builder);
+}
+
+/* The variables, scrubbed from memory when freed: they may hold secrets. */
+static void
+forget_env (GStrv env)
+{
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    memset (env[i], 0, strlen (env[i]));
+  g_strfreev (env);
+}
+
+/**
+ * zot_box_build_argv:
+ * @bwrap: the bwrap program
+ * @chdir: (nullable): the working directory inside the box
+ * @command: what runs in the box
+ *
+ * Returns: (transfer full): bwrap's whole command line, the variables of
+ *   zot_box_setenv() on it
+ */
+GStrv
+zot_box_build_argv (ZotBox             *self,
+                    const char         *bwrap,
+                    const char         *chdir,
+                    const char * const *command)
+{
+  GStrv env = g_strv_builder_end (self->env);
+  GStrv argv;
+
+  self->env = g_strv_builder_new ();
+  argv = build_argv (self, bwrap, chdir, command, (const char * const *) env);
+  forget_env (env);
+  return argv;
+}
+
+/* A memfd holding @env NUL-separated, sealed and read from its start.
+ * The copy is made at its full size at once, so that no reallocation
+ * leaves a value behind in freed memory. */
+static int
+env_memfd (const char * const  *env,
+           GError             **error)
+{
+  g_autoptr(GString) data = NULL;
+  gsize length = 0;
+  gsize written = 0;
+  int saved = 0;
+  int fd;
+
+  for (guint i = 0; env[i] != NULL; i++)
+    length += strlen (env[i]) + 1;
+  if (length > ZOT_BOX_ENV_MAX_BYTES)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+                   /* Translators: %u is the bound in KiB; "env" is the manifest's key, keep it */
+                   _("the box's variables take more than %u KiB: declare fewer or smaller \"env\" "
+                     "variables and secrets"), (guint) (ZOT_BOX_ENV_MAX_BYTES / 1024));
+      return -1;
+    }
+  data = g_string_sized_new (length + 1);
+  for (guint i = 0; env[i] != NULL; i++)
+    g_string_append_len (data, env[i], strlen (env[i]) + 1);
+
+  fd = memfd_create ("zot-box-env", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  while (fd >= 0 && written < data->len && saved == 0)
+    {
+      gssize n = write (fd, data->str + written, data->len - written);
+
+      if (n > 0)
+        written += n;
+      else if (n < 0 && errno != EINTR)
+        saved = errno;
+      else if (n == 0)
+        saved = EIO;
+    }
+  memset (data->str, 0, data->len);
+  if (fd < 0 || (saved == 0 && (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+                                       F_SEAL_SEAL) != 0 || lseek (fd, 0, SEEK_SET) != 0)))
+    saved = errno;
+  if (saved != 0)
+    {
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved),
+                   /* Translators: the system's error message */
+                   _("cannot pass the box its variables: %s"), g_strerror (saved));
+      return -1;
+    }
+  return fd;
+}
+
+/**
+ * zot_box_build_argv_env_fd:
+ * @target_fd: the descriptor bwrap will find @env_fd at
+ * @env_fd: (out): a sealed memfd with the variables of zot_box_setenv(),
+ *   for the caller to give bwrap as @target_fd and close
+ *
+ * As zot_box_build_argv(), but no variable is on the command line: bwrap
+ * reads them through `--args @target_fd`, in their place. At most
+ * %ZOT_BOX_ENV_MAX_BYTES of them.
+ *
+ * Returns: (transfer full): bwrap's whole command line, or %NULL with
+ *   @error set
+ */
+GStrv
+zot_box_build_argv_env_fd (ZotBox              *self,
+                           const char          *bwrap,
+                           const char          *chdir,
+                           const char * const  *command,
+                           int                  target_fd,
+                           int                 *env_fd,
+                           GError             **error)
+{
+  GStrv env = g_strv_builder_end (self->env);
+  g_autofree char *target = g_strdup_printf ("%d", target_fd);
+  const char * const args[] = { "--args", target, NULL };
+
+  self->env = g_strv_builder_new ();
+  *env_fd = env_memfd ((const char * const *) env, error);
+  forget_env (env);
+  if (*env_fd < 0)
+    {
+      g_strfreev (g_strv_builder_end (self->args));
+      self->args = g_strv_builder_new ();
+      return NULL;
+    }
+  return build_argv (self, bwrap, chdir, command, args);
 }
 
 static char *bwrap_override;

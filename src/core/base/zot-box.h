@@ -32,6 +32,13 @@ GStrv     zot_box_build_argv    (ZotBox             *self,
                                  const char         *bwrap,
                                  const char         *chdir,
                                  const char * const *command);
+GStrv     zot_box_build_argv_env_fd (ZotBox              *self,
+                                     const char          *bwrap,
+                                     const char          *chdir,
+                                     const char * const  *command,
+                                     int                  target_fd,
+                                     int                 *env_fd,
+                                     GError             **error);
 
 /* bwrap on the PATH (or the test's override); NULL with a one-line
  * error naming the fix when it is missing. */

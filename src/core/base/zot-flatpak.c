@@ -28,6 +28,7 @@
 
 #define FLATPAK_INFO_PATH "/.flatpak-info"
 #define FLATPAK_SPAWN     "flatpak-spawn"
+#define FORWARD_FDS_KEY   "zot-flatpak-forward-fds"
 
 static char *info_path_override;
 /* -1 until the marker has been read; it does not change while we run. */
@@ -101,7 +102,8 @@ add_option (GStrvBuilder *builder,
  * The command line that starts @argv on the host from inside the sandbox.
  * The host program gets the session's environment, not the sandbox's:
  * only the variables named in @env_names are passed, each as @launcher
- * has it (set, or unset).
+ * has it (set, or unset), and of our descriptors those given by
+ * zot_flatpak_take_fd().
  *
  * Returns: (transfer full): `flatpak-spawn --host … -- @argv`
  */
@@ -122,6 +124,12 @@ zot_flatpak_build_host_argv (GSubprocessLauncher *launcher,
   g_strv_builder_add (builder, "--watch-bus");
   if (cwd != NULL)
     add_option (builder, "--directory=", cwd, NULL);
+  for (GSList *l = g_object_get_data (G_OBJECT (launcher), FORWARD_FDS_KEY); l != NULL; l = l->next)
+    {
+      g_autofree char *fd = g_strdup_printf ("%d", GPOINTER_TO_INT (l->data));
+
+      add_option (builder, "--forward-fd=", fd, NULL);
+    }
 
   for (guint i = 0; env_names != NULL && env_names[i] != NULL; i++)
     {
@@ -179,6 +187,29 @@ zot_flatpak_spawnv (GSubprocessLauncher  *launcher,
 
   host_argv = zot_flatpak_build_host_argv (launcher, cwd, env_names, argv);
   return g_subprocess_launcher_spawnv (launcher, (const char * const *) host_argv, error);
+}
+
+/**
+ * zot_flatpak_take_fd:
+ * @source_fd: (transfer full): a descriptor of ours
+ * @target_fd: where the program finds it
+ *
+ * As g_subprocess_launcher_take_fd(); flatpak-spawn passes on only the
+ * descriptors it is told to (--forward-fd), which @target_fd then is.
+ */
+void
+zot_flatpak_take_fd (GSubprocessLauncher *launcher,
+                     int                  source_fd,
+                     int                  target_fd)
+{
+  GSList *targets;
+
+  g_return_if_fail (G_IS_SUBPROCESS_LAUNCHER (launcher));
+
+  targets = g_object_steal_data (G_OBJECT (launcher), FORWARD_FDS_KEY);
+  g_subprocess_launcher_take_fd (launcher, source_fd, target_fd);
+  targets = g_slist_append (targets, GINT_TO_POINTER (target_fd));
+  g_object_set_data_full (G_OBJECT (launcher), FORWARD_FDS_KEY, targets, (GDestroyNotify) g_slist_free);
 }
 
 static gboolean

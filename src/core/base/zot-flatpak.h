@@ -15,6 +15,9 @@ GSubprocess *zot_flatpak_spawnv                     (GSubprocessLauncher *launch
                                                      const char * const  *env_names,
                                                      const char * const  *argv,
                                                      GError             **error);
+void         zot_flatpak_take_fd                    (GSubprocessLauncher *launcher,
+                                                     int                  source_fd,
+                                                     int                  target_fd);
 void         zot_flatpak_kill                       (GSubprocess         *subprocess,
                                                      GPid                 group);
 int          zot_flatpak_get_host_term_sig          (GSubprocess         *subprocess);

@@ -306,6 +306,11 @@ G_BEGIN_DECLS
  * memory and process count are looked at this often, and the box is
  * killed past either. */
 #define ZOT_BOX_WATCH_MS                   250
+/* Inside the Flatpak a box's variables reach bwrap through a memfd (its
+ * --args) at this descriptor, never on a command line; a few secrets at
+ * ZOT_EXTENSION_SECRET_MAX_BYTES and the rest of the environment fit. */
+#define ZOT_BOX_ENV_FD                     3
+#define ZOT_BOX_ENV_MAX_BYTES              ((gsize) 256 * 1024)
 
 /* MCP servers (docs/mcp.md). A configuration file is read up to this
  * size, with at most this many servers and arguments or variables per

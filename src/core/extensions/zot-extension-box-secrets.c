@@ -2,7 +2,8 @@
  *
  * The values are fetched from the keyring just before the spawn, put in
  * that one process's environment (for a confined extension, bwrap's own
- * environment, never its command line) and dropped from memory at once.
+ * environment, or inside the Flatpak the memfd bwrap reads its variables
+ * from; never a command line) and dropped from memory at once.
  * Only the names are ever logged.
  */
 #define G_LOG_DOMAIN "zot-extension"
@@ -15,7 +16,6 @@
 
 #include "zot-extension-box.h"
 #include "zot-extension-secrets.h"
-#include "zot-flatpak.h"
 #include "zot-permissions.h"
 
 #define SECRETS_KEY "zot-extension-secret-values"
@@ -110,14 +110,6 @@ _zot_extension_secrets_take (ZotExtension *self,
 
   if (values == NULL)
     return;
-  /* There the box's variables go on flatpak-spawn's command line, which
-   * every process of the user can read. */
-  if (zot_flatpak_is_sandboxed ())
-    {
-      zot_extension_log (self, "secrets: not given inside the Flatpak, where they would show on a command line");
-      g_object_set_data (G_OBJECT (self), SECRETS_KEY, NULL);
-      return;
-    }
   g_hash_table_iter_init (&iter, values);
   while (g_hash_table_iter_next (&iter, &key, &value))
     {

@@ -213,14 +213,18 @@ log_allowed (ZotExtension         *self,
                        permissions->memory_mb, permissions->processes, permissions->open_files);
 }
 
-/* The box's command line around @argv and its environment, the same for
- * the extension and its watch-mode build; @secrets only for the former. */
+/* The box's command line around @argv, and its environment on @launcher,
+ * the same for the extension and its watch-mode build; @secrets only for
+ * the former. Outside a sandbox bwrap hands its own environment on, which
+ * keeps the values off its command line. flatpak-spawn gives the host's
+ * session environment and would put any other on its own command line:
+ * there the box is cleared and bwrap reads the variables from a memfd. */
 static gboolean
 wrap_argv (ZotExtension          *self,
            const ZotPermissions  *permissions,
            gboolean               secrets,
+           GSubprocessLauncher   *launcher,
            GStrv                 *argv,
-           GStrv                 *out_environment,
            GStrv                 *env_names,
            GError               **error)
 {
@@ -232,9 +236,10 @@ wrap_argv (ZotExtension          *self,
   gboolean in_flatpak = zot_flatpak_is_sandboxed ();
   ZotBoxFlags flags = 0;
   GStrv wrapped;
+  int env_fd = -1;
 
-  /* Inside the Flatpak the box is the host's: zot_flatpak_spawnv() runs
-   * bwrap there, through flatpak-spawn --host. */
+  /* Inside the Flatpak the box is the host's: flatpak-spawn --host runs
+   * bwrap there. */
   if (in_flatpak)
     bwrap = g_strdup ("bwrap");
   else if ((bwrap = zot_box_find_bwrap (_("extensions with \"permissions\" run"), error)) == NULL)
@@ -255,9 +260,6 @@ wrap_argv (ZotExtension          *self,
 
   environment = box_environment (self, permissions, home, secrets);
   names = g_strv_builder_new ();
-  /* Outside a sandbox bwrap hands its own environment on, which keeps
-   * the values off its command line; flatpak-spawn gives the host's
-   * session environment, so there the box is told to clear it. */
   if (in_flatpak)
     zot_box_add_args (box, "--clearenv", NULL);
   for (guint i = 0; environment[i] != NULL; i++)
@@ -266,12 +268,24 @@ wrap_argv (ZotExtension          *self,
 
       if (in_flatpak)
         zot_box_setenv (box, name, environment[i] + strlen (name) + 1);
-      g_strv_builder_add (names, name);
+      else
+        g_strv_builder_add (names, name);
     }
-  *env_names = g_strv_builder_end (names);
-  *out_environment = g_steal_pointer (&environment);
 
-  wrapped = zot_box_build_argv (box, bwrap, self->directory, (const char * const *) *argv);
+  if (in_flatpak)
+    wrapped = zot_box_build_argv_env_fd (box, bwrap, self->directory, (const char * const *) *argv,
+                                         ZOT_BOX_ENV_FD, &env_fd, error);
+  else
+    wrapped = zot_box_build_argv (box, bwrap, self->directory, (const char * const *) *argv);
+  if (wrapped != NULL && in_flatpak)
+    zot_flatpak_take_fd (launcher, env_fd, ZOT_BOX_ENV_FD);
+  else if (wrapped != NULL)
+    g_subprocess_launcher_set_environ (launcher, environment);
+  for (guint i = 0; environment[i] != NULL; i++)
+    memset (environment[i], 0, strlen (environment[i]));
+  if (wrapped == NULL)
+    return FALSE;
+  *env_names = g_strv_builder_end (names);
   g_strfreev (*argv);
   *argv = wrapped;
   log_allowed (self, permissions, home);
@@ -297,16 +311,14 @@ _zot_extension_box_wrap (ZotExtension         *self,
                          GError              **error)
 {
   g_autoptr(ZotPermissions) permissions = zot_grants_applied (self->manifest);
-  g_auto(GStrv) environment = NULL;
   gboolean in_flatpak = zot_flatpak_is_sandboxed ();
   Box *state;
 
   g_object_set_data (G_OBJECT (self), BOX_KEY, NULL);
   if (permissions == NULL)
     return TRUE;
-  if (!wrap_argv (self, permissions, TRUE, argv, &environment, env_names, error))
+  if (!wrap_argv (self, permissions, TRUE, launcher, argv, env_names, error))
     return FALSE;
-  g_subprocess_launcher_set_environ (launcher, environment);
 
   state = g_new0 (Box, 1);
   state->extension = self;
@@ -328,37 +340,38 @@ _zot_extension_box_wrap (ZotExtension         *self,
 
 /**
  * _zot_extension_box_wrap_build:
- * @argv: (inout): the manifest's `build`, replaced by bwrap's command line
- * @environment: (out) (nullable): the box's environment; %NULL for an
- *   unconfined extension, whose build runs as it always has
+ * @launcher: what the build is started with, given the box's environment
+ * @argv: (inout): the manifest's `build`, replaced by the box's command
+ *   line (inside the Flatpak, flatpak-spawn's around it)
  *
  * A watch-mode build of a confined extension runs in the extension's own
  * box, its folder writable: rebuilding on every save must not be a way
- * around the box. Its secrets are not given to the build. Inside the
- * Flatpak, where a build runs in the sandbox rather than on the host, it
- * is not boxed, and the log says so.
+ * around the box. Its secrets are not given to the build. An unconfined
+ * extension's build runs as it always has.
  *
  * Returns: %FALSE with a one-line error naming the fix
  */
 gboolean
-_zot_extension_box_wrap_build (ZotExtension  *self,
-                               GStrv         *argv,
-                               GStrv         *environment,
-                               GError       **error)
+_zot_extension_box_wrap_build (ZotExtension         *self,
+                               GSubprocessLauncher  *launcher,
+                               GStrv                *argv,
+                               GError              **error)
 {
   g_autoptr(ZotPermissions) permissions = zot_grants_applied (self->manifest);
   g_auto(GStrv) names = NULL;
+  GStrv host_argv;
 
-  *environment = NULL;
   if (permissions == NULL)
     return TRUE;
-  if (zot_flatpak_is_sandboxed ())
-    {
-      zot_extension_log (self, "box: the build runs in the Flatpak's sandbox, not in the extension's box");
-      return TRUE;
-    }
   zot_extension_log (self, "box: the build runs in the extension's box");
-  return wrap_argv (self, permissions, FALSE, argv, environment, &names, error);
+  if (!wrap_argv (self, permissions, FALSE, launcher, argv, &names, error))
+    return FALSE;
+  if (!zot_flatpak_is_sandboxed ())
+    return TRUE;
+  host_argv = zot_flatpak_build_host_argv (launcher, self->directory, NULL, (const char * const *) *argv);
+  g_strfreev (*argv);
+  *argv = host_argv;
+  return TRUE;
 }
 
 static gboolean

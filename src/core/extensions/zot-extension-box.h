@@ -10,10 +10,10 @@ gboolean _zot_extension_box_wrap    (ZotExtension         *self,
                                      GStrv                *argv,
                                      GStrv                *env_names,
                                      GError              **error);
-gboolean _zot_extension_box_wrap_build (ZotExtension   *self,
-                                        GStrv          *argv,
-                                        GStrv          *environment,
-                                        GError        **error);
+gboolean _zot_extension_box_wrap_build (ZotExtension         *self,
+                                        GSubprocessLauncher  *launcher,
+                                        GStrv                *argv,
+                                        GError              **error);
 void     _zot_extension_box_started (ZotExtension         *self);
 void     _zot_extension_box_exited  (ZotExtension         *self,
                                      GSubprocess          *subprocess);

@@ -295,7 +295,8 @@ zot_extension_build_async (const char          *directory,
 /**
  * zot_extension_build_full_async:
  * @argv: what runs: the manifest's `build`, or a box's command line around it
- * @envp: (nullable): its whole environment; %NULL for zot's own
+ * @launcher: (nullable): a launcher with the environment and descriptors
+ *   @argv needs; %NULL for zot's environment
  * @shown: (nullable): the command the log's header names, %NULL for @argv
  *
  * As zot_extension_build_async(); zot_extension_build_finish() ends it.
@@ -303,7 +304,7 @@ zot_extension_build_async (const char          *directory,
 void
 zot_extension_build_full_async (const char          *directory,
                                 const char * const  *argv,
-                                const char * const  *envp,
+                                GSubprocessLauncher *launcher,
                                 const char * const  *shown,
                                 const char          *name,
                                 const char          *log_path,
@@ -313,7 +314,6 @@ zot_extension_build_full_async (const char          *directory,
                                 gpointer             user_data)
 {
   Build *build;
-  g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autofree char *command = NULL;
   g_autofree char *header = NULL;
 
@@ -334,15 +334,15 @@ zot_extension_build_full_async (const char          *directory,
   build_log (build, header, strlen (header));
   build->output_start = build->log_fd >= 0 ? lseek (build->log_fd, 0, SEEK_CUR) : -1;
 
-  launcher = g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDERR_PIPE |
-                                        (build->log_fd < 0 ? G_SUBPROCESS_FLAGS_STDOUT_SILENCE : 0));
+  launcher = launcher != NULL ? g_object_ref (launcher) : g_subprocess_launcher_new (0);
+  g_subprocess_launcher_set_flags (launcher, G_SUBPROCESS_FLAGS_STDERR_PIPE |
+                                   (build->log_fd < 0 ? G_SUBPROCESS_FLAGS_STDOUT_SILENCE : 0));
   g_subprocess_launcher_set_cwd (launcher, directory);
-  if (envp != NULL)
-    g_subprocess_launcher_set_environ (launcher, (char **) envp);
   if (build->log_fd >= 0)
     g_subprocess_launcher_take_stdout_fd (launcher, dup (build->log_fd));
 
   build->process = g_subprocess_launcher_spawnv (launcher, argv, &build->error);
+  g_object_unref (launcher);
   if (build->process == NULL)
     {
       build->pending = 1;

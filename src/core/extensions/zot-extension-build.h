@@ -17,7 +17,7 @@ void     zot_extension_build_async  (const char          *directory,
                                      gpointer             user_data);
 void     zot_extension_build_full_async (const char          *directory,
                                          const char * const  *argv,
-                                         const char * const  *envp,
+                                         GSubprocessLauncher *launcher,
                                          const char * const  *shown,
                                          const char          *name,
                                          const char          *log_path,

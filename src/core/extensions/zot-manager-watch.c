@@ -220,11 +220,11 @@ run_build (WatchEntry         *entry,
            const char * const *argv)
 {
   g_auto(GStrv) boxed = g_strdupv ((char **) argv);
-  g_auto(GStrv) environment = NULL;
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new (0);
   g_autoptr(GError) error = NULL;
 
   /* A confined extension's build runs in its box (zot-extension-box.c). */
-  if (!_zot_extension_box_wrap_build (extension, &boxed, &environment, &error))
+  if (!_zot_extension_box_wrap_build (extension, launcher, &boxed, &error))
     {
       /* Translators: a note: why the build could not start */
       g_autofree char *text = g_strdup_printf (_("build failed: %s"), error->message);
@@ -236,7 +236,7 @@ run_build (WatchEntry         *entry,
   /* The build's output is not a reason to reload. */
   zot_extension_watch_mute (entry->watch, TRUE);
   zot_extension_build_full_async (entry->directory, (const char * const *) boxed,
-                                  (const char * const *) environment, argv, zot_extension_get_name (extension),
+                                  launcher, argv, zot_extension_get_name (extension),
                                   zot_extension_get_log_path (extension), ZOT_TIMEOUT_BUILD,
                                   entry->cancellable, built_cb, g_rc_box_acquire (entry));
 }
