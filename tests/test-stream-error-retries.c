@@ -1,6 +1,6 @@
 /* test-stream-error-retries.c — a busy provider that says so inside a 200
  * answer. Anthropic sends "overloaded" as an SSE error event, OpenRouter
- * and vLLM as an error object with a status: before any output that is
+ * and vLLM as an error object with a status, Gemini with its own: before any output that is
  * the status it stands for, retried with a row for the user; after output
  * it ends the turn. Against the fake server, deadlines shortened. */
 #include "config.h"
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "zot-anthropic-provider.h"
+#include "zot-gemini-provider.h"
 #include "zot-limits-private.h"
 #include "zot-openai-provider.h"
 #include "zot-sse.h"
@@ -60,6 +61,15 @@ openai_setup (Fixture       *fixture,
 {
   zot_test_provider_setup (&fixture->base, "openai", ZOT_TYPE_OPENAI_PROVIDER,
                            zot_openai_provider_new, "sk-test");
+  setup_common (fixture);
+}
+
+static void
+gemini_setup (Fixture       *fixture,
+              gconstpointer  data)
+{
+  zot_test_provider_setup (&fixture->base, "gemini", ZOT_TYPE_GEMINI_PROVIDER,
+                           zot_gemini_provider_new, "gm-test");
   setup_common (fixture);
 }
 
@@ -242,6 +252,42 @@ test_openai_after_output (Fixture       *fixture,
   g_assert_cmpuint (fixture->notices->len, ==, 0);
 }
 
+/* Gemini's: a status in "code", or only its name in "status". */
+static void
+test_gemini (Fixture       *fixture,
+             gconstpointer  data)
+{
+  static const char * const with_code[] = {
+    "data: {\"error\":{\"code\":503,\"message\":\"overloaded\",\"status\":\"UNAVAILABLE\"}}", NULL };
+  static const char * const with_name[] = {
+    "data: {\"error\":{\"message\":\"Quota\",\"status\":\"RESOURCE_EXHAUSTED\"}}", NULL };
+  g_auto(GStrv) text = zot_fake_server_gemini_text ("partial answer", 4);
+  const char *after[] = { text[0], with_code[0], NULL };
+
+  zot_fake_server_push_sse (fixture->base.server, with_code, FALSE);
+  zot_fake_server_push_sse (fixture->base.server, with_name, FALSE);
+  zot_test_provider_push_events (&fixture->base, zot_fake_server_gemini_text ("third try", 50),
+                                 FALSE);
+  zot_test_provider_run (&fixture->base);
+
+  g_assert_no_error (fixture->base.error);
+  g_assert_cmpuint (n_requests (fixture), ==, 3);
+  g_assert_cmpuint (fixture->statuses->len, ==, 2);
+  g_assert_cmpuint (g_array_index (fixture->statuses, guint, 0), ==, 503);
+  g_assert_cmpuint (g_array_index (fixture->statuses, guint, 1), ==, 429);
+
+  /* After text, the turn ends. */
+  g_clear_pointer (&fixture->base.reply, zot_provider_reply_free);
+  zot_fake_server_push_sse (fixture->base.server, after, FALSE);
+  zot_test_provider_push_events (&fixture->base, zot_fake_server_gemini_text ("not asked", 50),
+                                 FALSE);
+  zot_test_provider_run (&fixture->base);
+
+  g_assert_error (fixture->base.error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_SERVER);
+  g_assert_cmpuint (n_requests (fixture), ==, 4);
+  g_assert_cmpuint (fixture->statuses->len, ==, 2);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -257,6 +303,7 @@ main (int    argc,
   ADD ("anthropic/after-output", anthropic_setup, test_anthropic_after_output);
   ADD ("openai/before-output", openai_setup, test_openai_before_output);
   ADD ("openai/after-output", openai_setup, test_openai_after_output);
+  ADD ("gemini", gemini_setup, test_gemini);
 #undef ADD
 
   return g_test_run ();
