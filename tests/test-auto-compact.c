@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "zot-agent.h"
+#include "zot-extension-manager.h"
 #include "zot-fake-server.h"
+#include "zot-json.h"
 #include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-model-facts.h"
@@ -341,6 +343,65 @@ test_not_overflow (Fixture       *f,
   g_assert_false (zot_model_error_is_context_overflow (NULL));
 }
 
+static void
+on_lifecycle_event (ZotExtensionManager *manager,
+                    const char          *name,
+                    JsonObject          *frame,
+                    GPtrArray           *events)
+{
+  if (g_str_has_suffix (name, "_compact"))
+    g_ptr_array_add (events, g_strdup_printf ("%s %s %s", name,
+                                              json_object_get_string_member (frame, "compaction_id"),
+                                              zot_json_get_string_or (frame, "status", "-")));
+}
+
+/* Both ways in, past the threshold and after a "too long", extensions see
+ * the paired pre_compact and post_compact that /compact has. */
+static void
+test_paired_events (Fixture       *f,
+                    gconstpointer  data)
+{
+  g_autoptr(ZotExtensionManager) manager = zot_extension_manager_new ();
+  g_autoptr(GPtrArray) events = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) first = NULL;
+  g_auto(GStrv) second = NULL;
+
+  make_agent (f, "openai", "tiny");
+  zot_agent_set_extension_manager (f->agent, manager);
+  g_signal_connect (manager, "lifecycle-event", G_CALLBACK (on_lifecycle_event), events);
+
+  push_openai_answer (f, "one", WINDOW * ZOT_AUTO_COMPACT_DEFAULT_PERCENT / 100, 0);
+  run_prompt (f, "first");
+  push_openai_answer (f, "the summary", 100, 0);
+  push_openai_answer (f, "two", 100, 0);
+  run_prompt (f, "second");
+  g_assert_no_error (f->error);
+
+  zot_fake_server_push_json (f->server, 400, overflows[1].too_long, NULL);
+  push_openai_answer (f, "the summary again", 100, 0);
+  push_openai_answer (f, "three", 100, 0);
+  run_prompt (f, "third");
+  g_assert_no_error (f->error);
+
+  g_assert_cmpuint (f->notices->len, ==, 2);
+  g_assert_cmpuint (events->len, ==, 4);
+  for (guint i = 0; i < 4; i += 2)
+    {
+      g_auto(GStrv) pre = g_strsplit (g_ptr_array_index (events, i), " ", -1);
+      g_auto(GStrv) post = g_strsplit (g_ptr_array_index (events, i + 1), " ", -1);
+
+      g_assert_cmpstr (pre[0], ==, "pre_compact");
+      g_assert_cmpstr (post[0], ==, "post_compact");
+      g_assert_cmpstr (pre[1], ==, post[1]);
+      g_assert_cmpstr (post[2], ==, "completed");
+    }
+  first = g_strsplit (g_ptr_array_index (events, 0), " ", -1);
+  second = g_strsplit (g_ptr_array_index (events, 2), " ", -1);
+  g_assert_cmpstr (first[1], !=, second[1]);
+  g_signal_handlers_disconnect_by_data (manager, events);
+  zot_agent_set_extension_manager (f->agent, NULL);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -354,6 +415,7 @@ main (int    argc,
   ADD ("off", test_off);
   ADD ("overflow", test_overflow);
   ADD ("not-overflow", test_not_overflow);
+  ADD ("paired-events", test_paired_events);
 
 #undef ADD
 

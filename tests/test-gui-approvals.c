@@ -631,6 +631,20 @@ test_application_actions (Fixture       *f,
   zot_decision_free (second.decision);
 }
 
+/* glob only looks, like read: where the window asks before bash, it asks
+ * before neither, by the same rule. */
+static void
+test_glob_like_read (Fixture       *f,
+                     gconstpointer  data)
+{
+  prompt_and_answer (f, "tool: read {\"path\":\"missing.txt\"}", NULL);
+  g_assert_cmpstr (last_decision (f), ==, "read approved policy");
+  prompt_and_answer (f, "tool: glob {\"pattern\":\"*.txt\"}", NULL);
+  g_assert_cmpstr (last_decision (f), ==, "glob approved policy");
+  prompt_and_answer (f, "tool: bash {\"command\":\"true\"}", "deny");
+  g_assert_cmpstr (last_decision (f), ==, "bash denied user");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -658,6 +672,7 @@ main (int    argc,
   ADD ("subagent-named", test_subagent_named);
   ADD ("dispose-denies", test_dispose_denies);
   ADD ("application-actions", test_application_actions);
+  ADD ("glob-like-read", test_glob_like_read);
 
 #undef ADD
 

@@ -1,8 +1,11 @@
 /* test-retries.c — a busy provider is asked again: which answers, how
  * often, how long it waits (Retry-After in seconds and as a date, the
  * backoff with its jitter, the budget), what the caller is told before
- * each wait, and what is never retried. Against the fake server, with the
- * deadlines shortened through the override. */
+ * each wait, and what is never retried. A busy provider that says so
+ * inside a 200 stream (Anthropic's error event, OpenRouter's and vLLM's
+ * error object with a status, Gemini's) before any output counts as that
+ * status; after output it ends the turn. Against the fake server, with
+ * the deadlines shortened through the override. */
 #include "config.h"
 
 #include <string.h>
@@ -10,6 +13,8 @@
 #include <libsoup/soup.h>
 
 #include "zot-anthropic-provider.h"
+#include "zot-gemini-provider.h"
+#include "zot-openai-provider.h"
 #include "zot-limits-private.h"
 #include "zot-sse.h"
 #include "zot-test-util.h"
@@ -21,6 +26,7 @@ typedef struct
   ZotTestProvider  base;
   GPtrArray       *notices;   /* each ::retrying's message */
   GArray          *delays;    /* and its delay_ms */
+  GArray          *statuses;  /* and its status */
   gboolean         cancel_on_retry;
 } Fixture;
 
@@ -39,18 +45,28 @@ on_retrying (ZotProvider *provider,
   g_assert_cmpuint (max_retries, ==, zot_provider_get_max_retries (provider));
   g_ptr_array_add (fixture->notices, g_strdup (message));
   g_array_append_val (fixture->delays, delay_ms);
+  g_array_append_val (fixture->statuses, status);
   if (fixture->cancel_on_retry)
     g_cancellable_cancel (fixture->base.cancellable);
 }
 
+/* @data: the provider's name; Anthropic's unless a case names another. */
 static void
 fixture_setup (Fixture       *fixture,
                gconstpointer  data)
 {
-  zot_test_provider_setup (&fixture->base, "anthropic", ZOT_TYPE_ANTHROPIC_PROVIDER,
-                           zot_anthropic_provider_new, "sk-ant-test");
+  if (g_strcmp0 (data, "openai") == 0)
+    zot_test_provider_setup (&fixture->base, "openai", ZOT_TYPE_OPENAI_PROVIDER,
+                             zot_openai_provider_new, "sk-test");
+  else if (g_strcmp0 (data, "gemini") == 0)
+    zot_test_provider_setup (&fixture->base, "gemini", ZOT_TYPE_GEMINI_PROVIDER,
+                             zot_gemini_provider_new, "gm-test");
+  else
+    zot_test_provider_setup (&fixture->base, "anthropic", ZOT_TYPE_ANTHROPIC_PROVIDER,
+                             zot_anthropic_provider_new, "sk-ant-test");
   fixture->notices = g_ptr_array_new_with_free_func (g_free);
   fixture->delays = g_array_new (FALSE, FALSE, sizeof (gint64));
+  fixture->statuses = g_array_new (FALSE, FALSE, sizeof (guint));
   g_signal_connect (fixture->base.provider, "retrying", G_CALLBACK (on_retrying), fixture);
 
   /* Short waits unless a case says otherwise; no case waits on these. */
@@ -67,6 +83,7 @@ fixture_teardown (Fixture       *fixture,
   zot_test_provider_teardown (&fixture->base);
   g_ptr_array_unref (fixture->notices);
   g_array_unref (fixture->delays);
+  g_array_unref (fixture->statuses);
   for (ZotTimeout t = 0; t < ZOT_N_TIMEOUTS; t++)
     _zot_timeout_override_for_testing (t, 0);
 }
@@ -86,6 +103,7 @@ run (Fixture *fixture)
   g_clear_error (&fixture->base.error);
   g_ptr_array_set_size (fixture->notices, 0);
   g_array_set_size (fixture->delays, 0);
+  g_array_set_size (fixture->statuses, 0);
   zot_test_provider_run (&fixture->base);
 }
 
@@ -414,6 +432,204 @@ test_cancel_during_wait (Fixture       *fixture,
   g_assert_cmpuint (n_requests (fixture), ==, 1);
 }
 
+/* Runs @events, an answer that began and then reported an error, with
+ * @unasked (transfer full) queued behind: the turn ends with @code and
+ * @says, nothing is asked again and no one is told of a retry. */
+static void
+run_ending_after_output (Fixture            *fixture,
+                         const char * const *events,
+                         GStrv               unasked,
+                         int                 code,
+                         const char         *says)
+{
+  guint before = n_requests (fixture);
+
+  g_ptr_array_set_size (fixture->base.text_deltas, 0);
+  zot_fake_server_push_sse (fixture->base.server, events, FALSE);
+  zot_test_provider_push_events (&fixture->base, unasked, FALSE);
+  run (fixture);
+
+  g_assert_error (fixture->base.error, ZOT_PROVIDER_ERROR, code);
+  g_assert_nonnull (strstr (fixture->base.error->message, says));
+  g_assert_cmpuint (fixture->base.text_deltas->len, >, 0);
+  g_assert_cmpuint (n_requests (fixture) - before, ==, 1);
+  g_assert_cmpuint (fixture->notices->len, ==, 0);
+}
+
+/* message_start (Anthropic's first event, not output), then an error event. */
+static void
+push_anthropic_error (Fixture    *fixture,
+                      const char *type)
+{
+  g_auto(GStrv) text = zot_fake_server_anthropic_text ("unused", 50);
+  g_autofree char *error = g_strdup_printf ("event: error\ndata: {\"type\":\"error\","
+                                            "\"error\":{\"type\":\"%s\",\"message\":\"Busy\"}}",
+                                            type);
+  const char * const events[] = { text[0], error, NULL };
+
+  zot_fake_server_push_sse (fixture->base.server, events, FALSE);
+}
+
+static void
+test_stream_error_statuses (void)
+{
+  g_assert_cmpuint (zot_sse_stream_error_status ("overloaded_error", 0), ==, 529);
+  g_assert_cmpuint (zot_sse_stream_error_status ("rate_limit_error", 0), ==, 429);
+  g_assert_cmpuint (zot_sse_stream_error_status ("api_error", 0), ==, 500);
+  g_assert_cmpuint (zot_sse_stream_error_status ("server_error", 0), ==, 500);
+  g_assert_cmpuint (zot_sse_stream_error_status ("rate_limit_exceeded", 0), ==, 429);
+  g_assert_cmpuint (zot_sse_stream_error_status (NULL, 502), ==, 502);
+  g_assert_cmpuint (zot_sse_stream_error_status ("invalid_request_error", 0), ==, 0);
+  g_assert_cmpuint (zot_sse_stream_error_status (NULL, 400), ==, 0);
+  g_assert_cmpuint (zot_sse_stream_error_status (NULL, 0), ==, 0);
+}
+
+/* Each retryable kind before output: asked again, the user told why. */
+static void
+test_anthropic_before_output (Fixture       *fixture,
+                              gconstpointer  data)
+{
+  static const struct { const char *type; guint status; const char *says; } kinds[] = {
+    { "overloaded_error", 529, "Anthropic is overloaded (529)" },
+    { "rate_limit_error", 429, "Anthropic is rate limiting (429)" },
+    { "api_error", 500, "Anthropic is having trouble (500)" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
+    {
+      guint before = n_requests (fixture);
+
+      push_anthropic_error (fixture, kinds[i].type);
+      zot_test_provider_push_events (&fixture->base,
+                                     zot_fake_server_anthropic_text ("second try", 50), FALSE);
+      run (fixture);
+
+      g_assert_no_error (fixture->base.error);
+      g_assert_cmpuint (n_requests (fixture) - before, ==, 2);
+      g_assert_cmpuint (fixture->notices->len, ==, 1);
+      g_assert_cmpuint (g_array_index (fixture->statuses, guint, 0), ==, kinds[i].status);
+      g_assert_nonnull (strstr (g_ptr_array_index (fixture->notices, 0), kinds[i].says));
+      g_assert_cmpstr (zot_test_json_string_at (zot_test_provider_reply_block (&fixture->base, 0),
+                                                "text"), ==, "second try");
+    }
+}
+
+/* The cap holds for these too, and the end says what the server said. */
+static void
+test_anthropic_cap (Fixture       *fixture,
+                    gconstpointer  data)
+{
+  for (guint i = 0; i <= ZOT_PROVIDER_MAX_RETRIES; i++)
+    push_anthropic_error (fixture, "overloaded_error");
+  run (fixture);
+
+  g_assert_error (fixture->base.error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_SERVER);
+  g_assert_nonnull (strstr (fixture->base.error->message, "overloaded_error"));
+  g_assert_cmpuint (fixture->notices->len, ==, ZOT_PROVIDER_MAX_RETRIES);
+  g_assert_cmpuint (n_requests (fixture), ==, ZOT_PROVIDER_MAX_RETRIES + 1);
+}
+
+/* A kind that would fail again is not retried. */
+static void
+test_anthropic_other_kind (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  push_anthropic_error (fixture, "invalid_request_error");
+  run (fixture);
+
+  g_assert_error (fixture->base.error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM);
+  g_assert_cmpuint (n_requests (fixture), ==, 1);
+  g_assert_cmpuint (fixture->notices->len, ==, 0);
+}
+
+/* After a block began the user saw part of an answer: the turn ends. */
+static void
+test_anthropic_after_output (Fixture       *fixture,
+                             gconstpointer  data)
+{
+  g_auto(GStrv) text = zot_fake_server_anthropic_text ("partial answer", 4);
+  const char *error = "event: error\ndata: {\"type\":\"error\","
+                      "\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}";
+  const char *events[8] = { NULL };
+
+  for (guint i = 0; i < 4; i++)
+    events[i] = text[i];
+  events[4] = error;
+  run_ending_after_output (fixture, events, zot_fake_server_anthropic_text ("not asked", 50),
+                           ZOT_PROVIDER_ERROR_SERVER, "Overloaded");
+}
+
+/* Runs two one-event answers that each report an error, then @answer
+ * (transfer full) with "third try": both errors were retried, as
+ * @first_status and @second_status. */
+static void
+run_retried_twice (Fixture    *fixture,
+                   const char *first,
+                   const char *second,
+                   GStrv       answer,
+                   guint       first_status,
+                   guint       second_status)
+{
+  const char *one[] = { first, NULL };
+  const char *two[] = { second, NULL };
+
+  zot_fake_server_push_sse (fixture->base.server, one, FALSE);
+  zot_fake_server_push_sse (fixture->base.server, two, FALSE);
+  zot_test_provider_push_events (&fixture->base, answer, FALSE);
+  run (fixture);
+
+  g_assert_no_error (fixture->base.error);
+  g_assert_cmpuint (n_requests (fixture), ==, 3);
+  g_assert_cmpuint (fixture->statuses->len, ==, 2);
+  g_assert_cmpuint (g_array_index (fixture->statuses, guint, 0), ==, first_status);
+  g_assert_cmpuint (g_array_index (fixture->statuses, guint, 1), ==, second_status);
+  g_assert_cmpstr (zot_test_json_string_at (zot_test_provider_reply_block (&fixture->base, 0),
+                                            "text"), ==, "third try");
+}
+
+/* OpenRouter's form: a status in "code"; OpenAI's: a kind in "type". */
+static void
+test_openai_before_output (Fixture       *fixture,
+                           gconstpointer  data)
+{
+  run_retried_twice (fixture,
+                     "data: {\"error\":{\"code\":502,\"message\":\"Provider returned error\"}}",
+                     "data: {\"error\":{\"type\":\"server_error\",\"code\":null,\"message\":\"Busy\"}}",
+                     zot_fake_server_openai_text ("third try", 50), 502, 500);
+}
+
+static void
+test_openai_after_output (Fixture       *fixture,
+                          gconstpointer  data)
+{
+  g_auto(GStrv) text = zot_fake_server_openai_text ("partial answer", 4);
+  const char *events[] = { text[0], text[1],
+                           "data: {\"error\":{\"code\":502,\"message\":\"Provider returned error\"}}",
+                           NULL };
+
+  run_ending_after_output (fixture, events, zot_fake_server_openai_text ("not asked", 50),
+                           ZOT_PROVIDER_ERROR_BAD_STREAM, "Provider returned error");
+}
+
+/* Gemini's: a status in "code", or only its name in "status". */
+static void
+test_gemini (Fixture       *fixture,
+             gconstpointer  data)
+{
+  const char *with_code = "data: {\"error\":{\"code\":503,\"message\":\"overloaded\","
+                          "\"status\":\"UNAVAILABLE\"}}";
+  g_auto(GStrv) text = zot_fake_server_gemini_text ("partial answer", 4);
+  const char *after[] = { text[0], with_code, NULL };
+
+  run_retried_twice (fixture, with_code,
+                     "data: {\"error\":{\"message\":\"Quota\",\"status\":\"RESOURCE_EXHAUSTED\"}}",
+                     zot_fake_server_gemini_text ("third try", 50), 503, 429);
+
+  /* After text, the turn ends. */
+  run_ending_after_output (fixture, after, zot_fake_server_gemini_text ("not asked", 50),
+                           ZOT_PROVIDER_ERROR_SERVER, "overloaded");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -437,6 +653,18 @@ main (int    argc,
   ADD ("cut-before-output", test_cut_before_output);
   ADD ("no-retry-after-output", test_no_retry_after_output);
   ADD ("cancel-during-wait", test_cancel_during_wait);
+#undef ADD
+  g_test_add_func ("/zot/retries/stream-error/statuses", test_stream_error_statuses);
+#define ADD(path, provider, func) \
+  g_test_add ("/zot/retries/stream-error/" path, Fixture, provider, fixture_setup, func, \
+              fixture_teardown)
+  ADD ("anthropic/before-output", NULL, test_anthropic_before_output);
+  ADD ("anthropic/cap", NULL, test_anthropic_cap);
+  ADD ("anthropic/other-kind", NULL, test_anthropic_other_kind);
+  ADD ("anthropic/after-output", NULL, test_anthropic_after_output);
+  ADD ("openai/before-output", "openai", test_openai_before_output);
+  ADD ("openai/after-output", "openai", test_openai_after_output);
+  ADD ("gemini", "gemini", test_gemini);
 #undef ADD
 
   return g_test_run ();

@@ -1385,6 +1385,33 @@ test_python_client (Fixture       *f,
   g_assert_nonnull (strstr (err, "[usage]"));
 }
 
+/* A preset without shipped facts (Groq) lists its default model and the
+ * one in use, their unknown window and output 0 (a known one is listed
+ * once, with its facts: openai-usage-models). */
+static void
+test_models_of_preset (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autofree char *models = NULL;
+  g_autoptr(GPtrArray) shipped = zot_model_facts_list ("groq");
+  JsonArray *list;
+  JsonObject *entry;
+
+  g_assert_cmpuint (shipped->len, ==, 0);
+  start_with_server (f, "groq", "my-own-model", "--no-ext");
+  models = send_command (f, "get_models", NULL);
+  list = json_object_get_array_member (data_of (wait_response (f, models)), "models");
+  g_assert_cmpuint (json_array_get_length (list), ==, 2);
+  entry = json_array_get_object_element (list, 0);
+  g_assert_cmpstr (json_object_get_string_member (entry, "id"), ==, "llama-3.3-70b-versatile");
+  g_assert_cmpstr (json_object_get_string_member (entry, "provider"), ==, "groq");
+  g_assert_cmpint (json_object_get_int_member (entry, "context_window"), ==, 0);
+  g_assert_false (json_object_get_boolean_member (entry, "reasoning"));
+  entry = json_array_get_object_element (list, 1);
+  g_assert_cmpstr (json_object_get_string_member (entry, "id"), ==, "my-own-model");
+  g_assert_cmpint (finish (f), ==, 0);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1416,6 +1443,7 @@ main (int    argc,
   ADD ("python-client", test_python_client);
   ADD ("state-stats", test_state_stats);
   ADD ("state-needs-approval", test_state_needs_approval);
+  ADD ("models-of-preset", test_models_of_preset);
 
 #undef ADD
 

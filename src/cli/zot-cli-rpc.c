@@ -198,14 +198,27 @@ build_messages (Rpc *rpc)
   return data;
 }
 
-/* The models known for the provider in use. */
+/* The models known for the provider in use; then its default model and
+ * the one in use when no facts name them (a preset such as Groq has none
+ * shipped), with 0 for the unknown window and output. */
 static JsonObject *
 build_models (Rpc *rpc)
 {
   ZotProvider *provider = zot_agent_get_provider (zot_host_get_agent (rpc->host));
-  g_autoptr(GPtrArray) known = zot_model_facts_list (zot_provider_get_name (provider));
+  const char *name = zot_provider_get_name (provider);
+  g_autoptr(GPtrArray) known = zot_model_facts_list (name);
+  const ZotProviderInfo *info = zot_provider_table_lookup (name);
+  const ZotModelInfo unknown[] = {
+    { .provider = name, .id = info != NULL ? info->default_model : NULL },
+    { .provider = name, .id = zot_provider_get_model (provider) },
+  };
   JsonObject *data = json_object_new ();
   g_autoptr(JsonArray) models = json_array_new ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (unknown); i++)
+    if (unknown[i].id != NULL && zot_model_info_lookup (name, unknown[i].id) == NULL &&
+        (i == 0 || g_strcmp0 (unknown[i].id, unknown[0].id) != 0))
+      g_ptr_array_add (known, (gpointer) &unknown[i]);
 
   for (guint i = 0; i < known->len; i++)
     {

@@ -20,6 +20,7 @@
 #include "zot-anthropic-provider.h"
 #include "zot-json.h"
 #include "zot-provider-table.h"
+#include "zot-sse.h"
 
 /* The output budget of a request that sets none: the API requires one. */
 #define DEFAULT_MAX_TOKENS 8192
@@ -476,22 +477,33 @@ handle_block_delta (Stream      *stream,
   return TRUE;
 }
 
+/* Anthropic sends "overloaded" also as an event of a 200 answer. Before
+ * any block began it is the 529 it stands for and is asked again; after,
+ * part of the answer was shown and the turn ends. */
 static gboolean
-handle_error_event (JsonObject  *event,
+handle_error_event (Stream      *stream,
+                    JsonObject  *event,
                     const char  *data,
                     GError     **error)
 {
   JsonObject *error_object = zot_json_get_object (event, "error");
   const char *type = zot_json_get_string (error_object, "type");
   const char *message = zot_json_get_string (error_object, "message");
-  ZotProviderError code = ZOT_PROVIDER_ERROR_BAD_STREAM;
+  guint status = zot_sse_stream_error_status (type, 0);
+  GQuark domain = ZOT_PROVIDER_ERROR;
+  gint code = ZOT_PROVIDER_ERROR_BAD_STREAM;
 
-  if (g_strcmp0 (type, "overloaded_error") == 0 || g_strcmp0 (type, "api_error") == 0)
-    code = ZOT_PROVIDER_ERROR_SERVER;
-  else if (g_strcmp0 (type, "rate_limit_error") == 0)
+  if (status == 429)
     code = ZOT_PROVIDER_ERROR_RATE_LIMITED;
+  else if (status != 0)
+    code = ZOT_PROVIDER_ERROR_SERVER;
+  if (status != 0 && stream->blocks->len == 0)
+    {
+      domain = ZOT_SSE_RETRYABLE_ERROR;
+      code = (gint) status;
+    }
 
-  g_set_error (error, ZOT_PROVIDER_ERROR, code,
+  g_set_error (error, domain, code,
                _("the server reported an error in the stream: %s (%s)"),
                message != NULL ? message : data, type != NULL ? type : "error");
   return FALSE;
@@ -529,7 +541,7 @@ on_event (const char  *event_name,
     type = event_name;
 
   if (g_str_equal (type, "error"))
-    return handle_error_event (event, data, error);
+    return handle_error_event (stream, event, data, error);
 
   if (g_str_equal (type, "message_start"))
     {

@@ -21,6 +21,7 @@
 #include "zot-gemini-provider.h"
 #include "zot-json.h"
 #include "zot-message.h"
+#include "zot-sse.h"
 
 /* A function call past this many in one answer is a broken stream. */
 #define MAX_TOOL_CALLS    1024
@@ -760,21 +761,37 @@ build_body (ZotHttpProvider    *self,
 /* The stream                                                          */
 /* ------------------------------------------------------------------ */
 
+/* A busy server's error before any text or call is retried like the HTTP
+ * status it carries; after, the turn ends. */
 static gboolean
-handle_error_object (JsonObject  *error_object,
+handle_error_object (Stream      *stream,
+                     JsonObject  *error_object,
                      const char  *data,
                      GError     **error)
 {
   const char *status = zot_json_get_string (error_object, "status");
   const char *message = zot_json_get_string (error_object, "message");
-  ZotProviderError code = ZOT_PROVIDER_ERROR_BAD_STREAM;
+  guint http = zot_sse_stream_error_status (NULL, zot_json_get_int_or (error_object, "code", 0));
+  GQuark domain = ZOT_PROVIDER_ERROR;
+  gint code = ZOT_PROVIDER_ERROR_BAD_STREAM;
 
   if (g_strcmp0 (status, "RESOURCE_EXHAUSTED") == 0)
-    code = ZOT_PROVIDER_ERROR_RATE_LIMITED;
+    {
+      code = ZOT_PROVIDER_ERROR_RATE_LIMITED;
+      http = http != 0 ? http : 429;
+    }
   else if (g_strcmp0 (status, "UNAVAILABLE") == 0 || g_strcmp0 (status, "INTERNAL") == 0)
-    code = ZOT_PROVIDER_ERROR_SERVER;
+    {
+      code = ZOT_PROVIDER_ERROR_SERVER;
+      http = http != 0 ? http : g_str_equal (status, "UNAVAILABLE") ? 503 : 500;
+    }
+  if (http != 0 && stream->text->len == 0 && stream->calls->len == 0)
+    {
+      domain = ZOT_SSE_RETRYABLE_ERROR;
+      code = (gint) http;
+    }
 
-  g_set_error (error, ZOT_PROVIDER_ERROR, code,
+  g_set_error (error, domain, code,
                _("the server reported an error in the stream: %s (%s)"),
                message != NULL ? message : data, status != NULL ? status : "error");
   return FALSE;
@@ -912,7 +929,7 @@ on_event (const char  *event,
 
   error_object = zot_json_get_object (chunk, "error");
   if (error_object != NULL || g_strcmp0 (event, "error") == 0)
-    return handle_error_object (error_object, data, error);
+    return handle_error_object (stream, error_object, data, error);
 
   /* The prompt itself was blocked: no candidate comes. */
   feedback = zot_json_get_object (chunk, "promptFeedback");

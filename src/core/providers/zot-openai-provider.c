@@ -20,6 +20,7 @@
 #include "zot-json.h"
 #include "zot-provider-table.h"
 #include "zot-message.h"
+#include "zot-sse.h"
 
 /* A tool call index past this is a broken stream, not a big message. */
 #define MAX_TOOL_CALLS   1024
@@ -503,13 +504,22 @@ on_event (const char  *event,
   if (chunk == NULL)
     return FALSE;
 
-  /* Errors in the middle of a stream come as {"error":{...}}. */
+  /* Errors in the middle of a stream come as {"error":{...}}, some with a
+   * status in "code" (OpenRouter, vLLM), some with a kind (OpenAI). A
+   * busy server's error before any output is retried like its status. */
   error_object = zot_json_get_object (chunk, "error");
   if (error_object != NULL || g_strcmp0 (event, "error") == 0)
     {
       const char *message = zot_json_get_string (error_object, "message");
+      guint status = zot_sse_stream_error_status (zot_json_get_string (error_object, "type"),
+                                                  zot_json_get_int_or (error_object, "code", 0));
+      gboolean output = stream->text->len > 0 || stream->calls->len > 0;
 
-      g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
+      if (status == 0)
+        status = zot_sse_stream_error_status (zot_json_get_string (error_object, "code"), 0);
+      g_set_error (error,
+                   status != 0 && !output ? ZOT_SSE_RETRYABLE_ERROR : ZOT_PROVIDER_ERROR,
+                   status != 0 && !output ? (gint) status : ZOT_PROVIDER_ERROR_BAD_STREAM,
                    _("the server reported an error in the stream: %s"),
                    message != NULL ? message : data);
       return FALSE;

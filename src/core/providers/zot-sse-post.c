@@ -593,8 +593,23 @@ sse_post_read_cb (GObject      *object,
   GTask *task = user_data;
   SsePost *data = g_task_get_task_data (task);
   GError *error = NULL;
+  gboolean ok = zot_sse_read_finish (result, &error);
 
-  if (!zot_sse_read_finish (result, &error) && data->events == 0 &&
+  if (!ok && error->domain == ZOT_SSE_RETRYABLE_ERROR &&
+      !g_cancellable_is_cancelled (g_task_get_cancellable (task)))
+    {
+      guint status = (guint) error->code;
+      GError *final = g_error_new_literal (ZOT_PROVIDER_ERROR,
+                                           status == HTTP_TOO_MANY_REQUESTS ?
+                                           ZOT_PROVIDER_ERROR_RATE_LIMITED :
+                                           ZOT_PROVIDER_ERROR_SERVER,
+                                           error->message);
+
+      g_error_free (error);
+      sse_post_retry_or_fail (task, status, -1, final);
+      return;
+    }
+  if (!ok && data->events == 0 &&
       _zot_sse_read_was_cut (result) &&
       !g_cancellable_is_cancelled (g_task_get_cancellable (task)))
     {

@@ -63,6 +63,39 @@ zot_http_backoff_ms (guint  retry,
   return delay + (gint64) (delay * ZOT_PROVIDER_RETRY_JITTER_PERCENT / 100.0 * random);
 }
 
+G_DEFINE_QUARK (zot-sse-retryable-error-quark, zot_sse_retryable_error)
+
+/**
+ * zot_sse_stream_error_status:
+ * @type: (nullable): the error event's kind: Anthropic's "type"
+ *   ("overloaded_error"), OpenAI's "type" or "code" ("server_error",
+ *   "rate_limit_exceeded")
+ * @code: the numeric status some servers (OpenRouter, vLLM) put in the
+ *   error object instead, 0 for none
+ *
+ * Returns: the retryable HTTP status an error event of this kind stands
+ *   for, or 0 when another try would fail the same way
+ */
+guint
+zot_sse_stream_error_status (const char *type,
+                             gint64      code)
+{
+  static const struct { const char *type; guint status; } kinds[] = {
+    { "overloaded_error", 529 },
+    { "rate_limit_error", 429 },
+    { "rate_limit_exceeded", 429 },
+    { "api_error", 500 },
+    { "server_error", 500 },
+  };
+
+  if (code > 0 && code <= G_MAXUINT && zot_http_status_is_retryable ((guint) code))
+    return (guint) code;
+  for (guint i = 0; type != NULL && i < G_N_ELEMENTS (kinds); i++)
+    if (g_str_equal (type, kinds[i].type))
+      return kinds[i].status;
+  return 0;
+}
+
 /* Whether a request that got no answer at all may be sent again: the
  * server refused or dropped the connection before it said anything. */
 gboolean

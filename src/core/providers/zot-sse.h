@@ -116,6 +116,20 @@ void     zot_sse_post_async   (SoupSession         *session,
 gboolean zot_sse_post_finish  (GAsyncResult        *result,
                                GError             **error);
 
+/**
+ * ZOT_SSE_RETRYABLE_ERROR:
+ *
+ * The domain of an error a stream's event function sets for an error event
+ * that came before any output ("overloaded_error" in a 200 answer): the
+ * code is the HTTP status it stands for, and zot_sse_post_async() treats
+ * it like that status, retrying it. Once retries run out it becomes
+ * ZOT_PROVIDER_ERROR_RATE_LIMITED (429) or ZOT_PROVIDER_ERROR_SERVER.
+ */
+#define ZOT_SSE_RETRYABLE_ERROR (zot_sse_retryable_error_quark ())
+GQuark   zot_sse_retryable_error_quark (void);
+guint    zot_sse_stream_error_status (const char *type,
+                                      gint64      code);
+
 /* The pieces of the above, shared so the providers' tests can check them. */
 char    *zot_http_error_summary     (guint               status,
                                      GBytes             *body);
