@@ -281,6 +281,18 @@ start_server (Bridge             *bridge,
   initialize (server);
 }
 
+static gboolean
+start_servers_cb (gpointer data)
+{
+  Bridge *bridge = data;
+  g_autoptr(GPtrArray) servers = g_steal_pointer (&bridge->pending);
+  g_autofree char *cwd = g_steal_pointer (&bridge->pending_cwd);
+
+  for (guint i = 0; i < servers->len; i++)
+    start_server (bridge, g_ptr_array_index (servers, i), cwd);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 hello_cb (ZotExtExtension *ext,
           Bridge          *bridge)
@@ -298,8 +310,11 @@ hello_cb (ZotExtExtension *ext,
       g_printerr ("%s\n", (char *) g_ptr_array_index (notes, i));
       zot_ext_extension_notify (ext, "warn", g_ptr_array_index (notes, i));
     }
-  for (guint i = 0; i < servers->len; i++)
-    start_server (bridge, g_ptr_array_index (servers, i), cwd);
+  /* Spawning them takes milliseconds each: `ready` goes first, so that
+   * the host's load never waits for them. */
+  bridge->pending = g_steal_pointer (&servers);
+  bridge->pending_cwd = g_strdup (cwd);
+  g_idle_add (start_servers_cb, bridge);
 }
 
 /* Calls */
@@ -464,6 +479,8 @@ main (int    argc,
   g_hash_table_unref (bridge.prompts);
   _zot_mcp_tools_clear (&bridge);
   g_ptr_array_unref (bridge.servers);
+  g_clear_pointer (&bridge.pending, g_ptr_array_unref);
+  g_free (bridge.pending_cwd);
   g_object_unref (bridge.ext);
   return status;
 }

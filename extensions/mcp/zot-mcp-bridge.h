@@ -47,6 +47,8 @@ struct _Bridge
   GHashTable      *progress; /* progressToken → ZotExtInvocation of a running call */
   guint            next_token;
   gboolean         deferred; /* the servers offer too many tools to declare them all */
+  GPtrArray       *pending;  /* configured servers, started once `ready` is sent */
+  char            *pending_cwd;
 };
 
 /* The server answered `initialize` with @capabilities. */
