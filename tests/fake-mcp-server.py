@@ -15,6 +15,12 @@ its tools (two pages) except "silent"; they differ in how tools/call goes:
   loud     like crash, after more than 2 KiB of stderr
   many     lists $FAKE_MCP_TOOLS tools on one page, t1 to tN
   endless  lists one tool a page, tN on page N, with a next page always
+  changing lists echo, fail, picture and change on one page; calling change
+           drops fail, adds added, gives echo a description naming the
+           listing, and says its tools changed "times" times
+  annotated  lists tools with MCP's annotations (readOnlyHint, destructiveHint)
+  progress slow sends notifications/progress for each of "steps" (the
+           call's progressToken unless a step names its "token")
 Each request it gets is appended to $FAKE_MCP_LOG when set.
 """
 import json
@@ -34,6 +40,28 @@ TOOLS = [
     {'name': LONG, 'description': 'A name the host must cut', 'inputSchema': {'type': 'object'}},
     {'name': 'dotted_name', 'description': 'Named as dotted.name is once sanitized', 'inputSchema': {'type': 'object'}},
 ]
+
+
+ANNOTATED = [
+    {'name': 'look', 'annotations': {'readOnlyHint': True}},
+    {'name': 'add', 'annotations': {'readOnlyHint': False, 'destructiveHint': False}},
+    {'name': 'wipe'},
+    {'name': 'erase', 'annotations': {'destructiveHint': True, 'title': 'Erase'}},
+    {'name': 'odd', 'annotations': {'readOnlyHint': True, 'destructiveHint': True}},
+]
+STATE = {'changed': False, 'lists': 0}
+
+
+def changing_tools():
+    tools = [{'name': 'echo', 'description': 'Repeats text', 'inputSchema': {'type': 'object'}},
+             {'name': 'picture', 'description': 'A one-pixel image', 'inputSchema': {'type': 'object'}},
+             {'name': 'change', 'description': 'Changes the tools', 'inputSchema': {'type': 'object'}}]
+    if STATE['changed']:
+        tools[0]['description'] = 'Repeats text, listing %d' % STATE['lists']
+        tools.append({'name': 'added', 'description': 'Came later', 'inputSchema': {'type': 'object'}})
+    else:
+        tools.append({'name': 'fail', 'description': 'Always fails', 'inputSchema': {'type': 'object'}})
+    return tools
 
 
 def send(message):
@@ -74,6 +102,19 @@ def call(request):
         sys.stdout.write('this is not json\n')
         send({'jsonrpc': '1.0', 'id': request['id'], 'result': 'not an object'})
         return None
+    if MODE == 'changing' and name == 'change':
+        STATE['changed'] = True
+        for _ in range(args.get('times', 1)):
+            send({'jsonrpc': '2.0', 'method': 'notifications/tools/list_changed'})
+        return {'content': [{'type': 'text', 'text': 'changed'}]}
+    if MODE == 'progress':
+        token = params.get('_meta', {}).get('progressToken')
+        for step in args.get('steps', []):
+            step = dict(step)
+            step.setdefault('token', token)
+            step['progressToken'] = step.pop('token')
+            send({'jsonrpc': '2.0', 'method': 'notifications/progress', 'params': step})
+        return {'content': [{'type': 'text', 'text': 'done'}]}
     if name == 'echo':
         text = args.get('text', '')
         return {'content': [{'type': 'text', 'text': text}, {'type': 'text', 'text': '(echoed)'}],
@@ -98,7 +139,7 @@ def main():
         if method == 'initialize':
             if MODE == 'silent':
                 continue
-            capabilities = {} if MODE == 'notools' else {'tools': {'listChanged': False}}
+            capabilities = {} if MODE == 'notools' else {'tools': {'listChanged': MODE == 'changing'}}
             send({'jsonrpc': '2.0', 'id': request['id'], 'result': {
                 'protocolVersion': request['params']['protocolVersion'],
                 'capabilities': capabilities,
@@ -106,7 +147,14 @@ def main():
                 'instructions': 'Fake server instructions.'}})
         elif method == 'tools/list' and MODE != 'notools':
             cursor = request.get('params', {}).get('cursor')
-            if MODE == 'many':
+            if MODE == 'changing':
+                STATE['lists'] += 1
+                page = {'tools': changing_tools()}
+            elif MODE == 'annotated':
+                page = {'tools': [dict(t, inputSchema={'type': 'object'}) for t in ANNOTATED]}
+            elif MODE == 'progress':
+                page = {'tools': [{'name': 'slow', 'inputSchema': {'type': 'object'}}]}
+            elif MODE == 'many':
                 page = {'tools': [{'name': 't%d' % n, 'inputSchema': {'type': 'object'}} for n in range(1, int(os.environ['FAKE_MCP_TOOLS']) + 1)]}
             elif MODE == 'endless':
                 n = 1 if cursor is None else int(cursor.split('-')[1])

@@ -38,6 +38,7 @@ static void
 tool_free (Tool *tool)
 {
   g_free (tool->mcp_name);
+  g_clear_pointer (&tool->json, json_object_unref);
   g_free (tool);
 }
 
@@ -72,75 +73,7 @@ _zot_mcp_object_node (JsonObject *object)
   return node;
 }
 
-static char *
-member_json (JsonObject *object,
-             const char *member,
-             JsonNodeType type)
-{
-  JsonNode *node = json_object_get_member (object, member);
-
-  if (node == NULL || JSON_NODE_TYPE (node) != type)
-    return NULL;
-  return json_to_string (node, FALSE);
-}
-
-/* Tools */
-
-static gboolean tool_call_cb (ZotExtExtension *ext, ZotExtInvocation *invocation, Bridge *bridge);
-
-static void
-register_tool (Server     *server,
-               JsonObject *tool)
-{
-  Bridge *bridge = server->bridge;
-  const char *name = json_object_get_string_member_with_default (tool, "name", NULL);
-  g_autofree char *zot_name = NULL;
-  g_autofree char *schema = NULL;
-  g_autofree char *output_schema = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *signal = NULL;
-  Tool *entry;
-
-  if (name == NULL || *name == '\0')
-    return;
-  zot_name = zot_mcp_tool_name (server->name, name);
-  if (g_hash_table_contains (bridge->tools, zot_name))
-    {
-      g_printerr ("MCP server %s: tool %s is named %s, as an earlier tool; the earlier one is kept\n",
-                  server->name, name, zot_name);
-      return;
-    }
-  if (++server->tools > ZOT_MCP_TOOLS_MAX)
-    {
-      if (server->tools == ZOT_MCP_TOOLS_MAX + 1)
-        g_printerr ("MCP server %s: more than %d tools; the rest are left out\n", server->name, ZOT_MCP_TOOLS_MAX);
-      return;
-    }
-  if (g_hash_table_size (bridge->tools) >= ZOT_MAX_TOOLS_PER_EXTENSION)
-    {
-      g_printerr ("MCP server %s: tool %s left out: the servers offer more than %d tools together\n",
-                  server->name, name, ZOT_MAX_TOOLS_PER_EXTENSION);
-      return;
-    }
-  schema = member_json (tool, "inputSchema", JSON_NODE_OBJECT);
-  output_schema = member_json (tool, "outputSchema", JSON_NODE_OBJECT);
-  if (!zot_ext_extension_add_tool_full (bridge->ext, zot_name,
-                                        json_object_get_string_member_with_default (tool, "description", ""),
-                                        schema != NULL ? schema : "{\"type\":\"object\"}", output_schema,
-                                        server->namespace_, NULL, server->instructions,
-                                        ZOT_EXT_EXPOSURE_DEFAULT, ZOT_EXT_TOOL_NONE, &error))
-    {
-      g_printerr ("MCP server %s: tool %s left out: %s\n", server->name, name, error->message);
-      return;
-    }
-  entry = g_new0 (Tool, 1);
-  entry->server = server;
-  entry->mcp_name = g_strdup (name);
-  g_hash_table_insert (bridge->tools, g_strdup (zot_name), entry);
-  /* The library answers only calls with a handler for their name. */
-  signal = g_strconcat ("tool-call::", zot_name, NULL);
-  g_signal_connect (bridge->ext, signal, G_CALLBACK (tool_call_cb), bridge);
-}
+/* Tools: zot-mcp-tools.c registers them. */
 
 typedef struct
 {
@@ -150,6 +83,7 @@ typedef struct
   ZotMcpItemFunc  each;
   gboolean        fail_server;  /* an error is the server's note, else a line in the log */
   guint           pages;
+  ZotMcpListDoneFunc done;
 } Lister;
 
 static void list_page (Lister *lister, const char *cursor);
@@ -174,6 +108,8 @@ listed_cb (GObject      *object,
         server_failed (server, error->message);
       else if (!cancelled)
         g_printerr ("%s\n", error->message);
+      if (lister->done != NULL)
+        lister->done (server, FALSE);
       g_free (lister);
       return;
     }
@@ -188,9 +124,9 @@ listed_cb (GObject      *object,
       return;
     }
   g_printerr ("MCP server %s: %s listed\n", server->name, lister->member);
+  if (lister->done != NULL)
+    lister->done (server, TRUE);
   g_free (lister);
-  /* notifications/tools/list_changed is not followed yet: a changed tool
-   * needs unregistering, which the protocol is getting. */
 }
 
 static void
@@ -221,7 +157,21 @@ _zot_mcp_list_all (Server         *server,
                    ZotMcpItemFunc  each,
                    gboolean        fail_server)
 {
+  _zot_mcp_list_all_then (server, method, member, each, fail_server, NULL);
+}
+
+/* As _zot_mcp_list_all(), then @done says whether all pages came. */
+void
+_zot_mcp_list_all_then (Server             *server,
+                        const char         *method,
+                        const char         *member,
+                        ZotMcpItemFunc      each,
+                        gboolean            fail_server,
+                        ZotMcpListDoneFunc  done)
+{
   Lister *lister = g_new0 (Lister, 1);
+
+  lister->done = done;
 
   lister->server = server;
   lister->method = method;
@@ -289,13 +239,8 @@ initialized_cb (GObject      *object,
   capabilities = json_object_get_member (answer, "capabilities");
   if (capabilities != NULL && JSON_NODE_HOLDS_OBJECT (capabilities))
     _zot_mcp_extras_server_ready (server, json_node_get_object (capabilities));
-  if (capabilities != NULL && JSON_NODE_HOLDS_OBJECT (capabilities) &&
-      !json_object_has_member (json_node_get_object (capabilities), "tools"))
-    {
-      g_printerr ("MCP server %s offers no tools\n", server->name);
-      return;
-    }
-  _zot_mcp_list_all (server, "tools/list", "tools", register_tool, TRUE);
+  _zot_mcp_tools_server_ready (server, capabilities == NULL || !JSON_NODE_HOLDS_OBJECT (capabilities) ||
+                                       json_object_has_member (json_node_get_object (capabilities), "tools"));
 }
 
 static void
@@ -336,6 +281,18 @@ start_server (Bridge             *bridge,
   initialize (server);
 }
 
+static gboolean
+start_servers_cb (gpointer data)
+{
+  Bridge *bridge = data;
+  g_autoptr(GPtrArray) servers = g_steal_pointer (&bridge->pending);
+  g_autofree char *cwd = g_steal_pointer (&bridge->pending_cwd);
+
+  for (guint i = 0; i < servers->len; i++)
+    start_server (bridge, g_ptr_array_index (servers, i), cwd);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 hello_cb (ZotExtExtension *ext,
           Bridge          *bridge)
@@ -353,8 +310,11 @@ hello_cb (ZotExtExtension *ext,
       g_printerr ("%s\n", (char *) g_ptr_array_index (notes, i));
       zot_ext_extension_notify (ext, "warn", g_ptr_array_index (notes, i));
     }
-  for (guint i = 0; i < servers->len; i++)
-    start_server (bridge, g_ptr_array_index (servers, i), cwd);
+  /* Spawning them takes milliseconds each: `ready` goes first, so that
+   * the host's load never waits for them. */
+  bridge->pending = g_steal_pointer (&servers);
+  bridge->pending_cwd = g_strdup (cwd);
+  g_idle_add (start_servers_cb, bridge);
 }
 
 /* Calls */
@@ -448,6 +408,7 @@ called_cb (GObject      *object,
   g_autofree char *content = NULL;
   g_autofree char *structured = NULL;
 
+  _zot_mcp_progress_end (invocation);
   if (zot_ext_invocation_is_finished (invocation))
     return;
   if (answer == NULL)
@@ -462,10 +423,10 @@ called_cb (GObject      *object,
                                          json_object_get_boolean_member_with_default (answer, "isError", FALSE));
 }
 
-static gboolean
-tool_call_cb (ZotExtExtension  *ext,
-              ZotExtInvocation *invocation,
-              Bridge           *bridge)
+gboolean
+_zot_mcp_tool_call_cb (ZotExtExtension  *ext,
+                       ZotExtInvocation *invocation,
+                       Bridge           *bridge)
 {
   Tool *tool = g_hash_table_lookup (bridge->tools, zot_ext_invocation_get_name (invocation));
   JsonObject *params;
@@ -483,6 +444,7 @@ tool_call_cb (ZotExtExtension  *ext,
   json_object_set_string_member (params, "name", tool->mcp_name);
   json_object_set_member (params, "arguments", args != NULL && JSON_NODE_HOLDS_OBJECT (args)
                                                 ? json_node_copy (args) : _zot_mcp_object_node (json_object_new ()));
+  json_object_set_object_member (params, "_meta", _zot_mcp_progress_begin (bridge, invocation));
   zot_mcp_client_request (tool->server->client, "tools/call", _zot_mcp_object_node (params),
                           zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST),
                           zot_ext_invocation_get_cancellable (invocation), called_cb, g_object_ref (invocation));
@@ -505,6 +467,7 @@ main (int    argc,
   bridge.servers = g_ptr_array_new_with_free_func ((GDestroyNotify) server_free);
   bridge.tools = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) tool_free);
   bridge.prompts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, _zot_mcp_prompt_free);
+  _zot_mcp_tools_init (&bridge);
   /* Tools come after `ready`, as servers list them: say now that calls
    * can be cancelled. */
   zot_ext_extension_add_capability (bridge.ext, "tool_cancel");
@@ -514,7 +477,10 @@ main (int    argc,
 
   g_hash_table_unref (bridge.tools);
   g_hash_table_unref (bridge.prompts);
+  _zot_mcp_tools_clear (&bridge);
   g_ptr_array_unref (bridge.servers);
+  g_clear_pointer (&bridge.pending, g_ptr_array_unref);
+  g_free (bridge.pending_cwd);
   g_object_unref (bridge.ext);
   return status;
 }

@@ -22,7 +22,7 @@
 
 G_DEFINE_FINAL_TYPE (ZotMcpClient, zot_mcp_client, G_TYPE_OBJECT)
 
-enum { CLOSED, N_SIGNALS };
+enum { CLOSED, NOTIFICATION, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 static void
@@ -259,10 +259,14 @@ _zot_mcp_client_handle_line (ZotMcpClient *self,
   message = json_node_get_object (root);
   if (json_object_has_member (message, "method"))
     {
+      JsonNode *params = json_object_get_member (message, "params");
+
       if (json_object_has_member (message, "id"))
         answer_server_request (self, message);
-      /* Notifications (tools/list_changed, logging, progress) are not
-       * followed yet; docs/mcp.md says so. */
+      else
+        g_signal_emit (self, signals[NOTIFICATION], 0,
+                       json_object_get_string_member_with_default (message, "method", ""),
+                       params != NULL && JSON_NODE_HOLDS_OBJECT (params) ? json_node_get_object (params) : NULL);
       return;
     }
   request = lookup (self, json_object_get_member (message, "id"));
@@ -739,6 +743,10 @@ zot_mcp_client_class_init (ZotMcpClientClass *klass)
   /* The process ended; zot_mcp_client_get_failure() says how. */
   signals[CLOSED] = g_signal_new ("closed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                   0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  /* A notification from the server: its method and its params, or %NULL. */
+  signals[NOTIFICATION] = g_signal_new ("notification", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                        0, NULL, NULL, NULL, G_TYPE_NONE, 2,
+                                        G_TYPE_STRING, JSON_TYPE_OBJECT);
 }
 
 static void

@@ -333,6 +333,10 @@ G_BEGIN_DECLS
 /* A tool name cut to the host's 64 characters ends in this many hex
  * characters of a hash of the whole name. */
 #define ZOT_MCP_NAME_HASH_CHARS            8
+/* When the servers together offer more tools than this, all of them are
+ * registered deferred, behind the host's tool search, so that a large
+ * installation does not weigh on every request. */
+#define ZOT_MCP_DIRECT_TOOLS_MAX           40
 
 typedef enum
 {

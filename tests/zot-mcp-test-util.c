@@ -1,0 +1,156 @@
+/* zot-mcp-test-util.c — what the MCP bridge's tests share: the fixture,
+ * configuration files naming the fake server (tests/fake-mcp-server.py)
+ * or a real one of tests/node_modules, and waiting for tools and notes. */
+#include "config.h"
+
+#include <string.h>
+
+#include "zot-limits.h"
+#include "zot-mcp-test-util.h"
+
+void
+fixture_setup (Fixture       *f,
+               gconstpointer  data)
+{
+  zot_example_setup (f);
+  /* Deadlines long enough for a loaded machine; the failures test
+   * shortens them. */
+  g_setenv ("ZOT_TEST_TIMEOUTS", "mcp-connect=20000,mcp-request=20000", TRUE);
+}
+
+void
+fixture_teardown (Fixture       *f,
+                  gconstpointer  data)
+{
+  zot_example_teardown (f);
+  g_unsetenv ("ZOT_TEST_TIMEOUTS");
+}
+
+char *
+fake_server (void)
+{
+  return g_test_build_filename (G_TEST_DIST, "fake-mcp-server.py", NULL);
+}
+
+void
+write_file (const char *path,
+            const char *text)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+}
+
+/* $ZOT_HOME/mcp.json with a fake server per mode. */
+void
+configure_fakes (Fixture            *f,
+                 const char * const *modes)
+{
+  g_autofree char *script = fake_server ();
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autoptr(GString) json = g_string_new ("{\"mcpServers\": {");
+
+  for (guint i = 0; modes[i] != NULL; i++)
+    g_string_append_printf (json, "%s\"%s\": {\"command\": \"python3\", \"args\": [\"%s\", \"%s\"]}",
+                            i > 0 ? ", " : "", modes[i], script, modes[i]);
+  g_string_append (json, "}}");
+  write_file (path, json->str);
+}
+
+char *
+bridge_dir (void)
+{
+  g_autofree char *builtin = g_strdup (g_getenv ("ZOT_BUILTIN_EXTENSIONS_DIR"));
+
+  g_assert_nonnull (builtin);
+  return g_build_filename (builtin, "mcp", NULL);
+}
+
+ZotTool *
+find_tool (Fixture    *f,
+           const char *name)
+{
+  g_autoptr(GPtrArray) tools = zot_extension_manager_list_tools (zot_host_get_manager (f->host));
+
+  for (guint i = 0; i < tools->len; i++)
+    if (g_str_equal (zot_tool_get_name (g_ptr_array_index (tools, i)), name))
+      return g_object_ref (g_ptr_array_index (tools, i));
+  return NULL;
+}
+
+typedef struct
+{
+  Fixture    *f;
+  const char *name;
+} ToolWait;
+
+static gboolean
+has_tool (gpointer data)
+{
+  ToolWait *wait = data;
+  g_autoptr(ZotTool) tool = find_tool (wait->f, wait->name);
+
+  return tool != NULL;
+}
+
+/* Tools come as the servers list them, after the bridge is ready. */
+void
+wait_for_tool (Fixture    *f,
+               const char *name)
+{
+  ToolWait wait = { f, name };
+
+  zot_test_wait_until (has_tool, &wait, 20000);
+}
+
+static gboolean
+has_note (gpointer data)
+{
+  void **pair = data;
+  GPtrArray *notes = pair[0];
+
+  for (guint i = 0; i < notes->len; i++)
+    if (strstr (g_ptr_array_index (notes, i), pair[1]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+void
+wait_for_note (Fixture    *f,
+               const char *part)
+{
+  void *pair[] = { f->notes, (void *) part };
+
+  zot_test_wait_until (has_note, pair, 20000);
+}
+
+void
+start_bridge (Fixture *f)
+{
+  g_autofree char *dir = bridge_dir ();
+
+  zot_example_start (f, dir, ZOT_MCP_EXTENSION_NAME, FALSE);
+}
+
+/* node and a server of tests/node_modules, or %NULL and the test skipped. */
+char *
+real_server (const char *package,
+             char      **node)
+{
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "node_modules", "@modelcontextprotocol",
+                                                   package, "dist", "index.js", NULL);
+
+  *node = g_find_program_in_path ("node");
+  if (*node == NULL || !g_file_test (script, G_FILE_TEST_EXISTS))
+    {
+      g_autofree char *why = g_strdup_printf ("@modelcontextprotocol/%s is not in tests/node_modules "
+                                              "(or node is missing): run bash tools/deps.sh, "
+                                              "which installs it with npm", package);
+
+      g_test_skip (why);
+      return NULL;
+    }
+  return g_steal_pointer (&script);
+}
+

@@ -1,0 +1,36 @@
+/* zot-mcp-test-util.h — what the MCP bridge's tests share
+ * (test-mcp.c, test-mcp-tools.c). */
+#pragma once
+
+#include "zot-example-host.h"
+#include "zot-mcp-config.h"
+
+G_BEGIN_DECLS
+
+typedef ZotExampleHost Fixture;
+
+/* Deadlines long enough for a loaded machine. */
+void     fixture_setup    (Fixture            *f,
+                           gconstpointer       data);
+void     fixture_teardown (Fixture            *f,
+                           gconstpointer       data);
+char    *fake_server      (void);
+void     write_file       (const char         *path,
+                           const char         *text);
+/* $ZOT_HOME/mcp.json with a fake server per mode. */
+void     configure_fakes  (Fixture            *f,
+                           const char * const *modes);
+char    *bridge_dir       (void);
+ZotTool *find_tool        (Fixture            *f,
+                           const char         *name);
+/* Tools come as the servers list them, after the bridge is ready. */
+void     wait_for_tool    (Fixture            *f,
+                           const char         *name);
+void     wait_for_note    (Fixture            *f,
+                           const char         *part);
+void     start_bridge     (Fixture            *f);
+/* node and a server of tests/node_modules, or %NULL and the test skipped. */
+char    *real_server      (const char         *package,
+                           char              **node);
+
+G_END_DECLS
