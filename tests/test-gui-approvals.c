@@ -11,11 +11,15 @@
 #include <string.h>
 
 #include <adwaita.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
 
 #include "zot-approval-presenter.h"
 #include "zot-approval-presenter-private.h"
 #include "zot-approval-row.h"
 #include "zot-transcript.h"
+#include "zot-transcript-private.h"
 #include "zot-host.h"
 #include "zot-resources.h"
 #include "zot-test-util.h"
@@ -638,6 +642,215 @@ test_application_actions (Fixture       *f,
   zot_decision_free (second.decision);
 }
 
+static char *
+tool_status_text (Fixture *f)
+{
+  GtkWidget *label = zot_test_find_widget (GTK_WIDGET (f->transcript), GTK_TYPE_LABEL, "tool-status");
+
+  g_assert_nonnull (label);
+  return g_strdup (gtk_label_get_text (GTK_LABEL (label)));
+}
+
+static ZotTranscriptItem *
+tool_item (Fixture *f)
+{
+  GListModel *items = _zot_transcript_get_items (f->transcript);
+
+  for (guint i = g_list_model_get_n_items (items); i > 0; i--)
+    {
+      g_autoptr(ZotTranscriptItem) item = g_list_model_get_item (items, i - 1);
+
+      if (zot_transcript_item_get_kind (item) == ZOT_TRANSCRIPT_ITEM_TOOL)
+        return item;
+    }
+  return NULL;
+}
+
+/* A denial's reason reaches the model as the call's error; the row reads
+ * "waiting for your approval", then "denied: REASON". */
+static void
+test_deny_with_reason (Fixture       *f,
+                       gconstpointer  data)
+{
+  Submit s = { 0 };
+  ZotApprovalRow *row;
+  GtkWidget *reason;
+  GtkWidget *outcome;
+  g_autofree char *waiting = NULL;
+  g_autofree char *denied = NULL;
+  const char *result;
+
+  zot_host_submit_async (f->host, "tool: bash {\"command\":\"pwd\"}", NULL, submit_cb, &s);
+  zot_test_wait_until (row_shows, f, 10000);
+  row = oldest_row (f);
+  waiting = tool_status_text (f);
+  g_assert_cmpstr (waiting, ==, "waiting for your approval");
+
+  reason = zot_test_find_widget (GTK_WIDGET (row), GTK_TYPE_ENTRY, NULL);
+  gtk_editable_set_text (GTK_EDITABLE (reason), "not in this folder");
+  gtk_widget_activate (zot_test_find_widget (GTK_WIDGET (row), GTK_TYPE_BUTTON, "destructive-action"));
+  zot_test_wait_for (&s.done, 30000);
+  g_assert_no_error (s.error);
+  g_assert_cmpstr (last_decision (f), ==, "bash denied user");
+
+  result = zot_transcript_item_get_result (tool_item (f));
+  g_assert_nonnull (result);
+  g_assert_nonnull (strstr (result, "the user denied the call: not in this folder"));
+  denied = tool_status_text (f);
+  g_assert_cmpstr (denied, ==, "denied: not in this folder");
+  outcome = zot_test_find_widget (GTK_WIDGET (row), GTK_TYPE_LABEL, "approval-outcome");
+  g_assert_true (gtk_widget_get_visible (outcome));
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (outcome)), ==, "Denied: not in this folder");
+}
+
+/* "allowed once" follows "waiting for your approval". */
+static void
+test_allowed_once_status (Fixture       *f,
+                          gconstpointer  data)
+{
+  Submit s = { 0 };
+  GtkWidget *outcome;
+
+  zot_host_submit_async (f->host, "tool: bash {\"command\":\"true\"}", NULL, submit_cb, &s);
+  zot_test_wait_until (row_shows, f, 10000);
+  respond (f, "allow");
+  zot_test_wait_for (&s.done, 30000);
+  g_assert_no_error (s.error);
+  outcome = zot_test_find_widget (GTK_WIDGET (f->transcript), GTK_TYPE_LABEL, "approval-outcome");
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (outcome)), ==, "Allowed once");
+}
+
+#ifdef GDK_WINDOWING_X11
+/* Real key presses, through the X server, as a user types them. */
+static void
+xdotool (const char *const *args)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  int status = 0;
+
+  g_ptr_array_add (argv, (char *) "xdotool");
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+}
+
+static gboolean
+prompt_holds_typed (gpointer data)
+{
+  Fixture *f = data;
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (f->prompt));
+  GtkTextIter start;
+  GtkTextIter end;
+  g_autofree char *text = NULL;
+
+  gtk_text_buffer_get_bounds (buffer, &start, &end);
+  text = gtk_text_buffer_get_text (buffer, &start, &end, FALSE);
+  return g_str_equal (text, "list the files please\n\n");
+}
+
+static gboolean
+focus_in_row (gpointer data)
+{
+  Fixture *f = data;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (f->window));
+  ZotApprovalRow *row = oldest_row (f);
+
+  return focus != NULL && row != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (row));
+}
+
+static gboolean
+window_active (gpointer data)
+{
+  return gtk_window_is_active (GTK_WINDOW (data));
+}
+
+/* What the window's Alt+A and Alt+D do (zot-window-approvals.c). */
+static gboolean
+answer_shortcut_cb (GtkWidget *widget,
+                    GVariant  *args,
+                    gpointer   user_data)
+{
+  Fixture *f = user_data;
+  ZotApproval *oldest = zot_approval_presenter_get_oldest (f->presenter);
+
+  if (oldest != NULL)
+    zot_transcript_focus_approval (f->transcript, oldest, g_variant_get_int32 (args));
+  return TRUE;
+}
+
+static void
+add_answer_shortcuts (Fixture *f)
+{
+  GtkEventController *controller = gtk_shortcut_controller_new ();
+  const struct { guint key; ZotApprovalChoice choice; } keys[] = {
+    { GDK_KEY_a, ZOT_APPROVAL_ALLOW },
+    { GDK_KEY_d, ZOT_APPROVAL_DENY },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      GtkShortcut *shortcut = gtk_shortcut_new (gtk_keyval_trigger_new (keys[i].key, GDK_ALT_MASK),
+                                                gtk_callback_action_new (answer_shortcut_cb, f, NULL));
+
+      gtk_shortcut_set_arguments (shortcut, g_variant_new_int32 (keys[i].choice));
+      gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller), shortcut);
+    }
+  gtk_widget_add_controller (GTK_WIDGET (f->window), controller);
+}
+
+/* Typing the next message, spaces and Enter included, while a call waits
+ * never answers it; Alt+A first focuses the row, and only the second
+ * answers. */
+static void
+test_keys (Fixture       *f,
+           gconstpointer  data)
+{
+  Submit s = { 0 };
+  g_autofree char *xid = NULL;
+
+  if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))) ||
+      g_find_program_in_path ("xdotool") == NULL)
+    {
+      g_test_skip ("needs X11 and xdotool");
+      return;
+    }
+
+  add_answer_shortcuts (f);
+  xid = g_strdup_printf ("%lu", (gulong) gdk_x11_surface_get_xid (gtk_native_get_surface (GTK_NATIVE (f->window))));
+  xdotool ((const char *[]) { "windowfocus", "--sync", xid, NULL });
+  zot_test_wait_until (window_active, f->window, 10000);
+  gtk_widget_grab_focus (f->prompt);
+
+  /* The question arrives while the user is in the prompt. */
+  zot_host_submit_async (f->host, "tool: bash {\"command\":\"pwd\"}", NULL, submit_cb, &s);
+  zot_test_wait_until (row_shows, f, 10000);
+
+  xdotool ((const char *[]) { "type", "--delay", "1", "list the files please", NULL });
+  xdotool ((const char *[]) { "key", "Return", "space", "BackSpace", "Return", NULL });
+  zot_test_wait_until (prompt_holds_typed, f, 10000);
+  g_assert_false (s.done);
+  g_assert_nonnull (zot_approval_presenter_get_oldest (f->presenter));
+  g_assert_true (gtk_widget_has_focus (f->prompt));
+
+  /* Alt+A: the row takes the focus, nothing is answered. */
+  xdotool ((const char *[]) { "key", "alt+a", NULL });
+  zot_test_wait_until (focus_in_row, f, 10000);
+  g_assert_nonnull (zot_approval_presenter_get_oldest (f->presenter));
+  g_assert_cmpuint (f->decisions->len, ==, 0);
+
+  /* Alt+A again, in view and focused: allowed once. */
+  xdotool ((const char *[]) { "key", "alt+a", NULL });
+  zot_test_wait_for (&s.done, 30000);
+  g_assert_no_error (s.error);
+  g_assert_cmpstr (last_decision (f), ==, "bash approved user");
+}
+#endif
+
 int
 main (int    argc,
       char **argv)
@@ -661,6 +874,11 @@ main (int    argc,
   ADD ("whole-command", test_whole_command);
   ADD ("subagent-named", test_subagent_named);
   ADD ("remembered", test_remembered);
+  ADD ("deny-with-reason", test_deny_with_reason);
+  ADD ("allowed-once-status", test_allowed_once_status);
+#ifdef GDK_WINDOWING_X11
+  ADD ("keys", test_keys);
+#endif
   ADD ("dispose-denies", test_dispose_denies);
   ADD ("application-actions", test_application_actions);
 
