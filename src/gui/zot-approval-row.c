@@ -338,6 +338,10 @@ zot_approval_row_init (ZotApprovalRow *self)
   gtk_label_set_wrap (GTK_LABEL (self->preview), TRUE);
   gtk_widget_add_css_class (self->preview, "monospace");
   gtk_widget_add_css_class (self->preview, "approval-preview");
+  gtk_widget_set_margin_start (self->preview, 8);
+  gtk_widget_set_margin_end (self->preview, 8);
+  gtk_widget_set_margin_top (self->preview, 6);
+  gtk_widget_set_margin_bottom (self->preview, 6);
   scroller = gtk_scrolled_window_new ();
   gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
@@ -369,7 +373,7 @@ zot_approval_row_init (ZotApprovalRow *self)
                                   "destructive-action");
   self->reason = gtk_entry_new ();
   /* Translators: placeholder of the field under a tool call waiting for approval */
-  gtk_entry_set_placeholder_text (GTK_ENTRY (self->reason), _("Reason for denying (the model reads it)"));
+  gtk_entry_set_placeholder_text (GTK_ENTRY (self->reason), _("Reason (the model reads it)"));
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->reason), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                   _("Reason for denying"), -1);
   gtk_widget_set_hexpand (self->reason, TRUE);

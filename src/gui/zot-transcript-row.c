@@ -799,7 +799,10 @@ update_tool_status (ZotTranscriptRow *self)
       icon_class = "warning";
     }
   else if (!running && status == ZOT_TRANSCRIPT_TOOL_RUNNING)
-    icon_name = "dialog-question-symbolic";
+    {
+      icon_name = "dialog-warning-symbolic";
+      icon_class = "warning";
+    }
 
   gtk_spinner_set_spinning (GTK_SPINNER (self->parts.spinner), running);
   gtk_widget_set_visible (self->parts.spinner, running);
