@@ -495,6 +495,55 @@ test_whole_command (Fixture       *f,
   zot_decision_free (first.decision);
 }
 
+static void
+edit_authorized_cb (GObject      *object,
+                    GAsyncResult *result,
+                    gpointer      user_data)
+{
+  Authorize *out = user_data;
+
+  out->decision = zot_extension_manager_authorize_finish (ZOT_EXTENSION_MANAGER (object), result, NULL);
+  out->done = TRUE;
+}
+
+/* An edit shows its path and a diff; a write its path and content. */
+static void
+test_edit_and_write_preview (Fixture       *f,
+                             gconstpointer  data)
+{
+  const struct { const char *tool; const char *expected; } cases[] = {
+    { "edit", "--- src/a.c\n+++ src/a.c\n-int x = 1;\n+int x = 2;\n+int y = 3;" },
+    { "write", "+++ notes.txt\n+first\n+second" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(JsonObject) args = json_object_new ();
+      Authorize call = { 0 };
+      GtkWidget *preview;
+
+      if (i == 0)
+        {
+          json_object_set_string_member (args, "path", "src/a.c");
+          json_object_set_string_member (args, "old_text", "int x = 1;");
+          json_object_set_string_member (args, "new_text", "int x = 2;\nint y = 3;");
+        }
+      else
+        {
+          json_object_set_string_member (args, "path", "notes.txt");
+          json_object_set_string_member (args, "content", "first\nsecond");
+        }
+      zot_extension_manager_authorize_async (manager_of (f), cases[i].tool, cases[i].tool, args,
+                                             ZOT_APPROVAL_FLAG_REQUIRED, NULL, NULL, edit_authorized_cb, &call);
+      zot_test_wait_until (row_shows, f, 10000);
+      preview = zot_test_find_widget (GTK_WIDGET (oldest_row (f)), GTK_TYPE_LABEL, "approval-preview");
+      g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (preview)), ==, cases[i].expected);
+      respond (f, "deny");
+      zot_test_wait_for (&call.done, 10000);
+      zot_decision_free (call.decision);
+    }
+}
+
 /* A subagent's call says which subagent asks. */
 static void
 test_subagent_named (Fixture       *f,
@@ -874,6 +923,7 @@ main (int    argc,
   ADD ("whole-command", test_whole_command);
   ADD ("subagent-named", test_subagent_named);
   ADD ("remembered", test_remembered);
+  ADD ("edit-and-write-preview", test_edit_and_write_preview);
   ADD ("deny-with-reason", test_deny_with_reason);
   ADD ("allowed-once-status", test_allowed_once_status);
 #ifdef GDK_WINDOWING_X11
