@@ -759,6 +759,7 @@ test_allowed_once_status (Fixture       *f,
 {
   Submit s = { 0 };
   GtkWidget *outcome;
+  ZotApprovalRow *row;
 
   zot_host_submit_async (f->host, "tool: bash {\"command\":\"true\"}", NULL, submit_cb, &s);
   zot_test_wait_until (row_shows, f, 10000);
@@ -767,6 +768,11 @@ test_allowed_once_status (Fixture       *f,
   g_assert_no_error (s.error);
   outcome = zot_test_find_widget (GTK_WIDGET (f->transcript), GTK_TYPE_LABEL, "approval-outcome");
   g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (outcome)), ==, "Allowed once");
+  /* Once answered, the row keeps only what happened. */
+  row = ZOT_APPROVAL_ROW (gtk_widget_get_ancestor (outcome, ZOT_TYPE_APPROVAL_ROW));
+  for (GtkWidget *child = gtk_widget_get_first_child (GTK_WIDGET (row)); child != NULL;
+       child = gtk_widget_get_next_sibling (child))
+    g_assert_true (gtk_widget_get_visible (child) == (child == outcome));
 }
 
 #ifdef GDK_WINDOWING_X11

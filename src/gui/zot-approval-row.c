@@ -28,6 +28,7 @@ struct _ZotApprovalRow
 
   GtkWidget   *heading;
   GtkWidget   *preview;
+  GtkWidget   *scroller;
   GtkWidget   *cwd;
   GtkWidget   *answers;
   GtkWidget   *allow;
@@ -199,7 +200,7 @@ update (ZotApprovalRow *self)
   gboolean pending = self->approval != NULL && !zot_approval_is_resolved (self->approval);
 
   gtk_widget_set_visible (self->heading, pending);
-  gtk_widget_set_visible (gtk_widget_get_parent (self->preview), pending);
+  gtk_widget_set_visible (self->scroller, pending);
   gtk_widget_set_visible (self->cwd, pending && *gtk_label_get_text (GTK_LABEL (self->cwd)) != '\0');
   gtk_widget_set_visible (self->answers, pending);
   gtk_widget_set_visible (self->outcome, self->approval != NULL && !pending);
@@ -316,7 +317,6 @@ static void
 zot_approval_row_init (ZotApprovalRow *self)
 {
   GtkWidget *widget = GTK_WIDGET (self);
-  GtkWidget *scroller;
 
   gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (widget)),
                                   GTK_ORIENTATION_VERTICAL);
@@ -342,13 +342,13 @@ zot_approval_row_init (ZotApprovalRow *self)
   gtk_widget_set_margin_end (self->preview, 8);
   gtk_widget_set_margin_top (self->preview, 6);
   gtk_widget_set_margin_bottom (self->preview, 6);
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
-  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), PREVIEW_MAX_HEIGHT);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), self->preview);
-  gtk_widget_add_css_class (scroller, "card");
-  gtk_widget_set_parent (scroller, widget);
+  self->scroller = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (self->scroller), TRUE);
+  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (self->scroller), PREVIEW_MAX_HEIGHT);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scroller), self->preview);
+  gtk_widget_add_css_class (self->scroller, "card");
+  gtk_widget_set_parent (self->scroller, widget);
 
   self->cwd = gtk_label_new (NULL);
   gtk_label_set_xalign (GTK_LABEL (self->cwd), 0);
