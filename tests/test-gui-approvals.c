@@ -866,6 +866,7 @@ test_keys (Fixture       *f,
            gconstpointer  data)
 {
   Submit s = { 0 };
+  Submit submit = { 0 };
   g_autofree char *xid = NULL;
 
   if (!GDK_IS_X11_DISPLAY (gtk_widget_get_display (GTK_WIDGET (f->window))) ||
@@ -903,6 +904,21 @@ test_keys (Fixture       *f,
   zot_test_wait_for (&s.done, 30000);
   g_assert_no_error (s.error);
   g_assert_cmpstr (last_decision (f), ==, "bash approved user");
+
+  /* Alt+D focuses the reason; typed there, a second Alt+D denies with it. */
+  gtk_widget_grab_focus (f->prompt);
+  submit = (Submit) { 0 };
+  zot_host_submit_async (f->host, "tool: bash {\"command\":\"rm -rf build\"}", NULL, submit_cb, &submit);
+  zot_test_wait_until (row_shows, f, 10000);
+  xdotool ((const char *[]) { "key", "alt+d", NULL });
+  zot_test_wait_until (focus_in_row, f, 10000);
+  g_assert_true (GTK_IS_TEXT (gtk_root_get_focus (GTK_ROOT (f->window))));
+  xdotool ((const char *[]) { "type", "--delay", "1", "keep it", NULL });
+  xdotool ((const char *[]) { "key", "alt+d", NULL });
+  zot_test_wait_for (&submit.done, 30000);
+  g_assert_no_error (submit.error);
+  g_assert_cmpstr (last_decision (f), ==, "bash denied user");
+  g_assert_nonnull (strstr (zot_transcript_item_get_result (tool_item (f)), "the user denied the call: keep it"));
 }
 #endif
 

@@ -429,6 +429,7 @@ zot_approval_row_set_approval (ZotApprovalRow *self,
 
           self->resolved_id = g_signal_connect (approval, "resolved", G_CALLBACK (on_resolved_cb), self);
           gtk_label_set_text (GTK_LABEL (self->heading), heading);
+          gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, heading, -1);
           /* A long run without white space would take Pango minutes to
            * wrap by word. */
           gtk_label_set_wrap_mode (GTK_LABEL (self->preview), zot_bounded_text_wrap_mode (preview));
