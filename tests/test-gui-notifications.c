@@ -277,7 +277,7 @@ flush_bus (Fixture *f)
 static gboolean
 dialog_up (gpointer data)
 {
-  return _zot_approval_presenter_get_current_id (((Fixture *) data)->presenter) != NULL;
+  return _zot_approval_presenter_get_oldest_id (((Fixture *) data)->presenter) != NULL;
 }
 
 static gboolean
@@ -333,7 +333,7 @@ test_notify_and_answer (Fixture       *f,
   g_assert_cmpstr (first.decision->source, ==, "user");
 
   /* A question answered in the window takes its notification away. The
-   * first one's dialog has to be gone for nothing to be active again. */
+   * window has to be inactive for the next one to notify. */
   zot_test_wait_until (no_window_active, NULL, 10000);
   authorize (f, "write", &second);
   zot_test_wait_until (n_shown_is_2, f, 10000);
@@ -343,7 +343,7 @@ test_notify_and_answer (Fixture       *f,
   /* GLib withdraws a notification only once it has the server's reply. */
   flush_bus (f);
   zot_test_wait_until (dialog_up, f, 10000);
-  _zot_approval_presenter_respond (f->presenter, "allow");
+  zot_approval_resolve (zot_approval_presenter_get_oldest (f->presenter), ZOT_APPROVAL_ALLOW);
   zot_test_wait_for (&second.done, 10000);
   g_assert_true (second.decision->approved);
   zot_test_wait_until (one_closed, f, 10000);
@@ -378,7 +378,7 @@ test_long_command (Fixture       *f,
   g_assert_null (strstr (shown->body, "pwned"));
 
   zot_test_wait_until (dialog_up, f, 10000);
-  _zot_approval_presenter_respond (f->presenter, "deny");
+  zot_approval_resolve (zot_approval_presenter_get_oldest (f->presenter), ZOT_APPROVAL_DENY);
   zot_test_wait_for (&first.done, 10000);
   zot_decision_free (first.decision);
 }

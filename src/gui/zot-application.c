@@ -655,6 +655,8 @@ static const struct
   { "win.show-side-page::notes", { "<Alt>2", NULL } },
   { "win.show-side-page::inspector", { "<Alt>3", NULL } },
   { "win.show-side-page::extensions", { "<Alt>4", NULL } },
+  { "win.approval-allow", { "<Alt>a", NULL } },
+  { "win.approval-deny", { "<Alt>d", NULL } },
   /* GtkApplication gives win.show-help-overlay Ctrl+? and Ctrl+/ itself,
    * once it finds gtk/help-overlay.ui under the resource base path. */
 };

@@ -1,13 +1,13 @@
-/* zot-approval-presenter.c — one question at a time
+/* zot-approval-presenter.c — the open questions, oldest first
  *
- * Every ::approval-requested is taken (the handler returns TRUE) and
- * queued. The head of the queue gets an AdwMessageDialog; its response
- * resolves the ZotApproval, and the approval's ::resolved signal is what
- * ends a question, wherever the answer came from: the dialog, a
- * notification button through zot_approval_presenter_resolve(), or someone
- * else holding the approval. A question whose approval goes away unanswered
- * (the run was cancelled and the core dropped it) ends too. Ending closes
- * the dialog, withdraws the notification and shows the next question.
+ * Every ::approval-requested is taken (the handler returns TRUE), queued
+ * and handed on through ::approval-added to whoever shows it (the
+ * window's transcript, in the call's row). The approval's ::resolved
+ * signal is what ends a question, wherever the answer came from: the row,
+ * a notification button through zot_approval_presenter_resolve(), or
+ * someone else holding the approval. A question whose approval goes away
+ * unanswered (the run was cancelled and the core dropped it) ends too.
+ * Ending withdraws the notification.
  */
 #define G_LOG_DOMAIN "zot-approval-presenter"
 
@@ -18,12 +18,7 @@
 
 #include "zot-approval-presenter.h"
 #include "zot-approval-presenter-private.h"
-#include "zot-bounded-text.h"
 #include "zot-limits.h"
-#include "zot-wrap-safe-gtk.h"
-
-/* The command's view grows with it up to this height, then scrolls. */
-#define PREVIEW_MAX_HEIGHT 320
 
 typedef struct _Item Item;
 
@@ -35,11 +30,7 @@ struct _ZotApprovalPresenter
   ZotExtensionManager *manager;
   gulong               requested_id;
 
-  GQueue               waiting;       /* Items not shown yet, oldest first */
-  Item                *current;       /* the one the dialog asks */
-  AdwMessageDialog    *dialog;        /* weak */
-  gulong               response_id;
-  guint                next_source;
+  GQueue               waiting;       /* Items open, oldest first */
 };
 
 struct _Item
@@ -52,6 +43,13 @@ struct _Item
 };
 
 G_DEFINE_FINAL_TYPE (ZotApprovalPresenter, zot_approval_presenter, G_TYPE_OBJECT)
+
+enum {
+  APPROVAL_ADDED,
+  N_SIGNALS
+};
+
+static guint signals [N_SIGNALS];
 
 static guint last_serial;
 
@@ -160,7 +158,7 @@ send_notification (ZotApprovalPresenter *self,
       g_autofree char *head = g_steal_pointer (&body);
 
       /* Translators: ends the shortened command in an approval's notification; the window's
-       * dialog shows all of it */
+       * row shows all of it */
       body = g_strconcat (head, _("… (open the window to see all of it)"), NULL);
     }
   g_notification_set_body (notification, body);
@@ -176,231 +174,16 @@ send_notification (ZotApprovalPresenter *self,
   item->notified = TRUE;
 }
 
-static ZotApprovalChoice
-choice_for_response (const char *response)
-{
-  if (g_strcmp0 (response, "allow") == 0)
-    return ZOT_APPROVAL_ALLOW;
-  if (g_strcmp0 (response, "allow-tool") == 0)
-    return ZOT_APPROVAL_ALLOW_TOOL;
-  if (g_strcmp0 (response, "allow-all") == 0)
-    return ZOT_APPROVAL_ALLOW_ALL;
-  return ZOT_APPROVAL_DENY;
-}
-
-static void
-on_dialog_response_cb (AdwMessageDialog     *dialog,
-                       const char           *response,
-                       ZotApprovalPresenter *self)
-{
-  Item *item = self->current;
-
-  if (item == NULL || item->approval == NULL)
-    return;
-
-  /* ::resolved ends the question; nothing after this line may touch @item. */
-  zot_approval_resolve (item->approval, choice_for_response (response));
-}
-
-static gboolean
-destroy_dialog_cb (gpointer data)
-{
-  gtk_window_destroy (GTK_WINDOW (data));
-  return G_SOURCE_REMOVE;
-}
-
-static void
-close_dialog (ZotApprovalPresenter *self)
-{
-  AdwMessageDialog *dialog = self->dialog;
-
-  if (dialog == NULL)
-    return;
-
-  g_clear_signal_handler (&self->response_id, dialog);
-  g_clear_weak_pointer (&self->dialog);
-
-  /* Not now: this may run inside the dialog's own ::response. */
-  g_idle_add_full (G_PRIORITY_DEFAULT, destroy_dialog_cb, g_object_ref (dialog), g_object_unref);
-}
-
-/* The whole command, never cut: its size first, so that a user knows how
- * much there is to read, then all of it in a monospace view that scrolls
- * past PREVIEW_MAX_HEIGHT, line breaks, tabs and control characters
- * visible (zot_approval_escape_text()). */
-static GtkWidget *
-build_preview (ZotApproval *approval)
-{
-  const char *detail = zot_approval_get_detail (approval);
-  g_autofree char *shown = zot_approval_escape_text (detail, TRUE, 0, NULL);
-  g_autofree char *chars_text = NULL;
-  g_autofree char *size_text = NULL;
-  GtkWidget *box;
-  GtkWidget *size;
-  GtkWidget *scroller;
-  GtkWidget *view;
-  guint chars;
-  guint lines;
-
-  zot_approval_count_text (detail, &chars, &lines);
-  /* Translators: the size of the command an approval shows; followed by the number of its
-   * lines, as in "312 characters, 61 lines" */
-  chars_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u character", "%u characters",
-                                             chars), chars);
-  /* Translators: %s is the number of characters ("312 characters"), %u the number of lines */
-  size_text = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%s, %u line", "%s, %u lines",
-                                            lines), chars_text, lines);
-
-  box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  size = gtk_label_new (size_text);
-  gtk_label_set_xalign (GTK_LABEL (size), 0);
-  gtk_widget_add_css_class (size, "dim-label");
-  gtk_widget_add_css_class (size, "caption");
-  gtk_widget_add_css_class (size, "approval-size");
-  gtk_box_append (GTK_BOX (box), size);
-
-  view = gtk_text_view_new ();
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
-  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
-  gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_WORD_CHAR);
-  zot_wrap_safe_text_view_set_text (GTK_TEXT_VIEW (view), shown, -1);
-  /* A long run without white space (a blob of base64) would take Pango
-   * minutes to wrap by word and character. */
-  if (zot_bounded_text_wrap_mode (shown) == PANGO_WRAP_CHAR)
-    gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_CHAR);
-  gtk_widget_add_css_class (view, "approval-preview");
-
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller),
-                                  GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
-  gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (scroller), PREVIEW_MAX_HEIGHT);
-  /* A scrollbar that stays shows that there is more below. */
-  gtk_scrolled_window_set_overlay_scrolling (GTK_SCROLLED_WINDOW (scroller), FALSE);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
-  gtk_box_append (GTK_BOX (box), scroller);
-
-  return box;
-}
-
-static void
-present_dialog (ZotApprovalPresenter *self,
-                Item                 *item)
-{
-  g_autoptr(GtkWindow) parent = g_weak_ref_get (&self->parent);
-  const char *origin = zot_approval_get_origin_extension (item->approval);
-  const char *agent_id = zot_approval_get_agent_id (item->approval);
-  const char *agent_name = zot_approval_get_agent_name (item->approval);
-  g_autofree char *tool_name = NULL;
-  g_autofree char *requester = NULL;
-  AdwMessageDialog *dialog;
-
-  /* The dialog's heading and body wrap by word and character too. */
-  tool_name = zot_wrap_safe_text (zot_approval_get_tool_name (item->approval), -1);
-  if (agent_id != NULL && agent_name != NULL && *agent_name != '\0')
-    requester = zot_wrap_safe_text (agent_name, -1);
-  else if (agent_id != NULL)
-    requester = zot_wrap_safe_text (agent_id, -1);
-  else if (origin != NULL && *origin != '\0')
-    requester = zot_wrap_safe_text (origin, -1);
-
-  dialog = ADW_MESSAGE_DIALOG (adw_message_dialog_new (parent, NULL, NULL));
-  /* Translators: dialog heading asking to approve a tool call; %s is the tool's name, such as
-   * bash */
-  adw_message_dialog_format_heading (dialog, _("Allow %s?"), tool_name);
-  if (agent_id != NULL)
-    /* Translators: a subagent is a second agent the model started for a part of the task; %s is
-     * its name */
-    adw_message_dialog_format_body (dialog, _("Requested by the subagent “%s”"), requester);
-  else if (zot_approval_get_from_script (item->approval))
-    /* Translators: codemode lets the model write a short script that calls tools; a codemode
-     * script is such a script */
-    adw_message_dialog_format_body (dialog, _("Requested by a codemode script"));
-  else if (requester != NULL)
-    /* Translators: %s is the extension's name */
-    adw_message_dialog_format_body (dialog, _("Requested by the extension “%s”"), requester);
-
-  adw_message_dialog_set_extra_child (dialog, build_preview (item->approval));
-
-  adw_message_dialog_add_responses (dialog,
-                                    /* Translators: the answer that refuses this tool call */
-                                    "deny", _("_Deny"),
-                                    /* Translators: answers to the approval dialog: allow every
-                                     * tool call until the conversation ends; allow this tool
-                                     * from now on; allow only this call */
-                                    "allow-all", _("Always this _session"),
-                                    "allow-tool", _("Always for this _tool"),
-                                    /* Translators: the answer that lets only this one tool call
-                                     * run */
-                                    "allow", _("_Allow once"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (dialog, "deny", ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_response_appearance (dialog, "allow", ADW_RESPONSE_SUGGESTED);
-  /* Escape or closing the dialog is a no. */
-  adw_message_dialog_set_close_response (dialog, "deny");
-
-  gtk_window_set_modal (GTK_WINDOW (dialog), TRUE);
-  gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
-
-  self->response_id = g_signal_connect (dialog, "response",
-                                        G_CALLBACK (on_dialog_response_cb), self);
-  g_set_weak_pointer (&self->dialog, dialog);
-
-  gtk_window_present (GTK_WINDOW (dialog));
-}
-
-static void
-show_next (ZotApprovalPresenter *self)
-{
-  Item *item;
-
-  if (self->current != NULL)
-    return;
-
-  while ((item = g_queue_pop_head (&self->waiting)) != NULL)
-    {
-      if (item->approval != NULL && !zot_approval_is_resolved (item->approval))
-        {
-          self->current = item;
-          present_dialog (self, item);
-          return;
-        }
-      item_release (item);
-    }
-}
-
-static gboolean
-show_next_cb (gpointer data)
-{
-  ZotApprovalPresenter *self = data;
-
-  self->next_source = 0;
-  show_next (self);
-  return G_SOURCE_REMOVE;
-}
-
 /* The question of @item is over: answered here or elsewhere, or dropped. */
 static void
 finish_item (ZotApprovalPresenter *self,
              Item                 *item)
 {
-  if (item == self->current)
-    {
-      self->current = NULL;
-      close_dialog (self);
-      if (self->next_source == 0)
-        self->next_source = g_idle_add (show_next_cb, self);
-    }
-  else
-    {
-      g_queue_remove (&self->waiting, item);
-    }
-
+  g_queue_remove (&self->waiting, item);
   item_release (item);
 }
 
-/* The parent window is not active while our own dialog (or the
+/* The parent window is not active while another of our windows (the
  * preferences) is, and the user is still here then: notify only when no
  * window of the application is active. */
 static gboolean
@@ -436,8 +219,7 @@ on_approval_requested_cb (ZotExtensionManager  *manager,
   if (!any_window_active ())
     send_notification (self, item);
 
-  if (self->current == NULL && self->next_source == 0)
-    show_next (self);
+  g_signal_emit (self, signals [APPROVAL_ADDED], 0, approval);
 
   return TRUE;
 }
@@ -451,20 +233,8 @@ zot_approval_presenter_dispose (GObject *object)
 
   if (self->manager != NULL)
     g_clear_signal_handler (&self->requested_id, self->manager);
-  g_clear_handle_id (&self->next_source, g_source_remove);
-
-  if (self->dialog != NULL)
-    {
-      AdwMessageDialog *dialog = self->dialog;
-
-      g_clear_signal_handler (&self->response_id, dialog);
-      g_clear_weak_pointer (&self->dialog);
-      gtk_window_destroy (GTK_WINDOW (dialog));
-    }
 
   /* Nobody is left to answer: every open question is a no. */
-  if (self->current != NULL)
-    g_queue_push_head (&self->waiting, g_steal_pointer (&self->current));
   while ((item = g_queue_pop_head (&self->waiting)) != NULL)
     {
       if (item->approval != NULL)
@@ -496,6 +266,17 @@ zot_approval_presenter_class_init (ZotApprovalPresenterClass *klass)
 
   object_class->dispose = zot_approval_presenter_dispose;
   object_class->finalize = zot_approval_presenter_finalize;
+
+  /**
+   * ZotApprovalPresenter::approval-added:
+   * @approval: a new open question
+   *
+   * For the view that shows it; answering it is up to that view (or the
+   * notification).
+   */
+  signals [APPROVAL_ADDED] =
+    g_signal_new ("approval-added", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, ZOT_TYPE_APPROVAL);
 }
 
 static void
@@ -507,7 +288,7 @@ zot_approval_presenter_init (ZotApprovalPresenter *self)
 
 /**
  * zot_approval_presenter_new:
- * @parent: (nullable): the window the dialogs belong to
+ * @parent: (nullable): the window whose application notifies
  * @manager: whose questions to ask
  *
  * Returns: (transfer full): a presenter answering every approval request
@@ -534,9 +315,6 @@ static Item *
 find_item (ZotApprovalPresenter *self,
            const char           *id)
 {
-  if (self->current != NULL && g_strcmp0 (self->current->id, id) == 0)
-    return self->current;
-
   for (GList *l = self->waiting.head; l != NULL; l = l->next)
     {
       Item *item = l->data;
@@ -573,52 +351,50 @@ zot_approval_presenter_resolve (ZotApprovalPresenter *self,
   zot_approval_resolve (item->approval, choice);
 }
 
+static Item *
+oldest (ZotApprovalPresenter *self)
+{
+  for (GList *l = self->waiting.head; l != NULL; l = l->next)
+    {
+      Item *item = l->data;
+
+      if (item->approval != NULL && !zot_approval_is_resolved (item->approval))
+        return item;
+    }
+  return NULL;
+}
+
 /**
- * _zot_approval_presenter_get_current:
+ * zot_approval_presenter_get_oldest:
  *
- * Returns: (transfer none) (nullable): the approval the dialog asks about
+ * Returns: (transfer none) (nullable): the open question asked first,
+ *   the one Alt+A and Alt+D go to
  */
 ZotApproval *
-_zot_approval_presenter_get_current (ZotApprovalPresenter *self)
+zot_approval_presenter_get_oldest (ZotApprovalPresenter *self)
 {
+  Item *item;
+
   g_return_val_if_fail (ZOT_IS_APPROVAL_PRESENTER (self), NULL);
-  return self->current ? self->current->approval : NULL;
+
+  item = oldest (self);
+  return item != NULL ? item->approval : NULL;
 }
 
 const char *
-_zot_approval_presenter_get_current_id (ZotApprovalPresenter *self)
+_zot_approval_presenter_get_oldest_id (ZotApprovalPresenter *self)
 {
-  g_return_val_if_fail (ZOT_IS_APPROVAL_PRESENTER (self), NULL);
-  return self->current ? self->current->id : NULL;
-}
+  Item *item;
 
-AdwMessageDialog *
-_zot_approval_presenter_get_dialog (ZotApprovalPresenter *self)
-{
   g_return_val_if_fail (ZOT_IS_APPROVAL_PRESENTER (self), NULL);
-  return self->dialog;
+
+  item = oldest (self);
+  return item != NULL ? item->id : NULL;
 }
 
 guint
-_zot_approval_presenter_get_n_waiting (ZotApprovalPresenter *self)
+_zot_approval_presenter_get_n_open (ZotApprovalPresenter *self)
 {
   g_return_val_if_fail (ZOT_IS_APPROVAL_PRESENTER (self), 0);
   return self->waiting.length;
-}
-
-/**
- * _zot_approval_presenter_respond:
- * @response_id: "allow", "allow-tool", "allow-all" or "deny"
- *
- * What clicking that button of the current dialog does.
- */
-void
-_zot_approval_presenter_respond (ZotApprovalPresenter *self,
-                                 const char           *response_id)
-{
-  g_return_if_fail (ZOT_IS_APPROVAL_PRESENTER (self));
-  g_return_if_fail (response_id != NULL);
-
-  if (self->dialog != NULL)
-    adw_message_dialog_response (self->dialog, response_id);
 }

@@ -1,9 +1,9 @@
 /* zot-approval-presenter.h — asks the user whether a tool call may run.
  *
- * Takes every ::approval-requested of its manager, queues the questions in
- * order and shows one AdwMessageDialog at a time, with the tool's preview
- * and four answers: allow once, always for this tool, always this session,
- * deny. While the parent window is not active it also sends a
+ * Takes every ::approval-requested of its manager, keeps the open
+ * questions in order and hands each on through ::approval-added to the
+ * view that shows it (the window's transcript, inline in the call's row).
+ * While no window of the application is active it also sends a
  * GNotification with "Allow" and "Deny" buttons.
  *
  * The notification's buttons activate two application actions with the
@@ -46,5 +46,6 @@ ZotApprovalPresenter *zot_approval_presenter_new     (GtkWindow            *pare
 void                  zot_approval_presenter_resolve (ZotApprovalPresenter *self,
                                                       const char           *id,
                                                       ZotApprovalChoice     choice);
+ZotApproval          *zot_approval_presenter_get_oldest (ZotApprovalPresenter *self);
 
 G_END_DECLS

@@ -18,6 +18,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-approval-row.h"
 #include "zot-markdown.h"
 #include "zot-markdown-private.h"
 #include "zot-tooltip.h"
@@ -85,6 +86,7 @@ struct _ZotTranscriptRow
   char              *state_class;       /* the item's class on the child */
   char              *icon_class;        /* the status class on the tool's icon */
   GtkWidget         *copy_button;       /* under a message: copies its text */
+  GtkWidget         *approval_view;     /* under a tool call: its approval */
 };
 
 G_DEFINE_FINAL_TYPE (ZotTranscriptRow, zot_transcript_row, GTK_TYPE_WIDGET)
@@ -758,17 +760,45 @@ update_tool_waiting (ZotTranscriptRow *self)
   }
 }
 
+/* Made for the first call asked about, then kept under the row's child. */
+static void
+update_tool_approval (ZotTranscriptRow *self,
+                      ZotApproval      *approval)
+{
+  if (approval != NULL && self->approval_view == NULL)
+    {
+      self->approval_view = zot_approval_row_new ();
+      gtk_widget_set_parent (self->approval_view, GTK_WIDGET (self));
+    }
+  if (self->approval_view == NULL)
+    return;
+  if (gtk_widget_get_prev_sibling (self->approval_view) != self->child)
+    gtk_widget_insert_after (self->approval_view, GTK_WIDGET (self), self->child);
+  zot_approval_row_set_approval (ZOT_APPROVAL_ROW (self->approval_view), approval,
+                                 zot_transcript_item_get_approval_cwd (self->item));
+  gtk_widget_set_visible (self->approval_view, approval != NULL);
+}
+
 static void
 update_tool_status (ZotTranscriptRow *self)
 {
   ZotTranscriptItem *item = self->item;
   ZotTranscriptToolStatus status = zot_transcript_item_get_status (item);
-  gboolean running = status == ZOT_TRANSCRIPT_TOOL_RUNNING;
+  ZotApproval *approval = zot_transcript_item_get_approval (item);
+  g_autofree char *asked = approval != NULL ? zot_approval_describe_state (approval) : NULL;
+  /* A call that waits for the user does not run yet. */
+  gboolean running = status == ZOT_TRANSCRIPT_TOOL_RUNNING &&
+                     (approval == NULL || zot_approval_is_resolved (approval));
   const char *icon_name = tool_states[status].icon_name;
   const char *icon_class = tool_states[status].icon_class;
 
   /* A tool that ran but answered with an error. */
   if (status == ZOT_TRANSCRIPT_TOOL_COMPLETED && zot_transcript_item_get_is_error (item))
+    {
+      icon_name = "dialog-warning-symbolic";
+      icon_class = "warning";
+    }
+  else if (!running && status == ZOT_TRANSCRIPT_TOOL_RUNNING)
     {
       icon_name = "dialog-warning-symbolic";
       icon_class = "warning";
@@ -783,9 +813,12 @@ update_tool_status (ZotTranscriptRow *self)
   /* While it runs, where it got to says more than "running". */
   if (running && zot_transcript_item_get_progress (item) != NULL)
     gtk_label_set_text (GTK_LABEL (self->parts.status), zot_transcript_item_get_progress (item));
+  else if (asked != NULL && (status == ZOT_TRANSCRIPT_TOOL_RUNNING || status == ZOT_TRANSCRIPT_TOOL_BLOCKED))
+    gtk_label_set_text (GTK_LABEL (self->parts.status), asked);
   else
     gtk_label_set_text (GTK_LABEL (self->parts.status), _(tool_states[status].label));
   update_tool_waiting (self);
+  update_tool_approval (self, approval);
   set_state_class (self->child, &self->state_class, tool_states[status].css_class);
 
   if (gtk_expander_get_expanded (GTK_EXPANDER (self->child)))
@@ -947,6 +980,7 @@ zot_transcript_row_dispose (GObject *object)
   zot_transcript_row_unbind (self);
   clear_layout (self);
   g_clear_pointer (&self->copy_button, gtk_widget_unparent);
+  g_clear_pointer (&self->approval_view, gtk_widget_unparent);
 
   G_OBJECT_CLASS (zot_transcript_row_parent_class)->dispose (object);
 }
@@ -1028,6 +1062,8 @@ zot_transcript_row_bind (ZotTranscriptRow  *self,
     stream_view_clear (self);
 
   self->item = g_object_ref (item);
+  if (self->approval_view != NULL)
+    gtk_widget_set_visible (self->approval_view, FALSE);
   update_all (self);
   update_copy (self);
   zot_tooltip_set (self->copy_button, _("Copy Message"));

@@ -34,4 +34,11 @@ gboolean   zot_transcript_get_show_startup (ZotTranscript *self);
 void       zot_transcript_set_show_startup (ZotTranscript *self,
                                             gboolean       show_startup);
 
+/* zot-transcript-approvals.c */
+void       zot_transcript_show_approval    (ZotTranscript     *self,
+                                            ZotApproval       *approval);
+gboolean   zot_transcript_focus_approval   (ZotTranscript     *self,
+                                            ZotApproval       *approval,
+                                            ZotApprovalChoice  choice);
+
 G_END_DECLS

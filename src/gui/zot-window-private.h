@@ -76,6 +76,9 @@ struct _ZotWindow
 };
 
 void _zot_window_class_actions_init (ZotWindowClass *klass);
+/* zot-window-approvals.c */
+void _zot_window_class_approvals_init (ZotWindowClass *klass);
+void _zot_window_watch_approvals      (ZotWindow      *self);
 void _zot_window_actions_update     (ZotWindow      *self);
 void _zot_window_on_policy_notify   (ZotExtensionManager *manager,
                                      GParamSpec          *pspec,

@@ -471,6 +471,7 @@ create_host (ZotWindow *self)
   g_binding_group_set_source (self->host_bindings, self->host);
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_HOST]);
   self->approvals = zot_approval_presenter_new (GTK_WINDOW (self), manager);
+  _zot_window_watch_approvals (self);
 
   g_signal_connect_object (manager, "note-added", G_CALLBACK (on_note_added), self, 0);
   g_signal_connect_object (manager, "notify::policy", G_CALLBACK (_zot_window_on_policy_notify), self, 0);
@@ -1049,6 +1050,7 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, on_toast_request);
 
   _zot_window_class_actions_init (klass);
+  _zot_window_class_approvals_init (klass);
 }
 
 /* The style sheet applies to a whole display: the first window on it

@@ -21,8 +21,11 @@ struct _ZotApproval
   gboolean           from_script;
   char              *agent_id;
   char              *agent_name;
+  char              *reason;
   ZotApprovalChoice  choice;
   gboolean           resolved;
+  gboolean           can_remember;
+  gboolean           withdrawn;
 };
 
 enum {
@@ -51,6 +54,7 @@ zot_approval_finalize (GObject *object)
   g_clear_pointer (&self->origin_extension, g_free);
   g_clear_pointer (&self->agent_id, g_free);
   g_clear_pointer (&self->agent_name, g_free);
+  g_clear_pointer (&self->reason, g_free);
 
   G_OBJECT_CLASS (zot_approval_parent_class)->finalize (object);
 }
@@ -393,6 +397,22 @@ void
 zot_approval_resolve (ZotApproval       *self,
                       ZotApprovalChoice  choice)
 {
+  zot_approval_resolve_with_reason (self, choice, NULL);
+}
+
+/**
+ * zot_approval_resolve_with_reason:
+ * @reason: (nullable): why the user denied the call, for the model; empty
+ *   is none
+ *
+ * Answers the question, as zot_approval_resolve() does, with the user's
+ * reason.
+ */
+void
+zot_approval_resolve_with_reason (ZotApproval       *self,
+                                  ZotApprovalChoice  choice,
+                                  const char        *reason)
+{
   g_return_if_fail (ZOT_IS_APPROVAL (self));
   g_return_if_fail (choice <= ZOT_APPROVAL_DENY);
 
@@ -401,5 +421,68 @@ zot_approval_resolve (ZotApproval       *self,
 
   self->resolved = TRUE;
   self->choice = choice;
+  if (reason != NULL && *reason != '\0')
+    self->reason = g_utf8_make_valid (reason, -1);
   g_signal_emit (self, signals [RESOLVED], 0, (int) choice);
+}
+
+/**
+ * zot_approval_get_reason:
+ *
+ * Returns: (nullable): the reason the user gave with the answer
+ */
+const char *
+zot_approval_get_reason (ZotApproval *self)
+{
+  g_return_val_if_fail (ZOT_IS_APPROVAL (self), NULL);
+  return self->reason;
+}
+
+/**
+ * zot_approval_set_can_remember:
+ *
+ * Whether "always allow this tool" would be remembered for this call;
+ * the asker sets it (a destructive tool is never remembered).
+ */
+void
+zot_approval_set_can_remember (ZotApproval *self,
+                               gboolean     can_remember)
+{
+  g_return_if_fail (ZOT_IS_APPROVAL (self));
+  self->can_remember = !!can_remember;
+}
+
+gboolean
+zot_approval_get_can_remember (ZotApproval *self)
+{
+  g_return_val_if_fail (ZOT_IS_APPROVAL (self), FALSE);
+  return self->can_remember;
+}
+
+/**
+ * zot_approval_withdraw:
+ *
+ * Ends an unanswered question without an answer: the call was cancelled
+ * or dropped while it waited. Views showing it see ::resolved (with
+ * %ZOT_APPROVAL_DENY) and zot_approval_get_withdrawn() says why.
+ */
+void
+zot_approval_withdraw (ZotApproval *self)
+{
+  g_return_if_fail (ZOT_IS_APPROVAL (self));
+
+  if (self->resolved)
+    return;
+
+  self->withdrawn = TRUE;
+  self->resolved = TRUE;
+  self->choice = ZOT_APPROVAL_DENY;
+  g_signal_emit (self, signals [RESOLVED], 0, (int) ZOT_APPROVAL_DENY);
+}
+
+gboolean
+zot_approval_get_withdrawn (ZotApproval *self)
+{
+  g_return_val_if_fail (ZOT_IS_APPROVAL (self), FALSE);
+  return self->withdrawn;
 }

@@ -97,6 +97,15 @@ gboolean     zot_approval_is_resolved          (ZotApproval       *self);
 ZotApprovalChoice zot_approval_get_choice      (ZotApproval       *self);
 void         zot_approval_resolve              (ZotApproval       *self,
                                                 ZotApprovalChoice  choice);
+void         zot_approval_resolve_with_reason  (ZotApproval       *self,
+                                                ZotApprovalChoice  choice,
+                                                const char        *reason);
+const char  *zot_approval_get_reason           (ZotApproval       *self);
+void         zot_approval_set_can_remember     (ZotApproval       *self,
+                                                gboolean           can_remember);
+gboolean     zot_approval_get_can_remember     (ZotApproval       *self);
+void         zot_approval_withdraw             (ZotApproval       *self);
+gboolean     zot_approval_get_withdrawn        (ZotApproval       *self);
 char        *zot_approval_build_preview        (const char        *tool_name,
                                                 JsonObject        *args);
 char        *zot_approval_escape_text          (const char        *text,

@@ -113,6 +113,8 @@ authorize_data_free (AuthorizeData *data)
 {
   if (data->resolved_id != 0)
     g_signal_handler_disconnect (data->approval, data->resolved_id);
+  /* A view may hold the question still: it ends unanswered. */
+  zot_approval_withdraw (data->approval);
   if (data->cancel_source != NULL)
     {
       g_source_destroy (data->cancel_source);
@@ -187,7 +189,17 @@ on_approval_resolved (ZotApproval *approval,
 
     case ZOT_APPROVAL_DENY:
     default:
-      decide (task, "denied", "user", _("the user denied the call"));
+      if (zot_approval_get_reason (approval) != NULL)
+        {
+          /* Translators: what the model reads when the user denied a tool call and said why;
+           * %s is the user's words */
+          g_autofree char *reason = g_strdup_printf (_("the user denied the call: %s"),
+                                                     zot_approval_get_reason (approval));
+
+          decide (task, "denied", "user", reason);
+        }
+      else
+        decide (task, "denied", "user", _("the user denied the call"));
       break;
     }
 
@@ -205,6 +217,7 @@ authorize_cancelled_cb (GCancellable *cancellable,
   g_clear_pointer (&data->cancel_source, g_source_unref);
   g_clear_signal_handler (&data->resolved_id, data->approval);
   decide (task, "cancelled", "user", _("the run was cancelled while waiting for approval"));
+  zot_approval_withdraw (data->approval);
   g_object_unref (task);
 
   return G_SOURCE_REMOVE;
@@ -247,6 +260,7 @@ zot_extension_manager_authorize_async (ZotExtensionManager *self,
   data = g_new0 (AuthorizeData, 1);
   data->approval = zot_approval_new (tool_id, tool_name, args, NULL, origin);
   data->flags = flags;
+  zot_approval_set_can_remember (data->approval, !(flags & ZOT_APPROVAL_FLAG_NOT_REMEMBERED));
   g_task_set_task_data (task, data, (GDestroyNotify) authorize_data_free);
 
   if (!self->interactive || self->policy == ZOT_APPROVAL_POLICY_YOLO)
