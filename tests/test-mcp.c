@@ -572,7 +572,7 @@ test_fake_failures (Fixture       *f,
 
   /* /mcp says how each server is; of its six tools two share a name. */
   status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
-  g_assert_nonnull (strstr (zot_command_reply_get_text (status), "normal (stdio): ready, 5 tools, no resources, 0 prompts"));
+  g_assert_nonnull (strstr (zot_command_reply_get_text (status), "normal (stdio): ready, 5 tools, 0 resources, 0 prompts"));
   g_assert_nonnull (strstr (zot_command_reply_get_text (status),
                             "silent (stdio): failed: MCP server silent did not answer initialize within 5 s"));
   g_assert_nonnull (strstr (zot_command_reply_get_text (status), "unreachable (http): failed: MCP server unreachable: "));
@@ -639,6 +639,174 @@ test_fake_cancel (Fixture       *f,
   g_object_unref (async);
   zot_test_wait_until (log_has_cancel, log, 20000);
   g_unsetenv ("FAKE_MCP_LOG");
+}
+
+/* /mcp's line for a server, once it holds @part, within 20 s. */
+static void
+wait_for_status (Fixture    *f,
+                 const char *part)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  for (;;)
+    {
+      g_autoptr(ZotCommandReply) status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
+
+      if (strstr (zot_command_reply_get_text (status), part) != NULL)
+        return;
+      if (g_get_monotonic_time () > deadline)
+        g_error ("/mcp never said “%s”; it says “%s”", part, zot_command_reply_get_text (status));
+      g_main_context_iteration (NULL, FALSE);
+    }
+}
+
+static guint
+count_in_file (const char *path,
+               const char *part)
+{
+  g_autofree char *text = zot_test_read_file (path);
+  guint count = 0;
+
+  for (const char *at = text; at != NULL && (at = strstr (at, part)) != NULL; at++)
+    count++;
+  return count;
+}
+
+/* A server stops once idle and starts again on the next call, which
+ * waits for its handshake; its tools stay registered meanwhile. */
+static void
+test_fake_idle (Fixture       *f,
+                gconstpointer  data)
+{
+  const char *modes[] = { "normal", NULL };
+  g_autofree char *log = g_build_filename (f->env.root, "fake-mcp.log", NULL);
+
+  g_setenv ("ZOT_TEST_TIMEOUTS", "mcp-connect=20000,mcp-request=20000,mcp-idle=200", TRUE);
+  g_setenv ("FAKE_MCP_LOG", log, TRUE);
+  configure_fakes (f, modes);
+  start_bridge (f);
+  wait_for_tool (f, "mcp__normal__echo");
+  wait_for_status (f, "normal (stdio): stopped, starts on the next call");
+  g_assert_cmpuint (count_in_file (log, "\"initialize\""), ==, 1);
+  g_assert_nonnull (find_tool (f, "mcp__normal__echo"));
+
+  zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"again\"}", FALSE, "again\n(echoed)");
+  g_assert_cmpuint (count_in_file (log, "\"initialize\""), ==, 2);
+  wait_for_status (f, "normal (stdio): stopped");
+  /* Started again, it was not asked for its tools again (it has stopped
+   * since, so all it was asked is in the log). */
+  g_assert_cmpuint (count_in_file (log, "\"tools/list\""), ==, 2);
+  zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"third\"}", FALSE, "third\n(echoed)");
+  g_assert_cmpuint (count_in_file (log, "\"initialize\""), ==, 3);
+  g_unsetenv ("FAKE_MCP_LOG");
+}
+
+static ZotPanelRow *
+server_row (ZotPanel   *panel,
+            const char *name)
+{
+  ZotPanelNode *list = zot_example_widget (panel, "servers");
+
+  for (guint i = 0; i < list->rows->len; i++)
+    if (g_str_equal (((ZotPanelRow *) g_ptr_array_index (list->rows, i))->id, name))
+      return g_ptr_array_index (list->rows, i);
+  return NULL;
+}
+
+typedef struct
+{
+  ZotPanel   *panel;
+  const char *name;
+  const char *part;
+} RowWait;
+
+static gboolean
+row_says (gpointer data)
+{
+  RowWait *wait = data;
+  ZotPanelRow *row = server_row (wait->panel, wait->name);
+
+  return row != NULL && strstr (row->subtitle, wait->part) != NULL;
+}
+
+/* The panel's row for @name, once its subtitle holds @part. */
+static ZotPanelRow *
+wait_for_row (ZotPanel   *panel,
+              const char *name,
+              const char *part)
+{
+  RowWait wait = { panel, name, part };
+
+  zot_test_wait_until (row_says, &wait, 20000);
+  return server_row (panel, name);
+}
+
+static const char *
+row_button (ZotPanelRow *row,
+            guint        i)
+{
+  return i < row->buttons->len ? ((ZotPanelRowButton *) g_ptr_array_index (row->buttons, i))->id : NULL;
+}
+
+/* /mcp in the window: a row per server with its state and buttons, and
+ * the form that adds one to mcp.json and starts it. */
+static void
+test_panel (Fixture       *f,
+            gconstpointer  data)
+{
+  const char *modes[] = { "dies", "normal", NULL };
+  g_autofree char *script = fake_server ();
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autofree char *target = NULL;
+  g_autofree char *dir = bridge_dir ();
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) configs = NULL;
+  ZotPanelRow *row;
+  ZotPanel *panel;
+
+  configure_fakes (f, modes);
+  zot_example_start (f, dir, ZOT_MCP_EXTENSION_NAME, TRUE);
+  panel = zot_example_open_panel (f, "mcp");
+  row = wait_for_row (panel, "normal", "stdio · ready, 5 tools, 0 resources, 0 prompts");
+  g_assert_cmpstr (row_button (row, 0), ==, "stop");
+  g_assert_cmpstr (row_button (row, 1), ==, "restart");
+  /* A server that did not start says why, with its last words. */
+  row = wait_for_row (panel, "dies", "failed: MCP server dies exited with status 4; its last words: "
+                                     "fake-mcp-server: cannot start: no such database");
+  g_assert_cmpstr (row_button (row, 0), ==, "start");
+  g_assert_null (row_button (row, 1));
+
+  zot_example_panel_event (f, panel, "servers", "button", "{\"row\":\"normal\",\"button\":\"stop\"}");
+  row = wait_for_row (panel, "normal", "stopped, starts on the next call");
+  g_assert_cmpstr (row_button (row, 0), ==, "start");
+  zot_example_panel_event (f, panel, "servers", "button", "{\"row\":\"normal\",\"button\":\"start\"}");
+  wait_for_row (panel, "normal", "ready, 5 tools");
+  zot_example_panel_event (f, panel, "servers", "button", "{\"row\":\"normal\",\"button\":\"restart\"}");
+  wait_for_row (panel, "normal", "ready, 5 tools");
+  zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"after\"}", FALSE, "after\n(echoed)");
+
+  /* The form: a bad name is said, and nothing is written. */
+  zot_example_panel_event (f, panel, "add-name", "changed", "\"no spaces\"");
+  zot_example_panel_event (f, panel, "add", "clicked", NULL);
+  g_assert_nonnull (strstr (zot_example_widget (panel, "add-result")->text, "“no spaces” is not a server name"));
+  g_assert_null (server_row (panel, "no spaces"));
+
+  target = g_strdup_printf ("python3 '%s' normal", script);
+  zot_example_panel_event (f, panel, "add-name", "changed", "\"third\"");
+  {
+    g_autofree char *json = g_strdup_printf ("\"%s\"", target);
+
+    zot_example_panel_event (f, panel, "add-target", "changed", json);
+  }
+  zot_example_panel_event (f, panel, "add", "clicked", NULL);
+  g_assert_nonnull (strstr (zot_example_widget (panel, "add-result")->text, "Added third to"));
+  g_assert_cmpstr (zot_example_widget (panel, "add-name")->value, ==, "");
+  configs = zot_mcp_config_read (path, notes);
+  g_assert_cmpuint (configs->len, ==, 3);
+  g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (configs, 2))->name, ==, "third");
+  g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (configs, 2))->command, ==, "python3");
+  wait_for_row (panel, "third", "ready, 5 tools");
+  wait_for_tool (f, "mcp__third__echo");
 }
 
 /* At the edges: the most tools a server may offer, the most pages. */
@@ -919,6 +1087,8 @@ main (int    argc,
   g_test_add ("/mcp/fake/limits", Fixture, NULL, fixture_setup, test_fake_limits, fixture_teardown);
   g_test_add ("/mcp/fake/edges", Fixture, NULL, fixture_setup, test_fake_edges, fixture_teardown);
   g_test_add ("/mcp/fake/cancel", Fixture, NULL, fixture_setup, test_fake_cancel, fixture_teardown);
+  g_test_add ("/mcp/fake/idle", Fixture, NULL, fixture_setup, test_fake_idle, fixture_teardown);
+  g_test_add ("/mcp/panel", Fixture, NULL, fixture_setup, test_panel, fixture_teardown);
   g_test_add ("/mcp/real/everything", Fixture, NULL, fixture_setup, test_real_everything, fixture_teardown);
   g_test_add ("/mcp/real/everything-http", Fixture, NULL, fixture_setup, test_real_everything_http, fixture_teardown);
   g_test_add ("/mcp/real/filesystem", Fixture, NULL, fixture_setup, test_real_filesystem, fixture_teardown);

@@ -21,6 +21,7 @@ static const char * const protocol_versions[] = { "2025-06-18", "2025-03-26", "2
 static void
 server_free (Server *server)
 {
+  _zot_mcp_server_lifecycle_free (server);
   if (server->client != NULL)
     {
       g_signal_handlers_disconnect_by_data (server->client, server);
@@ -31,6 +32,7 @@ server_free (Server *server)
   g_free (server->namespace_);
   g_free (server->instructions);
   g_free (server->failure);
+  g_free (server->cwd);
   g_free (server);
 }
 
@@ -54,6 +56,7 @@ server_failed (Server     *server,
   zot_ext_extension_notify (server->bridge->ext, "error", why);
   if (server->client != NULL)
     zot_mcp_client_stop (server->client);
+  _zot_mcp_server_failed (server, why);
 }
 
 static void
@@ -189,6 +192,7 @@ listed_cb (GObject      *object,
     }
   g_printerr ("MCP server %s: %s listed\n", server->name, lister->member);
   g_free (lister);
+  _zot_mcp_panel_refresh (server->bridge);
   /* notifications/tools/list_changed is not followed yet: a changed tool
    * needs unregistering, which the protocol is getting. */
 }
@@ -280,11 +284,16 @@ initialized_cb (GObject      *object,
       return;
     }
   server->ready = TRUE;
+  zot_mcp_client_set_protocol_version (server->client, version);
+  zot_mcp_client_notify (server->client, "notifications/initialized", NULL);
+  _zot_mcp_server_ready (server);
+  /* Started again after a stop: what it offers was listed at load. */
+  if (server->listed)
+    return;
+  server->listed = TRUE;
   instructions = json_object_get_string_member_with_default (answer, "instructions", NULL);
   if (instructions != NULL && *instructions != '\0')
     server->instructions = g_strdup (instructions);
-  zot_mcp_client_set_protocol_version (server->client, version);
-  zot_mcp_client_notify (server->client, "notifications/initialized", NULL);
   /* A server without tools (only resources or prompts) is not asked for them. */
   capabilities = json_object_get_member (answer, "capabilities");
   if (capabilities != NULL && JSON_NODE_HOLDS_OBJECT (capabilities))
@@ -313,20 +322,12 @@ initialize (Server *server)
                           zot_timeout_get_ms (ZOT_TIMEOUT_MCP_CONNECT), NULL, initialized_cb, server);
 }
 
-static void
-start_server (Bridge             *bridge,
-              const ZotMcpServer *config,
-              const char         *cwd)
+void
+_zot_mcp_server_connect (Server *server)
 {
-  Server *server = g_new0 (Server, 1);
   g_autoptr(GError) error = NULL;
 
-  server->bridge = bridge;
-  server->name = g_strdup (config->name);
-  server->namespace_ = zot_mcp_namespace (config->name);
-  server->transport = config->transport;
-  g_ptr_array_add (bridge->servers, server);
-  server->client = zot_mcp_client_new (config, cwd);
+  server->client = zot_mcp_client_new (server->config, server->cwd);
   g_signal_connect (server->client, "closed", G_CALLBACK (closed_cb), server);
   if (!zot_mcp_client_start (server->client, &error))
     {
@@ -336,25 +337,44 @@ start_server (Bridge             *bridge,
   initialize (server);
 }
 
+void
+_zot_mcp_start_server (Bridge             *bridge,
+              const ZotMcpServer *config,
+              const char         *cwd)
+{
+  Server *server = g_new0 (Server, 1);
+
+  server->bridge = bridge;
+  server->name = g_strdup (config->name);
+  server->namespace_ = zot_mcp_namespace (config->name);
+  server->transport = config->transport;
+  server->config = config;
+  server->cwd = g_strdup (cwd);
+  g_queue_init (&server->waiting);
+  g_ptr_array_add (bridge->servers, server);
+  _zot_mcp_server_connect (server);
+}
+
 static void
 hello_cb (ZotExtExtension *ext,
           Bridge          *bridge)
 {
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) servers = NULL;
+  GPtrArray *servers;
   g_autofree char *current = g_get_current_dir ();
   const char *cwd = zot_ext_extension_get_host_info (ext, "cwd");
 
   if (cwd == NULL)
     cwd = current;
-  servers = zot_mcp_config_load (cwd, notes);
+  bridge->cwd = g_strdup (cwd);
+  servers = bridge->configs = zot_mcp_config_load (cwd, notes);
   for (guint i = 0; i < notes->len; i++)
     {
       g_printerr ("%s\n", (char *) g_ptr_array_index (notes, i));
       zot_ext_extension_notify (ext, "warn", g_ptr_array_index (notes, i));
     }
   for (guint i = 0; i < servers->len; i++)
-    start_server (bridge, g_ptr_array_index (servers, i), cwd);
+    _zot_mcp_start_server (bridge, g_ptr_array_index (servers, i), cwd);
 }
 
 /* Calls */
@@ -462,21 +482,23 @@ called_cb (GObject      *object,
                                          json_object_get_boolean_member_with_default (answer, "isError", FALSE));
 }
 
-static gboolean
-tool_call_cb (ZotExtExtension  *ext,
-              ZotExtInvocation *invocation,
-              Bridge           *bridge)
+static void
+call_when_ready (Server     *server,
+                 const char *failure,
+                 gpointer    data)
 {
-  Tool *tool = g_hash_table_lookup (bridge->tools, zot_ext_invocation_get_name (invocation));
+  g_autoptr(ZotExtInvocation) invocation = data;
+  Tool *tool = g_hash_table_lookup (server->bridge->tools, zot_ext_invocation_get_name (invocation));
+  GCancellable *cancellable = zot_ext_invocation_get_cancellable (invocation);
   JsonObject *params;
   JsonNode *args;
 
-  if (tool == NULL)
-    return FALSE;
-  if (tool->server->client == NULL || zot_mcp_client_get_failure (tool->server->client) != NULL)
+  if (zot_ext_invocation_is_finished (invocation))
+    return;
+  if (failure != NULL || tool == NULL)
     {
-      zot_ext_invocation_return_error (invocation, zot_mcp_client_get_failure (tool->server->client));
-      return TRUE;
+      zot_ext_invocation_return_error (invocation, failure != NULL ? failure : _("the MCP server is not running"));
+      return;
     }
   params = json_object_new ();
   args = zot_ext_invocation_get_args (invocation);
@@ -485,7 +507,19 @@ tool_call_cb (ZotExtExtension  *ext,
                                                 ? json_node_copy (args) : _zot_mcp_object_node (json_object_new ()));
   zot_mcp_client_request (tool->server->client, "tools/call", _zot_mcp_object_node (params),
                           zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST),
-                          zot_ext_invocation_get_cancellable (invocation), called_cb, g_object_ref (invocation));
+                          cancellable, called_cb, g_steal_pointer (&invocation));
+}
+
+static gboolean
+tool_call_cb (ZotExtExtension  *ext,
+              ZotExtInvocation *invocation,
+              Bridge           *bridge)
+{
+  Tool *tool = g_hash_table_lookup (bridge->tools, zot_ext_invocation_get_name (invocation));
+
+  if (tool == NULL)
+    return FALSE;
+  _zot_mcp_server_when_ready (tool->server, call_when_ready, g_object_ref (invocation));
   return TRUE;
 }
 
@@ -515,6 +549,8 @@ main (int    argc,
   g_hash_table_unref (bridge.tools);
   g_hash_table_unref (bridge.prompts);
   g_ptr_array_unref (bridge.servers);
+  g_clear_pointer (&bridge.configs, g_ptr_array_unref);
+  _zot_mcp_panel_free (&bridge);
   g_object_unref (bridge.ext);
   return status;
 }

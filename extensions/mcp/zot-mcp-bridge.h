@@ -24,6 +24,13 @@ typedef struct
   gboolean      ready;         /* it answered initialize */
   ZotMcpTransport transport;
   gboolean      resources;     /* it offers resources */
+  guint         resource_count;
+  const ZotMcpServer *config;  /* in Bridge.configs */
+  char         *cwd;
+  guint         idle_id;
+  gboolean      stopped;       /* stopped while idle: the next call starts it */
+  gboolean      listed;        /* its tools, resources and prompts were listed once */
+  GQueue        waiting;       /* Waiter (zot-mcp-lifecycle.c) */
 } Server;
 
 typedef struct
@@ -39,7 +46,43 @@ struct _Bridge
   GHashTable      *tools;    /* zot name → Tool */
   GHashTable      *prompts;  /* command name → Prompt */
   gboolean         resource_tools;
+  GPtrArray       *configs;  /* ZotMcpServer */
+  char            *cwd;
+  /* the /mcp panel (zot-mcp-panel.c) */
+  gboolean         panel_open;
+  gboolean         panel_signals;
+  char            *add_name;
+  char            *add_target;
+  char            *panel_message;
+  gboolean         panel_message_error;
 };
+
+void      _zot_mcp_start_server        (Bridge             *bridge,
+                                        const ZotMcpServer *config,
+                                        const char         *cwd);
+guint     _zot_mcp_count_prompts       (Server          *server);
+char     *_zot_mcp_server_describe     (Server          *server);
+gboolean  _zot_mcp_panel_open          (Bridge                  *bridge,
+                                        ZotExtCommandInvocation *invocation);
+void      _zot_mcp_panel_refresh       (Bridge          *bridge);
+void      _zot_mcp_panel_free          (Bridge          *bridge);
+
+/* zot-mcp-lifecycle.c: a server stops when idle and starts on the next
+ * call; @failure is NULL once it is ready, else why it is not. */
+typedef void (*ZotMcpReadyFunc) (Server     *server,
+                                 const char *failure,
+                                 gpointer    data);
+void      _zot_mcp_server_connect      (Server          *server);
+void      _zot_mcp_server_when_ready   (Server          *server,
+                                        ZotMcpReadyFunc  func,
+                                        gpointer         data);
+void      _zot_mcp_server_ready        (Server          *server);
+void      _zot_mcp_server_start        (Server          *server);
+void      _zot_mcp_server_failed       (Server          *server,
+                                        const char      *why);
+void      _zot_mcp_server_stop         (Server          *server,
+                                        const char      *why);
+void      _zot_mcp_server_lifecycle_free (Server        *server);
 
 /* The server answered `initialize` with @capabilities. */
 void      _zot_mcp_extras_server_ready (Server     *server,

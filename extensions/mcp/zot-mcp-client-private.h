@@ -44,6 +44,7 @@ struct _ZotMcpClient
   gint64        next_id;
   GQueue        writes;   /* GBytes */
   gboolean      writing;
+  gint64        last_activity;  /* monotonic µs: the last request sent or answered */
 
   gboolean      exited;
   gboolean      stderr_done;

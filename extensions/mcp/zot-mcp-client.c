@@ -50,6 +50,7 @@ take_request (ZotMcpClient *self,
 {
   GTask *task = g_steal_pointer (&request->task);
 
+  self->last_activity = g_get_monotonic_time ();
   g_hash_table_remove (self->pending, &request->id);
   return task;
 }
@@ -524,6 +525,7 @@ zot_mcp_client_request (ZotMcpClient        *self,
       return;
     }
   request->id = ++self->next_id;
+  self->last_activity = g_get_monotonic_time ();
   g_hash_table_insert (self->pending, &request->id, request);
 
   request->timeout = g_timeout_source_new (timeout_ms);
@@ -648,6 +650,28 @@ zot_mcp_client_stop (ZotMcpClient *self)
   g_clear_object (&self->input);
   g_clear_object (&self->http);
   fail_all (self, why);
+}
+
+/**
+ * zot_mcp_client_is_idle_for:
+ * @remaining_ms: (out): when it is not, how long until it may be
+ *
+ * Whether no request has waited on the server for @ms.
+ */
+gboolean
+zot_mcp_client_is_idle_for (ZotMcpClient *self,
+                            guint         ms,
+                            guint        *remaining_ms)
+{
+  gint64 quiet_ms = (g_get_monotonic_time () - self->last_activity) / 1000;
+
+  *remaining_ms = ms;
+  if (g_hash_table_size (self->pending) > 0)
+    return FALSE;
+  if (quiet_ms >= ms)
+    return TRUE;
+  *remaining_ms = ms - (guint) quiet_ms;
+  return FALSE;
 }
 
 char *
