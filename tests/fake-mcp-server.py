@@ -15,6 +15,7 @@ its tools (two pages) except "silent"; they differ in how tools/call goes:
   loud     like crash, after more than 2 KiB of stderr
   many     lists $FAKE_MCP_TOOLS tools on one page, t1 to tN
   endless  lists one tool a page, tN on page N, with a next page always
+Echo of "$NAME" answers that variable's value, of "<PATH" that file's text.
 Each request it gets is appended to $FAKE_MCP_LOG when set.
 """
 import json
@@ -76,6 +77,14 @@ def call(request):
         return None
     if name == 'echo':
         text = args.get('text', '')
+        if text.startswith('$'):
+            text = os.environ.get(text[1:], '(unset)')
+        elif text.startswith('<'):
+            try:
+                with open(text[1:]) as f:
+                    text = f.read()
+            except OSError as e:
+                text = 'cannot read: ' + e.strerror
         return {'content': [{'type': 'text', 'text': text}, {'type': 'text', 'text': '(echoed)'}],
                 'structuredContent': {'echoed': text}}
     if name == 'fail':

@@ -12,6 +12,7 @@
 #include "zot-discovery.h"
 #include "zot-grants.h"
 #include "zot-example-host.h"
+#include "zot-extension-secrets.h"
 #include "zot-limits.h"
 #include "zot-mcp-config.h"
 
@@ -394,6 +395,10 @@ test_cli_import (Fixture       *f,
   g_assert_cmpuint (servers->len, ==, 2);
   g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (servers, 0))->command, ==, "npx");
   g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (servers, 1))->url, ==, "https://example.com/mcp");
+  /* An imported stdio server is boxed: the project read-write, the network. */
+  g_assert_nonnull (((ZotMcpServer *) g_ptr_array_index (servers, 0))->permissions);
+  g_assert_cmpint (((ZotMcpServer *) g_ptr_array_index (servers, 0))->permissions->filesystem, ==, ZOT_FILESYSTEM_PROJECT);
+  g_assert_true (((ZotMcpServer *) g_ptr_array_index (servers, 0))->permissions->network);
 
   zot_test_run_argv (&again, f->env.cwd, env, NULL, 20000, copy);
   g_assert_cmpint (again.status, ==, 1);
@@ -767,7 +772,7 @@ test_panel (Fixture       *f,
   configure_fakes (f, modes);
   zot_example_start (f, dir, ZOT_MCP_EXTENSION_NAME, TRUE);
   panel = zot_example_open_panel (f, "mcp");
-  row = wait_for_row (panel, "normal", "stdio · ready, 5 tools, 0 resources, 0 prompts");
+  row = wait_for_row (panel, "normal", "stdio · ready, 5 tools, 0 resources, 0 prompts · unconfined");
   g_assert_cmpstr (row_button (row, 0), ==, "stop");
   g_assert_cmpstr (row_button (row, 1), ==, "restart");
   /* A server that did not start says why, with its last words. */
@@ -807,6 +812,135 @@ test_panel (Fixture       *f,
   g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (configs, 2))->command, ==, "python3");
   wait_for_row (panel, "third", "ready, 5 tools");
   wait_for_tool (f, "mcp__third__echo");
+}
+
+static void
+stored_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (zot_extension_secrets_store_finish (result, &error));
+  g_assert_no_error (error);
+  *(gboolean *) data = TRUE;
+}
+
+static char *
+secret_list (Fixture *f)
+{
+  g_auto(ZotTestRun) run = { 0 };
+  const char *argv[] = { g_getenv ("ZOT_BIN"), "ext", "secret", "list", ZOT_MCP_EXTENSION_NAME, NULL };
+
+  zot_test_run_argv (&run, f->env.cwd, NULL, NULL, 20000, argv);
+  g_assert_cmpint (run.status, ==, 0);
+  return g_steal_pointer (&run.out);
+}
+
+#define SECRET_VALUE "s3cr3t-for-keyed-only"
+
+/* ${secret:NAME} in env is the bridge's secret mcp/SERVER/NAME: that
+ * server gets it, the file keeps the reference, another server naming
+ * the same NAME does not get it. */
+static void
+test_secrets (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *script = fake_server ();
+  g_autofree char *store = g_build_filename (f->env.root, "secrets", NULL);
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  const char *keyed[] = { "add", "keyed", "--env", "TOKEN=Bearer ${secret:TOKEN}", "--env", "PLAIN=1",
+                          "--", "python3", script, "normal", NULL };
+  const char *other[] = { "add", "other", "--env", "TOKEN=${secret:TOKEN}", "--", "python3", script, "normal", NULL };
+  g_autofree char *listed = NULL;
+  g_autofree char *text = NULL;
+  gboolean stored = FALSE;
+
+  g_setenv ("ZOT_TEST_EXTENSION_SECRETS_FILE", store, TRUE);
+  g_assert_cmpint (run_zot_mcp (f, keyed, NULL, NULL), ==, 0);
+  g_assert_cmpint (run_zot_mcp (f, other, NULL, NULL), ==, 0);
+  listed = secret_list (f);
+  g_assert_cmpstr (listed, ==, "mcp/keyed/TOKEN\tnot set\nmcp/other/TOKEN\tnot set\n");
+  zot_extension_secrets_store_async (ZOT_MCP_EXTENSION_NAME, "mcp/keyed/TOKEN", SECRET_VALUE, NULL, stored_cb, &stored);
+  while (!stored)
+    g_main_context_iteration (NULL, TRUE);
+  g_free (listed);
+  listed = secret_list (f);
+  g_assert_cmpstr (listed, ==, "mcp/keyed/TOKEN\tset\nmcp/other/TOKEN\tnot set\n");
+
+  start_bridge (f);
+  wait_for_tool (f, "mcp__keyed__echo");
+  zot_example_expect_result (f, "mcp__keyed__echo", "{\"text\":\"$TOKEN\"}", FALSE, "Bearer " SECRET_VALUE "\n(echoed)");
+  zot_example_expect_result (f, "mcp__keyed__echo", "{\"text\":\"$PLAIN\"}", FALSE, "1\n(echoed)");
+  wait_for_note (f, "MCP server other: the secret mcp/other/TOKEN is not set; "
+                    "set it with: zot ext secret set mcp mcp/other/TOKEN");
+  g_assert_null (find_tool (f, "mcp__other__echo"));
+  text = zot_test_read_file (path);
+  g_assert_nonnull (strstr (text, "Bearer ${secret:TOKEN}"));
+  g_assert_null (strstr (text, SECRET_VALUE));
+  for (guint i = 0; i < f->notes->len; i++)
+    g_assert_null (strstr (g_ptr_array_index (f->notes, i), SECRET_VALUE));
+  g_unsetenv ("ZOT_TEST_EXTENSION_SECRETS_FILE");
+}
+
+static gboolean
+bwrap_works (void)
+{
+  const char *probe[] = { "bwrap", "--ro-bind", "/", "/", "true", NULL };
+  int status = -1;
+
+  return g_spawn_sync (NULL, (char **) probe, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                       G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL) && status == 0;
+}
+
+/* A server with "permissions" runs in the box: with the project's rights
+ * it reads the project, not the rest of $HOME, which the same server
+ * without a box reads. */
+static void
+test_box (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autofree char *source = fake_server ();
+  g_autofree char *script = g_build_filename (f->env.cwd, "fake-mcp-server.py", NULL);
+  g_autofree char *user_home = g_build_filename (f->env.root, "user", NULL);
+  g_autofree char *private_file = g_build_filename (user_home, "private.txt", NULL);
+  g_autofree char *inside = g_build_filename (f->env.cwd, "inside.txt", NULL);
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autofree char *code = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *read_private = NULL;
+  g_autofree char *read_inside = NULL;
+  g_autofree char *saved_home = g_strdup (g_getenv ("HOME"));
+  g_autoptr(ZotCommandReply) status = NULL;
+
+  if (!bwrap_works () || !g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("bwrap cannot create namespaces here, or there is no /usr/bin/python3");
+      return;
+    }
+  code = zot_test_read_file (source);
+  write_file (script, code);
+  write_file (private_file, "private words");
+  write_file (inside, "inside words");
+  json = g_strdup_printf ("{\"mcpServers\": {"
+                          "\"boxed\": {\"command\": \"/usr/bin/python3\", \"args\": [\"%s\", \"normal\"], "
+                          "\"permissions\": {\"filesystem\": \"project\"}}, "
+                          "\"open\": {\"command\": \"/usr/bin/python3\", \"args\": [\"%s\", \"normal\"]}}}",
+                          script, script);
+  write_file (path, json);
+  g_setenv ("HOME", user_home, TRUE);
+  start_bridge (f);
+  wait_for_tool (f, "mcp__boxed__echo");
+  wait_for_tool (f, "mcp__open__echo");
+  read_private = g_strdup_printf ("{\"text\":\"<%s\"}", private_file);
+  read_inside = g_strdup_printf ("{\"text\":\"<%s\"}", inside);
+  zot_example_expect_result (f, "mcp__boxed__echo", read_private, FALSE, "cannot read: No such file or directory\n(echoed)");
+  zot_example_expect_result (f, "mcp__boxed__echo", read_inside, FALSE, "inside words\n(echoed)");
+  zot_example_expect_result (f, "mcp__open__echo", read_private, FALSE, "private words\n(echoed)");
+  status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
+  g_assert_nonnull (strstr (zot_command_reply_get_text (status), "open (stdio): ready"));
+  if (saved_home != NULL)
+    g_setenv ("HOME", saved_home, TRUE);
 }
 
 /* At the edges: the most tools a server may offer, the most pages. */
@@ -1089,6 +1223,8 @@ main (int    argc,
   g_test_add ("/mcp/fake/cancel", Fixture, NULL, fixture_setup, test_fake_cancel, fixture_teardown);
   g_test_add ("/mcp/fake/idle", Fixture, NULL, fixture_setup, test_fake_idle, fixture_teardown);
   g_test_add ("/mcp/panel", Fixture, NULL, fixture_setup, test_panel, fixture_teardown);
+  g_test_add ("/mcp/secrets", Fixture, NULL, fixture_setup, test_secrets, fixture_teardown);
+  g_test_add ("/mcp/box", Fixture, NULL, fixture_setup, test_box, fixture_teardown);
   g_test_add ("/mcp/real/everything", Fixture, NULL, fixture_setup, test_real_everything, fixture_teardown);
   g_test_add ("/mcp/real/everything-http", Fixture, NULL, fixture_setup, test_real_everything_http, fixture_teardown);
   g_test_add ("/mcp/real/filesystem", Fixture, NULL, fixture_setup, test_real_filesystem, fixture_teardown);

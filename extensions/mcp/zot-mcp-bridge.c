@@ -14,6 +14,7 @@
 #include "zot-limits.h"
 #include "zot-mcp-bridge.h"
 #include "zot-mcp-config.h"
+#include "zot-mcp-secrets.h"
 
 /* The newest protocol revision first: it is the one asked for. */
 static const char * const protocol_versions[] = { "2025-06-18", "2025-03-26", "2024-11-05" };
@@ -326,8 +327,15 @@ void
 _zot_mcp_server_connect (Server *server)
 {
   g_autoptr(GError) error = NULL;
+  g_autoptr(ZotMcpServer) config = zot_mcp_server_with_secrets (server->config, server->bridge->secrets, &error);
 
-  server->client = zot_mcp_client_new (server->config, server->cwd);
+  if (config == NULL)
+    {
+      server_failed (server, error->message);
+      return;
+    }
+  server->client = zot_mcp_client_new (config, server->cwd);
+  zot_mcp_client_set_permissions (server->client, server->config->permissions);
   g_signal_connect (server->client, "closed", G_CALLBACK (closed_cb), server);
   if (!zot_mcp_client_start (server->client, &error))
     {
@@ -360,21 +368,19 @@ hello_cb (ZotExtExtension *ext,
           Bridge          *bridge)
 {
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  GPtrArray *servers;
   g_autofree char *current = g_get_current_dir ();
   const char *cwd = zot_ext_extension_get_host_info (ext, "cwd");
 
   if (cwd == NULL)
     cwd = current;
   bridge->cwd = g_strdup (cwd);
-  servers = bridge->configs = zot_mcp_config_load (cwd, notes);
+  bridge->configs = zot_mcp_config_load (cwd, notes);
   for (guint i = 0; i < notes->len; i++)
     {
       g_printerr ("%s\n", (char *) g_ptr_array_index (notes, i));
       zot_ext_extension_notify (ext, "warn", g_ptr_array_index (notes, i));
     }
-  for (guint i = 0; i < servers->len; i++)
-    _zot_mcp_start_server (bridge, g_ptr_array_index (servers, i), cwd);
+  _zot_mcp_start_all (bridge);
 }
 
 /* Calls */

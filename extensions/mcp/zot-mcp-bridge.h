@@ -48,6 +48,7 @@ struct _Bridge
   gboolean         resource_tools;
   GPtrArray       *configs;  /* ZotMcpServer */
   char            *cwd;
+  GHashTable      *secrets;  /* mcp/SERVER/NAME → value, from the keyring */
   /* the /mcp panel (zot-mcp-panel.c) */
   gboolean         panel_open;
   gboolean         panel_signals;
@@ -60,6 +61,7 @@ struct _Bridge
 void      _zot_mcp_start_server        (Bridge             *bridge,
                                         const ZotMcpServer *config,
                                         const char         *cwd);
+char     *_zot_mcp_box_describe        (const ZotMcpServer *config);
 guint     _zot_mcp_count_prompts       (Server          *server);
 char     *_zot_mcp_server_describe     (Server          *server);
 gboolean  _zot_mcp_panel_open          (Bridge                  *bridge,
@@ -72,6 +74,7 @@ void      _zot_mcp_panel_free          (Bridge          *bridge);
 typedef void (*ZotMcpReadyFunc) (Server     *server,
                                  const char *failure,
                                  gpointer    data);
+void      _zot_mcp_start_all           (Bridge          *bridge);
 void      _zot_mcp_server_connect      (Server          *server);
 void      _zot_mcp_server_when_ready   (Server          *server,
                                         ZotMcpReadyFunc  func,

@@ -589,14 +589,14 @@ setup_child (gpointer user_data)
 #endif
 }
 
+static gboolean spawn (ZotMcpClient *self, GSubprocessLauncher *launcher, const char * const *argv, GError **error);
+
 gboolean
 zot_mcp_client_start (ZotMcpClient  *self,
                       GError       **error)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) local_error = NULL;
-  const char *identifier;
 
   if (self->url != NULL)
     return _zot_mcp_http_start (self, error);
@@ -604,6 +604,17 @@ zot_mcp_client_start (ZotMcpClient  *self,
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_set_cwd (launcher, self->cwd);
   g_subprocess_launcher_set_child_setup (launcher, setup_child, NULL, NULL);
+  if (self->permissions != NULL)
+    {
+      g_auto(GStrv) boxed = _zot_mcp_box_wrap (self, launcher, error);
+
+      if (boxed == NULL)
+        {
+          self->failure = g_strdup ((*error)->message);
+          return FALSE;
+        }
+      return spawn (self, launcher, (const char * const *) boxed, error);
+    }
   for (guint i = 0; self->env != NULL && self->env[i] != NULL; i++)
     {
       g_autofree char *name = g_strndup (self->env[i], strcspn (self->env[i], "="));
@@ -614,8 +625,26 @@ zot_mcp_client_start (ZotMcpClient  *self,
   for (guint i = 0; self->args != NULL && self->args[i] != NULL; i++)
     g_ptr_array_add (argv, self->args[i]);
   g_ptr_array_add (argv, NULL);
+  return spawn (self, launcher, (const char * const *) argv->pdata, error);
+}
 
-  self->process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &local_error);
+void
+zot_mcp_client_set_permissions (ZotMcpClient         *self,
+                                const ZotPermissions *permissions)
+{
+  self->permissions = permissions;
+}
+
+static gboolean
+spawn (ZotMcpClient        *self,
+       GSubprocessLauncher *launcher,
+       const char * const  *argv,
+       GError             **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  const char *identifier;
+
+  self->process = g_subprocess_launcher_spawnv (launcher, argv, &local_error);
   if (self->process == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("MCP server %s: could not start %s: %s"),

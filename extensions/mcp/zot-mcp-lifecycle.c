@@ -10,7 +10,9 @@
 #include <glib/gi18n.h>
 
 #include "zot-limits.h"
+#include "zot-extension-secrets.h"
 #include "zot-mcp-bridge.h"
+#include "zot-mcp-secrets.h"
 
 typedef struct
 {
@@ -164,4 +166,50 @@ _zot_mcp_server_lifecycle_free (Server *server)
 
   g_clear_handle_id (&server->idle_id, g_source_remove);
   answer_waiters (server, why);
+}
+
+static void
+start_each (Bridge *bridge)
+{
+  for (guint i = 0; i < bridge->configs->len; i++)
+    _zot_mcp_start_server (bridge, g_ptr_array_index (bridge->configs, i), bridge->cwd);
+}
+
+static void
+secrets_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      data)
+{
+  Bridge *bridge = data;
+  g_autoptr(GError) error = NULL;
+
+  bridge->secrets = zot_extension_secrets_lookup_finish (result, &error);
+  /* Without them the servers that name a secret fail, saying which. */
+  if (bridge->secrets == NULL)
+    {
+      g_autofree char *why = g_strdup_printf (_("MCP servers: the keyring did not answer: %s"), error->message);
+
+      g_printerr ("%s\n", why);
+      zot_ext_extension_notify (bridge->ext, "error", why);
+    }
+  start_each (bridge);
+}
+
+/**
+ * _zot_mcp_start_all:
+ *
+ * Starts the configured servers, once the keyring has given the
+ * secrets their env and headers name (ZOT_TIMEOUT_KEYRING at most).
+ */
+void
+_zot_mcp_start_all (Bridge *bridge)
+{
+  g_auto(GStrv) keys = zot_mcp_secret_keys (bridge->configs);
+
+  if (keys[0] == NULL)
+    {
+      start_each (bridge);
+      return;
+    }
+  zot_extension_secrets_lookup_async (ZOT_MCP_EXTENSION_NAME, (const char * const *) keys, NULL, secrets_cb, bridge);
 }

@@ -69,7 +69,9 @@ add_server_row (JsonBuilder *builder,
                 Server      *server)
 {
   g_autofree char *state = _zot_mcp_server_describe (server);
-  g_autofree char *subtitle = g_strdup_printf ("%s · %s", zot_mcp_transport_to_string (server->transport), state);
+  g_autofree char *box = _zot_mcp_box_describe (server->config);
+  g_autofree char *subtitle = g_strdup_printf ("%s · %s%s%s", zot_mcp_transport_to_string (server->transport),
+                                               state, box != NULL ? " · " : "", box != NULL ? box : "");
   gboolean running = server->client != NULL && server->failure == NULL;
 
   json_builder_begin_object (builder);
@@ -329,4 +331,5 @@ _zot_mcp_panel_free (Bridge *bridge)
   g_free (bridge->add_target);
   g_free (bridge->panel_message);
   g_free (bridge->cwd);
+  g_clear_pointer (&bridge->secrets, g_hash_table_unref);
 }

@@ -227,6 +227,22 @@ find_importable (JsonObject *entries,
 }
 
 /* `zot mcp import`: what other apps have; `import NAME…` copies them. */
+/* An imported stdio server gets the project read-write and the
+ * network, unless it says what it may: the user edits that. */
+static void
+default_box (JsonNode *entry)
+{
+  JsonObject *object = JSON_NODE_HOLDS_OBJECT (entry) ? json_node_get_object (entry) : NULL;
+  JsonObject *permissions;
+
+  if (object == NULL || !json_object_has_member (object, "command") || json_object_has_member (object, "permissions"))
+    return;
+  permissions = json_object_new ();
+  json_object_set_string_member (permissions, "filesystem", "project");
+  json_object_set_boolean_member (permissions, "network", TRUE);
+  json_object_set_object_member (object, "permissions", permissions);
+}
+
 static int
 mcp_import (int    argc,
             char **argv)
@@ -269,7 +285,10 @@ mcp_import (int    argc,
         failed (_("%s: a server named “%s” is there already; zot mcp remove %s first"), path, argv[i], argv[i]);
       else
         {
-          json_object_set_member (section, argv[i], json_node_copy (json_object_get_member (entries, argv[i])));
+          JsonNode *entry = json_node_copy (json_object_get_member (entries, argv[i]));
+
+          json_object_set_member (section, argv[i], entry);
+          default_box (entry);
           g_print (_("Added %s to %s\n"), argv[i], path);
           copied++;
         }
