@@ -780,6 +780,9 @@ test_panel (Fixture       *f,
                                      "fake-mcp-server: cannot start: no such database");
   g_assert_cmpstr (row_button (row, 0), ==, "start");
   g_assert_null (row_button (row, 1));
+  g_assert_cmpstr (zot_example_widget (panel, "error-dies")->text, ==,
+                   "dies: MCP server dies exited with status 4; its last words: "
+                   "fake-mcp-server: cannot start: no such database");
 
   zot_example_panel_event (f, panel, "servers", "button", "{\"row\":\"normal\",\"button\":\"stop\"}");
   row = wait_for_row (panel, "normal", "stopped, starts on the next call");

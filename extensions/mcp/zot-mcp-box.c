@@ -43,8 +43,7 @@ _zot_mcp_box_wrap (ZotMcpClient         *self,
                    GSubprocessLauncher  *launcher,
                    GError              **error)
 {
-  g_autofree char *what = g_strdup_printf (_("MCP server %s has \"permissions\": it"), self->name);
-  g_autofree char *bwrap = zot_box_find_bwrap (what, error);
+  g_autofree char *bwrap = zot_box_find_bwrap (_("MCP servers with \"permissions\" run"), error);
   g_autofree char *zot_home = zot_paths_get_home ();
   g_autofree char *home = g_build_filename (zot_home, "box", "mcp", self->name, "home", NULL);
   g_autofree char *program = NULL;

@@ -124,6 +124,24 @@ widgets_json (Bridge   *bridge,
     add_server_row (builder, g_ptr_array_index (bridge->servers, i));
   json_builder_end_array (builder);
   json_builder_end_object (builder);
+  /* A row's subtitle is cut to one line: why a server failed is shown
+   * whole, with its stderr's last words. */
+  for (guint i = 0; i < bridge->servers->len; i++)
+    {
+      Server *server = g_ptr_array_index (bridge->servers, i);
+      g_autofree char *id = NULL;
+      g_autofree char *text = NULL;
+
+      if (server->failure == NULL)
+        continue;
+      id = g_strconcat ("error-", server->name, NULL);
+      /* Translators: a server's name, then why it failed */
+      text = g_strdup_printf (_("%s: %s"), server->name, server->failure);
+      begin_widget (builder, "text", id);
+      add_text (builder, "text", text);
+      add_text (builder, "style", "error");
+      json_builder_end_object (builder);
+    }
 
   begin_widget (builder, "separator", "add-separator");
   json_builder_end_object (builder);
