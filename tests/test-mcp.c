@@ -856,11 +856,14 @@ test_secrets (Fixture       *f,
                           "--", "python3", script, "normal", NULL };
   const char *other[] = { "add", "other", "--env", "TOKEN=${secret:TOKEN}", "--", "python3", script, "normal", NULL };
   g_autofree char *listed = NULL;
+  g_autofree char *added = NULL;
   g_autofree char *text = NULL;
   gboolean stored = FALSE;
 
   g_setenv ("ZOT_TEST_EXTENSION_SECRETS_FILE", store, TRUE);
-  g_assert_cmpint (run_zot_mcp (f, keyed, NULL, NULL), ==, 0);
+  g_assert_cmpint (run_zot_mcp (f, keyed, &added, NULL), ==, 0);
+  /* add says how to set the secret it names. */
+  g_assert_nonnull (strstr (added, "Set its secret with: zot ext secret set mcp mcp/keyed/TOKEN\n"));
   g_assert_cmpint (run_zot_mcp (f, other, NULL, NULL), ==, 0);
   listed = secret_list (f);
   g_assert_cmpstr (listed, ==, "mcp/keyed/TOKEN\tnot set\nmcp/other/TOKEN\tnot set\n");

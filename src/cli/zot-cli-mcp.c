@@ -12,6 +12,7 @@
 #include "zot-limits.h"
 #include "zot-mcp-config.h"
 #include "zot-mcp-edit.h"
+#include "zot-mcp-secrets.h"
 #include "zot-paths.h"
 
 #define EXIT_OK     0
@@ -70,6 +71,22 @@ save_root (const char *path,
   return FALSE;
 }
 
+/* Says how to set each secret the new server names. */
+static void
+print_secret_hints (const ZotMcpNewServer *added)
+{
+  ZotMcpServer server = { .name = (char *) added->name, .env = (GStrv) added->env,
+                          .headers = (GStrv) added->headers };
+  g_autoptr(GPtrArray) servers = g_ptr_array_new ();
+  g_auto(GStrv) keys = NULL;
+
+  g_ptr_array_add (servers, &server);
+  keys = zot_mcp_secret_keys (servers);
+  for (guint i = 0; keys[i] != NULL; i++)
+    /* Translators: the secret's key */
+    g_print (_("Set its secret with: zot ext secret set mcp %s\n"), keys[i]);
+}
+
 static int
 mcp_add (int    argc,
          char **argv)
@@ -112,6 +129,7 @@ mcp_add (int    argc,
   if (!zot_mcp_config_add (path, &server, &error))
     return failed ("%s", error->message);
   g_print (_("Added %s to %s\n"), server.name, path);
+  print_secret_hints (&server);
   return EXIT_OK;
 }
 
