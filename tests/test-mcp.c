@@ -1070,7 +1070,8 @@ check_everything_extras (Fixture *f)
 
   status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
   g_assert_true (g_str_has_prefix (zot_command_reply_get_text (status), "every (stdio): ready, "));
-  g_assert_nonnull (strstr (zot_command_reply_get_text (status), " tools, resources, "));
+  g_assert_nonnull (strstr (zot_command_reply_get_text (status), " resources, "));
+  g_assert_null (strstr (zot_command_reply_get_text (status), " 0 resources, "));
 }
 
 static void
@@ -1088,6 +1089,7 @@ test_real_everything (Fixture       *f,
   json = g_strdup_printf ("{\"servers\": {\"every\": {\"type\": \"stdio\", \"command\": \"%s\", "
                           "\"args\": [\"%s\", \"stdio\"]}}}", node, server);
   write_file (path, json);
+  g_setenv ("ZOT_TEST_TIMEOUTS", "mcp-connect=20000,mcp-request=20000,mcp-idle=3000", TRUE);
   start_bridge (f);
   wait_for_tool (f, "mcp__every__get-structured-content");
   wait_for_tool (f, "mcp__every__get-tiny-image");
@@ -1097,6 +1099,9 @@ test_real_everything (Fixture       *f,
   result = zot_example_model_calls (f, "mcp__every__get-tiny-image", "{}");
   g_assert_false (json_node_get_boolean (zot_test_json_node_at (result, "result/is_error")));
   g_assert_cmpstr (zot_test_json_string_at (result, "result/content/1/type"), ==, "image");
+  check_everything_extras (f);
+  /* Resources and prompts of a server stopped while idle start it again. */
+  wait_for_status (f, "every (stdio): stopped");
   check_everything_extras (f);
 }
 

@@ -488,44 +488,25 @@ called_cb (GObject      *object,
                                          json_object_get_boolean_member_with_default (answer, "isError", FALSE));
 }
 
-static void
-call_when_ready (Server     *server,
-                 const char *failure,
-                 gpointer    data)
-{
-  g_autoptr(ZotExtInvocation) invocation = data;
-  Tool *tool = g_hash_table_lookup (server->bridge->tools, zot_ext_invocation_get_name (invocation));
-  GCancellable *cancellable = zot_ext_invocation_get_cancellable (invocation);
-  JsonObject *params;
-  JsonNode *args;
-
-  if (zot_ext_invocation_is_finished (invocation))
-    return;
-  if (failure != NULL || tool == NULL)
-    {
-      zot_ext_invocation_return_error (invocation, failure != NULL ? failure : _("the MCP server is not running"));
-      return;
-    }
-  params = json_object_new ();
-  args = zot_ext_invocation_get_args (invocation);
-  json_object_set_string_member (params, "name", tool->mcp_name);
-  json_object_set_member (params, "arguments", args != NULL && JSON_NODE_HOLDS_OBJECT (args)
-                                                ? json_node_copy (args) : _zot_mcp_object_node (json_object_new ()));
-  zot_mcp_client_request (tool->server->client, "tools/call", _zot_mcp_object_node (params),
-                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST),
-                          cancellable, called_cb, g_steal_pointer (&invocation));
-}
-
 static gboolean
 tool_call_cb (ZotExtExtension  *ext,
               ZotExtInvocation *invocation,
               Bridge           *bridge)
 {
   Tool *tool = g_hash_table_lookup (bridge->tools, zot_ext_invocation_get_name (invocation));
+  JsonObject *params;
+  JsonNode *args;
 
   if (tool == NULL)
     return FALSE;
-  _zot_mcp_server_when_ready (tool->server, call_when_ready, g_object_ref (invocation));
+  params = json_object_new ();
+  args = zot_ext_invocation_get_args (invocation);
+  json_object_set_string_member (params, "name", tool->mcp_name);
+  json_object_set_member (params, "arguments", args != NULL && JSON_NODE_HOLDS_OBJECT (args)
+                                                ? json_node_copy (args) : _zot_mcp_object_node (json_object_new ()));
+  /* A stopped server starts again for the call. */
+  _zot_mcp_server_request (tool->server, "tools/call", _zot_mcp_object_node (params),
+                           zot_ext_invocation_get_cancellable (invocation), called_cb, g_object_ref (invocation));
   return TRUE;
 }
 

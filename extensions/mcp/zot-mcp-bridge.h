@@ -81,6 +81,10 @@ void      _zot_mcp_server_when_ready   (Server          *server,
                                         gpointer         data);
 void      _zot_mcp_server_ready        (Server          *server);
 void      _zot_mcp_server_start        (Server          *server);
+/* Within the request deadline, once @server is ready. */
+void      _zot_mcp_server_request      (Server *server, const char *method, JsonNode *params,
+                                        GCancellable *cancellable, GAsyncReadyCallback callback,
+                                        gpointer user_data);
 void      _zot_mcp_server_failed       (Server          *server,
                                         const char      *why);
 void      _zot_mcp_server_stop         (Server          *server,

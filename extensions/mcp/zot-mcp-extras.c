@@ -38,7 +38,8 @@ _zot_mcp_prompt_free (gpointer data)
 static gboolean
 server_usable (Server *server)
 {
-  return server->client != NULL && zot_mcp_client_get_failure (server->client) == NULL;
+  /* A stopped server starts again for the request (zot-mcp-lifecycle.c). */
+  return server->failure == NULL;
 }
 
 static Server *
@@ -147,8 +148,7 @@ list_next (Listing    *listing,
       if (cursor != NULL)
         json_object_set_string_member (params, "cursor", cursor);
       listing->pages++;
-      zot_mcp_client_request (server->client, "resources/list", _zot_mcp_object_node (params),
-                              zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST),
+      _zot_mcp_server_request (server, "resources/list", _zot_mcp_object_node (params),
                               zot_ext_invocation_get_cancellable (listing->invocation),
                               resources_listed_cb, listing);
       return;
@@ -274,8 +274,8 @@ read_resource_cb (ZotExtExtension  *ext,
     }
   params = json_object_new ();
   json_object_set_string_member (params, "uri", uri);
-  zot_mcp_client_request (server->client, "resources/read", _zot_mcp_object_node (params),
-                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST), zot_ext_invocation_get_cancellable (invocation),
+  _zot_mcp_server_request (server, "resources/read", _zot_mcp_object_node (params),
+                          zot_ext_invocation_get_cancellable (invocation),
                           resource_read_cb, g_object_ref (invocation));
   return TRUE;
 }
@@ -394,7 +394,7 @@ prompt_command_cb (ZotExtExtension         *ext,
     return FALSE;
   if (!server_usable (prompt->server))
     {
-      zot_ext_command_invocation_return_error (invocation, zot_mcp_client_get_failure (prompt->server->client));
+      zot_ext_command_invocation_return_error (invocation, prompt->server->failure);
       return TRUE;
     }
   arguments = prompt_arguments (prompt, zot_ext_command_invocation_get_args (invocation));
@@ -414,8 +414,8 @@ prompt_command_cb (ZotExtExtension         *ext,
   params = json_object_new ();
   json_object_set_string_member (params, "name", prompt->name);
   json_object_set_object_member (params, "arguments", arguments);
-  zot_mcp_client_request (prompt->server->client, "prompts/get", _zot_mcp_object_node (params),
-                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST), NULL, prompt_got_cb, g_object_ref (invocation));
+  _zot_mcp_server_request (prompt->server, "prompts/get", _zot_mcp_object_node (params),
+                          NULL, prompt_got_cb, g_object_ref (invocation));
   return TRUE;
 }
 

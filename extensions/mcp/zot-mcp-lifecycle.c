@@ -159,6 +159,63 @@ _zot_mcp_server_start (Server *server)
   _zot_mcp_panel_refresh (server->bridge);
 }
 
+typedef struct
+{
+  char                *method;
+  JsonNode            *params;
+  GCancellable        *cancellable;
+  GAsyncReadyCallback  callback;
+  gpointer             user_data;
+} Deferred;
+
+static void
+request_when_ready (Server     *server,
+                    const char *failure,
+                    gpointer    data)
+{
+  Deferred *deferred = data;
+
+  if (failure != NULL)
+    {
+      /* Answered as the client answers: its finish function reads the task. */
+      g_autoptr(GTask) task = g_task_new (NULL, NULL, deferred->callback, deferred->user_data);
+
+      g_task_return_new_error (task, G_IO_ERROR, G_IO_ERROR_CLOSED, "%s", failure);
+      g_clear_pointer (&deferred->params, json_node_unref);
+    }
+  else
+    zot_mcp_client_request (server->client, deferred->method, g_steal_pointer (&deferred->params),
+                            zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST), deferred->cancellable, deferred->callback, deferred->user_data);
+  g_clear_object (&deferred->cancellable);
+  g_free (deferred->method);
+  g_free (deferred);
+}
+
+/**
+ * _zot_mcp_server_request:
+ * @params: (transfer full) (nullable):
+ *
+ * zot_mcp_client_request() on @server once it is ready: a stopped server
+ * is started for it.
+ */
+void
+_zot_mcp_server_request (Server              *server,
+                         const char          *method,
+                         JsonNode            *params,
+                         GCancellable        *cancellable,
+                         GAsyncReadyCallback  callback,
+                         gpointer             user_data)
+{
+  Deferred *deferred = g_new0 (Deferred, 1);
+
+  deferred->method = g_strdup (method);
+  deferred->params = params;
+  deferred->cancellable = cancellable != NULL ? g_object_ref (cancellable) : NULL;
+  deferred->callback = callback;
+  deferred->user_data = user_data;
+  _zot_mcp_server_when_ready (server, request_when_ready, deferred);
+}
+
 void
 _zot_mcp_server_lifecycle_free (Server *server)
 {
