@@ -21,6 +21,8 @@ its tools (two pages) except "silent"; they differ in how tools/call goes:
   annotated  lists tools with MCP's annotations (readOnlyHint, destructiveHint)
   progress slow sends notifications/progress for each of "steps" (the
            call's progressToken unless a step names its "token")
+
+Echo of "$NAME" answers that variable's value, of "<PATH" that file's text.
 Each request it gets is appended to $FAKE_MCP_LOG when set.
 """
 import json
@@ -117,6 +119,14 @@ def call(request):
         return {'content': [{'type': 'text', 'text': 'done'}]}
     if name == 'echo':
         text = args.get('text', '')
+        if text.startswith('$'):
+            text = os.environ.get(text[1:], '(unset)')
+        elif text.startswith('<'):
+            try:
+                with open(text[1:]) as f:
+                    text = f.read()
+            except OSError as e:
+                text = 'cannot read: ' + e.strerror
         return {'content': [{'type': 'text', 'text': text}, {'type': 'text', 'text': '(echoed)'}],
                 'structuredContent': {'echoed': text}}
     if name == 'fail':

@@ -12,6 +12,7 @@
 #include "zot-discovery.h"
 #include "zot-grants.h"
 #include "zot-example-host.h"
+#include "zot-extension-secrets.h"
 #include "zot-limits.h"
 #include "zot-mcp-config.h"
 #include "zot-mcp-test-util.h"
@@ -268,6 +269,10 @@ test_cli_import (Fixture       *f,
   g_assert_cmpuint (servers->len, ==, 2);
   g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (servers, 0))->command, ==, "npx");
   g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (servers, 1))->url, ==, "https://example.com/mcp");
+  /* An imported stdio server is boxed: the project read-write, the network. */
+  g_assert_nonnull (((ZotMcpServer *) g_ptr_array_index (servers, 0))->permissions);
+  g_assert_cmpint (((ZotMcpServer *) g_ptr_array_index (servers, 0))->permissions->filesystem, ==, ZOT_FILESYSTEM_PROJECT);
+  g_assert_true (((ZotMcpServer *) g_ptr_array_index (servers, 0))->permissions->network);
 
   zot_test_run_argv (&again, f->env.cwd, env, NULL, 20000, copy);
   g_assert_cmpint (again.status, ==, 1);
@@ -446,7 +451,7 @@ test_fake_failures (Fixture       *f,
 
   /* /mcp says how each server is; of its six tools two share a name. */
   status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
-  g_assert_nonnull (strstr (zot_command_reply_get_text (status), "normal (stdio): ready, 5 tools, no resources, 0 prompts"));
+  g_assert_nonnull (strstr (zot_command_reply_get_text (status), "normal (stdio): ready, 5 tools, 0 resources, 0 prompts"));
   g_assert_nonnull (strstr (zot_command_reply_get_text (status),
                             "silent (stdio): failed: MCP server silent did not answer initialize within 5 s"));
   g_assert_nonnull (strstr (zot_command_reply_get_text (status), "unreachable (http): failed: MCP server unreachable: "));
@@ -513,6 +518,309 @@ test_fake_cancel (Fixture       *f,
   g_object_unref (async);
   zot_test_wait_until (log_has_cancel, log, 20000);
   g_unsetenv ("FAKE_MCP_LOG");
+}
+
+/* /mcp's line for a server, once it holds @part, within 20 s. */
+static void
+wait_for_status (Fixture    *f,
+                 const char *part)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  for (;;)
+    {
+      g_autoptr(ZotCommandReply) status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
+
+      if (strstr (zot_command_reply_get_text (status), part) != NULL)
+        return;
+      if (g_get_monotonic_time () > deadline)
+        g_error ("/mcp never said “%s”; it says “%s”", part, zot_command_reply_get_text (status));
+      g_main_context_iteration (NULL, FALSE);
+    }
+}
+
+static guint
+count_in_file (const char *path,
+               const char *part)
+{
+  g_autofree char *text = zot_test_read_file (path);
+  guint count = 0;
+
+  for (const char *at = text; at != NULL && (at = strstr (at, part)) != NULL; at++)
+    count++;
+  return count;
+}
+
+/* A server stops once idle and starts again on the next call, which
+ * waits for its handshake; its tools stay registered meanwhile. */
+static void
+test_fake_idle (Fixture       *f,
+                gconstpointer  data)
+{
+  const char *modes[] = { "normal", NULL };
+  g_autofree char *log = g_build_filename (f->env.root, "fake-mcp.log", NULL);
+
+  g_setenv ("ZOT_TEST_TIMEOUTS", "mcp-connect=20000,mcp-request=20000,mcp-idle=200", TRUE);
+  g_setenv ("FAKE_MCP_LOG", log, TRUE);
+  configure_fakes (f, modes);
+  start_bridge (f);
+  wait_for_tool (f, "mcp__normal__echo");
+  wait_for_status (f, "normal (stdio): stopped, starts on the next call");
+  g_assert_cmpuint (count_in_file (log, "\"initialize\""), ==, 1);
+  g_assert_nonnull (find_tool (f, "mcp__normal__echo"));
+
+  zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"again\"}", FALSE, "again\n(echoed)");
+  g_assert_cmpuint (count_in_file (log, "\"initialize\""), ==, 2);
+  wait_for_status (f, "normal (stdio): stopped");
+  /* Started again, it was not asked for its tools again (it has stopped
+   * since, so all it was asked is in the log). */
+  g_assert_cmpuint (count_in_file (log, "\"tools/list\""), ==, 2);
+  zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"third\"}", FALSE, "third\n(echoed)");
+  g_assert_cmpuint (count_in_file (log, "\"initialize\""), ==, 3);
+  g_unsetenv ("FAKE_MCP_LOG");
+}
+
+static ZotPanelRow *
+server_row (ZotPanel   *panel,
+            const char *name)
+{
+  ZotPanelNode *list = zot_example_widget (panel, "servers");
+
+  for (guint i = 0; i < list->rows->len; i++)
+    if (g_str_equal (((ZotPanelRow *) g_ptr_array_index (list->rows, i))->id, name))
+      return g_ptr_array_index (list->rows, i);
+  return NULL;
+}
+
+typedef struct
+{
+  ZotPanel   *panel;
+  const char *name;
+  const char *part;
+} RowWait;
+
+static gboolean
+row_says (gpointer data)
+{
+  RowWait *wait = data;
+  ZotPanelRow *row = server_row (wait->panel, wait->name);
+
+  return row != NULL && strstr (row->subtitle, wait->part) != NULL;
+}
+
+/* The panel's row for @name, once its subtitle holds @part. */
+static ZotPanelRow *
+wait_for_row (ZotPanel   *panel,
+              const char *name,
+              const char *part)
+{
+  RowWait wait = { panel, name, part };
+
+  zot_test_wait_until (row_says, &wait, 20000);
+  return server_row (panel, name);
+}
+
+static const char *
+row_button (ZotPanelRow *row,
+            guint        i)
+{
+  return i < row->buttons->len ? ((ZotPanelRowButton *) g_ptr_array_index (row->buttons, i))->id : NULL;
+}
+
+/* /mcp in the window: a row per server with its state and buttons, and
+ * the form that adds one to mcp.json and starts it. */
+static void
+test_panel (Fixture       *f,
+            gconstpointer  data)
+{
+  const char *modes[] = { "dies", "normal", NULL };
+  g_autofree char *script = fake_server ();
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autofree char *target = NULL;
+  g_autofree char *dir = bridge_dir ();
+  g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) configs = NULL;
+  ZotPanelRow *row;
+  ZotPanel *panel;
+
+  configure_fakes (f, modes);
+  zot_example_start (f, dir, ZOT_MCP_EXTENSION_NAME, TRUE);
+  panel = zot_example_open_panel (f, "mcp");
+  row = wait_for_row (panel, "normal", "stdio · ready, 5 tools, 0 resources, 0 prompts · unconfined");
+  g_assert_cmpstr (row_button (row, 0), ==, "stop");
+  g_assert_cmpstr (row_button (row, 1), ==, "restart");
+  /* A server that did not start says why, with its last words. */
+  row = wait_for_row (panel, "dies", "failed: MCP server dies exited with status 4; its last words: "
+                                     "fake-mcp-server: cannot start: no such database");
+  g_assert_cmpstr (row_button (row, 0), ==, "start");
+  g_assert_null (row_button (row, 1));
+  g_assert_cmpstr (zot_example_widget (panel, "error-dies")->text, ==,
+                   "dies: MCP server dies exited with status 4; its last words: "
+                   "fake-mcp-server: cannot start: no such database");
+
+  zot_example_panel_event (f, panel, "servers", "button", "{\"row\":\"normal\",\"button\":\"stop\"}");
+  row = wait_for_row (panel, "normal", "stopped, starts on the next call");
+  g_assert_cmpstr (row_button (row, 0), ==, "start");
+  zot_example_panel_event (f, panel, "servers", "button", "{\"row\":\"normal\",\"button\":\"start\"}");
+  wait_for_row (panel, "normal", "ready, 5 tools");
+  zot_example_panel_event (f, panel, "servers", "button", "{\"row\":\"normal\",\"button\":\"restart\"}");
+  wait_for_row (panel, "normal", "ready, 5 tools");
+  zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"after\"}", FALSE, "after\n(echoed)");
+
+  /* The form: a bad name is said, and nothing is written. */
+  zot_example_panel_event (f, panel, "add-name", "changed", "\"no spaces\"");
+  zot_example_panel_event (f, panel, "add", "clicked", NULL);
+  g_assert_nonnull (strstr (zot_example_widget (panel, "add-result")->text, "“no spaces” is not a server name"));
+  g_assert_null (server_row (panel, "no spaces"));
+
+  target = g_strdup_printf ("python3 '%s' normal", script);
+  zot_example_panel_event (f, panel, "add-name", "changed", "\"third\"");
+  {
+    g_autofree char *json = g_strdup_printf ("\"%s\"", target);
+
+    zot_example_panel_event (f, panel, "add-target", "changed", json);
+  }
+  zot_example_panel_event (f, panel, "add", "clicked", NULL);
+  g_assert_nonnull (strstr (zot_example_widget (panel, "add-result")->text, "Added third to"));
+  g_assert_cmpstr (zot_example_widget (panel, "add-name")->value, ==, "");
+  configs = zot_mcp_config_read (path, notes);
+  g_assert_cmpuint (configs->len, ==, 3);
+  g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (configs, 2))->name, ==, "third");
+  g_assert_cmpstr (((ZotMcpServer *) g_ptr_array_index (configs, 2))->command, ==, "python3");
+  wait_for_row (panel, "third", "ready, 5 tools");
+  wait_for_tool (f, "mcp__third__echo");
+}
+
+static void
+stored_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      data)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (zot_extension_secrets_store_finish (result, &error));
+  g_assert_no_error (error);
+  *(gboolean *) data = TRUE;
+}
+
+static char *
+secret_list (Fixture *f)
+{
+  g_auto(ZotTestRun) run = { 0 };
+  const char *argv[] = { g_getenv ("ZOT_BIN"), "ext", "secret", "list", ZOT_MCP_EXTENSION_NAME, NULL };
+
+  zot_test_run_argv (&run, f->env.cwd, NULL, NULL, 20000, argv);
+  g_assert_cmpint (run.status, ==, 0);
+  return g_steal_pointer (&run.out);
+}
+
+#define SECRET_VALUE "s3cr3t-for-keyed-only"
+
+/* ${secret:NAME} in env is the bridge's secret mcp/SERVER/NAME: that
+ * server gets it, the file keeps the reference, another server naming
+ * the same NAME does not get it. */
+static void
+test_secrets (Fixture       *f,
+              gconstpointer  data)
+{
+  g_autofree char *script = fake_server ();
+  g_autofree char *store = g_build_filename (f->env.root, "secrets", NULL);
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  const char *keyed[] = { "add", "keyed", "--env", "TOKEN=Bearer ${secret:TOKEN}", "--env", "PLAIN=1",
+                          "--", "python3", script, "normal", NULL };
+  const char *other[] = { "add", "other", "--env", "TOKEN=${secret:TOKEN}", "--", "python3", script, "normal", NULL };
+  g_autofree char *listed = NULL;
+  g_autofree char *added = NULL;
+  g_autofree char *text = NULL;
+  gboolean stored = FALSE;
+
+  g_setenv ("ZOT_TEST_EXTENSION_SECRETS_FILE", store, TRUE);
+  g_assert_cmpint (run_zot_mcp (f, keyed, &added, NULL), ==, 0);
+  /* add says how to set the secret it names. */
+  g_assert_nonnull (strstr (added, "Set its secret with: zot ext secret set mcp mcp/keyed/TOKEN\n"));
+  g_assert_cmpint (run_zot_mcp (f, other, NULL, NULL), ==, 0);
+  listed = secret_list (f);
+  g_assert_cmpstr (listed, ==, "mcp/keyed/TOKEN\tnot set\nmcp/other/TOKEN\tnot set\n");
+  zot_extension_secrets_store_async (ZOT_MCP_EXTENSION_NAME, "mcp/keyed/TOKEN", SECRET_VALUE, NULL, stored_cb, &stored);
+  while (!stored)
+    g_main_context_iteration (NULL, TRUE);
+  g_free (listed);
+  listed = secret_list (f);
+  g_assert_cmpstr (listed, ==, "mcp/keyed/TOKEN\tset\nmcp/other/TOKEN\tnot set\n");
+
+  start_bridge (f);
+  wait_for_tool (f, "mcp__keyed__echo");
+  zot_example_expect_result (f, "mcp__keyed__echo", "{\"text\":\"$TOKEN\"}", FALSE, "Bearer " SECRET_VALUE "\n(echoed)");
+  zot_example_expect_result (f, "mcp__keyed__echo", "{\"text\":\"$PLAIN\"}", FALSE, "1\n(echoed)");
+  wait_for_note (f, "MCP server other: the secret mcp/other/TOKEN is not set; "
+                    "set it with: zot ext secret set mcp mcp/other/TOKEN");
+  g_assert_null (find_tool (f, "mcp__other__echo"));
+  text = zot_test_read_file (path);
+  g_assert_nonnull (strstr (text, "Bearer ${secret:TOKEN}"));
+  g_assert_null (strstr (text, SECRET_VALUE));
+  for (guint i = 0; i < f->notes->len; i++)
+    g_assert_null (strstr (g_ptr_array_index (f->notes, i), SECRET_VALUE));
+  g_unsetenv ("ZOT_TEST_EXTENSION_SECRETS_FILE");
+}
+
+static gboolean
+bwrap_works (void)
+{
+  const char *probe[] = { "bwrap", "--ro-bind", "/", "/", "true", NULL };
+  int status = -1;
+
+  return g_spawn_sync (NULL, (char **) probe, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                       G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL) && status == 0;
+}
+
+/* A server with "permissions" runs in the box: with the project's rights
+ * it reads the project, not the rest of $HOME, which the same server
+ * without a box reads. */
+static void
+test_box (Fixture       *f,
+          gconstpointer  data)
+{
+  g_autofree char *source = fake_server ();
+  g_autofree char *script = g_build_filename (f->env.cwd, "fake-mcp-server.py", NULL);
+  g_autofree char *user_home = g_build_filename (f->env.root, "user", NULL);
+  g_autofree char *private_file = g_build_filename (user_home, "private.txt", NULL);
+  g_autofree char *inside = g_build_filename (f->env.cwd, "inside.txt", NULL);
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autofree char *code = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *read_private = NULL;
+  g_autofree char *read_inside = NULL;
+  g_autofree char *saved_home = g_strdup (g_getenv ("HOME"));
+  g_autoptr(ZotCommandReply) status = NULL;
+
+  if (!bwrap_works () || !g_file_test ("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE))
+    {
+      g_test_skip ("bwrap cannot create namespaces here, or there is no /usr/bin/python3");
+      return;
+    }
+  code = zot_test_read_file (source);
+  write_file (script, code);
+  write_file (private_file, "private words");
+  write_file (inside, "inside words");
+  json = g_strdup_printf ("{\"mcpServers\": {"
+                          "\"boxed\": {\"command\": \"/usr/bin/python3\", \"args\": [\"%s\", \"normal\"], "
+                          "\"permissions\": {\"filesystem\": \"project\"}}, "
+                          "\"open\": {\"command\": \"/usr/bin/python3\", \"args\": [\"%s\", \"normal\"]}}}",
+                          script, script);
+  write_file (path, json);
+  g_setenv ("HOME", user_home, TRUE);
+  start_bridge (f);
+  wait_for_tool (f, "mcp__boxed__echo");
+  wait_for_tool (f, "mcp__open__echo");
+  read_private = g_strdup_printf ("{\"text\":\"<%s\"}", private_file);
+  read_inside = g_strdup_printf ("{\"text\":\"<%s\"}", inside);
+  zot_example_expect_result (f, "mcp__boxed__echo", read_private, FALSE, "cannot read: No such file or directory\n(echoed)");
+  zot_example_expect_result (f, "mcp__boxed__echo", read_inside, FALSE, "inside words\n(echoed)");
+  zot_example_expect_result (f, "mcp__open__echo", read_private, FALSE, "private words\n(echoed)");
+  status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
+  g_assert_nonnull (strstr (zot_command_reply_get_text (status), "open (stdio): ready"));
+  if (saved_home != NULL)
+    g_setenv ("HOME", saved_home, TRUE);
 }
 
 /* At the edges: the most tools a server may offer, the most pages. */
@@ -615,7 +923,8 @@ check_everything_extras (Fixture *f)
 
   status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
   g_assert_true (g_str_has_prefix (zot_command_reply_get_text (status), "every (stdio): ready, "));
-  g_assert_nonnull (strstr (zot_command_reply_get_text (status), " tools, resources, "));
+  g_assert_nonnull (strstr (zot_command_reply_get_text (status), " resources, "));
+  g_assert_null (strstr (zot_command_reply_get_text (status), " 0 resources, "));
 }
 
 static void
@@ -633,6 +942,7 @@ test_real_everything (Fixture       *f,
   json = g_strdup_printf ("{\"servers\": {\"every\": {\"type\": \"stdio\", \"command\": \"%s\", "
                           "\"args\": [\"%s\", \"stdio\"]}}}", node, server);
   write_file (path, json);
+  g_setenv ("ZOT_TEST_TIMEOUTS", "mcp-connect=20000,mcp-request=20000,mcp-idle=3000", TRUE);
   start_bridge (f);
   wait_for_tool (f, "mcp__every__get-structured-content");
   wait_for_tool (f, "mcp__every__get-tiny-image");
@@ -642,6 +952,9 @@ test_real_everything (Fixture       *f,
   result = zot_example_model_calls (f, "mcp__every__get-tiny-image", "{}");
   g_assert_false (json_node_get_boolean (zot_test_json_node_at (result, "result/is_error")));
   g_assert_cmpstr (zot_test_json_string_at (result, "result/content/1/type"), ==, "image");
+  check_everything_extras (f);
+  /* Resources and prompts of a server stopped while idle start it again. */
+  wait_for_status (f, "every (stdio): stopped");
   check_everything_extras (f);
 }
 
@@ -772,6 +1085,10 @@ main (int    argc,
   g_test_add ("/mcp/fake/limits", Fixture, NULL, fixture_setup, test_fake_limits, fixture_teardown);
   g_test_add ("/mcp/fake/edges", Fixture, NULL, fixture_setup, test_fake_edges, fixture_teardown);
   g_test_add ("/mcp/fake/cancel", Fixture, NULL, fixture_setup, test_fake_cancel, fixture_teardown);
+  g_test_add ("/mcp/fake/idle", Fixture, NULL, fixture_setup, test_fake_idle, fixture_teardown);
+  g_test_add ("/mcp/panel", Fixture, NULL, fixture_setup, test_panel, fixture_teardown);
+  g_test_add ("/mcp/secrets", Fixture, NULL, fixture_setup, test_secrets, fixture_teardown);
+  g_test_add ("/mcp/box", Fixture, NULL, fixture_setup, test_box, fixture_teardown);
   g_test_add ("/mcp/real/everything", Fixture, NULL, fixture_setup, test_real_everything, fixture_teardown);
   g_test_add ("/mcp/real/everything-http", Fixture, NULL, fixture_setup, test_real_everything_http, fixture_teardown);
   g_test_add ("/mcp/real/filesystem", Fixture, NULL, fixture_setup, test_real_filesystem, fixture_teardown);

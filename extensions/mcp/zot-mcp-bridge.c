@@ -14,6 +14,7 @@
 #include "zot-limits.h"
 #include "zot-mcp-bridge.h"
 #include "zot-mcp-config.h"
+#include "zot-mcp-secrets.h"
 
 /* The newest protocol revision first: it is the one asked for. */
 static const char * const protocol_versions[] = { "2025-06-18", "2025-03-26", "2024-11-05" };
@@ -21,6 +22,7 @@ static const char * const protocol_versions[] = { "2025-06-18", "2025-03-26", "2
 static void
 server_free (Server *server)
 {
+  _zot_mcp_server_lifecycle_free (server);
   if (server->client != NULL)
     {
       g_signal_handlers_disconnect_by_data (server->client, server);
@@ -31,6 +33,7 @@ server_free (Server *server)
   g_free (server->namespace_);
   g_free (server->instructions);
   g_free (server->failure);
+  g_free (server->cwd);
   g_free (server);
 }
 
@@ -55,6 +58,7 @@ server_failed (Server     *server,
   zot_ext_extension_notify (server->bridge->ext, "error", why);
   if (server->client != NULL)
     zot_mcp_client_stop (server->client);
+  _zot_mcp_server_failed (server, why);
 }
 
 static void
@@ -127,6 +131,7 @@ listed_cb (GObject      *object,
   if (lister->done != NULL)
     lister->done (server, TRUE);
   g_free (lister);
+  _zot_mcp_panel_refresh (server->bridge);
 }
 
 static void
@@ -230,11 +235,16 @@ initialized_cb (GObject      *object,
       return;
     }
   server->ready = TRUE;
+  zot_mcp_client_set_protocol_version (server->client, version);
+  zot_mcp_client_notify (server->client, "notifications/initialized", NULL);
+  _zot_mcp_server_ready (server);
+  /* Started again after a stop: what it offers was listed at load. */
+  if (server->listed_once)
+    return;
+  server->listed_once = TRUE;
   instructions = json_object_get_string_member_with_default (answer, "instructions", NULL);
   if (instructions != NULL && *instructions != '\0')
     server->instructions = g_strdup (instructions);
-  zot_mcp_client_set_protocol_version (server->client, version);
-  zot_mcp_client_notify (server->client, "notifications/initialized", NULL);
   /* A server without tools (only resources or prompts) is not asked for them. */
   capabilities = json_object_get_member (answer, "capabilities");
   if (capabilities != NULL && JSON_NODE_HOLDS_OBJECT (capabilities))
@@ -258,20 +268,19 @@ initialize (Server *server)
                           zot_timeout_get_ms (ZOT_TIMEOUT_MCP_CONNECT), NULL, initialized_cb, server);
 }
 
-static void
-start_server (Bridge             *bridge,
-              const ZotMcpServer *config,
-              const char         *cwd)
+void
+_zot_mcp_server_connect (Server *server)
 {
-  Server *server = g_new0 (Server, 1);
   g_autoptr(GError) error = NULL;
+  g_autoptr(ZotMcpServer) config = zot_mcp_server_with_secrets (server->config, server->bridge->secrets, &error);
 
-  server->bridge = bridge;
-  server->name = g_strdup (config->name);
-  server->namespace_ = zot_mcp_namespace (config->name);
-  server->transport = config->transport;
-  g_ptr_array_add (bridge->servers, server);
-  server->client = zot_mcp_client_new (config, cwd);
+  if (config == NULL)
+    {
+      server_failed (server, error->message);
+      return;
+    }
+  server->client = zot_mcp_client_new (config, server->cwd);
+  zot_mcp_client_set_permissions (server->client, server->config->permissions);
   g_signal_connect (server->client, "closed", G_CALLBACK (closed_cb), server);
   if (!zot_mcp_client_start (server->client, &error))
     {
@@ -281,15 +290,28 @@ start_server (Bridge             *bridge,
   initialize (server);
 }
 
+void
+_zot_mcp_start_server (Bridge             *bridge,
+                       const ZotMcpServer *config,
+                       const char         *cwd)
+{
+  Server *server = g_new0 (Server, 1);
+
+  server->bridge = bridge;
+  server->name = g_strdup (config->name);
+  server->namespace_ = zot_mcp_namespace (config->name);
+  server->transport = config->transport;
+  server->config = config;
+  server->cwd = g_strdup (cwd);
+  g_queue_init (&server->waiting);
+  g_ptr_array_add (bridge->servers, server);
+  _zot_mcp_server_connect (server);
+}
+
 static gboolean
 start_servers_cb (gpointer data)
 {
-  Bridge *bridge = data;
-  g_autoptr(GPtrArray) servers = g_steal_pointer (&bridge->pending);
-  g_autofree char *cwd = g_steal_pointer (&bridge->pending_cwd);
-
-  for (guint i = 0; i < servers->len; i++)
-    start_server (bridge, g_ptr_array_index (servers, i), cwd);
+  _zot_mcp_start_all (data);
   return G_SOURCE_REMOVE;
 }
 
@@ -298,13 +320,13 @@ hello_cb (ZotExtExtension *ext,
           Bridge          *bridge)
 {
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) servers = NULL;
   g_autofree char *current = g_get_current_dir ();
   const char *cwd = zot_ext_extension_get_host_info (ext, "cwd");
 
   if (cwd == NULL)
     cwd = current;
-  servers = zot_mcp_config_load (cwd, notes);
+  bridge->cwd = g_strdup (cwd);
+  bridge->configs = zot_mcp_config_load (cwd, notes);
   for (guint i = 0; i < notes->len; i++)
     {
       g_printerr ("%s\n", (char *) g_ptr_array_index (notes, i));
@@ -312,8 +334,6 @@ hello_cb (ZotExtExtension *ext,
     }
   /* Spawning them takes milliseconds each: `ready` goes first, so that
    * the host's load never waits for them. */
-  bridge->pending = g_steal_pointer (&servers);
-  bridge->pending_cwd = g_strdup (cwd);
   g_idle_add (start_servers_cb, bridge);
 }
 
@@ -434,20 +454,15 @@ _zot_mcp_tool_call_cb (ZotExtExtension  *ext,
 
   if (tool == NULL)
     return FALSE;
-  if (tool->server->client == NULL || zot_mcp_client_get_failure (tool->server->client) != NULL)
-    {
-      zot_ext_invocation_return_error (invocation, zot_mcp_client_get_failure (tool->server->client));
-      return TRUE;
-    }
   params = json_object_new ();
   args = zot_ext_invocation_get_args (invocation);
   json_object_set_string_member (params, "name", tool->mcp_name);
   json_object_set_member (params, "arguments", args != NULL && JSON_NODE_HOLDS_OBJECT (args)
                                                 ? json_node_copy (args) : _zot_mcp_object_node (json_object_new ()));
   json_object_set_object_member (params, "_meta", _zot_mcp_progress_begin (bridge, invocation));
-  zot_mcp_client_request (tool->server->client, "tools/call", _zot_mcp_object_node (params),
-                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST),
-                          zot_ext_invocation_get_cancellable (invocation), called_cb, g_object_ref (invocation));
+  /* A stopped server starts again for the call. */
+  _zot_mcp_server_request (tool->server, "tools/call", _zot_mcp_object_node (params),
+                           zot_ext_invocation_get_cancellable (invocation), called_cb, g_object_ref (invocation));
   return TRUE;
 }
 
@@ -479,8 +494,8 @@ main (int    argc,
   g_hash_table_unref (bridge.prompts);
   _zot_mcp_tools_clear (&bridge);
   g_ptr_array_unref (bridge.servers);
-  g_clear_pointer (&bridge.pending, g_ptr_array_unref);
-  g_free (bridge.pending_cwd);
+  g_clear_pointer (&bridge.configs, g_ptr_array_unref);
+  _zot_mcp_panel_free (&bridge);
   g_object_unref (bridge.ext);
   return status;
 }

@@ -27,6 +27,13 @@ typedef struct
   GPtrArray    *listing;       /* tools of a tools/list under way (zot-mcp-tools.c) */
   gboolean      list_again;    /* list_changed came while listing */
   guint         listed;        /* tools the last whole listing offered */
+  guint         resource_count;
+  const ZotMcpServer *config;  /* in Bridge.configs */
+  char         *cwd;
+  guint         idle_id;
+  gboolean      stopped;       /* stopped while idle: the next call starts it */
+  gboolean      listed_once;   /* its tools, resources and prompts were listed once */
+  GQueue        waiting;       /* Waiter (zot-mcp-lifecycle.c) */
 } Server;
 
 typedef struct
@@ -47,9 +54,50 @@ struct _Bridge
   GHashTable      *progress; /* progressToken → ZotExtInvocation of a running call */
   guint            next_token;
   gboolean         deferred; /* the servers offer too many tools to declare them all */
-  GPtrArray       *pending;  /* configured servers, started once `ready` is sent */
-  char            *pending_cwd;
+  GPtrArray       *configs;  /* ZotMcpServer */
+  char            *cwd;
+  GHashTable      *secrets;  /* mcp/SERVER/NAME → value, from the keyring */
+  /* the /mcp panel (zot-mcp-panel.c) */
+  gboolean         panel_open;
+  gboolean         panel_signals;
+  char            *add_name;
+  char            *add_target;
+  char            *panel_message;
+  gboolean         panel_message_error;
 };
+
+void      _zot_mcp_start_server        (Bridge             *bridge,
+                                        const ZotMcpServer *config,
+                                        const char         *cwd);
+char     *_zot_mcp_box_describe        (const ZotMcpServer *config);
+guint     _zot_mcp_count_prompts       (Server          *server);
+char     *_zot_mcp_server_describe     (Server          *server);
+gboolean  _zot_mcp_panel_open          (Bridge                  *bridge,
+                                        ZotExtCommandInvocation *invocation);
+void      _zot_mcp_panel_refresh       (Bridge          *bridge);
+void      _zot_mcp_panel_free          (Bridge          *bridge);
+
+/* zot-mcp-lifecycle.c: a server stops when idle and starts on the next
+ * call; @failure is NULL once it is ready, else why it is not. */
+typedef void (*ZotMcpReadyFunc) (Server     *server,
+                                 const char *failure,
+                                 gpointer    data);
+void      _zot_mcp_start_all           (Bridge          *bridge);
+void      _zot_mcp_server_connect      (Server          *server);
+void      _zot_mcp_server_when_ready   (Server          *server,
+                                        ZotMcpReadyFunc  func,
+                                        gpointer         data);
+void      _zot_mcp_server_ready        (Server          *server);
+void      _zot_mcp_server_start        (Server          *server);
+/* Within the request deadline, once @server is ready. */
+void      _zot_mcp_server_request      (Server *server, const char *method, JsonNode *params,
+                                        GCancellable *cancellable, GAsyncReadyCallback callback,
+                                        gpointer user_data);
+void      _zot_mcp_server_failed       (Server          *server,
+                                        const char      *why);
+void      _zot_mcp_server_stop         (Server          *server,
+                                        const char      *why);
+void      _zot_mcp_server_lifecycle_free (Server        *server);
 
 /* The server answered `initialize` with @capabilities. */
 void      _zot_mcp_extras_server_ready (Server     *server,

@@ -27,6 +27,7 @@ struct _ZotMcpClient
   GStrv         args;
   GStrv         env;
   char         *cwd;
+  const ZotPermissions *permissions;  /* the configuration's, which outlives the client */
 
   /* stdio */
   GSubprocess  *process;
@@ -44,6 +45,7 @@ struct _ZotMcpClient
   gint64        next_id;
   GQueue        writes;   /* GBytes */
   gboolean      writing;
+  gint64        last_activity;  /* monotonic µs: the last request sent or answered */
 
   gboolean      exited;
   gboolean      stderr_done;
@@ -66,6 +68,12 @@ void     _zot_mcp_client_handle_line (ZotMcpClient *self,
 void     _zot_mcp_client_fail_id     (ZotMcpClient *self,
                                       gint64        id,
                                       GError       *error);
+
+/* zot-mcp-box.c: bwrap's command line for the server, its variables
+ * set on @launcher. */
+GStrv    _zot_mcp_box_wrap           (ZotMcpClient        *self,
+                                      GSubprocessLauncher *launcher,
+                                      GError             **error);
 
 gboolean _zot_mcp_http_start         (ZotMcpClient *self,
                                       GError      **error);

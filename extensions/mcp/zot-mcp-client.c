@@ -50,6 +50,7 @@ take_request (ZotMcpClient *self,
 {
   GTask *task = g_steal_pointer (&request->task);
 
+  self->last_activity = g_get_monotonic_time ();
   g_hash_table_remove (self->pending, &request->id);
   return task;
 }
@@ -528,6 +529,7 @@ zot_mcp_client_request (ZotMcpClient        *self,
       return;
     }
   request->id = ++self->next_id;
+  self->last_activity = g_get_monotonic_time ();
   g_hash_table_insert (self->pending, &request->id, request);
 
   request->timeout = g_timeout_source_new (timeout_ms);
@@ -591,14 +593,14 @@ setup_child (gpointer user_data)
 #endif
 }
 
+static gboolean spawn (ZotMcpClient *self, GSubprocessLauncher *launcher, const char * const *argv, GError **error);
+
 gboolean
 zot_mcp_client_start (ZotMcpClient  *self,
                       GError       **error)
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) local_error = NULL;
-  const char *identifier;
 
   if (self->url != NULL)
     return _zot_mcp_http_start (self, error);
@@ -606,6 +608,17 @@ zot_mcp_client_start (ZotMcpClient  *self,
                                         G_SUBPROCESS_FLAGS_STDERR_PIPE);
   g_subprocess_launcher_set_cwd (launcher, self->cwd);
   g_subprocess_launcher_set_child_setup (launcher, setup_child, NULL, NULL);
+  if (self->permissions != NULL)
+    {
+      g_auto(GStrv) boxed = _zot_mcp_box_wrap (self, launcher, error);
+
+      if (boxed == NULL)
+        {
+          self->failure = g_strdup ((*error)->message);
+          return FALSE;
+        }
+      return spawn (self, launcher, (const char * const *) boxed, error);
+    }
   for (guint i = 0; self->env != NULL && self->env[i] != NULL; i++)
     {
       g_autofree char *name = g_strndup (self->env[i], strcspn (self->env[i], "="));
@@ -616,8 +629,26 @@ zot_mcp_client_start (ZotMcpClient  *self,
   for (guint i = 0; self->args != NULL && self->args[i] != NULL; i++)
     g_ptr_array_add (argv, self->args[i]);
   g_ptr_array_add (argv, NULL);
+  return spawn (self, launcher, (const char * const *) argv->pdata, error);
+}
 
-  self->process = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv->pdata, &local_error);
+void
+zot_mcp_client_set_permissions (ZotMcpClient         *self,
+                                const ZotPermissions *permissions)
+{
+  self->permissions = permissions;
+}
+
+static gboolean
+spawn (ZotMcpClient        *self,
+       GSubprocessLauncher *launcher,
+       const char * const  *argv,
+       GError             **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  const char *identifier;
+
+  self->process = g_subprocess_launcher_spawnv (launcher, argv, &local_error);
   if (self->process == NULL)
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("MCP server %s: could not start %s: %s"),
@@ -652,6 +683,28 @@ zot_mcp_client_stop (ZotMcpClient *self)
   g_clear_object (&self->input);
   g_clear_object (&self->http);
   fail_all (self, why);
+}
+
+/**
+ * zot_mcp_client_is_idle_for:
+ * @remaining_ms: (out): when it is not, how long until it may be
+ *
+ * Whether no request has waited on the server for @ms.
+ */
+gboolean
+zot_mcp_client_is_idle_for (ZotMcpClient *self,
+                            guint         ms,
+                            guint        *remaining_ms)
+{
+  gint64 quiet_ms = (g_get_monotonic_time () - self->last_activity) / 1000;
+
+  *remaining_ms = ms;
+  if (g_hash_table_size (self->pending) > 0)
+    return FALSE;
+  if (quiet_ms >= ms)
+    return TRUE;
+  *remaining_ms = ms - (guint) quiet_ms;
+  return FALSE;
 }
 
 char *

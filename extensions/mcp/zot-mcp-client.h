@@ -35,6 +35,11 @@ char         *zot_mcp_client_dup_stderr_tail (ZotMcpClient       *self);
 void          zot_mcp_client_set_protocol_version (ZotMcpClient *self,
                                                    const char   *version);
 const char   *zot_mcp_client_get_failure    (ZotMcpClient        *self);
+gboolean      zot_mcp_client_is_idle_for   (ZotMcpClient        *self,
+                                             guint                ms,
+                                             guint               *remaining_ms);
+void          zot_mcp_client_set_permissions (ZotMcpClient         *self,
+                                               const ZotPermissions *permissions);
 void          zot_mcp_client_stop           (ZotMcpClient        *self);
 
 G_END_DECLS

@@ -38,7 +38,8 @@ _zot_mcp_prompt_free (gpointer data)
 static gboolean
 server_usable (Server *server)
 {
-  return server->client != NULL && zot_mcp_client_get_failure (server->client) == NULL;
+  /* A stopped server starts again for the request (zot-mcp-lifecycle.c). */
+  return server->failure == NULL;
 }
 
 static Server *
@@ -147,8 +148,7 @@ list_next (Listing    *listing,
       if (cursor != NULL)
         json_object_set_string_member (params, "cursor", cursor);
       listing->pages++;
-      zot_mcp_client_request (server->client, "resources/list", _zot_mcp_object_node (params),
-                              zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST),
+      _zot_mcp_server_request (server, "resources/list", _zot_mcp_object_node (params),
                               zot_ext_invocation_get_cancellable (listing->invocation),
                               resources_listed_cb, listing);
       return;
@@ -274,8 +274,8 @@ read_resource_cb (ZotExtExtension  *ext,
     }
   params = json_object_new ();
   json_object_set_string_member (params, "uri", uri);
-  zot_mcp_client_request (server->client, "resources/read", _zot_mcp_object_node (params),
-                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST), zot_ext_invocation_get_cancellable (invocation),
+  _zot_mcp_server_request (server, "resources/read", _zot_mcp_object_node (params),
+                          zot_ext_invocation_get_cancellable (invocation),
                           resource_read_cb, g_object_ref (invocation));
   return TRUE;
 }
@@ -394,7 +394,7 @@ prompt_command_cb (ZotExtExtension         *ext,
     return FALSE;
   if (!server_usable (prompt->server))
     {
-      zot_ext_command_invocation_return_error (invocation, zot_mcp_client_get_failure (prompt->server->client));
+      zot_ext_command_invocation_return_error (invocation, prompt->server->failure);
       return TRUE;
     }
   arguments = prompt_arguments (prompt, zot_ext_command_invocation_get_args (invocation));
@@ -414,8 +414,8 @@ prompt_command_cb (ZotExtExtension         *ext,
   params = json_object_new ();
   json_object_set_string_member (params, "name", prompt->name);
   json_object_set_object_member (params, "arguments", arguments);
-  zot_mcp_client_request (prompt->server->client, "prompts/get", _zot_mcp_object_node (params),
-                          zot_timeout_get_ms (ZOT_TIMEOUT_MCP_REQUEST), NULL, prompt_got_cb, g_object_ref (invocation));
+  _zot_mcp_server_request (prompt->server, "prompts/get", _zot_mcp_object_node (params),
+                          NULL, prompt_got_cb, g_object_ref (invocation));
   return TRUE;
 }
 
@@ -470,7 +470,20 @@ register_prompt (Server     *server,
   g_signal_connect (bridge->ext, signal, G_CALLBACK (prompt_command_cb), bridge);
 }
 
-/* /mcp: each server's state, in words (the panel is still to come) */
+guint
+_zot_mcp_count_prompts (Server *server)
+{
+  GHashTableIter iter;
+  Prompt *prompt;
+  guint prompts = 0;
+
+  g_hash_table_iter_init (&iter, server->bridge->prompts);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &prompt))
+    prompts += prompt->server == server;
+  return prompts;
+}
+
+/* /mcp: the panel in the window, else each server's state in words */
 
 static gboolean
 status_cb (ZotExtExtension         *ext,
@@ -478,31 +491,18 @@ status_cb (ZotExtExtension         *ext,
            Bridge                  *bridge)
 {
   g_autoptr(GString) text = g_string_new (NULL);
-  GHashTableIter iter;
-  Prompt *prompt;
 
+  if (zot_ext_extension_has_host_capability (ext, "panel_widgets"))
+    return _zot_mcp_panel_open (bridge, invocation);
   if (bridge->servers->len == 0)
     g_string_append (text, _("No MCP servers are configured (zot mcp add, or mcp.json: docs/mcp.md)"));
   for (guint i = 0; i < bridge->servers->len; i++)
     {
       Server *server = g_ptr_array_index (bridge->servers, i);
-      guint prompts = 0;
+      g_autofree char *state = _zot_mcp_server_describe (server);
 
-      g_hash_table_iter_init (&iter, bridge->prompts);
-      while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &prompt))
-        prompts += prompt->server == server;
-      g_string_append_printf (text, "%s%s (%s): ", i > 0 ? "\n" : "", server->name,
-                              zot_mcp_transport_to_string (server->transport));
-      if (server->failure != NULL)
-        /* Translators: %s is why a server stopped */
-        g_string_append_printf (text, _("failed: %s"), server->failure);
-      else if (!server->ready)
-        g_string_append (text, _("starting"));
-      else
-        /* Translators: a server's state: its tools, resources and prompts */
-        g_string_append_printf (text, _("ready, %u tools, %s, %u prompts"),
-                                MIN (server->tools, (guint) ZOT_MCP_TOOLS_MAX),
-                                server->resources ? _("resources") : _("no resources"), prompts);
+      g_string_append_printf (text, "%s%s (%s): %s", i > 0 ? "\n" : "", server->name,
+                              zot_mcp_transport_to_string (server->transport), state);
     }
   zot_ext_command_invocation_return_display (invocation, text->str);
   return TRUE;
@@ -516,6 +516,13 @@ _zot_mcp_add_status_command (Bridge *bridge)
   if (!zot_ext_extension_add_command (bridge->ext, "mcp", "Show the MCP servers and their state", &error))
     g_error ("/mcp: %s", error->message);
   g_signal_connect (bridge->ext, "command::mcp", G_CALLBACK (status_cb), bridge);
+}
+
+static void
+count_resource (Server     *server,
+                JsonObject *resource)
+{
+  server->resource_count++;
 }
 
 /**
@@ -532,6 +539,7 @@ _zot_mcp_extras_server_ready (Server     *server,
     {
       server->resources = TRUE;
       register_resource_tools (server->bridge);
+      _zot_mcp_list_all (server, "resources/list", "resources", count_resource, FALSE);
     }
   if (json_object_has_member (capabilities, "prompts"))
     _zot_mcp_list_all (server, "prompts/list", "prompts", register_prompt, FALSE);

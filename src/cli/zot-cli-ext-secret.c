@@ -17,6 +17,7 @@
 #include "zot-extension-secrets.h"
 #include "zot-limits.h"
 #include "zot-manifest.h"
+#include "zot-mcp-secrets.h"
 #include "zot-paths.h"
 #include "zot-permissions.h"
 
@@ -45,6 +46,9 @@ declared_secrets (const char  *name,
   g_autoptr(ZotManifest) manifest = NULL;
   const ZotPermissions *permissions;
 
+  /* The built-in MCP bridge declares what mcp.json's servers name. */
+  if (g_str_equal (name, ZOT_MCP_EXTENSION_NAME))
+    return zot_mcp_secret_keys_configured (cwd);
   directory = zot_cli_ext_find_in_either_scope (name, project_parent, user_parent, error);
   if (directory == NULL)
     return NULL;

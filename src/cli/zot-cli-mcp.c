@@ -11,6 +11,8 @@
 #include "zot-cli-private.h"
 #include "zot-limits.h"
 #include "zot-mcp-config.h"
+#include "zot-mcp-edit.h"
+#include "zot-mcp-secrets.h"
 #include "zot-paths.h"
 
 #define EXIT_OK     0
@@ -44,33 +46,16 @@ complain (int         status,
 #define usage_error(...) complain (EXIT_USAGE, __VA_ARGS__)
 #define failed(...)      complain (EXIT_FAILED, __VA_ARGS__)
 
-static gboolean
-valid_name (const char *name)
-{
-  if (*name == '\0' || strlen (name) > ZOT_TOOL_NAME_MAX_CHARS)
-    return FALSE;
-  for (const char *p = name; *p != '\0'; p++)
-    if (!g_ascii_isalnum (*p) && *p != '_' && *p != '-' && *p != '.')
-      return FALSE;
-  return TRUE;
-}
-
 /* The file as it is, or a new one; %NULL (and said why) when it is there
  * but cannot be edited without losing what it holds. */
 static JsonNode *
 load_root (const char *path)
 {
   g_autoptr(GError) error = NULL;
-  JsonNode *root = zot_mcp_config_parse (path, &error);
+  JsonNode *root = zot_mcp_config_load_root (path, &error);
 
-  if (root == NULL && g_error_matches (error, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-    {
-      root = json_node_new (JSON_NODE_OBJECT);
-      json_node_take_object (root, json_object_new ());
-    }
-  else if (root == NULL)
-    /* Translators: the error names the file */
-    failed (_("%s; the file is left as it is"), error->message);
+  if (root == NULL)
+    failed ("%s", error->message);
   return root;
 }
 
@@ -78,43 +63,28 @@ static gboolean
 save_root (const char *path,
            JsonNode   *root)
 {
-  g_autoptr(JsonGenerator) generator = json_generator_new ();
   g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *text = NULL;
-  g_autofree char *line = NULL;
 
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  json_generator_set_indent (generator, 2);
-  text = json_generator_to_data (generator, NULL);
-  line = g_strconcat (text, "\n", NULL);
-  /* Headers and env may hold tokens: the file is the user's alone. */
-  if (g_mkdir_with_parents (dir, 0700) != 0 ||
-      !g_file_set_contents_full (path, line, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0600, &error))
-    {
-      failed ("%s: %s", path, error != NULL ? error->message : g_strerror (errno));
-      return FALSE;
-    }
-  return TRUE;
+  if (zot_mcp_config_save_root (path, root, &error))
+    return TRUE;
+  failed ("%s", error->message);
+  return FALSE;
 }
 
-/* The section of @root that holds @name, if any. */
-static JsonObject *
-section_with (JsonObject *root,
-              const char *name)
+/* Says how to set each secret the new server names. */
+static void
+print_secret_hints (const ZotMcpNewServer *added)
 {
-  const char *sections[] = { "mcpServers", "servers" };
+  ZotMcpServer server = { .name = (char *) added->name, .env = (GStrv) added->env,
+                          .headers = (GStrv) added->headers };
+  g_autoptr(GPtrArray) servers = g_ptr_array_new ();
+  g_auto(GStrv) keys = NULL;
 
-  for (guint i = 0; i < G_N_ELEMENTS (sections); i++)
-    {
-      JsonNode *node = json_object_get_member (root, sections[i]);
-
-      if (node != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
-          json_object_has_member (json_node_get_object (node), name))
-        return json_node_get_object (node);
-    }
-  return NULL;
+  g_ptr_array_add (servers, &server);
+  keys = zot_mcp_secret_keys (servers);
+  for (guint i = 0; keys[i] != NULL; i++)
+    /* Translators: the secret's key */
+    g_print (_("Set its secret with: zot ext secret set mcp %s\n"), keys[i]);
 }
 
 static int
@@ -122,84 +92,44 @@ mcp_add (int    argc,
          char **argv)
 {
   g_autofree char *path = zot_mcp_config_user_path ();
-  g_autoptr(JsonNode) root = NULL;
-  g_autoptr(JsonArray) args = json_array_new ();
-  g_autoptr(JsonObject) headers = json_object_new ();
-  g_autoptr(JsonObject) entry = json_object_new ();
-  JsonObject *object;
-  JsonObject *section;
-  const char *section_name;
-  const char *name;
-  const char *url = NULL;
-  gboolean vscode;
+  g_autoptr(GPtrArray) headers = g_ptr_array_new ();
+  g_autoptr(GPtrArray) env = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  ZotMcpNewServer server = { 0 };
   int i;
 
   if (argc < 2)
     return usage_error (_("add needs a NAME, then -- COMMAND ARGS… or --url URL"));
-  name = argv[1];
+  server.name = argv[1];
   for (i = 2; i < argc && !g_str_equal (argv[i], "--"); i++)
     {
-      const char *colon;
+      const char *colon = i + 1 < argc ? strchr (argv[i + 1], ':') : NULL;
+      const char *equals = i + 1 < argc ? strchr (argv[i + 1], '=') : NULL;
 
       if (g_str_equal (argv[i], "--url") && i + 1 < argc)
-        url = argv[++i];
-      else if (g_str_equal (argv[i], "--header") && i + 1 < argc &&
-               (colon = strchr (argv[i + 1], ':')) != NULL && colon != argv[i + 1])
-        {
-          g_autofree char *key = g_strndup (argv[i + 1], (gsize) (colon - argv[i + 1]));
-
-          json_object_set_string_member (headers, g_strstrip (key), g_strchug ((char *) colon + 1));
-          i++;
-        }
+        server.url = argv[++i];
+      else if (g_str_equal (argv[i], "--header") && colon != NULL && colon != argv[i + 1])
+        g_ptr_array_add (headers, argv[++i]);
+      else if (g_str_equal (argv[i], "--env") && equals != NULL && equals != argv[i + 1])
+        g_ptr_array_add (env, argv[++i]);
       else
-        {
-          json_object_unref (headers);
-          json_object_unref (entry);
-          return usage_error (_("add: “%s” is not --url URL or --header NAME:VALUE"), argv[i]);
-        }
+        return usage_error (_("add: “%s” is not --url URL, --header NAME:VALUE or --env NAME=VALUE"), argv[i]);
     }
-  if (!valid_name (name))
+  if (!zot_mcp_server_name_valid (server.name))
     return usage_error (_("add: “%s” is not a server name: use 1 to %d letters, digits, “_”, “-” or “.”"),
-                        name, ZOT_TOOL_NAME_MAX_CHARS);
-  if ((url == NULL) == (i + 1 >= argc))
+                        server.name, ZOT_TOOL_NAME_MAX_CHARS);
+  if ((server.url == NULL) == (i + 1 >= argc))
     return usage_error (_("add: give either -- COMMAND ARGS… or --url URL"));
-
-  root = load_root (path);
-  if (root == NULL)
-    return EXIT_FAILED;
-  object = json_node_get_object (root);
-  if (section_with (object, name) != NULL)
-    return failed (_("%s: a server named “%s” is there already; zot mcp remove %s first"), path, name, name);
-  /* A VS Code file stays one. */
-  vscode = json_object_has_member (object, "servers") && !json_object_has_member (object, "mcpServers");
-  section_name = vscode ? "servers" : "mcpServers";
-  if (!json_object_has_member (object, section_name))
-    json_object_set_object_member (object, section_name, json_object_new ());
-  if (!JSON_NODE_HOLDS_OBJECT (json_object_get_member (object, section_name)))
-    return failed (_("%s: %s is not an object, left as it is"), path, section_name);
-  section = json_object_get_object_member (object, section_name);
-
-  if (url != NULL)
-    {
-      if (vscode)
-        json_object_set_string_member (entry, "type", "http");
-      json_object_set_string_member (entry, "url", url);
-      if (json_object_get_size (headers) > 0)
-        json_object_set_object_member (entry, "headers", json_object_ref (headers));
-    }
-  else
-    {
-      if (vscode)
-        json_object_set_string_member (entry, "type", "stdio");
-      json_object_set_string_member (entry, "command", argv[i + 1]);
-      for (int j = i + 2; j < argc; j++)
-        json_array_add_string_element (args, argv[j]);
-      json_object_set_array_member (entry, "args", json_array_ref (args));
-    }
-  json_object_set_object_member (section, name, g_steal_pointer (&entry));
-  if (!save_root (path, root))
-    return EXIT_FAILED;
-  g_print (_("Added %s to %s\n"), name, path);
+  g_ptr_array_add (headers, NULL);
+  g_ptr_array_add (env, NULL);
+  server.headers = (const char * const *) headers->pdata;
+  server.env = (const char * const *) env->pdata;
+  if (server.url == NULL)
+    server.command = (const char * const *) argv + i + 1;
+  if (!zot_mcp_config_add (path, &server, &error))
+    return failed ("%s", error->message);
+  g_print (_("Added %s to %s\n"), server.name, path);
+  print_secret_hints (&server);
   return EXIT_OK;
 }
 
@@ -216,7 +146,7 @@ mcp_remove (int    argc,
   root = load_root (path);
   if (root == NULL)
     return EXIT_FAILED;
-  section = section_with (json_node_get_object (root), argv[1]);
+  section = zot_mcp_config_section_with (json_node_get_object (root), argv[1]);
   if (section == NULL)
     return failed (_("%s: no server named “%s” (zot mcp list shows them)"), path, argv[1]);
   json_object_remove_member (section, argv[1]);
@@ -315,6 +245,22 @@ find_importable (JsonObject *entries,
 }
 
 /* `zot mcp import`: what other apps have; `import NAME…` copies them. */
+/* An imported stdio server gets the project read-write and the
+ * network, unless it says what it may: the user edits that. */
+static void
+default_box (JsonNode *entry)
+{
+  JsonObject *object = JSON_NODE_HOLDS_OBJECT (entry) ? json_node_get_object (entry) : NULL;
+  JsonObject *permissions;
+
+  if (object == NULL || !json_object_has_member (object, "command") || json_object_has_member (object, "permissions"))
+    return;
+  permissions = json_object_new ();
+  json_object_set_string_member (permissions, "filesystem", "project");
+  json_object_set_boolean_member (permissions, "network", TRUE);
+  json_object_set_object_member (object, "permissions", permissions);
+}
+
 static int
 mcp_import (int    argc,
             char **argv)
@@ -353,11 +299,14 @@ mcp_import (int    argc,
     {
       if (!json_object_has_member (entries, argv[i]))
         failed (_("no server named “%s” to import (zot mcp import lists them)"), argv[i]);
-      else if (section_with (json_node_get_object (root), argv[i]) != NULL)
+      else if (zot_mcp_config_section_with (json_node_get_object (root), argv[i]) != NULL)
         failed (_("%s: a server named “%s” is there already; zot mcp remove %s first"), path, argv[i], argv[i]);
       else
         {
-          json_object_set_member (section, argv[i], json_node_copy (json_object_get_member (entries, argv[i])));
+          JsonNode *entry = json_node_copy (json_object_get_member (entries, argv[i]));
+
+          json_object_set_member (section, argv[i], entry);
+          default_box (entry);
           g_print (_("Added %s to %s\n"), argv[i], path);
           copied++;
         }
@@ -372,7 +321,7 @@ print_help (void)
 {
   g_print ("%s\n  zot mcp %s\n\n%s\n\n%s\n", _("Usage:"), _("COMMAND [OPTION…]"),
            _("Manage the MCP servers whose tools zot offers (docs/mcp.md)."), _("Commands:"));
-  g_print ("  %-46s %s\n", "add NAME -- COMMAND [ARG...]", _("Add a server zot starts"));
+  g_print ("  %-46s %s\n", "add NAME [--env NAME=VALUE]... -- COMMAND [ARG...]", _("Add a server zot starts"));
   g_print ("  %-46s %s\n", "add NAME --url URL [--header NAME:VALUE]...", _("Add a server over HTTP"));
   g_print ("  %-46s %s\n", "list", _("Show the servers of this project and user"));
   g_print ("  %-46s %s\n", "remove NAME", _("Remove a server"));

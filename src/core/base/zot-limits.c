@@ -42,6 +42,7 @@ static const struct {
   [ZOT_TIMEOUT_PROVIDER_RETRY_BUDGET] = { "provider-retry-budget", ZOT_PROVIDER_RETRY_BUDGET_MS },
   [ZOT_TIMEOUT_MCP_CONNECT]        = { "mcp-connect",        ZOT_MCP_CONNECT_TIMEOUT_MS },
   [ZOT_TIMEOUT_MCP_REQUEST]        = { "mcp-request",        ZOT_MCP_REQUEST_TIMEOUT_MS },
+  [ZOT_TIMEOUT_MCP_IDLE]           = { "mcp-idle",           ZOT_MCP_IDLE_TIMEOUT_MS },
 };
 
 static guint overrides[ZOT_N_TIMEOUTS];

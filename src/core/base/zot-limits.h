@@ -330,6 +330,9 @@ G_BEGIN_DECLS
 #define ZOT_MCP_STDERR_TAIL_BYTES          2048
 #define ZOT_MCP_CONNECT_TIMEOUT_MS         30000
 #define ZOT_MCP_REQUEST_TIMEOUT_MS         55000
+/* A server no request has waited on for this long is stopped; the next
+ * call starts it again (its tools stay registered meanwhile). */
+#define ZOT_MCP_IDLE_TIMEOUT_MS            (10 * 60 * 1000)
 /* A tool name cut to the host's 64 characters ends in this many hex
  * characters of a hash of the whole name. */
 #define ZOT_MCP_NAME_HASH_CHARS            8
@@ -374,6 +377,7 @@ typedef enum
   ZOT_TIMEOUT_PROVIDER_RETRY_BUDGET,
   ZOT_TIMEOUT_MCP_CONNECT,
   ZOT_TIMEOUT_MCP_REQUEST,
+  ZOT_TIMEOUT_MCP_IDLE,
   ZOT_N_TIMEOUTS
 } ZotTimeout;
 

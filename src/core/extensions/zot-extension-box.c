@@ -24,6 +24,7 @@
 #include <glib/gstdio.h>
 
 #include "zot-box.h"
+#include "zot-box-rights.h"
 #include "zot-extension-box.h"
 #include "zot-flatpak.h"
 #include "zot-grants.h"
@@ -128,38 +129,23 @@ private_home (ZotExtension  *self,
   return g_steal_pointer (&home);
 }
 
-static void
-bind_files (ZotExtension         *self,
-            const ZotPermissions *permissions,
-            ZotBox               *box,
-            const char           *program)
+static ZotBox *
+new_box (ZotExtension         *self,
+         const ZotPermissions *permissions,
+         const char           *program)
 {
   const char *project = project_dir (self);
   g_autofree char *cwd = project == NULL ? g_get_current_dir () : NULL;
   g_autofree char *manifest = g_build_filename (self->directory, "extension.json", NULL);
   g_autofree char *git = g_build_filename (self->directory, ".git", NULL);
-
-  if (project == NULL)
-    project = cwd;
-  if (permissions->filesystem == ZOT_FILESYSTEM_HOME_RO || permissions->filesystem == ZOT_FILESYSTEM_HOME)
-    zot_box_bind (box, g_get_home_dir (), permissions->filesystem == ZOT_FILESYSTEM_HOME);
-  if (permissions->filesystem >= ZOT_FILESYSTEM_PROJECT_RO && permissions->filesystem != ZOT_FILESYSTEM_HOST)
-    zot_box_bind (box, project, permissions->filesystem != ZOT_FILESYSTEM_PROJECT_RO);
-
-  /* A program outside /usr and the extension's folder is seen where it
-   * is, read-only. */
-  if (g_path_is_absolute (program) && !g_str_has_prefix (program, "/usr/") &&
-      !g_str_has_prefix (program, self->directory))
-    {
-      g_autofree char *dir = g_path_get_dirname (program);
-      zot_box_bind (box, dir, FALSE);
-    }
+  ZotBox *box = zot_box_new_for_rights (permissions, project != NULL ? project : cwd, program, self->directory);
 
   /* Its own folder, but not the manifest that says what it may, nor git
    * hooks that would run outside the box. */
   zot_box_bind (box, self->directory, TRUE);
   zot_box_bind (box, manifest, FALSE);
   zot_box_bind_try (box, git);
+  return box;
 }
 
 /* PROTOCOL.md §12: a fixed base, then the declared names; provider keys
@@ -234,7 +220,6 @@ wrap_argv (ZotExtension          *self,
   g_auto(GStrv) environment = NULL;
   g_autoptr(GStrvBuilder) names = NULL;
   gboolean in_flatpak = zot_flatpak_is_sandboxed ();
-  ZotBoxFlags flags = 0;
   GStrv wrapped;
   int env_fd = -1;
 
@@ -248,14 +233,7 @@ wrap_argv (ZotExtension          *self,
   if (home == NULL)
     return FALSE;
 
-  if (permissions->network)
-    flags |= ZOT_BOX_NETWORK;
-  if (permissions->devices)
-    flags |= ZOT_BOX_DEVICES;
-  if (permissions->filesystem == ZOT_FILESYSTEM_HOST)
-    flags |= ZOT_BOX_HOST;
-  box = zot_box_new (flags);
-  bind_files (self, permissions, box, (*argv)[0]);
+  box = new_box (self, permissions, (*argv)[0]);
   zot_box_bind (box, home, TRUE);
 
   environment = box_environment (self, permissions, home, secrets);

@@ -22,6 +22,7 @@ zot_mcp_server_free (ZotMcpServer *server)
   g_free (server->url);
   g_strfreev (server->headers);
   g_free (server->origin);
+  g_clear_pointer (&server->permissions, zot_permissions_free);
   g_free (server);
 }
 
@@ -143,6 +144,7 @@ read_server (const char *path,
   JsonObject *entry;
   const char *type;
   const char *field = NULL;
+  g_autoptr(GError) error = NULL;
 
   if (*name == '\0' || strlen (name) > ZOT_TOOL_NAME_MAX_CHARS)
     {
@@ -176,6 +178,12 @@ read_server (const char *path,
         field = "args";
       else if (!read_strings (json_object_get_member (entry, "env"), "=", &server->env))
         field = "env";
+      else if (!zot_permissions_read (entry, path, &server->permissions, &error))
+        {
+          /* Translators: why, then the server's name */
+          note (notes, _("%s; server %s is skipped"), error->message, name);
+          return NULL;
+        }
     }
   else if (g_str_equal (type, "http") || g_str_equal (type, "sse") || g_str_equal (type, "streamable-http"))
     {

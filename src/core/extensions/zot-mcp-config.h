@@ -6,6 +6,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "zot-permissions.h"
+
 G_BEGIN_DECLS
 
 #define ZOT_MCP_CONFIG_FILENAME "mcp.json"
@@ -28,6 +30,7 @@ typedef struct
   char            *url;      /* http */
   GStrv            headers;  /* http: "Name: value" */
   char            *origin;   /* the file it came from */
+  ZotPermissions  *permissions;  /* stdio: its box; NULL runs it unconfined */
 } ZotMcpServer;
 
 void          zot_mcp_server_free        (ZotMcpServer *server);
