@@ -51,6 +51,31 @@ find_label (GtkWidget  *root,
   return NULL;
 }
 
+/* A wheel turned over the block scrolls the transcript: nothing in the
+ * block's scroller takes vertical scrolling. */
+static void
+assert_leaves_vertical_scrolling (GtkWidget *scroller)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (scroller);
+  guint n_scroll = 0;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_SCROLL (controller))
+        {
+          GtkEventControllerScrollFlags flags =
+            gtk_event_controller_scroll_get_flags (GTK_EVENT_CONTROLLER_SCROLL (controller));
+
+          g_assert_false (flags & GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+          g_assert_true (flags & GTK_EVENT_CONTROLLER_SCROLL_HORIZONTAL);
+          n_scroll++;
+        }
+    }
+  g_assert_cmpuint (n_scroll, >, 0);
+}
+
 static const char *
 cell_text (GtkWidget *grid,
            int        column,
@@ -97,6 +122,7 @@ test_table (Fixture       *f,
   g_assert_null (find_label (f->view, NULL, "|"));
   /* A wide table scrolls inside its block. */
   g_assert_true (GTK_IS_SCROLLED_WINDOW (gtk_widget_get_ancestor (grid, GTK_TYPE_SCROLLED_WINDOW)));
+  assert_leaves_vertical_scrolling (gtk_widget_get_ancestor (grid, GTK_TYPE_SCROLLED_WINDOW));
 }
 
 static void
@@ -187,6 +213,7 @@ test_long_code_line (Fixture       *f,
   scroller = gtk_widget_get_ancestor (view, GTK_TYPE_SCROLLED_WINDOW);
   g_assert_nonnull (scroller);
   g_assert_true (gtk_widget_is_ancestor (scroller, f->view));
+  assert_leaves_vertical_scrolling (scroller);
 
   hadjustment = gtk_scrolled_window_get_hadjustment (GTK_SCROLLED_WINDOW (scroller));
   while ((!scrolls_sideways (hadjustment) || gtk_widget_get_height (view) == 0) &&

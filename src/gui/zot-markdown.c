@@ -209,6 +209,31 @@ on_copy_button_clicked_cb (GtkButton *button,
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (button)), code ? code : "");
 }
 
+/* A scroller inside a message that scrolls sideways only. GtkScrolledWindow
+ * stops every scroll event once it can scroll on either axis, so a wheel
+ * turned over a code block would stop the transcript; with its scroll
+ * controller told to see horizontal scrolling only, vertical scrolling
+ * goes on to the transcript. */
+static GtkWidget *
+sideways_scroller_new (void)
+{
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (scroller);
+
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_SCROLL (controller))
+        gtk_event_controller_scroll_set_flags (GTK_EVENT_CONTROLLER_SCROLL (controller),
+                                               GTK_EVENT_CONTROLLER_SCROLL_HORIZONTAL |
+                                               GTK_EVENT_CONTROLLER_SCROLL_KINETIC);
+    }
+
+  return scroller;
+}
+
 static GtkWidget *
 create_code_block (const char *code,
                    const char *shown,
@@ -235,9 +260,7 @@ create_code_block (const char *code,
   gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
-  /* Long lines scroll sideways inside the block, as code is read: the
-   * scroller only scrolls horizontally, so the transcript keeps the
-   * vertical scrolling. */
+  /* Long lines scroll sideways inside the block, as code is read. */
   gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_NONE);
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 8);
   gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 8);
@@ -264,8 +287,7 @@ create_code_block (const char *code,
   g_signal_connect_data (button, "clicked", G_CALLBACK (on_copy_button_clicked_cb),
                          g_strdup (code), (GClosureNotify) (void (*) (void)) g_free, 0);
 
-  scroller = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+  scroller = sideways_scroller_new ();
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
 
   overlay = gtk_overlay_new ();
@@ -420,10 +442,9 @@ add_table (gpointer parent,
            int      n_columns,
            gpointer user_data)
 {
-  GtkWidget *scroller = gtk_scrolled_window_new ();
+  GtkWidget *scroller = sideways_scroller_new ();
   GtkWidget *grid = gtk_grid_new ();
 
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
   gtk_widget_add_css_class (scroller, "markdown-table-block");
   gtk_widget_add_css_class (grid, "markdown-table");
