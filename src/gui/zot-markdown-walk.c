@@ -634,10 +634,17 @@ parse (const char *markdown)
   int options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8;
 #ifdef HAVE_CMARK_GFM
   static const char * const extensions[] = { "table", "strikethrough", "tasklist", "autolink" };
+  static gsize registered = 0;
   cmark_parser *parser;
   cmark_node *document;
 
-  cmark_gfm_core_extensions_ensure_registered ();
+  /* cmark-gfm registers its extensions in a global list without a lock. */
+  if (g_once_init_enter (&registered))
+    {
+      cmark_gfm_core_extensions_ensure_registered ();
+      g_once_init_leave (&registered, 1);
+    }
+
   parser = cmark_parser_new (options);
   for (guint i = 0; i < G_N_ELEMENTS (extensions); i++)
     {
