@@ -253,7 +253,32 @@ add_separator (gpointer parent,
 {
 }
 
+static gpointer
+add_table (gpointer parent,
+           int      n_columns,
+           gpointer user_data)
+{
+  g_assert_cmpint (n_columns, >, 0);
+  return add_container (parent, user_data);
+}
+
+static void
+add_table_cell (gpointer    table,
+                int         row,
+                int         column,
+                const char *markup,
+                gboolean    header,
+                gpointer    user_data)
+{
+  g_assert_cmpint (row, >=, 0);
+  g_assert_cmpint (column, >=, 0);
+  zot_fuzz_assert_utf8 ("table cell markup", markup, -1);
+  check_label_markup (markup);
+}
+
 static const ZotMarkdownSink checking_sink = {
+  .add_table = add_table,
+  .add_table_cell = add_table_cell,
   .add_list = add_list,
   .add_item = add_item,
   .add_quote = add_quote,

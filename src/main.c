@@ -1,11 +1,10 @@
 #include "config.h"
 
-#include <locale.h>
-
 #include <glib/gi18n.h>
 
 #include "zot-cli.h"
 #include "zot-gui.h"
+#include "zot-i18n.h"
 #include "zot-provider-secrets.h"
 
 int
@@ -17,10 +16,7 @@ main (int    argc,
 
   /* Before anything else, and before any thread: the keys leave the
    * environment and the command line that other processes can read. */
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  zot_i18n_init ();
   if (!zot_provider_capture_secrets (argc, argv, &args, &error))
     {
       g_printerr ("zot: %s\n", error->message);

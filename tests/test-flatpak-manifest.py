@@ -22,8 +22,10 @@ IN_RUNTIME = {
     "glib-2.0", "gio-2.0", "gio-unix-2.0", "json-glib-1.0", "libsoup-3.0", "gtk4",
     "libadwaita-1", "gtksourceview-5", "libsecret-1", "libarchive",
 }
-# What the manifest's own modules build, by pkg-config name.
-FROM_MODULE = {"libcmark": "cmark"}
+# What the manifest's own modules build, by pkg-config name: any of the
+# modules will do (meson.build falls back to plain cmark only when
+# cmark-gfm is missing).
+FROM_MODULE = {"libcmark-gfm": ("cmark-gfm",), "libcmark": ("cmark-gfm", "cmark")}
 
 REQUIRED_ARGS = {
     # flatpak-spawn --host: extensions, bash and git run on the host.
@@ -139,11 +141,11 @@ def main():
 
     for dependency in sorted(meson_dependencies(root)):
         if dependency in IN_RUNTIME:
-            check(FROM_MODULE.get(dependency) not in names,
+            check(not set(FROM_MODULE.get(dependency, ())) & set(names),
                   "%s is in the runtime; drop its module" % dependency)
         elif dependency in FROM_MODULE:
-            check(FROM_MODULE[dependency] in names,
-                  "%s needs the module %s" % (dependency, FROM_MODULE[dependency]))
+            check(set(FROM_MODULE[dependency]) & set(names),
+                  "%s needs the module %s" % (dependency, FROM_MODULE[dependency][0]))
         else:
             failures.append("meson.build needs %s: say whether the runtime has it or add a module"
                             % dependency)

@@ -10,7 +10,7 @@ set -euo pipefail
 packages=(
   build-essential meson ninja-build pkg-config gettext
   libglib2.0-dev libglib2.0-bin libjson-glib-dev libsoup-3.0-dev
-  libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev libcmark-dev libsecret-1-dev
+  libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev libcmark-dev libcmark-gfm-dev libcmark-gfm-extensions-dev libsecret-1-dev
   libarchive-dev desktop-file-utils appstream
   xvfb xauth dbus-x11 gnome-keyring
   python3 git ca-certificates

@@ -9,7 +9,6 @@
 
 #include <glib/gi18n.h>
 #include <glib-unix.h>
-#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 
@@ -17,6 +16,7 @@
 #include "zot-cli-private.h"
 #include "zot-error.h"
 #include "zot-extension-manager.h"
+#include "zot-i18n.h"
 #include "zot-message.h"
 #include "zot-names.h"
 #include "zot-options.h"
@@ -492,10 +492,7 @@ zot_cli_main (int    argc,
   g_autoptr(GError) error = NULL;
   g_auto(GStrv) args = NULL;
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  zot_i18n_init ();
 
   /* A dead extension must not kill us through a write to its pipe. */
   signal (SIGPIPE, SIG_IGN);

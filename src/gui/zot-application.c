@@ -646,6 +646,8 @@ static const struct
   const char *accels[3];
 } shortcuts[] = {
   { "app.quit", { "<Control>q", NULL } },
+  /* GtkWindow's own action: it asks before stopping a run (close-request). */
+  { "window.close", { "<Control>w", NULL } },
   { "app.open-folder", { "<Control>o", NULL } },
   { "win.new-conversation", { "<Control>n", NULL } },
   { "win.preferences", { "<Control>comma", NULL } },

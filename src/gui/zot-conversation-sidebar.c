@@ -429,7 +429,6 @@ zot_conversation_sidebar_init (ZotConversationSidebar *self)
 {
   g_autoptr(GtkListItemFactory) factory = gtk_signal_list_item_factory_new ();
   GtkWidget *header = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkWidget *new_button = gtk_button_new_from_icon_name ("list-add-symbolic");
   GtkWidget *scrolled = gtk_scrolled_window_new ();
   GtkWidget *overlay = gtk_overlay_new ();
 
@@ -455,12 +454,8 @@ zot_conversation_sidebar_init (ZotConversationSidebar *self)
   g_signal_connect (self->sort_button, "toggled", G_CALLBACK (on_sort_button_toggled_cb), self);
   gtk_box_append (GTK_BOX (header), GTK_WIDGET (self->sort_button));
 
-  zot_tooltip_set (new_button, _("New Conversation"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (new_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("New Conversation"), -1);
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (new_button), "win.new-conversation");
-  gtk_widget_add_css_class (new_button, "flat");
-  gtk_box_append (GTK_BOX (header), new_button);
+  /* A new conversation is the header bar's button: it stays when the
+   * sidebar is hidden. */
 
   gtk_widget_set_margin_start (header, 6);
   gtk_widget_set_margin_end (header, 6);

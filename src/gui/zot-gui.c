@@ -3,13 +3,13 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <locale.h>
 #include <signal.h>
 
 #include <gtk/gtk.h>
 
 #include "zot-application.h"
 #include "zot-gui.h"
+#include "zot-i18n.h"
 
 /* GSettings aborts the process when a schema is missing, which from a
  * desktop launcher looks like a silent crash; say what is wrong instead. */
@@ -30,10 +30,7 @@ zot_gui_main (int    argc,
 {
   g_autoptr(ZotApplication) app = NULL;
 
-  setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
-  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
-  textdomain (GETTEXT_PACKAGE);
+  zot_i18n_init ();
 
   /* A dead extension must not kill the window through a write to its pipe. */
   signal (SIGPIPE, SIG_IGN);

@@ -23,6 +23,8 @@ typedef enum
   BLOCK_LITERAL,
   BLOCK_CODE,
   BLOCK_SEPARATOR,
+  BLOCK_TABLE,
+  BLOCK_TABLE_CELL,
 } BlockKind;
 
 typedef struct _Block Block;
@@ -30,7 +32,10 @@ typedef struct _Block Block;
 struct _Block
 {
   BlockKind  kind;
-  int        number;     /* list: tight; text: heading level; text view: monospace */
+  int        number;     /* list: tight; text: heading level; text view: monospace;
+                          * table: columns; cell: header */
+  int        row;        /* cell */
+  int        column;     /* cell */
   char      *text;       /* markup, text, code or marker */
   char      *shown;      /* code: as shown, or NULL when the same as the code */
   char      *language;   /* code */
@@ -150,6 +155,28 @@ record_separator (gpointer parent,
   block_append (parent, BLOCK_SEPARATOR, 0, NULL);
 }
 
+static gpointer
+record_table (gpointer parent,
+              int      n_columns,
+              gpointer user_data)
+{
+  return block_append (parent, BLOCK_TABLE, n_columns, NULL);
+}
+
+static void
+record_table_cell (gpointer    table,
+                   int         row,
+                   int         column,
+                   const char *markup,
+                   gboolean    header,
+                   gpointer    user_data)
+{
+  Block *block = block_append (table, BLOCK_TABLE_CELL, header, markup);
+
+  block->row = row;
+  block->column = column;
+}
+
 static const ZotMarkdownSink recording_sink = {
   record_list,
   record_item,
@@ -159,6 +186,8 @@ static const ZotMarkdownSink recording_sink = {
   record_literal,
   record_code,
   record_separator,
+  record_table,
+  record_table_cell,
 };
 
 static void
@@ -200,6 +229,12 @@ replay_children (const Block           *block,
           break;
         case BLOCK_SEPARATOR:
           sink->add_separator (parent, user_data);
+          break;
+        case BLOCK_TABLE:
+          replay_children (child, sink, sink->add_table (parent, child->number, user_data), user_data);
+          break;
+        case BLOCK_TABLE_CELL:
+          sink->add_table_cell (parent, child->row, child->column, child->text, child->number, user_data);
           break;
         case BLOCK_ROOT:
         default:

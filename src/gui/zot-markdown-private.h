@@ -1,6 +1,6 @@
 /* zot-markdown-private.h — the Markdown view's tree walk, without widgets.
  *
- * _zot_markdown_walk() parses with cmark and decides every block: which
+ * _zot_markdown_walk() parses with cmark-gfm (or cmark) and decides every block: which
  * containers to open (flattened past a depth), the escaped Pango markup
  * of each paragraph and heading, where text is too long for a label, what
  * is left as plain text once the block budget runs out. A sink turns the
@@ -26,6 +26,9 @@ G_BEGIN_DECLS
  * @add_code: a code block: @code to copy, @shown with long lines broken,
  *   @language the first word of the info string, lower case, or %NULL
  * @add_separator: a thematic break
+ * @add_table: a table of @n_columns columns; returns it, for its cells
+ * @add_table_cell: the cell at @row, @column of a table, as Pango markup;
+ *   @header for the cells of the first row
  *
  * Each callback gets the container to append to, which is @root or what
  * an add_list(), add_item() or add_quote() returned.
@@ -58,6 +61,15 @@ typedef struct
                              gpointer    user_data);
   void     (*add_separator) (gpointer    parent,
                              gpointer    user_data);
+  gpointer (*add_table)     (gpointer    parent,
+                             int         n_columns,
+                             gpointer    user_data);
+  void     (*add_table_cell) (gpointer    table,
+                              int         row,
+                              int         column,
+                              const char *markup,
+                              gboolean    header,
+                              gpointer    user_data);
 } ZotMarkdownSink;
 
 void     _zot_markdown_walk            (const char            *markdown,

@@ -1,6 +1,8 @@
 /* zot-markdown-walk.c — Markdown parsed and walked into blocks.
  *
- * cmark parses; this file walks the tree with a cmark_iter and hands each
+ * cmark-gfm parses (plain cmark when built without it, which leaves
+ * GitHub's tables, strikethrough, task lists and autolinks as text); this
+ * file walks the tree with a cmark_iter and hands each
  * block to a sink (zot-markdown-private.h). Inline content becomes Pango
  * markup in which every piece of text from the model is escaped with
  * g_markup_escape_text, so "<b>" in a reply is shown as it is, never
@@ -22,7 +24,12 @@
 
 #include <string.h>
 
+#ifdef HAVE_CMARK_GFM
+#include <cmark-gfm.h>
+#include <cmark-gfm-core-extensions.h>
+#else
 #include <cmark.h>
+#endif
 
 #include "zot-markdown-private.h"
 #include "zot-wrap-safe.h"
@@ -57,6 +64,9 @@ typedef struct
   GString               *plain;    /* the same, as text */
   guint                  in_link;
   guint                  n_blocks;
+  gpointer               table;    /* the table whose cells are walked */
+  int                    table_row;
+  int                    table_column;
 } Builder;
 
 static const char *
@@ -331,6 +341,15 @@ builder_link (Builder    *builder,
 }
 
 static void
+builder_start_text (Builder *builder)
+{
+  g_clear_pointer (&builder->markup, string_free);
+  g_clear_pointer (&builder->plain, string_free);
+  builder->markup = g_string_new (NULL);
+  builder->plain = g_string_new (NULL);
+}
+
+static void
 builder_finish_text_block (Builder *builder,
                            int      heading_level)
 {
@@ -356,8 +375,9 @@ builder_finish_text_block (Builder *builder,
 }
 
 static void
-builder_item (Builder  *builder,
-              gboolean  entering)
+builder_item (Builder    *builder,
+              cmark_node *node,
+              gboolean    entering)
 {
   Frame *list;
   g_autofree char *marker = NULL;
@@ -375,6 +395,15 @@ builder_item (Builder  *builder,
                               list->delim == CMARK_PAREN_DELIM ? ")" : ".");
   else
     marker = g_strdup (bullet_for_level (builder_list_level (builder) - 1));
+#ifndef HAVE_CMARK_GFM
+  (void) node;
+#else
+  if (g_str_equal (cmark_node_get_type_string (node), "tasklist"))
+    {
+      g_free (marker);
+      marker = g_strdup (cmark_gfm_extensions_get_tasklist_item_checked (node) ? "☑" : "☐");
+    }
+#endif
 
   if (!builder_can_nest (builder))
     {
@@ -499,6 +528,89 @@ builder_plain_tail (Builder *builder,
   builder_text_view (builder, builder->root, tail, FALSE);
 }
 
+#ifdef HAVE_CMARK_GFM
+static void
+builder_finish_cell (Builder *builder,
+                     gboolean header)
+{
+  g_autoptr(GString) markup = NULL;
+  g_autoptr(GString) plain = NULL;
+
+  while (builder->closers->len > 0)
+    builder_close_inline (builder);
+  builder->in_link = 0;
+  markup = g_steal_pointer (&builder->markup);
+  plain = g_steal_pointer (&builder->plain);
+  if (markup == NULL || builder->table == NULL)
+    return;
+
+  /* A cell is one line of a grid: too long a line is cut, not moved to a
+   * text view that would break the grid. */
+  if (g_utf8_strlen (plain->str, -1) > MAX_LABEL_CHARS)
+    {
+      g_autofree char *cut = g_utf8_substring (plain->str, 0, MAX_LABEL_CHARS);
+
+      g_string_truncate (markup, 0);
+      append_escaped (markup, cut);
+      g_string_append (markup, "…");
+    }
+
+  builder->n_blocks++;
+  builder->sink->add_table_cell (builder->table, builder->table_row, builder->table_column++,
+                                 markup->str, header, builder->user_data);
+}
+
+/* The nodes of cmark-gfm's extensions, which have no fixed type: TRUE when
+ * @node was one and is handled. */
+static gboolean
+builder_extension (Builder    *builder,
+                   cmark_node *node,
+                   gboolean    entering)
+{
+  const char *type = cmark_node_get_type_string (node);
+
+  if (g_str_equal (type, "strikethrough"))
+    {
+      if (entering)
+        builder_open_inline (builder, "<s>", "</s>");
+      else
+        builder_close_inline (builder);
+    }
+  else if (g_str_equal (type, "table"))
+    {
+      if (entering)
+        {
+          builder->table = builder->sink->add_table (builder_parent (builder),
+                                                     cmark_gfm_extensions_get_table_columns (node),
+                                                     builder->user_data);
+          builder->table_row = -1;
+        }
+      else
+        builder->table = NULL;
+    }
+  else if (g_str_equal (type, "table_header") || g_str_equal (type, "table_row"))
+    {
+      if (entering)
+        {
+          builder->table_row++;
+          builder->table_column = 0;
+        }
+    }
+  else if (g_str_equal (type, "table_cell"))
+    {
+      if (entering)
+        builder_start_text (builder);
+      else
+        builder_finish_cell (builder, g_str_equal (cmark_node_get_type_string (cmark_node_parent (node)),
+                                                   "table_header"));
+    }
+  else
+    return FALSE;
+
+  return TRUE;
+}
+#endif
+
 gboolean
 _zot_markdown_uri_is_openable (const char *uri)
 {
@@ -514,6 +626,40 @@ _zot_markdown_uri_is_openable (const char *uri)
   return g_ascii_strcasecmp (scheme, "http") == 0 ||
          g_ascii_strcasecmp (scheme, "https") == 0 ||
          g_ascii_strcasecmp (scheme, "mailto") == 0;
+}
+
+static cmark_node *
+parse (const char *markdown)
+{
+  int options = CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8;
+#ifdef HAVE_CMARK_GFM
+  static const char * const extensions[] = { "table", "strikethrough", "tasklist", "autolink" };
+  static gsize registered = 0;
+  cmark_parser *parser;
+  cmark_node *document;
+
+  /* cmark-gfm registers its extensions in a global list without a lock. */
+  if (g_once_init_enter (&registered))
+    {
+      cmark_gfm_core_extensions_ensure_registered ();
+      g_once_init_leave (&registered, 1);
+    }
+
+  parser = cmark_parser_new (options);
+  for (guint i = 0; i < G_N_ELEMENTS (extensions); i++)
+    {
+      cmark_syntax_extension *extension = cmark_find_syntax_extension (extensions[i]);
+
+      if (extension != NULL)
+        cmark_parser_attach_syntax_extension (parser, extension);
+    }
+  cmark_parser_feed (parser, markdown, strlen (markdown));
+  document = cmark_parser_finish (parser);
+  cmark_parser_free (parser);
+  return document;
+#else
+  return cmark_parse_document (markdown, strlen (markdown), options);
+#endif
 }
 
 /**
@@ -538,8 +684,7 @@ _zot_markdown_walk (const char            *markdown,
   g_return_if_fail (markdown != NULL);
   g_return_if_fail (sink != NULL);
 
-  document = cmark_parse_document (markdown, strlen (markdown),
-                                   CMARK_OPT_DEFAULT | CMARK_OPT_VALIDATE_UTF8);
+  document = parse (markdown);
   if (document == NULL)
     return;
 
@@ -566,6 +711,11 @@ _zot_markdown_walk (const char            *markdown,
           break;
         }
 
+#ifdef HAVE_CMARK_GFM
+      if (builder_extension (&builder, node, entering))
+        continue;
+#endif
+
       switch (type)
         {
         case CMARK_NODE_DOCUMENT:
@@ -580,7 +730,7 @@ _zot_markdown_walk (const char            *markdown,
           break;
 
         case CMARK_NODE_ITEM:
-          builder_item (&builder, entering);
+          builder_item (&builder, node, entering);
           break;
 
         case CMARK_NODE_CODE_BLOCK:
@@ -599,12 +749,7 @@ _zot_markdown_walk (const char            *markdown,
         case CMARK_NODE_PARAGRAPH:
         case CMARK_NODE_HEADING:
           if (entering)
-            {
-              g_clear_pointer (&builder.markup, string_free);
-              g_clear_pointer (&builder.plain, string_free);
-              builder.markup = g_string_new (NULL);
-              builder.plain = g_string_new (NULL);
-            }
+            builder_start_text (&builder);
           else if (builder.markup != NULL)
             builder_finish_text_block (&builder,
                                        type == CMARK_NODE_HEADING ? cmark_node_get_heading_level (node) : 0);

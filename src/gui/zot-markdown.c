@@ -209,6 +209,31 @@ on_copy_button_clicked_cb (GtkButton *button,
   gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (button)), code ? code : "");
 }
 
+/* A scroller inside a message that scrolls sideways only. GtkScrolledWindow
+ * stops every scroll event once it can scroll on either axis, so a wheel
+ * turned over a code block would stop the transcript; with its scroll
+ * controller told to see horizontal scrolling only, vertical scrolling
+ * goes on to the transcript. */
+static GtkWidget *
+sideways_scroller_new (void)
+{
+  GtkWidget *scroller = gtk_scrolled_window_new ();
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (scroller);
+
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_AUTOMATIC, GTK_POLICY_NEVER);
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_SCROLL (controller))
+        gtk_event_controller_scroll_set_flags (GTK_EVENT_CONTROLLER_SCROLL (controller),
+                                               GTK_EVENT_CONTROLLER_SCROLL_HORIZONTAL |
+                                               GTK_EVENT_CONTROLLER_SCROLL_KINETIC);
+    }
+
+  return scroller;
+}
+
 static GtkWidget *
 create_code_block (const char *code,
                    const char *shown,
@@ -217,6 +242,7 @@ create_code_block (const char *code,
   g_autoptr(GtkSourceBuffer) buffer = NULL;
   GtkSourceLanguage *language;
   GtkWidget *overlay;
+  GtkWidget *scroller;
   GtkWidget *view;
   GtkWidget *button;
 
@@ -234,12 +260,8 @@ create_code_block (const char *code,
   gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
   gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
-  /* Wrapped rather than scrolled sideways: a nested scroller would fight
-   * the transcript's, and an unwrapped view would widen the window. The
-   * code is copied as it is, so a cluster that Pango cannot wrap by word
-   * makes it wrap by character (zot-wrap-safe.h). */
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), zot_wrap_safe_check (shown, -1) ?
-                                                     GTK_WRAP_WORD_CHAR : GTK_WRAP_CHAR);
+  /* Long lines scroll sideways inside the block, as code is read. */
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_NONE);
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 8);
   gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 8);
   gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 10);
@@ -265,10 +287,13 @@ create_code_block (const char *code,
   g_signal_connect_data (button, "clicked", G_CALLBACK (on_copy_button_clicked_cb),
                          g_strdup (code), (GClosureNotify) (void (*) (void)) g_free, 0);
 
+  scroller = sideways_scroller_new ();
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
+
   overlay = gtk_overlay_new ();
   gtk_widget_add_css_class (overlay, "markdown-code-block");
   gtk_widget_set_overflow (overlay, GTK_OVERFLOW_HIDDEN);
-  gtk_overlay_set_child (GTK_OVERLAY (overlay), view);
+  gtk_overlay_set_child (GTK_OVERLAY (overlay), scroller);
   gtk_overlay_add_overlay (GTK_OVERLAY (overlay), button);
 
   return overlay;
@@ -410,6 +435,44 @@ add_separator (gpointer parent,
   gtk_box_append (GTK_BOX (parent), separator);
 }
 
+/* A grid in a horizontal scroller: a wide table scrolls inside its block
+ * rather than widening the message. */
+static gpointer
+add_table (gpointer parent,
+           int      n_columns,
+           gpointer user_data)
+{
+  GtkWidget *scroller = sideways_scroller_new ();
+  GtkWidget *grid = gtk_grid_new ();
+
+  gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);
+  gtk_widget_add_css_class (scroller, "markdown-table-block");
+  gtk_widget_add_css_class (grid, "markdown-table");
+  gtk_widget_set_halign (grid, GTK_ALIGN_START);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), grid);
+  gtk_box_append (GTK_BOX (parent), scroller);
+  return grid;
+}
+
+static void
+add_table_cell (gpointer    table,
+                int         row,
+                int         column,
+                const char *markup,
+                gboolean    header,
+                gpointer    user_data)
+{
+  GtkWidget *label = create_markup_label (markup);
+
+  /* Cells keep their lines: the grid scrolls instead. */
+  gtk_label_set_wrap (GTK_LABEL (label), FALSE);
+  gtk_widget_set_hexpand (label, FALSE);
+  gtk_widget_add_css_class (label, "markdown-cell");
+  if (header)
+    gtk_widget_add_css_class (label, "heading");
+  gtk_grid_attach (GTK_GRID (table), label, column, row, 1, 1);
+}
+
 static const ZotMarkdownSink widget_sink = {
   add_list,
   add_item,
@@ -419,6 +482,8 @@ static const ZotMarkdownSink widget_sink = {
   add_literal,
   add_code,
   add_separator,
+  add_table,
+  add_table_cell,
 };
 
 static void
