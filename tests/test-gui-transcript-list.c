@@ -1218,6 +1218,59 @@ stream_wrap_mode (GtkWidget *row)
   return gtk_text_view_get_wrap_mode (GTK_TEXT_VIEW (view));
 }
 
+static JsonArray *
+png_blocks (guint n)
+{
+  g_autoptr(GBytes) png = zot_test_black_png (1, 1);
+  g_autofree char *data = g_base64_encode (g_bytes_get_data (png, NULL), g_bytes_get_size (png));
+  JsonArray *content = json_array_new ();
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonObject *block = json_object_new ();
+
+      json_object_set_string_member (block, "type", "image");
+      json_object_set_string_member (block, "mime_type", "image/png");
+      json_object_set_string_member (block, "data", data);
+      json_array_add_object_element (content, block);
+    }
+  return content;
+}
+
+/* A message's thumbnails keep their size at every width: a flow box
+ * aligned to the end gave a lone thumbnail in a wide row no width at all
+ * (a fatal GTK warning, and a blank where the image was). */
+static void
+test_user_images (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  ZotTranscriptRow *row = ZOT_TRANSCRIPT_ROW (zot_transcript_row_new ());
+  const guint counts[] = { 1, 3, 5 };
+
+  gtk_window_set_child (GTK_WINDOW (window), GTK_WIDGET (row));
+  for (guint c = 0; c < G_N_ELEMENTS (counts); c++)
+    {
+      g_autoptr(JsonArray) content = png_blocks (counts[c]);
+      g_autoptr(ZotTranscriptItem) item = zot_transcript_item_new_user ("look at these", content);
+
+      zot_transcript_row_bind (row, item);
+      for (int width = 200; width <= 1200; width += 83)
+        {
+          g_autoptr(GPtrArray) pictures = NULL;
+          int height;
+
+          gtk_widget_measure (GTK_WIDGET (row), GTK_ORIENTATION_VERTICAL, width, &height, NULL, NULL, NULL);
+          gtk_widget_size_allocate (GTK_WIDGET (row), &(GtkAllocation) { 0, 0, width, height }, -1);
+          pictures = zot_test_find_widgets (GTK_WIDGET (row), GTK_TYPE_PICTURE, NULL);
+          g_assert_cmpuint (pictures->len, ==, counts[c]);
+          for (guint i = 0; i < pictures->len; i++)
+            g_assert_cmpint (gtk_widget_get_width (g_ptr_array_index (pictures, i)), >=, 120);
+        }
+      zot_transcript_row_unbind (row);
+    }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* Replies and messages that Pango 1.50 cannot wrap by word and character
  * as they are (zot-wrap-safe.h). A stream keeps the model's text and
  * wraps by character from the delta that brings such a cluster (the one
@@ -1292,6 +1345,7 @@ main (int   argc,
   g_test_add_func ("/zot/gui/transcript-list/markdown-document", test_markdown_document);
   g_test_add_func ("/zot/gui/transcript-list/rebind-resets", test_rebind_resets);
   g_test_add_func ("/zot/gui/transcript-list/degenerate-clusters", test_degenerate_clusters);
+  g_test_add_func ("/zot/gui/transcript-list/user-images", test_user_images);
   add_test ("/zot/gui/transcript-list/recycled", test_recycled);
   add_test ("/zot/gui/transcript-list/kept-rows", test_kept_rows);
   add_test ("/zot/gui/transcript-list/opens-at-end", test_opens_at_end);

@@ -307,6 +307,7 @@ static GtkWidget *
 build_user (ZotTranscriptRow *self)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 4);
+  GtkWidget *images_end;
 
   gtk_widget_add_css_class (box, "message-user");
   gtk_widget_set_halign (box, GTK_ALIGN_END);
@@ -315,11 +316,16 @@ build_user (ZotTranscriptRow *self)
   self->parts.text = text_slot_new (FALSE);
   gtk_box_append (GTK_BOX (box), self->parts.text);
 
+  /* The flow box itself must fill: GtkFlowBox aligned to the end lays a
+   * short last line out with the sizes of the wrong columns, and then
+   * gives a thumbnail a width of zero or less. A box aligns it instead. */
+  images_end = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_halign (images_end, GTK_ALIGN_END);
   self->parts.images = gtk_flow_box_new ();
   gtk_flow_box_set_selection_mode (GTK_FLOW_BOX (self->parts.images), GTK_SELECTION_NONE);
   gtk_flow_box_set_max_children_per_line (GTK_FLOW_BOX (self->parts.images), 4);
-  gtk_widget_set_halign (self->parts.images, GTK_ALIGN_END);
-  gtk_box_append (GTK_BOX (box), self->parts.images);
+  gtk_box_append (GTK_BOX (images_end), self->parts.images);
+  gtk_box_append (GTK_BOX (box), images_end);
 
   return box;
 }
@@ -590,7 +596,7 @@ update_user (ZotTranscriptRow *self)
     gtk_flow_box_remove (GTK_FLOW_BOX (self->parts.images), child);
   for (guint i = 0; i < n_images; i++)
     gtk_flow_box_append (GTK_FLOW_BOX (self->parts.images), image_thumbnail_new (item, i));
-  gtk_widget_set_visible (self->parts.images, n_images > 0);
+  gtk_widget_set_visible (gtk_widget_get_parent (self->parts.images), n_images > 0);
 }
 
 static void
