@@ -2,13 +2,12 @@
 # Takes the README's screenshot of the window with the conversations
 # sidebar and a resumed conversation, under Xvfb: run it as
 #   xvfb-run -a -s "-screen 0 1600x1000x24" tools/screenshot-conversations.sh
-# It needs xdotool and ImageMagick's import and convert. The conversations
-# are written into a temporary $ZOT_HOME, so the tree stays clean.
+# The conversations are written into a temporary $ZOT_HOME, so the tree
+# stays clean.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=docs/screenshots
-work=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+. tools/screenshot-lib.sh
+work=$shot_work
 
 project="$work/parser"
 mkdir -p "$project"
@@ -49,19 +48,7 @@ touch -d '2024-05-01 09:40' "$sessions/2024-05-01-ci.jsonl"
 touch -d '2024-04-28 18:12' "$sessions/2024-04-28-bench.jsonl"
 touch -d '2024-04-20 14:30' "$sessions/2024-04-20-release.jsonl"
 
-export GSETTINGS_SCHEMA_DIR="$PWD/build/data" GSETTINGS_BACKEND=memory GSK_RENDERER=cairo
-export ZOT_HOME="$work/home" GDK_BACKEND=x11
-build/src/zot --provider demo --no-ext --cwd "$project" --session "$sessions/2024-05-03-resumed.jsonl" &
-pid=$!
-
-window=""
-for _ in $(seq 50); do
-  window=$(xdotool search --onlyvisible --name 'Zot' 2>/dev/null | head -n1 || true)
-  [ -n "$window" ] && break
-  sleep 0.2
-done
-[ -n "$window" ] || { echo "no window" >&2; exit 1; }
-xdotool windowsize "$window" 1500 900
+SHOT_WIDTH=1500 SHOT_HEIGHT=900 shot_start "$project" --provider demo --no-ext \
+  --session "$sessions/2024-05-03-resumed.jsonl"
 sleep 4   # the keyring wait, and the list of conversations
-import -window "$window" "$work/raw.png"
-convert "$work/raw.png" -trim +repage "$out/conversations.png"
+shot_take conversations.png

@@ -21,16 +21,21 @@ shot_start () {
   local dir=$1
   shift
   (cd "$dir" &&
-   GSETTINGS_SCHEMA_DIR="$shot_top/$shot_build/data" GSETTINGS_BACKEND=memory \
+   GSETTINGS_SCHEMA_DIR="$shot_top/$shot_build/data" GSETTINGS_BACKEND=${GSETTINGS_BACKEND:-memory} \
    GSK_RENDERER=cairo GDK_BACKEND=x11 ADW_DEBUG_COLOR_SCHEME=${SHOT_SCHEME:-prefer-light} \
    ZOT_HOME=${ZOT_HOME:-$shot_work/home} \
    ZOT_BUILTIN_EXTENSIONS_DIR="$shot_top/$shot_build/extensions" \
    exec "$shot_top/$shot_build/src/zot" "$@") &
   shot_pid=$!
-  # --sync waits for the window; timeout bounds the wait.
-  shot_window=$(timeout 15 xdotool search --sync --onlyvisible --name 'Zot' | head -n1) ||
-    { echo "no window" >&2; exit 1; }
+  shot_window=$(shot_find_window 'Zot')
   xdotool windowsize "$shot_window" "${SHOT_WIDTH:-1280}" "${SHOT_HEIGHT:-800}"
+}
+
+# shot_find_window NAME: the first visible window whose name matches NAME.
+shot_find_window () {
+  # --sync waits for the window; timeout bounds the wait.
+  timeout 15 xdotool search --sync --onlyvisible --name "$1" | head -n1 | grep . ||
+    { echo "no window named $1" >&2; exit 1; }
 }
 
 shot_stop () {
@@ -49,8 +54,28 @@ shot_say () {
   xdotool key --window "$shot_window" Escape Return
 }
 
-# shot_take FILE: saves the window, trimmed, as docs/screenshots/FILE.
+# shot_take FILE [WINDOW]: saves the window (or WINDOW), trimmed, as FILE
+# under docs/screenshots/ (or as FILE itself when it has a slash).
 shot_take () {
-  import -window "$shot_window" "$shot_work/raw.png"
-  convert "$shot_work/raw.png" -trim +repage "$shot_top/docs/screenshots/$1"
+  local file=$1
+  case $file in */*) ;; *) file="$shot_top/docs/screenshots/$file" ;; esac
+  import -window "${2:-$shot_window}" "$shot_work/raw.png"
+  convert "$shot_work/raw.png" -trim +repage "$file"
+}
+
+# shot_popover FILE HEIGHT X Y: clicks at X,Y in the window and saves the
+# popover that opens, with the window's width and HEIGHT from its top.
+# The popover is a window of its own and Xvfb has no compositor, so its
+# shadow margin is black: those pixels are taken from the screen before.
+shot_popover () {
+  local WIDTH X Y HEIGHT SCREEN WINDOW
+  eval "$(xdotool getwindowgeometry --shell "$shot_window")"
+  import -window root "$shot_work/before.png"
+  # The pointer leaves at once, so that no tooltip covers the popover.
+  xdotool mousemove --window "$shot_window" "$3" "$4" click 1
+  xdotool mousemove --window "$shot_window" 300 600
+  sleep 2
+  import -window root "$shot_work/after.png"
+  convert "$shot_work/after.png" "$shot_work/before.png" -fx "(u.r+u.g+u.b)==0 ? v : u" "$shot_work/raw.png"
+  convert "$shot_work/raw.png" -crop "${WIDTH}x$2+${X}+${Y}" +repage "$shot_top/docs/screenshots/$1"
 }

@@ -8,41 +8,25 @@
 # and convert.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${BUILD:-build}
+. tools/screenshot-lib.sh
+build=$shot_build
+work=$shot_work
 width=${1:-1280}
 out=${OUT:-docs/screenshots/new-extension.png}
-work=$(mktemp -d)
-trap 'kill "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
 
 export HOME="$work/home" XDG_CONFIG_HOME="$work/config"
-export GSETTINGS_SCHEMA_DIR="$PWD/$build/data" GSETTINGS_BACKEND=memory GSK_RENDERER=cairo
-export ZOT_HOME="$work/zot" GDK_BACKEND=x11 GTK_A11Y=none NO_AT_BRIDGE=1
+export ZOT_HOME="$work/zot" GTK_A11Y=none NO_AT_BRIDGE=1
 project="$HOME/src/notes-app"
 mkdir -p "$project" "$XDG_CONFIG_HOME"
 "$build/src/zot" ext new hello-sh --lang sh --dir "$work" >/dev/null
 
-(cd "$project" && exec "$OLDPWD/$build/src/zot" --provider demo --ext "$work/hello-sh") &
-pid=$!
-
-find_window () {
-  local found=""
-  for _ in $(seq 50); do
-    found=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -n1 || true)
-    [ -n "$found" ] && break
-    sleep 0.2
-  done
-  [ -n "$found" ] || { echo "no window named $1" >&2; exit 1; }
-  echo "$found"
-}
-
-window=$(find_window 'Zot')
-xdotool windowsize "$window" "$width" 760
+SHOT_WIDTH=$width SHOT_HEIGHT=760 shot_start "$project" --provider demo --ext "$work/hello-sh"
 sleep 1
-xdotool windowfocus --sync "$window" key alt+4
+xdotool windowfocus --sync "$shot_window" key alt+4
 sleep 1
 xdotool key alt+n
 sleep 1
-dialog=$(find_window 'New Extension')
+dialog=$(shot_find_window 'New Extension')
 xdotool windowfocus --sync "$dialog" type --delay 20 'word counter'
 [ -z "${DIALOG_WIDTH:-}" ] || xdotool windowsize "$dialog" "$DIALOG_WIDTH" 300
 sleep 1
