@@ -185,6 +185,7 @@ test_stream_unfold_reload (Fixture       *f,
   g_assert_cmpstr (text, ==, REASONING);
 
   /* The reasoning comes before the reply, in the same row. */
+  g_assert_true (gtk_widget_has_css_class (gtk_widget_get_next_sibling (view), "message-assistant"));
   row_text = zot_test_widget_text (gtk_widget_get_parent (view));
   g_assert_nonnull (strstr (row_text, "You said:"));
 

@@ -425,9 +425,12 @@ test_text_signature (Fixture       *fixture,
 
   joined = zot_test_provider_joined_text (fixture);
   g_assert_cmpstr (joined, ==, "The answer is 42.");
+  /* The thought summary is kept apart, as reasoning (test-reasoning.c). */
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fixture->reply->message,
-                                                                         "content")), ==, 1);
-  block = zot_test_provider_reply_block (fixture, 0);
+                                                                         "content")), ==, 2);
+  g_assert_cmpstr (zot_test_json_string_at (zot_test_provider_reply_block (fixture, 0), "thinking"), ==,
+                   "Let me think about it.");
+  block = zot_test_provider_reply_block (fixture, 1);
   g_assert_cmpstr (zot_test_json_string_at (block, "text"), ==, "The answer is 42.");
   g_assert_cmpstr (zot_test_json_string_at (block, "thought_signature"), ==, "text-sig");
   g_assert_cmpstr (fixture->reply->stop_reason, ==, "end_turn");

@@ -12,6 +12,7 @@
 #include "zot-agent.h"
 #include "zot-anthropic-provider.h"
 #include "zot-builtin-tools.h"
+#include "zot-json.h"
 #include "zot-gemini-provider.h"
 #include "zot-limits.h"
 #include "zot-message.h"
@@ -637,6 +638,57 @@ test_session_anthropic (AgentFixture  *f,
                    "Read the file.");
 }
 
+/* `zot --json` with the demo model's think: lines: reasoning_delta
+ * events between assistant_start and the text, and the reasoning left out
+ * of assistant_message's content. */
+static void
+test_json_mode (void)
+{
+  ZotTestEnv env = { 0 };
+  g_auto(ZotTestRun) run = { 0 };
+  const char *argv[] = { g_getenv ("ZOT_BIN"), "--json", "--no-ext", "--no-session", "--provider", "demo",
+                         "think: Check the files first, then write a long enough line to split.\nhello",
+                         NULL };
+  const char *env_pairs[] = { "ZOT_HOME", NULL, "ANTHROPIC_API_KEY", NULL, "OPENAI_API_KEY", NULL, "GEMINI_API_KEY", NULL, NULL };
+  g_auto(GStrv) lines = NULL;
+  g_autoptr(GString) types = g_string_new (NULL);
+  g_autoptr(GString) reasoning = g_string_new (NULL);
+  guint n_deltas = 0;
+
+  zot_test_env_setup (&env);
+  env_pairs[1] = env.home;
+  zot_test_run_argv (&run, env.cwd, env_pairs, NULL, 30000, argv);
+  g_assert_cmpint (run.status, ==, 0);
+
+  lines = g_strsplit (run.out, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autoptr(JsonObject) event = zot_json_object_from_string (lines[i], NULL);
+      const char *type = event != NULL ? zot_json_get_string (event, "type") : NULL;
+
+      if (type == NULL)
+        continue;
+      if (g_str_equal (type, "reasoning_delta"))
+        {
+          g_string_append (reasoning, zot_json_get_string (event, "delta"));
+          if (n_deltas++ > 0)
+            continue;
+        }
+      if (g_str_equal (type, "text_delta") && g_str_has_suffix (types->str, "text_delta"))
+        continue;
+      if (g_str_equal (type, "assistant_message"))
+        g_assert_cmpuint (json_array_get_length (zot_json_get_array (event, "content")), ==, 1);
+      g_string_append_printf (types, "%s%s", types->len > 0 ? " " : "", type);
+    }
+
+  g_assert_cmpuint (n_deltas, >, 1);
+  g_assert_cmpstr (reasoning->str, ==, "Check the files first, then write a long enough line to split.");
+  g_assert_cmpstr (types->str, ==,
+                   "user_message turn_start assistant_start reasoning_delta text_delta assistant_message "
+                   "usage turn_end done");
+  zot_test_env_teardown (&env);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -659,6 +711,8 @@ main (int    argc,
               agent_teardown);
   g_test_add ("/zot/reasoning/session/anthropic", AgentFixture, "anthropic", agent_setup,
               test_session_anthropic, agent_teardown);
+
+  g_test_add_func ("/zot/reasoning/json-mode", test_json_mode);
 
   return g_test_run ();
 }

@@ -975,10 +975,16 @@ on_expander_expanded_cb (GtkExpander      *expander,
   zot_transcript_item_set_expanded (self->item, expanded);
 }
 
+/* Shown, the reasoning goes above the reply; hidden, last, out of the
+ * way of the parts of whatever else the row shows. */
 static void
 on_reasoning_view_visible_cb (ZotTranscriptRow *self)
 {
-  if (self->item != NULL && self->streaming_layout)
+  gboolean shown = gtk_widget_get_visible (self->reasoning_view) && self->child != NULL;
+
+  gtk_widget_insert_before (self->reasoning_view, GTK_WIDGET (self), shown ? self->child : NULL);
+  if (self->item != NULL && self->streaming_layout &&
+      (zot_transcript_item_get_streaming (self->item) || zot_transcript_item_get_stopped (self->item)))
     update_stream (self);
 }
 
@@ -1080,6 +1086,7 @@ zot_transcript_row_bind (ZotTranscriptRow  *self,
   self->item = g_object_ref (item);
   zot_reasoning_view_set_text (ZOT_REASONING_VIEW (self->reasoning_view),
                                layout == LAYOUT_ASSISTANT ? zot_transcript_item_get_reasoning (item) : NULL);
+  on_reasoning_view_visible_cb (self);
   if (self->approval_view != NULL)
     gtk_widget_set_visible (self->approval_view, FALSE);
   update_all (self);
