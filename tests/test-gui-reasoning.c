@@ -31,6 +31,9 @@ typedef struct
   gboolean       streamed_folded;
   gboolean       streamed_spinning;
   char          *streamed_label;
+  gboolean       reply_spinner_shown;
+  /* What it said when the answer began. */
+  char          *answer_label;
 } Fixture;
 
 static void
@@ -80,6 +83,7 @@ fixture_teardown (Fixture       *f,
 {
   close_host (f);
   g_free (f->streamed_label);
+  g_free (f->answer_label);
   zot_test_env_teardown (&f->env);
 }
 
@@ -137,6 +141,7 @@ on_reasoning_delta (ZotAgent   *agent,
                     Fixture    *f)
 {
   GtkWidget *view;
+  GtkWidget *reply_spinner;
 
   while (g_main_context_iteration (NULL, FALSE))
     ;
@@ -145,8 +150,22 @@ on_reasoning_delta (ZotAgent   *agent,
   f->n_deltas++;
   f->streamed_folded = folded (view);
   f->streamed_spinning = gtk_spinner_get_spinning (GTK_SPINNER (zot_test_find_widget (view, GTK_TYPE_SPINNER, NULL)));
+  /* One spinner says it: the reply's own waits below, hidden. */
+  reply_spinner = zot_test_find_widget (gtk_widget_get_next_sibling (view), GTK_TYPE_SPINNER, NULL);
+  f->reply_spinner_shown |= reply_spinner != NULL && gtk_widget_get_visible (reply_spinner);
   g_free (f->streamed_label);
   f->streamed_label = g_strdup (header_label (view));
+}
+
+static void
+on_text_delta (ZotAgent   *agent,
+               const char *delta,
+               Fixture    *f)
+{
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  if (f->answer_label == NULL)
+    f->answer_label = g_strdup (header_label (find_view (f)));
 }
 
 static void
@@ -161,6 +180,7 @@ test_stream_unfold_reload (Fixture       *f,
 
   open_host (f, NULL);
   g_signal_connect_after (zot_host_get_agent (f->host), "reasoning-delta", G_CALLBACK (on_reasoning_delta), f);
+  g_signal_connect_after (zot_host_get_agent (f->host), "text-delta", G_CALLBACK (on_text_delta), f);
   zot_test_submit (f->host, PROMPT, &submit);
   g_assert_true (submit.ok);
   while (g_main_context_iteration (NULL, FALSE))
@@ -171,6 +191,9 @@ test_stream_unfold_reload (Fixture       *f,
   g_assert_true (f->streamed_folded);
   g_assert_true (f->streamed_spinning);
   g_assert_cmpstr (f->streamed_label, ==, "Thinking…");
+  g_assert_false (f->reply_spinner_shown);
+  /* The answer ended the thinking, before the reply did. */
+  g_assert_true (g_str_has_prefix (f->answer_label, "Thought for "));
 
   /* Done: still folded, says how long, the spinner gone. */
   view = find_view (f);
