@@ -11,15 +11,12 @@
 
 #include "zot-agent.h"
 #include "zot-anthropic-provider.h"
-#include "zot-builtin-tools.h"
 #include "zot-json.h"
 #include "zot-gemini-provider.h"
 #include "zot-limits.h"
 #include "zot-message.h"
 #include "zot-openai-provider.h"
 #include "zot-test-util.h"
-
-#define SAFETY_MS 30000
 
 /* ------------------------------------------------------------------ */
 /* One provider                                                        */
@@ -356,79 +353,27 @@ test_limit (Fixture       *fixture,
 /* With an agent and its session                                       */
 /* ------------------------------------------------------------------ */
 
+/* The shared agent fixture, and the reasoning its agent streamed. */
 typedef struct
 {
-  ZotTestEnv       env;
-  ZotFakeServer   *server;
-  ZotProvider     *provider;
-  ZotToolRegistry *registry;
-  ZotSession      *session;
-  ZotAgent        *agent;
-  GString         *reasoning;
-  gboolean         done;
-  char            *final_text;
-  GError          *error;
+  ZotTestAgent  a;
+  GString      *reasoning;
 } AgentFixture;
-
-static ZotProvider *
-agent_provider (AgentFixture *f,
-                const char   *name,
-                const char   *model)
-{
-  g_auto(ZotProviderConfig) config = { 0 };
-  g_autoptr(GError) error = NULL;
-  ZotProvider *provider;
-
-  config.name = g_strdup (name);
-  config.base_url = g_strdup (zot_fake_server_get_url (f->server));
-  config.api_key = g_strdup ("key-test");
-  config.model = g_strdup (model);
-  provider = zot_provider_new_for_config (&config, &error);
-  g_assert_no_error (error);
-  return provider;
-}
 
 static void
 agent_setup (AgentFixture  *f,
              gconstpointer  data)
 {
-  g_autoptr(GPtrArray) builtins = zot_builtin_tools_new ();
-  g_autofree char *hello = NULL;
-
-  zot_test_env_setup (&f->env);
-  f->server = zot_fake_server_new ();
-  f->provider = agent_provider (f, data, NULL);
+  zot_test_agent_setup (&f->a, data, NULL);
   f->reasoning = g_string_new (NULL);
-
-  f->registry = zot_tool_registry_new ();
-  for (guint i = 0; i < builtins->len; i++)
-    g_assert_true (zot_tool_registry_add (f->registry, g_ptr_array_index (builtins, i), NULL));
-
-  hello = g_build_filename (f->env.cwd, "hello.txt", NULL);
-  g_assert_true (g_file_set_contents (hello, "hi from disk", -1, NULL));
-}
-
-static void
-agent_close (AgentFixture *f)
-{
-  if (f->agent != NULL)
-    g_assert_finalize_object (g_steal_pointer (&f->agent));
-  if (f->session != NULL)
-    g_assert_finalize_object (g_steal_pointer (&f->session));
 }
 
 static void
 agent_teardown (AgentFixture  *f,
                 gconstpointer  data)
 {
-  agent_close (f);
-  g_assert_finalize_object (g_steal_pointer (&f->provider));
-  g_clear_object (&f->registry);
-  zot_fake_server_free (f->server);
+  zot_test_agent_teardown (&f->a);
   g_string_free (f->reasoning, TRUE);
-  g_clear_pointer (&f->final_text, g_free);
-  g_clear_error (&f->error);
-  zot_test_env_teardown (&f->env);
 }
 
 static void
@@ -443,38 +388,15 @@ static void
 agent_open (AgentFixture *f,
             ZotSession   *session)
 {
-  f->session = session;
-  f->agent = zot_agent_new (f->provider, f->registry, f->session);
-  g_signal_connect (f->agent, "reasoning-delta", G_CALLBACK (on_agent_reasoning_delta), f);
-}
-
-static void
-prompt_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  AgentFixture *f = user_data;
-
-  f->final_text = zot_agent_prompt_finish (ZOT_AGENT (object), result, &f->error);
-  f->done = TRUE;
-}
-
-static void
-agent_prompt (AgentFixture *f,
-              const char   *text)
-{
-  g_clear_pointer (&f->final_text, g_free);
-  zot_agent_prompt_async (f->agent, text, NULL, prompt_cb, f);
-  zot_test_wait_for (&f->done, SAFETY_MS);
-  g_assert_no_error (f->error);
-  f->done = FALSE;
+  zot_test_agent_open (&f->a, session);
+  g_signal_connect (f->a.agent, "reasoning-delta", G_CALLBACK (on_agent_reasoning_delta), f);
 }
 
 static char *
 request_text (AgentFixture *f,
               guint         index)
 {
-  return zot_json_object_to_string (zot_fake_server_get_request_body (f->server, index));
+  return zot_json_object_to_string (zot_fake_server_get_request_body (f->a.server, index));
 }
 
 /* An OpenAI-compatible server's reasoning: streamed by the agent, saved
@@ -499,33 +421,33 @@ test_session_openai (AgentFixture  *f,
   GPtrArray *messages;
   JsonObject *block;
 
-  agent_open (f, zot_session_new (f->env.cwd, NULL, &error));
+  agent_open (f, zot_session_new (f->a.env.cwd, NULL, &error));
   g_assert_no_error (error);
   {
     g_auto(GStrv) events = insert_events (zot_fake_server_openai_text ("Planned.", 4), 1, reasoning);
 
-    zot_fake_server_push_sse (f->server, (const char * const *) events, FALSE);
+    zot_fake_server_push_sse (f->a.server, (const char * const *) events, FALSE);
   }
-  agent_prompt (f, "plan");
-  g_assert_cmpstr (f->final_text, ==, "Planned.");
+  zot_test_agent_prompt (&f->a, "plan");
+  g_assert_cmpstr (f->a.final_text, ==, "Planned.");
   g_assert_cmpstr (f->reasoning->str, ==, "SECRET-PLAN step two");
 
-  messages = zot_agent_get_messages (f->agent);
+  messages = zot_agent_get_messages (f->a.agent);
   block = json_array_get_object_element (json_object_get_array_member (g_ptr_array_index (messages,
                                                                                          messages->len - 1),
                                                                        "content"), 0);
   g_assert_cmpstr (zot_test_json_string_at (block, "type"), ==, "thinking");
   g_assert_cmpstr (zot_test_json_string_at (block, "thinking"), ==, "SECRET-PLAN step two");
 
-  path = g_strdup (zot_session_get_path (f->session));
+  path = g_strdup (zot_session_get_path (f->a.session));
   g_assert_true (g_file_get_contents (path, &file, NULL, NULL));
   g_assert_nonnull (strstr (file, "\"thinking\":\"SECRET-PLAN step two\""));
 
   /* Opened again: the reasoning is in the message, and goes nowhere. */
-  agent_close (f);
+  zot_test_agent_close (&f->a);
   agent_open (f, zot_session_open (path, &error));
   g_assert_no_error (error);
-  messages = zot_agent_get_messages (f->agent);
+  messages = zot_agent_get_messages (f->a.agent);
   block = json_array_get_object_element (json_object_get_array_member (g_ptr_array_index (messages,
                                                                                          messages->len - 1),
                                                                        "content"), 0);
@@ -534,41 +456,41 @@ test_session_openai (AgentFixture  *f,
   {
     g_auto(GStrv) events = zot_fake_server_openai_text ("Going on.", 10);
 
-    zot_fake_server_push_sse (f->server, (const char * const *) events, FALSE);
+    zot_fake_server_push_sse (f->a.server, (const char * const *) events, FALSE);
   }
-  agent_prompt (f, "go on");
-  body = request_text (f, zot_fake_server_get_n_requests (f->server) - 1);
+  zot_test_agent_prompt (&f->a, "go on");
+  body = request_text (f, zot_fake_server_get_n_requests (f->a.server) - 1);
   g_assert_nonnull (strstr (body, "Planned."));
   g_assert_null (strstr (body, "SECRET-PLAN"));
   g_assert_null (strstr (body, "reasoning"));
 
-  anthropic = agent_provider (f, "anthropic", "claude-sonnet-4-5");
-  zot_agent_set_provider (f->agent, anthropic);
+  anthropic = zot_test_agent_provider (&f->a, "anthropic", "claude-sonnet-4-5");
+  zot_agent_set_provider (f->a.agent, anthropic);
   {
     g_auto(GStrv) events = zot_fake_server_anthropic_text ("ok", 10);
 
-    zot_fake_server_push_sse (f->server, (const char * const *) events, FALSE);
+    zot_fake_server_push_sse (f->a.server, (const char * const *) events, FALSE);
   }
-  agent_prompt (f, "and Anthropic");
+  zot_test_agent_prompt (&f->a, "and Anthropic");
   g_clear_pointer (&body, g_free);
-  body = request_text (f, zot_fake_server_get_n_requests (f->server) - 1);
+  body = request_text (f, zot_fake_server_get_n_requests (f->a.server) - 1);
   g_assert_nonnull (strstr (body, "Planned."));
   g_assert_null (strstr (body, "SECRET-PLAN"));
   g_assert_null (strstr (body, "thinking"));
 
-  gemini = agent_provider (f, "gemini", "gemini-2.5-flash");
-  zot_agent_set_provider (f->agent, gemini);
+  gemini = zot_test_agent_provider (&f->a, "gemini", "gemini-2.5-flash");
+  zot_agent_set_provider (f->a.agent, gemini);
   {
     g_auto(GStrv) events = zot_fake_server_gemini_text ("ok", 10);
 
-    zot_fake_server_push_sse (f->server, (const char * const *) events, FALSE);
+    zot_fake_server_push_sse (f->a.server, (const char * const *) events, FALSE);
   }
-  agent_prompt (f, "and Gemini");
+  zot_test_agent_prompt (&f->a, "and Gemini");
   g_clear_pointer (&body, g_free);
-  body = request_text (f, zot_fake_server_get_n_requests (f->server) - 1);
+  body = request_text (f, zot_fake_server_get_n_requests (f->a.server) - 1);
   g_assert_nonnull (strstr (body, "Planned."));
   g_assert_null (strstr (body, "SECRET-PLAN"));
-  zot_agent_set_provider (f->agent, f->provider);
+  zot_agent_set_provider (f->a.agent, f->a.provider);
 }
 
 /* Anthropic's signed thinking before a tool call goes back with it,
@@ -599,19 +521,19 @@ test_session_anthropic (AgentFixture  *f,
   JsonObject *body;
   JsonArray *sent;
 
-  agent_open (f, zot_session_new (f->env.cwd, NULL, &error));
+  agent_open (f, zot_session_new (f->a.env.cwd, NULL, &error));
   g_assert_no_error (error);
-  zot_fake_server_push_sse (f->server, thinking_call, FALSE);
+  zot_fake_server_push_sse (f->a.server, thinking_call, FALSE);
   {
     g_auto(GStrv) events = zot_fake_server_anthropic_text ("It says hi.", 100);
 
-    zot_fake_server_push_sse (f->server, (const char * const *) events, FALSE);
+    zot_fake_server_push_sse (f->a.server, (const char * const *) events, FALSE);
   }
-  agent_prompt (f, "what does hello.txt say?");
-  g_assert_cmpstr (f->final_text, ==, "It says hi.");
+  zot_test_agent_prompt (&f->a, "what does hello.txt say?");
+  g_assert_cmpstr (f->a.final_text, ==, "It says hi.");
   g_assert_cmpstr (f->reasoning->str, ==, "Read the file.");
 
-  body = zot_fake_server_get_request_body (f->server, 1);
+  body = zot_fake_server_get_request_body (f->a.server, 1);
   sent = json_node_get_array (zot_test_json_node_at (body, "messages/1/content"));
   g_assert_cmpuint (json_array_get_length (sent), ==, 2);
   g_assert_cmpstr (zot_test_json_string_at (json_array_get_object_element (sent, 0), "thinking"), ==,
@@ -620,17 +542,17 @@ test_session_anthropic (AgentFixture  *f,
                    "EqQBCkgIARABGAIiQ==");
   g_assert_cmpstr (zot_test_json_string_at (json_array_get_object_element (sent, 1), "type"), ==, "tool_use");
 
-  path = g_strdup (zot_session_get_path (f->session));
-  agent_close (f);
+  path = g_strdup (zot_session_get_path (f->a.session));
+  zot_test_agent_close (&f->a);
   agent_open (f, zot_session_open (path, &error));
   g_assert_no_error (error);
   {
     g_auto(GStrv) events = zot_fake_server_anthropic_text ("Still hi.", 100);
 
-    zot_fake_server_push_sse (f->server, (const char * const *) events, FALSE);
+    zot_fake_server_push_sse (f->a.server, (const char * const *) events, FALSE);
   }
-  agent_prompt (f, "and now?");
-  body = zot_fake_server_get_request_body (f->server, 2);
+  zot_test_agent_prompt (&f->a, "and now?");
+  body = zot_fake_server_get_request_body (f->a.server, 2);
   sent = json_node_get_array (zot_test_json_node_at (body, "messages/1/content"));
   g_assert_cmpstr (zot_test_json_string_at (json_array_get_object_element (sent, 0), "signature"), ==,
                    "EqQBCkgIARABGAIiQ==");
