@@ -159,9 +159,9 @@ static void
 zot_reasoning_view_init (ZotReasoningView *self)
 {
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (self));
 
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
-                                  GTK_ORIENTATION_VERTICAL);
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
   gtk_widget_add_css_class (GTK_WIDGET (self), "reasoning");
 
   self->spinner = gtk_spinner_new ();
@@ -178,7 +178,8 @@ zot_reasoning_view_init (ZotReasoningView *self)
   gtk_widget_set_halign (self->header, GTK_ALIGN_START);
   gtk_widget_add_css_class (self->header, "flat");
   gtk_widget_add_css_class (self->header, "reasoning-header");
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->header), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->header),
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
                                   _("Shows or hides the model's reasoning"), -1);
   gtk_widget_set_parent (self->header, GTK_WIDGET (self));
   g_signal_connect (self->header, "clicked", G_CALLBACK (on_header_clicked_cb), self);
@@ -235,5 +236,6 @@ zot_reasoning_view_set_text (ZotReasoningView *self,
   gtk_revealer_set_transition_duration (GTK_REVEALER (self->revealer), 250);
 
   if (self->text != NULL)
-    self->notify_handler = g_signal_connect (self->text, "notify", G_CALLBACK (on_text_notify_cb), self);
+    self->notify_handler = g_signal_connect (self->text, "notify",
+                                             G_CALLBACK (on_text_notify_cb), self);
 }

@@ -984,7 +984,8 @@ on_reasoning_view_visible_cb (ZotTranscriptRow *self)
 
   gtk_widget_insert_before (self->reasoning_view, GTK_WIDGET (self), shown ? self->child : NULL);
   if (self->item != NULL && self->streaming_layout &&
-      (zot_transcript_item_get_streaming (self->item) || zot_transcript_item_get_stopped (self->item)))
+      (zot_transcript_item_get_streaming (self->item) ||
+       zot_transcript_item_get_stopped (self->item)))
     update_stream (self);
 }
 
@@ -1025,7 +1026,8 @@ zot_transcript_row_init (ZotTranscriptRow *self)
 
   self->reasoning_view = zot_reasoning_view_new ();
   gtk_widget_set_parent (self->reasoning_view, GTK_WIDGET (self));
-  g_signal_connect_swapped (self->reasoning_view, "notify::visible", G_CALLBACK (on_reasoning_view_visible_cb), self);
+  g_signal_connect_swapped (self->reasoning_view, "notify::visible",
+                            G_CALLBACK (on_reasoning_view_visible_cb), self);
   self->copy_button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
   gtk_widget_set_halign (self->copy_button, GTK_ALIGN_END);
   zot_tooltip_set (self->copy_button, _("Copy Message"));
@@ -1085,7 +1087,8 @@ zot_transcript_row_bind (ZotTranscriptRow  *self,
 
   self->item = g_object_ref (item);
   zot_reasoning_view_set_text (ZOT_REASONING_VIEW (self->reasoning_view),
-                               layout == LAYOUT_ASSISTANT ? zot_transcript_item_get_reasoning (item) : NULL);
+                               layout == LAYOUT_ASSISTANT ? zot_transcript_item_get_reasoning (item)
+                                                          : NULL);
   on_reasoning_view_visible_cb (self);
   if (self->approval_view != NULL)
     gtk_widget_set_visible (self->approval_view, FALSE);

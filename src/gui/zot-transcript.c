@@ -379,10 +379,12 @@ on_agent_turn_end_cb (ZotAgent      *agent,
 
   if (self->streaming != NULL)
     {
+      ZotReasoningText *reasoning = zot_transcript_item_get_reasoning (self->streaming);
+
       /* An aborted reply keeps what had arrived; anything else that never
        * became a message (suppressed, failed) goes. */
       if (aborted && (zot_transcript_item_get_text_length (self->streaming) > 0 ||
-                      zot_reasoning_text_get_length (zot_transcript_item_get_reasoning (self->streaming)) > 0))
+                      zot_reasoning_text_get_length (reasoning) > 0))
         {
           zot_transcript_item_stop (self->streaming);
           g_clear_object (&self->streaming);

@@ -292,8 +292,8 @@ zot_agent_class_init (ZotAgentClass *klass)
    * message as "thinking" blocks (zot-message.h).
    */
   _zot_agent_signals [ZOT_AGENT_REASONING_DELTA] =
-    g_signal_new ("reasoning-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                  G_TYPE_NONE, 1, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+    g_signal_new ("reasoning-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
   /**
    * ZotAgent::tool-call:
    * @self: the agent

@@ -200,9 +200,11 @@ translate_content (JsonArray *content)
       else if (g_str_equal (type, "image"))
         json_array_add_object_element (out, image_block (block));
       /* Reasoning another provider wrote has no signature the API takes. */
-      else if (g_str_equal (type, "thinking") && *zot_json_get_string_or (block, "signature", "") != '\0')
+      else if (g_str_equal (type, "thinking") &&
+               *zot_json_get_string_or (block, "signature", "") != '\0')
         {
-          JsonObject *thinking = zot_provider_new_thinking_block (zot_json_get_string_or (block, "thinking", ""));
+          const char *text = zot_json_get_string_or (block, "thinking", "");
+          JsonObject *thinking = zot_provider_new_thinking_block (text);
 
           json_object_set_string_member (thinking, "signature", zot_json_get_string (block, "signature"));
           json_array_add_object_element (out, thinking);

@@ -1027,7 +1027,8 @@ stream_end (gpointer   user_data,
   reply = zot_http_provider_new_reply (&content);
 
   if (stream->reasoning->len > 0)
-    json_array_add_object_element (content, zot_provider_new_thinking_block (stream->reasoning->str));
+    json_array_add_object_element (content,
+                                   zot_provider_new_thinking_block (stream->reasoning->str));
 
   if (stream->text->len > 0)
     {

@@ -519,7 +519,8 @@ on_event (const char  *event,
       const char *message = zot_json_get_string (error_object, "message");
       guint status = zot_sse_stream_error_status (zot_json_get_string (error_object, "type"),
                                                   zot_json_get_int_or (error_object, "code", 0));
-      gboolean output = stream->text->len > 0 || stream->reasoning->len > 0 || stream->calls->len > 0;
+      gboolean output = stream->text->len > 0 || stream->reasoning->len > 0 ||
+                        stream->calls->len > 0;
 
       if (status == 0)
         status = zot_sse_stream_error_status (zot_json_get_string (error_object, "code"), 0);
@@ -562,8 +563,8 @@ on_event (const char  *event,
       /* A server that sends both names sends the same text twice. */
       if (reasoning == NULL)
         reasoning = zot_json_get_string (delta, "reasoning");
-      if (!zot_provider_add_reasoning (stream->provider, stream->reasoning, &stream->reasoning_bytes,
-                                       reasoning, error))
+      if (!zot_provider_add_reasoning (stream->provider, stream->reasoning,
+                                       &stream->reasoning_bytes, reasoning, error))
         return FALSE;
 
       if (content != NULL && *content != '\0')
@@ -599,7 +600,8 @@ build_reply (Stream  *stream,
   guint n_calls = 0;
 
   if (stream->reasoning->len > 0)
-    json_array_add_object_element (content, zot_provider_new_thinking_block (stream->reasoning->str));
+    json_array_add_object_element (content,
+                                   zot_provider_new_thinking_block (stream->reasoning->str));
 
   if (stream->text->len > 0)
     {
