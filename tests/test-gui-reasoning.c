@@ -11,6 +11,7 @@
 #include "zot-agent.h"
 #include "zot-gui-test-util.h"
 #include "zot-host.h"
+#include "zot-message.h"
 #include "zot-reasoning-view.h"
 #include "zot-session.h"
 #include "zot-test-util.h"
@@ -250,6 +251,34 @@ test_none (Fixture       *f,
   g_assert_null (find_view (f));
 }
 
+/* The view alone: hidden without reasoning, shown while it streams,
+ * hidden again when the finished message keeps none; both finalize. */
+static void
+test_view (void)
+{
+  ZotReasoningText *text = zot_reasoning_text_new ();
+  GtkWidget *view = g_object_ref_sink (zot_reasoning_view_new ());
+  g_autoptr(JsonObject) plain = zot_message_new_assistant_text ("no thinking here");
+
+  zot_reasoning_view_set_text (ZOT_REASONING_VIEW (view), text);
+  g_assert_false (gtk_widget_get_visible (view));
+
+  zot_reasoning_text_append (text, "Hmm.");
+  g_assert_true (gtk_widget_get_visible (view));
+  g_assert_cmpstr (header_label (view), ==, "Thinking…");
+  g_assert_true (folded (view));
+  g_assert_cmpint (zot_reasoning_text_get_duration_ms (text), ==, -1);
+
+  zot_reasoning_text_set_message (text, plain);
+  g_assert_false (zot_reasoning_text_get_streaming (text));
+  g_assert_cmpint (zot_reasoning_text_get_duration_ms (text), >=, 0);
+  g_assert_false (gtk_widget_get_visible (view));
+
+  zot_reasoning_view_set_text (ZOT_REASONING_VIEW (view), NULL);
+  g_assert_finalize_object (text);
+  g_assert_finalize_object (view);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -259,6 +288,7 @@ main (int    argc,
 
   g_test_add ("/zot/gui/reasoning/stream-unfold-reload", Fixture, NULL, fixture_setup,
               test_stream_unfold_reload, fixture_teardown);
+  g_test_add_func ("/zot/gui/reasoning/view", test_view);
   g_test_add ("/zot/gui/reasoning/none", Fixture, NULL, fixture_setup, test_none, fixture_teardown);
 
   return g_test_run ();
