@@ -112,8 +112,8 @@ on_text_notify_cb (ZotReasoningText *text,
                    ZotReasoningView *self)
 {
   /* A streamed piece while folded changes nothing that shows. */
-  if (pspec->name == g_intern_static_string ("text") &&
-      !zot_reasoning_text_get_expanded (text) && gtk_widget_get_visible (GTK_WIDGET (self)))
+  if (pspec->name == g_intern_static_string ("text") && !zot_reasoning_text_get_expanded (text) &&
+      gtk_widget_get_visible (GTK_WIDGET (self)) && zot_reasoning_text_get_length (text) > 0)
     return;
 
   update_all (self);
