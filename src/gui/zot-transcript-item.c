@@ -1035,12 +1035,7 @@ zot_transcript_item_set_result (ZotTranscriptItem *self,
   g_object_thaw_notify (G_OBJECT (self));
 }
 
-/**
- * zot_transcript_item_get_reasoning:
- * @self: a #ZotTranscriptItem
- *
- * Returns: (transfer none): the reasoning of a reply, empty when it has none
- */
+/* Returns: (transfer none): the reasoning of a reply, empty when it has none */
 ZotReasoningText *
 zot_transcript_item_get_reasoning (ZotTranscriptItem *self)
 {
