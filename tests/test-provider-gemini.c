@@ -9,12 +9,9 @@
 #include <string.h>
 
 #include "zot-agent.h"
-#include "zot-builtin-tools.h"
 #include "zot-gemini-provider.h"
 #include "zot-message.h"
 #include "zot-test-util.h"
-
-#define SAFETY_MS 30000
 
 typedef ZotTestProvider Fixture;
 
@@ -425,9 +422,12 @@ test_text_signature (Fixture       *fixture,
 
   joined = zot_test_provider_joined_text (fixture);
   g_assert_cmpstr (joined, ==, "The answer is 42.");
+  /* The thought summary is kept apart, as reasoning (test-reasoning.c). */
   g_assert_cmpuint (json_array_get_length (json_object_get_array_member (fixture->reply->message,
-                                                                         "content")), ==, 1);
-  block = zot_test_provider_reply_block (fixture, 0);
+                                                                         "content")), ==, 2);
+  g_assert_cmpstr (zot_test_json_string_at (zot_test_provider_reply_block (fixture, 0), "thinking"), ==,
+                   "Let me think about it.");
+  block = zot_test_provider_reply_block (fixture, 1);
   g_assert_cmpstr (zot_test_json_string_at (block, "text"), ==, "The answer is 42.");
   g_assert_cmpstr (zot_test_json_string_at (block, "thought_signature"), ==, "text-sig");
   g_assert_cmpstr (fixture->reply->stop_reason, ==, "end_turn");
@@ -670,105 +670,27 @@ test_reasoning (Fixture       *fixture,
 /* With an agent and its session                                       */
 /* ------------------------------------------------------------------ */
 
-typedef struct
-{
-  ZotTestEnv       env;
-  ZotFakeServer   *server;
-  ZotProvider     *provider;
-  ZotToolRegistry *registry;
-  ZotSession      *session;
-  ZotAgent        *agent;
-  gboolean         done;
-  char            *final_text;
-  GError          *error;
-} AgentFixture;
+typedef ZotTestAgent AgentFixture;
 
 static void
 agent_setup (AgentFixture  *f,
              gconstpointer  data)
 {
-  g_auto(ZotProviderConfig) config = { 0 };
-  g_autoptr(GPtrArray) builtins = zot_builtin_tools_new ();
-  g_autoptr(GError) error = NULL;
-  g_autofree char *hello = NULL;
-
-  zot_test_env_setup (&f->env);
-  f->server = zot_fake_server_new ();
-
-  config.name = g_strdup ("gemini");
-  config.base_url = g_strdup (zot_fake_server_get_url (f->server));
-  config.api_key = g_strdup ("gm-test");
-  config.model = g_strdup ("gemini-3-pro-preview");
-  f->provider = zot_provider_new_for_config (&config, &error);
-  g_assert_no_error (error);
-
-  f->registry = zot_tool_registry_new ();
-  for (guint i = 0; i < builtins->len; i++)
-    g_assert_true (zot_tool_registry_add (f->registry, g_ptr_array_index (builtins, i), NULL));
-
-  hello = g_build_filename (f->env.cwd, "hello.txt", NULL);
-  g_assert_true (g_file_set_contents (hello, "hi from disk", -1, NULL));
+  zot_test_agent_setup (f, "gemini", "gemini-3-pro-preview");
 }
 
-static void
-agent_close (AgentFixture *f)
-{
-  if (f->agent != NULL)
-    g_assert_finalize_object (g_steal_pointer (&f->agent));
-  if (f->session != NULL)
-    g_assert_finalize_object (g_steal_pointer (&f->session));
-}
-
-/* The agent and its provider go before the server, so that their
- * requests are over when it stops. */
 static void
 agent_teardown (AgentFixture  *f,
                 gconstpointer  data)
 {
-  agent_close (f);
-  g_assert_finalize_object (g_steal_pointer (&f->provider));
-  g_clear_object (&f->registry);
-  zot_fake_server_free (f->server);
-  g_clear_pointer (&f->final_text, g_free);
-  g_clear_error (&f->error);
-  zot_test_env_teardown (&f->env);
+  zot_test_agent_teardown (f);
 }
 
-static void
-agent_open (AgentFixture *f,
-            ZotSession   *session)
-{
-  f->session = session;
-  f->agent = zot_agent_new (f->provider, f->registry, f->session);
-}
-
-static void
-prompt_cb (GObject      *object,
-           GAsyncResult *result,
-           gpointer      user_data)
-{
-  AgentFixture *f = user_data;
-
-  f->final_text = zot_agent_prompt_finish (ZOT_AGENT (object), result, &f->error);
-  f->done = TRUE;
-}
-
-static void
-agent_wait (AgentFixture *f)
-{
-  zot_test_wait_for (&f->done, SAFETY_MS);
-  g_assert_no_error (f->error);
-  f->done = FALSE;
-}
-
-static void
-agent_prompt (AgentFixture *f,
-              const char   *text)
-{
-  g_clear_pointer (&f->final_text, g_free);
-  zot_agent_prompt_async (f->agent, text, NULL, prompt_cb, f);
-  agent_wait (f);
-}
+#define agent_open   zot_test_agent_open
+#define agent_close  zot_test_agent_close
+#define agent_wait   zot_test_agent_wait
+#define agent_prompt zot_test_agent_prompt
+#define prompt_cb    zot_test_agent_prompt_cb
 
 static void
 push (AgentFixture *f,

@@ -1262,6 +1262,12 @@ test_anthropic_reasoning (Fixture       *f,
   second_body = zot_json_object_to_string (body);
   g_assert_null (strstr (second_body, "\"time\""));
 
+  /* The thinking streamed as its own event, before the message. */
+  g_assert_cmpuint (count_type (f, "reasoning_delta"), ==, 1);
+  g_assert_cmpstr (json_object_get_string_member (wait_event (f, "reasoning_delta", 0), "delta"), ==, "Let me list.");
+  g_assert_cmpuint (index_of (f, wait_event (f, "reasoning_delta", 0)), <,
+                    index_of (f, wait_event (f, "assistant_message", 0)));
+
   usage = wait_event (f, "usage", 0);
   g_assert_cmpint (json_object_get_int_member (usage, "input"), ==, 10);
   g_assert_cmpint (json_object_get_int_member (usage, "output"), ==, 40);

@@ -5,6 +5,7 @@
 
 #include <glib/gstdio.h>
 
+#include "zot-builtin-tools.h"
 #include "zot-flatpak.h"
 #include "zot-message.h"
 #include "zot-paths.h"
@@ -1061,4 +1062,103 @@ zot_test_run_argv (ZotTestRun           *run,
   g_subprocess_wait (process, NULL, NULL);
   g_assert_true (g_subprocess_get_if_exited (process));
   run->status = g_subprocess_get_exit_status (process);
+}
+
+/* An agent of the fake server */
+
+ZotProvider *
+zot_test_agent_provider (ZotTestAgent *self,
+                         const char   *provider,
+                         const char   *model)
+{
+  g_auto(ZotProviderConfig) config = { 0 };
+  g_autoptr(GError) error = NULL;
+  ZotProvider *made;
+
+  config.name = g_strdup (provider);
+  config.base_url = g_strdup (zot_fake_server_get_url (self->server));
+  config.api_key = g_strdup ("key-test");
+  config.model = g_strdup (model);
+  made = zot_provider_new_for_config (&config, &error);
+  g_assert_no_error (error);
+  return made;
+}
+
+void
+zot_test_agent_setup (ZotTestAgent *self,
+                      const char   *provider,
+                      const char   *model)
+{
+  g_autoptr(GPtrArray) builtins = zot_builtin_tools_new ();
+  g_autofree char *hello = NULL;
+
+  zot_test_env_setup (&self->env);
+  self->server = zot_fake_server_new ();
+  self->provider = zot_test_agent_provider (self, provider, model);
+
+  self->registry = zot_tool_registry_new ();
+  for (guint i = 0; i < builtins->len; i++)
+    g_assert_true (zot_tool_registry_add (self->registry, g_ptr_array_index (builtins, i), NULL));
+
+  hello = g_build_filename (self->env.cwd, "hello.txt", NULL);
+  g_assert_true (g_file_set_contents (hello, "hi from disk", -1, NULL));
+}
+
+void
+zot_test_agent_close (ZotTestAgent *self)
+{
+  if (self->agent != NULL)
+    g_assert_finalize_object (g_steal_pointer (&self->agent));
+  if (self->session != NULL)
+    g_assert_finalize_object (g_steal_pointer (&self->session));
+}
+
+/* The agent and its provider go before the server, so that their
+ * requests are over when it stops. */
+void
+zot_test_agent_teardown (ZotTestAgent *self)
+{
+  zot_test_agent_close (self);
+  g_assert_finalize_object (g_steal_pointer (&self->provider));
+  g_clear_object (&self->registry);
+  zot_fake_server_free (self->server);
+  g_clear_pointer (&self->final_text, g_free);
+  g_clear_error (&self->error);
+  zot_test_env_teardown (&self->env);
+}
+
+void
+zot_test_agent_open (ZotTestAgent *self,
+                     ZotSession   *session)
+{
+  self->session = session;
+  self->agent = zot_agent_new (self->provider, self->registry, self->session);
+}
+
+void
+zot_test_agent_prompt_cb (GObject      *object,
+                          GAsyncResult *result,
+                          gpointer      user_data)
+{
+  ZotTestAgent *self = user_data;
+
+  self->final_text = zot_agent_prompt_finish (ZOT_AGENT (object), result, &self->error);
+  self->done = TRUE;
+}
+
+void
+zot_test_agent_wait (ZotTestAgent *self)
+{
+  zot_test_wait_for (&self->done, 30000);
+  g_assert_no_error (self->error);
+  self->done = FALSE;
+}
+
+void
+zot_test_agent_prompt (ZotTestAgent *self,
+                       const char   *text)
+{
+  g_clear_pointer (&self->final_text, g_free);
+  zot_agent_prompt_async (self->agent, text, NULL, zot_test_agent_prompt_cb, self);
+  zot_test_agent_wait (self);
 }

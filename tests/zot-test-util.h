@@ -3,6 +3,7 @@
 #include <gio/gio.h>
 #include <json-glib/json-glib.h>
 
+#include "zot-agent.h"
 #include "zot-extension-manager.h"
 #include "zot-host.h"
 #include "zot-fake-server.h"
@@ -289,5 +290,41 @@ void        zot_test_run_argv         (ZotTestRun           *run,
                                        GSpawnChildSetupFunc  setup,
                                        guint                 timeout_ms,
                                        const char * const   *argv);
+
+/* An agent with the built-in tools and a provider of the fake server, in
+ * a fresh working directory that holds hello.txt ("hi from disk"): a test
+ * fixture for g_test_add(). open makes the agent on @session (transfer
+ * full); close finalizes both; prompt runs one prompt to its end, which
+ * must succeed, its answer in @final_text. */
+typedef struct
+{
+  ZotTestEnv       env;
+  ZotFakeServer   *server;
+  ZotProvider     *provider;
+  ZotToolRegistry *registry;
+  ZotSession      *session;
+  ZotAgent        *agent;
+  gboolean         done;
+  char            *final_text;
+  GError          *error;
+} ZotTestAgent;
+
+void         zot_test_agent_setup     (ZotTestAgent       *self,
+                                       const char         *provider,
+                                       const char         *model);
+void         zot_test_agent_teardown  (ZotTestAgent       *self);
+ZotProvider *zot_test_agent_provider  (ZotTestAgent       *self,
+                                       const char         *provider,
+                                       const char         *model);
+void         zot_test_agent_open      (ZotTestAgent       *self,
+                                       ZotSession         *session);
+void         zot_test_agent_close     (ZotTestAgent       *self);
+/* The callback of zot_agent_prompt_async() and its kin, and the wait for it. */
+void         zot_test_agent_prompt_cb (GObject            *object,
+                                       GAsyncResult       *result,
+                                       gpointer            user_data);
+void         zot_test_agent_wait      (ZotTestAgent       *self);
+void         zot_test_agent_prompt    (ZotTestAgent       *self,
+                                       const char         *text);
 
 G_END_DECLS

@@ -240,14 +240,30 @@ on_assistant_start (ZotAgent     *agent,
 }
 
 static void
+write_delta (ZotCliEvents *events,
+             const char   *type,
+             const char   *delta)
+{
+  g_autoptr(JsonObject) event = new_event (type);
+
+  json_object_set_string_member (event, "delta", delta);
+  write_event (events, event);
+}
+
+static void
 on_text_delta (ZotAgent     *agent,
                const char   *delta,
                ZotCliEvents *events)
 {
-  g_autoptr(JsonObject) event = new_event ("text_delta");
+  write_delta (events, "text_delta", delta);
+}
 
-  json_object_set_string_member (event, "delta", delta);
-  write_event (events, event);
+static void
+on_reasoning_delta (ZotAgent     *agent,
+                    const char   *delta,
+                    ZotCliEvents *events)
+{
+  write_delta (events, "reasoning_delta", delta);
 }
 
 /* The model's calls have neither a parent nor an extension that asked. */
@@ -608,6 +624,7 @@ zot_cli_events_new (ZotHost *host,
   g_signal_connect (agent, "turn-start", G_CALLBACK (on_turn_start), events);
   g_signal_connect (agent, "assistant-start", G_CALLBACK (on_assistant_start), events);
   g_signal_connect (agent, "text-delta", G_CALLBACK (on_text_delta), events);
+  g_signal_connect (agent, "reasoning-delta", G_CALLBACK (on_reasoning_delta), events);
   g_signal_connect (agent, "tool-call", G_CALLBACK (on_tool_call), events);
   g_signal_connect (agent, "tool-result", G_CALLBACK (on_tool_result), events);
   g_signal_connect (agent, "extension-call", G_CALLBACK (on_extension_call), events);

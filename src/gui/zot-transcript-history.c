@@ -110,13 +110,15 @@ add_assistant_message (ZotHistoryBuilder *builder,
 {
   g_autofree char *text = zot_message_get_text (message);
   g_autofree char *stripped = g_strstrip (g_strdup (text));
+  g_autofree char *reasoning = zot_reasoning_text_from_message (message);
   JsonArray *content = get_array_or_null (message, "content");
 
   /* As live: only tool calls leave no reply row, their rows say it all. */
-  if (*stripped != '\0')
+  if (*stripped != '\0' || reasoning != NULL)
     {
       ZotTranscriptItem *item = zot_transcript_item_new_assistant ();
 
+      zot_reasoning_text_set_message (zot_transcript_item_get_reasoning (item), message);
       zot_transcript_item_finish (item, text);
       g_ptr_array_add (builder->items, item);
     }

@@ -60,6 +60,7 @@ struct _ZotTranscriptItem
   char                    *args_pretty;
   char                    *result;
   GListStore              *children;
+  ZotReasoningText        *reasoning;       /* a reply's, made when first asked for */
   ZotTranscriptToolStatus  status;
 
   guint                    streaming : 1;
@@ -239,6 +240,7 @@ zot_transcript_item_finalize (GObject *object)
   g_clear_pointer (&self->args_pretty, g_free);
   g_clear_pointer (&self->result, g_free);
   g_clear_object (&self->children);
+  g_clear_object (&self->reasoning);
 
   G_OBJECT_CLASS (zot_transcript_item_parent_class)->finalize (object);
 }
@@ -627,6 +629,9 @@ zot_transcript_item_append_text (ZotTranscriptItem *self,
   if (delta == NULL || *delta == '\0')
     return;
 
+  /* The answer began: the reasoning before it is over. */
+  if (self->reasoning != NULL)
+    zot_reasoning_text_end (self->reasoning);
   valid = g_utf8_make_valid (delta, -1);
   g_string_append (self->text, valid);
   g_clear_pointer (&self->document, zot_markdown_document_unref);
@@ -772,6 +777,8 @@ zot_transcript_item_stop (ZotTranscriptItem *self)
   if (self->stopped)
     return;
 
+  if (self->reasoning != NULL)
+    zot_reasoning_text_end (self->reasoning);
   g_object_freeze_notify (G_OBJECT (self));
   self->stopped = TRUE;
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_STOPPED]);
@@ -1026,6 +1033,17 @@ zot_transcript_item_set_result (ZotTranscriptItem *self,
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_RESULT]);
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_STATUS]);
   g_object_thaw_notify (G_OBJECT (self));
+}
+
+/* Returns: (transfer none): the reasoning of a reply, empty when it has none */
+ZotReasoningText *
+zot_transcript_item_get_reasoning (ZotTranscriptItem *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), NULL);
+
+  if (self->reasoning == NULL)
+    self->reasoning = zot_reasoning_text_new ();
+  return self->reasoning;
 }
 
 gboolean

@@ -16,6 +16,7 @@
 #include <json-glib/json-glib.h>
 
 #include "zot-markdown-document.h"
+#include "zot-reasoning-text.h"
 #include "zot-tool.h"
 
 G_BEGIN_DECLS
@@ -156,6 +157,7 @@ gboolean                zot_transcript_item_get_is_error       (ZotTranscriptIte
 const char             *zot_transcript_item_get_result         (ZotTranscriptItem *self);
 void                    zot_transcript_item_set_result         (ZotTranscriptItem *self,
                                                                 ZotToolResult     *result);
+ZotReasoningText       *zot_transcript_item_get_reasoning      (ZotTranscriptItem *self);
 gboolean                zot_transcript_item_get_expanded       (ZotTranscriptItem *self);
 void                    zot_transcript_item_set_expanded       (ZotTranscriptItem *self,
                                                                 gboolean           expanded);

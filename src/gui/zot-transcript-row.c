@@ -21,6 +21,7 @@
 #include "zot-approval-row.h"
 #include "zot-markdown.h"
 #include "zot-markdown-private.h"
+#include "zot-reasoning-view.h"
 #include "zot-tooltip.h"
 #include "zot-transcript-row.h"
 #include "zot-wrap-safe-gtk.h"
@@ -87,6 +88,7 @@ struct _ZotTranscriptRow
   char              *icon_class;        /* the status class on the tool's icon */
   GtkWidget         *copy_button;       /* under a message: copies its text */
   GtkWidget         *approval_view;     /* under a tool call: its approval */
+  GtkWidget         *reasoning_view;    /* above a reply: its reasoning, folded */
 };
 
 G_DEFINE_FINAL_TYPE (ZotTranscriptRow, zot_transcript_row, GTK_TYPE_WIDGET)
@@ -632,6 +634,7 @@ update_stream (ZotTranscriptRow *self)
   gsize length = zot_transcript_item_get_text_length (item);
   GtkTextBuffer *buffer;
   GtkTextIter end;
+  gboolean waiting;
 
   if (!self->streaming_layout)
     {
@@ -672,8 +675,10 @@ update_stream (ZotTranscriptRow *self)
       self->streamed = length;
     }
 
-  gtk_spinner_set_spinning (GTK_SPINNER (self->parts.spinner), length == 0);
-  gtk_widget_set_visible (self->parts.spinner, length == 0);
+  /* While the model reasons, the reasoning's own spinner says it. */
+  waiting = length == 0 && !gtk_widget_get_visible (self->reasoning_view);
+  gtk_spinner_set_spinning (GTK_SPINNER (self->parts.spinner), waiting);
+  gtk_widget_set_visible (self->parts.spinner, waiting);
   gtk_widget_set_visible (self->parts.stream_view, length > 0);
   gtk_widget_set_visible (self->parts.stopped, zot_transcript_item_get_stopped (item));
 }
@@ -976,6 +981,20 @@ on_expander_expanded_cb (GtkExpander      *expander,
   zot_transcript_item_set_expanded (self->item, expanded);
 }
 
+/* Shown, the reasoning goes above the reply; hidden, last, out of the
+ * way of the parts of whatever else the row shows. */
+static void
+on_reasoning_view_visible_cb (ZotTranscriptRow *self)
+{
+  gboolean shown = gtk_widget_get_visible (self->reasoning_view) && self->child != NULL;
+
+  gtk_widget_insert_before (self->reasoning_view, GTK_WIDGET (self), shown ? self->child : NULL);
+  if (self->item != NULL && self->streaming_layout &&
+      (zot_transcript_item_get_streaming (self->item) ||
+       zot_transcript_item_get_stopped (self->item)))
+    update_stream (self);
+}
+
 /* GObject */
 
 static void
@@ -987,6 +1006,7 @@ zot_transcript_row_dispose (GObject *object)
   clear_layout (self);
   g_clear_pointer (&self->copy_button, gtk_widget_unparent);
   g_clear_pointer (&self->approval_view, gtk_widget_unparent);
+  g_clear_pointer (&self->reasoning_view, gtk_widget_unparent);
 
   G_OBJECT_CLASS (zot_transcript_row_parent_class)->dispose (object);
 }
@@ -1010,6 +1030,10 @@ zot_transcript_row_init (ZotTranscriptRow *self)
   gtk_orientable_set_orientation (GTK_ORIENTABLE (gtk_widget_get_layout_manager (GTK_WIDGET (self))),
                                   GTK_ORIENTATION_VERTICAL);
 
+  self->reasoning_view = zot_reasoning_view_new ();
+  gtk_widget_set_parent (self->reasoning_view, GTK_WIDGET (self));
+  g_signal_connect_swapped (self->reasoning_view, "notify::visible",
+                            G_CALLBACK (on_reasoning_view_visible_cb), self);
   self->copy_button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
   gtk_widget_set_halign (self->copy_button, GTK_ALIGN_END);
   zot_tooltip_set (self->copy_button, _("Copy Message"));
@@ -1068,6 +1092,10 @@ zot_transcript_row_bind (ZotTranscriptRow  *self,
     stream_view_clear (self);
 
   self->item = g_object_ref (item);
+  zot_reasoning_view_set_text (ZOT_REASONING_VIEW (self->reasoning_view),
+                               layout == LAYOUT_ASSISTANT ? zot_transcript_item_get_reasoning (item)
+                                                          : NULL);
+  on_reasoning_view_visible_cb (self);
   if (self->approval_view != NULL)
     gtk_widget_set_visible (self->approval_view, FALSE);
   update_all (self);

@@ -230,15 +230,24 @@ on_agent_text_delta_cb (ZotAgent      *agent,
 }
 
 static void
+on_agent_reasoning_delta_cb (ZotAgent      *agent,
+                             const char    *delta,
+                             ZotTranscript *self)
+{
+  zot_reasoning_text_append (zot_transcript_item_get_reasoning (begin_streaming (self)), delta);
+}
+
+static void
 on_agent_assistant_message_cb (ZotAgent      *agent,
                                JsonObject    *message,
                                ZotTranscript *self)
 {
   g_autofree char *text = zot_message_get_text (message);
   g_autofree char *stripped = g_strstrip (g_strdup (text));
+  g_autofree char *reasoning = zot_reasoning_text_from_message (message);
   g_autoptr(ZotTranscriptItem) item = NULL;
 
-  if (*stripped == '\0')
+  if (*stripped == '\0' && reasoning == NULL)
     {
       /* Only tool calls: their rows say it all. */
       remove_streaming (self);
@@ -252,6 +261,7 @@ on_agent_assistant_message_cb (ZotAgent      *agent,
       add_item (self, item);
     }
 
+  zot_reasoning_text_set_message (zot_transcript_item_get_reasoning (item), message);
   zot_transcript_item_finish (item, text);
 }
 
@@ -369,9 +379,12 @@ on_agent_turn_end_cb (ZotAgent      *agent,
 
   if (self->streaming != NULL)
     {
+      ZotReasoningText *reasoning = zot_transcript_item_get_reasoning (self->streaming);
+
       /* An aborted reply keeps what had arrived; anything else that never
        * became a message (suppressed, failed) goes. */
-      if (aborted && zot_transcript_item_get_text_length (self->streaming) > 0)
+      if (aborted && (zot_transcript_item_get_text_length (self->streaming) > 0 ||
+                      zot_reasoning_text_get_length (reasoning) > 0))
         {
           zot_transcript_item_stop (self->streaming);
           g_clear_object (&self->streaming);
@@ -649,6 +662,8 @@ zot_transcript_init (ZotTranscript *self)
                           G_CALLBACK (on_agent_assistant_start_cb), self);
   g_signal_group_connect (self->agent_signals, "text-delta",
                           G_CALLBACK (on_agent_text_delta_cb), self);
+  g_signal_group_connect (self->agent_signals, "reasoning-delta",
+                          G_CALLBACK (on_agent_reasoning_delta_cb), self);
   g_signal_group_connect (self->agent_signals, "assistant-message",
                           G_CALLBACK (on_agent_assistant_message_cb), self);
   g_signal_group_connect (self->agent_signals, "tool-call",

@@ -160,6 +160,7 @@ enum
   ZOT_AGENT_COMPACTION_END,
   ZOT_AGENT_AUTO_COMPACTION,
   ZOT_AGENT_RETRYING,
+  ZOT_AGENT_REASONING_DELTA,
   ZOT_AGENT_N_SIGNALS
 };
 
@@ -192,6 +193,9 @@ void                 _zot_agent_apply_activations    (ZotAgent            *self,
 
 /* zot-agent-run.c */
 void                 _zot_agent_on_text_delta        (ZotProvider     *provider,
+                                                      const char      *delta,
+                                                      ZotAgent        *self);
+void                 _zot_agent_on_reasoning_delta   (ZotProvider     *provider,
                                                       const char      *delta,
                                                       ZotAgent        *self);
 void                 _zot_agent_run_step             (Run             *run);

@@ -343,6 +343,17 @@ _zot_agent_on_text_delta (ZotProvider *provider,
   g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_TEXT_DELTA], 0, delta);
 }
 
+void
+_zot_agent_on_reasoning_delta (ZotProvider *provider,
+                               const char  *delta,
+                               ZotAgent    *self)
+{
+  if (self->run == NULL || self->run->compacting)
+    return;
+
+  g_signal_emit (self, _zot_agent_signals [ZOT_AGENT_REASONING_DELTA], 0, delta);
+}
+
 static void
 call_model (Run *run)
 {

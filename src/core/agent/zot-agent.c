@@ -283,6 +283,18 @@ zot_agent_class_init (ZotAgentClass *klass)
     g_signal_new ("text-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
   /**
+   * ZotAgent::reasoning-delta:
+   * @self: the agent
+   * @delta: the next piece of the model's reasoning (thinking), as the
+   *   provider streams it, before the text it leads to; copy it to keep it
+   *
+   * Only during a run. The whole reasoning is kept in the assistant
+   * message as "thinking" blocks (zot-message.h).
+   */
+  _zot_agent_signals [ZOT_AGENT_REASONING_DELTA] =
+    g_signal_new ("reasoning-delta", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                  NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+  /**
    * ZotAgent::tool-call:
    * @self: the agent
    * @id: the transcript's tool call id
@@ -595,6 +607,7 @@ zot_agent_set_provider (ZotAgent    *self,
     g_signal_handlers_disconnect_by_data (self->provider, self);
   g_set_object (&self->provider, provider);
   g_signal_connect (provider, "text-delta", G_CALLBACK (_zot_agent_on_text_delta), self);
+  g_signal_connect (provider, "reasoning-delta", G_CALLBACK (_zot_agent_on_reasoning_delta), self);
   g_signal_connect_swapped (provider, "retrying", G_CALLBACK (on_provider_retrying), self);
   zot_agent_reset_system_prompt (self);
 }

@@ -149,6 +149,10 @@ G_BEGIN_DECLS
  * with an error instead of a run (and a session line) that never ends. */
 #define ZOT_PROVIDER_TOTAL_MS              900000
 #define ZOT_PROVIDER_RESPONSE_MAX_BYTES    ((gsize) 16 * 1024 * 1024)
+/* The reasoning (thinking) text of one model response, all its blocks
+ * together: more ends the turn like an oversized response, since a
+ * shortened Anthropic thinking block could not be sent back. */
+#define ZOT_PROVIDER_REASONING_MAX_BYTES   ((gsize) 2 * 1024 * 1024)
 /* The largest single server-sent event (its data lines together). */
 #define ZOT_SSE_MAX_EVENT_BYTES            ((gsize) 8 * 1024 * 1024)
 /* `zot models` and the model picker: the list endpoint answers within

@@ -19,9 +19,11 @@
  * zot-gemini-provider.h), "usage" {"input_tokens","output_tokens",
  * "reasoning_tokens","cache_read_tokens","cache_write_tokens","cost_usd"}
  * on an assistant message, "time" (RFC 3339, UTC) on every message the
- * agent adds, "thinking" {"thinking","signature"} and "redacted_thinking"
- * {"data"} blocks of an assistant message (Anthropic's, sent back to it
- * only), "summary":true on the user message that replaces a compacted
+ * agent adds, "thinking" {"thinking","signature"} blocks of an assistant
+ * message (the model's reasoning from any provider, shown and saved; only
+ * Anthropic's carry a signature and only those are sent back, to Anthropic
+ * alone) and "redacted_thinking" {"data"} (Anthropic's, opaque, sent back
+ * to it only), "summary":true on the user message that replaces a compacted
  * transcript, "interrupted":true on an error tool_result that loading a
  * session made up for a call the host died in (zot-session.h).
  */

@@ -8,8 +8,9 @@
  * message_stop; an "error" event ends the call with its message.
  *
  * A reasoning level turns on extended thinking with a budget; the thinking
- * blocks the model returns are kept in the message, signature and all,
- * since the API wants them back before the tool results that follow.
+ * streams as ::reasoning-delta, and its blocks are kept in the message,
+ * signature and all, since the API wants them back before the tool results
+ * that follow.
  */
 #define G_LOG_DOMAIN "zot-anthropic"
 
@@ -74,6 +75,7 @@ typedef struct
   ZotProvider *provider;
   GPtrArray   *blocks;
   guint        n_calls;
+  gsize        reasoning_bytes;
   char        *stop_reason;
   gboolean     started;
   gboolean     stopped;
@@ -197,12 +199,13 @@ translate_content (JsonArray *content)
         }
       else if (g_str_equal (type, "image"))
         json_array_add_object_element (out, image_block (block));
-      else if (g_str_equal (type, "thinking") && zot_json_get_string (block, "signature") != NULL)
+      /* Reasoning another provider wrote has no signature the API takes. */
+      else if (g_str_equal (type, "thinking") &&
+               *zot_json_get_string_or (block, "signature", "") != '\0')
         {
-          JsonObject *thinking = json_object_new ();
+          const char *text = zot_json_get_string_or (block, "thinking", "");
+          JsonObject *thinking = zot_provider_new_thinking_block (text);
 
-          json_object_set_string_member (thinking, "type", "thinking");
-          json_object_set_string_member (thinking, "thinking", zot_json_get_string_or (block, "thinking", ""));
           json_object_set_string_member (thinking, "signature", zot_json_get_string (block, "signature"));
           json_array_add_object_element (out, thinking);
         }
@@ -417,8 +420,11 @@ handle_block_start (Stream      *stream,
   else if (g_strcmp0 (type, "thinking") == 0)
     {
       block->kind = BLOCK_THINKING;
-      block->signature = g_string_new (zot_json_get_string_or (content_block, "signature", ""));
-      g_string_append (block->text, zot_json_get_string_or (content_block, "thinking", ""));
+      if (block->signature == NULL)
+        block->signature = g_string_new (NULL);
+      g_string_append (block->signature, zot_json_get_string_or (content_block, "signature", ""));
+      return zot_provider_add_reasoning (stream->provider, block->text, &stream->reasoning_bytes,
+                                         zot_json_get_string (content_block, "thinking"), error);
     }
   else if (g_strcmp0 (type, "redacted_thinking") == 0)
     {
@@ -462,7 +468,8 @@ handle_block_delta (Stream      *stream,
                                          block->id, block->name, partial);
     }
   else if (g_strcmp0 (type, "thinking_delta") == 0 && block->kind == BLOCK_THINKING)
-    g_string_append (block->text, zot_json_get_string_or (delta, "thinking", ""));
+    return zot_provider_add_reasoning (stream->provider, block->text, &stream->reasoning_bytes,
+                                       zot_json_get_string (delta, "thinking"), error);
   else if (g_strcmp0 (type, "signature_delta") == 0 && block->kind == BLOCK_THINKING)
     g_string_append (block->signature, zot_json_get_string_or (delta, "signature", ""));
   else if (g_strcmp0 (type, "text_delta") == 0 || g_strcmp0 (type, "input_json_delta") == 0)
@@ -605,13 +612,13 @@ build_reply (Stream *stream)
 
       if (block->kind == BLOCK_TEXT && block->text->len > 0)
         json_array_add_object_element (content, text_block (block->text->str));
-      else if (block->kind == BLOCK_THINKING && block->signature->len > 0)
+      else if (block->kind == BLOCK_THINKING && (block->signature->len > 0 || block->text->len > 0))
         {
-          JsonObject *thinking = json_object_new ();
+          JsonObject *thinking = zot_provider_new_thinking_block (block->text->str);
 
-          json_object_set_string_member (thinking, "type", "thinking");
-          json_object_set_string_member (thinking, "thinking", block->text->str);
-          json_object_set_string_member (thinking, "signature", block->signature->str);
+          /* Unsigned thinking is still shown, but the API would refuse it back. */
+          if (block->signature->len > 0)
+            json_object_set_string_member (thinking, "signature", block->signature->str);
           json_array_add_object_element (content, thinking);
         }
       else if (block->kind == BLOCK_REDACTED_THINKING && block->text->len > 0)

@@ -6,6 +6,8 @@
  *
  *   tool: NAME {json arguments}     one line per call; several lines make
  *                                   one message with several calls
+ *   think: TEXT                     reasoning streamed before the answer,
+ *                                   one line of it per line
  *
  * Any other user message is echoed. After tool results it summarises
  * them. Asked to summarise the conversation (/compact), it lists the user
@@ -35,6 +37,8 @@ G_DEFINE_FINAL_TYPE (ZotDemoProvider, zot_demo_provider, ZOT_TYPE_PROVIDER)
 typedef struct
 {
   ZotProviderReply *reply;
+  char             *reasoning;
+  gsize             reasoning_offset;
   char             *text;
   gsize             offset;
   guint             tool_index;
@@ -44,6 +48,7 @@ static void
 stream_data_free (StreamData *data)
 {
   g_clear_pointer (&data->reply, zot_provider_reply_free);
+  g_free (data->reasoning);
   g_free (data->text);
   g_free (data);
 }
@@ -186,28 +191,67 @@ summarise_conversation (JsonArray *history)
   return g_string_free (text, FALSE);
 }
 
+/* "think:" lines of the last user message, as the model's reasoning */
+static char *
+parse_think_lines (const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *reasoning = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = g_strstrip (lines[i]);
+
+      if (!g_str_has_prefix (line, "think:"))
+        continue;
+      line += strlen ("think:");
+      while (g_ascii_isspace (*line))
+        line++;
+      g_string_append_printf (reasoning, "%s%s", reasoning->len > 0 ? "\n" : "", line);
+    }
+
+  return g_string_free (reasoning, reasoning->len == 0);
+}
+
+/* The next piece of @text from *@offset, cut on a character boundary, or
+ * %NULL at its end. */
+static char *
+next_chunk (const char *text,
+            gsize      *offset)
+{
+  const char *start = text != NULL ? text + *offset : NULL;
+  const char *end = start;
+
+  if (start == NULL || *start == '\0')
+    return NULL;
+
+  while (*end != '\0' && (gsize) (end - start) < DEMO_CHUNK)
+    end = g_utf8_next_char (end);
+  *offset += (gsize) (end - start);
+  return g_strndup (start, (gsize) (end - start));
+}
+
 static gboolean
 emit_next_chunk (gpointer user_data)
 {
   GTask *task = user_data;
   StreamData *data = g_task_get_task_data (task);
   ZotProvider *self = g_task_get_source_object (task);
-  gsize len = strlen (data->text);
+  g_autofree char *chunk = NULL;
 
   if (g_task_return_error_if_cancelled (task))
     return G_SOURCE_REMOVE;
 
-  if (data->offset < len)
+  chunk = next_chunk (data->reasoning, &data->reasoning_offset);
+  if (chunk != NULL)
     {
-      const char *start = data->text + data->offset;
-      const char *end = start;
-      g_autofree char *chunk = NULL;
+      zot_provider_emit_reasoning_delta (self, chunk);
+      return G_SOURCE_CONTINUE;
+    }
 
-      /* Cut on character boundaries. */
-      while (*end != '\0' && (gsize) (end - start) < DEMO_CHUNK)
-        end = g_utf8_next_char (end);
-      chunk = g_strndup (start, (gsize) (end - start));
-      data->offset += (gsize) (end - start);
+  chunk = next_chunk (data->text, &data->offset);
+  if (chunk != NULL)
+    {
       zot_provider_emit_text_delta (self, chunk);
       return G_SOURCE_CONTINUE;
     }
@@ -288,6 +332,8 @@ zot_demo_provider_stream_async (ZotProvider         *provider,
           g_autoptr(JsonArray) calls = parse_tool_lines (said, errors);
           guint n_calls = json_array_get_length (calls);
 
+          data->reasoning = parse_think_lines (said);
+
           if (n_calls > 0)
             {
               data->text = g_strdup_printf (DEMO_PREFIX "Calling %u tool%s. %s",
@@ -336,6 +382,8 @@ zot_demo_provider_stream_async (ZotProvider         *provider,
     g_autoptr(JsonArray) blocks = json_array_new ();
     JsonObject *message = json_object_new ();
 
+    if (data->reasoning != NULL)
+      json_array_add_object_element (blocks, zot_provider_new_thinking_block (data->reasoning));
     zot_content_add_text (blocks, data->text);
     for (guint i = 0; i < json_array_get_length (content); i++)
       json_array_add_element (blocks, json_node_copy (json_array_get_element (content, i)));

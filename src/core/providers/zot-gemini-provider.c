@@ -49,6 +49,8 @@ typedef struct
 {
   ZotProvider *provider;
   GString     *text;
+  GString     *reasoning;
+  gsize        reasoning_bytes;
   char        *text_signature;
   GPtrArray   *calls;
   char        *finish_reason;
@@ -78,6 +80,7 @@ stream_free (gpointer user_data)
   Stream *stream = user_data;
 
   g_string_free (stream->text, TRUE);
+  g_string_free (stream->reasoning, TRUE);
   g_free (stream->text_signature);
   g_ptr_array_unref (stream->calls);
   g_free (stream->finish_reason);
@@ -748,7 +751,11 @@ build_body (ZotHttpProvider    *self,
   if (request->max_tokens > 0)
     json_object_set_int_member (generation, "maxOutputTokens", request->max_tokens);
   if (thinking != NULL)
-    json_object_set_object_member (generation, "thinkingConfig", thinking);
+    {
+      /* Without it the thinking is billed but its summary never shown. */
+      json_object_set_boolean_member (thinking, "includeThoughts", TRUE);
+      json_object_set_object_member (generation, "thinkingConfig", thinking);
+    }
   if (json_object_get_size (generation) > 0)
     json_object_set_object_member (body, "generationConfig", generation);
   else
@@ -880,7 +887,13 @@ handle_candidate (Stream      *stream,
         }
 
       /* Thought summaries are the model's notes to itself, not its answer. */
-      if (text != NULL && *text != '\0' && !zot_json_get_boolean_or (part, "thought", FALSE))
+      if (zot_json_get_boolean_or (part, "thought", FALSE))
+        {
+          if (!zot_provider_add_reasoning (stream->provider, stream->reasoning,
+                                           &stream->reasoning_bytes, text, error))
+            return FALSE;
+        }
+      else if (text != NULL && *text != '\0')
         {
           g_string_append (stream->text, text);
           zot_provider_emit_text_delta (stream->provider, text);
@@ -1013,6 +1026,10 @@ stream_end (gpointer   user_data,
 
   reply = zot_http_provider_new_reply (&content);
 
+  if (stream->reasoning->len > 0)
+    json_array_add_object_element (content,
+                                   zot_provider_new_thinking_block (stream->reasoning->str));
+
   if (stream->text->len > 0)
     {
       JsonObject *block = json_object_new ();
@@ -1091,6 +1108,7 @@ stream_new (ZotHttpProvider *self)
 
   stream->provider = ZOT_PROVIDER (self);
   stream->text = g_string_new (NULL);
+  stream->reasoning = g_string_new (NULL);
   stream->calls = g_ptr_array_new_with_free_func (call_free);
   stream->id_prefix = g_strdup_printf ("call_%.8s", uuid);
   return stream;

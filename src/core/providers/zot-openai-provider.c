@@ -7,6 +7,9 @@
  * translated from the zot-message.h shape, the answer is read as SSE
  * "chat.completion.chunk" objects: text deltas, tool-call fragments keyed by
  * their index, a finish_reason, an optional usage chunk, then "[DONE]".
+ * Servers that show the model's reasoning send it in "reasoning_content"
+ * (DeepSeek, vLLM, llama.cpp) or "reasoning" (OpenRouter, Ollama) deltas;
+ * it is kept as an unsigned "thinking" block, never sent back.
  */
 #define G_LOG_DOMAIN "zot-openai"
 
@@ -43,6 +46,8 @@ typedef struct
 {
   ZotProvider *provider;
   GString     *text;
+  GString     *reasoning;
+  gsize        reasoning_bytes;
   GPtrArray   *calls;
   char        *finish_reason;
   gboolean     done;
@@ -72,6 +77,7 @@ stream_free (gpointer user_data)
   Stream *stream = user_data;
 
   g_string_free (stream->text, TRUE);
+  g_string_free (stream->reasoning, TRUE);
   g_ptr_array_unref (stream->calls);
   g_free (stream->finish_reason);
   g_free (stream);
@@ -513,7 +519,8 @@ on_event (const char  *event,
       const char *message = zot_json_get_string (error_object, "message");
       guint status = zot_sse_stream_error_status (zot_json_get_string (error_object, "type"),
                                                   zot_json_get_int_or (error_object, "code", 0));
-      gboolean output = stream->text->len > 0 || stream->calls->len > 0;
+      gboolean output = stream->text->len > 0 || stream->reasoning->len > 0 ||
+                        stream->calls->len > 0;
 
       if (status == 0)
         status = zot_sse_stream_error_status (zot_json_get_string (error_object, "code"), 0);
@@ -546,11 +553,19 @@ on_event (const char  *event,
       JsonObject *delta = zot_json_get_object (choice, "delta");
       JsonArray *tool_calls = zot_json_get_array (delta, "tool_calls");
       const char *content = zot_json_get_string (delta, "content");
+      const char *reasoning = zot_json_get_string (delta, "reasoning_content");
       const char *finish_reason = zot_json_get_string (choice, "finish_reason");
 
       /* We ask for one choice; ignore any other. */
       if (choice == NULL || zot_json_get_int_or (choice, "index", 0) != 0)
         continue;
+
+      /* A server that sends both names sends the same text twice. */
+      if (reasoning == NULL)
+        reasoning = zot_json_get_string (delta, "reasoning");
+      if (!zot_provider_add_reasoning (stream->provider, stream->reasoning,
+                                       &stream->reasoning_bytes, reasoning, error))
+        return FALSE;
 
       if (content != NULL && *content != '\0')
         {
@@ -583,6 +598,10 @@ build_reply (Stream  *stream,
   JsonArray *content;
   g_autoptr(ZotProviderReply) reply = zot_http_provider_new_reply (&content);
   guint n_calls = 0;
+
+  if (stream->reasoning->len > 0)
+    json_array_add_object_element (content,
+                                   zot_provider_new_thinking_block (stream->reasoning->str));
 
   if (stream->text->len > 0)
     {
@@ -693,6 +712,7 @@ stream_new (ZotHttpProvider *self)
 
   stream->provider = ZOT_PROVIDER (self);
   stream->text = g_string_new (NULL);
+  stream->reasoning = g_string_new (NULL);
   stream->calls = g_ptr_array_new_with_free_func (tool_call_free);
   stream->input_tokens = -1;
   stream->output_tokens = -1;

@@ -2,6 +2,8 @@
 
 #include "config.h"
 
+#include <string.h>
+
 #include <glib/gi18n.h>
 
 #include "zot-limits.h"
@@ -18,6 +20,7 @@ typedef struct
 
 enum {
   TEXT_DELTA,
+  REASONING_DELTA,
   TOOL_CALL_DELTA,
   RETRYING,
   N_SIGNALS
@@ -147,6 +150,15 @@ zot_provider_class_init (ZotProviderClass *klass)
    */
   signals [TEXT_DELTA] =
     g_signal_new ("text-delta",
+                  G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                  G_TYPE_NONE, 1, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
+
+  /**
+   * ZotProvider::reasoning-delta:
+   * @delta: reasoning (thinking) text as it arrives
+   */
+  signals [REASONING_DELTA] =
+    g_signal_new ("reasoning-delta",
                   G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                   G_TYPE_NONE, 1, G_TYPE_STRING | G_SIGNAL_TYPE_STATIC_SCOPE);
 
@@ -322,6 +334,75 @@ zot_provider_emit_text_delta (ZotProvider *self,
 
   if (delta != NULL && *delta != '\0')
     g_signal_emit (self, signals [TEXT_DELTA], 0, delta);
+}
+
+void
+zot_provider_emit_reasoning_delta (ZotProvider *self,
+                                   const char  *delta)
+{
+  g_return_if_fail (ZOT_IS_PROVIDER (self));
+
+  if (delta != NULL && *delta != '\0')
+    g_signal_emit (self, signals [REASONING_DELTA], 0, delta);
+}
+
+/**
+ * zot_provider_add_reasoning:
+ * @self: the provider
+ * @reasoning: where the text of the current reasoning block goes
+ * @total: the reasoning bytes of the whole response so far, updated
+ * @delta: the piece the stream sent
+ * @error: set past ZOT_PROVIDER_REASONING_MAX_BYTES
+ *
+ * Appends and emits ::reasoning-delta.
+ *
+ * Returns: %FALSE when the response has too much reasoning
+ */
+gboolean
+zot_provider_add_reasoning (ZotProvider  *self,
+                            GString      *reasoning,
+                            gsize        *total,
+                            const char   *delta,
+                            GError      **error)
+{
+  gsize len;
+
+  g_return_val_if_fail (ZOT_IS_PROVIDER (self), FALSE);
+
+  if (delta == NULL || *delta == '\0')
+    return TRUE;
+
+  len = strlen (delta);
+  if (len > ZOT_PROVIDER_REASONING_MAX_BYTES - *total)
+    {
+      g_set_error (error, ZOT_PROVIDER_ERROR, ZOT_PROVIDER_ERROR_BAD_STREAM,
+                   _("the model's reasoning is longer than %u KiB; ask for a lower "
+                     "reasoning level"),
+                   (guint) (ZOT_PROVIDER_REASONING_MAX_BYTES / 1024));
+      return FALSE;
+    }
+
+  *total += len;
+  g_string_append_len (reasoning, delta, len);
+  zot_provider_emit_reasoning_delta (self, delta);
+  return TRUE;
+}
+
+/**
+ * zot_provider_new_thinking_block:
+ * @text: the reasoning of a response
+ *
+ * Returns: (transfer full): a "thinking" block without a signature: it is
+ *   kept and shown, and sent back to no API (zot-message.h)
+ */
+JsonObject *
+zot_provider_new_thinking_block (const char *text)
+{
+  JsonObject *block = json_object_new ();
+
+  json_object_set_string_member (block, "type", "thinking");
+  json_object_set_string_member (block, "thinking", text);
+  return block;
 }
 
 void

@@ -1,7 +1,8 @@
 /* zot-provider.h — a model API.
  *
  * One ZotProvider streams one model call at a time: deltas arrive as the
- * ::text-delta and ::tool-call-delta signals while the call runs, and the
+ * ::text-delta, ::reasoning-delta and ::tool-call-delta signals while the
+ * call runs, and the
  * whole assistant message (zot-message.h shape) comes from _finish. An
  * agent owns its provider; a subagent makes its own. The providers there
  * are, and what is known of them, are in zot-provider-table.h; those that
@@ -202,6 +203,14 @@ ZotProviderReply *zot_provider_stream_finish     (ZotProvider              *self
 /* For implementations: report deltas as they arrive. */
 void              zot_provider_emit_text_delta   (ZotProvider              *self,
                                                   const char               *delta);
+void              zot_provider_emit_reasoning_delta (ZotProvider           *self,
+                                                     const char            *delta);
+gboolean          zot_provider_add_reasoning     (ZotProvider              *self,
+                                                  GString                  *reasoning,
+                                                  gsize                    *total,
+                                                  const char               *delta,
+                                                  GError                  **error);
+JsonObject       *zot_provider_new_thinking_block (const char              *text);
 void              zot_provider_emit_tool_call_delta (ZotProvider           *self,
                                                      guint                  index,
                                                      const char            *id,
