@@ -134,8 +134,6 @@ update_commands (ZotEmptyState *self)
 
       label = g_strdup_printf ("/%s", info->name);
       button = gtk_button_new_with_label (label);
-      gtk_widget_add_css_class (button, "pill");
-      gtk_widget_add_css_class (button, "small");
       g_object_set_data_full (G_OBJECT (button), "zot-command", g_strdup (info->name), g_free);
       if (info->description != NULL && *info->description != '\0')
         zot_tooltip_set (button, info->description);
