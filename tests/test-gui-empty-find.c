@@ -41,36 +41,14 @@ fixture_setup (Fixture       *f,
   g_assert_cmpint (g_mkdir_with_parents (f->dir, 0700), ==, 0);
 }
 
-static gboolean
-window_gone (gpointer data)
-{
-  return *(gpointer *) data == NULL;
-}
-
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  if (f->window != NULL)
-    {
-      gpointer weak = f->window;
-
-      g_object_add_weak_pointer (weak, &weak);
-      gtk_window_close (GTK_WINDOW (f->window));
-      zot_test_wait_until (window_gone, &weak, 20000);
-      f->window = NULL;
-    }
+  zot_test_close_window (&f->window);
   g_clear_pointer (&f->cwd, g_free);
   g_clear_pointer (&f->dir, g_free);
   zot_test_env_teardown (&f->env);
-}
-
-static gboolean
-window_ready (gpointer data)
-{
-  ZotWindow *window = data;
-
-  return zot_window_get_host (window) != NULL && gtk_widget_get_mapped (GTK_WIDGET (window));
 }
 
 /* A window with the demo model, the extensions at @paths, on
@@ -89,10 +67,7 @@ open_window (Fixture            *f,
   options.no_ext = paths == NULL;
   options.interactive = TRUE;
 
-  f->window = ZOT_WINDOW (zot_window_new (application, &options, TRUE));
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 1280, 760);
-  gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_wait_until (window_ready, f->window, 20000);
+  f->window = zot_test_open_window (application, &options, 1280, 760);
 }
 
 /* A stored conversation @id of the messages given as JSON, one a line;
@@ -410,10 +385,7 @@ main (int    argc,
   gtk_test_init (&argc, &argv, NULL);
   zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
-  application = zot_application_new ();
-  g_application_set_flags (G_APPLICATION (application),
-                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+  application = zot_test_application_new ();
 
   g_test_add ("/zot/gui-empty-find/empty-state", Fixture, NULL, fixture_setup, test_empty_state,
               fixture_teardown);

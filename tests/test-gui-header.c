@@ -37,35 +37,13 @@ fixture_setup (Fixture       *f,
   zot_model_facts_reload ();
 }
 
-static gboolean
-window_gone (gpointer data)
-{
-  return *(gpointer *) data == NULL;
-}
-
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  if (f->window != NULL)
-    {
-      gpointer weak = f->window;
-
-      g_object_add_weak_pointer (weak, &weak);
-      gtk_window_close (GTK_WINDOW (f->window));
-      zot_test_wait_until (window_gone, &weak, 20000);
-      f->window = NULL;
-    }
+  zot_test_close_window (&f->window);
   zot_test_env_teardown (&f->env);
   zot_model_facts_reload ();
-}
-
-static gboolean
-window_ready (gpointer data)
-{
-  ZotWindow *window = data;
-
-  return zot_window_get_host (window) != NULL && gtk_widget_get_mapped (GTK_WIDGET (window));
 }
 
 static void
@@ -79,9 +57,7 @@ open_window (Fixture *f)
   options.no_session = TRUE;
   options.interactive = TRUE;
 
-  f->window = ZOT_WINDOW (zot_window_new (application, &options, TRUE));
-  gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_wait_until (window_ready, f->window, 20000);
+  f->window = zot_test_open_window (application, &options, 0, 0);
 }
 
 /* The user's models.json gives a model of the demo a context window. */
@@ -293,10 +269,7 @@ main (int    argc,
   gtk_test_init (&argc, &argv, NULL);
   zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
-  application = zot_application_new ();
-  g_application_set_flags (G_APPLICATION (application),
-                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+  application = zot_test_application_new ();
 
   g_test_add ("/zot/gui-header/gauge-after-turns", Fixture, NULL, fixture_setup, test_gauge_after_turns,
               fixture_teardown);
