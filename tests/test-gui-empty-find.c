@@ -14,6 +14,7 @@
 #include "zot-empty-state.h"
 #include "zot-find-bar.h"
 #include "zot-gui-test-util.h"
+#include "zot-limits.h"
 #include "zot-paths.h"
 #include "zot-session.h"
 #include "zot-test-util.h"
@@ -190,6 +191,35 @@ test_empty_state (Fixture       *f,
   /* A new conversation has it again. */
   gtk_widget_activate_action (GTK_WIDGET (f->window), "win.new-conversation", NULL);
   zot_test_wait_until (widget_shown, f->window->empty_state, 20000);
+}
+
+/* ZOT_EMPTY_STATE_RECENT_MAX of them, the newest: one more is left out. */
+static void
+test_recent_max (Fixture       *f,
+                 gconstpointer  data)
+{
+  g_autofree char *oldest = NULL;
+  StateWait wait;
+  GPtrArray *rows;
+
+  for (guint i = 0; i <= ZOT_EMPTY_STATE_RECENT_MAX; i++)
+    {
+      g_autofree char *id = g_strdup_printf ("c%u", i);
+      g_autofree char *message = user_message (id);
+      const char *messages[] = { message, NULL };
+      g_autofree char *path = save_conversation (f, id, 60 * (int) (i + 1), messages);
+
+      if (i == ZOT_EMPTY_STATE_RECENT_MAX)
+        oldest = g_steal_pointer (&path);
+    }
+
+  open_window (f, NULL, NULL);
+  wait = (StateWait) { f->window->empty_state, 0, ZOT_EMPTY_STATE_RECENT_MAX };
+  zot_test_wait_until (state_filled, &wait, 20000);
+  rows = _zot_empty_state_get_conversation_rows (f->window->empty_state);
+  g_assert_cmpuint (rows->len, ==, ZOT_EMPTY_STATE_RECENT_MAX);
+  for (guint i = 0; i < rows->len; i++)
+    g_assert_cmpstr (g_object_get_data (g_ptr_array_index (rows, i), "zot-path"), !=, oldest);
 }
 
 /* The first message sent takes it away. */
@@ -388,6 +418,8 @@ main (int    argc,
   application = zot_test_application_new ();
 
   g_test_add ("/zot/gui-empty-find/empty-state", Fixture, NULL, fixture_setup, test_empty_state,
+              fixture_teardown);
+  g_test_add ("/zot/gui-empty-find/recent-max", Fixture, NULL, fixture_setup, test_recent_max,
               fixture_teardown);
   g_test_add ("/zot/gui-empty-find/empty-state-goes", Fixture, NULL, fixture_setup, test_empty_state_goes,
               fixture_teardown);
