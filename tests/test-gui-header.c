@@ -137,6 +137,48 @@ test_gauge_after_turns (Fixture       *f,
   g_assert_cmpstr (zot_usage_label_get_text (f->window->usage_label), ==, "$0.00");
 }
 
+static void
+compact_cb (GObject      *object,
+            GAsyncResult *result,
+            gpointer      user_data)
+{
+  g_autoptr(GError) error = NULL;
+
+  *(ZotCompaction **) user_data = zot_agent_compact_finish (ZOT_AGENT (object), result, &error);
+  g_assert_no_error (error);
+}
+
+static gboolean
+compaction_done (gpointer data)
+{
+  return *(ZotCompaction **) data != NULL;
+}
+
+/* A compaction empties the context without a model turn: the gauge
+ * shows what is left, estimated as compaction does. */
+static void
+test_after_compaction (Fixture       *f,
+                       gconstpointer  data)
+{
+  g_autoptr(ZotCompaction) compaction = NULL;
+  ZotAgent *agent;
+  gint64 before;
+
+  give_window ("demo", 100000);
+  open_window (f);
+  turn (f, "remember the red door and the blue key behind the green curtain");
+  turn (f, "and the yellow lamp");
+  before = zot_context_gauge_get_tokens (gauge_of (f));
+
+  agent = zot_host_get_agent (zot_window_get_host (f->window));
+  zot_agent_compact_async (agent, NULL, compact_cb, &compaction);
+  zot_test_wait_until (compaction_done, &compaction, 30000);
+  g_test_message ("before %" G_GINT64_FORMAT ", after %" G_GUINT64_FORMAT, before,
+                  compaction->after_token_estimate);
+  g_assert_cmpint (zot_context_gauge_get_tokens (gauge_of (f)), ==, (gint64) compaction->after_token_estimate);
+  g_assert_cmpint (zot_context_gauge_get_tokens (gauge_of (f)), <, before);
+}
+
 /* A model whose window is unknown shows the count, without a bar; its
  * model changing to one with a window shows the bar at once. */
 static void
@@ -272,6 +314,8 @@ main (int    argc,
   application = zot_test_application_new ();
 
   g_test_add ("/zot/gui-header/gauge-after-turns", Fixture, NULL, fixture_setup, test_gauge_after_turns,
+              fixture_teardown);
+  g_test_add ("/zot/gui-header/after-compaction", Fixture, NULL, fixture_setup, test_after_compaction,
               fixture_teardown);
   g_test_add ("/zot/gui-header/unknown-window", Fixture, NULL, fixture_setup, test_unknown_window,
               fixture_teardown);
