@@ -433,8 +433,10 @@ zot_empty_state_init (ZotEmptyState *self)
   self->clamp = adw_clamp_new ();
   adw_clamp_set_maximum_size (ADW_CLAMP (self->clamp), 520);
   adw_clamp_set_child (ADW_CLAMP (self->clamp), box);
-  gtk_widget_set_valign (self->clamp, GTK_ALIGN_CENTER);
   gtk_widget_set_parent (self->clamp, GTK_WIDGET (self));
+  /* Over the transcript, only as large as what it shows: the rows that
+   * may be there (a warning, a failed extension) keep their clicks. */
+  gtk_widget_set_valign (GTK_WIDGET (self), GTK_ALIGN_CENTER);
 
   update_commands (self);
   update_recent (self);
