@@ -19,6 +19,7 @@
 #include "zot-find-text.h"
 
 #define MARKED_KEY      "zot-find-marked"
+#define WALKED_KEY      "zot-find-walked"
 #define MATCH_TAG       "zot-find-match"
 #define CURRENT_TAG     "zot-find-current"
 /* Yellow 2 and Orange 2 of the GNOME palette; Dark 5 on them. */
@@ -251,6 +252,11 @@ zot_find_text_mark (GtkWidget  *widget,
 
   if (needle != NULL && *needle == '\0')
     needle = NULL;
+  /* Every row the view binds comes here: one never marked has nothing
+   * to take away, and its widgets need no walk. */
+  if (needle == NULL && g_object_get_data (G_OBJECT (widget), WALKED_KEY) == NULL)
+    return 0;
   mark (widget, needle, &current, &n_marked);
+  g_object_set_data (G_OBJECT (widget), WALKED_KEY, needle != NULL ? GINT_TO_POINTER (TRUE) : NULL);
   return n_marked;
 }
