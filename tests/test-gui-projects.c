@@ -383,7 +383,7 @@ widget_visible (gpointer data)
   return gtk_widget_get_visible (data);
 }
 
-/* The conversation's tokens, as the model reports them, in the header. */
+/* The conversation's context and cost, as the model reports them, in the header. */
 static void
 test_usage_in_header (Fixture       *f,
                       gconstpointer  data)
@@ -393,7 +393,6 @@ test_usage_in_header (Fixture       *f,
   ZotAgent *agent = zot_host_get_agent (zot_window_get_host (alpha));
   const ZotUsage *figures;
   g_autofree char *total = NULL;
-  g_autofree char *expected = NULL;
   gboolean done = FALSE;
 
   g_assert_nonnull (usage);
@@ -405,10 +404,11 @@ test_usage_in_header (Fixture       *f,
 
   figures = zot_agent_get_usage (agent);
   g_assert_cmpint (figures->total_input_tokens + figures->total_output_tokens, >, 0);
-  total = zot_usage_format_count (figures->total_input_tokens + figures->total_output_tokens);
+  /* The demo model's window is unknown: the count, without a bar. */
+  total = zot_usage_format_count (figures->input_tokens + figures->output_tokens);
+  g_assert_cmpstr (zot_context_gauge_get_label (zot_usage_label_get_gauge (usage)), ==, total);
   /* The demo model is free, and says so. */
-  expected = g_strdup_printf ("%s tokens · $0.00", total);
-  g_assert_cmpstr (zot_usage_label_get_text (usage), ==, expected);
+  g_assert_cmpstr (zot_usage_label_get_text (usage), ==, "$0.00");
 }
 
 static void

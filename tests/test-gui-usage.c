@@ -1,5 +1,5 @@
-/* test-gui-usage.c — the header's tokens and cost: the short text, and
- * the popover's breakdown (input, output, cache reads and writes, each in
+/* test-gui-usage.c — the header's context and cost: the cost in the bar
+ * (the context gauge has test-gui-header.c), and the popover's breakdown (input, output, cache reads and writes, each in
  * tokens and dollars) against hand-computed figures; a model without
  * prices shows tokens only and says where prices go. */
 #include "config.h"
@@ -123,7 +123,10 @@ test_breakdown (Fixture       *f,
          "\"cache_write_tokens\": 8000, \"cost_usd\": 0.12}");
 
   g_assert_true (gtk_widget_get_visible (GTK_WIDGET (f->label)));
-  g_assert_cmpstr (zot_usage_label_get_text (f->label), ==, "120.0k tokens · $0.12");
+  g_assert_cmpstr (zot_usage_label_get_text (f->label), ==, "$0.12");
+  /* The last call's prompt and answer, in a window of 200k. */
+  g_assert_cmpint (zot_context_gauge_get_tokens (zot_usage_label_get_gauge (f->label)), ==, 120000);
+  g_assert_cmpuint (zot_context_gauge_get_window (zot_usage_label_get_gauge (f->label)), ==, 200000);
 
   breakdown = zot_usage_label_get_breakdown (f->label);
   g_test_message ("%s", breakdown);
@@ -173,7 +176,8 @@ test_unknown_price (Fixture       *f,
 
   start (f, "openai", "llama3", "{\"input_tokens\": 900, \"output_tokens\": 100}");
 
-  g_assert_cmpstr (zot_usage_label_get_text (f->label), ==, "1.0k tokens");
+  g_assert_cmpstr (zot_usage_label_get_text (f->label), ==, "");
+  g_assert_cmpstr (zot_context_gauge_get_label (zot_usage_label_get_gauge (f->label)), ==, "1.0k");
   breakdown = zot_usage_label_get_breakdown (f->label);
   g_test_message ("%s", breakdown);
   g_assert_nonnull (strstr (breakdown, "Input\t900\t—\n"));
@@ -184,7 +188,7 @@ test_unknown_price (Fixture       *f,
 }
 
 /* One turn priced, one not (the model changed): the total would be a
- * part passed off as the whole, so the bar shows tokens only. */
+ * part passed off as the whole, so the bar shows no cost. */
 static void
 test_partly_priced (Fixture       *f,
                     gconstpointer  data)
@@ -195,7 +199,7 @@ test_partly_priced (Fixture       *f,
           "{\"input_tokens\": 1000, \"output_tokens\": 0, \"cost_usd\": 0.003}",
           "{\"input_tokens\": 1000, \"output_tokens\": 0}");
 
-  g_assert_cmpstr (zot_usage_label_get_text (f->label), ==, "2.0k tokens");
+  g_assert_cmpstr (zot_usage_label_get_text (f->label), ==, "");
   breakdown = zot_usage_label_get_breakdown (f->label);
   g_assert_nonnull (strstr (breakdown, "Total\t2000\t—\n"));
   g_assert_nonnull (strstr (breakdown, "Some turns used a model without known prices"));

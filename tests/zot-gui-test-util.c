@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "zot-gui-test-util.h"
+#include "zot-test-util.h"
 
 static gboolean
 matches (GtkWidget  *widget,
@@ -242,3 +243,58 @@ zot_test_black_png (guint32 width,
   return g_byte_array_free_to_bytes (g_steal_pointer (&png));
 }
 
+
+/* The window tests' application: GApplication registers once per
+ * program, so one serves every case. */
+ZotApplication *
+zot_test_application_new (void)
+{
+  ZotApplication *application = zot_application_new ();
+
+  g_application_set_flags (G_APPLICATION (application),
+                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+  return application;
+}
+
+static gboolean
+window_ready (gpointer data)
+{
+  ZotWindow *window = data;
+
+  return zot_window_get_host (window) != NULL && gtk_widget_get_mapped (GTK_WIDGET (window));
+}
+
+ZotWindow *
+zot_test_open_window (ZotApplication       *application,
+                      ZotHostOptions       *options,
+                      int                   width,
+                      int                   height)
+{
+  ZotWindow *window = ZOT_WINDOW (zot_window_new (application, options, TRUE));
+
+  if (width > 0)
+    gtk_window_set_default_size (GTK_WINDOW (window), width, height);
+  gtk_window_present (GTK_WINDOW (window));
+  zot_test_wait_until (window_ready, window, 20000);
+  return window;
+}
+
+static gboolean
+window_gone (gpointer data)
+{
+  return *(gpointer *) data == NULL;
+}
+
+void
+zot_test_close_window (ZotWindow **window)
+{
+  gpointer weak = *window;
+
+  if (weak == NULL)
+    return;
+  g_object_add_weak_pointer (weak, &weak);
+  gtk_window_close (GTK_WINDOW (*window));
+  zot_test_wait_until (window_gone, &weak, 20000);
+  *window = NULL;
+}

@@ -4,6 +4,9 @@
 
 #include <gtk/gtk.h>
 
+#include "zot-application.h"
+#include "zot-window.h"
+
 G_BEGIN_DECLS
 
 /* Every widget under @root (not @root itself), depth first, of @type
@@ -32,5 +35,16 @@ char       *zot_test_widget_text (GtkWidget *widget);
 GtkWindow  *zot_test_find_window (GType      type);
 GBytes     *zot_test_black_png   (guint32    width,
                                   guint32    height);
+
+/* One application for a test program's windows, registered. */
+ZotApplication *zot_test_application_new (void);
+/* A window on @options (yolo), @width × @height unless @width is 0,
+ * shown, with its host. */
+ZotWindow  *zot_test_open_window  (ZotApplication       *application,
+                                   ZotHostOptions       *options,
+                                   int                   width,
+                                   int                   height);
+/* Closes *@window, waits until it is gone, and clears it. */
+void        zot_test_close_window (ZotWindow           **window);
 
 G_END_DECLS

@@ -43,8 +43,14 @@ static GParamSpec *properties [N_PROPS];
 
 G_DEFINE_FINAL_TYPE (ZotConversationRow, zot_conversation_row, GTK_TYPE_WIDGET)
 
-static char *
-format_time (gint64 modified)
+/**
+ * zot_conversation_format_time:
+ * @modified: microseconds since the epoch
+ *
+ * Returns: (transfer full): the time today, else the date, short
+ */
+char *
+zot_conversation_format_time (gint64 modified)
 {
   g_autoptr(GDateTime) when = g_date_time_new_from_unix_local (modified / G_USEC_PER_SEC);
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
@@ -81,7 +87,7 @@ modified_to_caption (GBinding     *binding,
                      gpointer      user_data)
 {
   g_autoptr(GObject) conversation = g_binding_dup_source (binding);
-  g_autofree char *when = format_time (g_value_get_int64 (from));
+  g_autofree char *when = zot_conversation_format_time (g_value_get_int64 (from));
   g_autofree char *size = NULL;
 
   if (conversation == NULL)

@@ -16,5 +16,6 @@ void             zot_conversation_row_set_conversation (ZotConversationRow *self
                                                         ZotConversation    *conversation);
 
 const char         *zot_conversation_row_get_cost_text      (ZotConversationRow *self);
+char               *zot_conversation_format_time            (gint64              modified);
 
 G_END_DECLS

@@ -1,11 +1,13 @@
 /* zot-find-bar.c — find in the conversation (Ctrl+F).
  *
  * Looks through the transcript's items, not its rows: the view makes rows
- * only for what is in view. A match is an item whose text has what
- * was typed, in any case: a message, a note, or a tool call's name,
- * arguments and result (its row opens to show it). Enter and Ctrl+G go
- * to the next match, Shift with them to the one before; the transcript
- * scrolls the match into view and marks it.
+ * only for what is in view. A match is each place where what was typed
+ * is, in any case, in a message, a note, or a tool call's name, arguments
+ * and result (its row opens to show it), so "3 of 12" counts places, not
+ * messages. Enter and Ctrl+G go to the next match, Shift with them to the
+ * one before, from message to message; the transcript scrolls the
+ * current one's message into view and marks the text of every match,
+ * the current one in its own colour.
  */
 #define G_LOG_DOMAIN "zot-gui"
 
@@ -16,6 +18,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-find-bar.h"
+#include "zot-find-text.h"
 #include "zot-tooltip.h"
 #include "zot-transcript-private.h"
 
@@ -28,10 +31,17 @@ struct _ZotFindBar
   GtkLabel       *count_label;
 
   ZotTranscript  *transcript;   /* weak: the bar is the transcript's sibling */
-  GPtrArray      *matches;      /* ZotTranscriptItem */
+  GArray         *matches;      /* Match */
   guint           current;
   char           *query;        /* what the matches are of */
+  char           *needle;       /* the same, case folded */
 };
+
+typedef struct
+{
+  ZotTranscriptItem *item;      /* owned */
+  guint              index;     /* which of the item's matches */
+} Match;
 
 G_DEFINE_FINAL_TYPE (ZotFindBar, zot_find_bar, GTK_TYPE_WIDGET)
 
@@ -43,31 +53,27 @@ enum {
 
 static GParamSpec *properties [N_PROPS];
 
-static gboolean
-text_has (const char *text,
-          const char *needle)
+/* The places in @item where @needle is, in the order its row shows them. */
+static guint
+item_count (ZotTranscriptItem *item,
+            const char        *needle)
 {
-  g_autofree char *folded = NULL;
-
-  if (text == NULL || *text == '\0')
-    return FALSE;
-  folded = g_utf8_casefold (text, -1);
-  return strstr (folded, needle) != NULL;
-}
-
-static gboolean
-item_has (ZotTranscriptItem *item,
-          const char        *needle)
-{
-  if (text_has (zot_transcript_item_get_text (item), needle))
-    return TRUE;
+  guint n = zot_find_text_count (zot_transcript_item_get_text (item), needle);
 
   if (zot_transcript_item_get_kind (item) == ZOT_TRANSCRIPT_ITEM_TOOL)
-    return text_has (zot_transcript_item_get_tool_name (item), needle) ||
-           text_has (zot_transcript_item_get_args_pretty (item), needle) ||
-           text_has (zot_transcript_item_get_result (item), needle);
+    n += zot_find_text_count (zot_transcript_item_get_tool_name (item), needle) +
+         zot_find_text_count (zot_transcript_item_get_args_pretty (item), needle) +
+         zot_find_text_count (zot_transcript_item_get_result (item), needle);
 
-  return FALSE;
+  return n;
+}
+
+static void
+clear_match (gpointer data)
+{
+  Match *match = data;
+
+  g_clear_object (&match->item);
 }
 
 static void
@@ -83,6 +89,7 @@ update_count (ZotFindBar *self)
   else
     /* Translators: the match shown, of how many, as in "2 of 7" */
     text = g_strdup_printf (_("%u of %u"), self->current + 1, self->matches->len);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->count_label), GTK_ACCESSIBLE_PROPERTY_LABEL, text, -1);
 
   gtk_label_set_text (self->count_label, text);
 }
@@ -90,17 +97,18 @@ update_count (ZotFindBar *self)
 static void
 show_current (ZotFindBar *self)
 {
-  ZotTranscriptItem *item = NULL;
+  Match *match = NULL;
 
   if (self->matches->len > 0)
     {
-      item = g_ptr_array_index (self->matches, self->current);
-      if (zot_transcript_item_get_kind (item) == ZOT_TRANSCRIPT_ITEM_TOOL)
-        zot_transcript_item_set_expanded (item, TRUE);
+      match = &g_array_index (self->matches, Match, self->current);
+      if (zot_transcript_item_get_kind (match->item) == ZOT_TRANSCRIPT_ITEM_TOOL)
+        zot_transcript_item_set_expanded (match->item, TRUE);
     }
 
   if (self->transcript != NULL)
-    _zot_transcript_show_match (self->transcript, item);
+    _zot_transcript_show_find (self->transcript, self->needle, match ? match->item : NULL,
+                               match ? match->index : 0);
   update_count (self);
 }
 
@@ -108,25 +116,31 @@ static void
 find (ZotFindBar *self)
 {
   const char *query = gtk_editable_get_text (GTK_EDITABLE (self->entry));
-  g_autofree char *needle = g_utf8_casefold (query, -1);
   GListModel *items;
   guint n_items;
 
-  g_ptr_array_set_size (self->matches, 0);
+  g_array_set_size (self->matches, 0);
   self->current = 0;
   g_free (self->query);
   self->query = g_strdup (query);
+  g_free (self->needle);
+  self->needle = g_utf8_casefold (query, -1);
 
-  if (*needle != '\0' && self->transcript != NULL)
+  if (*self->needle != '\0' && self->transcript != NULL)
     {
       items = _zot_transcript_get_items (self->transcript);
       n_items = g_list_model_get_n_items (items);
       for (guint i = 0; i < n_items; i++)
         {
           g_autoptr(ZotTranscriptItem) item = g_list_model_get_item (items, i);
+          guint n = item_count (item, self->needle);
 
-          if (item_has (item, needle))
-            g_ptr_array_add (self->matches, g_object_ref (item));
+          for (guint k = 0; k < n; k++)
+            {
+              Match match = { g_object_ref (item), k };
+
+              g_array_append_val (self->matches, match);
+            }
         }
     }
 
@@ -179,7 +193,7 @@ on_search_mode_notify_cb (GtkSearchBar *search_bar,
 {
   /* A closed bar leaves no mark behind. */
   if (!gtk_search_bar_get_search_mode (search_bar) && self->transcript != NULL)
-    _zot_transcript_show_match (self->transcript, NULL);
+    _zot_transcript_show_find (self->transcript, NULL, NULL, 0);
 }
 
 static gboolean
@@ -197,8 +211,9 @@ zot_find_bar_dispose (GObject *object)
   ZotFindBar *self = ZOT_FIND_BAR (object);
 
   g_clear_weak_pointer (&self->transcript);
-  g_clear_pointer (&self->matches, g_ptr_array_unref);
+  g_clear_pointer (&self->matches, g_array_unref);
   g_clear_pointer (&self->query, g_free);
+  g_clear_pointer (&self->needle, g_free);
   if (self->search_bar != NULL)
     gtk_widget_unparent (GTK_WIDGET (g_steal_pointer (&self->search_bar)));
 
@@ -295,7 +310,8 @@ zot_find_bar_init (ZotFindBar *self)
   GtkWidget *previous = gtk_button_new_from_icon_name ("go-up-symbolic");
   GtkWidget *next = gtk_button_new_from_icon_name ("go-down-symbolic");
 
-  self->matches = g_ptr_array_new_with_free_func (g_object_unref);
+  self->matches = g_array_new (FALSE, FALSE, sizeof (Match));
+  g_array_set_clear_func (self->matches, clear_match);
 
   self->entry = GTK_SEARCH_ENTRY (gtk_search_entry_new ());
   gtk_search_entry_set_search_delay (self->entry, 150);
@@ -428,6 +444,11 @@ zot_find_bar_previous (ZotFindBar *self)
   show_current (self);
 }
 
+/**
+ * zot_find_bar_get_n_matches:
+ *
+ * Returns: the places found, several in one message as they come
+ */
 guint
 zot_find_bar_get_n_matches (ZotFindBar *self)
 {
@@ -445,4 +466,16 @@ zot_find_bar_get_current (ZotFindBar *self)
 {
   g_return_val_if_fail (ZOT_IS_FIND_BAR (self), 0);
   return self->current;
+}
+
+/**
+ * zot_find_bar_get_count_text:
+ *
+ * Returns: what the bar says of the matches: "2 of 7", "No matches"
+ */
+const char *
+zot_find_bar_get_count_text (ZotFindBar *self)
+{
+  g_return_val_if_fail (ZOT_IS_FIND_BAR (self), NULL);
+  return gtk_label_get_text (self->count_label);
 }

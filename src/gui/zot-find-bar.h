@@ -19,5 +19,6 @@ void       zot_find_bar_next         (ZotFindBar    *self);
 void       zot_find_bar_previous     (ZotFindBar    *self);
 guint      zot_find_bar_get_n_matches (ZotFindBar   *self);
 guint      zot_find_bar_get_current  (ZotFindBar    *self);
+const char *zot_find_bar_get_count_text (ZotFindBar *self);
 
 G_END_DECLS

@@ -40,6 +40,8 @@ struct _ZotTranscript
   guint              n_shown;          /* stored messages shown, earlier ones included */
 
   ZotTranscriptItem *match;            /* the find bar's current match */
+  char              *match_needle;     /* what it found, case folded */
+  guint              match_index;      /* which of the match item's matches */
 
   guint              show_startup : 1;
 };
@@ -91,6 +93,10 @@ GtkAdjustment *_zot_transcript_get_vadjustment    (ZotTranscript      *self);
 void           _zot_transcript_show_match         (ZotTranscript      *self,
                                                    ZotTranscriptItem  *item);
 ZotTranscriptItem *_zot_transcript_get_match      (ZotTranscript      *self);
+void           _zot_transcript_show_find          (ZotTranscript      *self,
+                                                   const char         *needle,
+                                                   ZotTranscriptItem  *item,
+                                                   guint               index);
 
 /* zot-transcript-match.c: the view's bind function. */
 void           _zot_transcript_mark_row           (GtkWidget          *row,

@@ -528,6 +528,7 @@ zot_transcript_dispose (GObject *object)
   g_clear_object (&self->retrying);
 
   g_clear_object (&self->match);
+  g_clear_pointer (&self->match_needle, g_free);
 
   gtk_widget_dispose_template (GTK_WIDGET (self), ZOT_TYPE_TRANSCRIPT);
 

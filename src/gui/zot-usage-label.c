@@ -1,8 +1,11 @@
-/* zot-usage-label.c — the conversation's tokens and cost, for the header
+/* zot-usage-label.c — the conversation's context and cost, for the header
  * bar.
  *
- * Follows ZotAgent:usage: the sums of the conversation's turns, short in
- * the bar ("12.3k tokens · $0.04") and broken down in a popover: input,
+ * Follows ZotAgent:usage. The bar shows how full the model's context
+ * window is (zot-context-gauge.c: what the conversation fills now, not a
+ * sum of every turn's input, which grows with each turn and means little)
+ * and what the conversation cost ("$0.04") when the prices are known. The
+ * popover breaks the sums of the conversation's turns down: input,
  * output, cache reads and writes, each in tokens and dollars. The total
  * is what each turn cost at its model's prices; the lines are priced at
  * the current model's, which is the same unless the model changed. A
@@ -15,6 +18,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-context-gauge.h"
 #include "zot-model-facts.h"
 #include "zot-tooltip.h"
 #include "zot-usage-label.h"
@@ -24,6 +28,7 @@ struct _ZotUsageLabel
   GtkWidget      parent_instance;
 
   GtkMenuButton *button;
+  ZotContextGauge *gauge;
   GtkLabel      *label;
   GtkGrid       *grid;
   GtkLabel      *note;
@@ -158,12 +163,21 @@ update_breakdown (ZotUsageLabel  *self,
 }
 
 static void
+update_gauge (ZotUsageLabel *self)
+{
+  ZotProvider *provider = zot_agent_get_provider (self->agent);
+  const ZotModelInfo *model = zot_model_info_lookup (zot_provider_get_name (provider),
+                                                     zot_provider_get_model (provider));
+
+  zot_context_gauge_set (self->gauge, zot_agent_get_context_tokens (self->agent),
+                         model != NULL ? model->context_window : 0);
+}
+
+static void
 update (ZotUsageLabel *self)
 {
   const ZotUsage *usage = self->agent != NULL ? zot_agent_get_usage (self->agent) : NULL;
   gint64 total;
-  g_autofree char *total_text = NULL;
-  g_autofree char *text = NULL;
 
   total = usage != NULL ? usage->total_input_tokens + usage->total_output_tokens +
                           usage->total_cache_read_tokens + usage->total_cache_write_tokens : 0;
@@ -174,18 +188,16 @@ update (ZotUsageLabel *self)
       return;
     }
 
-  total_text = zot_usage_format_count (total);
+  update_gauge (self);
   if (usage->total_cost_known)
     {
       g_autofree char *cost = zot_usage_format_cost (usage->total_cost_usd);
 
-      /* Translators: the conversation's tokens and cost so far, e.g. "12.3k tokens · $0.04" */
-      text = g_strdup_printf (_("%s tokens · %s"), total_text, cost);
+      gtk_label_set_text (self->label, cost);
     }
   else
-    /* Translators: the conversation's tokens so far, e.g. "12.3k tokens" */
-    text = g_strdup_printf (_("%s tokens"), total_text);
-  gtk_label_set_text (self->label, text);
+    gtk_label_set_text (self->label, "");
+  gtk_widget_set_visible (GTK_WIDGET (self->label), usage->total_cost_known);
   update_breakdown (self, usage);
 }
 
@@ -270,9 +282,14 @@ zot_usage_label_init (ZotUsageLabel *self)
   GtkWidget *popover = gtk_popover_new ();
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 12);
 
+  GtkWidget *shown = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+
+  self->gauge = ZOT_CONTEXT_GAUGE (zot_context_gauge_new ());
+  gtk_box_append (GTK_BOX (shown), GTK_WIDGET (self->gauge));
   self->label = GTK_LABEL (gtk_label_new (NULL));
   gtk_widget_add_css_class (GTK_WIDGET (self->label), "dim-label");
   gtk_widget_add_css_class (GTK_WIDGET (self->label), "numeric");
+  gtk_box_append (GTK_BOX (shown), GTK_WIDGET (self->label));
 
   self->grid = GTK_GRID (gtk_grid_new ());
   gtk_grid_set_row_spacing (self->grid, 6);
@@ -292,7 +309,7 @@ zot_usage_label_init (ZotUsageLabel *self)
   gtk_popover_set_child (GTK_POPOVER (popover), box);
 
   self->button = GTK_MENU_BUTTON (gtk_menu_button_new ());
-  gtk_menu_button_set_child (self->button, GTK_WIDGET (self->label));
+  gtk_menu_button_set_child (self->button, shown);
   gtk_menu_button_set_popover (self->button, popover);
   gtk_widget_add_css_class (GTK_WIDGET (self->button), "flat");
   /* Translators: the tooltip of the header's token count, which opens the breakdown */
@@ -321,11 +338,47 @@ zot_usage_label_set_agent (ZotUsageLabel *self,
     g_signal_handlers_disconnect_by_func (self->agent, update, self);
   g_set_object (&self->agent, agent);
   if (agent != NULL)
-    g_signal_connect_object (agent, "notify::usage", G_CALLBACK (update), self, G_CONNECT_SWAPPED);
+    {
+      g_signal_connect_object (agent, "notify::usage", G_CALLBACK (update), self, G_CONNECT_SWAPPED);
+      /* A compaction empties the context without a turn. */
+      g_signal_connect_object (agent, "compaction-end", G_CALLBACK (update), self, G_CONNECT_SWAPPED);
+    }
   update (self);
   g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_AGENT]);
 }
 
+/**
+ * zot_usage_label_refresh:
+ *
+ * Shows the agent's figures again: its model changed, and with it the
+ * context window and the prices.
+ */
+void
+zot_usage_label_refresh (ZotUsageLabel *self)
+{
+  g_return_if_fail (ZOT_IS_USAGE_LABEL (self));
+
+  update (self);
+}
+
+/**
+ * zot_usage_label_get_gauge:
+ *
+ * Returns: (transfer none): the context gauge in the bar
+ */
+ZotContextGauge *
+zot_usage_label_get_gauge (ZotUsageLabel *self)
+{
+  g_return_val_if_fail (ZOT_IS_USAGE_LABEL (self), NULL);
+
+  return self->gauge;
+}
+
+/**
+ * zot_usage_label_get_text:
+ *
+ * Returns: the cost shown in the bar, "" when the prices are unknown
+ */
 const char *
 zot_usage_label_get_text (ZotUsageLabel *self)
 {

@@ -1,9 +1,10 @@
-/* zot-usage-label.h — the conversation's tokens, for the header bar. */
+/* zot-usage-label.h — the conversation's context and cost, for the header bar. */
 #pragma once
 
 #include <gtk/gtk.h>
 
 #include "zot-agent.h"
+#include "zot-context-gauge.h"
 
 G_BEGIN_DECLS
 
@@ -18,5 +19,7 @@ char       *zot_usage_format_count       (gint64         count);
 char       *zot_usage_format_cost        (double         usd);
 GtkMenuButton *zot_usage_label_get_button (ZotUsageLabel *self);
 char       *zot_usage_label_get_breakdown (ZotUsageLabel *self);
+void        zot_usage_label_refresh      (ZotUsageLabel *self);
+ZotContextGauge *zot_usage_label_get_gauge (ZotUsageLabel *self);
 
 G_END_DECLS

@@ -14,6 +14,7 @@
 #include "zot-transcript.h"
 #include "zot-trust-banner.h"
 #include "zot-usage-label.h"
+#include "zot-empty-state.h"
 #include "zot-window.h"
 
 G_BEGIN_DECLS
@@ -54,6 +55,7 @@ struct _ZotWindow
   char                 *switch_path;
   ZotConversationSidebar *sidebar;
   ZotFindBar           *find_bar;
+  ZotEmptyState        *empty_state;
 
   GSettings            *settings;
   ZotHostOptions        options;

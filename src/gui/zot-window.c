@@ -298,6 +298,7 @@ update_title (ZotWindow *self)
                                                     : g_settings_get_string (self->settings, "base-url");
   zot_model_picker_set_current (self->model_picker, zot_provider_get_name (provider),
                                 zot_provider_get_model (provider), *base_url != '\0' ? base_url : NULL);
+  zot_usage_label_refresh (self->usage_label);
 
   info = zot_provider_table_lookup (zot_provider_get_name (provider));
   demo = info != NULL && info->offline;
@@ -494,6 +495,7 @@ create_host (ZotWindow *self)
       zot_conversation_index_new (zot_agent_get_cwd (zot_host_get_agent (self->host)));
 
     zot_conversation_sidebar_set_index (self->sidebar, index);
+    zot_empty_state_set_conversations (self->empty_state, G_LIST_MODEL (index));
     on_host_session_notify (self);
   }
 
@@ -1010,6 +1012,7 @@ zot_window_class_init (ZotWindowClass *klass)
   g_type_ensure (ZOT_TYPE_TRANSCRIPT);
   g_type_ensure (ZOT_TYPE_PROMPT_EDITOR);
   g_type_ensure (ZOT_TYPE_USAGE_LABEL);
+  g_type_ensure (ZOT_TYPE_EMPTY_STATE);
   g_type_ensure (ZOT_TYPE_TRUST_BANNER);
   g_type_ensure (ZOT_TYPE_PANEL_PANE);
   g_type_ensure (ZOT_TYPE_NOTES_VIEW);
@@ -1031,6 +1034,7 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, flap);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, sidebar);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, find_bar);
+  gtk_widget_class_bind_template_child (widget_class, ZotWindow, empty_state);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, transcript);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, prompt_editor);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, usage_label);

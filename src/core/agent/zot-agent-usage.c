@@ -268,3 +268,31 @@ zot_agent_get_usage (ZotAgent *self)
 
   return &self->usage;
 }
+
+/**
+ * zot_agent_get_context_tokens:
+ *
+ * What the conversation fills of the model's context window now: the last
+ * model call's prompt and its answer, as the provider counted them. Not
+ * a sum over turns: each call reads the whole conversation again. After a
+ * compaction, until the model answers again, the stored messages' size
+ * stands in for it (bytes / 4, as compaction estimates).
+ *
+ * Returns: tokens, 0 for a conversation without messages
+ */
+gint64
+zot_agent_get_context_tokens (ZotAgent *self)
+{
+  GPtrArray *messages;
+  gsize bytes = 0;
+
+  g_return_val_if_fail (ZOT_IS_AGENT (self), 0);
+
+  if (self->context_tokens >= 0)
+    return self->context_tokens + MAX (self->usage.output_tokens, 0);
+
+  messages = self->session != NULL ? zot_session_get_messages (self->session) : NULL;
+  for (guint i = 0; messages != NULL && i < messages->len; i++)
+    bytes += zot_message_estimate_bytes (g_ptr_array_index (messages, i));
+  return (gint64) (bytes / 4);
+}

@@ -146,6 +146,7 @@ gboolean         zot_agent_get_interactive        (ZotAgent            *self);
 gboolean         zot_agent_is_running             (ZotAgent            *self);
 gboolean         zot_agent_is_compacting          (ZotAgent            *self);
 const ZotUsage  *zot_agent_get_usage              (ZotAgent            *self);
+gint64           zot_agent_get_context_tokens     (ZotAgent            *self);
 const char      *zot_agent_get_system_prompt      (ZotAgent            *self);
 void             zot_agent_reset_system_prompt    (ZotAgent            *self);
 GPtrArray       *zot_agent_get_messages           (ZotAgent            *self);

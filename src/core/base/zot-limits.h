@@ -306,6 +306,12 @@ G_BEGIN_DECLS
 /* The extensions page reads each meter this often while it is shown. */
 #define ZOT_METER_REFRESH_MS               2000
 
+/* The header's context gauge takes the warning colour once the
+ * conversation fills this share of the model's context window. */
+#define ZOT_CONTEXT_WARNING_PERCENT        80
+/* A new conversation's empty pane offers this many recent ones. */
+#define ZOT_EMPTY_STATE_RECENT_MAX         5
+
 /* A confined extension's "limits" (PROTOCOL.md §12): its box's resident
  * memory and process count are looked at this often, and the box is
  * killed past either. */
