@@ -24,6 +24,8 @@
 #include "zot-panel-pane-private.h"
 #include "zot-panel-view-private.h"
 #include "zot-panel-widgets-view.h"
+#include "zot-preferences-window.h"
+#include "zot-project-chooser.h"
 #include "zot-test-util.h"
 #include "zot-window-private.h"
 
@@ -234,6 +236,32 @@ walk_tree (void)
   return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
 }
 
+/* The names of the message rows, by their role. */
+static const char *message_names[][2] = {
+  { "list item", "You" },
+  { "list item", "Assistant" },
+  { "list item", "Tool call: read" },
+  { "text", "Code block, python" },
+};
+
+static gboolean
+has_role_named (JsonObject *tree,
+                const char *role,
+                const char *name)
+{
+  JsonArray *nodes = json_object_get_array_member (tree, "nodes");
+
+  for (guint i = 0; i < json_array_get_length (nodes); i++)
+    {
+      JsonObject *node = json_array_get_object_element (nodes, i);
+
+      if (g_str_equal (json_object_get_string_member (node, "name"), name) &&
+          g_str_equal (json_object_get_string_member (node, "role"), role))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 has_node_named (JsonObject *tree,
                 const char *name)
@@ -292,29 +320,59 @@ has_list_item (JsonObject *tree,
   return FALSE;
 }
 
+/* Fails on every node the walk found wanting: a control the keyboard
+ * reaches without a name, a name with a mnemonic underscore, a name said
+ * twice. */
+static void
+assert_all_named (JsonObject *tree)
+{
+  static const char *lists[][2] = {
+    { "unnamed", "widgets the keyboard reaches without an accessible name" },
+    { "mnemonic", "accessible names with a mnemonic underscore" },
+    { "doubled", "accessible names that say the same text twice" },
+  };
+  g_autoptr(GString) report = g_string_new (NULL);
+
+  for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+    {
+      JsonArray *found = json_object_get_array_member (tree, lists[l][0]);
+
+      if (json_array_get_length (found) > 0)
+        g_string_append_printf (report, "\n%s:", lists[l][1]);
+      for (guint i = 0; i < json_array_get_length (found); i++)
+        g_string_append_printf (report, "\n  %s", json_array_get_string_element (found, i));
+    }
+  if (report->len > 0)
+    g_error ("%s", report->str);
+}
+
+/* Each kind of message: the user's, the reply with a code block in it,
+ * and a tool call. */
+#define CODE_MESSAGE "Run this:\n\n```python\nprint(1)\n```\n"
+#define TOOL_MESSAGE "tool: read {\"path\":\"notes.txt\"}"
+
 static void
 test_every_control_named (Fixture       *f,
                           gconstpointer  data)
 {
   g_autoptr(JsonObject) tree = NULL;
-  JsonArray *unnamed;
-  g_autoptr(GString) report = g_string_new (NULL);
   g_auto(ZotTestSubmit) submit = { 0 };
+  g_auto(ZotTestSubmit) code = { 0 };
+  g_auto(ZotTestSubmit) tool = { 0 };
 
   open_window_with_panel (f);
   /* A message and its reply: rows in the transcript. */
   zot_test_submit (zot_window_get_host (f->window), "hello", &submit);
   g_assert_no_error (submit.error);
+  zot_test_submit (zot_window_get_host (f->window), CODE_MESSAGE, &code);
+  g_assert_no_error (code.error);
+  zot_test_submit (zot_window_get_host (f->window), TOOL_MESSAGE, &tool);
+  g_assert_no_error (tool.error);
   tree = walk_tree ();
 
   /* The walk saw the window itself, not an empty application. */
   g_assert_true (has_node_named (tree, gtk_window_get_title (GTK_WINDOW (f->window))));
-
-  unnamed = json_object_get_array_member (tree, "unnamed");
-  for (guint i = 0; i < json_array_get_length (unnamed); i++)
-    g_string_append_printf (report, "\n  %s", json_array_get_string_element (unnamed, i));
-  if (report->len > 0)
-    g_error ("widgets the keyboard reaches without an accessible name:%s", report->str);
+  assert_all_named (tree);
 
   for (guint i = 0; i < G_N_ELEMENTS (tree_names); i++)
     if (!has_node_named (tree, tree_names[i]))
@@ -322,6 +380,56 @@ test_every_control_named (Fixture       *f,
 
   g_assert_true (has_node_described (tree, "Send", "Send"));
   g_assert_true (has_list_item (tree, "Conversation"));
+  /* Each message says who wrote it; a code block says its language. */
+  for (guint i = 0; i < G_N_ELEMENTS (message_names); i++)
+    if (!has_role_named (tree, message_names[i][0], message_names[i][1]))
+      g_error ("no %s named \"%s\" in the conversation", message_names[i][0], message_names[i][1]);
+}
+
+static gboolean
+widget_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
+static gboolean
+start_view_shown (gpointer data)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (application)); l != NULL; l = l->next)
+    if (ZOT_IS_PROJECT_CHOOSER (l->data) && gtk_widget_get_mapped (l->data))
+      return TRUE;
+  return FALSE;
+}
+
+/* The other windows and pages: the start view, the preferences and the
+ * extensions page, all on screen at once so that one walk reads them. */
+static void
+test_other_windows_named (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(JsonObject) tree = NULL;
+  GtkWidget *preferences;
+
+  open_window (f);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-side-page", "s", "extensions"));
+  zot_application_show_projects (application);
+  zot_test_wait_until (start_view_shown, NULL, WAIT_MS);
+  preferences = zot_preferences_window_new (GTK_WINDOW (f->window), zot_window_get_host (f->window));
+  gtk_window_present (GTK_WINDOW (preferences));
+  zot_test_wait_until (widget_mapped, preferences, WAIT_MS);
+
+  tree = walk_tree ();
+  g_assert_true (has_role_named (tree, "frame", gtk_window_get_title (GTK_WINDOW (preferences))));
+  gtk_window_destroy (GTK_WINDOW (preferences));
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (application)); l != NULL; l = l->next)
+    if (ZOT_IS_PROJECT_CHOOSER (l->data))
+      {
+        gtk_window_destroy (l->data);
+        break;
+      }
+
+  g_assert_true (has_node_named (tree, "Installed extensions"));
+  assert_all_named (tree);
 }
 
 static gboolean
@@ -563,6 +671,8 @@ main (int    argc,
   g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
 
   g_test_add ("/zot/gui/a11y/every-control-named", Fixture, NULL, fixture_setup, test_every_control_named,
+              fixture_teardown);
+  g_test_add ("/zot/gui/a11y/other-windows-named", Fixture, NULL, fixture_setup, test_other_windows_named,
               fixture_teardown);
   g_test_add ("/zot/gui/a11y/keyboard-reaches", Fixture, NULL, fixture_setup, test_keyboard_reaches,
               fixture_teardown);

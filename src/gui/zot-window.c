@@ -11,6 +11,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-accessible.h"
 #include "zot-install-dialog.h"
 #include "zot-keyring.h"
 #include "zot-limits.h"
@@ -1083,6 +1084,7 @@ zot_window_init (ZotWindow *self)
   GtkDropTarget *drop;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  zot_accessible_fix_mnemonics (GTK_WIDGET (self));
 
   self->cancellable = g_cancellable_new ();
   self->settings = g_settings_new (APP_ID);
