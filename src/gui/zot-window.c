@@ -992,6 +992,7 @@ zot_window_class_init (ZotWindowClass *klass)
   object_class->finalize = zot_window_finalize;
   object_class->get_property = zot_window_get_property;
   window_class->close_request = zot_window_close_request;
+  widget_class->focus = _zot_window_keynav_focus;
 
   /**
    * ZotWindow:host:
@@ -1123,6 +1124,7 @@ zot_window_init (ZotWindow *self)
     gtk_window_maximize (GTK_WINDOW (self));
   gtk_paned_set_position (self->paned, g_settings_get_int (self->settings, "side-pane-position"));
 
+  _zot_window_keynav_init (self);
   /* Typing goes to the prompt from the start. */
   gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->prompt_editor));
   gtk_widget_grab_focus (GTK_WIDGET (self->prompt_editor));
