@@ -23,6 +23,7 @@
 #include "zot-gui-test-util.h"
 #include "zot-panel-pane-private.h"
 #include "zot-panel-view-private.h"
+#include "zot-new-extension-dialog.h"
 #include "zot-panel-widgets-view.h"
 #include "zot-preferences-window.h"
 #include "zot-project-chooser.h"
@@ -403,14 +404,16 @@ start_view_shown (gpointer data)
   return FALSE;
 }
 
-/* The other windows and pages: the start view, the preferences and the
- * extensions page, all on screen at once so that one walk reads them. */
+/* The other windows and pages: the start view, the preferences, the
+ * extensions page and the dialog that writes a new extension, all on
+ * screen at once so that one walk reads them. */
 static void
 test_other_windows_named (Fixture       *f,
                           gconstpointer  data)
 {
   g_autoptr(JsonObject) tree = NULL;
   GtkWidget *preferences;
+  GtkWidget *new_extension;
 
   open_window (f);
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-side-page", "s", "extensions"));
@@ -419,9 +422,15 @@ test_other_windows_named (Fixture       *f,
   preferences = zot_preferences_window_new (GTK_WINDOW (f->window), zot_window_get_host (f->window));
   gtk_window_present (GTK_WINDOW (preferences));
   zot_test_wait_until (widget_mapped, preferences, WAIT_MS);
+  new_extension = zot_new_extension_dialog_new (GTK_WINDOW (f->window), f->env.cwd);
+  gtk_window_present (GTK_WINDOW (new_extension));
+  zot_test_wait_until (widget_mapped, new_extension, WAIT_MS);
 
   tree = walk_tree ();
   g_assert_true (has_role_named (tree, "frame", gtk_window_get_title (GTK_WINDOW (preferences))));
+  g_assert_true (has_role_named (tree, "dialog", gtk_window_get_title (GTK_WINDOW (new_extension))) ||
+                 has_role_named (tree, "frame", gtk_window_get_title (GTK_WINDOW (new_extension))));
+  gtk_window_destroy (GTK_WINDOW (new_extension));
   gtk_window_destroy (GTK_WINDOW (preferences));
   for (GList *l = gtk_application_get_windows (GTK_APPLICATION (application)); l != NULL; l = l->next)
     if (ZOT_IS_PROJECT_CHOOSER (l->data))

@@ -233,12 +233,14 @@ zot_accessible_fix_preferences (GtkWidget *root)
   g_return_if_fail (GTK_IS_WIDGET (root));
 
   if (GTK_IS_SEARCH_ENTRY (root))
-    /* Translators: the name screen readers give the search entry of the preferences */
     gtk_accessible_update_property (GTK_ACCESSIBLE (root), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                    /* Translators: the name screen readers give the search
+                                     * entry of the preferences */
                                     _("Search the preferences"), -1);
   else if (GTK_IS_LIST_BOX (root) && in_untitled_group (root))
-    /* Translators: the name screen readers give the list of what a search of the preferences found */
     gtk_accessible_update_property (GTK_ACCESSIBLE (root), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                    /* Translators: the name screen readers give the list of
+                                     * what a search of the preferences found */
                                     _("Search results"), -1);
   else if (ADW_IS_COMBO_ROW (root))
     name_buttons_in (root, adw_preferences_row_get_title (ADW_PREFERENCES_ROW (root)));

@@ -15,7 +15,6 @@
 
 #include <glib/gi18n.h>
 
-#include "zot-accessible.h"
 #include "zot-extension-row.h"
 #include "zot-extensions-page.h"
 #include "zot-extensions-page-private.h"
@@ -511,7 +510,6 @@ zot_extensions_page_init (ZotExtensionsPage *self)
   GtkWidget *placeholder;
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  zot_accessible_fix_mnemonics (GTK_WIDGET (self));
 
   self->cancellable = g_cancellable_new ();
   self->expanded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -689,7 +689,6 @@ zot_preferences_window_init (ZotPreferencesWindow *self)
   g_autoptr(GListModel) providers = new_provider_model ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
-  zot_accessible_fix_mnemonics (GTK_WIDGET (self));
   zot_accessible_fix_preferences (GTK_WIDGET (self));
   gtk_drop_down_set_model (self->provider_row, providers);
   gtk_drop_down_set_expression (self->provider_row,

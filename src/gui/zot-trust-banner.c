@@ -14,7 +14,6 @@
 
 #include <glib/gi18n.h>
 
-#include "zot-accessible.h"
 #include "zot-grants.h"
 #include "zot-trust-banner.h"
 
@@ -262,7 +261,6 @@ zot_trust_banner_init (ZotTrustBanner *self)
   gtk_widget_add_css_class (self->trust_button, "suggested-action");
   g_signal_connect (self->trust_button, "clicked", G_CALLBACK (on_trust_clicked), self);
   gtk_box_append (GTK_BOX (box), self->trust_button);
-  zot_accessible_fix_mnemonics (box);
 }
 
 GtkWidget *
