@@ -244,6 +244,7 @@ static const char *message_names[][2] = {
   { "list item", "You" },
   { "list item", "Assistant" },
   { "list item", "Tool call: read" },
+  { "list item", "Tool call: no_such_tool" },
   { "text", "Code block, python" },
 };
 
@@ -352,7 +353,8 @@ assert_all_named (JsonObject *tree)
 /* Each kind of message: the user's, the reply with a code block in it,
  * and a tool call. */
 #define CODE_MESSAGE "Run this:\n\n```python\nprint(1)\n```\n"
-#define TOOL_MESSAGE "tool: read {\"path\":\"notes.txt\"}"
+/* A tool whose name has an underscore: the name keeps it. */
+#define TOOL_MESSAGE "tool: read {\"path\":\"notes.txt\"}\ntool: no_such_tool {}"
 
 static void
 test_every_control_named (Fixture       *f,

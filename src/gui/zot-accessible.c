@@ -77,7 +77,8 @@ zot_accessible_strip_mnemonics (const char *text)
 
 /**
  * zot_accessible_set_label:
- * @label: (nullable): the name, mnemonics marked or not; %NULL takes it away
+ * @label: (nullable): the name, as it is (an underscore stays); %NULL
+ *   takes it away
  *
  * Names @widget with @label alone: the labels that label it no longer add
  * their text to it.
@@ -86,13 +87,11 @@ void
 zot_accessible_set_label (GtkWidget  *widget,
                           const char *label)
 {
-  g_autofree char *shown = zot_accessible_strip_mnemonics (label);
-
   g_return_if_fail (GTK_IS_WIDGET (widget));
 
-  if (shown != NULL)
+  if (label != NULL)
     {
-      gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL, shown, -1);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
       gtk_accessible_reset_relation (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_RELATION_LABELLED_BY);
     }
   else
@@ -107,7 +106,11 @@ fix_button (GtkWidget *widget)
 
   g_object_get (widget, "label", &label, "use-underline", &use_underline, NULL);
   if (use_underline && label != NULL)
-    zot_accessible_set_label (widget, label);
+    {
+      g_autofree char *shown = zot_accessible_strip_mnemonics (label);
+
+      zot_accessible_set_label (widget, shown);
+    }
 }
 
 static void
