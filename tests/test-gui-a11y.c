@@ -23,7 +23,12 @@
 #include "zot-gui-test-util.h"
 #include "zot-panel-pane-private.h"
 #include "zot-panel-view-private.h"
+#include "zot-new-extension-dialog.h"
 #include "zot-panel-widgets-view.h"
+#include "zot-preferences-window.h"
+#include "zot-project-chooser.h"
+#include "zot-prompt-editor-private.h"
+#include "zot-transcript-private.h"
 #include "zot-test-util.h"
 #include "zot-window-private.h"
 
@@ -234,6 +239,33 @@ walk_tree (void)
   return json_object_ref (json_node_get_object (json_parser_get_root (parser)));
 }
 
+/* The names of the message rows, by their role. */
+static const char *message_names[][2] = {
+  { "list item", "You" },
+  { "list item", "Assistant" },
+  { "list item", "Tool call: read" },
+  { "list item", "Tool call: no_such_tool" },
+  { "text", "Code block, python" },
+};
+
+static gboolean
+has_role_named (JsonObject *tree,
+                const char *role,
+                const char *name)
+{
+  JsonArray *nodes = json_object_get_array_member (tree, "nodes");
+
+  for (guint i = 0; i < json_array_get_length (nodes); i++)
+    {
+      JsonObject *node = json_array_get_object_element (nodes, i);
+
+      if (g_str_equal (json_object_get_string_member (node, "name"), name) &&
+          g_str_equal (json_object_get_string_member (node, "role"), role))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 has_node_named (JsonObject *tree,
                 const char *name)
@@ -292,29 +324,60 @@ has_list_item (JsonObject *tree,
   return FALSE;
 }
 
+/* Fails on every node the walk found wanting: a control the keyboard
+ * reaches without a name, a name with a mnemonic underscore, a name said
+ * twice. */
+static void
+assert_all_named (JsonObject *tree)
+{
+  static const char *lists[][2] = {
+    { "unnamed", "widgets the keyboard reaches without an accessible name" },
+    { "mnemonic", "accessible names with a mnemonic underscore" },
+    { "doubled", "accessible names that say the same text twice" },
+  };
+  g_autoptr(GString) report = g_string_new (NULL);
+
+  for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+    {
+      JsonArray *found = json_object_get_array_member (tree, lists[l][0]);
+
+      if (json_array_get_length (found) > 0)
+        g_string_append_printf (report, "\n%s:", lists[l][1]);
+      for (guint i = 0; i < json_array_get_length (found); i++)
+        g_string_append_printf (report, "\n  %s", json_array_get_string_element (found, i));
+    }
+  if (report->len > 0)
+    g_error ("%s", report->str);
+}
+
+/* Each kind of message: the user's, the reply with a code block in it,
+ * and a tool call. */
+#define CODE_MESSAGE "Run this:\n\n```python\nprint(1)\n```\n"
+/* A tool whose name has an underscore: the name keeps it. */
+#define TOOL_MESSAGE "tool: read {\"path\":\"notes.txt\"}\ntool: no_such_tool {}"
+
 static void
 test_every_control_named (Fixture       *f,
                           gconstpointer  data)
 {
   g_autoptr(JsonObject) tree = NULL;
-  JsonArray *unnamed;
-  g_autoptr(GString) report = g_string_new (NULL);
   g_auto(ZotTestSubmit) submit = { 0 };
+  g_auto(ZotTestSubmit) code = { 0 };
+  g_auto(ZotTestSubmit) tool = { 0 };
 
   open_window_with_panel (f);
   /* A message and its reply: rows in the transcript. */
   zot_test_submit (zot_window_get_host (f->window), "hello", &submit);
   g_assert_no_error (submit.error);
+  zot_test_submit (zot_window_get_host (f->window), CODE_MESSAGE, &code);
+  g_assert_no_error (code.error);
+  zot_test_submit (zot_window_get_host (f->window), TOOL_MESSAGE, &tool);
+  g_assert_no_error (tool.error);
   tree = walk_tree ();
 
   /* The walk saw the window itself, not an empty application. */
   g_assert_true (has_node_named (tree, gtk_window_get_title (GTK_WINDOW (f->window))));
-
-  unnamed = json_object_get_array_member (tree, "unnamed");
-  for (guint i = 0; i < json_array_get_length (unnamed); i++)
-    g_string_append_printf (report, "\n  %s", json_array_get_string_element (unnamed, i));
-  if (report->len > 0)
-    g_error ("widgets the keyboard reaches without an accessible name:%s", report->str);
+  assert_all_named (tree);
 
   for (guint i = 0; i < G_N_ELEMENTS (tree_names); i++)
     if (!has_node_named (tree, tree_names[i]))
@@ -322,6 +385,64 @@ test_every_control_named (Fixture       *f,
 
   g_assert_true (has_node_described (tree, "Send", "Send"));
   g_assert_true (has_list_item (tree, "Conversation"));
+  /* Each message says who wrote it; a code block says its language. */
+  for (guint i = 0; i < G_N_ELEMENTS (message_names); i++)
+    if (!has_role_named (tree, message_names[i][0], message_names[i][1]))
+      g_error ("no %s named \"%s\" in the conversation", message_names[i][0], message_names[i][1]);
+}
+
+static gboolean
+widget_mapped (gpointer data)
+{
+  return gtk_widget_get_mapped (data);
+}
+
+static gboolean
+start_view_shown (gpointer data)
+{
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (application)); l != NULL; l = l->next)
+    if (ZOT_IS_PROJECT_CHOOSER (l->data) && gtk_widget_get_mapped (l->data))
+      return TRUE;
+  return FALSE;
+}
+
+/* The other windows and pages: the start view, the preferences, the
+ * extensions page and the dialog that writes a new extension, all on
+ * screen at once so that one walk reads them. */
+static void
+test_other_windows_named (Fixture       *f,
+                          gconstpointer  data)
+{
+  g_autoptr(JsonObject) tree = NULL;
+  GtkWidget *preferences;
+  GtkWidget *new_extension;
+
+  open_window (f);
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.show-side-page", "s", "extensions"));
+  zot_application_show_projects (application);
+  zot_test_wait_until (start_view_shown, NULL, WAIT_MS);
+  preferences = zot_preferences_window_new (GTK_WINDOW (f->window), zot_window_get_host (f->window));
+  gtk_window_present (GTK_WINDOW (preferences));
+  zot_test_wait_until (widget_mapped, preferences, WAIT_MS);
+  new_extension = zot_new_extension_dialog_new (GTK_WINDOW (f->window), f->env.cwd);
+  gtk_window_present (GTK_WINDOW (new_extension));
+  zot_test_wait_until (widget_mapped, new_extension, WAIT_MS);
+
+  tree = walk_tree ();
+  g_assert_true (has_role_named (tree, "frame", gtk_window_get_title (GTK_WINDOW (preferences))));
+  g_assert_true (has_role_named (tree, "dialog", gtk_window_get_title (GTK_WINDOW (new_extension))) ||
+                 has_role_named (tree, "frame", gtk_window_get_title (GTK_WINDOW (new_extension))));
+  gtk_window_destroy (GTK_WINDOW (new_extension));
+  gtk_window_destroy (GTK_WINDOW (preferences));
+  for (GList *l = gtk_application_get_windows (GTK_APPLICATION (application)); l != NULL; l = l->next)
+    if (ZOT_IS_PROJECT_CHOOSER (l->data))
+      {
+        gtk_window_destroy (l->data);
+        break;
+      }
+
+  g_assert_true (has_node_named (tree, "Installed extensions"));
+  assert_all_named (tree);
 }
 
 static gboolean
@@ -387,6 +508,224 @@ test_keyboard_reaches (Fixture       *f,
       search = g_ptr_array_index (entries, i);
   g_assert_nonnull (search);
   tab_to (f, search);
+}
+
+/* The region of the window that holds @focus, by the name the tests use. */
+static const char *
+region_of (Fixture   *f,
+           GtkWidget *focus)
+{
+  struct { GtkWidget *widget; const char *name; } regions[] = {
+    { GTK_WIDGET (f->window->prompt_editor), "prompt" },
+    { GTK_WIDGET (f->window->transcript), "transcript" },
+    { GTK_WIDGET (f->window->side_pane), "side pane" },
+    { GTK_WIDGET (f->window->sidebar), "sidebar" },
+    { GTK_WIDGET (f->window->header_bar), "header" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (regions); i++)
+    if (focus_in (focus, regions[i].widget))
+      return regions[i].name;
+  return focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "nothing";
+}
+
+static GtkWidget *
+prompt_text_view (Fixture *f)
+{
+  return GTK_WIDGET (_zot_prompt_editor_get_text_view (f->window->prompt_editor));
+}
+
+/* A key press as the prompt's text view gets it in the capture phase,
+ * where the prompt and the window see keys before the text view does. */
+static gboolean
+press_in_prompt (Fixture         *f,
+                 guint            keyval,
+                 GdkModifierType  state)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (prompt_text_view (f));
+  gboolean handled = FALSE;
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers) && !handled; i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      if (GTK_IS_EVENT_CONTROLLER_KEY (controller) &&
+          gtk_event_controller_get_propagation_phase (controller) == GTK_PHASE_CAPTURE)
+        g_signal_emit_by_name (controller, "key-pressed", keyval, 0, state, &handled);
+    }
+  return handled;
+}
+
+/* Tab as GTK handles it once no controller took it: the focused widget
+ * asks the window to move the focus (as the prompt's text view does,
+ * which does not take Tab). */
+static void
+press_tab (Fixture          *f,
+           GtkDirectionType  direction)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (f->window));
+
+  g_signal_emit_by_name (focus != NULL ? focus : GTK_WIDGET (f->window), "move-focus", direction);
+}
+
+/* The regions Tab goes through from the prompt back to it. */
+static char *
+tab_round (Fixture          *f,
+           GtkDirectionType  direction)
+{
+  g_autoptr(GString) order = g_string_new ("prompt");
+  const char *last = "prompt";
+
+  gtk_widget_grab_focus (prompt_text_view (f));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == prompt_text_view (f));
+  for (guint i = 0; i < MAX_TAB_STEPS; i++)
+    {
+      const char *region;
+
+      /* The prompt leaves Tab to GTK while it shows no completions. */
+      if (gtk_root_get_focus (GTK_ROOT (f->window)) == prompt_text_view (f))
+        g_assert_false (press_in_prompt (f, direction == GTK_DIR_TAB_FORWARD ? GDK_KEY_Tab : GDK_KEY_ISO_Left_Tab,
+                                         direction == GTK_DIR_TAB_FORWARD ? 0 : GDK_SHIFT_MASK));
+      press_tab (f, direction);
+      region = region_of (f, gtk_root_get_focus (GTK_ROOT (f->window)));
+      if (g_str_equal (region, last))
+        continue;
+      g_string_append_printf (order, " > %s", region);
+      last = region;
+      if (g_str_equal (region, "prompt"))
+        return g_string_free (g_steal_pointer (&order), FALSE);
+    }
+  g_error ("Tab never came back to the prompt: %s", order->str);
+}
+
+/* A conversation Tab can go into, a side pane and the conversation list. */
+static void
+open_window_for_keys (Fixture *f)
+{
+  g_auto(ZotTestSubmit) submit = { 0 };
+
+  open_window (f);
+  zot_test_submit (zot_window_get_host (f->window), CODE_MESSAGE, &submit);
+  g_assert_no_error (submit.error);
+  gtk_toggle_button_set_active (f->window->side_pane_button, TRUE);
+  adw_flap_set_reveal_flap (f->window->flap, TRUE);
+  zot_test_wait_until (widget_mapped, f->window->sidebar, WAIT_MS);
+}
+
+static void
+test_tab_cycle (Fixture       *f,
+                gconstpointer  data)
+{
+  g_autofree char *forward = NULL;
+  g_autofree char *backward = NULL;
+
+  open_window_for_keys (f);
+
+  forward = tab_round (f, GTK_DIR_TAB_FORWARD);
+  g_assert_cmpstr (forward, ==, "prompt > transcript > side pane > sidebar > header > prompt");
+  backward = tab_round (f, GTK_DIR_TAB_BACKWARD);
+  g_assert_cmpstr (backward, ==, "prompt > header > sidebar > side pane > transcript > prompt");
+}
+
+static gboolean
+completion_shown (gpointer data)
+{
+  return _zot_prompt_editor_completion_visible (data);
+}
+
+/* With the list of commands open, Tab completes and the focus stays. */
+static void
+test_tab_completes (Fixture       *f,
+                    gconstpointer  data)
+{
+  GtkTextBuffer *buffer;
+  g_autofree char *text = NULL;
+
+  open_window_for_keys (f);
+  buffer = gtk_text_view_get_buffer (GTK_TEXT_VIEW (prompt_text_view (f)));
+  gtk_widget_grab_focus (prompt_text_view (f));
+  gtk_text_buffer_begin_user_action (buffer);
+  gtk_text_buffer_insert_interactive_at_cursor (buffer, "/hel", -1, TRUE);
+  gtk_text_buffer_end_user_action (buffer);
+  zot_test_wait_until (completion_shown, f->window->prompt_editor, WAIT_MS);
+
+  g_assert_true (press_in_prompt (f, GDK_KEY_Tab, 0));
+  text = zot_prompt_editor_get_text (f->window->prompt_editor);
+  g_assert_cmpstr (text, ==, "/help ");
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == prompt_text_view (f));
+  g_assert_false (_zot_prompt_editor_completion_visible (f->window->prompt_editor));
+
+  /* The list closed, the next Tab is GTK's again. */
+  g_assert_false (press_in_prompt (f, GDK_KEY_Tab, 0));
+}
+
+static gboolean
+scrollable (gpointer data)
+{
+  GtkAdjustment *adjustment = data;
+
+  return gtk_adjustment_get_upper (adjustment) > 3 * gtk_adjustment_get_page_size (adjustment) &&
+         gtk_adjustment_get_page_size (adjustment) > 0;
+}
+
+static gboolean
+at_top (gpointer data)
+{
+  return gtk_adjustment_get_value (data) == gtk_adjustment_get_lower (data);
+}
+
+static gboolean
+at_bottom (gpointer data)
+{
+  GtkAdjustment *adjustment = data;
+
+  return gtk_adjustment_get_value (adjustment) > 0 &&
+         gtk_adjustment_get_value (adjustment) >=
+           gtk_adjustment_get_upper (adjustment) - gtk_adjustment_get_page_size (adjustment) - 1;
+}
+
+/* Page Up/Down and Ctrl+Home/End in the prompt scroll the conversation,
+ * and the focus stays in the prompt. */
+static void
+test_prompt_scrolls (Fixture       *f,
+                     gconstpointer  data)
+{
+  GtkAdjustment *adjustment;
+  double value;
+
+  open_window_for_keys (f);
+  for (guint i = 0; i < 60; i++)
+    {
+      g_autofree char *line = g_strdup_printf ("Line %u of a long conversation", i);
+
+      zot_transcript_add_info (f->window->transcript, line);
+    }
+  adjustment = _zot_transcript_get_vadjustment (f->window->transcript);
+  zot_test_wait_until (scrollable, adjustment, WAIT_MS);
+  gtk_widget_grab_focus (prompt_text_view (f));
+
+  g_assert_true (press_in_prompt (f, GDK_KEY_Home, GDK_CONTROL_MASK));
+  zot_test_wait_until (at_top, adjustment, WAIT_MS);
+
+  value = gtk_adjustment_get_value (adjustment);
+  g_assert_true (press_in_prompt (f, GDK_KEY_Page_Down, 0));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), >, value);
+  value = gtk_adjustment_get_value (adjustment);
+  g_assert_true (press_in_prompt (f, GDK_KEY_KP_Page_Down, 0));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), >, value);
+  value = gtk_adjustment_get_value (adjustment);
+  g_assert_true (press_in_prompt (f, GDK_KEY_Page_Up, 0));
+  g_assert_cmpfloat (gtk_adjustment_get_value (adjustment), <, value);
+
+  g_assert_true (press_in_prompt (f, GDK_KEY_End, GDK_CONTROL_MASK));
+  zot_test_wait_until (at_bottom, adjustment, WAIT_MS);
+  g_assert_true (press_in_prompt (f, GDK_KEY_Home, GDK_CONTROL_MASK));
+  zot_test_wait_until (at_top, adjustment, WAIT_MS);
+
+  /* Home and End alone are the text's. */
+  g_assert_false (press_in_prompt (f, GDK_KEY_End, 0));
+  g_assert_false (press_in_prompt (f, GDK_KEY_Page_Down, GDK_SHIFT_MASK));
+  g_assert_true (gtk_root_get_focus (GTK_ROOT (f->window)) == prompt_text_view (f));
 }
 
 /* Every shortcut the window lists is a real one: each names an action
@@ -564,7 +903,14 @@ main (int    argc,
 
   g_test_add ("/zot/gui/a11y/every-control-named", Fixture, NULL, fixture_setup, test_every_control_named,
               fixture_teardown);
+  g_test_add ("/zot/gui/a11y/other-windows-named", Fixture, NULL, fixture_setup, test_other_windows_named,
+              fixture_teardown);
   g_test_add ("/zot/gui/a11y/keyboard-reaches", Fixture, NULL, fixture_setup, test_keyboard_reaches,
+              fixture_teardown);
+  g_test_add ("/zot/gui/a11y/tab-cycle", Fixture, NULL, fixture_setup, test_tab_cycle, fixture_teardown);
+  g_test_add ("/zot/gui/a11y/tab-completes", Fixture, NULL, fixture_setup, test_tab_completes,
+              fixture_teardown);
+  g_test_add ("/zot/gui/a11y/prompt-scrolls", Fixture, NULL, fixture_setup, test_prompt_scrolls,
               fixture_teardown);
   g_test_add ("/zot/gui/a11y/shortcuts-window", Fixture, NULL, fixture_setup, test_shortcuts_window,
               fixture_teardown);

@@ -19,6 +19,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-accessible.h"
 #include "zot-extension-meter-view.h"
 #include "zot-extension-row-secrets.h"
 #include "zot-extension-row-grants.h"
@@ -1009,6 +1010,7 @@ static void
 zot_extension_row_init (ZotExtensionRow *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  zot_accessible_fix_mnemonics (GTK_WIDGET (self));
   g_object_bind_property (self, "watched", self->watch_switch, "active",
                           G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
 

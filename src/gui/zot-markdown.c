@@ -14,6 +14,7 @@
 #include <adwaita.h>
 #include <gtksourceview/gtksource.h>
 
+#include "zot-accessible.h"
 #include "zot-markdown.h"
 #include "zot-markdown-private.h"
 #include "zot-tooltip.h"
@@ -245,6 +246,7 @@ create_code_block (const char *code,
   GtkWidget *scroller;
   GtkWidget *view;
   GtkWidget *button;
+  g_autofree char *name = zot_accessible_code_block_name (word);
 
   buffer = gtk_source_buffer_new (NULL);
   gtk_text_buffer_set_text (GTK_TEXT_BUFFER (buffer), shown, -1);
@@ -268,6 +270,7 @@ create_code_block (const char *code,
   gtk_text_view_set_right_margin (GTK_TEXT_VIEW (view), 36);
   gtk_widget_set_hexpand (view, TRUE);
   gtk_widget_add_css_class (view, "markdown-code");
+  gtk_accessible_update_property (GTK_ACCESSIBLE (view), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
 
   button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
   /* Translators: tooltip of the button that copies a code block of the conversation */

@@ -16,6 +16,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-accessible.h"
 #include "zot-ext-new.h"
 #include "zot-new-extension-dialog.h"
 #include "zot-new-extension-dialog-private.h"
@@ -258,6 +259,7 @@ zot_new_extension_dialog_init (ZotNewExtensionDialog *self)
   const char * const *languages = zot_ext_new_languages ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  zot_accessible_fix_mnemonics (GTK_WIDGET (self));
 
   for (guint i = 0; languages[i] != NULL; i++)
     gtk_string_list_append (titles, zot_ext_new_language_title (languages[i]));

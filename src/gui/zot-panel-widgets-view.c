@@ -748,7 +748,8 @@ update_accessible (Item         *item,
   if (node->type == ZOT_PANEL_NODE_DROPDOWN)
     zot_accessible_label_drop_down (GTK_DROP_DOWN (target), name);
   else if (name != NULL)
-    gtk_accessible_update_property (target, GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
+    /* Alone: the field's visible label labels it too. */
+    zot_accessible_set_label (GTK_WIDGET (target), name);
   else if (node->type != ZOT_PANEL_NODE_ERROR)
     gtk_accessible_reset_property (target, GTK_ACCESSIBLE_PROPERTY_LABEL);
 

@@ -13,6 +13,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-accessible.h"
 #include "zot-keyring.h"
 #include "zot-preferences-window.h"
 #include "zot-preferences-window-private.h"
@@ -688,6 +689,7 @@ zot_preferences_window_init (ZotPreferencesWindow *self)
   g_autoptr(GListModel) providers = new_provider_model ();
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  zot_accessible_fix_preferences (GTK_WIDGET (self));
   gtk_drop_down_set_model (self->provider_row, providers);
   gtk_drop_down_set_expression (self->provider_row,
                                 gtk_property_expression_new (GTK_TYPE_STRING_OBJECT, NULL, "string"));

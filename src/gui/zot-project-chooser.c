@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include "zot-accessible.h"
 #include "zot-project-chooser.h"
 #include "zot-project-row.h"
 #include "zot-recent-projects.h"
@@ -93,6 +94,7 @@ static void
 zot_project_chooser_init (ZotProjectChooser *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  zot_accessible_fix_mnemonics (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
   g_signal_connect_object (self->settings, "changed::recent-projects", G_CALLBACK (refresh), self,

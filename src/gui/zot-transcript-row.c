@@ -18,6 +18,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-accessible.h"
 #include "zot-approval-row.h"
 #include "zot-markdown.h"
 #include "zot-markdown-private.h"
@@ -300,6 +301,7 @@ build_note (ZotTranscriptRow *self,
   gtk_actionable_set_action_name (GTK_ACTIONABLE (self->parts.cancel), "transcript.cancel-turn");
   gtk_widget_set_valign (self->parts.cancel, GTK_ALIGN_CENTER);
   gtk_widget_add_css_class (self->parts.cancel, "retry-cancel");
+  zot_accessible_fix_mnemonics (self->parts.cancel);
   gtk_grid_attach (GTK_GRID (grid), self->parts.cancel, 2, 0, 1, 1);
 
   return grid;
@@ -412,6 +414,8 @@ build_tool (ZotTranscriptRow *self)
   gtk_expander_set_label_widget (GTK_EXPANDER (expander), header);
   gtk_expander_set_child (GTK_EXPANDER (expander), body);
   gtk_widget_add_css_class (expander, "tool-row");
+  gtk_accessible_update_relation (GTK_ACCESSIBLE (expander), GTK_ACCESSIBLE_RELATION_LABELLED_BY,
+                                  self->parts.name, self->parts.preview, NULL, -1);
 
   return expander;
 }
@@ -1071,6 +1075,7 @@ zot_transcript_row_bind (ZotTranscriptRow  *self,
                          ZotTranscriptItem *item)
 {
   Layout layout;
+  g_autofree char *name = NULL;
 
   g_return_if_fail (ZOT_IS_TRANSCRIPT_ROW (self));
   g_return_if_fail (ZOT_IS_TRANSCRIPT_ITEM (item));
@@ -1101,6 +1106,8 @@ zot_transcript_row_bind (ZotTranscriptRow  *self,
   update_all (self);
   update_copy (self);
   zot_tooltip_set (self->copy_button, _("Copy Message"));
+  name = zot_accessible_message_name (item);
+  zot_accessible_set_label (GTK_WIDGET (self), name);
   self->notify_handler = g_signal_connect (item, "notify", G_CALLBACK (on_item_notify_cb), self);
 }
 

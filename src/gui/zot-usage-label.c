@@ -314,6 +314,8 @@ zot_usage_label_init (ZotUsageLabel *self)
   gtk_widget_add_css_class (GTK_WIDGET (self->button), "flat");
   /* Translators: the tooltip of the header's token count, which opens the breakdown */
   zot_tooltip_set (GTK_WIDGET (self->button), _("Tokens and cost of this conversation"));
+  /* Translators: the name screen readers give the header's token count, which opens the breakdown */
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->button), GTK_ACCESSIBLE_PROPERTY_LABEL, _("Usage"), -1);
   gtk_widget_set_parent (GTK_WIDGET (self->button), GTK_WIDGET (self));
   gtk_widget_set_visible (GTK_WIDGET (self), FALSE);
 }

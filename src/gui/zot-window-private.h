@@ -90,6 +90,14 @@ void _zot_window_submit_command     (ZotWindow      *self,
 
 void _zot_window_update_resume_bar (ZotWindow *self);
 
+/* zot-window-keynav.c */
+gboolean _zot_window_keynav_focus            (GtkWidget        *widget,
+                                              GtkDirectionType  direction);
+gboolean _zot_window_keynav_handle_prompt_key (ZotWindow       *self,
+                                               guint            keyval,
+                                               GdkModifierType  state);
+void     _zot_window_keynav_init             (ZotWindow        *self);
+
 GtkStyleProvider *_zot_window_ensure_style (GdkDisplay *display);
 
 /* zot-window-switch.c */

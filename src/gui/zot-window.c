@@ -11,6 +11,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-accessible.h"
 #include "zot-install-dialog.h"
 #include "zot-keyring.h"
 #include "zot-limits.h"
@@ -993,6 +994,7 @@ zot_window_class_init (ZotWindowClass *klass)
   object_class->finalize = zot_window_finalize;
   object_class->get_property = zot_window_get_property;
   window_class->close_request = zot_window_close_request;
+  widget_class->focus = _zot_window_keynav_focus;
 
   /**
    * ZotWindow:host:
@@ -1087,6 +1089,7 @@ zot_window_init (ZotWindow *self)
   GtkDropTarget *drop;
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  zot_accessible_fix_mnemonics (GTK_WIDGET (self));
 
   self->cancellable = g_cancellable_new ();
   self->settings = g_settings_new (APP_ID);
@@ -1125,6 +1128,7 @@ zot_window_init (ZotWindow *self)
     gtk_window_maximize (GTK_WINDOW (self));
   gtk_paned_set_position (self->paned, g_settings_get_int (self->settings, "side-pane-position"));
 
+  _zot_window_keynav_init (self);
   /* Typing goes to the prompt from the start. */
   gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->prompt_editor));
   gtk_widget_grab_focus (GTK_WIDGET (self->prompt_editor));
