@@ -188,7 +188,9 @@ apply (ZotWindow *self,
   pane_layout_set (layout->sidebar.layout, fold_sidebar ? MIN (sidebar_width, overlay_max) : sidebar_width,
                    fold_sidebar);
   pane_layout_set (layout->side_pane.layout,
-                   fold_side_pane ? MIN (side_pane_width, overlay_max) : side_pane_width, fold_side_pane);
+                   fold_side_pane ? MIN (MAX (side_pane_width, ZOT_LAYOUT_SIDE_PANE_OVERLAY_WIDTH), overlay_max)
+                                  : side_pane_width,
+                   fold_side_pane);
   gtk_widget_set_visible (GTK_WIDGET (self->sidebar_handle), !fold_sidebar);
   gtk_widget_set_visible (GTK_WIDGET (self->side_handle), !fold_side_pane);
   /* The model, the usage and the New button take room a narrow header

@@ -362,9 +362,13 @@ G_BEGIN_DECLS
 /* A folded pane over the conversation leaves this much of it uncovered,
  * to click on to close the pane. */
 #define ZOT_LAYOUT_OVERLAY_MARGIN          48
+/* Folded over the conversation, the side pane is at least this wide (as
+ * the window allows): its panels need more room than a column beside
+ * the conversation gives them by default. */
+#define ZOT_LAYOUT_SIDE_PANE_OVERLAY_WIDTH 360
 /* Narrower than this, the header leaves out the model, the usage and the
  * New Conversation button. */
-#define ZOT_LAYOUT_HEADER_FULL_WIDTH       640
+#define ZOT_LAYOUT_HEADER_FULL_WIDTH       720
 
 typedef enum
 {
