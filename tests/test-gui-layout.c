@@ -413,6 +413,27 @@ test_side_pane_follows_panels (Fixture       *f,
   zot_test_wait_until (side_pane_shown, f, WAIT_MS);
 }
 
+static void
+drag_handle (GtkWidget *handle,
+             double     dx)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (handle);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_GESTURE_DRAG (controller))
+        continue;
+      g_signal_emit_by_name (controller, "drag-begin", 2.0, 300.0);
+      g_signal_emit_by_name (controller, "drag-update", dx / 2, 0.0);
+      g_signal_emit_by_name (controller, "drag-update", dx, 0.0);
+      g_signal_emit_by_name (controller, "drag-end", dx, 0.0);
+      return;
+    }
+  g_assert_not_reached ();
+}
+
 /* A width the user gave the side pane is the one the next window opens
  * with. */
 static void
@@ -444,6 +465,12 @@ test_remembered_width (Fixture       *f,
   zot_test_wait_until (side_pane_shown, f, WAIT_MS);
   wait = (WidgetWidth) { GTK_WIDGET (f->window->side_bin), width };
   zot_test_wait_until (widget_has_width, &wait, WAIT_MS);
+
+  /* Dragging the pane's edge to the left widens it, and is remembered. */
+  drag_handle (GTK_WIDGET (f->window->side_handle), -40);
+  wait = (WidgetWidth) { GTK_WIDGET (f->window->side_bin), width + 40 };
+  zot_test_wait_until (widget_has_width, &wait, WAIT_MS);
+  g_assert_cmpint (g_settings_get_int (f->settings, "side-pane-width"), ==, width + 40);
 
   /* Never so wide that the conversation is squeezed out. */
   _zot_window_layout_resize_side_pane (f->window, 5000);

@@ -178,6 +178,7 @@ apply (ZotWindow *self,
   int overlay_max = MAX (window_width - ZOT_LAYOUT_OVERLAY_MARGIN, 0);
   int sidebar_width;
   int side_pane_width;
+  gboolean was_folded;
 
   if (window_width <= 0 || layout == NULL)
     return;
@@ -199,14 +200,13 @@ apply (ZotWindow *self,
   gtk_widget_set_visible (self->new_button, window_width >= ZOT_LAYOUT_HEADER_FULL_WIDTH);
 
   set_folded (self->flap, fold_sidebar);
-  if (adw_flap_get_folded (self->side_flap) != fold_side_pane)
-    {
-      set_folded (self->side_flap, fold_side_pane);
-      /* The side pane is locked, as it shows only when there is something
-       * to show: folding puts it away, unfolding brings the panels back. */
-      adw_flap_set_reveal_flap (self->side_flap,
-                                !fold_side_pane && zot_panel_pane_get_n_panels (self->panel_pane) > 0);
-    }
+  was_folded = adw_flap_get_folded (self->side_flap);
+  set_folded (self->side_flap, fold_side_pane);
+  /* The side pane is locked, as it shows only when there is something to
+   * show: folding puts it away, unfolding brings the panels back. */
+  if (was_folded != fold_side_pane)
+    adw_flap_set_reveal_flap (self->side_flap,
+                              !fold_side_pane && zot_panel_pane_get_n_panels (self->panel_pane) > 0);
 }
 
 /* Before the window is first laid out, its default size is how the panes
