@@ -498,7 +498,6 @@ zot_conversation_sidebar_init (ZotConversationSidebar *self)
 
   gtk_widget_set_vexpand (overlay, TRUE);
   gtk_widget_set_parent (overlay, GTK_WIDGET (self));
-  gtk_widget_set_size_request (GTK_WIDGET (self), 240, -1);
   update_empty (self);
 }
 

@@ -317,7 +317,7 @@ zot_find_bar_init (ZotFindBar *self)
   gtk_search_entry_set_search_delay (self->entry, 150);
   /* A search bar is as wide as its child even when closed: it must not
    * make the conversation's column wider than it is without it. */
-  gtk_editable_set_width_chars (GTK_EDITABLE (self->entry), 14);
+  gtk_editable_set_width_chars (GTK_EDITABLE (self->entry), 8);
   gtk_widget_set_hexpand (GTK_WIDGET (self->entry), TRUE);
   g_object_set (self->entry, "placeholder-text", _("Find in the conversation"), NULL);
   gtk_accessible_update_property (GTK_ACCESSIBLE (self->entry), GTK_ACCESSIBLE_PROPERTY_LABEL,

@@ -46,6 +46,7 @@ struct _ZotPanelPane
 enum {
   PROP_0,
   PROP_MANAGER,
+  PROP_N_PANELS,
   N_PROPS
 };
 
@@ -79,6 +80,7 @@ update_empty_state (ZotPanelPane *self)
 {
   gtk_stack_set_visible_child_name (self->outer,
                                     g_hash_table_size (self->pages) > 0 ? "panels" : "empty");
+  g_object_notify_by_pspec (G_OBJECT (self), properties [PROP_N_PANELS]);
 }
 
 static void
@@ -261,6 +263,10 @@ zot_panel_pane_get_property (GObject    *object,
       g_value_set_object (value, self->manager);
       break;
 
+    case PROP_N_PANELS:
+      g_value_set_uint (value, g_hash_table_size (self->pages));
+      break;
+
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -300,6 +306,16 @@ zot_panel_pane_class_init (ZotPanelPaneClass *klass)
     g_param_spec_object ("manager", NULL, NULL,
                          ZOT_TYPE_EXTENSION_MANAGER,
                          (G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
+
+  /**
+   * ZotPanelPane:n-panels:
+   *
+   * How many panels are open: the window hides the side pane when the
+   * last one closes.
+   */
+  properties [PROP_N_PANELS] =
+    g_param_spec_uint ("n-panels", NULL, NULL, 0, G_MAXUINT, 0,
+                       (G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS));
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 

@@ -31,11 +31,19 @@ struct _ZotWindow
   GtkRevealer          *demo_banner;
   GtkRevealer          *resume_bar;
   GtkLabel             *demo_label;
-  GtkPaned             *paned;
   GtkBox               *conversation_box;
   GtkBox               *side_pane;
   AdwViewStack         *side_stack;
   AdwFlap              *flap;
+  /* zot-window-layout.c */
+  AdwFlap              *side_flap;
+  AdwBin               *sidebar_bin;
+  AdwBin               *side_bin;
+  GtkSeparator         *sidebar_handle;
+  GtkSeparator         *side_handle;
+  GtkWidget            *header_extras;
+  GtkWidget            *new_button;
+  struct _ZotWindowLayout *layout;
 
   /* views */
   ZotTranscript        *transcript;

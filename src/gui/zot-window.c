@@ -20,6 +20,7 @@
 #include "zot-tooltip.h"
 #include "zot-usage-label.h"
 #include "zot-window.h"
+#include "zot-window-layout-private.h"
 #include "zot-window-private.h"
 
 G_DEFINE_FINAL_TYPE (ZotWindow, zot_window, ADW_TYPE_APPLICATION_WINDOW)
@@ -840,7 +841,6 @@ zot_window_close_request (GtkWindow *window)
 
   self->closing = TRUE;
 
-  g_settings_set_int (self->settings, "side-pane-position", gtk_paned_get_position (self->paned));
   if (!gtk_window_is_maximized (window))
     {
       int width, height;
@@ -978,6 +978,7 @@ zot_window_finalize (GObject *object)
   g_clear_pointer (&self->pending_prompt, g_free);
   g_clear_pointer (&self->switch_path, g_free);
   g_clear_object (&self->pending_install);
+  _zot_window_layout_free (self);
   zot_host_options_clear (&self->options);
 
   G_OBJECT_CLASS (zot_window_parent_class)->finalize (object);
@@ -1029,7 +1030,6 @@ zot_window_class_init (ZotWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, demo_banner);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, resume_bar);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, demo_label);
-  gtk_widget_class_bind_template_child (widget_class, ZotWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, conversation_box);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_pane);
   gtk_widget_class_bind_template_child (widget_class, ZotWindow, side_stack);
@@ -1057,6 +1057,7 @@ zot_window_class_init (ZotWindowClass *klass)
 
   _zot_window_class_actions_init (klass);
   _zot_window_class_approvals_init (klass);
+  _zot_window_class_layout_init (klass);
 }
 
 /* The style sheet applies to a whole display: the first window on it
@@ -1108,7 +1109,6 @@ zot_window_init (ZotWindow *self)
   g_signal_connect_object (self->settings, "changed::max-retries", G_CALLBACK (on_max_retries_changed),
                            self, G_CONNECT_SWAPPED);
 
-  g_object_bind_property (self->side_pane_button, "active", self->side_pane, "visible", G_BINDING_SYNC_CREATE);
   g_signal_connect_object (self->model_picker, "model-chosen", G_CALLBACK (on_model_chosen_cb), self,
                            G_CONNECT_SWAPPED);
 
@@ -1126,7 +1126,7 @@ zot_window_init (ZotWindow *self)
                                g_settings_get_int (self->settings, "window-height"));
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
-  gtk_paned_set_position (self->paned, g_settings_get_int (self->settings, "side-pane-position"));
+  _zot_window_layout_init (self);
 
   _zot_window_keynav_init (self);
   /* Typing goes to the prompt from the start. */

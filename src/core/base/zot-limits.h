@@ -351,6 +351,35 @@ G_BEGIN_DECLS
  * installation does not weigh on every request. */
 #define ZOT_MCP_DIRECT_TOOLS_MAX           40
 
+/* The window's layout, in pixels of window width: below the first the
+ * side pane folds over the conversation, below the second the
+ * conversations sidebar does too; the window works down to the third. */
+#define ZOT_LAYOUT_SIDE_PANE_FOLD_WIDTH    1000
+#define ZOT_LAYOUT_SIDEBAR_FOLD_WIDTH      800
+#define ZOT_LAYOUT_MIN_WINDOW_WIDTH        360
+/* Unless the user resized them, the sidebar and the side pane take these
+ * shares of the window's width (percent), within their bounds below, so
+ * that the conversation keeps the rest: at least 60 % at the default
+ * window width (1,180 px) and wider. */
+#define ZOT_LAYOUT_SIDEBAR_SHARE           17
+#define ZOT_LAYOUT_SIDE_PANE_SHARE         21
+#define ZOT_LAYOUT_SIDEBAR_MIN_WIDTH       200
+#define ZOT_LAYOUT_SIDEBAR_MAX_WIDTH       480
+#define ZOT_LAYOUT_SIDE_PANE_MIN_WIDTH     240
+#define ZOT_LAYOUT_SIDE_PANE_MAX_WIDTH     720
+/* Dragging a pane's edge leaves the conversation at least this wide. */
+#define ZOT_LAYOUT_CONVERSATION_MIN_WIDTH  360
+/* A folded pane over the conversation leaves this much of it uncovered,
+ * to click on to close the pane. */
+#define ZOT_LAYOUT_OVERLAY_MARGIN          48
+/* Folded over the conversation, the side pane is at least this wide (as
+ * the window allows): its panels need more room than a column beside
+ * the conversation gives them by default. */
+#define ZOT_LAYOUT_SIDE_PANE_OVERLAY_WIDTH 360
+/* Narrower than this, the header leaves out the model, the usage and the
+ * New Conversation button. */
+#define ZOT_LAYOUT_HEADER_FULL_WIDTH       720
+
 typedef enum
 {
   ZOT_TIMEOUT_WRITE,
