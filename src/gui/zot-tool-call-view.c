@@ -28,7 +28,7 @@
 /* The terminal block is dark in both styles (style.css, .tool-terminal);
  * reversed text takes these. */
 #define TERMINAL_FOREGROUND 0xdeddda
-#define TERMINAL_BACKGROUND 0x1e1e1e
+#define TERMINAL_BACKGROUND 0x151515
 #define NO_EXIT_CODE G_MININT
 
 typedef enum
