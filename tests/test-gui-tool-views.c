@@ -90,6 +90,13 @@ test_diff_hunks (void)
                "@@ -15,6 +15,6 @@\n 15\n 16\n 17\n-18\n+eighteen\n 19\n 20\n", 2, 2);
   assert_diff ("1\n2\n3\n4\n5\n6\n7\n8\n9\n", "1\nX\n3\n4\n5\n6\n7\nY\n9\n",
                "@@ -1,9 +1,9 @@\n 1\n-2\n+X\n 3\n 4\n 5\n 6\n 7\n-8\n+Y\n 9\n", 2, 2);
+  /* At the edge, as diff -U3 has it: six unchanged lines between two
+   * changes join their hunks, seven do not. */
+  assert_diff ("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n", "1\nX\n3\n4\n5\n6\n7\n8\nY\n10\n11\n",
+               "@@ -1,11 +1,11 @@\n 1\n-2\n+X\n 3\n 4\n 5\n 6\n 7\n 8\n-9\n+Y\n 10\n 11\n", 2, 2);
+  assert_diff ("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n", "1\nX\n3\n4\n5\n6\n7\n8\n9\nY\n11\n",
+               "@@ -1,5 +1,5 @@\n 1\n-2\n+X\n 3\n 4\n 5\n"
+               "@@ -7,5 +7,5 @@\n 7\n 8\n 9\n-10\n+Y\n 11\n", 2, 2);
 }
 
 /* Applies @diff's hunks to @old_lines; returns the new lines. */
