@@ -67,7 +67,7 @@ typedef struct
   GtkWidget *waiting;
   GtkWidget *cancel;
   GtkWidget *body;           /* owned: a reference */
-  GtkWidget *call_view;      /* a built-in call, read rather than JSON */
+  GtkWidget *call_view;      /* a built-in call, read rather than JSON: made when opened */
   GtkWidget *args_title;
   GtkWidget *args;
   GtkWidget *result_title;
@@ -390,8 +390,6 @@ build_tool (ZotTranscriptRow *self)
 
   body = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   gtk_widget_set_margin_top (body, 6);
-  self->parts.call_view = zot_tool_call_view_new ();
-  gtk_box_append (GTK_BOX (body), self->parts.call_view);
   /* Translators: heading of a tool call's arguments in the conversation */
   self->parts.args_title = section_title_new (_("Arguments"));
   gtk_box_append (GTK_BOX (body), self->parts.args_title);
@@ -709,9 +707,18 @@ static void
 update_tool_body (ZotTranscriptRow *self)
 {
   ZotTranscriptItem *item = self->item;
-  ZotToolCallView *view = ZOT_TOOL_CALL_VIEW (self->parts.call_view);
-  gboolean read = zot_tool_call_view_set_item (view, item);
-  const char *result = zot_tool_call_view_shows_result (view) ? NULL : zot_transcript_item_get_result (item);
+  ZotToolCallView *view;
+  gboolean read;
+  const char *result;
+
+  if (self->parts.call_view == NULL)
+    {
+      self->parts.call_view = zot_tool_call_view_new ();
+      gtk_box_prepend (GTK_BOX (self->parts.body), self->parts.call_view);
+    }
+  view = ZOT_TOOL_CALL_VIEW (self->parts.call_view);
+  read = zot_tool_call_view_set_item (view, item);
+  result = zot_tool_call_view_shows_result (view) ? NULL : zot_transcript_item_get_result (item);
 
   gtk_widget_set_visible (self->parts.args_title, !read);
   gtk_widget_set_visible (self->parts.args, !read);
@@ -862,7 +869,8 @@ update_tool (ZotTranscriptRow *self)
     {
       text_slot_set (self->parts.args, "");
       text_slot_set (self->parts.result, "");
-      zot_tool_call_view_set_item (ZOT_TOOL_CALL_VIEW (self->parts.call_view), NULL);
+      if (self->parts.call_view != NULL)
+        zot_tool_call_view_set_item (ZOT_TOOL_CALL_VIEW (self->parts.call_view), NULL);
     }
   update_tool_status (self);
 }
