@@ -853,13 +853,16 @@ test_tool_call (Fixture       *f,
   g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "tool-preview", "echo hi"));
   g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "tool-status", "completed"));
 
-  /* Expanded: the arguments as pretty JSON, and the output. */
+  /* Expanded: the command, its output and how it ended
+   * (test-gui-tool-views.c has the rest). */
   g_assert_null (find_with_text (row, GTK_TYPE_WIDGET, "tool-output", NULL));
   gtk_expander_set_expanded (GTK_EXPANDER (row), TRUE);
   iterate ();
-  text = zot_test_widget_text (row);
-  g_assert_nonnull (strstr (text, "\"command\" : \"echo hi\""));
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_WIDGET, "tool-command", "echo hi"));
   g_assert_nonnull (find_with_text (row, GTK_TYPE_WIDGET, "tool-output", "hi"));
+  g_assert_nonnull (find_with_text (row, GTK_TYPE_LABEL, "tool-exit", "exit 0"));
+  text = zot_test_widget_text (row);
+  g_assert_null (strstr (text, "exit code"));
 }
 
 static void

@@ -201,6 +201,15 @@ on_style_manager_dark_cb (AdwStyleManager *style_manager,
   update_style_scheme (buffer);
 }
 
+/* Follows the light or dark style for as long as @buffer lives. */
+void
+_zot_source_buffer_follow_style (GtkTextBuffer *buffer)
+{
+  update_style_scheme (GTK_SOURCE_BUFFER (buffer));
+  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
+                           G_CALLBACK (on_style_manager_dark_cb), buffer, 0);
+}
+
 static void
 on_copy_button_clicked_cb (GtkButton *button,
                            gpointer   user_data)
@@ -215,8 +224,8 @@ on_copy_button_clicked_cb (GtkButton *button,
  * turned over a code block would stop the transcript; with its scroll
  * controller told to see horizontal scrolling only, vertical scrolling
  * goes on to the transcript. */
-static GtkWidget *
-sideways_scroller_new (void)
+GtkWidget *
+_zot_sideways_scroller_new (void)
 {
   GtkWidget *scroller = gtk_scrolled_window_new ();
   g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (scroller);
@@ -254,9 +263,7 @@ create_code_block (const char *code,
   gtk_source_buffer_set_language (buffer, language);
   gtk_source_buffer_set_highlight_syntax (buffer, language != NULL);
   gtk_source_buffer_set_highlight_matching_brackets (buffer, FALSE);
-  update_style_scheme (buffer);
-  g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
-                           G_CALLBACK (on_style_manager_dark_cb), buffer, 0);
+  _zot_source_buffer_follow_style (GTK_TEXT_BUFFER (buffer));
 
   view = gtk_source_view_new_with_buffer (buffer);
   gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
@@ -290,7 +297,7 @@ create_code_block (const char *code,
   g_signal_connect_data (button, "clicked", G_CALLBACK (on_copy_button_clicked_cb),
                          g_strdup (code), (GClosureNotify) (void (*) (void)) g_free, 0);
 
-  scroller = sideways_scroller_new ();
+  scroller = _zot_sideways_scroller_new ();
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), view);
 
   overlay = gtk_overlay_new ();
@@ -445,7 +452,7 @@ add_table (gpointer parent,
            int      n_columns,
            gpointer user_data)
 {
-  GtkWidget *scroller = sideways_scroller_new ();
+  GtkWidget *scroller = _zot_sideways_scroller_new ();
   GtkWidget *grid = gtk_grid_new ();
 
   gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (scroller), TRUE);

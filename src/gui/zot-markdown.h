@@ -25,5 +25,8 @@ void        zot_markdown_view_set_document (ZotMarkdownView     *self,
 /* The view's text widgets, for the transcript's plain text. */
 GtkWidget  *_zot_markdown_label_new        (void);
 GtkWidget  *_zot_markdown_text_view_new    (const char          *text);
+/* What the transcript's tool calls share with code blocks. */
+GtkWidget  *_zot_sideways_scroller_new     (void);
+void        _zot_source_buffer_follow_style (GtkTextBuffer      *buffer);
 
 G_END_DECLS

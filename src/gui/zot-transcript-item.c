@@ -967,6 +967,14 @@ zot_transcript_item_get_args_pretty (ZotTranscriptItem *self)
   return self->args_pretty;
 }
 
+/* Returns: (nullable): a tool call's arguments, as the model sent them */
+JsonObject *
+zot_transcript_item_get_args (ZotTranscriptItem *self)
+{
+  g_return_val_if_fail (ZOT_IS_TRANSCRIPT_ITEM (self), NULL);
+  return self->args;
+}
+
 ZotTranscriptToolStatus
 zot_transcript_item_get_status (ZotTranscriptItem *self)
 {

@@ -152,6 +152,7 @@ void                    zot_transcript_item_set_progress       (ZotTranscriptIte
 const char             *zot_transcript_item_get_progress       (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_args_preview   (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_args_pretty    (ZotTranscriptItem *self);
+JsonObject             *zot_transcript_item_get_args           (ZotTranscriptItem *self);
 ZotTranscriptToolStatus zot_transcript_item_get_status         (ZotTranscriptItem *self);
 gboolean                zot_transcript_item_get_is_error       (ZotTranscriptItem *self);
 const char             *zot_transcript_item_get_result         (ZotTranscriptItem *self);

@@ -23,6 +23,7 @@
 #include "zot-markdown.h"
 #include "zot-markdown-private.h"
 #include "zot-reasoning-view.h"
+#include "zot-tool-call-view.h"
 #include "zot-tooltip.h"
 #include "zot-transcript-row.h"
 #include "zot-wrap-safe-gtk.h"
@@ -68,6 +69,8 @@ typedef struct
   GtkWidget *waiting;
   GtkWidget *cancel;
   GtkWidget *body;           /* owned: a reference */
+  GtkWidget *call_view;      /* a built-in call, read rather than JSON: made when opened */
+  GtkWidget *args_title;
   GtkWidget *args;
   GtkWidget *result_title;
   GtkWidget *result;
@@ -398,7 +401,8 @@ build_tool (ZotTranscriptRow *self)
   body = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
   gtk_widget_set_margin_top (body, 6);
   /* Translators: heading of a tool call's arguments in the conversation */
-  gtk_box_append (GTK_BOX (body), section_title_new (_("Arguments")));
+  self->parts.args_title = section_title_new (_("Arguments"));
+  gtk_box_append (GTK_BOX (body), self->parts.args_title);
   self->parts.args = text_slot_new (TRUE);
   gtk_widget_add_css_class (self->parts.args, "tool-output");
   gtk_box_append (GTK_BOX (body), self->parts.args);
@@ -718,9 +722,22 @@ static void
 update_tool_body (ZotTranscriptRow *self)
 {
   ZotTranscriptItem *item = self->item;
-  const char *result = zot_transcript_item_get_result (item);
+  ZotToolCallView *view;
+  gboolean read;
+  const char *result;
 
-  text_slot_set (self->parts.args, zot_transcript_item_get_args_pretty (item));
+  if (self->parts.call_view == NULL)
+    {
+      self->parts.call_view = zot_tool_call_view_new ();
+      gtk_box_prepend (GTK_BOX (self->parts.body), self->parts.call_view);
+    }
+  view = ZOT_TOOL_CALL_VIEW (self->parts.call_view);
+  read = zot_tool_call_view_set_item (view, item);
+  result = zot_tool_call_view_shows_result (view) ? NULL : zot_transcript_item_get_result (item);
+
+  gtk_widget_set_visible (self->parts.args_title, !read);
+  gtk_widget_set_visible (self->parts.args, !read);
+  text_slot_set (self->parts.args, read ? "" : zot_transcript_item_get_args_pretty (item));
   gtk_widget_set_visible (self->parts.result_title, result != NULL);
   gtk_widget_set_visible (self->parts.result, result != NULL);
   /* Translators: shown as a tool call's result when the tool printed nothing */
@@ -846,7 +863,8 @@ update_tool (ZotTranscriptRow *self)
   ZotTranscriptItem *item = self->item;
 
   gtk_label_set_text (GTK_LABEL (self->parts.name), zot_transcript_item_get_tool_name (item));
-  gtk_label_set_text (GTK_LABEL (self->parts.preview), zot_transcript_item_get_args_preview (item));
+  gtk_label_set_text (GTK_LABEL (self->parts.preview), zot_tool_call_preview (item) != NULL ?
+                      zot_tool_call_preview (item) : zot_transcript_item_get_args_preview (item));
   /* A call an extension asked for says who asked, under its parent. */
   gtk_widget_set_margin_start (self->child, (int) MIN (zot_transcript_item_get_depth (item), 8) * 24);
   if (zot_transcript_item_get_requested_by (item) != NULL)
@@ -866,6 +884,8 @@ update_tool (ZotTranscriptRow *self)
     {
       text_slot_set (self->parts.args, "");
       text_slot_set (self->parts.result, "");
+      if (self->parts.call_view != NULL)
+        zot_tool_call_view_set_item (ZOT_TOOL_CALL_VIEW (self->parts.call_view), NULL);
     }
   update_tool_status (self);
 }

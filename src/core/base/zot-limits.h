@@ -97,6 +97,19 @@ G_BEGIN_DECLS
  * window for minutes). */
 #define ZOT_PANEL_TEXT_SHOWN_MAX_CHARS     2048
 #define ZOT_TEXT_UNBROKEN_MAX_CHARS        256
+/* A tool call in the transcript (zot-tool-call-view.c) shows its first
+ * ZOT_TOOL_VIEW_PREVIEW_LINES lines until "Show all"; all of it is at most
+ * this many lines and bytes, each line cut at this many characters, so
+ * that a call with a 5 MiB argument opens at once. An edit is diffed when
+ * the lines left of its old and new text, once their common first and
+ * last lines are set aside, are at most ZOT_DIFF_MAX_LINES together (the
+ * diff keeps up to the square of that in 4-byte cells: 16 MiB); past that
+ * it is "too large to diff". */
+#define ZOT_TOOL_VIEW_PREVIEW_LINES        12
+#define ZOT_TOOL_VIEW_MAX_LINES            2000
+#define ZOT_TOOL_VIEW_MAX_BYTES            ((gsize) 256 * 1024)
+#define ZOT_TOOL_VIEW_LINE_MAX_CHARS       1000
+#define ZOT_DIFF_MAX_LINES                 2000
 /* An entry's typing reaches the extension once it pauses this long. */
 #define ZOT_PANEL_ENTRY_DEBOUNCE_MS        300
 /* Problems of one tree written to the extension's log; the rest are counted. */
