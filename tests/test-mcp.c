@@ -325,36 +325,14 @@ test_discovery (Fixture       *f,
 /* ---- a fake server ---- */
 
 static void
-keep_result_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static void
 expect_structured (Fixture    *f,
                    const char *tool_name,
                    const char *args_json,
                    const char *structured)
 {
-  g_autoptr(ZotTool) tool = find_tool (f, tool_name);
-  g_autoptr(JsonObject) args = zot_test_json_object_from (args_json);
-  g_autoptr(ZotToolResult) result = NULL;
-  g_autofree char *json = NULL;
-  ZotToolContext context = { .cwd = f->env.cwd };
-  GAsyncResult *async = NULL;
+  g_autoptr(JsonNode) node = tool_structured (f, tool_name, args_json);
+  g_autofree char *json = json_to_string (node, FALSE);
 
-  g_assert_nonnull (tool);
-  zot_tool_execute_async (tool, args, &context, NULL, keep_result_cb, &async);
-  while (async == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  result = zot_tool_execute_finish (tool, async, NULL);
-  g_object_unref (async);
-  g_assert_nonnull (result);
-  g_assert_false (result->is_error);
-  g_assert_nonnull (result->structured_content);
-  json = json_to_string (result->structured_content, FALSE);
   g_assert_cmpstr (json, ==, structured);
 }
 

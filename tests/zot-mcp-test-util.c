@@ -154,3 +154,34 @@ real_server (const char *package,
   return g_steal_pointer (&script);
 }
 
+
+void
+keep_result_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+JsonNode *
+tool_structured (Fixture    *f,
+                 const char *tool_name,
+                 const char *args_json)
+{
+  g_autoptr(ZotTool) tool = find_tool (f, tool_name);
+  g_autoptr(JsonObject) args = zot_test_json_object_from (args_json);
+  g_autoptr(ZotToolResult) result = NULL;
+  ZotToolContext context = { .cwd = f->env.cwd };
+  GAsyncResult *async = NULL;
+
+  g_assert_nonnull (tool);
+  zot_tool_execute_async (tool, args, &context, NULL, keep_result_cb, &async);
+  while (async == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  result = zot_tool_execute_finish (tool, async, NULL);
+  g_object_unref (async);
+  g_assert_nonnull (result);
+  g_assert_false (result->is_error);
+  g_assert_nonnull (result->structured_content);
+  return json_node_copy (result->structured_content);
+}

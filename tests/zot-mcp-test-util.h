@@ -33,4 +33,14 @@ void     start_bridge     (Fixture            *f);
 char    *real_server      (const char         *package,
                            char              **node);
 
+/* Keeps the GAsyncResult in the GAsyncResult * @user_data points to. */
+void      keep_result_cb  (GObject            *object,
+                           GAsyncResult       *result,
+                           gpointer            user_data);
+/* @tool called straight with @args_json: its structured content, which
+ * must be there, of a result that is no error. */
+JsonNode *tool_structured (Fixture            *f,
+                           const char         *tool,
+                           const char         *args_json);
+
 G_END_DECLS

@@ -23,6 +23,8 @@ static void
 server_free (Server *server)
 {
   _zot_mcp_server_lifecycle_free (server);
+  _zot_mcp_resources_free (server);
+  g_clear_pointer (&server->prompt_listing, g_ptr_array_unref);
   if (server->client != NULL)
     {
       g_signal_handlers_disconnect_by_data (server->client, server);

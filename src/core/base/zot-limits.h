@@ -340,6 +340,9 @@ G_BEGIN_DECLS
  * registered deferred, behind the host's tool search, so that a large
  * installation does not weigh on every request. */
 #define ZOT_MCP_DIRECT_TOOLS_MAX           40
+/* A server's resources, and its resource templates, kept by the bridge
+ * (mcp_resources answers from them): at most this many of each. */
+#define ZOT_MCP_RESOURCES_MAX              1024
 
 typedef enum
 {
