@@ -25,7 +25,8 @@ its tools (two pages) except "silent"; they differ in how tools/call goes:
            prompts (greet, bye); calling shift swaps fake://one for
            fake://two and fake://three, drops bye, adds welcome, renames greet's
            argument who to name, and says its resources and prompts changed
-           "times" times each ($FAKE_MCP_RESOURCES resources when set)
+           "times" times each ($FAKE_MCP_RESOURCES resources when set; a
+           read answers $FAKE_MCP_READ_BYTES bytes of text when set)
 
 Echo of "$NAME" answers that variable's value, of "<PATH" that file's text.
 Each request it gets is appended to $FAKE_MCP_LOG when set.
@@ -99,6 +100,8 @@ def shifting(request):
     if method == 'resources/read':
         uri = params.get('uri', '')
         text = 'note ' + uri[len('fake://notes/'):] if uri.startswith('fake://notes/') else 'contents of ' + uri
+        if 'FAKE_MCP_READ_BYTES' in os.environ:
+            text = 'x' * int(os.environ['FAKE_MCP_READ_BYTES'])
         return {'contents': [{'uri': uri, 'mimeType': 'text/plain', 'text': text}]}
     if method == 'prompts/list':
         return {'prompts': shifting_prompts()}

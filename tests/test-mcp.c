@@ -498,25 +498,6 @@ test_fake_cancel (Fixture       *f,
   g_unsetenv ("FAKE_MCP_LOG");
 }
 
-/* /mcp's line for a server, once it holds @part, within 20 s. */
-static void
-wait_for_status (Fixture    *f,
-                 const char *part)
-{
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-
-  for (;;)
-    {
-      g_autoptr(ZotCommandReply) status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
-
-      if (strstr (zot_command_reply_get_text (status), part) != NULL)
-        return;
-      if (g_get_monotonic_time () > deadline)
-        g_error ("/mcp never said “%s”; it says “%s”", part, zot_command_reply_get_text (status));
-      g_main_context_iteration (NULL, FALSE);
-    }
-}
-
 static guint
 count_in_file (const char *path,
                const char *part)

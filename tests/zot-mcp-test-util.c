@@ -185,3 +185,22 @@ tool_structured (Fixture    *f,
   g_assert_nonnull (result->structured_content);
   return json_node_copy (result->structured_content);
 }
+
+/* /mcp (without a window: in words) until it says @part. */
+void
+wait_for_status (Fixture    *f,
+                 const char *part)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  for (;;)
+    {
+      g_autoptr(ZotCommandReply) status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
+
+      if (strstr (zot_command_reply_get_text (status), part) != NULL)
+        return;
+      if (g_get_monotonic_time () > deadline)
+        g_error ("/mcp never said “%s”; it says “%s”", part, zot_command_reply_get_text (status));
+      g_main_context_iteration (NULL, FALSE);
+    }
+}

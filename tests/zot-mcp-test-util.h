@@ -33,6 +33,9 @@ void     start_bridge     (Fixture            *f);
 char    *real_server      (const char         *package,
                            char              **node);
 
+/* /mcp (without a window: in words) until it says @part. */
+void      wait_for_status (Fixture            *f,
+                           const char         *part);
 /* Keeps the GAsyncResult in the GAsyncResult * @user_data points to. */
 void      keep_result_cb  (GObject            *object,
                            GAsyncResult       *result,

@@ -343,6 +343,9 @@ G_BEGIN_DECLS
 /* A server's resources, and its resource templates, kept by the bridge
  * (mcp_resources answers from them): at most this many of each. */
 #define ZOT_MCP_RESOURCES_MAX              1024
+/* A resource attached from the prompt's "Attach resource…" is cut to
+ * this many bytes of text (at a character's end), saying so. */
+#define ZOT_MCP_ATTACH_MAX_BYTES           ((gsize) 256 * 1024)
 
 typedef enum
 {
