@@ -539,53 +539,6 @@ test_fake_idle (Fixture       *f,
   g_unsetenv ("FAKE_MCP_LOG");
 }
 
-static ZotPanelRow *
-server_row (ZotPanel   *panel,
-            const char *name)
-{
-  ZotPanelNode *list = zot_example_widget (panel, "servers");
-
-  for (guint i = 0; i < list->rows->len; i++)
-    if (g_str_equal (((ZotPanelRow *) g_ptr_array_index (list->rows, i))->id, name))
-      return g_ptr_array_index (list->rows, i);
-  return NULL;
-}
-
-typedef struct
-{
-  ZotPanel   *panel;
-  const char *name;
-  const char *part;
-} RowWait;
-
-static gboolean
-row_says (gpointer data)
-{
-  RowWait *wait = data;
-  ZotPanelRow *row = server_row (wait->panel, wait->name);
-
-  return row != NULL && strstr (row->subtitle, wait->part) != NULL;
-}
-
-/* The panel's row for @name, once its subtitle holds @part. */
-static ZotPanelRow *
-wait_for_row (ZotPanel   *panel,
-              const char *name,
-              const char *part)
-{
-  RowWait wait = { panel, name, part };
-
-  zot_test_wait_until (row_says, &wait, 20000);
-  return server_row (panel, name);
-}
-
-static const char *
-row_button (ZotPanelRow *row,
-            guint        i)
-{
-  return i < row->buttons->len ? ((ZotPanelRowButton *) g_ptr_array_index (row->buttons, i))->id : NULL;
-}
-
 /* /mcp in the window: a row per server with its state and buttons, and
  * the form that adds one to mcp.json and starts it. */
 static void
@@ -720,16 +673,6 @@ test_secrets (Fixture       *f,
   for (guint i = 0; i < f->notes->len; i++)
     g_assert_null (strstr (g_ptr_array_index (f->notes, i), SECRET_VALUE));
   g_unsetenv ("ZOT_TEST_EXTENSION_SECRETS_FILE");
-}
-
-static gboolean
-bwrap_works (void)
-{
-  const char *probe[] = { "bwrap", "--ro-bind", "/", "/", "true", NULL };
-  int status = -1;
-
-  return g_spawn_sync (NULL, (char **) probe, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
-                       G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL) && status == 0;
 }
 
 /* A server with "permissions" runs in the box: with the project's rights

@@ -204,3 +204,58 @@ wait_for_status (Fixture    *f,
       g_main_context_iteration (NULL, FALSE);
     }
 }
+
+ZotPanelRow *
+list_row (ZotPanel   *panel,
+          const char *list_id,
+          const char *id)
+{
+  ZotPanelNode *list = zot_panel_node_find (zot_panel_get_widgets (panel), list_id);
+
+  for (guint i = 0; list != NULL && i < list->rows->len; i++)
+    if (g_str_equal (((ZotPanelRow *) g_ptr_array_index (list->rows, i))->id, id))
+      return g_ptr_array_index (list->rows, i);
+  return NULL;
+}
+
+ZotPanelRow *
+server_row (ZotPanel   *panel,
+            const char *name)
+{
+  return list_row (panel, "servers", name);
+}
+
+ZotPanelRow *
+wait_for_row (ZotPanel   *panel,
+              const char *name,
+              const char *part)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  ZotPanelRow *row;
+
+  while ((row = server_row (panel, name)) == NULL || strstr (row->subtitle, part) == NULL)
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("the /mcp panel's row %s never said “%s”; it says “%s”", name, part,
+                 row != NULL ? row->subtitle : "(no row)");
+      g_main_context_iteration (NULL, TRUE);
+    }
+  return row;
+}
+
+const char *
+row_button (ZotPanelRow *row,
+            guint        i)
+{
+  return i < row->buttons->len ? ((ZotPanelRowButton *) g_ptr_array_index (row->buttons, i))->id : NULL;
+}
+
+gboolean
+bwrap_works (void)
+{
+  const char *probe[] = { "bwrap", "--ro-bind", "/", "/", "true", NULL };
+  int status = -1;
+
+  return g_spawn_sync (NULL, (char **) probe, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                       G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL) && status == 0;
+}

@@ -36,6 +36,22 @@ char    *real_server      (const char         *package,
 /* /mcp (without a window: in words) until it says @part. */
 void      wait_for_status (Fixture            *f,
                            const char         *part);
+/* The row @id of the panel's list @list_id, or %NULL. */
+ZotPanelRow *list_row     (ZotPanel           *panel,
+                           const char         *list_id,
+                           const char         *id);
+/* The /mcp panel's row of server @name. */
+ZotPanelRow *server_row   (ZotPanel           *panel,
+                           const char         *name);
+/* The panel's row for @name, once its subtitle holds @part. */
+ZotPanelRow *wait_for_row (ZotPanel           *panel,
+                           const char         *name,
+                           const char         *part);
+/* The id of @row's button @i, or %NULL. */
+const char  *row_button   (ZotPanelRow        *row,
+                           guint               i);
+/* Whether bubblewrap can make its namespaces here. */
+gboolean     bwrap_works  (void);
 /* Keeps the GAsyncResult in the GAsyncResult * @user_data points to. */
 void      keep_result_cb  (GObject            *object,
                            GAsyncResult       *result,

@@ -73,6 +73,8 @@ struct _Bridge
   char            *add_target;
   char            *panel_message;
   gboolean         panel_message_error;
+  JsonObject      *import_entries;  /* "Import from…": other apps' servers, by name */
+  GPtrArray       *import_origins;  /* "NAME\tFILE" */
 };
 
 /* A stopped server starts again for the request (zot-mcp-lifecycle.c);
