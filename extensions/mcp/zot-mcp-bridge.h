@@ -88,6 +88,7 @@ _zot_mcp_server_usable (Server *server)
 void      _zot_mcp_start_server        (Bridge             *bridge,
                                         const ZotMcpServer *config,
                                         const char         *cwd);
+void      _zot_mcp_flatpak_init        (void);
 char     *_zot_mcp_box_describe        (const ZotMcpServer *config);
 guint     _zot_mcp_count_prompts       (Server          *server);
 char     *_zot_mcp_server_describe     (Server          *server);
