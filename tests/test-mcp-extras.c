@@ -13,17 +13,6 @@
 #include "zot-limits.h"
 #include "zot-mcp-test-util.h"
 
-static guint
-count (const char *text,
-       const char *part)
-{
-  guint n = 0;
-
-  for (const char *at = strstr (text, part); at != NULL; at = strstr (at + 1, part))
-    n++;
-  return n;
-}
-
 static gboolean
 has_command (Fixture    *f,
              const char *name)
@@ -45,6 +34,25 @@ resources_text (Fixture    *f,
 {
   g_assert_false (json_node_get_boolean (zot_test_json_node_at (result, "result/is_error")));
   return zot_test_json_string_at (result, "result/content/0/text");
+}
+
+/* mcp_resources of server "every", once its text holds @part. */
+static JsonObject *
+wait_for_resource (Fixture    *f,
+                   const char *part)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  for (;;)
+    {
+      JsonObject *result = zot_example_model_calls (f, "mcp_resources", "{\"server\":\"every\"}");
+
+      if (strstr (resources_text (f, result), part) != NULL)
+        return result;
+      if (g_get_monotonic_time () > deadline)
+        g_error ("mcp_resources never listed “%s”: %s", part, resources_text (f, result));
+      g_main_context_iteration (NULL, FALSE);
+    }
 }
 
 /* A server that says its resources and prompts changed, twenty times at
@@ -112,8 +120,8 @@ test_list_changed (Fixture       *f,
   zot_example_expect_result (f, "mcp_read_resource", "{\"uri\":\"fake://two\"}", FALSE, "contents of fake://two");
 
   logged = zot_test_read_file (log);
-  g_assert_cmpuint (count (logged, "\"method\": \"resources/list\""), ==, 3);
-  g_assert_cmpuint (count (logged, "\"method\": \"prompts/list\""), ==, 3);
+  g_assert_cmpuint (zot_test_count (logged, "\"method\": \"resources/list\""), ==, 3);
+  g_assert_cmpuint (zot_test_count (logged, "\"method\": \"prompts/list\""), ==, 3);
   g_unsetenv ("FAKE_MCP_LOG");
   g_unsetenv ("FAKE_MCP_RESOURCES");
 }
@@ -156,25 +164,15 @@ static void
 test_real_everything (Fixture       *f,
                       gconstpointer  data)
 {
-  g_autofree char *node = NULL;
-  g_autofree char *server = real_server ("server-everything", &node);
-  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
-  g_autofree char *json = NULL;
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
   JsonObject *result;
 
-  if (server == NULL)
+  if (!configure_everything (f))
     return;
-  json = g_strdup_printf ("{\"mcpServers\": {\"every\": {\"command\": \"%s\", \"args\": [\"%s\", \"stdio\"]}}}",
-                          node, server);
-  write_file (path, json);
   start_bridge (f);
   wait_for_tool (f, "mcp__every__gzip-file-as-resource");
   wait_for_tool (f, "mcp_read_resource");
-  wait_for_status (f, "every (stdio): ready");
-
-  result = zot_example_model_calls (f, "mcp_resources", "{\"server\":\"every\"}");
-  g_assert_nonnull (strstr (resources_text (f, result), "every demo://resource/dynamic/text/{resourceId} "));
+  /* The templates are listed after the resources. */
+  result = wait_for_resource (f, "every demo://resource/dynamic/text/{resourceId} ");
   g_assert_null (strstr (resources_text (f, result), "demo://resource/session/note.txt.gz"));
   result = zot_example_model_calls (f, "mcp_read_resource", "{\"uri\":\"demo://resource/dynamic/text/3\"}");
   g_assert_nonnull (strstr (resources_text (f, result), "3"));
@@ -182,15 +180,7 @@ test_real_everything (Fixture       *f,
   zot_example_model_calls (f, "mcp__every__gzip-file-as-resource",
                            "{\"name\":\"note.txt.gz\",\"data\":\"data:text/plain;base64,aGVsbG8=\","
                            "\"outputType\":\"resourceLink\"}");
-  for (;;)
-    {
-      result = zot_example_model_calls (f, "mcp_resources", "{\"server\":\"every\"}");
-      if (strstr (resources_text (f, result), "every demo://resource/session/note.txt.gz note.txt.gz") != NULL)
-        break;
-      if (g_get_monotonic_time () > deadline)
-        g_error ("mcp_resources never listed the resource server-everything added: %s", resources_text (f, result));
-      g_main_context_iteration (NULL, FALSE);
-    }
+  wait_for_resource (f, "every demo://resource/session/note.txt.gz note.txt.gz");
   result = zot_example_model_calls (f, "mcp_read_resource", "{\"uri\":\"demo://resource/session/note.txt.gz\"}");
   g_assert_nonnull (strstr (resources_text (f, result), "[binary application/gzip, left out]"));
 }

@@ -113,9 +113,7 @@ static void
 test_boxed (Fixture       *f,
             gconstpointer  data)
 {
-  g_autofree char *source = fake_server ();
-  g_autofree char *code = zot_test_read_file (source);
-  g_autofree char *script = g_build_filename (f->env.cwd, "fake-mcp-server.py", NULL);
+  g_autofree char *script = NULL;
   g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
   g_autofree char *json = NULL;
   g_autofree char *logged = NULL;
@@ -127,7 +125,7 @@ test_boxed (Fixture       *f,
       g_test_skip ("bwrap cannot create namespaces here, or there is no /usr/bin/python3");
       return;
     }
-  write_file (script, code);
+  script = project_script (f);
   sandbox_begin (f, &sandbox);
   json = g_strdup_printf ("{\"mcpServers\": {\"boxed\": {\"command\": \"python3\", \"args\": [\"%s\", \"normal\"], "
                           "\"env\": {\"FAKE_WORD\": \"secret words\"}, "

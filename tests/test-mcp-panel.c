@@ -11,19 +11,6 @@
 
 #include "zot-mcp-test-util.h"
 
-/* The fake server copied into the project, which a box with the
- * project's rights can read; and $HOME a folder of the test's. */
-static char *
-project_script (Fixture *f)
-{
-  g_autofree char *source = fake_server ();
-  g_autofree char *code = zot_test_read_file (source);
-  char *script = g_build_filename (f->env.cwd, "fake-mcp-server.py", NULL);
-
-  write_file (script, code);
-  return script;
-}
-
 static JsonObject *
 entry_permissions (const char *path,
                    const char *name)

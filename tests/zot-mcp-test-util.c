@@ -259,3 +259,30 @@ bwrap_works (void)
   return g_spawn_sync (NULL, (char **) probe, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
                        G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL) && status == 0;
 }
+
+gboolean
+configure_everything (Fixture *f)
+{
+  g_autofree char *node = NULL;
+  g_autofree char *server = real_server ("server-everything", &node);
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autofree char *json = NULL;
+
+  if (server == NULL)
+    return FALSE;
+  json = g_strdup_printf ("{\"mcpServers\": {\"every\": {\"command\": \"%s\", \"args\": [\"%s\", \"stdio\"]}}}",
+                          node, server);
+  write_file (path, json);
+  return TRUE;
+}
+
+char *
+project_script (Fixture *f)
+{
+  g_autofree char *source = fake_server ();
+  g_autofree char *code = zot_test_read_file (source);
+  char *script = g_build_filename (f->env.cwd, "fake-mcp-server.py", NULL);
+
+  write_file (script, code);
+  return script;
+}

@@ -50,6 +50,12 @@ ZotPanelRow *wait_for_row (ZotPanel           *panel,
 /* The id of @row's button @i, or %NULL. */
 const char  *row_button   (ZotPanelRow        *row,
                            guint               i);
+/* $ZOT_HOME/mcp.json with server-everything as "every" over stdio, or
+ * %FALSE and the test skipped. */
+gboolean     configure_everything (Fixture    *f);
+/* The fake server copied into the project, which a box with the
+ * project's rights can read. */
+char        *project_script (Fixture  *f);
 /* Whether bubblewrap can make its namespaces here. */
 gboolean     bwrap_works  (void);
 /* Keeps the GAsyncResult in the GAsyncResult * @user_data points to. */
