@@ -61,13 +61,14 @@ test_permissions (Fixture       *f,
   g_assert_cmpstr (zot_test_json_string_at (result, "result/content/0/text"), ==, home_echoed);
 
   zot_example_panel_event (f, panel, "perm-fs-normal", "selected", "\"project:ro\"");
-  g_assert_nonnull (strstr (zot_example_widget (panel, "add-result")->text,
-                            "Saved the permissions of normal: they apply on its next start"));
+  wait_for_widget (panel, "add-result", "Saved the permissions of normal: they apply on its next start", 0);
+  wait_for_widget (panel, "perm-fs-normal", "project:ro", 0);
   permissions = entry_permissions (path, "normal");
   g_assert_nonnull (permissions);
   g_assert_cmpstr (json_object_get_string_member (permissions, "filesystem"), ==, "project:ro");
   g_assert_true (json_object_get_boolean_member (permissions, "network"));
   zot_example_panel_event (f, panel, "perm-net-normal", "toggled", "false");
+  wait_for_widget (panel, "perm-net-normal", NULL, 0);
   after = entry_permissions (path, "normal");
   g_assert_cmpstr (json_object_get_string_member (after, "filesystem"), ==, "project:ro");
   g_assert_false (json_object_get_boolean_member (after, "network"));
@@ -85,6 +86,7 @@ test_permissions (Fixture       *f,
 
   /* Back to unconfined: "permissions" goes. */
   zot_example_panel_event (f, panel, "perm-fs-normal", "selected", "\"unconfined\"");
+  wait_for_widget (panel, "perm-fs-normal", "unconfined", 0);
   g_clear_pointer (&permissions, json_object_unref);
   permissions = entry_permissions (path, "normal");
   g_assert_null (permissions);
@@ -122,7 +124,7 @@ test_import (Fixture       *f,
   g_assert_null (zot_panel_node_find (zot_panel_get_widgets (panel), "import-list"));
 
   zot_example_panel_event (f, panel, "import", "clicked", NULL);
-  row = list_row (panel, "import-list", "cursorfake");
+  row = wait_for_list_row (panel, "import-list", "cursorfake");
   g_assert_nonnull (row);
   g_assert_cmpstr (row->subtitle, ==, cursor);
   g_assert_cmpstr (row_button (row, 0), ==, "import");
@@ -133,7 +135,7 @@ test_import (Fixture       *f,
   g_assert_cmpstr (row->subtitle, ==, vscode);
 
   zot_example_panel_event (f, panel, "import-list", "button", "{\"row\":\"cursorfake\",\"button\":\"import\"}");
-  g_assert_nonnull (strstr (zot_example_widget (panel, "add-result")->text, "Added cursorfake to"));
+  wait_for_widget (panel, "add-result", "Added cursorfake to", 0);
   permissions = entry_permissions (path, "cursorfake");
   g_assert_cmpstr (json_object_get_string_member (permissions, "filesystem"), ==, "project");
   g_assert_true (json_object_get_boolean_member (permissions, "network"));
@@ -145,7 +147,7 @@ test_import (Fixture       *f,
     }
   /* One imported twice says so. */
   zot_example_panel_event (f, panel, "import-list", "button", "{\"row\":\"cursorfake\",\"button\":\"import\"}");
-  g_assert_nonnull (strstr (zot_example_widget (panel, "add-result")->text, "a server named “cursorfake” is there already"));
+  wait_for_widget (panel, "add-result", "a server named “cursorfake” is there already", 0);
   if (saved_home != NULL)
     g_setenv ("HOME", saved_home, TRUE);
 }

@@ -286,3 +286,55 @@ project_script (Fixture *f)
   write_file (script, code);
   return script;
 }
+
+typedef struct
+{
+  ZotPanel   *panel;
+  const char *id;
+  const char *part;
+  int         active;
+} WidgetWait;
+
+static gboolean
+widget_says (gpointer data)
+{
+  WidgetWait *wait = data;
+  ZotPanelNode *node = zot_panel_node_find (zot_panel_get_widgets (wait->panel), wait->id);
+
+  if (node == NULL)
+    return FALSE;
+  if (wait->part == NULL)
+    return node->active == wait->active;
+  return (node->text != NULL && strstr (node->text, wait->part) != NULL) ||
+         (node->value != NULL && g_str_equal (node->value, wait->part));
+}
+
+void
+wait_for_widget (ZotPanel   *panel,
+                 const char *id,
+                 const char *part,
+                 int         active)
+{
+  WidgetWait wait = { panel, id, part, active };
+
+  zot_test_wait_until (widget_says, &wait, 20000);
+}
+
+static gboolean
+row_there (gpointer data)
+{
+  WidgetWait *wait = data;
+
+  return list_row (wait->panel, wait->id, wait->part) != NULL;
+}
+
+ZotPanelRow *
+wait_for_list_row (ZotPanel   *panel,
+                   const char *list_id,
+                   const char *id)
+{
+  WidgetWait wait = { panel, list_id, id, 0 };
+
+  zot_test_wait_until (row_there, &wait, 20000);
+  return list_row (panel, list_id, id);
+}

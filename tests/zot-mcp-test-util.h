@@ -47,6 +47,16 @@ ZotPanelRow *server_row   (ZotPanel           *panel,
 ZotPanelRow *wait_for_row (ZotPanel           *panel,
                            const char         *name,
                            const char         *part);
+/* Other renders may come before the one an event causes: tests wait for
+ * what it shows. Widget @id's text holds @part or its value is @part; or,
+ * with @part %NULL, its active is @active. */
+void         wait_for_widget   (ZotPanel     *panel,
+                                const char   *id,
+                                const char   *part,
+                                int           active);
+ZotPanelRow *wait_for_list_row (ZotPanel     *panel,
+                                const char   *list_id,
+                                const char   *id);
 /* The id of @row's button @i, or %NULL. */
 const char  *row_button   (ZotPanelRow        *row,
                            guint               i);
