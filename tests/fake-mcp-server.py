@@ -21,6 +21,12 @@ its tools (two pages) except "silent"; they differ in how tools/call goes:
   annotated  lists tools with MCP's annotations (readOnlyHint, destructiveHint)
   progress slow sends notifications/progress for each of "steps" (the
            call's progressToken unless a step names its "token")
+  shifting offers resources (fake://one), a template (fake://notes/{id}) and
+           prompts (greet, bye); calling shift swaps fake://one for
+           fake://two and fake://three, drops bye, adds welcome, renames greet's
+           argument who to name, and says its resources and prompts changed
+           "times" times each ($FAKE_MCP_RESOURCES resources when set; a
+           read answers $FAKE_MCP_READ_BYTES bytes of text when set)
 
 Echo of "$NAME" answers that variable's value, of "<PATH" that file's text.
 Each request it gets is appended to $FAKE_MCP_LOG when set.
@@ -66,6 +72,45 @@ def changing_tools():
     return tools
 
 
+def shifting_resources():
+    if 'FAKE_MCP_RESOURCES' in os.environ:
+        return [{'uri': 'fake://r%d' % n, 'name': 'r%d' % n} for n in range(1, int(os.environ['FAKE_MCP_RESOURCES']) + 1)]
+    if STATE['changed']:
+        return [{'uri': 'fake://two', 'name': 'two', 'mimeType': 'text/plain'},
+                {'uri': 'fake://three', 'name': 'three', 'mimeType': 'text/plain'}]
+    return [{'uri': 'fake://one', 'name': 'one', 'mimeType': 'text/plain', 'description': 'The first'}]
+
+
+def shifting_prompts():
+    who = [{'name': 'who', 'required': True}]
+    if STATE['changed']:
+        return [{'name': 'greet', 'description': 'Greets by name', 'arguments': [{'name': 'name', 'required': True}]},
+                {'name': 'welcome', 'description': 'Welcomes'}]
+    return [{'name': 'greet', 'description': 'Greets', 'arguments': who},
+            {'name': 'bye', 'description': 'Says goodbye'}]
+
+
+def shifting(request):
+    method = request.get('method')
+    params = request.get('params', {})
+    if method == 'resources/list':
+        return {'resources': shifting_resources()}
+    if method == 'resources/templates/list':
+        return {'resourceTemplates': [{'uriTemplate': 'fake://notes/{id}', 'name': 'note', 'description': 'A note by id'}]}
+    if method == 'resources/read':
+        uri = params.get('uri', '')
+        text = 'note ' + uri[len('fake://notes/'):] if uri.startswith('fake://notes/') else 'contents of ' + uri
+        if 'FAKE_MCP_READ_BYTES' in os.environ:
+            text = 'x' * int(os.environ['FAKE_MCP_READ_BYTES'])
+        return {'contents': [{'uri': uri, 'mimeType': 'text/plain', 'text': text}]}
+    if method == 'prompts/list':
+        return {'prompts': shifting_prompts()}
+    if method == 'prompts/get':
+        args = params.get('arguments', {})
+        return {'messages': [{'role': 'user', 'content': {'type': 'text', 'text': '%s %s' % (params.get('name'), args.get('who', args.get('name', '')))}}]}
+    return None
+
+
 def send(message):
     sys.stdout.write(json.dumps(message) + '\n')
     sys.stdout.flush()
@@ -104,6 +149,12 @@ def call(request):
         sys.stdout.write('this is not json\n')
         send({'jsonrpc': '1.0', 'id': request['id'], 'result': 'not an object'})
         return None
+    if MODE == 'shifting' and name == 'shift':
+        STATE['changed'] = True
+        for _ in range(args.get('times', 1)):
+            send({'jsonrpc': '2.0', 'method': 'notifications/resources/list_changed'})
+            send({'jsonrpc': '2.0', 'method': 'notifications/prompts/list_changed'})
+        return {'content': [{'type': 'text', 'text': 'shifted'}]}
     if MODE == 'changing' and name == 'change':
         STATE['changed'] = True
         for _ in range(args.get('times', 1)):
@@ -150,6 +201,9 @@ def main():
             if MODE == 'silent':
                 continue
             capabilities = {} if MODE == 'notools' else {'tools': {'listChanged': MODE == 'changing'}}
+            if MODE == 'shifting':
+                capabilities['resources'] = {'listChanged': True}
+                capabilities['prompts'] = {'listChanged': True}
             send({'jsonrpc': '2.0', 'id': request['id'], 'result': {
                 'protocolVersion': request['params']['protocolVersion'],
                 'capabilities': capabilities,
@@ -164,6 +218,8 @@ def main():
                 page = {'tools': [dict(t, inputSchema={'type': 'object'}) for t in ANNOTATED]}
             elif MODE == 'progress':
                 page = {'tools': [{'name': 'slow', 'inputSchema': {'type': 'object'}}]}
+            elif MODE == 'shifting':
+                page = {'tools': [{'name': 'shift', 'inputSchema': {'type': 'object'}}]}
             elif MODE == 'many':
                 page = {'tools': [{'name': 't%d' % n, 'inputSchema': {'type': 'object'}} for n in range(1, int(os.environ['FAKE_MCP_TOOLS']) + 1)]}
             elif MODE == 'endless':
@@ -175,6 +231,8 @@ def main():
             else:
                 page = {'tools': TOOLS[2:]}
             send({'jsonrpc': '2.0', 'id': request['id'], 'result': page})
+        elif MODE == 'shifting' and shifting(request) is not None:
+            send({'jsonrpc': '2.0', 'id': request['id'], 'result': shifting(request)})
         elif method == 'tools/call':
             result = call(request)
             if result is not None:

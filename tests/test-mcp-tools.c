@@ -133,17 +133,10 @@ static void
 test_real_progress (Fixture       *f,
                     gconstpointer  data)
 {
-  g_autofree char *node = NULL;
-  g_autofree char *server = real_server ("server-everything", &node);
-  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
-  g_autofree char *json = NULL;
   g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
 
-  if (server == NULL)
+  if (!configure_everything (f))
     return;
-  json = g_strdup_printf ("{\"mcpServers\": {\"every\": {\"command\": \"%s\", \"args\": [\"%s\", \"stdio\"]}}}",
-                          node, server);
-  write_file (path, json);
   start_bridge (f);
   g_signal_connect (zot_host_get_agent (f->host), "tool-progress", G_CALLBACK (on_tool_progress), lines);
   wait_for_tool (f, "mcp__every__trigger-long-running-operation");

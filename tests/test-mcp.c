@@ -325,36 +325,14 @@ test_discovery (Fixture       *f,
 /* ---- a fake server ---- */
 
 static void
-keep_result_cb (GObject      *object,
-                GAsyncResult *result,
-                gpointer      user_data)
-{
-  *(GAsyncResult **) user_data = g_object_ref (result);
-}
-
-static void
 expect_structured (Fixture    *f,
                    const char *tool_name,
                    const char *args_json,
                    const char *structured)
 {
-  g_autoptr(ZotTool) tool = find_tool (f, tool_name);
-  g_autoptr(JsonObject) args = zot_test_json_object_from (args_json);
-  g_autoptr(ZotToolResult) result = NULL;
-  g_autofree char *json = NULL;
-  ZotToolContext context = { .cwd = f->env.cwd };
-  GAsyncResult *async = NULL;
+  g_autoptr(JsonNode) node = tool_structured (f, tool_name, args_json);
+  g_autofree char *json = json_to_string (node, FALSE);
 
-  g_assert_nonnull (tool);
-  zot_tool_execute_async (tool, args, &context, NULL, keep_result_cb, &async);
-  while (async == NULL)
-    g_main_context_iteration (NULL, TRUE);
-  result = zot_tool_execute_finish (tool, async, NULL);
-  g_object_unref (async);
-  g_assert_nonnull (result);
-  g_assert_false (result->is_error);
-  g_assert_nonnull (result->structured_content);
-  json = json_to_string (result->structured_content, FALSE);
   g_assert_cmpstr (json, ==, structured);
 }
 
@@ -520,25 +498,6 @@ test_fake_cancel (Fixture       *f,
   g_unsetenv ("FAKE_MCP_LOG");
 }
 
-/* /mcp's line for a server, once it holds @part, within 20 s. */
-static void
-wait_for_status (Fixture    *f,
-                 const char *part)
-{
-  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
-
-  for (;;)
-    {
-      g_autoptr(ZotCommandReply) status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
-
-      if (strstr (zot_command_reply_get_text (status), part) != NULL)
-        return;
-      if (g_get_monotonic_time () > deadline)
-        g_error ("/mcp never said “%s”; it says “%s”", part, zot_command_reply_get_text (status));
-      g_main_context_iteration (NULL, FALSE);
-    }
-}
-
 static guint
 count_in_file (const char *path,
                const char *part)
@@ -578,53 +537,6 @@ test_fake_idle (Fixture       *f,
   zot_example_expect_result (f, "mcp__normal__echo", "{\"text\":\"third\"}", FALSE, "third\n(echoed)");
   g_assert_cmpuint (count_in_file (log, "\"initialize\""), ==, 3);
   g_unsetenv ("FAKE_MCP_LOG");
-}
-
-static ZotPanelRow *
-server_row (ZotPanel   *panel,
-            const char *name)
-{
-  ZotPanelNode *list = zot_example_widget (panel, "servers");
-
-  for (guint i = 0; i < list->rows->len; i++)
-    if (g_str_equal (((ZotPanelRow *) g_ptr_array_index (list->rows, i))->id, name))
-      return g_ptr_array_index (list->rows, i);
-  return NULL;
-}
-
-typedef struct
-{
-  ZotPanel   *panel;
-  const char *name;
-  const char *part;
-} RowWait;
-
-static gboolean
-row_says (gpointer data)
-{
-  RowWait *wait = data;
-  ZotPanelRow *row = server_row (wait->panel, wait->name);
-
-  return row != NULL && strstr (row->subtitle, wait->part) != NULL;
-}
-
-/* The panel's row for @name, once its subtitle holds @part. */
-static ZotPanelRow *
-wait_for_row (ZotPanel   *panel,
-              const char *name,
-              const char *part)
-{
-  RowWait wait = { panel, name, part };
-
-  zot_test_wait_until (row_says, &wait, 20000);
-  return server_row (panel, name);
-}
-
-static const char *
-row_button (ZotPanelRow *row,
-            guint        i)
-{
-  return i < row->buttons->len ? ((ZotPanelRowButton *) g_ptr_array_index (row->buttons, i))->id : NULL;
 }
 
 /* /mcp in the window: a row per server with its state and buttons, and
@@ -761,16 +673,6 @@ test_secrets (Fixture       *f,
   for (guint i = 0; i < f->notes->len; i++)
     g_assert_null (strstr (g_ptr_array_index (f->notes, i), SECRET_VALUE));
   g_unsetenv ("ZOT_TEST_EXTENSION_SECRETS_FILE");
-}
-
-static gboolean
-bwrap_works (void)
-{
-  const char *probe[] = { "bwrap", "--ro-bind", "/", "/", "true", NULL };
-  int status = -1;
-
-  return g_spawn_sync (NULL, (char **) probe, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
-                       G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL) && status == 0;
 }
 
 /* A server with "permissions" runs in the box: with the project's rights

@@ -154,3 +154,187 @@ real_server (const char *package,
   return g_steal_pointer (&script);
 }
 
+
+void
+keep_result_cb (GObject      *object,
+                GAsyncResult *result,
+                gpointer      user_data)
+{
+  *(GAsyncResult **) user_data = g_object_ref (result);
+}
+
+JsonNode *
+tool_structured (Fixture    *f,
+                 const char *tool_name,
+                 const char *args_json)
+{
+  g_autoptr(ZotTool) tool = find_tool (f, tool_name);
+  g_autoptr(JsonObject) args = zot_test_json_object_from (args_json);
+  g_autoptr(ZotToolResult) result = NULL;
+  ZotToolContext context = { .cwd = f->env.cwd };
+  GAsyncResult *async = NULL;
+
+  g_assert_nonnull (tool);
+  zot_tool_execute_async (tool, args, &context, NULL, keep_result_cb, &async);
+  while (async == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  result = zot_tool_execute_finish (tool, async, NULL);
+  g_object_unref (async);
+  g_assert_nonnull (result);
+  g_assert_false (result->is_error);
+  g_assert_nonnull (result->structured_content);
+  return json_node_copy (result->structured_content);
+}
+
+/* /mcp (without a window: in words) until it says @part. */
+void
+wait_for_status (Fixture    *f,
+                 const char *part)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+
+  for (;;)
+    {
+      g_autoptr(ZotCommandReply) status = zot_example_command (f, "mcp", "", ZOT_COMMAND_REPLY_DISPLAY);
+
+      if (strstr (zot_command_reply_get_text (status), part) != NULL)
+        return;
+      if (g_get_monotonic_time () > deadline)
+        g_error ("/mcp never said “%s”; it says “%s”", part, zot_command_reply_get_text (status));
+      g_main_context_iteration (NULL, FALSE);
+    }
+}
+
+ZotPanelRow *
+list_row (ZotPanel   *panel,
+          const char *list_id,
+          const char *id)
+{
+  ZotPanelNode *list = zot_panel_node_find (zot_panel_get_widgets (panel), list_id);
+
+  for (guint i = 0; list != NULL && i < list->rows->len; i++)
+    if (g_str_equal (((ZotPanelRow *) g_ptr_array_index (list->rows, i))->id, id))
+      return g_ptr_array_index (list->rows, i);
+  return NULL;
+}
+
+ZotPanelRow *
+server_row (ZotPanel   *panel,
+            const char *name)
+{
+  return list_row (panel, "servers", name);
+}
+
+ZotPanelRow *
+wait_for_row (ZotPanel   *panel,
+              const char *name,
+              const char *part)
+{
+  gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
+  ZotPanelRow *row;
+
+  while ((row = server_row (panel, name)) == NULL || strstr (row->subtitle, part) == NULL)
+    {
+      if (g_get_monotonic_time () > deadline)
+        g_error ("the /mcp panel's row %s never said “%s”; it says “%s”", name, part,
+                 row != NULL ? row->subtitle : "(no row)");
+      g_main_context_iteration (NULL, TRUE);
+    }
+  return row;
+}
+
+const char *
+row_button (ZotPanelRow *row,
+            guint        i)
+{
+  return i < row->buttons->len ? ((ZotPanelRowButton *) g_ptr_array_index (row->buttons, i))->id : NULL;
+}
+
+gboolean
+bwrap_works (void)
+{
+  const char *probe[] = { "bwrap", "--ro-bind", "/", "/", "true", NULL };
+  int status = -1;
+
+  return g_spawn_sync (NULL, (char **) probe, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+                       G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, NULL) && status == 0;
+}
+
+gboolean
+configure_everything (Fixture *f)
+{
+  g_autofree char *node = NULL;
+  g_autofree char *server = real_server ("server-everything", &node);
+  g_autofree char *path = g_build_filename (f->env.home, "mcp.json", NULL);
+  g_autofree char *json = NULL;
+
+  if (server == NULL)
+    return FALSE;
+  json = g_strdup_printf ("{\"mcpServers\": {\"every\": {\"command\": \"%s\", \"args\": [\"%s\", \"stdio\"]}}}",
+                          node, server);
+  write_file (path, json);
+  return TRUE;
+}
+
+char *
+project_script (Fixture *f)
+{
+  g_autofree char *source = fake_server ();
+  g_autofree char *code = zot_test_read_file (source);
+  char *script = g_build_filename (f->env.cwd, "fake-mcp-server.py", NULL);
+
+  write_file (script, code);
+  return script;
+}
+
+typedef struct
+{
+  ZotPanel   *panel;
+  const char *id;
+  const char *part;
+  int         active;
+} WidgetWait;
+
+static gboolean
+widget_says (gpointer data)
+{
+  WidgetWait *wait = data;
+  ZotPanelNode *node = zot_panel_node_find (zot_panel_get_widgets (wait->panel), wait->id);
+
+  if (node == NULL)
+    return FALSE;
+  if (wait->part == NULL)
+    return node->active == wait->active;
+  return (node->text != NULL && strstr (node->text, wait->part) != NULL) ||
+         (node->value != NULL && g_str_equal (node->value, wait->part));
+}
+
+void
+wait_for_widget (ZotPanel   *panel,
+                 const char *id,
+                 const char *part,
+                 int         active)
+{
+  WidgetWait wait = { panel, id, part, active };
+
+  zot_test_wait_until (widget_says, &wait, 20000);
+}
+
+static gboolean
+row_there (gpointer data)
+{
+  WidgetWait *wait = data;
+
+  return list_row (wait->panel, wait->id, wait->part) != NULL;
+}
+
+ZotPanelRow *
+wait_for_list_row (ZotPanel   *panel,
+                   const char *list_id,
+                   const char *id)
+{
+  WidgetWait wait = { panel, list_id, id, 0 };
+
+  zot_test_wait_until (row_there, &wait, 20000);
+  return list_row (panel, list_id, id);
+}

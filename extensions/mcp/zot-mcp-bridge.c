@@ -23,6 +23,8 @@ static void
 server_free (Server *server)
 {
   _zot_mcp_server_lifecycle_free (server);
+  _zot_mcp_resources_free (server);
+  g_clear_pointer (&server->prompt_listing, g_ptr_array_unref);
   if (server->client != NULL)
     {
       g_signal_handlers_disconnect_by_data (server->client, server);
@@ -477,6 +479,7 @@ main (int    argc,
   bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
+  _zot_mcp_flatpak_init ();
 
   bridge.ext = zot_ext_extension_new (ZOT_MCP_EXTENSION_NAME, PACKAGE_VERSION);
   bridge.servers = g_ptr_array_new_with_free_func ((GDestroyNotify) server_free);

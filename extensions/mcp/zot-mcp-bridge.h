@@ -28,6 +28,15 @@ typedef struct
   gboolean      list_again;    /* list_changed came while listing */
   guint         listed;        /* tools the last whole listing offered */
   guint         resource_count;
+  GPtrArray    *resource_list;    /* JsonObject: its resources as last listed (zot-mcp-resources.c) */
+  GPtrArray    *template_list;    /* JsonObject: its resource templates */
+  GPtrArray    *resource_listing; /* of a listing under way */
+  GPtrArray    *template_listing;
+  gboolean      resources_again;  /* resources/list_changed came while listing */
+  gboolean      resources_left_out;
+  gboolean      prompts;          /* it offers prompts */
+  GPtrArray    *prompt_listing;   /* prompts of a prompts/list under way (zot-mcp-extras.c) */
+  gboolean      prompts_again;
   const ZotMcpServer *config;  /* in Bridge.configs */
   char         *cwd;
   guint         idle_id;
@@ -64,11 +73,22 @@ struct _Bridge
   char            *add_target;
   char            *panel_message;
   gboolean         panel_message_error;
+  JsonObject      *import_entries;  /* "Import from…": other apps' servers, by name */
+  GPtrArray       *import_origins;  /* "NAME\tFILE" */
 };
+
+/* A stopped server starts again for the request (zot-mcp-lifecycle.c);
+ * a failed one waits for a start from the panel. */
+static inline gboolean
+_zot_mcp_server_usable (Server *server)
+{
+  return server->failure == NULL;
+}
 
 void      _zot_mcp_start_server        (Bridge             *bridge,
                                         const ZotMcpServer *config,
                                         const char         *cwd);
+void      _zot_mcp_flatpak_init        (void);
 char     *_zot_mcp_box_describe        (const ZotMcpServer *config);
 guint     _zot_mcp_count_prompts       (Server          *server);
 char     *_zot_mcp_server_describe     (Server          *server);
@@ -122,6 +142,15 @@ void      _zot_mcp_list_all_then       (Server             *server,
                                         ZotMcpItemFunc      each,
                                         gboolean            fail_server,
                                         ZotMcpListDoneFunc  done);
+
+/* zot-mcp-resources.c */
+void      _zot_mcp_resources_server_ready (Server        *server);
+void      _zot_mcp_resources_changed   (Server           *server);
+void      _zot_mcp_resources_free      (Server           *server);
+/* zot-mcp-extras.c: notifications/prompts/list_changed */
+void      _zot_mcp_prompts_changed     (Server           *server);
+gboolean  _zot_mcp_same_json           (JsonObject       *a,
+                                        JsonObject       *b);
 
 /* zot-mcp-tools.c */
 void      _zot_mcp_tools_init          (Bridge           *bridge);

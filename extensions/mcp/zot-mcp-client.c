@@ -11,6 +11,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "zot-flatpak.h"
 #include "zot-limits.h"
 #include "zot-mcp-client-private.h"
 
@@ -601,6 +602,7 @@ zot_mcp_client_start (ZotMcpClient  *self,
 {
   g_autoptr(GSubprocessLauncher) launcher = NULL;
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
 
   if (self->url != NULL)
     return _zot_mcp_http_start (self, error);
@@ -624,11 +626,22 @@ zot_mcp_client_start (ZotMcpClient  *self,
       g_autofree char *name = g_strndup (self->env[i], strcspn (self->env[i], "="));
 
       g_subprocess_launcher_setenv (launcher, name, self->env[i] + strlen (name) + 1, TRUE);
+      g_strv_builder_add (names, name);
     }
   g_ptr_array_add (argv, self->command);
   for (guint i = 0; self->args != NULL && self->args[i] != NULL; i++)
     g_ptr_array_add (argv, self->args[i]);
   g_ptr_array_add (argv, NULL);
+  /* Inside the Flatpak the server runs on the host, with the session's
+   * environment and the entry's variables. */
+  if (zot_flatpak_is_sandboxed ())
+    {
+      g_auto(GStrv) env_names = g_strv_builder_end (names);
+      g_auto(GStrv) host = zot_flatpak_build_host_argv (launcher, self->cwd, (const char * const *) env_names,
+                                                        (const char * const *) argv->pdata);
+
+      return spawn (self, launcher, (const char * const *) host, error);
+    }
   return spawn (self, launcher, (const char * const *) argv->pdata, error);
 }
 
@@ -677,8 +690,10 @@ zot_mcp_client_stop (ZotMcpClient *self)
 {
   g_autofree char *why = g_strdup_printf (_("MCP server %s was stopped"), self->name);
 
+  /* Inside the Flatpak SIGKILL would end flatpak-spawn alone: the host
+   * server's group gets SIGINT and SIGTERM first. */
   if (self->process != NULL && !self->exited && self->pid > 0)
-    killpg (self->pid, SIGKILL);
+    zot_flatpak_kill (self->process, self->pid);
   g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->input);
   g_clear_object (&self->http);

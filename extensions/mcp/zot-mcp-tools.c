@@ -125,9 +125,9 @@ undeclare (Bridge     *bridge,
   g_signal_handler_disconnect (bridge->ext, entry->handler);
 }
 
-static gboolean
-same_json (JsonObject *a,
-           JsonObject *b)
+gboolean
+_zot_mcp_same_json (JsonObject *a,
+                    JsonObject *b)
 {
   g_autoptr(JsonNode) left = json_node_init_object (json_node_alloc (), a);
   g_autoptr(JsonNode) right = json_node_init_object (json_node_alloc (), b);
@@ -200,7 +200,7 @@ listed (Server   *server,
 
           if (entry->server != server)
             continue;
-          if (now != NULL && same_json (now, entry->json))
+          if (now != NULL && _zot_mcp_same_json (now, entry->json))
             {
               g_hash_table_add (kept, entry->mcp_name);
               server->tools++;
@@ -339,6 +339,10 @@ notification_cb (ZotMcpClient *client,
     progress (server->bridge, params);
   else if (g_str_equal (method, "notifications/tools/list_changed") && server->ready)
     list_tools (server);
+  else if (g_str_equal (method, "notifications/resources/list_changed") && server->ready)
+    _zot_mcp_resources_changed (server);
+  else if (g_str_equal (method, "notifications/prompts/list_changed") && server->ready)
+    _zot_mcp_prompts_changed (server);
 }
 
 /* The server answered initialize: its tools are listed, and listed again

@@ -12,6 +12,7 @@
 #include "zot-limits.h"
 #include "zot-mcp-config.h"
 #include "zot-mcp-edit.h"
+#include "zot-mcp-import.h"
 #include "zot-mcp-secrets.h"
 #include "zot-paths.h"
 
@@ -199,80 +200,17 @@ mcp_trust (int    argc,
   return EXIT_OK;
 }
 
-/* Where other apps keep their MCP servers, below $HOME; and VS Code's
- * file of the project. */
-static const char * const import_sources[] = {
-  ".config/Claude/claude_desktop_config.json",
-  ".cursor/mcp.json",
-  ".config/Code/User/mcp.json",
-  ".codeium/windsurf/mcp_config.json",
-};
-
-/* Every server entry of the files that exist: name → the file's path,
- * with the entries themselves in @entries. */
-static void
-find_importable (JsonObject *entries,
-                 GPtrArray  *origins)
-{
-  g_autofree char *project = g_build_filename (".vscode", "mcp.json", NULL);
-
-  for (guint i = 0; i <= G_N_ELEMENTS (import_sources); i++)
-    {
-      g_autofree char *path = i < G_N_ELEMENTS (import_sources)
-                              ? g_build_filename (g_get_home_dir (), import_sources[i], NULL)
-                              : g_canonicalize_filename (project, NULL);
-      g_autoptr(JsonNode) root = zot_mcp_config_parse (path, NULL);
-      const char *sections[] = { "mcpServers", "servers" };
-
-      for (guint j = 0; root != NULL && j < G_N_ELEMENTS (sections); j++)
-        {
-          JsonNode *section = json_object_get_member (json_node_get_object (root), sections[j]);
-          JsonObjectIter iter;
-          const char *name;
-          JsonNode *entry;
-
-          if (section == NULL || !JSON_NODE_HOLDS_OBJECT (section))
-            continue;
-          json_object_iter_init (&iter, json_node_get_object (section));
-          while (json_object_iter_next (&iter, &name, &entry))
-            if (!json_object_has_member (entries, name) && JSON_NODE_HOLDS_OBJECT (entry))
-              {
-                json_object_set_member (entries, name, json_node_copy (entry));
-                g_ptr_array_add (origins, g_strdup_printf ("%s\t%s", name, path));
-              }
-        }
-    }
-}
-
 /* `zot mcp import`: what other apps have; `import NAME…` copies them. */
-/* An imported stdio server gets the project read-write and the
- * network, unless it says what it may: the user edits that. */
-static void
-default_box (JsonNode *entry)
-{
-  JsonObject *object = JSON_NODE_HOLDS_OBJECT (entry) ? json_node_get_object (entry) : NULL;
-  JsonObject *permissions;
-
-  if (object == NULL || !json_object_has_member (object, "command") || json_object_has_member (object, "permissions"))
-    return;
-  permissions = json_object_new ();
-  json_object_set_string_member (permissions, "filesystem", "project");
-  json_object_set_boolean_member (permissions, "network", TRUE);
-  json_object_set_object_member (object, "permissions", permissions);
-}
-
 static int
 mcp_import (int    argc,
             char **argv)
 {
   g_autofree char *path = zot_mcp_config_user_path ();
-  g_autoptr(JsonObject) entries = json_object_new ();
+  g_autofree char *cwd = g_get_current_dir ();
   g_autoptr(GPtrArray) origins = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(JsonNode) root = NULL;
-  JsonObject *section;
+  g_autoptr(JsonObject) entries = zot_mcp_import_find (cwd, origins);
   guint copied = 0;
 
-  find_importable (entries, origins);
   if (argc < 2)
     {
       for (guint i = 0; i < origins->len; i++)
@@ -287,32 +225,20 @@ mcp_import (int    argc,
         g_print (_("zot mcp import NAME… copies them to %s\n"), path);
       return EXIT_OK;
     }
-  root = load_root (path);
-  if (root == NULL)
-    return EXIT_FAILED;
-  if (!json_object_has_member (json_node_get_object (root), "mcpServers"))
-    json_object_set_object_member (json_node_get_object (root), "mcpServers", json_object_new ());
-  if (!JSON_NODE_HOLDS_OBJECT (json_object_get_member (json_node_get_object (root), "mcpServers")))
-    return failed (_("%s: %s is not an object, left as it is"), path, "mcpServers");
-  section = json_object_get_object_member (json_node_get_object (root), "mcpServers");
   for (int i = 1; i < argc; i++)
     {
+      g_autoptr(GError) error = NULL;
+
       if (!json_object_has_member (entries, argv[i]))
         failed (_("no server named “%s” to import (zot mcp import lists them)"), argv[i]);
-      else if (zot_mcp_config_section_with (json_node_get_object (root), argv[i]) != NULL)
-        failed (_("%s: a server named “%s” is there already; zot mcp remove %s first"), path, argv[i], argv[i]);
+      else if (!zot_mcp_config_import (path, argv[i], json_object_get_member (entries, argv[i]), &error))
+        failed ("%s", error->message);
       else
         {
-          JsonNode *entry = json_node_copy (json_object_get_member (entries, argv[i]));
-
-          json_object_set_member (section, argv[i], entry);
-          default_box (entry);
           g_print (_("Added %s to %s\n"), argv[i], path);
           copied++;
         }
     }
-  if (copied > 0 && !save_root (path, root))
-    return EXIT_FAILED;
   return copied == (guint) (argc - 1) ? EXIT_OK : EXIT_FAILED;
 }
 

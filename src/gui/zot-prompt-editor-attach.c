@@ -1,5 +1,6 @@
-/* zot-prompt-editor-attach.c — images attached to the next message,
- * shown as chips above the text. */
+/* zot-prompt-editor-attach.c — images, and texts such as an MCP
+ * resource's, attached to the next message, shown as chips above the
+ * text. */
 #define G_LOG_DOMAIN "zot-prompt-editor"
 
 #include "config.h"
@@ -51,7 +52,7 @@ add_chip (ZotPromptEditor *self,
           GBytes          *bytes,
           const char      *name)
 {
-  g_autoptr(GdkTexture) texture = zot_image_texture_new (bytes, NULL);
+  g_autoptr(GdkTexture) texture = bytes != NULL ? zot_image_texture_new (bytes, NULL) : NULL;
   GtkWidget *chip = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *thumbnail;
   GtkWidget *label = gtk_label_new (name);
@@ -66,6 +67,8 @@ add_chip (ZotPromptEditor *self,
       thumbnail = gtk_picture_new_for_paintable (GDK_PAINTABLE (texture));
       gtk_picture_set_content_fit (GTK_PICTURE (thumbnail), GTK_CONTENT_FIT_COVER);
     }
+  else if (bytes == NULL)
+    thumbnail = gtk_image_new_from_icon_name ("text-x-generic-symbolic");
   else
     thumbnail = gtk_image_new_from_icon_name ("image-x-generic-symbolic");
   gtk_widget_set_size_request (thumbnail, 32, 32);
@@ -228,6 +231,27 @@ zot_prompt_editor_attach_texture (ZotPromptEditor *self,
   bytes = gdk_texture_save_to_png_bytes (texture);
   /* Translators: the name given to an image dragged onto the message entry */
   return attach_bytes (self, bytes, _("Dropped image"));
+}
+
+/**
+ * zot_prompt_editor_attach_text:
+ * @name: what the chip shows, and what the model reads the text as
+ *
+ * Attaches @text, as a text block of the next message that names @name.
+ */
+void
+zot_prompt_editor_attach_text (ZotPromptEditor *self,
+                               const char      *name,
+                               const char      *text)
+{
+  g_autoptr(JsonObject) block = json_object_new ();
+  /* Translators: heads a text attached to a message, as the model reads it; %s names it (a URI) */
+  g_autofree char *body = g_strdup_printf (_("Attached %s:\n\n%s"), name, text);
+
+  g_return_if_fail (ZOT_IS_PROMPT_EDITOR (self));
+  json_object_set_string_member (block, "type", "text");
+  json_object_set_string_member (block, "text", body);
+  add_chip (self, block, NULL, name);
 }
 
 guint

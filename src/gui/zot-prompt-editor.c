@@ -16,6 +16,7 @@
 #include "zot-message.h"
 #include "zot-prompt-editor.h"
 #include "zot-prompt-editor-private.h"
+#include "zot-resource-picker.h"
 #include "zot-tooltip.h"
 #include "zot-wrap-safe-gtk.h"
 
@@ -509,6 +510,7 @@ zot_prompt_editor_init (ZotPromptEditor *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   gtk_widget_set_parent (GTK_WIDGET (self->completion_popover), GTK_WIDGET (self));
+  gtk_box_prepend (self->box, zot_resource_picker_new (self));
 
   self->history = g_ptr_array_new_with_free_func (g_free);
   self->history_index = -1;

@@ -29,6 +29,9 @@ void       zot_prompt_editor_attach_file    (ZotPromptEditor *self,
                                              GFile           *file);
 gboolean   zot_prompt_editor_attach_texture (ZotPromptEditor *self,
                                              GdkTexture      *texture);
+void       zot_prompt_editor_attach_text    (ZotPromptEditor *self,
+                                             const char      *name,
+                                             const char      *text);
 guint      zot_prompt_editor_get_n_images   (ZotPromptEditor *self);
 guint      zot_prompt_editor_get_n_loading  (ZotPromptEditor *self);
 JsonArray *zot_prompt_editor_take_images    (ZotPromptEditor *self);

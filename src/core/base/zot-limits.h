@@ -363,6 +363,12 @@ G_BEGIN_DECLS
  * registered deferred, behind the host's tool search, so that a large
  * installation does not weigh on every request. */
 #define ZOT_MCP_DIRECT_TOOLS_MAX           40
+/* A server's resources, and its resource templates, kept by the bridge
+ * (mcp_resources answers from them): at most this many of each. */
+#define ZOT_MCP_RESOURCES_MAX              1024
+/* A resource attached from the prompt's "Attach resource…" is cut to
+ * this many bytes of text (at a character's end), saying so. */
+#define ZOT_MCP_ATTACH_MAX_BYTES           ((gsize) 256 * 1024)
 
 /* The window's layout, in pixels of window width: below the first the
  * side pane folds over the conversation, below the second the

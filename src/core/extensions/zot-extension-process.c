@@ -525,8 +525,17 @@ spawn (ZotExtension *self,
     g_subprocess_launcher_take_stderr_fd (launcher, stderr_fd);
 
   /* Inside Flatpak the extension runs on the host; the key variables go
-   * along as set or unset here, the rest is the session's environment. */
-  if (_zot_extension_box_wrap (self, launcher, &argv, &box_env, &error))
+   * along as set or unset here, the rest is the session's environment.
+   * A built-in one is the app's own program, which only the sandbox has:
+   * it runs there (the MCP bridge starts its servers on the host). */
+  if (!_zot_extension_box_wrap (self, launcher, &argv, &box_env, &error))
+    ;
+  else if (self->scope == ZOT_EXTENSION_SCOPE_BUILTIN)
+    {
+      g_subprocess_launcher_set_cwd (launcher, self->directory);
+      self->subprocess = g_subprocess_launcher_spawnv (launcher, (const char * const *) argv, &error);
+    }
+  else
     self->subprocess = zot_flatpak_spawnv (launcher, self->directory,
                                            box_env != NULL ? (const char * const *) box_env
                                                            : zot_provider_table_get_key_variables (),
