@@ -12,11 +12,17 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "zot-conversation-edit.h"
 #include "zot-json.h"
 #include "zot-message.h"
+#include "zot-session-private.h"
 
 static const char *
 role_of (GPtrArray *messages,
@@ -242,8 +248,8 @@ zot_conversation_edit_retry (ZotSession  *session,
 
 typedef struct
 {
-  ZotSession *fork;
-  char       *path;
+  char   *path;
+  GBytes *contents;
 } Fork;
 
 static void
@@ -251,58 +257,130 @@ fork_free (gpointer data)
 {
   Fork *fork = data;
 
-  g_clear_object (&fork->fork);
   g_free (fork->path);
+  g_clear_pointer (&fork->contents, g_bytes_unref);
   g_free (fork);
 }
 
-/* A name of its own beside the origin, in the form of the session ids. */
+/* A name of its own beside the origin, in the form of the session ids;
+ * the file is created exclusively, so a clash fails rather than writes
+ * over another conversation. */
 static char *
-fork_path (const char *origin_path)
+fork_id (void)
 {
-  g_autofree char *dir = g_path_get_dirname (origin_path);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");
 
-  for (guint attempt = 0; ; attempt++)
-    {
-      g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-      g_autofree char *stamp = g_date_time_format (now, "%Y%m%dT%H%M%SZ");
-      g_autofree char *name = g_strdup_printf ("%s-%06x.jsonl", stamp, g_random_int () & 0xffffff);
-      char *path = g_build_filename (dir, name, NULL);
-
-      if (attempt >= 16 || !g_file_test (path, G_FILE_TEST_EXISTS))
-        return path;
-      g_free (path);
-    }
+  return g_strdup_printf ("%s-%06x", stamp, g_random_int () & 0xffffff);
 }
 
 static void
-fork_flushed_cb (GObject      *object,
-                 GAsyncResult *result,
-                 gpointer      user_data)
+append_line (GString    *lines,
+             JsonObject *entry)
 {
-  g_autoptr(GTask) task = user_data;
-  Fork *fork = g_task_get_task_data (task);
-  g_autoptr(GError) error = NULL;
+  g_autofree char *text = zot_json_object_to_string (entry);
 
-  /* Its lock goes with it, for the fork to be opened. */
-  g_clear_object (&fork->fork);
-  if (!zot_session_flush_finish (ZOT_SESSION (object), result, &error))
-    g_task_return_error (task, g_steal_pointer (&error));
-  else
-    g_task_return_pointer (task, g_strdup (fork->path), g_free);
+  g_string_append (lines, text);
+  g_string_append_c (lines, '\n');
+}
+
+/* The fork's whole file: its header, the tools the origin had activated,
+ * and the messages before @index. */
+static GBytes *
+fork_contents (ZotSession *origin,
+               const char *id,
+               guint       index)
+{
+  GString *lines = g_string_new (NULL);
+  GPtrArray *messages = zot_session_get_messages (origin);
+  const char * const *activated = zot_session_get_activated_tools (origin);
+  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
+  g_autofree char *created = g_date_time_format (now, "%Y-%m-%dT%H:%M:%SZ");
+  g_autofree char *origin_name = g_path_get_basename (zot_session_get_path (origin));
+  g_autoptr(JsonObject) header = json_object_new ();
+  g_autoptr(JsonObject) tools = json_object_new ();
+  JsonObject *forked_from = json_object_new ();
+  JsonArray *names = json_array_new ();
+
+  json_object_set_string_member (header, "type", "session");
+  json_object_set_int_member (header, "version", ZOT_SESSION_VERSION);
+  json_object_set_string_member (header, "id", id);
+  json_object_set_string_member (header, "cwd", zot_session_get_cwd (origin));
+  json_object_set_string_member (header, "created", created);
+  json_object_set_string_member (forked_from, "file", origin_name);
+  json_object_set_int_member (forked_from, "entry", index);
+  json_object_set_object_member (header, "forked_from", forked_from);
+  append_line (lines, header);
+
+  for (guint i = 0; activated != NULL && activated[i] != NULL; i++)
+    json_array_add_string_element (names, activated[i]);
+  json_object_set_string_member (tools, "type", "activated_tools");
+  json_object_set_array_member (tools, "names", names);
+  append_line (lines, tools);
+
+  for (guint i = 0; i < index; i++)
+    {
+      g_autoptr(JsonObject) entry = json_object_new ();
+
+      json_object_set_string_member (entry, "type", "message");
+      json_object_set_object_member (entry, "message", json_object_ref (g_ptr_array_index (messages, i)));
+      append_line (lines, entry);
+    }
+
+  return g_string_free_to_bytes (lines);
+}
+
+static void
+write_fork_thread (GTask        *task,
+                   gpointer      source_object,
+                   gpointer      task_data,
+                   GCancellable *cancellable)
+{
+  Fork *fork = task_data;
+  gsize length = 0;
+  const char *data = g_bytes_get_data (fork->contents, &length);
+  gsize done = 0;
+  int errsv = 0;
+  int fd = open (fork->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+  if (fd < 0)
+    errsv = errno;
+  while (fd >= 0 && errsv == 0 && done < length)
+    {
+      ssize_t n = write (fd, data + done, length - done);
+
+      if (n < 0 && errno != EINTR)
+        errsv = errno;
+      else if (n > 0)
+        done += (gsize) n;
+    }
+  if (fd >= 0 && errsv == 0 && fsync (fd) != 0)
+    errsv = errno;
+  if (fd >= 0)
+    close (fd);
+
+  if (errsv != 0)
+    {
+      if (fd >= 0)
+        g_unlink (fork->path);
+      g_task_return_new_error (task, G_IO_ERROR, g_io_error_from_errno (errsv),
+                               _("cannot write the new branch %s: %s"), fork->path, g_strerror (errsv));
+      return;
+    }
+  g_task_return_pointer (task, g_strdup (fork->path), g_free);
 }
 
 /**
  * zot_conversation_fork_async:
  * @origin: a stored conversation, between turns
  * @index: the prompt the fork replaces, in zot_session_get_messages()
- * @cancellable: (nullable): stops the wait, not the writes
+ * @cancellable: (nullable): stops the wait, not the write
  * @callback: called once the fork is on disk
  * @user_data: data for @callback
  *
- * Writes a new conversation beside @origin: a header with
- * `"forked_from":{"file":<origin's file name>,"entry":@index}`, then the
- * messages before @index. @origin is not touched. Sending the edited
+ * Writes a new conversation beside @origin, on a worker thread: a header
+ * with `"forked_from":{"file":<origin's file name>,"entry":@index}`, then
+ * the messages before @index. @origin is not touched. Sending the edited
  * prompt in the fork makes the new branch.
  */
 void
@@ -313,11 +391,9 @@ zot_conversation_fork_async (ZotSession          *origin,
                              gpointer             user_data)
 {
   g_autoptr(GTask) task = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *origin_name = NULL;
-  g_autoptr(JsonObject) tools = json_object_new ();
-  g_autoptr(JsonArray) names = json_array_new ();
-  const char * const *activated;
+  g_autofree char *id = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *dir = NULL;
   GPtrArray *messages;
   Fork *fork;
 
@@ -342,37 +418,14 @@ zot_conversation_fork_async (ZotSession          *origin,
       return;
     }
 
+  id = fork_id ();
+  name = g_strconcat (id, ".jsonl", NULL);
+  dir = g_path_get_dirname (zot_session_get_path (origin));
   fork = g_new0 (Fork, 1);
+  fork->path = g_build_filename (dir, name, NULL);
+  fork->contents = fork_contents (origin, id, index);
   g_task_set_task_data (task, fork, fork_free);
-  fork->path = fork_path (zot_session_get_path (origin));
-  fork->fork = zot_session_new (zot_session_get_cwd (origin), fork->path, &error);
-  if (fork->fork == NULL)
-    {
-      g_task_return_error (task, g_steal_pointer (&error));
-      return;
-    }
-
-  origin_name = g_path_get_basename (zot_session_get_path (origin));
-  zot_session_set_forked_from (fork->fork, origin_name, index);
-
-  /* Always one entry, so that a fork of the first prompt has its file. */
-  activated = zot_session_get_activated_tools (origin);
-  for (guint i = 0; activated != NULL && activated[i] != NULL; i++)
-    json_array_add_string_element (names, activated[i]);
-  json_object_set_string_member (tools, "type", "activated_tools");
-  json_object_set_array_member (tools, "names", g_steal_pointer (&names));
-  zot_session_append_async (fork->fork, tools, NULL, NULL, NULL);
-
-  for (guint i = 0; i < index; i++)
-    {
-      g_autoptr(JsonObject) entry = json_object_new ();
-
-      json_object_set_string_member (entry, "type", "message");
-      json_object_set_object_member (entry, "message", json_object_ref (g_ptr_array_index (messages, i)));
-      zot_session_append_async (fork->fork, entry, NULL, NULL, NULL);
-    }
-
-  zot_session_flush_async (fork->fork, cancellable, fork_flushed_cb, g_steal_pointer (&task));
+  g_task_run_in_thread (task, write_fork_thread);
 }
 
 /**

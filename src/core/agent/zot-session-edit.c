@@ -211,26 +211,6 @@ _zot_session_load_fork (ZotSession *self,
 }
 
 /**
- * _zot_session_add_fork:
- *
- * Puts the session's origin into @header, if it is a fork.
- */
-void
-_zot_session_add_fork (ZotSession *self,
-                       JsonObject *header)
-{
-  JsonObject *fork;
-
-  if (self->forked_from == NULL)
-    return;
-
-  fork = json_object_new ();
-  json_object_set_string_member (fork, "file", self->forked_from);
-  json_object_set_int_member (fork, "entry", self->forked_from_entry);
-  json_object_set_object_member (header, "forked_from", fork);
-}
-
-/**
  * zot_session_get_forked_from:
  * @self: a #ZotSession
  * @entry: (out) (optional): the index of the message the fork replaced
@@ -247,24 +227,4 @@ zot_session_get_forked_from (ZotSession *self,
   if (entry != NULL)
     *entry = self->forked_from_entry;
   return self->forked_from;
-}
-
-/**
- * zot_session_set_forked_from:
- * @self: a new #ZotSession, whose header is not written yet
- * @file: the file name of the conversation forked from
- * @entry: the index of the message the fork replaces
- */
-void
-zot_session_set_forked_from (ZotSession *self,
-                             const char *file,
-                             gint64      entry)
-{
-  g_return_if_fail (ZOT_IS_SESSION (self));
-  g_return_if_fail (file != NULL && strchr (file, '/') == NULL);
-  g_return_if_fail (entry >= 0 && entry <= ZOT_SESSION_FORK_MAX_ENTRY);
-  g_return_if_fail (self->need_header);
-
-  _zot_session_replace_str (&self->forked_from, file);
-  self->forked_from_entry = entry;
 }

@@ -77,8 +77,6 @@ void         _zot_session_apply_remove     (ZotSession   *self,
                                             JsonObject   *entry);
 void         _zot_session_load_fork        (ZotSession   *self,
                                             JsonObject   *header);
-void         _zot_session_add_fork         (ZotSession   *self,
-                                            JsonObject   *header);
 
 /* zot-session-journal.c */
 gboolean     _zot_session_check_task       (JsonObject   *entry,

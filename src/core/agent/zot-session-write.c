@@ -573,7 +573,6 @@ make_header (ZotSession *self)
   json_object_set_string_member (header, "created", created);
   if (self->continuous)
     json_object_set_string_member (header, "mode", "continuous");
-  _zot_session_add_fork (self, header);
   return header;
 }
 

@@ -99,9 +99,6 @@ void         zot_session_set_activated_tools (ZotSession        *self,
 gboolean     zot_session_is_persistent     (ZotSession          *self);
 const char  *zot_session_get_forked_from   (ZotSession          *self,
                                             gint64              *entry);
-void         zot_session_set_forked_from   (ZotSession          *self,
-                                            const char          *file,
-                                            gint64               entry);
 gboolean     zot_session_is_read_only      (ZotSession          *self);
 
 gboolean     zot_session_get_continuous    (ZotSession          *self);
