@@ -7,6 +7,7 @@
 
 #include <glib/gstdio.h>
 
+#include "zot-conversation.h"
 #include "zot-conversation-edit.h"
 #include "zot-json.h"
 #include "zot-limits.h"
@@ -439,6 +440,36 @@ test_hostile_remove (Fixture       *f,
     }
 }
 
+/* The list puts each branch right under its origin; a branch of a missing
+ * origin stays where it was, and branches naming each other in a loop are
+ * still listed, once each. */
+static void
+test_group_forks (Fixture       *f,
+                  gconstpointer  data)
+{
+  const char *names[][2] = {
+    { "b", "a.jsonl" }, { "c", NULL }, { "a", NULL }, { "x", "y.jsonl" }, { "y", "x.jsonl" },
+    { "o", "gone.jsonl" }, { "b2", "b.jsonl" },
+  };
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
+  g_autoptr(GString) order = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/sessions/%s.jsonl", names[i][0]);
+      ZotConversation *conversation = zot_conversation_new (path, names[i][0], names[i][0], FALSE, 0, 1);
+
+      zot_conversation_set_forked_from (conversation, names[i][1]);
+      g_ptr_array_add (items, conversation);
+    }
+
+  zot_conversation_group_forks (items);
+  for (guint i = 0; i < items->len; i++)
+    g_string_append_printf (order, "%s%s:%u", i > 0 ? " " : "", zot_conversation_get_id (items->pdata[i]),
+                            zot_conversation_get_branch_depth (items->pdata[i]));
+  g_assert_cmpstr (order->str, ==, "c:0 a:0 b:1 b2:2 o:0 x:0 y:1");
+}
+
 int
 main (int    argc,
       char **argv)
@@ -454,6 +485,9 @@ main (int    argc,
   g_test_add ("/zot/conversation-edit/hostile-fork", Fixture, NULL, fixture_setup, test_hostile_fork,
               fixture_teardown);
   g_test_add ("/zot/conversation-edit/hostile-remove", Fixture, NULL, fixture_setup, test_hostile_remove,
+              fixture_teardown);
+
+  g_test_add ("/zot/conversation-edit/group-forks", Fixture, NULL, fixture_setup, test_group_forks,
               fixture_teardown);
 
   return g_test_run ();
