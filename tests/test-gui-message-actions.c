@@ -14,6 +14,7 @@
 #include "zot-application.h"
 #include "zot-conversation-sidebar.h"
 #include "zot-gui-test-util.h"
+#include "zot-json.h"
 #include "zot-message.h"
 #include "zot-message-actions.h"
 #include "zot-paths.h"
@@ -712,6 +713,42 @@ test_retry_delete (Fixture       *f,
   g_assert_null (strstr (reloaded, "Answer two"));
 }
 
+static gboolean
+retried_with_image (gpointer data)
+{
+  Fixture *f = data;
+  GPtrArray *messages = zot_session_get_messages (session_of (f));
+  g_autofree char *content = NULL;
+
+  if (zot_host_is_busy (host_of (f)) || messages->len != 2 ||
+      g_strcmp0 (zot_message_get_role (g_ptr_array_index (messages, 1)), "assistant") != 0)
+    return FALSE;
+  content = json_to_string (json_object_get_member (g_ptr_array_index (messages, 0), "content"), FALSE);
+  return strstr (content, "\"type\":\"image\"") != NULL && strstr (content, "What is this?") != NULL &&
+         find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "A dot.") == NULL;
+}
+
+/* A retried prompt goes again with its images. */
+static void
+test_retry_keeps_images (Fixture       *f,
+                         gconstpointer  data)
+{
+  GString *file = new_file (f, "2024-01-01-image", FALSE);
+  g_autofree char *path = NULL;
+  GtkWidget *row;
+
+  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is this?\"},"
+                     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" PIXEL_PNG_BASE64 "\"}]}");
+  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"A dot.\"}]}");
+  path = save_file (f, "2024-01-01-image", file);
+
+  open_window (f, path);
+  zot_test_wait_until (has_n_items, f, 20000);
+  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "A dot."));
+  g_assert_true (gtk_widget_activate_action (row, "message.retry", NULL));
+  zot_test_wait_until (retried_with_image, f, 30000);
+}
+
 #define add_test(path, func) \
   g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
 
@@ -731,6 +768,7 @@ main (int    argc,
   add_test ("/zot/gui/message-actions/hover-menu-copy", test_hover_menu_copy);
   add_test ("/zot/gui/message-actions/edit-forks", test_edit_forks);
   add_test ("/zot/gui/message-actions/retry-delete", test_retry_delete);
+  add_test ("/zot/gui/message-actions/retry-keeps-images", test_retry_keeps_images);
 
   return g_test_run () | (g_object_unref (application), 0);
 }

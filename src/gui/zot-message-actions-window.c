@@ -30,8 +30,9 @@
 /* A prompt being edited: sending the editor's text forks @path there. */
 typedef struct
 {
-  char  *path;
-  guint  index;
+  char      *path;
+  guint      index;
+  JsonArray *images;   /* the prompt's, sent again unless others are attached */
 } Edit;
 
 static void
@@ -40,7 +41,49 @@ edit_free (gpointer data)
   Edit *edit = data;
 
   g_free (edit->path);
+  g_clear_pointer (&edit->images, json_array_unref);
   g_free (edit);
+}
+
+/* The image blocks of a stored prompt, or NULL. */
+static JsonArray *
+images_of (JsonObject *message)
+{
+  JsonArray *content = zot_json_get_array (message, "content");
+  g_autoptr(JsonArray) images = json_array_new ();
+
+  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
+    {
+      JsonNode *block = json_array_get_element (content, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (block) &&
+          g_strcmp0 (zot_json_get_string (json_node_get_object (block), "type"), "image") == 0)
+        json_array_add_element (images, json_node_copy (block));
+    }
+  return json_array_get_length (images) > 0 ? g_steal_pointer (&images) : NULL;
+}
+
+static void
+resent_cb (GObject      *object,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  g_autoptr(ZotWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_host_submit_finish (ZOT_HOST (object), result, NULL, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && !self->closed)
+    zot_transcript_add_error (self->transcript, error->message);
+}
+
+/* Sends a prompt again, with its images, as the editor would. */
+static void
+send_again (ZotWindow  *self,
+            const char *text,
+            JsonArray  *images)
+{
+  zot_host_submit_with_images_async (self->host, text, images, self->cancellable, resent_cb,
+                                     g_object_ref (self));
 }
 
 static ZotSession *
@@ -190,6 +233,7 @@ edit_action (GtkWidget  *widget,
   edit = g_new0 (Edit, 1);
   edit->path = g_strdup (zot_session_get_path (current_session (self)));
   edit->index = (guint) index;
+  edit->images = images_of (g_ptr_array_index (zot_session_get_messages (current_session (self)), index));
   g_object_set_data_full (G_OBJECT (self), EDIT_KEY, edit, edit_free);
 
   zot_prompt_editor_set_text (self->prompt_editor, zot_transcript_item_get_text (item));
@@ -202,6 +246,7 @@ typedef struct
 {
   ZotWindow *window;
   char      *text;
+  JsonArray *images;
 } Resend;
 
 static void
@@ -209,6 +254,7 @@ resend_free (Resend *resend)
 {
   g_object_unref (resend->window);
   g_free (resend->text);
+  g_clear_pointer (&resend->images, json_array_unref);
   g_free (resend);
 }
 
@@ -217,8 +263,8 @@ fork_opened_cb (GObject      *object,
                 GAsyncResult *result,
                 gpointer      user_data)
 {
-  Resend *resend = user_data;
-  ZotWindow *self = resend->window;
+  Resend *data = user_data;
+  ZotWindow *self = data->window;
   g_autoptr(GError) error = NULL;
 
   self->opening_session = FALSE;
@@ -230,9 +276,9 @@ fork_opened_cb (GObject      *object,
   else if (!self->closed)
     {
       zot_conversation_sidebar_set_current_path (self->sidebar, zot_session_get_path (current_session (self)));
-      _zot_window_submit_command (self, resend->text);
+      send_again (self, data->text, data->images);
     }
-  resend_free (resend);
+  resend_free (data);
 }
 
 static void
@@ -260,6 +306,7 @@ forked_cb (GObject      *object,
 /**
  * _zot_message_actions_submit:
  * @text: what the editor sends
+ * @images: (nullable): the images attached to it
  *
  * Sends an edited prompt: forks the conversation at the prompt edited,
  * opens the fork and sends @text there.
@@ -268,7 +315,8 @@ forked_cb (GObject      *object,
  */
 gboolean
 _zot_message_actions_submit (ZotWindow  *self,
-                             const char *text)
+                             const char *text,
+                             JsonArray  *images)
 {
   Edit *edit = g_object_steal_data (G_OBJECT (self), EDIT_KEY);
   Resend *resend;
@@ -280,7 +328,7 @@ _zot_message_actions_submit (ZotWindow  *self,
       g_object_set_data_full (G_OBJECT (self), EDIT_KEY, edit, edit_free);
       return TRUE;
     }
-  if (self->host == NULL || *text == '\0' ||
+  if (self->host == NULL || (*text == '\0' && images == NULL) ||
       g_strcmp0 (edit->path, zot_session_get_path (current_session (self))) != 0)
     {
       edit_free (edit);
@@ -290,6 +338,7 @@ _zot_message_actions_submit (ZotWindow  *self,
   resend = g_new0 (Resend, 1);
   resend->window = g_object_ref (self);
   resend->text = g_strdup (text);
+  resend->images = images != NULL ? json_array_ref (images) : g_steal_pointer (&edit->images);
   self->opening_session = TRUE;
   zot_prompt_editor_set_text (self->prompt_editor, "");
   zot_conversation_fork_async (current_session (self), edit->index, self->cancellable, forked_cb, resend);
@@ -307,6 +356,7 @@ retry_action (GtkWidget  *widget,
   g_autoptr(JsonObject) prompt = NULL;
   g_autoptr(GError) error = NULL;
   g_autofree char *text = NULL;
+  g_autoptr(JsonArray) images = NULL;
   gint index;
 
   if (item == NULL || refuse_while_busy (self) || (index = find_message (self, item)) < 0)
@@ -326,8 +376,9 @@ retry_action (GtkWidget  *widget,
     }
 
   text = zot_message_get_text (prompt);
+  images = images_of (prompt);
   _zot_transcript_show_session (self->transcript, TRUE);
-  _zot_window_submit_command (self, text);
+  send_again (self, text, images);
 }
 
 static void

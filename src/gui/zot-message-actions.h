@@ -33,6 +33,7 @@ GtkWidget *zot_message_actions_get_menu     (ZotMessageActions *self);
 /* The window's side (zot-message-actions-window.c). */
 void       _zot_message_actions_install     (GtkWidgetClass    *window_class);
 gboolean   _zot_message_actions_submit      (ZotWindow         *window,
-                                             const char        *text);
+                                             const char        *text,
+                                             JsonArray         *images);
 
 G_END_DECLS

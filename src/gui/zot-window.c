@@ -146,7 +146,7 @@ on_prompt_submit (ZotPromptEditor *editor,
   if (*text == '\0' && images == NULL)
     return;
   /* An edited prompt goes to a new branch of the conversation. */
-  if (_zot_message_actions_submit (self, text))
+  if (_zot_message_actions_submit (self, text, images))
     return;
   /* While a turn runs, /new asks as the button does. */
   if (_zot_window_is_new_command (text) && zot_host_is_busy (self->host))
