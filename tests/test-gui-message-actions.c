@@ -590,6 +590,14 @@ test_edit_forks (Fixture       *f,
   g_assert_true (gtk_widget_activate_action (row, "message.edit", NULL));
   g_assert_cmpstr (zot_prompt_editor_get_text (f->window->prompt_editor), ==, "Question two");
 
+  /* Escape drops the edit; editing again takes it up. */
+  g_assert_nonnull (g_object_get_data (G_OBJECT (f->window), "zot-message-edit"));
+  g_assert_true (_zot_prompt_editor_handle_key (f->window->prompt_editor, GDK_KEY_Escape, 0));
+  g_assert_null (g_object_get_data (G_OBJECT (f->window), "zot-message-edit"));
+  g_assert_cmpstr (zot_prompt_editor_get_text (f->window->prompt_editor), ==, "");
+  g_assert_true (gtk_widget_activate_action (row, "message.edit", NULL));
+  g_assert_nonnull (g_object_get_data (G_OBJECT (f->window), "zot-message-edit"));
+
   zot_prompt_editor_set_text (f->window->prompt_editor, "Question two, edited");
   g_assert_true (_zot_prompt_editor_handle_key (f->window->prompt_editor, GDK_KEY_Return, 0));
   zot_test_wait_until (switched_and_answered, &wait, 30000);

@@ -212,6 +212,19 @@ item_at (ZotWindow *self,
   return item;
 }
 
+/* Escape in the editor drops the edit: what is sent next is a prompt of
+ * this conversation again. */
+static void
+on_editor_cancel (ZotPromptEditor *editor,
+                  ZotWindow       *self)
+{
+  if (g_object_get_data (G_OBJECT (self), EDIT_KEY) == NULL)
+    return;
+  g_object_set_data (G_OBJECT (self), EDIT_KEY, NULL);
+  zot_prompt_editor_set_text (editor, "");
+  zot_window_show_toast (self, _("Stopped editing the message"));
+}
+
 static void
 edit_action (GtkWidget  *widget,
              const char *action_name,
@@ -235,6 +248,11 @@ edit_action (GtkWidget  *widget,
   edit->index = (guint) index;
   edit->images = images_of (g_ptr_array_index (zot_session_get_messages (current_session (self)), index));
   g_object_set_data_full (G_OBJECT (self), EDIT_KEY, edit, edit_free);
+  if (g_object_get_data (G_OBJECT (self), EDIT_KEY "-cancel") == NULL)
+    {
+      g_signal_connect_object (self->prompt_editor, "cancel", G_CALLBACK (on_editor_cancel), self, 0);
+      g_object_set_data (G_OBJECT (self), EDIT_KEY "-cancel", GINT_TO_POINTER (TRUE));
+    }
 
   zot_prompt_editor_set_text (self->prompt_editor, zot_transcript_item_get_text (item));
   gtk_widget_grab_focus (GTK_WIDGET (self->prompt_editor));
