@@ -22,7 +22,6 @@
 #include "zot-markdown.h"
 #include "zot-markdown-private.h"
 #include "zot-message-actions.h"
-#include "zot-tooltip.h"
 #include "zot-transcript-row.h"
 #include "zot-wrap-safe-gtk.h"
 
