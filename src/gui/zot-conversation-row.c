@@ -31,6 +31,7 @@ struct _ZotConversationRow
   ZotConversation *conversation;
   GBindingGroup   *bindings;
   GCancellable    *cost_cancellable;
+  GtkWidget       *branch_mark;   /* before a branch listed under its origin */
 };
 
 enum {
@@ -280,6 +281,11 @@ zot_conversation_row_init (ZotConversationRow *self)
   gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 6);
   gtk_widget_init_template (GTK_WIDGET (self));
   zot_tooltip_set (GTK_WIDGET (self->menu_button), _("Conversation Menu"));
+  self->branch_mark = gtk_label_new ("↳");
+  gtk_widget_add_css_class (self->branch_mark, "dim-label");
+  gtk_widget_set_visible (self->branch_mark, FALSE);
+  zot_tooltip_set (self->branch_mark, _("A branch: an edited prompt sent again"));
+  gtk_widget_insert_after (self->branch_mark, GTK_WIDGET (self), NULL);
 
   self->bindings = g_binding_group_new ();
   g_binding_group_bind_full (self->bindings, "title", self->title_label, "label",
@@ -318,6 +324,10 @@ zot_conversation_row_set_conversation (ZotConversationRow *self,
 
   /* A changed file is a new conversation object in the list. */
   update_cost (self);
+  gtk_widget_set_visible (self->branch_mark,
+                          conversation != NULL && zot_conversation_get_branch_depth (conversation) > 0);
+  gtk_widget_set_margin_start (self->branch_mark, conversation != NULL ?
+                               12 * (int) MAX (zot_conversation_get_branch_depth (conversation), 1) - 12 : 0);
 
   g_binding_group_set_source (self->bindings, conversation);
   /* A tooltip is not a property to bind: it is given when GTK asks. */

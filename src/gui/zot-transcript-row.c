@@ -25,6 +25,7 @@
 #include "zot-reasoning-view.h"
 #include "zot-tool-call-view.h"
 #include "zot-tooltip.h"
+#include "zot-message-actions.h"
 #include "zot-transcript-row.h"
 #include "zot-wrap-safe-gtk.h"
 
@@ -90,7 +91,7 @@ struct _ZotTranscriptRow
   gsize              streamed;          /* bytes of the item's text in the stream view */
   char              *state_class;       /* the item's class on the child */
   char              *icon_class;        /* the status class on the tool's icon */
-  GtkWidget         *copy_button;       /* under a message: copies its text */
+  GtkWidget         *actions;           /* under a message: copy, edit, retry, delete */
   GtkWidget         *approval_view;     /* under a tool call: its approval */
   GtkWidget         *reasoning_view;    /* above a reply: its reasoning, folded */
 };
@@ -519,7 +520,7 @@ build_layout (ZotTranscriptRow *self,
       g_assert_not_reached ();
     }
 
-  gtk_widget_insert_before (self->child, GTK_WIDGET (self), self->copy_button);
+  gtk_widget_insert_before (self->child, GTK_WIDGET (self), self->actions);
   self->layout = layout;
 }
 
@@ -945,38 +946,12 @@ update_all (ZotTranscriptRow *self)
     }
 }
 
-/* Messages are copied whole, as they were written (an assistant's as its
- * Markdown): selecting across recycled rows cannot do that. */
-static void
-update_copy (ZotTranscriptRow *self)
-{
-  gboolean shown = self->layout == LAYOUT_USER || self->layout == LAYOUT_SUMMARY ||
-                   (self->layout == LAYOUT_ASSISTANT && !zot_transcript_item_get_streaming (self->item));
-
-  gtk_widget_set_visible (self->copy_button, shown);
-}
-
-static void
-on_copy_button_clicked_cb (GtkButton        *button,
-                           ZotTranscriptRow *self)
-{
-  if (self->item == NULL)
-    return;
-
-  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (self)),
-                          zot_transcript_item_get_text (self->item));
-  zot_tooltip_set (self->copy_button, _("Copied"));
-}
-
 static void
 on_item_notify_cb (ZotTranscriptItem *item,
                    GParamSpec        *pspec,
                    ZotTranscriptRow  *self)
 {
   g_assert (item == self->item);
-
-  if (pspec->name == g_intern_static_string ("streaming"))
-    update_copy (self);
 
   /* The notifications that come often touch only their part. */
   if (self->layout == LAYOUT_ASSISTANT && pspec->name == g_intern_static_string ("text") &&
@@ -1028,7 +1003,7 @@ zot_transcript_row_dispose (GObject *object)
 
   zot_transcript_row_unbind (self);
   clear_layout (self);
-  g_clear_pointer (&self->copy_button, gtk_widget_unparent);
+  g_clear_pointer (&self->actions, gtk_widget_unparent);
   g_clear_pointer (&self->approval_view, gtk_widget_unparent);
   g_clear_pointer (&self->reasoning_view, gtk_widget_unparent);
 
@@ -1058,16 +1033,10 @@ zot_transcript_row_init (ZotTranscriptRow *self)
   gtk_widget_set_parent (self->reasoning_view, GTK_WIDGET (self));
   g_signal_connect_swapped (self->reasoning_view, "notify::visible",
                             G_CALLBACK (on_reasoning_view_visible_cb), self);
-  self->copy_button = gtk_button_new_from_icon_name ("edit-copy-symbolic");
-  gtk_widget_set_halign (self->copy_button, GTK_ALIGN_END);
-  zot_tooltip_set (self->copy_button, _("Copy Message"));
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->copy_button), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  _("Copy Message"), -1);
-  gtk_widget_add_css_class (self->copy_button, "flat");
-  gtk_widget_add_css_class (self->copy_button, "copy-button");
-  gtk_widget_set_visible (self->copy_button, FALSE);
-  gtk_widget_set_parent (self->copy_button, GTK_WIDGET (self));
-  g_signal_connect (self->copy_button, "clicked", G_CALLBACK (on_copy_button_clicked_cb), self);
+  /* Messages are copied whole, as they were written (an assistant's as its
+   * Markdown): selecting across recycled rows cannot do that. */
+  self->actions = zot_message_actions_new (GTK_WIDGET (self));
+  gtk_widget_set_parent (self->actions, GTK_WIDGET (self));
 }
 
 /* API */
@@ -1124,10 +1093,9 @@ zot_transcript_row_bind (ZotTranscriptRow  *self,
   if (self->approval_view != NULL)
     gtk_widget_set_visible (self->approval_view, FALSE);
   update_all (self);
-  update_copy (self);
-  zot_tooltip_set (self->copy_button, _("Copy Message"));
   name = zot_accessible_message_name (item);
   zot_accessible_set_label (GTK_WIDGET (self), name);
+  zot_message_actions_set_item (ZOT_MESSAGE_ACTIONS (self->actions), item);
   self->notify_handler = g_signal_connect (item, "notify", G_CALLBACK (on_item_notify_cb), self);
 }
 

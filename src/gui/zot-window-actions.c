@@ -15,6 +15,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-install-dialog.h"
+#include "zot-message-actions.h"
 #include "zot-preferences-window.h"
 #include "zot-window-private.h"
 
@@ -202,6 +203,7 @@ _zot_window_class_actions_init (ZotWindowClass *klass)
 {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  _zot_message_actions_install (widget_class);
   gtk_widget_class_install_action (widget_class, "win.new-conversation", NULL, new_conversation_action);
   gtk_widget_class_install_action (widget_class, "win.new-continuous-conversation", NULL,
                                    new_continuous_conversation_action);

@@ -15,6 +15,7 @@
 #include "zot-install-dialog.h"
 #include "zot-keyring.h"
 #include "zot-limits.h"
+#include "zot-message-actions.h"
 #include "zot-provider-table.h"
 #include "zot-recent-projects.h"
 #include "zot-tooltip.h"
@@ -145,6 +146,9 @@ on_prompt_submit (ZotPromptEditor *editor,
   if (!zot_host_is_command (self->host, text))
     images = zot_prompt_editor_take_images (editor);
   if (*text == '\0' && images == NULL)
+    return;
+  /* An edited prompt goes to a new branch of the conversation. */
+  if (_zot_message_actions_submit (self, text, images))
     return;
   /* While a turn runs, /new asks as the button does. */
   if (_zot_window_is_new_command (text) && zot_host_is_busy (self->host))

@@ -18,6 +18,7 @@
 
 #include <glib/gi18n.h>
 
+#include "zot-conversation-edit.h"
 #include "zot-conversation-index.h"
 #include "zot-json.h"
 #include "zot-limits.h"
@@ -201,7 +202,8 @@ static gboolean
 read_head (const char  *path,
            const char  *cwd,
            char       **id,
-           char       **title)
+           char       **title,
+           char       **forked_from)
 {
   g_autofree char *head = NULL;
   gsize length = 0;
@@ -232,6 +234,7 @@ read_head (const char  *path,
           if (!header_cwd_matches (entry, cwd))
             return FALSE;
           *id = g_strdup (zot_json_get_string (entry, "id"));
+          zot_session_fork_read (entry, forked_from, NULL, NULL);
           continue;
         }
       if (read == ZOT_SESSION_READ_BAD ||
@@ -318,6 +321,7 @@ sort_items (GPtrArray           *items,
             ZotConversationSort  sort)
 {
   g_ptr_array_sort (items, sort == ZOT_CONVERSATION_SORT_SIZE ? compare_largest : compare_newest);
+  zot_conversation_group_forks (items);
 }
 
 static void
@@ -365,8 +369,9 @@ scan_thread (GTask        *task,
           g_autofree char *id = NULL;
           g_autofree char *first_prompt = NULL;
           g_autofree char *given = NULL;
+          g_autofree char *forked_from = NULL;
 
-          if (read_head (path, scan->cwd, &id, &first_prompt))
+          if (read_head (path, scan->cwd, &id, &first_prompt, &forked_from))
             {
               if (entry->title_mtime_ns >= 0)
                 given = read_title_file (title_path);
@@ -375,6 +380,7 @@ scan_thread (GTask        *task,
                                                           given != NULL,
                                                           entry->mtime_ns / 1000,
                                                           entry->size);
+              zot_conversation_set_forked_from (entry->conversation, forked_from);
             }
         }
 

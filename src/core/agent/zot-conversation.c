@@ -17,6 +17,8 @@ struct _ZotConversation
   gint64   modified;
   guint64  size;
   gboolean renamed;
+  char    *forked_from;   /* the file name of the origin, from the header */
+  guint    branch_depth;  /* how deep under its origin the list shows it */
 };
 
 enum {
@@ -42,6 +44,7 @@ zot_conversation_finalize (GObject *object)
   g_clear_pointer (&self->path, g_free);
   g_clear_pointer (&self->id, g_free);
   g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->forked_from, g_free);
 
   G_OBJECT_CLASS (zot_conversation_parent_class)->finalize (object);
 }
@@ -231,3 +234,107 @@ zot_conversation_get_title_path (ZotConversation *self)
   g_return_val_if_fail (ZOT_IS_CONVERSATION (self), NULL);
   return zot_conversation_title_path_for (self->path);
 }
+
+/**
+ * zot_conversation_get_forked_from:
+ *
+ * Returns: (nullable): the file name, in the same folder, of the
+ *   conversation this one branched from (its header's "forked_from")
+ */
+const char *
+zot_conversation_get_forked_from (ZotConversation *self)
+{
+  g_return_val_if_fail (ZOT_IS_CONVERSATION (self), NULL);
+  return self->forked_from;
+}
+
+void
+zot_conversation_set_forked_from (ZotConversation *self,
+                                  const char      *file)
+{
+  g_return_if_fail (ZOT_IS_CONVERSATION (self));
+
+  g_free (self->forked_from);
+  self->forked_from = g_strdup (file);
+}
+
+/**
+ * zot_conversation_get_branch_depth:
+ *
+ * Returns: 0 for a conversation of its own, 1 for a branch listed under
+ *   its origin, 2 for a branch of that, and so on
+ */
+guint
+zot_conversation_get_branch_depth (ZotConversation *self)
+{
+  g_return_val_if_fail (ZOT_IS_CONVERSATION (self), 0);
+  return self->branch_depth;
+}
+
+/* Branches shown deeper than this are shown at this depth. */
+#define MAX_BRANCH_DEPTH 4
+
+static void
+add_with_branches (GPtrArray       *out,
+                   GPtrArray       *items,
+                   GHashTable      *placed,
+                   ZotConversation *origin,
+                   guint            depth)
+{
+  g_autofree char *name = g_path_get_basename (origin->path);
+
+  origin->branch_depth = MIN (depth, MAX_BRANCH_DEPTH);
+  g_hash_table_add (placed, origin);
+  g_ptr_array_add (out, origin);
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      ZotConversation *other = g_ptr_array_index (items, i);
+
+      if (other->forked_from != NULL && g_str_equal (other->forked_from, name) &&
+          !g_hash_table_contains (placed, other))
+        add_with_branches (out, items, placed, other, depth + 1);
+    }
+}
+
+/**
+ * zot_conversation_group_forks:
+ * @items: (element-type ZotConversation): a sorted list
+ *
+ * Moves each branch right under the conversation it was forked from (in
+ * the list's order among its siblings), and sets their depths. A branch
+ * whose origin is not listed stays where it was, as do branches that name
+ * each other in a loop, which a hostile folder can hold.
+ */
+void
+zot_conversation_group_forks (GPtrArray *items)
+{
+  g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) placed = g_hash_table_new (NULL, NULL);
+  g_autoptr(GPtrArray) out = g_ptr_array_sized_new (items->len);
+
+  g_return_if_fail (items != NULL);
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      ZotConversation *item = g_ptr_array_index (items, i);
+
+      g_hash_table_insert (names, g_path_get_basename (item->path), item);
+    }
+
+  for (guint i = 0; i < items->len; i++)
+    {
+      ZotConversation *item = g_ptr_array_index (items, i);
+      ZotConversation *origin = item->forked_from != NULL ? g_hash_table_lookup (names, item->forked_from) : NULL;
+
+      if ((origin == NULL || origin == item) && !g_hash_table_contains (placed, item))
+        add_with_branches (out, items, placed, item, 0);
+    }
+  for (guint i = 0; i < items->len; i++)
+    if (!g_hash_table_contains (placed, g_ptr_array_index (items, i)))
+      add_with_branches (out, items, placed, g_ptr_array_index (items, i), 0);
+
+  /* The same objects, in the new order: the array keeps its references. */
+  memcpy (items->pdata, out->pdata, items->len * sizeof (gpointer));
+}
+

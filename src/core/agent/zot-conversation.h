@@ -27,5 +27,10 @@ gint64           zot_conversation_get_modified   (ZotConversation *self);
 guint64          zot_conversation_get_size       (ZotConversation *self);
 char            *zot_conversation_get_title_path (ZotConversation *self);
 char            *zot_conversation_title_path_for (const char      *session_path);
+const char      *zot_conversation_get_forked_from (ZotConversation *self);
+void             zot_conversation_set_forked_from (ZotConversation *self,
+                                                   const char      *file);
+guint            zot_conversation_get_branch_depth (ZotConversation *self);
+void             zot_conversation_group_forks    (GPtrArray       *items);
 
 G_END_DECLS

@@ -476,6 +476,7 @@ load_header (ZotSession  *self,
     }
 
   self->continuous = g_strcmp0 (zot_json_get_string (entry, "mode"), "continuous") == 0;
+  _zot_session_load_fork (self, entry);
   id = zot_json_get_string (entry, "id");
   cwd = zot_json_get_string (entry, "cwd");
   if (id != NULL && *id != '\0')

@@ -50,6 +50,8 @@ struct _ZotSession
   GHashTable    *tasks;         /* task id → JsonObject, continuous mode's journal */
   GPtrArray     *task_order;    /* char *, task ids in the order they were first journaled */
   GPtrArray     *earlier;       /* JsonObject, what compactions in the file replaced, for display */
+  char          *forked_from;   /* the header's "forked_from" file name, when valid */
+  gint64         forked_from_entry;
 };
 
 Writer      *_zot_session_writer_new       (const char   *path);
@@ -67,6 +69,14 @@ void         _zot_session_apply_entry      (ZotSession   *self,
                                             JsonObject   *entry);
 void         _zot_session_replace_str      (char        **slot,
                                             const char   *value);
+
+/* zot-session-edit.c */
+gboolean     _zot_session_check_remove     (JsonObject   *entry,
+                                            GError      **error);
+void         _zot_session_apply_remove     (ZotSession   *self,
+                                            JsonObject   *entry);
+void         _zot_session_load_fork        (ZotSession   *self,
+                                            JsonObject   *header);
 
 /* zot-session-journal.c */
 gboolean     _zot_session_check_task       (JsonObject   *entry,

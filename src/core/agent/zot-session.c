@@ -125,6 +125,9 @@ _zot_session_check_entry (JsonObject  *entry,
   if (g_strcmp0 (json_node_get_string (type), "task") == 0)
     return _zot_session_check_task (entry, error);
 
+  if (g_strcmp0 (json_node_get_string (type), "remove") == 0)
+    return _zot_session_check_remove (entry, error);
+
   return TRUE;
 }
 
@@ -173,6 +176,8 @@ _zot_session_apply_entry (ZotSession *self,
     }
   else if (g_str_equal (type, "task"))
     _zot_session_apply_task (self, entry);
+  else if (g_str_equal (type, "remove"))
+    _zot_session_apply_remove (self, entry);
 }
 
 /* GObject */
@@ -204,6 +209,7 @@ zot_session_finalize (GObject *object)
   g_clear_pointer (&self->tasks, g_hash_table_unref);
   g_clear_pointer (&self->task_order, g_ptr_array_unref);
   g_clear_pointer (&self->earlier, g_ptr_array_unref);
+  g_clear_pointer (&self->forked_from, g_free);
   g_clear_pointer (&self->context, g_main_context_unref);
   g_clear_pointer (&self->id, g_free);
   g_clear_pointer (&self->path, g_free);

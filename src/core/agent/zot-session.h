@@ -6,8 +6,11 @@
  * the disk and a crash loses at most the entry in flight.
  *
  *   {"type":"session","version":1,"id":"…","cwd":"…","created":"ISO-8601"}
+ *                       (a fork's adds "forked_from":{"file":"<id>.jsonl","entry":N})
  *   {"type":"message","message":{…zot-message.h shape…}}
  *   {"type":"compaction","summary":"…","message_count":N}
+ *   {"type":"remove","messages":[i,…],"reason":"delete"|"retry"}
+ *                       (messages taken out, zot-conversation-edit.h)
  *   {"type":"activated_tools","names":["…"]}   (the set from then on)
  *   {"type":"script_state","state":{…}}   (codemode's store(), from then on)
  *   {"type":"task","event":"started"|"finished","id":"…",…}
@@ -94,6 +97,8 @@ void         zot_session_set_script_state    (ZotSession        *self,
 void         zot_session_set_activated_tools (ZotSession        *self,
                                             const char * const  *names);
 gboolean     zot_session_is_persistent     (ZotSession          *self);
+const char  *zot_session_get_forked_from   (ZotSession          *self,
+                                            gint64              *entry);
 gboolean     zot_session_is_read_only      (ZotSession          *self);
 
 gboolean     zot_session_get_continuous    (ZotSession          *self);

@@ -229,6 +229,14 @@ G_BEGIN_DECLS
 /* The conversations list sums the cost of a conversation from at most
  * this much of its session file. */
 #define ZOT_CONVERSATION_COST_MAX_BYTES    ((gsize) 16 * 1024 * 1024)
+/* A session's "remove" entry names at most this many messages; a longer
+ * list is a damaged line. */
+#define ZOT_SESSION_REMOVE_MAX_MESSAGES    65536
+/* A fork's header names its origin by file name, at most this long (a
+ * file name on Linux), and the message it replaces by an index at most
+ * this large. */
+#define ZOT_SESSION_FORK_FILE_MAX_BYTES    255
+#define ZOT_SESSION_FORK_MAX_ENTRY         G_MAXINT32
 /* At most this many conversations of one directory are listed (newest). */
 #define ZOT_CONVERSATION_MAX_FILES         5000
 /* File changes in the sessions directory are gathered this long before
