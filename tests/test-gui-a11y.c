@@ -610,6 +610,8 @@ open_window_for_keys (Fixture *f)
   gtk_toggle_button_set_active (f->window->side_pane_button, TRUE);
   adw_flap_set_reveal_flap (f->window->flap, TRUE);
   zot_test_wait_until (widget_mapped, f->window->sidebar, WAIT_MS);
+  /* With no panel open the side pane starts hidden; the toggle slides it in. */
+  zot_test_wait_until (widget_mapped, f->window->side_pane, WAIT_MS);
 }
 
 static void
