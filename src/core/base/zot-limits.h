@@ -388,8 +388,8 @@ G_BEGIN_DECLS
  * shares of the window's width (percent), within their bounds below, so
  * that the conversation keeps the rest: at least 60 % at the default
  * window width (1,180 px) and wider. */
-#define ZOT_LAYOUT_SIDEBAR_SHARE           17
-#define ZOT_LAYOUT_SIDE_PANE_SHARE         21
+#define ZOT_LAYOUT_SIDEBAR_SHARE           15
+#define ZOT_LAYOUT_SIDE_PANE_SHARE         23
 #define ZOT_LAYOUT_SIDEBAR_MIN_WIDTH       200
 #define ZOT_LAYOUT_SIDEBAR_MAX_WIDTH       480
 #define ZOT_LAYOUT_SIDE_PANE_MIN_WIDTH     240
