@@ -453,6 +453,7 @@ test_group_forks (Fixture       *f,
   };
   g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr(GString) order = g_string_new (NULL);
+  g_autoptr(GPtrArray) empty = NULL;
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
@@ -462,6 +463,11 @@ test_group_forks (Fixture       *f,
       zot_conversation_set_forked_from (conversation, names[i][1]);
       g_ptr_array_add (items, conversation);
     }
+
+  /* An empty folder's list has no storage at all. */
+  empty = g_ptr_array_new ();
+  zot_conversation_group_forks (empty);
+  g_assert_cmpuint (empty->len, ==, 0);
 
   zot_conversation_group_forks (items);
   for (guint i = 0; i < items->len; i++)

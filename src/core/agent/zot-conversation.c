@@ -309,11 +309,18 @@ add_with_branches (GPtrArray       *out,
 void
 zot_conversation_group_forks (GPtrArray *items)
 {
-  g_autoptr(GHashTable) names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr(GHashTable) placed = g_hash_table_new (NULL, NULL);
-  g_autoptr(GPtrArray) out = g_ptr_array_sized_new (items->len);
+  g_autoptr(GHashTable) names = NULL;
+  g_autoptr(GHashTable) placed = NULL;
+  g_autoptr(GPtrArray) out = NULL;
 
   g_return_if_fail (items != NULL);
+
+  /* An empty array has no storage to copy into (pdata is NULL). */
+  if (items->len == 0)
+    return;
+  names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  placed = g_hash_table_new (NULL, NULL);
+  out = g_ptr_array_sized_new (items->len);
 
   for (guint i = 0; i < items->len; i++)
     {
