@@ -207,6 +207,34 @@ _zot_mcp_array_member (JsonObject *object,
   return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
 }
 
+/* Content blocks of a zot tool result (the host's zot-message.h shape). */
+void
+_zot_mcp_add_text_block (JsonBuilder *builder,
+                         const char  *text)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "type");
+  json_builder_add_string_value (builder, "text");
+  json_builder_set_member_name (builder, "text");
+  json_builder_add_string_value (builder, text);
+  json_builder_end_object (builder);
+}
+
+void
+_zot_mcp_add_image_block (JsonBuilder *builder,
+                          const char  *mime_type,
+                          const char  *data)
+{
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "type");
+  json_builder_add_string_value (builder, "image");
+  json_builder_set_member_name (builder, "mime_type");
+  json_builder_add_string_value (builder, mime_type);
+  json_builder_set_member_name (builder, "data");
+  json_builder_add_string_value (builder, data);
+  json_builder_end_object (builder);
+}
+
 /* The handshake */
 
 static void
@@ -393,26 +421,14 @@ convert_content (JsonObject *answer)
 
   json_builder_begin_array (builder);
   if (text->len > 0 || images->len == 0)
-    {
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "type");
-      json_builder_add_string_value (builder, "text");
-      json_builder_set_member_name (builder, "text");
-      json_builder_add_string_value (builder, text->str);
-      json_builder_end_object (builder);
-    }
+    _zot_mcp_add_text_block (builder, text->str);
   for (guint i = 0; i < images->len; i++)
     {
       JsonObject *image = g_ptr_array_index (images, i);
 
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "type");
-      json_builder_add_string_value (builder, "image");
-      json_builder_set_member_name (builder, "mime_type");
-      json_builder_add_string_value (builder, json_object_get_string_member_with_default (image, "mimeType", "image/png"));
-      json_builder_set_member_name (builder, "data");
-      json_builder_add_string_value (builder, json_object_get_string_member_with_default (image, "data", ""));
-      json_builder_end_object (builder);
+      _zot_mcp_add_image_block (builder,
+                                json_object_get_string_member_with_default (image, "mimeType", "image/png"),
+                                json_object_get_string_member_with_default (image, "data", ""));
     }
   json_builder_end_array (builder);
   root = json_builder_get_root (builder);

@@ -127,6 +127,11 @@ void      _zot_mcp_add_status_command  (Bridge     *bridge);
 JsonNode *_zot_mcp_object_node         (JsonObject *object);
 JsonArray *_zot_mcp_array_member       (JsonObject *object,
                                         const char *member);
+void      _zot_mcp_add_text_block      (JsonBuilder *builder,
+                                        const char  *text);
+void      _zot_mcp_add_image_block     (JsonBuilder *builder,
+                                        const char  *mime_type,
+                                        const char  *data);
 typedef void (*ZotMcpItemFunc) (Server     *server,
                                 JsonObject *item);
 void      _zot_mcp_list_all            (Server         *server,

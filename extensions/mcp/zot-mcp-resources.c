@@ -200,26 +200,12 @@ resource_read_cb (GObject      *object,
       if (body != NULL)
         g_string_append_printf (text, "%s%s", text->len > 0 ? "\n" : "", body);
       else if (blob != NULL && g_str_has_prefix (mime, "image/"))
-        {
-          json_builder_begin_object (builder);
-          json_builder_set_member_name (builder, "type");
-          json_builder_add_string_value (builder, "image");
-          json_builder_set_member_name (builder, "mime_type");
-          json_builder_add_string_value (builder, mime);
-          json_builder_set_member_name (builder, "data");
-          json_builder_add_string_value (builder, blob);
-          json_builder_end_object (builder);
-        }
+        _zot_mcp_add_image_block (builder, mime, blob);
       else if (blob != NULL)
         g_string_append_printf (text, "%s[binary %s, left out]", text->len > 0 ? "\n" : "",
                                 *mime != '\0' ? mime : "content");
     }
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "type");
-  json_builder_add_string_value (builder, "text");
-  json_builder_set_member_name (builder, "text");
-  json_builder_add_string_value (builder, text->str);
-  json_builder_end_object (builder);
+  _zot_mcp_add_text_block (builder, text->str);
   json_builder_end_array (builder);
   root = json_builder_get_root (builder);
   content = json_to_string (root, FALSE);

@@ -201,13 +201,30 @@ on_style_manager_dark_cb (AdwStyleManager *style_manager,
   update_style_scheme (buffer);
 }
 
-/* Follows the light or dark style for as long as @buffer lives. */
-void
-_zot_source_buffer_follow_style (GtkTextBuffer *buffer)
+/* A read-only view of @text, highlighted as @language (or plain when
+ * NULL), that follows the light or dark style for as long as it lives.
+ * Long lines do not wrap: code is read with its lines whole. */
+GtkWidget *
+_zot_source_view_new (const char        *text,
+                      GtkSourceLanguage *language)
 {
-  update_style_scheme (GTK_SOURCE_BUFFER (buffer));
+  g_autoptr(GtkSourceBuffer) buffer = gtk_source_buffer_new (NULL);
+  GtkWidget *view;
+
+  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (buffer), text, -1);
+  gtk_source_buffer_set_language (buffer, language);
+  gtk_source_buffer_set_highlight_syntax (buffer, language != NULL);
+  gtk_source_buffer_set_highlight_matching_brackets (buffer, FALSE);
+  update_style_scheme (buffer);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (on_style_manager_dark_cb), buffer, 0);
+
+  view = gtk_source_view_new_with_buffer (buffer);
+  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
+  gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
+  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_NONE);
+  return view;
 }
 
 static void
@@ -249,28 +266,14 @@ create_code_block (const char *code,
                    const char *shown,
                    const char *word)
 {
-  g_autoptr(GtkSourceBuffer) buffer = NULL;
-  GtkSourceLanguage *language;
   GtkWidget *overlay;
   GtkWidget *scroller;
   GtkWidget *view;
   GtkWidget *button;
   g_autofree char *name = zot_accessible_code_block_name (word);
 
-  buffer = gtk_source_buffer_new (NULL);
-  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (buffer), shown, -1);
-  language = guess_language (word);
-  gtk_source_buffer_set_language (buffer, language);
-  gtk_source_buffer_set_highlight_syntax (buffer, language != NULL);
-  gtk_source_buffer_set_highlight_matching_brackets (buffer, FALSE);
-  _zot_source_buffer_follow_style (GTK_TEXT_BUFFER (buffer));
-
-  view = gtk_source_view_new_with_buffer (buffer);
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
-  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
-  gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
   /* Long lines scroll sideways inside the block, as code is read. */
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_NONE);
+  view = _zot_source_view_new (shown, guess_language (word));
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 8);
   gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 8);
   gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 10);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <gtk/gtk.h>
+#include <gtksourceview/gtksource.h>
 
 #include "zot-markdown-document.h"
 
@@ -27,6 +28,7 @@ GtkWidget  *_zot_markdown_label_new        (void);
 GtkWidget  *_zot_markdown_text_view_new    (const char          *text);
 /* What the transcript's tool calls share with code blocks. */
 GtkWidget  *_zot_sideways_scroller_new     (void);
-void        _zot_source_buffer_follow_style (GtkTextBuffer      *buffer);
+GtkWidget  *_zot_source_view_new           (const char          *text,
+                                            GtkSourceLanguage   *language);
 
 G_END_DECLS

@@ -69,11 +69,8 @@ resent_cb (GObject      *object,
            gpointer      user_data)
 {
   g_autoptr(ZotWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
 
-  if (!zot_host_submit_finish (ZOT_HOST (object), result, NULL, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && !self->closed)
-    zot_transcript_add_error (self->transcript, error->message);
+  _zot_window_submit_finish (self, object, result);
 }
 
 /* Sends a prompt again, with its images, as the editor would. */

@@ -109,27 +109,27 @@ call_tool (ZotResourcePicker   *self,
   zot_tool_execute_async (tool, args, &context, call->cancellable, callback, call);
 }
 
-/* The answer, or %NULL when the call was stopped or replaced; @failure
- * says why a call failed. */
+/* The answer, or %NULL when the call was stopped or replaced, or failed:
+ * the status then says why. */
 static ZotToolResult *
-finish_call (Call          *call,
-             GObject       *tool,
-             GAsyncResult  *result,
-             char         **failure)
+finish_call (Call         *call,
+             GObject      *tool,
+             GAsyncResult *result)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(ZotToolResult) answer = zot_tool_execute_finish (ZOT_TOOL (tool), result, &error);
+  g_autofree char *failure = NULL;
 
   if (g_cancellable_is_cancelled (call->cancellable))
     return NULL;
   g_clear_object (&call->self->cancellable);
   if (answer == NULL)
-    *failure = g_strdup (error->message);
+    failure = g_strdup (error->message);
   else if (answer->is_error)
-    *failure = zot_content_get_text (answer->content);
-  if (*failure != NULL)
-    set_status (call->self, *failure);
-  return *failure != NULL ? NULL : g_steal_pointer (&answer);
+    failure = zot_content_get_text (answer->content);
+  if (failure != NULL)
+    set_status (call->self, failure);
+  return failure != NULL ? NULL : g_steal_pointer (&answer);
 }
 
 /* The list */
@@ -187,8 +187,7 @@ listed_cb (GObject      *object,
 {
   g_autoptr(Call) call = user_data;
   ZotResourcePicker *self = call->self;
-  g_autofree char *failure = NULL;
-  g_autoptr(ZotToolResult) answer = finish_call (call, object, result, &failure);
+  g_autoptr(ZotToolResult) answer = finish_call (call, object, result);
   JsonNode *structured;
   JsonArray *resources = NULL;
 
@@ -256,8 +255,7 @@ read_cb (GObject      *object,
 {
   g_autoptr(Call) call = user_data;
   ZotResourcePicker *self = call->self;
-  g_autofree char *failure = NULL;
-  g_autoptr(ZotToolResult) answer = finish_call (call, object, result, &failure);
+  g_autoptr(ZotToolResult) answer = finish_call (call, object, result);
   g_autofree char *text = NULL;
   g_autofree char *bounded = NULL;
 

@@ -189,22 +189,10 @@ block_new (GtkWidget       *content,
 static GtkWidget *
 diff_view_new (const char *text)
 {
-  g_autoptr(GtkSourceBuffer) buffer = gtk_source_buffer_new (NULL);
   GtkSourceLanguageManager *manager = gtk_source_language_manager_get_default ();
   GtkSourceLanguage *language = gtk_source_language_manager_get_language (manager, "diff");
-  GtkWidget *view;
+  GtkWidget *view = _zot_source_view_new (text, language);
 
-  gtk_source_buffer_set_language (buffer, language);
-  gtk_source_buffer_set_highlight_syntax (buffer, language != NULL);
-  gtk_source_buffer_set_highlight_matching_brackets (buffer, FALSE);
-  gtk_text_buffer_set_text (GTK_TEXT_BUFFER (buffer), text, -1);
-  _zot_source_buffer_follow_style (GTK_TEXT_BUFFER (buffer));
-
-  view = gtk_source_view_new_with_buffer (buffer);
-  gtk_text_view_set_editable (GTK_TEXT_VIEW (view), FALSE);
-  gtk_text_view_set_cursor_visible (GTK_TEXT_VIEW (view), FALSE);
-  gtk_text_view_set_monospace (GTK_TEXT_VIEW (view), TRUE);
-  gtk_text_view_set_wrap_mode (GTK_TEXT_VIEW (view), GTK_WRAP_NONE);
   gtk_text_view_set_top_margin (GTK_TEXT_VIEW (view), 6);
   gtk_text_view_set_bottom_margin (GTK_TEXT_VIEW (view), 6);
   gtk_text_view_set_left_margin (GTK_TEXT_VIEW (view), 8);

@@ -97,6 +97,9 @@ void _zot_window_submit_command     (ZotWindow      *self,
                                      const char     *command);
 
 void _zot_window_update_resume_bar (ZotWindow *self);
+void _zot_window_submit_finish     (ZotWindow    *self,
+                                    GObject      *host,
+                                    GAsyncResult *result);
 
 /* zot-window-keynav.c */
 gboolean _zot_window_keynav_focus            (GtkWidget        *widget,

@@ -90,18 +90,28 @@ _zot_window_update_resume_bar (ZotWindow *self)
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.resume-step", pending);
 }
 
+/* Ends a prompt sent to @host: its error shows in the transcript, unless
+ * it was cancelled or the window is closed. */
+void
+_zot_window_submit_finish (ZotWindow    *self,
+                           GObject      *host,
+                           GAsyncResult *result)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!zot_host_submit_finish (ZOT_HOST (host), result, NULL, &error) &&
+      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && !self->closed)
+    zot_transcript_add_error (self->transcript, error->message);
+}
+
 static void
 submitted_cb (GObject      *object,
               GAsyncResult *result,
               gpointer      user_data)
 {
   g_autoptr(ZotWindow) self = user_data;
-  g_autoptr(GError) error = NULL;
 
-  if (!zot_host_submit_finish (ZOT_HOST (object), result, NULL, &error) &&
-      !g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) && !self->closed)
-    zot_transcript_add_error (self->transcript, error->message);
-
+  _zot_window_submit_finish (self, object, result);
   if (!self->closed)
     update_title (self);
 }

@@ -32,24 +32,6 @@ role_of (GPtrArray *messages,
 }
 
 static gboolean
-calls_tools (JsonObject *message)
-{
-  JsonArray *content = zot_json_get_array (message, "content");
-
-  if (g_strcmp0 (zot_message_get_role (message), "assistant") != 0)
-    return FALSE;
-  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
-    {
-      JsonNode *block = json_array_get_element (content, i);
-
-      if (JSON_NODE_HOLDS_OBJECT (block) &&
-          g_strcmp0 (zot_json_get_string (json_node_get_object (block), "type"), "tool_use") == 0)
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static gboolean
 is_prompt (JsonObject *message)
 {
   return g_strcmp0 (zot_message_get_role (message), "user") == 0 &&
@@ -63,7 +45,7 @@ add_with_pair (GArray    *set,
                guint      index)
 {
   g_array_append_val (set, index);
-  if (calls_tools (g_ptr_array_index (messages, index)) &&
+  if (zot_message_calls_tools (g_ptr_array_index (messages, index)) &&
       g_strcmp0 (role_of (messages, index + 1), "tool") == 0)
     {
       guint results = index + 1;
@@ -71,7 +53,7 @@ add_with_pair (GArray    *set,
       g_array_append_val (set, results);
     }
   else if (g_strcmp0 (role_of (messages, index), "tool") == 0 && index > 0 &&
-           calls_tools (g_ptr_array_index (messages, index - 1)))
+           zot_message_calls_tools (g_ptr_array_index (messages, index - 1)))
     {
       guint calls = index - 1;
 
@@ -274,16 +256,6 @@ fork_id (void)
   return g_strdup_printf ("%s-%06x", stamp, g_random_int () & 0xffffff);
 }
 
-static void
-append_line (GString    *lines,
-             JsonObject *entry)
-{
-  g_autofree char *text = zot_json_object_to_string (entry);
-
-  g_string_append (lines, text);
-  g_string_append_c (lines, '\n');
-}
-
 /* The fork's whole file: its header, the tools the origin had activated,
  * and the messages before @index. */
 static GBytes *
@@ -294,29 +266,22 @@ fork_contents (ZotSession *origin,
   GString *lines = g_string_new (NULL);
   GPtrArray *messages = zot_session_get_messages (origin);
   const char * const *activated = zot_session_get_activated_tools (origin);
-  g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
-  g_autofree char *created = g_date_time_format (now, "%Y-%m-%dT%H:%M:%SZ");
   g_autofree char *origin_name = g_path_get_basename (zot_session_get_path (origin));
-  g_autoptr(JsonObject) header = json_object_new ();
+  g_autoptr(JsonObject) header = _zot_session_header_new (id, zot_session_get_cwd (origin));
   g_autoptr(JsonObject) tools = json_object_new ();
   JsonObject *forked_from = json_object_new ();
   JsonArray *names = json_array_new ();
 
-  json_object_set_string_member (header, "type", "session");
-  json_object_set_int_member (header, "version", ZOT_SESSION_VERSION);
-  json_object_set_string_member (header, "id", id);
-  json_object_set_string_member (header, "cwd", zot_session_get_cwd (origin));
-  json_object_set_string_member (header, "created", created);
   json_object_set_string_member (forked_from, "file", origin_name);
   json_object_set_int_member (forked_from, "entry", index);
   json_object_set_object_member (header, "forked_from", forked_from);
-  append_line (lines, header);
+  _zot_session_append_line (lines, header);
 
   for (guint i = 0; activated != NULL && activated[i] != NULL; i++)
     json_array_add_string_element (names, activated[i]);
   json_object_set_string_member (tools, "type", "activated_tools");
   json_object_set_array_member (tools, "names", names);
-  append_line (lines, tools);
+  _zot_session_append_line (lines, tools);
 
   for (guint i = 0; i < index; i++)
     {
@@ -324,7 +289,7 @@ fork_contents (ZotSession *origin,
 
       json_object_set_string_member (entry, "type", "message");
       json_object_set_object_member (entry, "message", json_object_ref (g_ptr_array_index (messages, i)));
-      append_line (lines, entry);
+      _zot_session_append_line (lines, entry);
     }
 
   return g_string_free_to_bytes (lines);

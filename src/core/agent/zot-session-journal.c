@@ -26,6 +26,7 @@
 #include <glib/gi18n.h>
 
 #include "zot-json.h"
+#include "zot-message.h"
 #include "zot-session.h"
 #include "zot-session-private.h"
 
@@ -299,7 +300,6 @@ gboolean
 zot_session_has_pending_step (ZotSession *self)
 {
   JsonObject *last;
-  JsonArray *content;
 
   g_return_val_if_fail (ZOT_IS_SESSION (self), FALSE);
 
@@ -307,17 +307,5 @@ zot_session_has_pending_step (ZotSession *self)
     return FALSE;
 
   last = g_ptr_array_index (self->messages, self->messages->len - 1);
-  if (g_strcmp0 (zot_json_get_string (last, "role"), "assistant") != 0)
-    return FALSE;
-
-  content = zot_json_get_array (last, "content");
-  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
-    {
-      JsonNode *block = json_array_get_element (content, i);
-
-      if (JSON_NODE_HOLDS_OBJECT (block) &&
-          g_strcmp0 (zot_json_get_string (json_node_get_object (block), "type"), "tool_use") == 0)
-        return TRUE;
-    }
-  return FALSE;
+  return zot_message_calls_tools (last);
 }

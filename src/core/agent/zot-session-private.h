@@ -56,6 +56,10 @@ struct _ZotSession
 
 Writer      *_zot_session_writer_new       (const char   *path);
 void         _zot_session_stop_writing     (ZotSession   *self);
+void         _zot_session_append_line      (GString      *lines,
+                                            JsonObject   *entry);
+JsonObject  *_zot_session_header_new       (const char   *id,
+                                            const char   *cwd);
 void         _zot_session_set_write_error  (GError      **error,
                                             const char   *path,
                                             int           errsv);

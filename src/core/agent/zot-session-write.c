@@ -547,9 +547,9 @@ session_submit (ZotSession *self,
 
 /* Entries */
 
-static void
-append_line (GString    *lines,
-             JsonObject *entry)
+void
+_zot_session_append_line (GString    *lines,
+                          JsonObject *entry)
 {
   g_autofree char *text = zot_json_object_to_string (entry);
 
@@ -559,8 +559,10 @@ append_line (GString    *lines,
   g_string_append_c (lines, '\n');
 }
 
-static JsonObject *
-make_header (ZotSession *self)
+/* A file's first line, created now; the caller adds what else it says. */
+JsonObject *
+_zot_session_header_new (const char *id,
+                         const char *cwd)
 {
   g_autoptr(GDateTime) now = g_date_time_new_now_utc ();
   g_autofree char *created = g_date_time_format (now, "%Y-%m-%dT%H:%M:%SZ");
@@ -568,9 +570,17 @@ make_header (ZotSession *self)
 
   json_object_set_string_member (header, "type", "session");
   json_object_set_int_member (header, "version", ZOT_SESSION_VERSION);
-  json_object_set_string_member (header, "id", self->id);
-  json_object_set_string_member (header, "cwd", self->cwd);
+  json_object_set_string_member (header, "id", id);
+  json_object_set_string_member (header, "cwd", cwd);
   json_object_set_string_member (header, "created", created);
+  return header;
+}
+
+static JsonObject *
+make_header (ZotSession *self)
+{
+  JsonObject *header = _zot_session_header_new (self->id, self->cwd);
+
   if (self->continuous)
     json_object_set_string_member (header, "mode", "continuous");
   return header;
@@ -604,7 +614,7 @@ start_lines (ZotSession *self)
     {
       g_autoptr(JsonObject) header = make_header (self);
 
-      append_line (lines, header);
+      _zot_session_append_line (lines, header);
       self->need_header = FALSE;
     }
 
@@ -612,7 +622,7 @@ start_lines (ZotSession *self)
     {
       g_autoptr(JsonObject) entry = message_entry (self->unsaved);
 
-      append_line (lines, entry);
+      _zot_session_append_line (lines, entry);
       g_clear_pointer (&self->unsaved, json_object_unref);
     }
 
@@ -697,7 +707,7 @@ zot_session_append_async (ZotSession          *self,
     return;
 
   lines = start_lines (self);
-  append_line (lines, entry);
+  _zot_session_append_line (lines, entry);
 
   session_submit (self, JOB_WRITE, lines, task);
 }
@@ -778,12 +788,12 @@ zot_session_replace_messages (ZotSession *self,
   json_object_set_int_member (compaction, "message_count", messages->len);
 
   lines = start_lines (self);
-  append_line (lines, compaction);
+  _zot_session_append_line (lines, compaction);
   for (guint i = 0; i < messages->len; i++)
     {
       g_autoptr(JsonObject) entry = message_entry (g_ptr_array_index (messages, i));
 
-      append_line (lines, entry);
+      _zot_session_append_line (lines, entry);
     }
 
   /* After a write error the worker fails this at once. */

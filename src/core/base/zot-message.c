@@ -256,6 +256,29 @@ zot_message_get_role (JsonObject *message)
   return role != NULL ? role : "";
 }
 
+/* Whether @message is an assistant turn with a tool_use block: one that
+ * a "tool" message must answer. */
+gboolean
+zot_message_calls_tools (JsonObject *message)
+{
+  JsonArray *content;
+
+  g_return_val_if_fail (message != NULL, FALSE);
+
+  if (g_strcmp0 (zot_message_get_role (message), "assistant") != 0)
+    return FALSE;
+  content = zot_json_get_array (message, "content");
+  for (guint i = 0; content != NULL && i < json_array_get_length (content); i++)
+    {
+      JsonNode *block = json_array_get_element (content, i);
+
+      if (JSON_NODE_HOLDS_OBJECT (block) &&
+          g_strcmp0 (zot_json_get_string (json_node_get_object (block), "type"), "tool_use") == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 char *
 zot_json_to_string (JsonNode *node)
 {

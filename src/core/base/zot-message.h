@@ -58,6 +58,7 @@ void        zot_content_add_text           (JsonArray  *content,
 char       *zot_message_get_text           (JsonObject *message);
 char       *zot_content_get_text           (JsonArray  *content);
 const char *zot_message_get_role           (JsonObject *message);
+gboolean    zot_message_calls_tools        (JsonObject *message);
 gsize       zot_message_estimate_bytes     (JsonObject *message);
 JsonObject *zot_json_object_copy           (JsonObject *object);
 char       *zot_json_to_string             (JsonNode   *node);
