@@ -13,6 +13,7 @@
 
 #include "zot-application.h"
 #include "zot-conversation-sidebar.h"
+#include "zot-gui-conversation-test-util.h"
 #include "zot-gui-test-util.h"
 #include "zot-json.h"
 #include "zot-message.h"
@@ -27,13 +28,7 @@
 #include "zot-window.h"
 #include "zot-window-private.h"
 
-typedef struct
-{
-  ZotTestEnv  env;
-  char       *cwd;      /* canonical */
-  char       *dir;      /* the cwd's sessions */
-  ZotWindow  *window;
-} Fixture;
+typedef ZotTestConversation Fixture;
 
 static ZotApplication *application;
 /* The width windows open at: the sidebar folds when the window is
@@ -44,220 +39,35 @@ static int window_width = 1390;
 #define PIXEL_PNG_BASE64 \
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 
-static void
-fixture_setup (Fixture       *f,
-               gconstpointer  data)
-{
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
-  g_unsetenv ("GEMINI_API_KEY");
-  f->cwd = zot_paths_canonicalize (f->env.cwd);
-  f->dir = zot_session_get_directory_for_cwd (f->env.cwd);
-  g_assert_cmpint (g_mkdir_with_parents (f->dir, 0700), ==, 0);
-}
-
-static gboolean
-window_gone (gpointer data)
-{
-  return *(gpointer *) data == NULL;
-}
-
-static void
-fixture_teardown (Fixture       *f,
-                  gconstpointer  data)
-{
-  if (f->window != NULL)
-    {
-      gpointer weak = f->window;
-
-      g_object_add_weak_pointer (weak, &weak);
-      gtk_window_close (GTK_WINDOW (f->window));
-      zot_test_wait_until (window_gone, &weak, 20000);
-      f->window = NULL;
-    }
-  g_clear_pointer (&f->cwd, g_free);
-  g_clear_pointer (&f->dir, g_free);
-  zot_test_env_teardown (&f->env);
-}
-
-static gboolean
-window_ready (gpointer data)
-{
-  ZotWindow *window = data;
-
-  return zot_window_get_host (window) != NULL && gtk_widget_get_mapped (GTK_WIDGET (window));
-}
-
 /* A window with the demo model on @session_path, or on a new conversation. */
 static void
 open_window (Fixture    *f,
              const char *session_path)
 {
-  g_auto(ZotHostOptions) options = { 0 };
-
-  options.cwd = g_strdup (f->env.cwd);
-  options.provider.name = g_strdup ("demo");
-  options.session_path = g_strdup (session_path);
-  options.no_ext = TRUE;
-  options.interactive = TRUE;
-
-  f->window = ZOT_WINDOW (zot_window_new (application, &options, TRUE));
-  gtk_window_set_default_size (GTK_WINDOW (f->window), window_width, 760);
-  gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_wait_until (window_ready, f->window, 20000);
+  zot_test_conversation_open_window (f, application, session_path, window_width, 760);
 }
-
-/* Session files */
-
-static void
-add_line (GString    *file,
-          JsonObject *entry)
-{
-  g_autofree char *line = zot_json_object_to_string (entry);
-
-  g_string_append_printf (file, "%s\n", line);
-}
-
-static void
-add_message (GString    *file,
-             const char *message_json)
-{
-  g_autofree char *line = g_strdup_printf ("{\"type\":\"message\",\"message\":%s}", message_json);
-  g_autoptr(JsonObject) check = zot_json_object_from_string (line, NULL);
-
-  g_assert_nonnull (check);
-  add_line (file, check);
-}
-
-static GString *
-new_file (Fixture    *f,
-          const char *id,
-          gboolean    continuous)
-{
-  GString *file = g_string_new (NULL);
-
-  g_string_append_printf (file, "{\"type\":\"session\",\"version\":1,\"id\":\"%s\",\"cwd\":\"%s\","
-                          "\"created\":\"2024-05-01T10:00:00Z\"%s}\n",
-                          id, f->cwd, continuous ? ",\"mode\":\"continuous\"" : "");
-  return file;
-}
-
-static char *
-save_file (Fixture    *f,
-           const char *id,
-           GString    *file)
-{
-  g_autofree char *name = g_strconcat (id, ".jsonl", NULL);
-  char *path = g_build_filename (f->dir, name, NULL);
-
-  g_assert_true (g_file_set_contents (path, file->str, (gssize) file->len, NULL));
-  g_string_free (file, TRUE);
-  return path;
-}
-
-static guint
-count_items (Fixture *f)
-{
-  return g_list_model_get_n_items (_zot_transcript_get_items (f->window->transcript));
-}
-
-static ZotTranscriptItem *
-item_at (Fixture *f,
-         guint    position)
-{
-  ZotTranscriptItem *item = g_list_model_get_item (_zot_transcript_get_items (f->window->transcript), position);
-
-  g_object_unref (item);
-  return item;
-}
-
-/* The first item of @kind whose text has @needle, or NULL. */
-static ZotTranscriptItem *
-find_item (Fixture               *f,
-           ZotTranscriptItemKind  kind,
-           const char            *needle)
-{
-  for (guint i = 0; i < count_items (f); i++)
-    {
-      ZotTranscriptItem *item = item_at (f, i);
-
-      if (zot_transcript_item_get_kind (item) == kind &&
-          (needle == NULL || strstr (zot_transcript_item_get_text (item), needle) != NULL))
-        return item;
-    }
-
-  return NULL;
-}
-
-typedef struct
-{
-  Fixture           *f;
-  ZotTranscriptItem *item;
-} RowWait;
-
-static gboolean
-row_in_view (gpointer data)
-{
-  RowWait *wait = data;
-  GtkWidget *row = _zot_transcript_get_row (wait->f->window->transcript, wait->item);
-  GtkWidget *list = gtk_widget_get_ancestor (row ? row : GTK_WIDGET (wait->f->window), ZOT_TYPE_TRANSCRIPT_VIEW);
-  graphene_rect_t bounds;
-
-  if (row == NULL || !gtk_widget_get_mapped (row) || list == NULL ||
-      !gtk_widget_compute_bounds (row, list, &bounds))
-    return FALSE;
-
-  /* On screen: in the view's visible area. */
-  return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < gtk_widget_get_height (list);
-}
-
-/* Scrolls @item into view as find does, and waits for its row. */
-static GtkWidget *
-show_row (Fixture           *f,
-          ZotTranscriptItem *item)
-{
-  RowWait wait = { f, item };
-
-  _zot_transcript_show_match (f->window->transcript, item);
-  zot_test_wait_until (row_in_view, &wait, 20000);
-  return _zot_transcript_get_row (f->window->transcript, item);
-}
-
 
 static char *
 write_turns (Fixture            *f,
              const char         *id,
              const char * const *texts)
 {
-  GString *file = new_file (f, id, FALSE);
+  GString *file = zot_test_conversation_new_file (f, id, FALSE);
 
   for (guint i = 0; texts[i] != NULL; i++)
     {
       g_autofree char *message = g_strdup_printf ("{\"role\":\"%s\",\"content\":[{\"type\":\"text\",\"text\":\"%s\"}]}",
                                                   i % 2 == 0 ? "user" : "assistant", texts[i]);
 
-      add_message (file, message);
+      zot_test_conversation_add_message (file, message);
     }
-  return save_file (f, id, file);
-}
-
-static ZotHost *
-host_of (Fixture *f)
-{
-  return zot_window_get_host (f->window);
-}
-
-static ZotSession *
-session_of (Fixture *f)
-{
-  return zot_agent_get_session (zot_host_get_agent (host_of (f)));
+  return zot_test_conversation_save_file (f, id, file);
 }
 
 static const char *
 current_path (Fixture *f)
 {
-  return zot_session_get_path (session_of (f));
+  return zot_session_get_path (zot_test_conversation_session (f));
 }
 
 /* The roles and texts the model is sent: "user:a assistant:b". */
@@ -291,7 +101,7 @@ has_n_items (gpointer data)
 {
   Fixture *f = data;
 
-  return count_items (f) >= 2;
+  return zot_test_conversation_count_items (f) >= 2;
 }
 
 static ZotMessageActions *
@@ -427,8 +237,8 @@ test_hover_menu_copy (Fixture       *f,
 
   open_window (f, path);
   zot_test_wait_until (has_n_items, f, 20000);
-  reply = find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "files");
-  row = show_row (f, reply);
+  reply = zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "files");
+  row = zot_test_conversation_show_row (f, reply);
   actions = actions_of (row);
   g_assert_nonnull (actions);
 
@@ -481,7 +291,7 @@ test_hover_menu_copy (Fixture       *f,
   g_assert_cmpstr (plain, ==, "There are two files");
 
   /* A prompt: edit, no retry. */
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
   actions = actions_of (row);
   g_assert_true (gtk_widget_get_visible (zot_test_find_widget (GTK_WIDGET (actions), GTK_TYPE_BUTTON, "edit-button")));
   g_assert_false (gtk_widget_get_visible (zot_test_find_widget (GTK_WIDGET (actions), GTK_TYPE_BUTTON, "retry-button")));
@@ -503,9 +313,9 @@ switched_and_answered (gpointer data)
   SessionWait *wait = data;
   g_autofree char *text = NULL;
 
-  if (g_strcmp0 (current_path (wait->f), wait->path) == 0 || zot_host_is_busy (host_of (wait->f)))
+  if (g_strcmp0 (current_path (wait->f), wait->path) == 0 || zot_host_is_busy (zot_test_conversation_host (wait->f)))
     return FALSE;
-  text = describe (session_of (wait->f));
+  text = describe (zot_test_conversation_session (wait->f));
   return g_str_has_prefix (text, wait->expect) && strstr (text, "You said: Question two, edited") != NULL;
 }
 
@@ -560,7 +370,7 @@ opened_with (gpointer data)
   OpenWait *wait = data;
 
   return g_strcmp0 (current_path (wait->f), wait->path) == 0 &&
-         find_item (wait->f, ZOT_TRANSCRIPT_ITEM_USER, wait->text) != NULL;
+         zot_test_conversation_find_item (wait->f, ZOT_TRANSCRIPT_ITEM_USER, wait->text) != NULL;
 }
 
 /* Editing a prompt and sending it forks: a new file with forked_from,
@@ -586,7 +396,7 @@ test_edit_forks (Fixture       *f,
 
   open_window (f, origin);
   zot_test_wait_until (has_n_items, f, 20000);
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question two"));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question two"));
   g_assert_true (gtk_widget_activate_action (row, "message.edit", NULL));
   g_assert_cmpstr (zot_prompt_editor_get_text (f->window->prompt_editor), ==, "Question two");
 
@@ -619,17 +429,17 @@ test_edit_forks (Fixture       *f,
   open.text = "Question two";
   g_signal_emit_by_name (f->window->sidebar, "open-requested", origin);
   zot_test_wait_until (opened_with, &open, 20000);
-  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "edited"));
-  origin_text = describe (session_of (f));
+  g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "edited"));
+  origin_text = describe (zot_test_conversation_session (f));
   g_assert_cmpstr (origin_text, ==, "user:Question one assistant:Answer one user:Question two assistant:Answer two");
 
   open.path = fork;
   open.text = "Question two, edited";
   g_signal_emit_by_name (f->window->sidebar, "open-requested", fork);
   zot_test_wait_until (opened_with, &open, 20000);
-  fork_text = describe (session_of (f));
+  fork_text = describe (zot_test_conversation_session (f));
   g_assert_true (g_str_has_prefix (fork_text, wait.expect));
-  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
+  g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
 }
 
 static gboolean
@@ -638,9 +448,9 @@ idle_with (gpointer data)
   SessionWait *wait = data;
   g_autofree char *text = NULL;
 
-  if (zot_host_is_busy (host_of (wait->f)))
+  if (zot_host_is_busy (zot_test_conversation_host (wait->f)))
     return FALSE;
-  text = describe (session_of (wait->f));
+  text = describe (zot_test_conversation_session (wait->f));
   return g_str_has_prefix (text, wait->expect);
 }
 
@@ -651,9 +461,9 @@ static gboolean
 tool_running (gpointer data)
 {
   Fixture *f = data;
-  GPtrArray *messages = zot_session_get_messages (session_of (f));
+  GPtrArray *messages = zot_session_get_messages (zot_test_conversation_session (f));
 
-  return zot_host_is_busy (host_of (f)) && messages->len >= 2 &&
+  return zot_host_is_busy (zot_test_conversation_host (f)) && messages->len >= 2 &&
          g_str_equal (zot_message_get_role (g_ptr_array_index (messages, messages->len - 1)), "assistant");
 }
 
@@ -677,36 +487,36 @@ test_retry_delete (Fixture       *f,
   zot_test_wait_until (has_n_items, f, 20000);
 
   /* Only the last reply retries. */
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
   g_assert_true (gtk_widget_activate_action (row, "message.retry", NULL));
-  text = describe (session_of (f));
+  text = describe (zot_test_conversation_session (f));
   g_assert_cmpstr (text, ==, "user:Question one assistant:Answer one user:Question two assistant:Answer two");
 
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
   g_assert_true (gtk_widget_activate_action (row, "message.retry", NULL));
   zot_test_wait_until (idle_with, &wait, 30000);
-  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
-  g_assert_nonnull (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "You said"));
+  g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
+  g_assert_nonnull (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "You said"));
 
   /* Delete the first reply: gone from the transcript and the context. */
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
   g_assert_true (gtk_widget_activate_action (row, "message.delete", NULL));
-  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
+  g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
   g_clear_pointer (&text, g_free);
-  text = describe (session_of (f));
+  text = describe (zot_test_conversation_session (f));
   g_assert_true (g_str_has_prefix (text, "user:Question one user:Question two assistant:[demo model"));
 
   /* During a turn the actions refuse: nothing changes. */
   zot_prompt_editor_set_text (f->window->prompt_editor, WAITING_TOOL_PROMPT);
   g_assert_true (_zot_prompt_editor_handle_key (f->window->prompt_editor, GDK_KEY_Return, 0));
   zot_test_wait_until (tool_running, f, 30000);
-  busy_before = describe (session_of (f));
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
+  busy_before = describe (zot_test_conversation_session (f));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
   g_assert_true (gtk_widget_activate_action (row, "message.delete", NULL));
   g_assert_true (gtk_widget_activate_action (row, "message.edit", NULL));
-  busy_after = describe (session_of (f));
+  busy_after = describe (zot_test_conversation_session (f));
   g_assert_cmpstr (busy_after, ==, busy_before);
-  g_assert_nonnull (find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
+  g_assert_nonnull (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
   g_assert_cmpstr (zot_prompt_editor_get_text (f->window->prompt_editor), !=, "Question one");
   g_assert_true (g_file_set_contents (go, "", 0, NULL));
   wait.expect = "user:Question one user:Question two";
@@ -715,7 +525,7 @@ test_retry_delete (Fixture       *f,
   /* A reload sends the model the same. */
   reloaded = describe_file (path);
   g_clear_pointer (&text, g_free);
-  text = describe (session_of (f));
+  text = describe (zot_test_conversation_session (f));
   g_assert_cmpstr (reloaded, ==, text);
   g_assert_null (strstr (reloaded, "Answer one"));
   g_assert_null (strstr (reloaded, "Answer two"));
@@ -725,15 +535,15 @@ static gboolean
 retried_with_image (gpointer data)
 {
   Fixture *f = data;
-  GPtrArray *messages = zot_session_get_messages (session_of (f));
+  GPtrArray *messages = zot_session_get_messages (zot_test_conversation_session (f));
   g_autofree char *content = NULL;
 
-  if (zot_host_is_busy (host_of (f)) || messages->len != 2 ||
+  if (zot_host_is_busy (zot_test_conversation_host (f)) || messages->len != 2 ||
       g_strcmp0 (zot_message_get_role (g_ptr_array_index (messages, 1)), "assistant") != 0)
     return FALSE;
   content = json_to_string (json_object_get_member (g_ptr_array_index (messages, 0), "content"), FALSE);
   return strstr (content, "\"type\":\"image\"") != NULL && strstr (content, "What is this?") != NULL &&
-         find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "A dot.") == NULL;
+         zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "A dot.") == NULL;
 }
 
 /* A retried prompt goes again with its images. */
@@ -741,24 +551,24 @@ static void
 test_retry_keeps_images (Fixture       *f,
                          gconstpointer  data)
 {
-  GString *file = new_file (f, "2024-01-01-image", FALSE);
+  GString *file = zot_test_conversation_new_file (f, "2024-01-01-image", FALSE);
   g_autofree char *path = NULL;
   GtkWidget *row;
 
-  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is this?\"},"
+  zot_test_conversation_add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is this?\"},"
                      "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" PIXEL_PNG_BASE64 "\"}]}");
-  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"A dot.\"}]}");
-  path = save_file (f, "2024-01-01-image", file);
+  zot_test_conversation_add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"A dot.\"}]}");
+  path = zot_test_conversation_save_file (f, "2024-01-01-image", file);
 
   open_window (f, path);
   zot_test_wait_until (has_n_items, f, 20000);
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "A dot."));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "A dot."));
   g_assert_true (gtk_widget_activate_action (row, "message.retry", NULL));
   zot_test_wait_until (retried_with_image, f, 30000);
 }
 
 #define add_test(path, func) \
-  g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  g_test_add (path, Fixture, NULL, zot_test_conversation_setup, func, zot_test_conversation_teardown)
 
 int
 main (int    argc,
@@ -768,10 +578,7 @@ main (int    argc,
   zot_test_gui_tolerate_relayout_warning ();
   adw_init ();
 
-  application = zot_application_new ();
-  g_application_set_flags (G_APPLICATION (application),
-                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+  application = zot_test_application_new ();
 
   add_test ("/zot/gui/message-actions/hover-menu-copy", test_hover_menu_copy);
   add_test ("/zot/gui/message-actions/edit-forks", test_edit_forks);
