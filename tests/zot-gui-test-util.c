@@ -4,7 +4,10 @@
 
 #include <string.h>
 
+#include "zot-extension-manager.h"
+#include "zot-extension.h"
 #include "zot-gui-test-util.h"
+#include "zot-host.h"
 #include "zot-test-util.h"
 
 static gboolean
@@ -297,4 +300,25 @@ zot_test_close_window (ZotWindow **window)
   gtk_window_close (GTK_WINDOW (*window));
   zot_test_wait_until (window_gone, &weak, 20000);
   *window = NULL;
+}
+
+gboolean
+zot_test_extensions_ready (gpointer data)
+{
+  ZotHost *host = zot_window_get_host (data);
+  ZotExtensionManager *manager;
+  guint n;
+
+  if (host == NULL)
+    return FALSE;
+  manager = zot_host_get_manager (host);
+  n = g_list_model_get_n_items (G_LIST_MODEL (manager));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+
+      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
+        return FALSE;
+    }
+  return n > 0;
 }

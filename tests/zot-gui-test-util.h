@@ -44,6 +44,9 @@ ZotWindow  *zot_test_open_window  (ZotApplication       *application,
                                    ZotHostOptions       *options,
                                    int                   width,
                                    int                   height);
+/* For zot_test_wait_until(): @data, a ZotWindow, has a host with
+ * extensions, all of them ready. */
+gboolean    zot_test_extensions_ready (gpointer            data);
 /* Closes *@window, waits until it is gone, and clears it. */
 void        zot_test_close_window (ZotWindow           **window);
 
