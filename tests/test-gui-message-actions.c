@@ -70,32 +70,6 @@ current_path (Fixture *f)
   return zot_session_get_path (zot_test_conversation_session (f));
 }
 
-/* The roles and texts the model is sent: "user:a assistant:b". */
-static char *
-describe (ZotSession *session)
-{
-  GPtrArray *messages = zot_session_get_messages (session);
-  g_autoptr(GString) out = g_string_new (NULL);
-
-  for (guint i = 0; i < messages->len; i++)
-    {
-      g_autofree char *text = zot_message_get_text (g_ptr_array_index (messages, i));
-
-      g_string_append_printf (out, "%s%s:%s", i > 0 ? " " : "",
-                              zot_message_get_role (g_ptr_array_index (messages, i)), text);
-    }
-  return g_strdup (out->str);
-}
-
-static char *
-describe_file (const char *path)
-{
-  g_autoptr(ZotSession) session = zot_session_open_read_only (path, NULL);
-
-  g_assert_nonnull (session);
-  return describe (session);
-}
-
 static gboolean
 has_n_items (gpointer data)
 {
@@ -315,7 +289,7 @@ switched_and_answered (gpointer data)
 
   if (g_strcmp0 (current_path (wait->f), wait->path) == 0 || zot_host_is_busy (zot_test_conversation_host (wait->f)))
     return FALSE;
-  text = describe (zot_test_conversation_session (wait->f));
+  text = zot_test_describe_session (zot_test_conversation_session (wait->f));
   return g_str_has_prefix (text, wait->expect) && strstr (text, "You said: Question two, edited") != NULL;
 }
 
@@ -430,14 +404,14 @@ test_edit_forks (Fixture       *f,
   g_signal_emit_by_name (f->window->sidebar, "open-requested", origin);
   zot_test_wait_until (opened_with, &open, 20000);
   g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "edited"));
-  origin_text = describe (zot_test_conversation_session (f));
+  origin_text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_cmpstr (origin_text, ==, "user:Question one assistant:Answer one user:Question two assistant:Answer two");
 
   open.path = fork;
   open.text = "Question two, edited";
   g_signal_emit_by_name (f->window->sidebar, "open-requested", fork);
   zot_test_wait_until (opened_with, &open, 20000);
-  fork_text = describe (zot_test_conversation_session (f));
+  fork_text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_true (g_str_has_prefix (fork_text, wait.expect));
   g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
 }
@@ -450,7 +424,7 @@ idle_with (gpointer data)
 
   if (zot_host_is_busy (zot_test_conversation_host (wait->f)))
     return FALSE;
-  text = describe (zot_test_conversation_session (wait->f));
+  text = zot_test_describe_session (zot_test_conversation_session (wait->f));
   return g_str_has_prefix (text, wait->expect);
 }
 
@@ -489,7 +463,7 @@ test_retry_delete (Fixture       *f,
   /* Only the last reply retries. */
   row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
   g_assert_true (gtk_widget_activate_action (row, "message.retry", NULL));
-  text = describe (zot_test_conversation_session (f));
+  text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_cmpstr (text, ==, "user:Question one assistant:Answer one user:Question two assistant:Answer two");
 
   row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
@@ -503,18 +477,18 @@ test_retry_delete (Fixture       *f,
   g_assert_true (gtk_widget_activate_action (row, "message.delete", NULL));
   g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
   g_clear_pointer (&text, g_free);
-  text = describe (zot_test_conversation_session (f));
+  text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_true (g_str_has_prefix (text, "user:Question one user:Question two assistant:[demo model"));
 
   /* During a turn the actions refuse: nothing changes. */
   zot_prompt_editor_set_text (f->window->prompt_editor, WAITING_TOOL_PROMPT);
   g_assert_true (_zot_prompt_editor_handle_key (f->window->prompt_editor, GDK_KEY_Return, 0));
   zot_test_wait_until (tool_running, f, 30000);
-  busy_before = describe (zot_test_conversation_session (f));
+  busy_before = zot_test_describe_session (zot_test_conversation_session (f));
   row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
   g_assert_true (gtk_widget_activate_action (row, "message.delete", NULL));
   g_assert_true (gtk_widget_activate_action (row, "message.edit", NULL));
-  busy_after = describe (zot_test_conversation_session (f));
+  busy_after = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_cmpstr (busy_after, ==, busy_before);
   g_assert_nonnull (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
   g_assert_cmpstr (zot_prompt_editor_get_text (f->window->prompt_editor), !=, "Question one");
@@ -523,9 +497,9 @@ test_retry_delete (Fixture       *f,
   zot_test_wait_until (idle_with, &wait, 30000);
 
   /* A reload sends the model the same. */
-  reloaded = describe_file (path);
+  reloaded = zot_test_describe_session_file (path);
   g_clear_pointer (&text, g_free);
-  text = describe (zot_test_conversation_session (f));
+  text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_cmpstr (reloaded, ==, text);
   g_assert_null (strstr (reloaded, "Answer one"));
   g_assert_null (strstr (reloaded, "Answer two"));
