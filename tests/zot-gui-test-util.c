@@ -322,3 +322,29 @@ zot_test_extensions_ready (gpointer data)
     }
   return n > 0;
 }
+
+ZotTranscript *
+zot_test_show_transcript (ZotHost    *host,
+                          GtkWidget **window)
+{
+  ZotTranscript *transcript = ZOT_TRANSCRIPT (zot_transcript_new ());
+
+  zot_transcript_set_host (transcript, host);
+  *window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (*window), 720, 480);
+  gtk_window_set_child (GTK_WINDOW (*window), GTK_WIDGET (transcript));
+  gtk_window_present (GTK_WINDOW (*window));
+  zot_test_load_host (host);
+  zot_host_begin_session (host);
+  return transcript;
+}
+
+void
+zot_test_close_transcript (GtkWidget **window,
+                           ZotHost   **host)
+{
+  g_clear_pointer ((GtkWindow **) window, gtk_window_destroy);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  zot_test_finalize_host (host);
+}

@@ -5,6 +5,7 @@
 #include <gtk/gtk.h>
 
 #include "zot-application.h"
+#include "zot-transcript.h"
 #include "zot-window.h"
 
 G_BEGIN_DECLS
@@ -47,6 +48,13 @@ ZotWindow  *zot_test_open_window  (ZotApplication       *application,
 /* For zot_test_wait_until(): @data, a ZotWindow, has a host with
  * extensions, all of them ready. */
 gboolean    zot_test_extensions_ready (gpointer            data);
+/* A transcript of @host alone in a plain window, 720 × 480, shown, with
+ * @host loaded and its session begun; the window in *@window. */
+ZotTranscript *zot_test_show_transcript  (ZotHost             *host,
+                                          GtkWidget          **window);
+/* Destroys *@window and finalizes *@host, clearing both. */
+void           zot_test_close_transcript (GtkWidget          **window,
+                                          ZotHost            **host);
 /* Closes *@window, waits until it is gone, and clears it. */
 void        zot_test_close_window (ZotWindow           **window);
 
