@@ -33,10 +33,6 @@ static ZotApplication *application;
  * narrower than ZOT_LAYOUT_SIDEBAR_FOLD_WIDTH. */
 static int window_width = 1390;
 
-/* A 1×1 PNG. */
-#define PIXEL_PNG_BASE64 \
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-
 /* A window with the demo model on @session_path, or on a new conversation. */
 static void
 open_window (Fixture    *f,
@@ -75,7 +71,7 @@ write_fixture (Fixture *f)
   zot_test_conversation_add_message (file, "{\"role\":\"user\",\"summary\":true,\"content\":[{\"type\":\"text\",\"text\":"
                      "\"Summary of the conversation so far:\\n\\nListed the files.\"}]}");
   zot_test_conversation_add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is in this picture?\"},"
-                     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" PIXEL_PNG_BASE64 "\"}]}");
+                     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" ZOT_TEST_PIXEL_PNG_BASE64 "\"}]}");
   zot_test_conversation_add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"A dot.\"},"
                      "{\"type\":\"tool_use\",\"id\":\"c2\",\"name\":\"read\",\"input\":{\"path\":\"NOTES\"}}]}");
   g_string_append (file, "{\"type\":\"task\",\"event\":\"started\",\"id\":\"c2\",\"tool\":\"read\","
@@ -300,12 +296,6 @@ write_simple (Fixture    *f,
   return zot_test_conversation_save_file (f, id, file);
 }
 
-static const char *
-current_path (Fixture *f)
-{
-  return zot_session_get_path (zot_agent_get_session (zot_host_get_agent (zot_window_get_host (f->window))));
-}
-
 typedef struct
 {
   Fixture    *f;
@@ -318,7 +308,7 @@ opened (gpointer data)
 {
   TitleWait *wait = data;
 
-  return g_strcmp0 (current_path (wait->f), wait->path) == 0 &&
+  return g_strcmp0 (zot_test_conversation_path (wait->f), wait->path) == 0 &&
          zot_test_conversation_find_item (wait->f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, wait->title) != NULL;
 }
 
@@ -339,7 +329,7 @@ not_current (gpointer data)
 {
   TitleWait *wait = data;
 
-  return g_strcmp0 (current_path (wait->f), wait->path) != 0;
+  return g_strcmp0 (zot_test_conversation_path (wait->f), wait->path) != 0;
 }
 
 /* The sidebar's row that shows @path, with its title and caption. */
@@ -570,23 +560,6 @@ find_marked (gpointer data)
   return row != NULL && gtk_widget_has_css_class (row, "find-match") && zot_test_conversation_row_in_view (wait);
 }
 
-typedef struct
-{
-  char     *text;
-  gboolean  done;
-} ClipboardRead;
-
-static void
-clipboard_read_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  ClipboardRead *read = user_data;
-
-  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (object), result, NULL);
-  read->done = TRUE;
-}
-
 /* Ctrl+F finds rows that are not made yet and scrolls to them; a
  * message's copy button copies it whole. */
 static void
@@ -599,7 +572,7 @@ test_find_and_copy (Fixture       *f,
   ZotTestRowWait wait = { f, NULL };
   GtkWidget *row;
   GtkWidget *copy;
-  ClipboardRead read = { NULL, FALSE };
+  g_autofree char *text = NULL;
 
   for (guint i = 0; i < 150; i++)
     {
@@ -645,36 +618,20 @@ test_find_and_copy (Fixture       *f,
   g_assert_nonnull (copy);
   g_assert_true (gtk_widget_get_visible (copy));
   g_signal_emit_by_name (copy, "clicked");
-  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (row), NULL, clipboard_read_cb, &read);
-  zot_test_wait_for (&read.done, 20000);
-  g_assert_cmpstr (read.text, ==, "Answer 77 with *emphasis* and a walrus");
-  g_free (read.text);
+  text = zot_test_clipboard_text (row);
+  g_assert_cmpstr (text, ==, "Answer 77 with *emphasis* and a walrus");
 }
 
 /* Another conversation while a turn runs */
-
-#define WAITING_TOOL_PROMPT \
-  "tool: bash {\"command\":\"while [ ! -e go ]; do sleep 0.02; done; echo released\"}"
-
-static gboolean
-tool_running (gpointer data)
-{
-  Fixture *f = data;
-  GPtrArray *messages = zot_session_get_messages (zot_test_conversation_session (f));
-
-  /* The model's call is stored; its result is not, yet. */
-  return zot_host_is_busy (zot_test_conversation_host (f)) && messages->len >= 2 &&
-         g_str_equal (zot_message_get_role (g_ptr_array_index (messages, messages->len - 1)), "assistant");
-}
 
 static void
 start_waiting_turn (Fixture *f)
 {
   ZotPromptEditor *editor = f->window->prompt_editor;
 
-  zot_prompt_editor_set_text (editor, WAITING_TOOL_PROMPT);
+  zot_prompt_editor_set_text (editor, ZOT_TEST_WAITING_TOOL_PROMPT);
   g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
-  zot_test_wait_until (tool_running, f, 30000);
+  zot_test_wait_until (zot_test_conversation_tool_running, f, 30000);
 }
 
 /* The question is up; "Wait" leaves the turn and its conversation. */

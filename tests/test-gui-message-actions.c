@@ -35,10 +35,6 @@ static ZotApplication *application;
  * narrower than it and the conversation with the side pane together. */
 static int window_width = 1390;
 
-/* A 1×1 PNG. */
-#define PIXEL_PNG_BASE64 \
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-
 /* A window with the demo model on @session_path, or on a new conversation. */
 static void
 open_window (Fixture    *f,
@@ -62,12 +58,6 @@ write_turns (Fixture            *f,
       zot_test_conversation_add_message (file, message);
     }
   return zot_test_conversation_save_file (f, id, file);
-}
-
-static const char *
-current_path (Fixture *f)
-{
-  return zot_session_get_path (zot_test_conversation_session (f));
 }
 
 static gboolean
@@ -144,33 +134,6 @@ activate_key (GtkWidget  *row,
         }
     }
   g_assert_not_reached ();
-}
-
-typedef struct
-{
-  char     *text;
-  gboolean  done;
-} ClipboardRead;
-
-static void
-clipboard_read_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  ClipboardRead *read = user_data;
-
-  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (object), result, NULL);
-  read->done = TRUE;
-}
-
-static char *
-clipboard_text (GtkWidget *widget)
-{
-  ClipboardRead read = { NULL, FALSE };
-
-  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (widget), NULL, clipboard_read_cb, &read);
-  zot_test_wait_for (&read.done, 20000);
-  return read.text;
 }
 
 static gboolean
@@ -258,10 +221,10 @@ test_hover_menu_copy (Fixture       *f,
 
   /* Copy as Markdown: as written; as plain text: as shown. */
   activate_key (row, "<Control><Shift>c");
-  markdown = clipboard_text (row);
+  markdown = zot_test_clipboard_text (row);
   g_assert_cmpstr (markdown, ==, "There are **two** files");
   g_assert_true (gtk_widget_activate_action (row, "message.copy-text", NULL));
-  plain = clipboard_text (row);
+  plain = zot_test_clipboard_text (row);
   g_assert_cmpstr (plain, ==, "There are two files");
 
   /* A prompt: edit, no retry. */
@@ -270,7 +233,7 @@ test_hover_menu_copy (Fixture       *f,
   g_assert_true (gtk_widget_get_visible (zot_test_find_widget (GTK_WIDGET (actions), GTK_TYPE_BUTTON, "edit-button")));
   g_assert_false (gtk_widget_get_visible (zot_test_find_widget (GTK_WIDGET (actions), GTK_TYPE_BUTTON, "retry-button")));
   g_assert_true (gtk_widget_activate_action (row, "message.copy-markdown", NULL));
-  prompt = clipboard_text (row);
+  prompt = zot_test_clipboard_text (row);
   g_assert_cmpstr (prompt, ==, "Question one");
 }
 
@@ -287,7 +250,7 @@ switched_and_answered (gpointer data)
   SessionWait *wait = data;
   g_autofree char *text = NULL;
 
-  if (g_strcmp0 (current_path (wait->f), wait->path) == 0 || zot_host_is_busy (zot_test_conversation_host (wait->f)))
+  if (g_strcmp0 (zot_test_conversation_path (wait->f), wait->path) == 0 || zot_host_is_busy (zot_test_conversation_host (wait->f)))
     return FALSE;
   text = zot_test_describe_session (zot_test_conversation_session (wait->f));
   return g_str_has_prefix (text, wait->expect) && strstr (text, "You said: Question two, edited") != NULL;
@@ -343,7 +306,7 @@ opened_with (gpointer data)
 {
   OpenWait *wait = data;
 
-  return g_strcmp0 (current_path (wait->f), wait->path) == 0 &&
+  return g_strcmp0 (zot_test_conversation_path (wait->f), wait->path) == 0 &&
          zot_test_conversation_find_item (wait->f, ZOT_TRANSCRIPT_ITEM_USER, wait->text) != NULL;
 }
 
@@ -386,7 +349,7 @@ test_edit_forks (Fixture       *f,
   g_assert_true (_zot_prompt_editor_handle_key (f->window->prompt_editor, GDK_KEY_Return, 0));
   zot_test_wait_until (switched_and_answered, &wait, 30000);
 
-  fork = g_strdup (current_path (f));
+  fork = g_strdup (zot_test_conversation_path (f));
   header = zot_test_read_file (fork);
   *strchr (header, '\n') = '\0';
   g_assert_nonnull (strstr (header, "\"forked_from\":{\"file\":\"2024-01-01-origin.jsonl\",\"entry\":2}"));
@@ -426,19 +389,6 @@ idle_with (gpointer data)
     return FALSE;
   text = zot_test_describe_session (zot_test_conversation_session (wait->f));
   return g_str_has_prefix (text, wait->expect);
-}
-
-#define WAITING_TOOL_PROMPT \
-  "tool: bash {\"command\":\"while [ ! -e go ]; do sleep 0.02; done; echo released\"}"
-
-static gboolean
-tool_running (gpointer data)
-{
-  Fixture *f = data;
-  GPtrArray *messages = zot_session_get_messages (zot_test_conversation_session (f));
-
-  return zot_host_is_busy (zot_test_conversation_host (f)) && messages->len >= 2 &&
-         g_str_equal (zot_message_get_role (g_ptr_array_index (messages, messages->len - 1)), "assistant");
 }
 
 /* Retry runs the last turn again; delete takes a message out; both are
@@ -481,9 +431,9 @@ test_retry_delete (Fixture       *f,
   g_assert_true (g_str_has_prefix (text, "user:Question one user:Question two assistant:[demo model"));
 
   /* During a turn the actions refuse: nothing changes. */
-  zot_prompt_editor_set_text (f->window->prompt_editor, WAITING_TOOL_PROMPT);
+  zot_prompt_editor_set_text (f->window->prompt_editor, ZOT_TEST_WAITING_TOOL_PROMPT);
   g_assert_true (_zot_prompt_editor_handle_key (f->window->prompt_editor, GDK_KEY_Return, 0));
-  zot_test_wait_until (tool_running, f, 30000);
+  zot_test_wait_until (zot_test_conversation_tool_running, f, 30000);
   busy_before = zot_test_describe_session (zot_test_conversation_session (f));
   row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
   g_assert_true (gtk_widget_activate_action (row, "message.delete", NULL));
@@ -530,7 +480,7 @@ test_retry_keeps_images (Fixture       *f,
   GtkWidget *row;
 
   zot_test_conversation_add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is this?\"},"
-                     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" PIXEL_PNG_BASE64 "\"}]}");
+                     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" ZOT_TEST_PIXEL_PNG_BASE64 "\"}]}");
   zot_test_conversation_add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"A dot.\"}]}");
   path = zot_test_conversation_save_file (f, "2024-01-01-image", file);
 

@@ -174,3 +174,19 @@ zot_test_conversation_session (ZotTestConversation *f)
 {
   return zot_agent_get_session (zot_host_get_agent (zot_test_conversation_host (f)));
 }
+
+const char *
+zot_test_conversation_path (ZotTestConversation *f)
+{
+  return zot_session_get_path (zot_test_conversation_session (f));
+}
+
+gboolean
+zot_test_conversation_tool_running (gpointer data)
+{
+  ZotTestConversation *f = data;
+  GPtrArray *messages = zot_session_get_messages (zot_test_conversation_session (f));
+
+  return zot_host_is_busy (zot_test_conversation_host (f)) && messages->len >= 2 &&
+         g_str_equal (zot_message_get_role (g_ptr_array_index (messages, messages->len - 1)), "assistant");
+}

@@ -14,6 +14,15 @@
 
 G_BEGIN_DECLS
 
+/* A 1×1 PNG. */
+#define ZOT_TEST_PIXEL_PNG_BASE64 \
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+/* A demo prompt whose tool call runs until a file "go" appears in the
+ * cwd. */
+#define ZOT_TEST_WAITING_TOOL_PROMPT \
+  "tool: bash {\"command\":\"while [ ! -e go ]; do sleep 0.02; done; echo released\"}"
+
 typedef struct
 {
   ZotTestEnv  env;
@@ -72,5 +81,10 @@ GtkWidget         *zot_test_conversation_show_row    (ZotTestConversation *f,
 
 ZotHost           *zot_test_conversation_host        (ZotTestConversation *f);
 ZotSession        *zot_test_conversation_session     (ZotTestConversation *f);
+/* The file of the window's current conversation. */
+const char        *zot_test_conversation_path        (ZotTestConversation *f);
+/* For zot_test_wait_until(): @data's host is busy on a turn whose model
+ * call is stored and its result not, yet. */
+gboolean           zot_test_conversation_tool_running (gpointer            data);
 
 G_END_DECLS

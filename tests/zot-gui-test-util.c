@@ -348,3 +348,30 @@ zot_test_close_transcript (GtkWidget **window,
     ;
   zot_test_finalize_host (host);
 }
+
+typedef struct
+{
+  char     *text;
+  gboolean  done;
+} ClipboardRead;
+
+static void
+clipboard_read_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  ClipboardRead *read = user_data;
+
+  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (object), result, NULL);
+  read->done = TRUE;
+}
+
+char *
+zot_test_clipboard_text (GtkWidget *widget)
+{
+  ClipboardRead read = { NULL, FALSE };
+
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (widget), NULL, clipboard_read_cb, &read);
+  zot_test_wait_for (&read.done, 20000);
+  return read.text;
+}

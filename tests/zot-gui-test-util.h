@@ -55,6 +55,8 @@ ZotTranscript *zot_test_show_transcript  (ZotHost             *host,
 /* Destroys *@window and finalizes *@host, clearing both. */
 void           zot_test_close_transcript (GtkWidget          **window,
                                           ZotHost            **host);
+/* The text on @widget's clipboard, once read. */
+char          *zot_test_clipboard_text   (GtkWidget           *widget);
 /* Closes *@window, waits until it is gone, and clears it. */
 void        zot_test_close_window (ZotWindow           **window);
 
