@@ -881,11 +881,7 @@ main (int    argc,
   g_unsetenv ("NO_AT_BRIDGE");
   start_accessibility_bus ();
 
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-
-  application = zot_test_application_new ();
+  application = zot_test_gui_init (&argc, &argv);
 
   g_test_add ("/zot/gui/a11y/every-control-named", Fixture, NULL, fixture_setup, test_every_control_named,
               fixture_teardown);

@@ -784,11 +784,7 @@ main (int    argc,
 
   /* The trash goes here, on the same file system as the test's files. */
   g_setenv ("XDG_DATA_HOME", data_home, TRUE);
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-
-  application = zot_test_application_new ();
+  application = zot_test_gui_init (&argc, &argv);
 
   add_test ("/zot/gui/conversations/resume-shows-everything", test_resume_shows_everything);
   add_test ("/zot/gui/conversations/torn-file-warns", test_torn_file_warns);

@@ -387,10 +387,7 @@ main (int    argc,
 {
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-  application = zot_test_application_new ();
+  application = zot_test_gui_init (&argc, &argv);
 
   g_test_add ("/zot/gui-empty-find/empty-state", Fixture, NULL, zot_test_conversation_setup, test_empty_state,
               zot_test_conversation_teardown);

@@ -447,11 +447,7 @@ int
 main (int    argc,
       char **argv)
 {
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-
-  application = zot_test_application_new ();
+  application = zot_test_gui_init (&argc, &argv);
 
   g_test_add_func ("/zot/gui/layout/thresholds", test_thresholds);
   g_test_add ("/zot/gui/layout/narrow", Fixture, NULL, fixture_setup, test_narrow, fixture_teardown);

@@ -498,11 +498,7 @@ int
 main (int    argc,
       char **argv)
 {
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-
-  application = zot_test_application_new ();
+  application = zot_test_gui_init (&argc, &argv);
 
   add_test ("/zot/gui/message-actions/hover-menu-copy", test_hover_menu_copy);
   add_test ("/zot/gui/message-actions/edit-forks", test_edit_forks);

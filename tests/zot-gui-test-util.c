@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include <adwaita.h>
+
 #include "zot-extension-manager.h"
 #include "zot-extension.h"
 #include "zot-gui-test-util.h"
@@ -374,4 +376,14 @@ zot_test_clipboard_text (GtkWidget *widget)
   gdk_clipboard_read_text_async (gtk_widget_get_clipboard (widget), NULL, clipboard_read_cb, &read);
   zot_test_wait_for (&read.done, 20000);
   return read.text;
+}
+
+ZotApplication *
+zot_test_gui_init (int    *argc,
+                   char ***argv)
+{
+  gtk_test_init (argc, argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
+  adw_init ();
+  return zot_test_application_new ();
 }

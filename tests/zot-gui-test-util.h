@@ -37,6 +37,10 @@ GtkWindow  *zot_test_find_window (GType      type);
 GBytes     *zot_test_black_png   (guint32    width,
                                   guint32    height);
 
+/* GTK and libadwaita set up for a test program, with the relayout
+ * warning tolerated; its application, from zot_test_application_new(). */
+ZotApplication *zot_test_gui_init        (int                  *argc,
+                                          char               ***argv);
 /* One application for a test program's windows, registered. */
 ZotApplication *zot_test_application_new (void);
 /* A window on @options (yolo), @width × @height unless @width is 0,
