@@ -34,10 +34,7 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
-  g_unsetenv ("GEMINI_API_KEY");
+  zot_test_gui_env_setup (&f->env);
   f->settings = g_settings_new (APP_ID);
   g_settings_reset (f->settings, "side-pane-width");
   g_settings_reset (f->settings, "sidebar-width");

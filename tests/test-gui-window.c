@@ -31,9 +31,7 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
+  zot_test_gui_env_setup (&f->env);
 
   f->app = application;
 }

@@ -17,10 +17,7 @@ void
 zot_test_conversation_setup (ZotTestConversation *f,
                              gconstpointer        data)
 {
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
-  g_unsetenv ("GEMINI_API_KEY");
+  zot_test_gui_env_setup (&f->env);
   f->cwd = zot_paths_canonicalize (f->env.cwd);
   f->dir = zot_session_get_directory_for_cwd (f->env.cwd);
   g_assert_cmpint (g_mkdir_with_parents (f->dir, 0700), ==, 0);

@@ -387,3 +387,12 @@ zot_test_gui_init (int    *argc,
   adw_init ();
   return zot_test_application_new ();
 }
+
+void
+zot_test_gui_env_setup (ZotTestEnv *env)
+{
+  zot_test_env_setup (env);
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_unsetenv ("OPENAI_API_KEY");
+  g_unsetenv ("GEMINI_API_KEY");
+}

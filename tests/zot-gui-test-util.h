@@ -5,6 +5,7 @@
 #include <gtk/gtk.h>
 
 #include "zot-application.h"
+#include "zot-test-util.h"
 #include "zot-transcript.h"
 #include "zot-window.h"
 
@@ -37,6 +38,9 @@ GtkWindow  *zot_test_find_window (GType      type);
 GBytes     *zot_test_black_png   (guint32    width,
                                   guint32    height);
 
+/* zot_test_env_setup() without the provider keys of the environment the
+ * tests run in: the window must not find a real model. */
+void            zot_test_gui_env_setup   (ZotTestEnv           *env);
 /* GTK and libadwaita set up for a test program, with the relayout
  * warning tolerated; its application, from zot_test_application_new(). */
 ZotApplication *zot_test_gui_init        (int                  *argc,
