@@ -296,38 +296,22 @@ write_simple (Fixture    *f,
   return zot_test_conversation_save_file (f, id, file);
 }
 
-typedef struct
-{
-  Fixture    *f;
-  const char *path;
-  const char *title;
-} TitleWait;
-
-static gboolean
-opened (gpointer data)
-{
-  TitleWait *wait = data;
-
-  return g_strcmp0 (zot_test_conversation_path (wait->f), wait->path) == 0 &&
-         zot_test_conversation_find_item (wait->f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, wait->title) != NULL;
-}
-
 static gboolean
 titled (gpointer data)
 {
-  TitleWait *wait = data;
+  ZotTestOpenWait *wait = data;
   g_autofree char *text = zot_test_widget_text (GTK_WIDGET (sidebar (wait->f)));
   ZotConversation *conversation = zot_conversation_index_lookup (zot_conversation_sidebar_get_index (sidebar (wait->f)),
                                                                  wait->path);
 
-  return conversation != NULL && g_strcmp0 (zot_conversation_get_title (conversation), wait->title) == 0 &&
-         strstr (text, wait->title) != NULL;
+  return conversation != NULL && g_strcmp0 (zot_conversation_get_title (conversation), wait->text) == 0 &&
+         strstr (text, wait->text) != NULL;
 }
 
 static gboolean
 not_current (gpointer data)
 {
-  TitleWait *wait = data;
+  ZotTestOpenWait *wait = data;
 
   return g_strcmp0 (zot_test_conversation_path (wait->f), wait->path) != 0;
 }
@@ -397,7 +381,7 @@ test_sidebar (Fixture       *f,
   g_autofree char *gamma = NULL;
   GtkWidget *list;
   GtkWidget *gamma_row;
-  TitleWait wait = { f, NULL, NULL };
+  ZotTestOpenWait wait = { f, NULL, NULL, ZOT_TRANSCRIPT_ITEM_ASSISTANT };
 
   open_window (f, NULL);
   /* Wide enough for both: the sidebar is beside the conversation, shown. */
@@ -409,15 +393,15 @@ test_sidebar (Fixture       *f,
   list = zot_test_find_widget (GTK_WIDGET (sidebar (f)), GTK_TYPE_LIST_VIEW, NULL);
   g_assert_true (gtk_widget_activate_action (list, "list.activate-item", "u", position_of (f, beta)));
   wait.path = beta;
-  wait.title = "zeppelins";
-  zot_test_wait_until (opened, &wait, 20000);
+  wait.text = "zeppelins";
+  zot_test_wait_until (zot_test_conversation_opened, &wait, 20000);
   g_assert_nonnull (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Write the docs"));
   g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Refactor the lexer"));
 
   /* Rename. */
   zot_conversation_sidebar_rename (sidebar (f), alpha, "Lexer work");
   wait.path = alpha;
-  wait.title = "Lexer work";
+  wait.text = "Lexer work";
   zot_test_wait_until (titled, &wait, 20000);
 
   /* Search: by message text, then by the new title; then all again. */
@@ -534,7 +518,7 @@ test_narrow (Fixture       *f,
 {
   g_autofree char *alpha = write_simple (f, "2024-01-01-alpha", "Refactor the lexer", "Lexer alpha reply");
   GtkWidget *list;
-  TitleWait wait = { f, alpha, "Lexer alpha" };
+  ZotTestOpenWait wait = { f, alpha, "Lexer alpha", ZOT_TRANSCRIPT_ITEM_ASSISTANT };
 
   window_width = 700;
   open_window (f, NULL);
@@ -547,7 +531,7 @@ test_narrow (Fixture       *f,
   wait_for_shown (f, 1);
   list = zot_test_find_widget (GTK_WIDGET (sidebar (f)), GTK_TYPE_LIST_VIEW, NULL);
   g_assert_true (gtk_widget_activate_action (list, "list.activate-item", "u", 0));
-  zot_test_wait_until (opened, &wait, 20000);
+  zot_test_wait_until (zot_test_conversation_opened, &wait, 20000);
   g_assert_false (adw_flap_get_reveal_flap (f->window->flap));
 }
 

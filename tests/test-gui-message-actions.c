@@ -294,22 +294,6 @@ branch_listed (gpointer data)
   return fork == origin + 1 && zot_conversation_get_branch_depth (conversation) == 1;
 }
 
-typedef struct
-{
-  Fixture    *f;
-  const char *path;
-  const char *text;
-} OpenWait;
-
-static gboolean
-opened_with (gpointer data)
-{
-  OpenWait *wait = data;
-
-  return g_strcmp0 (zot_test_conversation_path (wait->f), wait->path) == 0 &&
-         zot_test_conversation_find_item (wait->f, ZOT_TRANSCRIPT_ITEM_USER, wait->text) != NULL;
-}
-
 /* Editing a prompt and sending it forks: a new file with forked_from,
  * the history before the prompt and the edited prompt; the original is
  * untouched; the sidebar lists the branch right under it; both open. */
@@ -328,7 +312,7 @@ test_edit_forks (Fixture       *f,
   g_autofree char *other = write_turns (f, "2024-01-02-other", (const char * const []) { "Unrelated", "Reply", NULL });
   SessionWait wait = { f, origin, "user:Question one assistant:Answer one user:Question two, edited" };
   BranchWait branch = { f, origin, NULL };
-  OpenWait open = { f, NULL, NULL };
+  ZotTestOpenWait open = { f, NULL, NULL, ZOT_TRANSCRIPT_ITEM_USER };
   GtkWidget *row;
 
   open_window (f, origin);
@@ -365,7 +349,7 @@ test_edit_forks (Fixture       *f,
   open.path = origin;
   open.text = "Question two";
   g_signal_emit_by_name (f->window->sidebar, "open-requested", origin);
-  zot_test_wait_until (opened_with, &open, 20000);
+  zot_test_wait_until (zot_test_conversation_opened, &open, 20000);
   g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "edited"));
   origin_text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_cmpstr (origin_text, ==, "user:Question one assistant:Answer one user:Question two assistant:Answer two");
@@ -373,7 +357,7 @@ test_edit_forks (Fixture       *f,
   open.path = fork;
   open.text = "Question two, edited";
   g_signal_emit_by_name (f->window->sidebar, "open-requested", fork);
-  zot_test_wait_until (opened_with, &open, 20000);
+  zot_test_wait_until (zot_test_conversation_opened, &open, 20000);
   fork_text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_true (g_str_has_prefix (fork_text, wait.expect));
   g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));

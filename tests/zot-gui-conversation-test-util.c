@@ -187,3 +187,12 @@ zot_test_conversation_tool_running (gpointer data)
   return zot_host_is_busy (zot_test_conversation_host (f)) && messages->len >= 2 &&
          g_str_equal (zot_message_get_role (g_ptr_array_index (messages, messages->len - 1)), "assistant");
 }
+
+gboolean
+zot_test_conversation_opened (gpointer data)
+{
+  ZotTestOpenWait *wait = data;
+
+  return g_strcmp0 (zot_test_conversation_path (wait->f), wait->path) == 0 &&
+         zot_test_conversation_find_item (wait->f, wait->kind, wait->text) != NULL;
+}

@@ -83,6 +83,18 @@ ZotHost           *zot_test_conversation_host        (ZotTestConversation *f);
 ZotSession        *zot_test_conversation_session     (ZotTestConversation *f);
 /* The file of the window's current conversation. */
 const char        *zot_test_conversation_path        (ZotTestConversation *f);
+typedef struct
+{
+  ZotTestConversation   *f;
+  const char            *path;
+  const char            *text;
+  ZotTranscriptItemKind  kind;
+} ZotTestOpenWait;
+
+/* For zot_test_wait_until(): @data, a ZotTestOpenWait, is open: the
+ * window's conversation is at its path and shows an item of its kind
+ * with its text. */
+gboolean           zot_test_conversation_opened      (gpointer             data);
 /* For zot_test_wait_until(): @data's host is busy on a turn whose model
  * call is stored and its result not, yet. */
 gboolean           zot_test_conversation_tool_running (gpointer            data);
