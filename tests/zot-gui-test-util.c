@@ -396,3 +396,38 @@ zot_test_gui_env_setup (ZotTestEnv *env)
   g_unsetenv ("OPENAI_API_KEY");
   g_unsetenv ("GEMINI_API_KEY");
 }
+
+GtkShortcutAction *
+zot_test_find_shortcut (GtkWidget  *widget,
+                        const char *accelerator)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+  guint keyval = 0;
+  GdkModifierType modifiers = 0;
+
+  g_assert_true (gtk_accelerator_parse (accelerator, &keyval, &modifiers));
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          g_autofree char *trigger = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (shortcut));
+          g_auto(GStrv) alternatives = g_strsplit (trigger, "|", -1);
+
+          for (guint k = 0; alternatives[k] != NULL; k++)
+            {
+              guint key = 0;
+              GdkModifierType mods = 0;
+
+              /* The controller keeps the shortcut, and so its action. */
+              if (gtk_accelerator_parse (alternatives[k], &key, &mods) && key == keyval && mods == modifiers)
+                return gtk_shortcut_get_action (shortcut);
+            }
+        }
+    }
+  return NULL;
+}

@@ -65,6 +65,10 @@ void           zot_test_close_transcript (GtkWidget          **window,
                                           ZotHost            **host);
 /* The text on @widget's clipboard, once read. */
 char          *zot_test_clipboard_text   (GtkWidget           *widget);
+/* The action of @widget's own shortcut that @accelerator (as
+ * gtk_accelerator_parse() reads it) triggers, or NULL. */
+GtkShortcutAction *zot_test_find_shortcut (GtkWidget          *widget,
+                                           const char         *accelerator);
 /* Closes *@window, waits until it is gone, and clears it. */
 void        zot_test_close_window (ZotWindow           **window);
 
