@@ -38,7 +38,7 @@ static void
 open_window (Fixture    *f,
              const char *session_path)
 {
-  zot_test_conversation_open_window (f, application, session_path, window_width, 760);
+  zot_test_conversation_open_window (f, application, NULL, session_path, window_width, 760);
 }
 
 /* A conversation with everything a run leaves: prompts, replies in

@@ -34,16 +34,7 @@ open_window (Fixture            *f,
              const char * const *paths,
              const char         *session_path)
 {
-  g_auto(ZotHostOptions) options = { 0 };
-
-  options.cwd = g_strdup (f->env.cwd);
-  options.ext_paths = g_strdupv ((char **) paths);
-  options.provider.name = g_strdup ("demo");
-  options.session_path = g_strdup (session_path);
-  options.no_ext = paths == NULL;
-  options.interactive = TRUE;
-
-  f->window = zot_test_open_window (application, &options, 1280, 760);
+  zot_test_conversation_open_window (f, application, paths, session_path, 1280, 760);
 }
 
 /* A stored conversation @id of the messages given as JSON, one a line;

@@ -36,6 +36,7 @@ zot_test_conversation_teardown (ZotTestConversation *f,
 void
 zot_test_conversation_open_window (ZotTestConversation *f,
                                    ZotApplication      *application,
+                                   const char * const  *paths,
                                    const char          *session_path,
                                    int                  width,
                                    int                  height)
@@ -43,9 +44,10 @@ zot_test_conversation_open_window (ZotTestConversation *f,
   g_auto(ZotHostOptions) options = { 0 };
 
   options.cwd = g_strdup (f->env.cwd);
+  options.ext_paths = g_strdupv ((char **) paths);
   options.provider.name = g_strdup ("demo");
   options.session_path = g_strdup (session_path);
-  options.no_ext = TRUE;
+  options.no_ext = paths == NULL;
   options.interactive = TRUE;
   f->window = zot_test_open_window (application, &options, width, height);
 }

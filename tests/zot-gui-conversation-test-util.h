@@ -38,10 +38,12 @@ void               zot_test_conversation_setup       (ZotTestConversation *f,
 /* Closes the window, if any, and removes the home. */
 void               zot_test_conversation_teardown    (ZotTestConversation *f,
                                                       gconstpointer        data);
-/* A window with the demo model on @session_path, or on a new
- * conversation, @width × @height, shown. */
+/* A window with the demo model and the extensions at @paths (none for
+ * NULL) on @session_path, or on a new conversation, @width × @height,
+ * shown. */
 void               zot_test_conversation_open_window (ZotTestConversation *f,
                                                       ZotApplication      *application,
+                                                      const char * const  *paths,
                                                       const char          *session_path,
                                                       int                  width,
                                                       int                  height);
