@@ -81,33 +81,6 @@ flush (ZotSession *session)
   zot_test_wait_for (&done, 10000);
 }
 
-/* The texts of the messages, with their roles: "user:a assistant:b". */
-static char *
-describe (ZotSession *session)
-{
-  GPtrArray *messages = zot_session_get_messages (session);
-  g_autoptr(GString) out = g_string_new (NULL);
-
-  for (guint i = 0; i < messages->len; i++)
-    {
-      g_autofree char *text = zot_message_get_text (g_ptr_array_index (messages, i));
-
-      g_string_append_printf (out, "%s%s:%s", i > 0 ? " " : "",
-                              zot_message_get_role (g_ptr_array_index (messages, i)), text);
-    }
-  return g_strdup (out->str);
-}
-
-static char *
-reload (const char *path)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ZotSession) session = zot_session_open_read_only (path, &error);
-
-  g_assert_no_error (error);
-  return describe (session);
-}
-
 static char *
 set_string (GArray *set)
 {
@@ -162,7 +135,7 @@ test_delete_survives_reload (Fixture       *f,
   g_assert_no_error (error);
   g_assert_true (zot_conversation_edit_delete (session, 2, &error));
   g_assert_no_error (error);
-  shown = describe (session);
+  shown = zot_test_describe_session (session);
   g_assert_cmpstr (shown, ==, "user:first assistant:read it user:second assistant:answer");
   flush (session);
   g_object_unref (session);
@@ -170,7 +143,7 @@ test_delete_survives_reload (Fixture       *f,
   after = zot_test_read_file (path);
   g_assert_true (g_str_has_prefix (after, before));
   g_assert_nonnull (strstr (after + strlen (before), "{\"type\":\"remove\",\"messages\":[1,2],\"reason\":\"delete\"}\n"));
-  reloaded = reload (path);
+  reloaded = zot_test_describe_session_file (path);
   g_assert_cmpstr (reloaded, ==, shown);
 
   /* A second delete counts from the transcript as it is now. */
@@ -182,7 +155,7 @@ test_delete_survives_reload (Fixture       *f,
   flush (session);
   g_object_unref (session);
   g_clear_pointer (&reloaded, g_free);
-  reloaded = reload (path);
+  reloaded = zot_test_describe_session_file (path);
   g_assert_cmpstr (reloaded, ==, "user:first assistant:read it assistant:answer");
 }
 
@@ -215,7 +188,7 @@ test_retry (Fixture       *f,
   after = zot_test_read_file (path);
   g_assert_true (g_str_has_prefix (after, before));
   g_assert_nonnull (strstr (after, "{\"type\":\"remove\",\"messages\":[2,3,4,5],\"reason\":\"retry\"}"));
-  reloaded = reload (path);
+  reloaded = zot_test_describe_session_file (path);
   g_assert_cmpstr (reloaded, ==, "user:one assistant:first");
 }
 
@@ -295,21 +268,21 @@ test_fork (Fixture       *f,
   g_assert_no_error (error);
   g_assert_cmpstr (zot_session_get_forked_from (branch, &entry), ==, "2024-origin.jsonl");
   g_assert_cmpint (entry, ==, 2);
-  text = describe (branch);
+  text = zot_test_describe_session (branch);
   g_assert_cmpstr (text, ==, "user:one assistant:first");
   edited = zot_message_new_user_text ("two, edited");
   zot_session_append_message_async (branch, edited, NULL, NULL, NULL);
   flush (branch);
   g_clear_object (&branch);
   g_clear_pointer (&text, g_free);
-  text = reload (fork);
+  text = zot_test_describe_session_file (fork);
   g_assert_cmpstr (text, ==, "user:one assistant:first user:two, edited");
 
   /* The original is as it was, and still the whole conversation. */
   after = zot_test_read_file (path);
   g_assert_cmpstr (after, ==, before);
   g_clear_pointer (&text, g_free);
-  text = reload (path);
+  text = zot_test_describe_session_file (path);
   g_assert_cmpstr (text, ==, "user:one assistant:first user:two assistant:second");
   g_assert_null (zot_session_get_forked_from (origin, NULL));
 
@@ -319,7 +292,7 @@ test_fork (Fixture       *f,
   fork = fork_at (origin, 0, &error);
   g_assert_no_error (error);
   g_clear_pointer (&text, g_free);
-  text = reload (fork);
+  text = zot_test_describe_session_file (fork);
   g_assert_cmpstr (text, ==, "");
   g_clear_pointer (&fork, g_free);
   fork = fork_at (origin, 1, &error);
@@ -433,7 +406,7 @@ test_hostile_remove (Fixture       *f,
       fclose (file);
       session = zot_session_open (path, &error);
       g_assert_no_error (error);
-      text = describe (session);
+      text = zot_test_describe_session (session);
       g_assert_cmpstr (text, ==, "user:one assistant:two");
       skipped = zot_session_get_warnings (session)[0] != NULL;
       g_assert_true (skipped == (i >= 2 && i != 6));

@@ -83,29 +83,14 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
-}
-
-static gboolean
-window_gone (gpointer data)
-{
-  return *(gpointer *) data == NULL;
+  zot_test_gui_env_setup (&f->env);
 }
 
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  if (f->window != NULL)
-    {
-      gpointer weak = f->window;
-
-      g_object_add_weak_pointer (weak, &weak);
-      gtk_window_close (GTK_WINDOW (f->window));
-      zot_test_wait_until (window_gone, &weak, WAIT_MS);
-    }
+  zot_test_close_window (&f->window);
   zot_test_env_teardown (&f->env);
 }
 
@@ -894,14 +879,7 @@ main (int    argc,
   g_unsetenv ("NO_AT_BRIDGE");
   start_accessibility_bus ();
 
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-
-  application = zot_application_new ();
-  g_application_set_flags (G_APPLICATION (application),
-                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+  application = zot_test_gui_init (&argc, &argv);
 
   g_test_add ("/zot/gui/a11y/every-control-named", Fixture, NULL, fixture_setup, test_every_control_named,
               fixture_teardown);

@@ -12,6 +12,7 @@
 #include "zot-application.h"
 #include "zot-conversation-row.h"
 #include "zot-conversation-sidebar.h"
+#include "zot-gui-conversation-test-util.h"
 #include "zot-find-bar.h"
 #include "zot-gui-test-util.h"
 #include "zot-message.h"
@@ -25,133 +26,19 @@
 #include "zot-window.h"
 #include "zot-window-private.h"
 
-typedef struct
-{
-  ZotTestEnv  env;
-  char       *cwd;      /* canonical */
-  char       *dir;      /* the cwd's sessions */
-  ZotWindow  *window;
-} Fixture;
+typedef ZotTestConversation Fixture;
 
 static ZotApplication *application;
 /* The width windows open at: the sidebar folds when the window is
  * narrower than ZOT_LAYOUT_SIDEBAR_FOLD_WIDTH. */
 static int window_width = 1390;
 
-/* A 1×1 PNG. */
-#define PIXEL_PNG_BASE64 \
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-
-static void
-fixture_setup (Fixture       *f,
-               gconstpointer  data)
-{
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
-  g_unsetenv ("GEMINI_API_KEY");
-  f->cwd = zot_paths_canonicalize (f->env.cwd);
-  f->dir = zot_session_get_directory_for_cwd (f->env.cwd);
-  g_assert_cmpint (g_mkdir_with_parents (f->dir, 0700), ==, 0);
-}
-
-static gboolean
-window_gone (gpointer data)
-{
-  return *(gpointer *) data == NULL;
-}
-
-static void
-fixture_teardown (Fixture       *f,
-                  gconstpointer  data)
-{
-  if (f->window != NULL)
-    {
-      gpointer weak = f->window;
-
-      g_object_add_weak_pointer (weak, &weak);
-      gtk_window_close (GTK_WINDOW (f->window));
-      zot_test_wait_until (window_gone, &weak, 20000);
-      f->window = NULL;
-    }
-  g_clear_pointer (&f->cwd, g_free);
-  g_clear_pointer (&f->dir, g_free);
-  zot_test_env_teardown (&f->env);
-}
-
-static gboolean
-window_ready (gpointer data)
-{
-  ZotWindow *window = data;
-
-  return zot_window_get_host (window) != NULL && gtk_widget_get_mapped (GTK_WIDGET (window));
-}
-
 /* A window with the demo model on @session_path, or on a new conversation. */
 static void
 open_window (Fixture    *f,
              const char *session_path)
 {
-  g_auto(ZotHostOptions) options = { 0 };
-
-  options.cwd = g_strdup (f->env.cwd);
-  options.provider.name = g_strdup ("demo");
-  options.session_path = g_strdup (session_path);
-  options.no_ext = TRUE;
-  options.interactive = TRUE;
-
-  f->window = ZOT_WINDOW (zot_window_new (application, &options, TRUE));
-  gtk_window_set_default_size (GTK_WINDOW (f->window), window_width, 760);
-  gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_wait_until (window_ready, f->window, 20000);
-}
-
-/* Session files */
-
-static void
-add_line (GString    *file,
-          JsonObject *entry)
-{
-  g_autofree char *line = zot_json_object_to_string (entry);
-
-  g_string_append_printf (file, "%s\n", line);
-}
-
-static void
-add_message (GString    *file,
-             const char *message_json)
-{
-  g_autofree char *line = g_strdup_printf ("{\"type\":\"message\",\"message\":%s}", message_json);
-  g_autoptr(JsonObject) check = zot_json_object_from_string (line, NULL);
-
-  g_assert_nonnull (check);
-  add_line (file, check);
-}
-
-static GString *
-new_file (Fixture    *f,
-          const char *id,
-          gboolean    continuous)
-{
-  GString *file = g_string_new (NULL);
-
-  g_string_append_printf (file, "{\"type\":\"session\",\"version\":1,\"id\":\"%s\",\"cwd\":\"%s\","
-                          "\"created\":\"2024-05-01T10:00:00Z\"%s}\n",
-                          id, f->cwd, continuous ? ",\"mode\":\"continuous\"" : "");
-  return file;
-}
-
-static char *
-save_file (Fixture    *f,
-           const char *id,
-           GString    *file)
-{
-  g_autofree char *name = g_strconcat (id, ".jsonl", NULL);
-  char *path = g_build_filename (f->dir, name, NULL);
-
-  g_assert_true (g_file_set_contents (path, file->str, (gssize) file->len, NULL));
-  g_string_free (file, TRUE);
-  return path;
+  zot_test_conversation_open_window (f, application, NULL, session_path, window_width, 760);
 }
 
 /* A conversation with everything a run leaves: prompts, replies in
@@ -161,10 +48,10 @@ save_file (Fixture    *f,
 static char *
 write_fixture (Fixture *f)
 {
-  GString *file = new_file (f, "fixture", TRUE);
+  GString *file = zot_test_conversation_new_file (f, "fixture", TRUE);
 
-  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Please list the files\"}]}");
-  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"I will look.\"},"
+  zot_test_conversation_add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Please list the files\"}]}");
+  zot_test_conversation_add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"I will look.\"},"
                      "{\"type\":\"tool_use\",\"id\":\"c1\",\"name\":\"bash\",\"input\":{\"command\":\"ls\"}}]}");
   g_string_append (file, "{\"type\":\"task\",\"event\":\"started\",\"id\":\"c1\",\"tool\":\"bash\","
                          "\"args\":{\"command\":\"ls\"},\"effective_args\":{\"command\":\"ls\"}}\n");
@@ -176,95 +63,27 @@ write_fixture (Fixture *f)
   g_string_append (file, "{\"type\":\"task\",\"event\":\"finished\",\"id\":\"c1\",\"result\":"
                          "{\"content\":[{\"type\":\"text\",\"text\":\"Makefile\\nREADME.md\"}],\"is_error\":false,"
                          "\"outcome\":\"completed\"}}\n");
-  add_message (file, "{\"role\":\"tool\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"c1\","
+  zot_test_conversation_add_message (file, "{\"role\":\"tool\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"c1\","
                      "\"is_error\":false,\"content\":[{\"type\":\"text\",\"text\":\"Makefile\\nREADME.md\"}]}]}");
-  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":"
+  zot_test_conversation_add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":"
                      "\"There are **two** files:\\n\\n```sh\\nMakefile\\nREADME.md\\n```\"}]}");
   g_string_append (file, "{\"type\":\"compaction\",\"summary\":\"Listed the files.\",\"message_count\":4}\n");
-  add_message (file, "{\"role\":\"user\",\"summary\":true,\"content\":[{\"type\":\"text\",\"text\":"
+  zot_test_conversation_add_message (file, "{\"role\":\"user\",\"summary\":true,\"content\":[{\"type\":\"text\",\"text\":"
                      "\"Summary of the conversation so far:\\n\\nListed the files.\"}]}");
-  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is in this picture?\"},"
-                     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" PIXEL_PNG_BASE64 "\"}]}");
-  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"A dot.\"},"
+  zot_test_conversation_add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is in this picture?\"},"
+                     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" ZOT_TEST_PIXEL_PNG_BASE64 "\"}]}");
+  zot_test_conversation_add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"A dot.\"},"
                      "{\"type\":\"tool_use\",\"id\":\"c2\",\"name\":\"read\",\"input\":{\"path\":\"NOTES\"}}]}");
   g_string_append (file, "{\"type\":\"task\",\"event\":\"started\",\"id\":\"c2\",\"tool\":\"read\","
                          "\"args\":{\"path\":\"NOTES\"},\"effective_args\":{\"path\":\"NOTES\"}}\n");
   g_string_append (file, "{\"type\":\"task\",\"event\":\"finished\",\"id\":\"c2\",\"result\":"
                          "{\"content\":[{\"type\":\"text\",\"text\":\"no such file: NOTES\"}],\"is_error\":true,"
                          "\"outcome\":\"failed\"}}\n");
-  add_message (file, "{\"role\":\"tool\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"c2\","
+  zot_test_conversation_add_message (file, "{\"role\":\"tool\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"c2\","
                      "\"is_error\":true,\"content\":[{\"type\":\"text\",\"text\":\"no such file: NOTES\"}]}]}");
-  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Done.\"}]}");
+  zot_test_conversation_add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Done.\"}]}");
 
-  return save_file (f, "fixture", file);
-}
-
-static guint
-count_items (Fixture *f)
-{
-  return g_list_model_get_n_items (_zot_transcript_get_items (f->window->transcript));
-}
-
-static ZotTranscriptItem *
-item_at (Fixture *f,
-         guint    position)
-{
-  ZotTranscriptItem *item = g_list_model_get_item (_zot_transcript_get_items (f->window->transcript), position);
-
-  g_object_unref (item);
-  return item;
-}
-
-/* The first item of @kind whose text has @needle, or NULL. */
-static ZotTranscriptItem *
-find_item (Fixture               *f,
-           ZotTranscriptItemKind  kind,
-           const char            *needle)
-{
-  for (guint i = 0; i < count_items (f); i++)
-    {
-      ZotTranscriptItem *item = item_at (f, i);
-
-      if (zot_transcript_item_get_kind (item) == kind &&
-          (needle == NULL || strstr (zot_transcript_item_get_text (item), needle) != NULL))
-        return item;
-    }
-
-  return NULL;
-}
-
-typedef struct
-{
-  Fixture           *f;
-  ZotTranscriptItem *item;
-} RowWait;
-
-static gboolean
-row_in_view (gpointer data)
-{
-  RowWait *wait = data;
-  GtkWidget *row = _zot_transcript_get_row (wait->f->window->transcript, wait->item);
-  GtkWidget *list = gtk_widget_get_ancestor (row ? row : GTK_WIDGET (wait->f->window), ZOT_TYPE_TRANSCRIPT_VIEW);
-  graphene_rect_t bounds;
-
-  if (row == NULL || !gtk_widget_get_mapped (row) || list == NULL ||
-      !gtk_widget_compute_bounds (row, list, &bounds))
-    return FALSE;
-
-  /* On screen: in the view's visible area. */
-  return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < gtk_widget_get_height (list);
-}
-
-/* Scrolls @item into view as find does, and waits for its row. */
-static GtkWidget *
-show_row (Fixture           *f,
-          ZotTranscriptItem *item)
-{
-  RowWait wait = { f, item };
-
-  _zot_transcript_show_match (f->window->transcript, item);
-  zot_test_wait_until (row_in_view, &wait, 20000);
-  return _zot_transcript_get_row (f->window->transcript, item);
+  return zot_test_conversation_save_file (f, "fixture", file);
 }
 
 static gboolean
@@ -272,7 +91,7 @@ has_items (gpointer data)
 {
   Fixture *f = data;
 
-  return count_items (f) >= 10;
+  return zot_test_conversation_count_items (f) >= 10;
 }
 
 static void
@@ -293,42 +112,42 @@ test_resume_shows_everything (Fixture       *f,
   zot_test_wait_until (has_items, f, 20000);
 
   /* The same rows a live run makes, in order: nothing after them. */
-  g_assert_cmpuint (count_items (f), ==, G_N_ELEMENTS (kinds));
+  g_assert_cmpuint (zot_test_conversation_count_items (f), ==, G_N_ELEMENTS (kinds));
   for (guint i = 0; i < G_N_ELEMENTS (kinds); i++)
-    g_assert_cmpint (zot_transcript_item_get_kind (item_at (f, i)), ==, kinds[i]);
+    g_assert_cmpint (zot_transcript_item_get_kind (zot_test_conversation_item_at (f, i)), ==, kinds[i]);
 
-  g_assert_cmpstr (zot_transcript_item_get_text (item_at (f, 0)), ==, "Please list the files");
-  g_assert_cmpstr (zot_transcript_item_get_text (item_at (f, 1)), ==, "I will look.");
+  g_assert_cmpstr (zot_transcript_item_get_text (zot_test_conversation_item_at (f, 0)), ==, "Please list the files");
+  g_assert_cmpstr (zot_transcript_item_get_text (zot_test_conversation_item_at (f, 1)), ==, "I will look.");
 
-  c1 = item_at (f, 2);
+  c1 = zot_test_conversation_item_at (f, 2);
   g_assert_cmpstr (zot_transcript_item_get_tool_name (c1), ==, "bash");
   g_assert_cmpint (zot_transcript_item_get_status (c1), ==, ZOT_TRANSCRIPT_TOOL_COMPLETED);
   g_assert_nonnull (strstr (zot_transcript_item_get_result (c1), "README.md"));
   g_assert_nonnull (strstr (zot_transcript_item_get_args_preview (c1), "ls"));
 
   /* The call the tool made, under it. */
-  nested = item_at (f, 3);
+  nested = zot_test_conversation_item_at (f, 3);
   g_assert_cmpstr (zot_transcript_item_get_tool_name (nested), ==, "read");
   g_assert_cmpstr (zot_transcript_item_get_parent_id (nested), ==, "c1");
   g_assert_cmpuint (zot_transcript_item_get_depth (nested), ==, 1);
   g_assert_cmpuint (g_list_model_get_n_items (zot_transcript_item_get_children (c1)), ==, 1);
   g_assert_cmpstr (zot_transcript_item_get_result (nested), ==, "all: zot");
 
-  g_assert_nonnull (strstr (zot_transcript_item_get_text (item_at (f, 4)), "**two**"));
-  g_assert_nonnull (strstr (zot_transcript_item_get_text (item_at (f, 5)), "Listed the files."));
-  g_assert_cmpuint (zot_transcript_item_get_n_images (item_at (f, 6)), ==, 1);
+  g_assert_nonnull (strstr (zot_transcript_item_get_text (zot_test_conversation_item_at (f, 4)), "**two**"));
+  g_assert_nonnull (strstr (zot_transcript_item_get_text (zot_test_conversation_item_at (f, 5)), "Listed the files."));
+  g_assert_cmpuint (zot_transcript_item_get_n_images (zot_test_conversation_item_at (f, 6)), ==, 1);
 
-  c2 = item_at (f, 8);
+  c2 = zot_test_conversation_item_at (f, 8);
   g_assert_cmpint (zot_transcript_item_get_status (c2), ==, ZOT_TRANSCRIPT_TOOL_FAILED);
   g_assert_true (zot_transcript_item_get_is_error (c2));
 
   /* Every row is made and shown when it is scrolled to. */
-  for (guint i = 0; i < count_items (f); i++)
+  for (guint i = 0; i < zot_test_conversation_count_items (f); i++)
     {
-      GtkWidget *row = show_row (f, item_at (f, i));
+      GtkWidget *row = zot_test_conversation_show_row (f, zot_test_conversation_item_at (f, i));
       g_autofree char *text = zot_test_widget_text (row);
 
-      g_assert_true (zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (row)) == item_at (f, i));
+      g_assert_true (zot_transcript_row_get_item (ZOT_TRANSCRIPT_ROW (row)) == zot_test_conversation_item_at (f, i));
       if (i == 0)
         g_assert_nonnull (strstr (text, "Please list the files"));
       if (i == 4)
@@ -346,31 +165,31 @@ has_warning (gpointer data)
 {
   Fixture *f = data;
 
-  return find_item (f, ZOT_TRANSCRIPT_ITEM_WARNING, NULL) != NULL;
+  return zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_WARNING, NULL) != NULL;
 }
 
 static void
 test_torn_file_warns (Fixture       *f,
                       gconstpointer  data)
 {
-  GString *file = new_file (f, "torn", FALSE);
+  GString *file = zot_test_conversation_new_file (f, "torn", FALSE);
   g_autofree char *path = NULL;
   ZotTranscriptItem *warning;
 
-  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hello there\"}]}");
-  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hi!\"}]}");
+  zot_test_conversation_add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hello there\"}]}");
+  zot_test_conversation_add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Hi!\"}]}");
   g_string_append (file, "{\"type\":\"message\",\"message\":{\"role\":\"user\",\"content\":[{\"ty");
-  path = save_file (f, "torn", file);
+  path = zot_test_conversation_save_file (f, "torn", file);
 
   open_window (f, path);
   zot_test_wait_until (has_warning, f, 20000);
 
   /* Never an empty window: what could be kept is shown, then why not all. */
-  g_assert_cmpint (zot_transcript_item_get_kind (item_at (f, 0)), ==, ZOT_TRANSCRIPT_ITEM_USER);
-  g_assert_cmpint (zot_transcript_item_get_kind (item_at (f, 1)), ==, ZOT_TRANSCRIPT_ITEM_ASSISTANT);
-  warning = find_item (f, ZOT_TRANSCRIPT_ITEM_WARNING, NULL);
+  g_assert_cmpint (zot_transcript_item_get_kind (zot_test_conversation_item_at (f, 0)), ==, ZOT_TRANSCRIPT_ITEM_USER);
+  g_assert_cmpint (zot_transcript_item_get_kind (zot_test_conversation_item_at (f, 1)), ==, ZOT_TRANSCRIPT_ITEM_ASSISTANT);
+  warning = zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_WARNING, NULL);
   g_assert_nonnull (strstr (zot_transcript_item_get_text (warning), "torn"));
-  g_assert_nonnull (show_row (f, warning));
+  g_assert_nonnull (zot_test_conversation_show_row (f, warning));
 }
 
 static gboolean
@@ -378,7 +197,7 @@ has_reply (gpointer data)
 {
   Fixture *f = data;
 
-  return find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "written elsewhere") != NULL;
+  return zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "written elsewhere") != NULL;
 }
 
 static void
@@ -397,7 +216,7 @@ static void
 test_locked_file_follows (Fixture       *f,
                           gconstpointer  data)
 {
-  GString *file = new_file (f, "busy", FALSE);
+  GString *file = zot_test_conversation_new_file (f, "busy", FALSE);
   g_autofree char *path = NULL;
   g_autoptr(ZotSession) writer = NULL;
   g_autoptr(JsonObject) reply = zot_message_new_assistant_text ("This was written elsewhere.");
@@ -405,8 +224,8 @@ test_locked_file_follows (Fixture       *f,
   ZotSession *shown;
   gboolean appended = FALSE;
 
-  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Keep going\"}]}");
-  path = save_file (f, "busy", file);
+  zot_test_conversation_add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Keep going\"}]}");
+  path = zot_test_conversation_save_file (f, "busy", file);
   writer = zot_session_open (path, &error);
   g_assert_no_error (error);
 
@@ -414,8 +233,8 @@ test_locked_file_follows (Fixture       *f,
   zot_test_wait_until (has_warning, f, 20000);
   shown = zot_agent_get_session (zot_host_get_agent (zot_window_get_host (f->window)));
   g_assert_true (zot_session_is_read_only (shown));
-  g_assert_nonnull (find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Keep going"));
-  g_assert_nonnull (strstr (zot_transcript_item_get_text (find_item (f, ZOT_TRANSCRIPT_ITEM_WARNING, NULL)),
+  g_assert_nonnull (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Keep going"));
+  g_assert_nonnull (strstr (zot_transcript_item_get_text (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_WARNING, NULL)),
                             "read-only"));
 
   zot_session_append_message_async (writer, reply, NULL, appended_cb, &appended);
@@ -466,57 +285,35 @@ write_simple (Fixture    *f,
               const char *prompt,
               const char *reply)
 {
-  GString *file = new_file (f, id, FALSE);
+  GString *file = zot_test_conversation_new_file (f, id, FALSE);
   g_autofree char *user = g_strdup_printf ("{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"%s\"}]}",
                                            prompt);
   g_autofree char *assistant = g_strdup_printf ("{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"%s\"}]}",
                                                 reply);
 
-  add_message (file, user);
-  add_message (file, assistant);
-  return save_file (f, id, file);
-}
-
-static const char *
-current_path (Fixture *f)
-{
-  return zot_session_get_path (zot_agent_get_session (zot_host_get_agent (zot_window_get_host (f->window))));
-}
-
-typedef struct
-{
-  Fixture    *f;
-  const char *path;
-  const char *title;
-} TitleWait;
-
-static gboolean
-opened (gpointer data)
-{
-  TitleWait *wait = data;
-
-  return g_strcmp0 (current_path (wait->f), wait->path) == 0 &&
-         find_item (wait->f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, wait->title) != NULL;
+  zot_test_conversation_add_message (file, user);
+  zot_test_conversation_add_message (file, assistant);
+  return zot_test_conversation_save_file (f, id, file);
 }
 
 static gboolean
 titled (gpointer data)
 {
-  TitleWait *wait = data;
+  ZotTestOpenWait *wait = data;
   g_autofree char *text = zot_test_widget_text (GTK_WIDGET (sidebar (wait->f)));
   ZotConversation *conversation = zot_conversation_index_lookup (zot_conversation_sidebar_get_index (sidebar (wait->f)),
                                                                  wait->path);
 
-  return conversation != NULL && g_strcmp0 (zot_conversation_get_title (conversation), wait->title) == 0 &&
-         strstr (text, wait->title) != NULL;
+  return conversation != NULL && g_strcmp0 (zot_conversation_get_title (conversation), wait->text) == 0 &&
+         strstr (text, wait->text) != NULL;
 }
 
 static gboolean
 not_current (gpointer data)
 {
-  TitleWait *wait = data;
+  ZotTestOpenWait *wait = data;
 
-  return g_strcmp0 (current_path (wait->f), wait->path) != 0;
+  return g_strcmp0 (zot_test_conversation_path (wait->f), wait->path) != 0;
 }
 
 /* The sidebar's row that shows @path, with its title and caption. */
@@ -584,7 +381,7 @@ test_sidebar (Fixture       *f,
   g_autofree char *gamma = NULL;
   GtkWidget *list;
   GtkWidget *gamma_row;
-  TitleWait wait = { f, NULL, NULL };
+  ZotTestOpenWait wait = { f, NULL, NULL, ZOT_TRANSCRIPT_ITEM_ASSISTANT };
 
   open_window (f, NULL);
   /* Wide enough for both: the sidebar is beside the conversation, shown. */
@@ -596,15 +393,15 @@ test_sidebar (Fixture       *f,
   list = zot_test_find_widget (GTK_WIDGET (sidebar (f)), GTK_TYPE_LIST_VIEW, NULL);
   g_assert_true (gtk_widget_activate_action (list, "list.activate-item", "u", position_of (f, beta)));
   wait.path = beta;
-  wait.title = "zeppelins";
-  zot_test_wait_until (opened, &wait, 20000);
-  g_assert_nonnull (find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Write the docs"));
-  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Refactor the lexer"));
+  wait.text = "zeppelins";
+  zot_test_wait_until (zot_test_conversation_opened, &wait, 20000);
+  g_assert_nonnull (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Write the docs"));
+  g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Refactor the lexer"));
 
   /* Rename. */
   zot_conversation_sidebar_rename (sidebar (f), alpha, "Lexer work");
   wait.path = alpha;
-  wait.title = "Lexer work";
+  wait.text = "Lexer work";
   zot_test_wait_until (titled, &wait, 20000);
 
   /* Search: by message text, then by the new title; then all again. */
@@ -639,7 +436,7 @@ test_sidebar (Fixture       *f,
   zot_test_wait_until (not_current, &wait, 20000);
   wait_for_shown (f, 2);
   g_assert_false (g_file_test (beta, G_FILE_TEST_EXISTS));
-  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "zeppelins"));
+  g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "zeppelins"));
 
   /* A row's menu trashes the conversation the row shows. */
   gamma_row = row_of (f, gamma);
@@ -678,25 +475,25 @@ static void
 test_sidebar_cost (Fixture       *f,
                    gconstpointer  data)
 {
-  GString *priced = new_file (f, "2024-01-01-priced", FALSE);
-  GString *unpriced = new_file (f, "2024-01-02-unpriced", FALSE);
+  GString *priced = zot_test_conversation_new_file (f, "2024-01-01-priced", FALSE);
+  GString *unpriced = zot_test_conversation_new_file (f, "2024-01-02-unpriced", FALSE);
   g_autofree char *priced_path = NULL;
   g_autofree char *unpriced_path = NULL;
   g_autofree char *plain = write_simple (f, "2024-01-03-plain", "No usage here", "None");
   CostWait wait = { f, NULL, NULL };
   GtkWidget *row;
 
-  add_message (priced, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Price me\"}]}");
-  add_message (priced, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"One\"}],"
+  zot_test_conversation_add_message (priced, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Price me\"}]}");
+  zot_test_conversation_add_message (priced, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"One\"}],"
                        "\"usage\":{\"input_tokens\":100,\"output_tokens\":10,\"cost_usd\":0.42}}");
-  add_message (priced, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Two\"}],"
+  zot_test_conversation_add_message (priced, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Two\"}],"
                        "\"usage\":{\"input_tokens\":100,\"output_tokens\":10,\"cache_read_tokens\":500,"
                        "\"cost_usd\":0.08}}");
-  priced_path = save_file (f, "2024-01-01-priced", priced);
-  add_message (unpriced, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Local\"}]}");
-  add_message (unpriced, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Free?\"}],"
+  priced_path = zot_test_conversation_save_file (f, "2024-01-01-priced", priced);
+  zot_test_conversation_add_message (unpriced, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Local\"}]}");
+  zot_test_conversation_add_message (unpriced, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"Free?\"}],"
                          "\"usage\":{\"input_tokens\":900,\"output_tokens\":100}}");
-  unpriced_path = save_file (f, "2024-01-02-unpriced", unpriced);
+  unpriced_path = zot_test_conversation_save_file (f, "2024-01-02-unpriced", unpriced);
 
   open_window (f, NULL);
   wait_for_shown (f, 3);
@@ -721,7 +518,7 @@ test_narrow (Fixture       *f,
 {
   g_autofree char *alpha = write_simple (f, "2024-01-01-alpha", "Refactor the lexer", "Lexer alpha reply");
   GtkWidget *list;
-  TitleWait wait = { f, alpha, "Lexer alpha" };
+  ZotTestOpenWait wait = { f, alpha, "Lexer alpha", ZOT_TRANSCRIPT_ITEM_ASSISTANT };
 
   window_width = 700;
   open_window (f, NULL);
@@ -734,34 +531,17 @@ test_narrow (Fixture       *f,
   wait_for_shown (f, 1);
   list = zot_test_find_widget (GTK_WIDGET (sidebar (f)), GTK_TYPE_LIST_VIEW, NULL);
   g_assert_true (gtk_widget_activate_action (list, "list.activate-item", "u", 0));
-  zot_test_wait_until (opened, &wait, 20000);
+  zot_test_wait_until (zot_test_conversation_opened, &wait, 20000);
   g_assert_false (adw_flap_get_reveal_flap (f->window->flap));
 }
 
 static gboolean
 find_marked (gpointer data)
 {
-  RowWait *wait = data;
+  ZotTestRowWait *wait = data;
   GtkWidget *row = _zot_transcript_get_row (wait->f->window->transcript, wait->item);
 
-  return row != NULL && gtk_widget_has_css_class (row, "find-match") && row_in_view (wait);
-}
-
-typedef struct
-{
-  char     *text;
-  gboolean  done;
-} ClipboardRead;
-
-static void
-clipboard_read_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  ClipboardRead *read = user_data;
-
-  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (object), result, NULL);
-  read->done = TRUE;
+  return row != NULL && gtk_widget_has_css_class (row, "find-match") && zot_test_conversation_row_in_view (wait);
 }
 
 /* Ctrl+F finds rows that are not made yet and scrolls to them; a
@@ -770,13 +550,13 @@ static void
 test_find_and_copy (Fixture       *f,
                     gconstpointer  data)
 {
-  GString *file = new_file (f, "long", FALSE);
+  GString *file = zot_test_conversation_new_file (f, "long", FALSE);
   g_autofree char *path = NULL;
   ZotFindBar *bar;
-  RowWait wait = { f, NULL };
+  ZotTestRowWait wait = { f, NULL };
   GtkWidget *row;
   GtkWidget *copy;
-  ClipboardRead read = { NULL, FALSE };
+  g_autofree char *text = NULL;
 
   for (guint i = 0; i < 150; i++)
     {
@@ -785,14 +565,14 @@ test_find_and_copy (Fixture       *f,
                                                     "\"Answer %u with *emphasis*%s\"}]}",
                                                     i, i == 3 || i == 77 ? " and a walrus" : "");
 
-      add_message (file, user);
-      add_message (file, assistant);
+      zot_test_conversation_add_message (file, user);
+      zot_test_conversation_add_message (file, assistant);
     }
-  path = save_file (f, "long", file);
+  path = zot_test_conversation_save_file (f, "long", file);
 
   open_window (f, path);
   zot_test_wait_until (has_items, f, 20000);
-  g_assert_cmpuint (count_items (f), ==, 300);
+  g_assert_cmpuint (zot_test_conversation_count_items (f), ==, 300);
 
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (f->window), "win.find", NULL));
   bar = f->window->find_bar;
@@ -800,12 +580,12 @@ test_find_and_copy (Fixture       *f,
   g_assert_cmpuint (zot_find_bar_get_n_matches (bar), ==, 2);
 
   /* The first match is far from the bottom the view starts at. */
-  wait.item = find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer 3 ");
+  wait.item = zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer 3 ");
   g_assert_true (_zot_transcript_get_match (f->window->transcript) == wait.item);
   zot_test_wait_until (find_marked, &wait, 20000);
 
   zot_find_bar_next (bar);
-  wait.item = find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer 77 ");
+  wait.item = zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer 77 ");
   zot_test_wait_until (find_marked, &wait, 20000);
   zot_find_bar_next (bar);
   g_assert_cmpuint (zot_find_bar_get_current (bar), ==, 0);
@@ -816,54 +596,26 @@ test_find_and_copy (Fixture       *f,
   zot_find_bar_close (bar);
 
   /* Copy the reply in view: its Markdown, as written. */
-  wait.item = find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer 77 ");
-  row = show_row (f, wait.item);
+  wait.item = zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer 77 ");
+  row = zot_test_conversation_show_row (f, wait.item);
   copy = zot_test_find_widget (row, GTK_TYPE_BUTTON, "copy-button");
   g_assert_nonnull (copy);
   g_assert_true (gtk_widget_get_visible (copy));
   g_signal_emit_by_name (copy, "clicked");
-  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (row), NULL, clipboard_read_cb, &read);
-  zot_test_wait_for (&read.done, 20000);
-  g_assert_cmpstr (read.text, ==, "Answer 77 with *emphasis* and a walrus");
-  g_free (read.text);
+  text = zot_test_clipboard_text (row);
+  g_assert_cmpstr (text, ==, "Answer 77 with *emphasis* and a walrus");
 }
 
 /* Another conversation while a turn runs */
-
-#define WAITING_TOOL_PROMPT \
-  "tool: bash {\"command\":\"while [ ! -e go ]; do sleep 0.02; done; echo released\"}"
-
-static ZotHost *
-host_of (Fixture *f)
-{
-  return zot_window_get_host (f->window);
-}
-
-static ZotSession *
-session_of (Fixture *f)
-{
-  return zot_agent_get_session (zot_host_get_agent (host_of (f)));
-}
-
-static gboolean
-tool_running (gpointer data)
-{
-  Fixture *f = data;
-  GPtrArray *messages = zot_session_get_messages (session_of (f));
-
-  /* The model's call is stored; its result is not, yet. */
-  return zot_host_is_busy (host_of (f)) && messages->len >= 2 &&
-         g_str_equal (zot_message_get_role (g_ptr_array_index (messages, messages->len - 1)), "assistant");
-}
 
 static void
 start_waiting_turn (Fixture *f)
 {
   ZotPromptEditor *editor = f->window->prompt_editor;
 
-  zot_prompt_editor_set_text (editor, WAITING_TOOL_PROMPT);
+  zot_prompt_editor_set_text (editor, ZOT_TEST_WAITING_TOOL_PROMPT);
   g_assert_true (_zot_prompt_editor_handle_key (editor, GDK_KEY_Return, 0));
-  zot_test_wait_until (tool_running, f, 30000);
+  zot_test_wait_until (zot_test_conversation_tool_running, f, 30000);
 }
 
 /* The question is up; "Wait" leaves the turn and its conversation. */
@@ -880,8 +632,8 @@ answer_wait (Fixture    *f,
   g_assert_true (adw_message_dialog_has_response (dialog, "stop"));
   adw_message_dialog_response (dialog, "cancel");
   g_assert_null (f->window->switch_dialog);
-  g_assert_true (session_of (f) == session);
-  g_assert_true (zot_host_is_busy (host_of (f)));
+  g_assert_true (zot_test_conversation_session (f) == session);
+  g_assert_true (zot_host_is_busy (zot_test_conversation_host (f)));
 }
 
 static gboolean
@@ -903,9 +655,9 @@ static gboolean
 switched_and_idle (gpointer data)
 {
   SwitchWait *wait = data;
-  ZotSession *now = session_of (wait->f);
+  ZotSession *now = zot_test_conversation_session (wait->f);
 
-  return now != wait->old && !zot_host_is_busy (host_of (wait->f)) &&
+  return now != wait->old && !zot_host_is_busy (zot_test_conversation_host (wait->f)) &&
          (wait->path == NULL || g_strcmp0 (zot_session_get_path (now), wait->path) == 0);
 }
 
@@ -947,7 +699,7 @@ test_switch_while_busy (Fixture       *f,
 
   open_window (f, NULL);
   editor = f->window->prompt_editor;
-  first = g_object_ref (session_of (f));
+  first = g_object_ref (zot_test_conversation_session (f));
   start_waiting_turn (f);
 
   /* Ctrl+N is the action. */
@@ -983,7 +735,7 @@ test_switch_while_busy (Fixture       *f,
   adw_message_dialog_response (f->window->switch_dialog, "stop");
   wait.old = first;
   zot_test_wait_until (switched_and_idle, &wait, 30000);
-  second = g_object_ref (session_of (f));
+  second = g_object_ref (zot_test_conversation_session (f));
   roles = roles_of (first);
   g_assert_cmpstr (roles, ==, "user assistant tool");
   g_clear_pointer (&roles, g_free);
@@ -1005,7 +757,7 @@ test_switch_while_busy (Fixture       *f,
 }
 
 #define add_test(path, func) \
-  g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  g_test_add (path, Fixture, NULL, zot_test_conversation_setup, func, zot_test_conversation_teardown)
 
 int
 main (int    argc,
@@ -1016,14 +768,7 @@ main (int    argc,
 
   /* The trash goes here, on the same file system as the test's files. */
   g_setenv ("XDG_DATA_HOME", data_home, TRUE);
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-
-  application = zot_application_new ();
-  g_application_set_flags (G_APPLICATION (application),
-                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+  application = zot_test_gui_init (&argc, &argv);
 
   add_test ("/zot/gui/conversations/resume-shows-everything", test_resume_shows_everything);
   add_test ("/zot/gui/conversations/torn-file-warns", test_torn_file_warns);

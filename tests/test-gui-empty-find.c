@@ -17,40 +17,15 @@
 #include "zot-limits.h"
 #include "zot-paths.h"
 #include "zot-session.h"
+#include "zot-gui-conversation-test-util.h"
 #include "zot-test-util.h"
 #include "zot-transcript-private.h"
 #include "zot-window-private.h"
 #include "zot-window.h"
 
-typedef struct
-{
-  ZotTestEnv  env;
-  char       *cwd;      /* canonical */
-  char       *dir;      /* the cwd's sessions */
-  ZotWindow  *window;
-} Fixture;
+typedef ZotTestConversation Fixture;
 
 static ZotApplication *application;
-
-static void
-fixture_setup (Fixture       *f,
-               gconstpointer  data)
-{
-  zot_test_env_setup (&f->env);
-  f->cwd = zot_paths_canonicalize (f->env.cwd);
-  f->dir = zot_session_get_directory_for_cwd (f->env.cwd);
-  g_assert_cmpint (g_mkdir_with_parents (f->dir, 0700), ==, 0);
-}
-
-static void
-fixture_teardown (Fixture       *f,
-                  gconstpointer  data)
-{
-  zot_test_close_window (&f->window);
-  g_clear_pointer (&f->cwd, g_free);
-  g_clear_pointer (&f->dir, g_free);
-  zot_test_env_teardown (&f->env);
-}
 
 /* A window with the demo model, the extensions at @paths, on
  * @session_path or a new conversation. */
@@ -59,16 +34,7 @@ open_window (Fixture            *f,
              const char * const *paths,
              const char         *session_path)
 {
-  g_auto(ZotHostOptions) options = { 0 };
-
-  options.cwd = g_strdup (f->env.cwd);
-  options.ext_paths = g_strdupv ((char **) paths);
-  options.provider.name = g_strdup ("demo");
-  options.session_path = g_strdup (session_path);
-  options.no_ext = paths == NULL;
-  options.interactive = TRUE;
-
-  f->window = zot_test_open_window (application, &options, 1280, 760);
+  zot_test_conversation_open_window (f, application, paths, session_path, 1280, 760);
 }
 
 /* A stored conversation @id of the messages given as JSON, one a line;
@@ -412,19 +378,16 @@ main (int    argc,
 {
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-  application = zot_test_application_new ();
+  application = zot_test_gui_init (&argc, &argv);
 
-  g_test_add ("/zot/gui-empty-find/empty-state", Fixture, NULL, fixture_setup, test_empty_state,
-              fixture_teardown);
-  g_test_add ("/zot/gui-empty-find/recent-max", Fixture, NULL, fixture_setup, test_recent_max,
-              fixture_teardown);
-  g_test_add ("/zot/gui-empty-find/empty-state-goes", Fixture, NULL, fixture_setup, test_empty_state_goes,
-              fixture_teardown);
-  g_test_add ("/zot/gui-empty-find/find-marks", Fixture, NULL, fixture_setup, test_find_marks,
-              fixture_teardown);
+  g_test_add ("/zot/gui-empty-find/empty-state", Fixture, NULL, zot_test_conversation_setup, test_empty_state,
+              zot_test_conversation_teardown);
+  g_test_add ("/zot/gui-empty-find/recent-max", Fixture, NULL, zot_test_conversation_setup, test_recent_max,
+              zot_test_conversation_teardown);
+  g_test_add ("/zot/gui-empty-find/empty-state-goes", Fixture, NULL, zot_test_conversation_setup, test_empty_state_goes,
+              zot_test_conversation_teardown);
+  g_test_add ("/zot/gui-empty-find/find-marks", Fixture, NULL, zot_test_conversation_setup, test_find_marks,
+              zot_test_conversation_teardown);
 
   status = g_test_run ();
   g_clear_object (&application);

@@ -308,10 +308,7 @@ main (int    argc,
 {
   int status;
 
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-  application = zot_test_application_new ();
+  application = zot_test_gui_init (&argc, &argv);
 
   g_test_add ("/zot/gui-header/gauge-after-turns", Fixture, NULL, fixture_setup, test_gauge_after_turns,
               fixture_teardown);

@@ -34,40 +34,18 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
-  g_unsetenv ("GEMINI_API_KEY");
+  zot_test_gui_env_setup (&f->env);
   f->settings = g_settings_new (APP_ID);
   g_settings_reset (f->settings, "side-pane-width");
   g_settings_reset (f->settings, "sidebar-width");
   g_settings_reset (f->settings, "window-maximized");
 }
 
-static gboolean
-window_gone (gpointer data)
-{
-  return *(gpointer *) data == NULL;
-}
-
-static void
-close_window (Fixture *f)
-{
-  gpointer weak = f->window;
-
-  if (weak == NULL)
-    return;
-  g_object_add_weak_pointer (weak, &weak);
-  gtk_window_close (GTK_WINDOW (f->window));
-  zot_test_wait_until (window_gone, &weak, WAIT_MS);
-  f->window = NULL;
-}
-
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  close_window (f);
+  zot_test_close_window (&f->window);
   g_clear_object (&f->settings);
   zot_test_env_teardown (&f->env);
 }
@@ -75,23 +53,7 @@ fixture_teardown (Fixture       *f,
 static gboolean
 host_ready (gpointer data)
 {
-  ZotWindow *window = data;
-  ZotHost *host = zot_window_get_host (window);
-  ZotExtensionManager *manager;
-  guint n;
-
-  if (host == NULL || !gtk_widget_get_mapped (GTK_WIDGET (window)))
-    return FALSE;
-  manager = zot_host_get_manager (host);
-  n = g_list_model_get_n_items (G_LIST_MODEL (manager));
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
-
-      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
-        return FALSE;
-    }
-  return n > 0;
+  return gtk_widget_get_mapped (GTK_WIDGET (data)) && zot_test_extensions_ready (data);
 }
 
 typedef struct
@@ -269,24 +231,9 @@ test_narrow (Fixture       *f,
 static gboolean
 escape_closes (AdwFlap *flap)
 {
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (GTK_WIDGET (flap));
+  GtkShortcutAction *action = zot_test_find_shortcut (GTK_WIDGET (flap), "Escape");
 
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
-
-      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
-        continue;
-      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
-        {
-          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
-          g_autofree char *trigger = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (shortcut));
-
-          if (g_str_equal (trigger, "Escape"))
-            return gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, GTK_WIDGET (flap), NULL);
-        }
-    }
-  return FALSE;
+  return action != NULL && gtk_shortcut_action_activate (action, 0, GTK_WIDGET (flap), NULL);
 }
 
 static gboolean
@@ -458,7 +405,7 @@ test_remembered_width (Fixture       *f,
   wait = (WidgetWidth) { GTK_WIDGET (f->window->side_bin), width };
   zot_test_wait_until (widget_has_width, &wait, WAIT_MS);
   g_assert_cmpint (g_settings_get_int (f->settings, "side-pane-width"), ==, width);
-  close_window (f);
+  zot_test_close_window (&f->window);
 
   open_window (f, 1280);
   gtk_toggle_button_set_active (f->window->side_pane_button, TRUE);
@@ -482,14 +429,7 @@ int
 main (int    argc,
       char **argv)
 {
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-
-  application = zot_application_new ();
-  g_application_set_flags (G_APPLICATION (application),
-                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+  application = zot_test_gui_init (&argc, &argv);
 
   g_test_add_func ("/zot/gui/layout/thresholds", test_thresholds);
   g_test_add ("/zot/gui/layout/narrow", Fixture, NULL, fixture_setup, test_narrow, fixture_teardown);

@@ -13,6 +13,7 @@
 
 #include "zot-application.h"
 #include "zot-conversation-sidebar.h"
+#include "zot-gui-conversation-test-util.h"
 #include "zot-gui-test-util.h"
 #include "zot-json.h"
 #include "zot-message.h"
@@ -27,263 +28,36 @@
 #include "zot-window.h"
 #include "zot-window-private.h"
 
-typedef struct
-{
-  ZotTestEnv  env;
-  char       *cwd;      /* canonical */
-  char       *dir;      /* the cwd's sessions */
-  ZotWindow  *window;
-} Fixture;
+typedef ZotTestConversation Fixture;
 
 static ZotApplication *application;
 /* The width windows open at: the sidebar folds when the window is
  * narrower than it and the conversation with the side pane together. */
 static int window_width = 1390;
 
-/* A 1×1 PNG. */
-#define PIXEL_PNG_BASE64 \
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
-
-static void
-fixture_setup (Fixture       *f,
-               gconstpointer  data)
-{
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
-  g_unsetenv ("GEMINI_API_KEY");
-  f->cwd = zot_paths_canonicalize (f->env.cwd);
-  f->dir = zot_session_get_directory_for_cwd (f->env.cwd);
-  g_assert_cmpint (g_mkdir_with_parents (f->dir, 0700), ==, 0);
-}
-
-static gboolean
-window_gone (gpointer data)
-{
-  return *(gpointer *) data == NULL;
-}
-
-static void
-fixture_teardown (Fixture       *f,
-                  gconstpointer  data)
-{
-  if (f->window != NULL)
-    {
-      gpointer weak = f->window;
-
-      g_object_add_weak_pointer (weak, &weak);
-      gtk_window_close (GTK_WINDOW (f->window));
-      zot_test_wait_until (window_gone, &weak, 20000);
-      f->window = NULL;
-    }
-  g_clear_pointer (&f->cwd, g_free);
-  g_clear_pointer (&f->dir, g_free);
-  zot_test_env_teardown (&f->env);
-}
-
-static gboolean
-window_ready (gpointer data)
-{
-  ZotWindow *window = data;
-
-  return zot_window_get_host (window) != NULL && gtk_widget_get_mapped (GTK_WIDGET (window));
-}
-
 /* A window with the demo model on @session_path, or on a new conversation. */
 static void
 open_window (Fixture    *f,
              const char *session_path)
 {
-  g_auto(ZotHostOptions) options = { 0 };
-
-  options.cwd = g_strdup (f->env.cwd);
-  options.provider.name = g_strdup ("demo");
-  options.session_path = g_strdup (session_path);
-  options.no_ext = TRUE;
-  options.interactive = TRUE;
-
-  f->window = ZOT_WINDOW (zot_window_new (application, &options, TRUE));
-  gtk_window_set_default_size (GTK_WINDOW (f->window), window_width, 760);
-  gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_wait_until (window_ready, f->window, 20000);
+  zot_test_conversation_open_window (f, application, NULL, session_path, window_width, 760);
 }
-
-/* Session files */
-
-static void
-add_line (GString    *file,
-          JsonObject *entry)
-{
-  g_autofree char *line = zot_json_object_to_string (entry);
-
-  g_string_append_printf (file, "%s\n", line);
-}
-
-static void
-add_message (GString    *file,
-             const char *message_json)
-{
-  g_autofree char *line = g_strdup_printf ("{\"type\":\"message\",\"message\":%s}", message_json);
-  g_autoptr(JsonObject) check = zot_json_object_from_string (line, NULL);
-
-  g_assert_nonnull (check);
-  add_line (file, check);
-}
-
-static GString *
-new_file (Fixture    *f,
-          const char *id,
-          gboolean    continuous)
-{
-  GString *file = g_string_new (NULL);
-
-  g_string_append_printf (file, "{\"type\":\"session\",\"version\":1,\"id\":\"%s\",\"cwd\":\"%s\","
-                          "\"created\":\"2024-05-01T10:00:00Z\"%s}\n",
-                          id, f->cwd, continuous ? ",\"mode\":\"continuous\"" : "");
-  return file;
-}
-
-static char *
-save_file (Fixture    *f,
-           const char *id,
-           GString    *file)
-{
-  g_autofree char *name = g_strconcat (id, ".jsonl", NULL);
-  char *path = g_build_filename (f->dir, name, NULL);
-
-  g_assert_true (g_file_set_contents (path, file->str, (gssize) file->len, NULL));
-  g_string_free (file, TRUE);
-  return path;
-}
-
-static guint
-count_items (Fixture *f)
-{
-  return g_list_model_get_n_items (_zot_transcript_get_items (f->window->transcript));
-}
-
-static ZotTranscriptItem *
-item_at (Fixture *f,
-         guint    position)
-{
-  ZotTranscriptItem *item = g_list_model_get_item (_zot_transcript_get_items (f->window->transcript), position);
-
-  g_object_unref (item);
-  return item;
-}
-
-/* The first item of @kind whose text has @needle, or NULL. */
-static ZotTranscriptItem *
-find_item (Fixture               *f,
-           ZotTranscriptItemKind  kind,
-           const char            *needle)
-{
-  for (guint i = 0; i < count_items (f); i++)
-    {
-      ZotTranscriptItem *item = item_at (f, i);
-
-      if (zot_transcript_item_get_kind (item) == kind &&
-          (needle == NULL || strstr (zot_transcript_item_get_text (item), needle) != NULL))
-        return item;
-    }
-
-  return NULL;
-}
-
-typedef struct
-{
-  Fixture           *f;
-  ZotTranscriptItem *item;
-} RowWait;
-
-static gboolean
-row_in_view (gpointer data)
-{
-  RowWait *wait = data;
-  GtkWidget *row = _zot_transcript_get_row (wait->f->window->transcript, wait->item);
-  GtkWidget *list = gtk_widget_get_ancestor (row ? row : GTK_WIDGET (wait->f->window), ZOT_TYPE_TRANSCRIPT_VIEW);
-  graphene_rect_t bounds;
-
-  if (row == NULL || !gtk_widget_get_mapped (row) || list == NULL ||
-      !gtk_widget_compute_bounds (row, list, &bounds))
-    return FALSE;
-
-  /* On screen: in the view's visible area. */
-  return bounds.origin.y + bounds.size.height > 0 && bounds.origin.y < gtk_widget_get_height (list);
-}
-
-/* Scrolls @item into view as find does, and waits for its row. */
-static GtkWidget *
-show_row (Fixture           *f,
-          ZotTranscriptItem *item)
-{
-  RowWait wait = { f, item };
-
-  _zot_transcript_show_match (f->window->transcript, item);
-  zot_test_wait_until (row_in_view, &wait, 20000);
-  return _zot_transcript_get_row (f->window->transcript, item);
-}
-
 
 static char *
 write_turns (Fixture            *f,
              const char         *id,
              const char * const *texts)
 {
-  GString *file = new_file (f, id, FALSE);
+  GString *file = zot_test_conversation_new_file (f, id, FALSE);
 
   for (guint i = 0; texts[i] != NULL; i++)
     {
       g_autofree char *message = g_strdup_printf ("{\"role\":\"%s\",\"content\":[{\"type\":\"text\",\"text\":\"%s\"}]}",
                                                   i % 2 == 0 ? "user" : "assistant", texts[i]);
 
-      add_message (file, message);
+      zot_test_conversation_add_message (file, message);
     }
-  return save_file (f, id, file);
-}
-
-static ZotHost *
-host_of (Fixture *f)
-{
-  return zot_window_get_host (f->window);
-}
-
-static ZotSession *
-session_of (Fixture *f)
-{
-  return zot_agent_get_session (zot_host_get_agent (host_of (f)));
-}
-
-static const char *
-current_path (Fixture *f)
-{
-  return zot_session_get_path (session_of (f));
-}
-
-/* The roles and texts the model is sent: "user:a assistant:b". */
-static char *
-describe (ZotSession *session)
-{
-  GPtrArray *messages = zot_session_get_messages (session);
-  g_autoptr(GString) out = g_string_new (NULL);
-
-  for (guint i = 0; i < messages->len; i++)
-    {
-      g_autofree char *text = zot_message_get_text (g_ptr_array_index (messages, i));
-
-      g_string_append_printf (out, "%s%s:%s", i > 0 ? " " : "",
-                              zot_message_get_role (g_ptr_array_index (messages, i)), text);
-    }
-  return g_strdup (out->str);
-}
-
-static char *
-describe_file (const char *path)
-{
-  g_autoptr(ZotSession) session = zot_session_open_read_only (path, NULL);
-
-  g_assert_nonnull (session);
-  return describe (session);
+  return zot_test_conversation_save_file (f, id, file);
 }
 
 static gboolean
@@ -291,7 +65,7 @@ has_n_items (gpointer data)
 {
   Fixture *f = data;
 
-  return count_items (f) >= 2;
+  return zot_test_conversation_count_items (f) >= 2;
 }
 
 static ZotMessageActions *
@@ -329,64 +103,10 @@ static void
 activate_key (GtkWidget  *row,
               const char *accelerator)
 {
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (row);
-  guint keyval = 0;
-  GdkModifierType modifiers = 0;
+  GtkShortcutAction *action = zot_test_find_shortcut (row, accelerator);
 
-  g_assert_true (gtk_accelerator_parse (accelerator, &keyval, &modifiers));
-  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
-    {
-      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
-
-      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
-        continue;
-      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
-        {
-          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
-          g_autofree char *trigger = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (shortcut));
-          g_auto(GStrv) alternatives = g_strsplit (trigger, "|", -1);
-
-          for (guint k = 0; alternatives[k] != NULL; k++)
-            {
-              guint key = 0;
-              GdkModifierType mods = 0;
-
-              if (gtk_accelerator_parse (alternatives[k], &key, &mods) && key == keyval && mods == modifiers)
-                {
-                  g_assert_true (gtk_shortcut_action_activate (gtk_shortcut_get_action (shortcut), 0, row, NULL));
-                  return;
-                }
-            }
-        }
-    }
-  g_assert_not_reached ();
-}
-
-typedef struct
-{
-  char     *text;
-  gboolean  done;
-} ClipboardRead;
-
-static void
-clipboard_read_cb (GObject      *object,
-                   GAsyncResult *result,
-                   gpointer      user_data)
-{
-  ClipboardRead *read = user_data;
-
-  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (object), result, NULL);
-  read->done = TRUE;
-}
-
-static char *
-clipboard_text (GtkWidget *widget)
-{
-  ClipboardRead read = { NULL, FALSE };
-
-  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (widget), NULL, clipboard_read_cb, &read);
-  zot_test_wait_for (&read.done, 20000);
-  return read.text;
+  g_assert_nonnull (action);
+  g_assert_true (gtk_shortcut_action_activate (action, 0, row, NULL));
 }
 
 static gboolean
@@ -427,8 +147,8 @@ test_hover_menu_copy (Fixture       *f,
 
   open_window (f, path);
   zot_test_wait_until (has_n_items, f, 20000);
-  reply = find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "files");
-  row = show_row (f, reply);
+  reply = zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "files");
+  row = zot_test_conversation_show_row (f, reply);
   actions = actions_of (row);
   g_assert_nonnull (actions);
 
@@ -474,19 +194,19 @@ test_hover_menu_copy (Fixture       *f,
 
   /* Copy as Markdown: as written; as plain text: as shown. */
   activate_key (row, "<Control><Shift>c");
-  markdown = clipboard_text (row);
+  markdown = zot_test_clipboard_text (row);
   g_assert_cmpstr (markdown, ==, "There are **two** files");
   g_assert_true (gtk_widget_activate_action (row, "message.copy-text", NULL));
-  plain = clipboard_text (row);
+  plain = zot_test_clipboard_text (row);
   g_assert_cmpstr (plain, ==, "There are two files");
 
   /* A prompt: edit, no retry. */
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
   actions = actions_of (row);
   g_assert_true (gtk_widget_get_visible (zot_test_find_widget (GTK_WIDGET (actions), GTK_TYPE_BUTTON, "edit-button")));
   g_assert_false (gtk_widget_get_visible (zot_test_find_widget (GTK_WIDGET (actions), GTK_TYPE_BUTTON, "retry-button")));
   g_assert_true (gtk_widget_activate_action (row, "message.copy-markdown", NULL));
-  prompt = clipboard_text (row);
+  prompt = zot_test_clipboard_text (row);
   g_assert_cmpstr (prompt, ==, "Question one");
 }
 
@@ -503,9 +223,9 @@ switched_and_answered (gpointer data)
   SessionWait *wait = data;
   g_autofree char *text = NULL;
 
-  if (g_strcmp0 (current_path (wait->f), wait->path) == 0 || zot_host_is_busy (host_of (wait->f)))
+  if (g_strcmp0 (zot_test_conversation_path (wait->f), wait->path) == 0 || zot_host_is_busy (zot_test_conversation_host (wait->f)))
     return FALSE;
-  text = describe (session_of (wait->f));
+  text = zot_test_describe_session (zot_test_conversation_session (wait->f));
   return g_str_has_prefix (text, wait->expect) && strstr (text, "You said: Question two, edited") != NULL;
 }
 
@@ -547,22 +267,6 @@ branch_listed (gpointer data)
   return fork == origin + 1 && zot_conversation_get_branch_depth (conversation) == 1;
 }
 
-typedef struct
-{
-  Fixture    *f;
-  const char *path;
-  const char *text;
-} OpenWait;
-
-static gboolean
-opened_with (gpointer data)
-{
-  OpenWait *wait = data;
-
-  return g_strcmp0 (current_path (wait->f), wait->path) == 0 &&
-         find_item (wait->f, ZOT_TRANSCRIPT_ITEM_USER, wait->text) != NULL;
-}
-
 /* Editing a prompt and sending it forks: a new file with forked_from,
  * the history before the prompt and the edited prompt; the original is
  * untouched; the sidebar lists the branch right under it; both open. */
@@ -581,12 +285,12 @@ test_edit_forks (Fixture       *f,
   g_autofree char *other = write_turns (f, "2024-01-02-other", (const char * const []) { "Unrelated", "Reply", NULL });
   SessionWait wait = { f, origin, "user:Question one assistant:Answer one user:Question two, edited" };
   BranchWait branch = { f, origin, NULL };
-  OpenWait open = { f, NULL, NULL };
+  ZotTestOpenWait open = { f, NULL, NULL, ZOT_TRANSCRIPT_ITEM_USER };
   GtkWidget *row;
 
   open_window (f, origin);
   zot_test_wait_until (has_n_items, f, 20000);
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question two"));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question two"));
   g_assert_true (gtk_widget_activate_action (row, "message.edit", NULL));
   g_assert_cmpstr (zot_prompt_editor_get_text (f->window->prompt_editor), ==, "Question two");
 
@@ -602,7 +306,7 @@ test_edit_forks (Fixture       *f,
   g_assert_true (_zot_prompt_editor_handle_key (f->window->prompt_editor, GDK_KEY_Return, 0));
   zot_test_wait_until (switched_and_answered, &wait, 30000);
 
-  fork = g_strdup (current_path (f));
+  fork = g_strdup (zot_test_conversation_path (f));
   header = zot_test_read_file (fork);
   *strchr (header, '\n') = '\0';
   g_assert_nonnull (strstr (header, "\"forked_from\":{\"file\":\"2024-01-01-origin.jsonl\",\"entry\":2}"));
@@ -618,18 +322,18 @@ test_edit_forks (Fixture       *f,
   open.path = origin;
   open.text = "Question two";
   g_signal_emit_by_name (f->window->sidebar, "open-requested", origin);
-  zot_test_wait_until (opened_with, &open, 20000);
-  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "edited"));
-  origin_text = describe (session_of (f));
+  zot_test_wait_until (zot_test_conversation_opened, &open, 20000);
+  g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "edited"));
+  origin_text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_cmpstr (origin_text, ==, "user:Question one assistant:Answer one user:Question two assistant:Answer two");
 
   open.path = fork;
   open.text = "Question two, edited";
   g_signal_emit_by_name (f->window->sidebar, "open-requested", fork);
-  zot_test_wait_until (opened_with, &open, 20000);
-  fork_text = describe (session_of (f));
+  zot_test_wait_until (zot_test_conversation_opened, &open, 20000);
+  fork_text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_true (g_str_has_prefix (fork_text, wait.expect));
-  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
+  g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
 }
 
 static gboolean
@@ -638,23 +342,10 @@ idle_with (gpointer data)
   SessionWait *wait = data;
   g_autofree char *text = NULL;
 
-  if (zot_host_is_busy (host_of (wait->f)))
+  if (zot_host_is_busy (zot_test_conversation_host (wait->f)))
     return FALSE;
-  text = describe (session_of (wait->f));
+  text = zot_test_describe_session (zot_test_conversation_session (wait->f));
   return g_str_has_prefix (text, wait->expect);
-}
-
-#define WAITING_TOOL_PROMPT \
-  "tool: bash {\"command\":\"while [ ! -e go ]; do sleep 0.02; done; echo released\"}"
-
-static gboolean
-tool_running (gpointer data)
-{
-  Fixture *f = data;
-  GPtrArray *messages = zot_session_get_messages (session_of (f));
-
-  return zot_host_is_busy (host_of (f)) && messages->len >= 2 &&
-         g_str_equal (zot_message_get_role (g_ptr_array_index (messages, messages->len - 1)), "assistant");
 }
 
 /* Retry runs the last turn again; delete takes a message out; both are
@@ -677,45 +368,45 @@ test_retry_delete (Fixture       *f,
   zot_test_wait_until (has_n_items, f, 20000);
 
   /* Only the last reply retries. */
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
   g_assert_true (gtk_widget_activate_action (row, "message.retry", NULL));
-  text = describe (session_of (f));
+  text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_cmpstr (text, ==, "user:Question one assistant:Answer one user:Question two assistant:Answer two");
 
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
   g_assert_true (gtk_widget_activate_action (row, "message.retry", NULL));
   zot_test_wait_until (idle_with, &wait, 30000);
-  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
-  g_assert_nonnull (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "You said"));
+  g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer two"));
+  g_assert_nonnull (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "You said"));
 
   /* Delete the first reply: gone from the transcript and the context. */
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
   g_assert_true (gtk_widget_activate_action (row, "message.delete", NULL));
-  g_assert_null (find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
+  g_assert_null (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "Answer one"));
   g_clear_pointer (&text, g_free);
-  text = describe (session_of (f));
+  text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_true (g_str_has_prefix (text, "user:Question one user:Question two assistant:[demo model"));
 
   /* During a turn the actions refuse: nothing changes. */
-  zot_prompt_editor_set_text (f->window->prompt_editor, WAITING_TOOL_PROMPT);
+  zot_prompt_editor_set_text (f->window->prompt_editor, ZOT_TEST_WAITING_TOOL_PROMPT);
   g_assert_true (_zot_prompt_editor_handle_key (f->window->prompt_editor, GDK_KEY_Return, 0));
-  zot_test_wait_until (tool_running, f, 30000);
-  busy_before = describe (session_of (f));
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
+  zot_test_wait_until (zot_test_conversation_tool_running, f, 30000);
+  busy_before = zot_test_describe_session (zot_test_conversation_session (f));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
   g_assert_true (gtk_widget_activate_action (row, "message.delete", NULL));
   g_assert_true (gtk_widget_activate_action (row, "message.edit", NULL));
-  busy_after = describe (session_of (f));
+  busy_after = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_cmpstr (busy_after, ==, busy_before);
-  g_assert_nonnull (find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
+  g_assert_nonnull (zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_USER, "Question one"));
   g_assert_cmpstr (zot_prompt_editor_get_text (f->window->prompt_editor), !=, "Question one");
   g_assert_true (g_file_set_contents (go, "", 0, NULL));
   wait.expect = "user:Question one user:Question two";
   zot_test_wait_until (idle_with, &wait, 30000);
 
   /* A reload sends the model the same. */
-  reloaded = describe_file (path);
+  reloaded = zot_test_describe_session_file (path);
   g_clear_pointer (&text, g_free);
-  text = describe (session_of (f));
+  text = zot_test_describe_session (zot_test_conversation_session (f));
   g_assert_cmpstr (reloaded, ==, text);
   g_assert_null (strstr (reloaded, "Answer one"));
   g_assert_null (strstr (reloaded, "Answer two"));
@@ -725,15 +416,15 @@ static gboolean
 retried_with_image (gpointer data)
 {
   Fixture *f = data;
-  GPtrArray *messages = zot_session_get_messages (session_of (f));
+  GPtrArray *messages = zot_session_get_messages (zot_test_conversation_session (f));
   g_autofree char *content = NULL;
 
-  if (zot_host_is_busy (host_of (f)) || messages->len != 2 ||
+  if (zot_host_is_busy (zot_test_conversation_host (f)) || messages->len != 2 ||
       g_strcmp0 (zot_message_get_role (g_ptr_array_index (messages, 1)), "assistant") != 0)
     return FALSE;
   content = json_to_string (json_object_get_member (g_ptr_array_index (messages, 0), "content"), FALSE);
   return strstr (content, "\"type\":\"image\"") != NULL && strstr (content, "What is this?") != NULL &&
-         find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "A dot.") == NULL;
+         zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "A dot.") == NULL;
 }
 
 /* A retried prompt goes again with its images. */
@@ -741,37 +432,30 @@ static void
 test_retry_keeps_images (Fixture       *f,
                          gconstpointer  data)
 {
-  GString *file = new_file (f, "2024-01-01-image", FALSE);
+  GString *file = zot_test_conversation_new_file (f, "2024-01-01-image", FALSE);
   g_autofree char *path = NULL;
   GtkWidget *row;
 
-  add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is this?\"},"
-                     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" PIXEL_PNG_BASE64 "\"}]}");
-  add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"A dot.\"}]}");
-  path = save_file (f, "2024-01-01-image", file);
+  zot_test_conversation_add_message (file, "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is this?\"},"
+                     "{\"type\":\"image\",\"mime_type\":\"image/png\",\"data\":\"" ZOT_TEST_PIXEL_PNG_BASE64 "\"}]}");
+  zot_test_conversation_add_message (file, "{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"A dot.\"}]}");
+  path = zot_test_conversation_save_file (f, "2024-01-01-image", file);
 
   open_window (f, path);
   zot_test_wait_until (has_n_items, f, 20000);
-  row = show_row (f, find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "A dot."));
+  row = zot_test_conversation_show_row (f, zot_test_conversation_find_item (f, ZOT_TRANSCRIPT_ITEM_ASSISTANT, "A dot."));
   g_assert_true (gtk_widget_activate_action (row, "message.retry", NULL));
   zot_test_wait_until (retried_with_image, f, 30000);
 }
 
 #define add_test(path, func) \
-  g_test_add (path, Fixture, NULL, fixture_setup, func, fixture_teardown)
+  g_test_add (path, Fixture, NULL, zot_test_conversation_setup, func, zot_test_conversation_teardown)
 
 int
 main (int    argc,
       char **argv)
 {
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-
-  application = zot_application_new ();
-  g_application_set_flags (G_APPLICATION (application),
-                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+  application = zot_test_gui_init (&argc, &argv);
 
   add_test ("/zot/gui/message-actions/hover-menu-copy", test_hover_menu_copy);
   add_test ("/zot/gui/message-actions/edit-forks", test_edit_forks);

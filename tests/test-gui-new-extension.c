@@ -245,14 +245,7 @@ int
 main (int    argc,
       char **argv)
 {
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-
-  application = zot_application_new ();
-  g_application_set_flags (G_APPLICATION (application),
-                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+  application = zot_test_gui_init (&argc, &argv);
 
   g_test_add ("/zot/gui/new-extension/creates-and-loads", Fixture, NULL, fixture_setup,
               test_creates_and_loads, fixture_teardown);

@@ -32,9 +32,7 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
+  zot_test_gui_env_setup (&f->env);
 
   f->folder = g_build_filename (f->env.root, "polished", NULL);
   g_assert_cmpint (g_mkdir_with_parents (f->folder, 0700), ==, 0);

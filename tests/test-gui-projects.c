@@ -30,9 +30,7 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
+  zot_test_gui_env_setup (&f->env);
 
   f->alpha = g_build_filename (f->env.root, "alpha", NULL);
   f->beta = g_build_filename (f->env.root, "beta", NULL);

@@ -52,23 +52,13 @@ open_host (Fixture    *f,
   f->host = zot_host_new (&options, &error);
   g_assert_no_error (error);
 
-  f->transcript = ZOT_TRANSCRIPT (zot_transcript_new ());
-  zot_transcript_set_host (f->transcript, f->host);
-  f->window = gtk_window_new ();
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 720, 480);
-  gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->transcript));
-  gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_load_host (f->host);
-  zot_host_begin_session (f->host);
+  f->transcript = zot_test_show_transcript (f->host, &f->window);
 }
 
 static void
 close_host (Fixture *f)
 {
-  g_clear_pointer ((GtkWindow **) &f->window, gtk_window_destroy);
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  zot_test_finalize_host (&f->host);
+  zot_test_close_transcript (&f->window, &f->host);
 }
 
 static void

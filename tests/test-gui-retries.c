@@ -49,24 +49,14 @@ fixture_setup (Fixture       *f,
   f->host = zot_host_new (&options, &error);
   g_assert_no_error (error);
 
-  f->transcript = ZOT_TRANSCRIPT (zot_transcript_new ());
-  zot_transcript_set_host (f->transcript, f->host);
-  f->window = gtk_window_new ();
-  gtk_window_set_default_size (GTK_WINDOW (f->window), 720, 480);
-  gtk_window_set_child (GTK_WINDOW (f->window), GTK_WIDGET (f->transcript));
-  gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_load_host (f->host);
-  zot_host_begin_session (f->host);
+  f->transcript = zot_test_show_transcript (f->host, &f->window);
 }
 
 static void
 fixture_teardown (Fixture       *f,
                   gconstpointer  data)
 {
-  gtk_window_destroy (GTK_WINDOW (f->window));
-  while (g_main_context_iteration (NULL, FALSE))
-    ;
-  zot_test_finalize_host (&f->host);
+  zot_test_close_transcript (&f->window, &f->host);
   zot_fake_server_free (f->server);
   zot_test_env_teardown (&f->env);
   for (ZotTimeout t = 0; t < ZOT_N_TIMEOUTS; t++)

@@ -31,9 +31,7 @@ static void
 fixture_setup (Fixture       *f,
                gconstpointer  data)
 {
-  zot_test_env_setup (&f->env);
-  g_unsetenv ("ANTHROPIC_API_KEY");
-  g_unsetenv ("OPENAI_API_KEY");
+  zot_test_gui_env_setup (&f->env);
 
   f->app = application;
 }
@@ -44,27 +42,6 @@ fixture_teardown (Fixture       *f,
 {
   f->app = NULL;
   zot_test_env_teardown (&f->env);
-}
-
-static gboolean
-host_ready (gpointer data)
-{
-  ZotWindow *window = data;
-  ZotHost *host = zot_window_get_host (window);
-  ZotExtensionManager *manager;
-  guint n;
-
-  if (host == NULL)
-    return FALSE;
-  manager = zot_host_get_manager (host);
-  n = g_list_model_get_n_items (G_LIST_MODEL (manager));
-  for (guint i = 0; i < n; i++)
-    {
-      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
-      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
-        return FALSE;
-    }
-  return n > 0;
 }
 
 static gboolean
@@ -97,7 +74,7 @@ open_window (Fixture            *f,
 {
   new_window (f, paths, -1);
   gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_wait_until (host_ready, f->window, 20000);
+  zot_test_wait_until (zot_test_extensions_ready, f->window, 20000);
   zot_test_wait_until (window_mapped, f->window, 20000);
 }
 
@@ -117,7 +94,7 @@ open_window_on_session (Fixture            *f,
 
   f->window = ZOT_WINDOW (zot_window_new (f->app, &options, TRUE));
   gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_wait_until (host_ready, f->window, 20000);
+  zot_test_wait_until (zot_test_extensions_ready, f->window, 20000);
   /* Laid out and on screen before a test acts on it: a busy machine may
    * take a while, and GTK warns about snapshots of unallocated panes. */
   zot_test_wait_until (window_mapped, f->window, 20000);
@@ -669,7 +646,7 @@ test_extension_submits (Fixture       *f,
 
   new_window (f, paths, TRUE);
   gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_wait_until (host_ready, f->window, 20000);
+  zot_test_wait_until (zot_test_extensions_ready, f->window, 20000);
   zot_test_wait_until (window_mapped, f->window, 20000);
   manager = zot_host_get_manager (zot_window_get_host (f->window));
   editor = ZOT_PROMPT_EDITOR (zot_test_find_widget (GTK_WIDGET (f->window), ZOT_TYPE_PROMPT_EDITOR, NULL));
@@ -744,7 +721,7 @@ test_extension_submit_slash_burst (Fixture       *f,
 
   new_window (f, paths, TRUE);
   gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_wait_until (host_ready, f->window, 20000);
+  zot_test_wait_until (zot_test_extensions_ready, f->window, 20000);
   zot_test_wait_until (window_mapped, f->window, 20000);
   manager = zot_host_get_manager (zot_window_get_host (f->window));
   log_path = g_strdup (zot_extension_get_log_path (zot_extension_manager_find (manager, "burster")));
@@ -789,7 +766,7 @@ test_actions (Fixture       *f,
   g_assert_false (gtk_widget_get_sensitive (new_button));
 
   gtk_window_present (GTK_WINDOW (f->window));
-  zot_test_wait_until (host_ready, f->window, 20000);
+  zot_test_wait_until (zot_test_extensions_ready, f->window, 20000);
   zot_test_wait_until (window_mapped, f->window, 20000);
   g_assert_true (gtk_widget_get_sensitive (new_button));
 
@@ -1018,14 +995,7 @@ int
 main (int    argc,
       char **argv)
 {
-  gtk_test_init (&argc, &argv, NULL);
-  zot_test_gui_tolerate_relayout_warning ();
-  adw_init ();
-
-  application = zot_application_new ();
-  g_application_set_flags (G_APPLICATION (application),
-                           G_APPLICATION_HANDLES_COMMAND_LINE | G_APPLICATION_NON_UNIQUE);
-  g_assert_true (g_application_register (G_APPLICATION (application), NULL, NULL));
+  application = zot_test_gui_init (&argc, &argv);
 
   g_test_add ("/zot/gui/window/style-once-per-display", Fixture, NULL, fixture_setup,
               test_style_once_per_display, fixture_teardown);

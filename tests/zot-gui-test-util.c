@@ -4,7 +4,12 @@
 
 #include <string.h>
 
+#include <adwaita.h>
+
+#include "zot-extension-manager.h"
+#include "zot-extension.h"
 #include "zot-gui-test-util.h"
+#include "zot-host.h"
 #include "zot-test-util.h"
 
 static gboolean
@@ -297,4 +302,132 @@ zot_test_close_window (ZotWindow **window)
   gtk_window_close (GTK_WINDOW (*window));
   zot_test_wait_until (window_gone, &weak, 20000);
   *window = NULL;
+}
+
+gboolean
+zot_test_extensions_ready (gpointer data)
+{
+  ZotHost *host = zot_window_get_host (data);
+  ZotExtensionManager *manager;
+  guint n;
+
+  if (host == NULL)
+    return FALSE;
+  manager = zot_host_get_manager (host);
+  n = g_list_model_get_n_items (G_LIST_MODEL (manager));
+  for (guint i = 0; i < n; i++)
+    {
+      g_autoptr(ZotExtension) extension = g_list_model_get_item (G_LIST_MODEL (manager), i);
+
+      if (zot_extension_get_state (extension) != ZOT_EXTENSION_STATE_READY)
+        return FALSE;
+    }
+  return n > 0;
+}
+
+ZotTranscript *
+zot_test_show_transcript (ZotHost    *host,
+                          GtkWidget **window)
+{
+  ZotTranscript *transcript = ZOT_TRANSCRIPT (zot_transcript_new ());
+
+  zot_transcript_set_host (transcript, host);
+  *window = gtk_window_new ();
+  gtk_window_set_default_size (GTK_WINDOW (*window), 720, 480);
+  gtk_window_set_child (GTK_WINDOW (*window), GTK_WIDGET (transcript));
+  gtk_window_present (GTK_WINDOW (*window));
+  zot_test_load_host (host);
+  zot_host_begin_session (host);
+  return transcript;
+}
+
+void
+zot_test_close_transcript (GtkWidget **window,
+                           ZotHost   **host)
+{
+  g_clear_pointer ((GtkWindow **) window, gtk_window_destroy);
+  while (g_main_context_iteration (NULL, FALSE))
+    ;
+  zot_test_finalize_host (host);
+}
+
+typedef struct
+{
+  char     *text;
+  gboolean  done;
+} ClipboardRead;
+
+static void
+clipboard_read_cb (GObject      *object,
+                   GAsyncResult *result,
+                   gpointer      user_data)
+{
+  ClipboardRead *read = user_data;
+
+  read->text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (object), result, NULL);
+  read->done = TRUE;
+}
+
+char *
+zot_test_clipboard_text (GtkWidget *widget)
+{
+  ClipboardRead read = { NULL, FALSE };
+
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (widget), NULL, clipboard_read_cb, &read);
+  zot_test_wait_for (&read.done, 20000);
+  return read.text;
+}
+
+ZotApplication *
+zot_test_gui_init (int    *argc,
+                   char ***argv)
+{
+  gtk_test_init (argc, argv, NULL);
+  zot_test_gui_tolerate_relayout_warning ();
+  adw_init ();
+  return zot_test_application_new ();
+}
+
+void
+zot_test_gui_env_setup (ZotTestEnv *env)
+{
+  zot_test_env_setup (env);
+  g_unsetenv ("ANTHROPIC_API_KEY");
+  g_unsetenv ("OPENAI_API_KEY");
+  g_unsetenv ("GEMINI_API_KEY");
+}
+
+GtkShortcutAction *
+zot_test_find_shortcut (GtkWidget  *widget,
+                        const char *accelerator)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+  guint keyval = 0;
+  GdkModifierType modifiers = 0;
+
+  g_assert_true (gtk_accelerator_parse (accelerator, &keyval, &modifiers));
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GObject) controller = g_list_model_get_item (controllers, i);
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller))
+        continue;
+      for (guint j = 0; j < g_list_model_get_n_items (G_LIST_MODEL (controller)); j++)
+        {
+          g_autoptr(GtkShortcut) shortcut = g_list_model_get_item (G_LIST_MODEL (controller), j);
+          g_autofree char *trigger = gtk_shortcut_trigger_to_string (gtk_shortcut_get_trigger (shortcut));
+          g_auto(GStrv) alternatives = g_strsplit (trigger, "|", -1);
+
+          for (guint k = 0; alternatives[k] != NULL; k++)
+            {
+              guint key = 0;
+              GdkModifierType mods = 0;
+
+              /* The controller keeps the shortcut, and so its action. */
+              if (gtk_accelerator_parse (alternatives[k], &key, &mods) && key == keyval && mods == modifiers)
+                return gtk_shortcut_get_action (shortcut);
+            }
+        }
+    }
+  return NULL;
 }

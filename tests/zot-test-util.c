@@ -1162,3 +1162,29 @@ zot_test_agent_prompt (ZotTestAgent *self,
   zot_agent_prompt_async (self->agent, text, NULL, zot_test_agent_prompt_cb, self);
   zot_test_agent_wait (self);
 }
+
+char *
+zot_test_describe_session (ZotSession *session)
+{
+  GPtrArray *messages = zot_session_get_messages (session);
+  g_autoptr(GString) out = g_string_new (NULL);
+
+  for (guint i = 0; i < messages->len; i++)
+    {
+      g_autofree char *text = zot_message_get_text (g_ptr_array_index (messages, i));
+
+      g_string_append_printf (out, "%s%s:%s", i > 0 ? " " : "",
+                              zot_message_get_role (g_ptr_array_index (messages, i)), text);
+    }
+  return g_strdup (out->str);
+}
+
+char *
+zot_test_describe_session_file (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ZotSession) session = zot_session_open_read_only (path, &error);
+
+  g_assert_no_error (error);
+  return zot_test_describe_session (session);
+}

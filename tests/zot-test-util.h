@@ -327,4 +327,9 @@ void         zot_test_agent_wait      (ZotTestAgent       *self);
 void         zot_test_agent_prompt    (ZotTestAgent       *self,
                                        const char         *text);
 
+/* The roles and texts of @session's messages, the model's view of it:
+ * "user:a assistant:b"; of the conversation stored at @path. */
+char        *zot_test_describe_session      (ZotSession         *session);
+char        *zot_test_describe_session_file (const char         *path);
+
 G_END_DECLS
